@@ -1,0 +1,68 @@
+# rxbisect — two commands on a fresh Debian 12 machine:
+#   make run    install what is missing, build, run the main job
+#   make test   install what is missing, build, run every test
+# Other targets: build, bench, fuzz (long libFuzzer run), clean.
+
+JOBS    ?= $(shell nproc)
+BUILD   ?= build
+CMAKE   := cmake -G Ninja
+FUZZ_SECONDS ?= 600
+
+.PHONY: all deps build build-debug build-tsan build-asan build-fuzz run test test-c test-tsan \
+        test-asan test-fuzz test-py bench fuzz clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+build: deps
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+build-debug: deps
+	@$(CMAKE) -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build build-debug -j $(JOBS)
+
+build-tsan: deps
+	@$(CMAKE) -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=thread -DRXB_BUILD_EMU=OFF >/dev/null
+	@cmake --build build-tsan -j $(JOBS)
+
+build-asan: deps
+	@$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=address -DRXB_BUILD_EMU=OFF >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+
+build-fuzz: deps
+	@CC=clang $(CMAKE) -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DRXB_FUZZ=ON -DBUILD_TESTING=OFF \
+	   -DRXB_BUILD_EMU=OFF -DRXB_BUILD_SIM=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+
+run: build
+	@.venv/bin/rxb demo
+
+test: test-c test-asan test-tsan test-fuzz test-py
+
+test-c: build build-debug
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd build-debug && ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	@cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+test-tsan: build-tsan
+	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L concurrent
+
+test-fuzz: build-fuzz
+	@bash tests/fuzz/run.sh build-fuzz 60
+
+test-py: build
+	@.venv/bin/python -m pytest -q tests/python
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+fuzz: build-fuzz
+	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-debug build-tsan build-asan build-fuzz

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * rxb/common.h — types shared by every receive interface of the ring library.
+ *
+ * Roles and threads (the concurrency contract of the whole library):
+ *   - The NIC side of an interface (functions named *_nic_*) is called by one
+ *     thread at a time: the simulator's event loop or the emulator's NIC core.
+ *   - The software side of core c (functions named *_rx_*, *_post_*, *_free*)
+ *     is called only by the thread that plays core c.
+ *   - Statistics may be read by any thread at any time (relaxed atomics, one
+ *     writer each); invariant checks need a quiescent point.
+ * Nothing in the library reads a clock, sleeps, allocates on the fast path or
+ * touches packet bytes: time is passed in as `now` (any monotonic unit the
+ * caller likes: simulated ns, TSC cycles), bytes are the caller's business.
+ */
+#ifndef RXB_COMMON_H
+#define RXB_COMMON_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RXB_CACHE_LINE 64
+#define RXB_CACHE_ALIGNED __attribute__((aligned(RXB_CACHE_LINE)))
+
+/* Ring sizes and burst limits the library accepts. */
+#define RXB_RING_MIN 2u
+#define RXB_RING_MAX (1u << 20)
+#define RXB_AX_VENDOR_MIN 64u     /* vendor minimum for an Ax ring (spec §5.1) */
+#define RXB_MAX_CORES 1024u
+#define RXB_NONE UINT32_MAX       /* "no ring / no index" */
+
+/* A buffer is an opaque handle supplied by an allocator (spec §9): an index
+ * with a modelled address in the simulator and tests, an rte_mbuf pointer in
+ * the emulator. The library stores and returns handles and never
+ * dereferences them. */
+typedef uint64_t rxb_buf_t;
+#define RXB_BUF_NONE UINT64_MAX
+
+/* Per-core allocator endpoint. `get` is all-or-nothing like
+ * rte_mempool_get_bulk(): it returns n, or 0 and hands out nothing. `put`
+ * always succeeds. Both are called only by the core that owns `ctx`. */
+struct rxb_allocator {
+	unsigned (*get)(void *ctx, rxb_buf_t *bufs, unsigned n);
+	void (*put)(void *ctx, const rxb_buf_t *bufs, unsigned n);
+	void *ctx;
+};
+
+/* Why the NIC dropped a packet (interfaces.md §2). Never merged. */
+enum rxb_drop_cause {
+	RXB_DROP_NO_RX_DESC = 0, /* no posted Rx descriptor (privRing, shRing, spool) */
+	RXB_DROP_NO_AX_BUF,      /* no associated Ax ring holds a buffer (rxBisect) */
+	RXB_DROP_NO_BX_SLOT,     /* no usable Bx slot (rxBisect) */
+	RXB_DROP_CR_FULL,        /* completion ring full */
+	RXB_DROP_PIPELINE,       /* NIC/emulator pipeline saturated (reported by the driver) */
+	RXB_DROP_CAUSES
+};
+
+/* Stable snake_case names for reports: "no_rx_desc", "no_ax_buf", ... */
+extern const char *const rxb_drop_cause_name[RXB_DROP_CAUSES];
+
+/* What the NIC knows about an arriving packet once it has steered it. */
+struct rxb_rx_meta {
+	uint32_t len;  /* bytes written into the buffer */
+	uint32_t hash; /* RSS hash, reported in the completion */
+	uint32_t dest; /* destination CR / Bx / port chosen by steering (RETA) */
+};
+
+/* Where a delivered packet went, or why it was dropped. */
+struct rxb_delivery {
+	int32_t drop;          /* -1 when delivered, else an enum rxb_drop_cause */
+	uint32_t ring;         /* CR / Bx written (== meta.dest for every design) */
+	uint32_t src_ring;     /* Rx / Ax ring whose descriptor was consumed */
+	uint32_t src_index;    /* index of that descriptor in its ring */
+	rxb_buf_t buf;         /* buffer the packet was written into */
+	uint32_t notify_ring;  /* rxBisect: Bx that got a separate consumption
+	                        * notice, else RXB_NONE */
+	uint16_t desc_reads;   /* descriptor-read transactions this delivery
+	                        * caused (0 when served from the NIC's prefetch) */
+	uint16_t cmpl_writes;  /* completion entries written by this delivery */
+};
+
+/* What software receives: one packet. */
+struct rxb_pkt {
+	rxb_buf_t buf;
+	uint32_t len;
+	uint32_t hash;
+};
+
+/* A statistics counter: written by exactly one thread (plain load + store,
+ * never a read-modify-write), read by anyone with a relaxed load. Relaxed is
+ * enough: readers want a recent value, not an ordering with other data. */
+typedef _Atomic uint64_t rxb_counter_t;
+
+static inline void rxb_counter_add(rxb_counter_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+static inline uint64_t rxb_counter_read(const rxb_counter_t *c)
+{
+	return atomic_load_explicit((rxb_counter_t *)c, memory_order_relaxed);
+}
+
+/* Configuration errors: functions return a negative errno and, when `err`
+ * is not NULL, a message naming the offending field, what it was and what
+ * is allowed. */
+struct rxb_err {
+	char msg[256];
+};
+
+void rxb_err_set(struct rxb_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Validate a ring size: non-zero power of two within [RXB_RING_MIN, RXB_RING_MAX].
+ * `field` names the configuration key in the message. */
+int rxb_check_ring_size(const char *field, uint32_t size, struct rxb_err *err);
+
+static inline int rxb_is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RXB_COMMON_H */
