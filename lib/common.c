@@ -33,3 +33,33 @@ int rxb_check_ring_size(const char *field, uint32_t size, struct rxb_err *err)
 	}
 	return 0;
 }
+
+const char *const rxb_nic_counter_name[RXB_NIC_COUNTERS] = {
+	[RXB_NIC_OFFERED] = "offered",
+	[RXB_NIC_DELIVERED] = "delivered",
+	[RXB_NIC_DROP_FIRST + RXB_DROP_NO_RX_DESC] = "drop_no_rx_desc",
+	[RXB_NIC_DROP_FIRST + RXB_DROP_NO_AX_BUF] = "drop_no_ax_buf",
+	[RXB_NIC_DROP_FIRST + RXB_DROP_NO_BX_SLOT] = "drop_no_bx_slot",
+	[RXB_NIC_DROP_FIRST + RXB_DROP_CR_FULL] = "drop_cr_full",
+	[RXB_NIC_DROP_FIRST + RXB_DROP_PIPELINE] = "drop_pipeline",
+	[RXB_NIC_DESC_READS] = "desc_reads",
+	[RXB_NIC_DESC_FETCHED] = "desc_fetched",
+	[RXB_NIC_CMPL_WRITES] = "cmpl_writes",
+	[RXB_NIC_NOTICES] = "notices",
+	[RXB_NIC_NOTICES_COALESCED] = "notices_coalesced",
+};
+
+const char *const rxb_sw_counter_name[RXB_SW_COUNTERS] = {
+	[RXB_SW_POLLS] = "polls",
+	[RXB_SW_EMPTY_POLLS] = "empty_polls",
+	[RXB_SW_RECEIVED] = "received",
+	[RXB_SW_POSTED] = "posted",
+	[RXB_SW_DOORBELLS] = "doorbells",
+	[RXB_SW_NOTICES] = "notices",
+	[RXB_SW_ALLOC_FAIL] = "alloc_fail",
+	[RXB_SW_FREED] = "freed",
+	[RXB_SW_LOCK_ACQUIRES] = "lock_acquires",
+	[RXB_SW_BITMAP_ORS] = "bitmap_ors",
+	[RXB_SW_RETURNED] = "returned",
+	[RXB_SW_ORDER_ERRORS] = "order_errors",
+};

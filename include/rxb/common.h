@@ -68,6 +68,7 @@ struct rxb_rx_meta {
 	uint32_t len;  /* bytes written into the buffer */
 	uint32_t hash; /* RSS hash, reported in the completion */
 	uint32_t dest; /* destination CR / Bx / port chosen by steering (RETA) */
+	uint64_t now;  /* current time in the caller's unit (coalescing, waits) */
 };
 
 /* Where a delivered packet went, or why it was dropped. */
@@ -106,6 +107,73 @@ static inline uint64_t rxb_counter_read(const rxb_counter_t *c)
 {
 	return atomic_load_explicit((rxb_counter_t *)c, memory_order_relaxed);
 }
+
+/* NIC-side counters, one set per destination ring (CR, Bx or port), written
+ * only by the NIC thread. Indexed so that telemetry, the Python binding and
+ * reports can walk them by name. */
+enum rxb_nic_counter {
+	RXB_NIC_OFFERED = 0,      /* packets steered to this ring */
+	RXB_NIC_DELIVERED,        /* completion / Bx entries with a packet */
+	RXB_NIC_DROP_FIRST,       /* RXB_NIC_DROP_FIRST + enum rxb_drop_cause */
+	RXB_NIC_DESC_READS = RXB_NIC_DROP_FIRST + RXB_DROP_CAUSES,
+	                          /* descriptor-read transactions (contiguous runs) */
+	RXB_NIC_DESC_FETCHED,     /* descriptors fetched */
+	RXB_NIC_CMPL_WRITES,      /* completion entries written to this ring */
+	RXB_NIC_NOTICES,          /* rxBisect: consumption-only entries written here */
+	RXB_NIC_NOTICES_COALESCED,/* rxBisect: notices merged into a packet entry */
+	RXB_NIC_COUNTERS
+};
+
+/* Software-side counters, one set per core, written only by that core. */
+enum rxb_sw_counter {
+	RXB_SW_POLLS = 0,         /* receive calls */
+	RXB_SW_EMPTY_POLLS,       /* receive calls that returned no packet */
+	RXB_SW_RECEIVED,          /* packets handed to the application */
+	RXB_SW_POSTED,            /* fresh buffers written into Rx / Ax descriptors */
+	RXB_SW_DOORBELLS,         /* doorbell writes */
+	RXB_SW_NOTICES,           /* rxBisect: consumption notices acted on */
+	RXB_SW_ALLOC_FAIL,        /* receive calls cut short by the allocator */
+	RXB_SW_FREED,             /* buffers the application gave back */
+	RXB_SW_LOCK_ACQUIRES,     /* shRing: repost lock taken */
+	RXB_SW_BITMAP_ORS,        /* shRing RxArr: atomic ORs on the bitmap */
+	RXB_SW_RETURNED,          /* shRing: descriptors this core returned to the NIC */
+	RXB_SW_ORDER_ERRORS,      /* invariant violations seen on the fast path */
+	RXB_SW_COUNTERS
+};
+
+struct rxb_nic_stats {
+	rxb_counter_t c[RXB_NIC_COUNTERS];
+};
+
+struct rxb_sw_stats {
+	rxb_counter_t c[RXB_SW_COUNTERS];
+} RXB_CACHE_ALIGNED;
+
+extern const char *const rxb_nic_counter_name[RXB_NIC_COUNTERS];
+extern const char *const rxb_sw_counter_name[RXB_SW_COUNTERS];
+
+static inline uint64_t rxb_nic_drops(const struct rxb_nic_stats *s)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < RXB_DROP_CAUSES; i++)
+		sum += rxb_counter_read(&s->c[RXB_NIC_DROP_FIRST + i]);
+	return sum;
+}
+
+/* Where the buffers and packets of an interface are, taken at a quiescent
+ * point by the invariant checker (spec §8). */
+struct rxb_census {
+	uint64_t posted;      /* buffers in Rx / Ax descriptors the NIC has not used */
+	uint64_t nic_held;    /* buffers inside the NIC (prefetched descriptors) */
+	uint64_t in_entries;  /* packets in CR / Bx entries software has not read */
+	uint64_t app_held;    /* received by software, not yet freed */
+	uint64_t offered;     /* packets the NIC was asked to deliver */
+	uint64_t delivered;   /* packets written to CR / Bx entries */
+	uint64_t dropped;     /* packets dropped, all causes */
+	uint64_t received;    /* packets software has taken */
+	uint64_t notices_pending; /* rxBisect: consumption notices not yet acted on */
+};
 
 /* Configuration errors: functions return a negative errno and, when `err`
  * is not NULL, a message naming the offending field, what it was and what

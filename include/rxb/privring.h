@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * privRing — the state of practice (interfaces.md §3): one Rx ring and one
+ * completion ring (CR) per core. "small privRing" is the same with small
+ * rings (128). Also the per-port queue of the shared page pool (spool.h),
+ * which posts fewer buffers than the ring holds.
+ *
+ * Who may call what:
+ *   rxb_privring_nic_*            the NIC thread
+ *   rxb_privring_rx_* / post / free   the core that owns queue q
+ *   stats / occupancy             anyone, any time
+ *   census / check / create / destroy   a quiescent point
+ */
+#ifndef RXB_PRIVRING_H
+#define RXB_PRIVRING_H
+
+#include "rxb/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Packets one receive call handles at most (DPDK's usual burst is 32). */
+#define RXB_BURST_MAX 64u
+/* Descriptors per NIC descriptor read when none is configured: one 256 B
+ * PCIe read of 16-byte descriptors. */
+#define RXB_DESC_PREFETCH_DEFAULT 16u
+
+struct rxb_privring_config {
+	uint32_t n_queues;      /* queues (one per core); 1..RXB_MAX_CORES */
+	uint32_t ring_size;     /* Rx ring entries: 1024 privRing, 128 small */
+	uint32_t cr_size;       /* CR entries; 0 = ring_size */
+	uint32_t desc_prefetch; /* descriptors per descriptor read; 0 = default */
+};
+
+struct rxb_privring;
+
+struct rxb_privring *rxb_privring_create(const struct rxb_privring_config *cfg,
+					 struct rxb_err *err);
+void rxb_privring_destroy(struct rxb_privring *pr);
+uint32_t rxb_privring_n_queues(const struct rxb_privring *pr);
+uint32_t rxb_privring_ring_size(const struct rxb_privring *pr);
+
+/* ---- NIC side ---- */
+
+/* Deliver one packet to queue meta->dest. Returns 0 when delivered, 1 when
+ * dropped (cause in d->drop), -EINVAL when dest is out of range. */
+int rxb_privring_nic_deliver(struct rxb_privring *pr, const struct rxb_rx_meta *meta,
+			     struct rxb_delivery *d);
+
+/* Prefetch up to n posted descriptors of queue q into the NIC and return
+ * their buffers in ring order (the emulator posts these to a physical
+ * queue; packets then complete in the same order). Returns the count. */
+unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *bufs,
+				unsigned n);
+
+/* ---- software side (core owning queue q) ---- */
+
+/* Receive up to n (≤ RXB_BURST_MAX) packets and repost a fresh buffer for
+ * each, ringing the doorbell once. All or nothing with respect to the
+ * allocator: when it cannot supply the buffers, nothing is received, the
+ * packets stay in the ring and alloc_fail counts it. Returns packets. */
+unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
+			       unsigned n, const struct rxb_allocator *alloc);
+
+/* Receive up to n packets without reposting (the spool refills by policy). */
+unsigned rxb_privring_rx_take(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
+			      unsigned n);
+
+/* Post up to n fresh buffers (bounded by free descriptor slots) and ring
+ * the doorbell once. Returns buffers posted (0 if the allocator is empty). */
+unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q,
+			   const struct rxb_allocator *alloc, unsigned n);
+
+/* Buffers posted to queue q and not yet received back (software's view). */
+uint32_t rxb_privring_posted(const struct rxb_privring *pr, uint32_t q);
+
+/* Give processed packets' buffers back through the core's allocator. */
+void rxb_privring_free(struct rxb_privring *pr, uint32_t q,
+		       const struct rxb_allocator *alloc, const rxb_buf_t *bufs, unsigned n);
+
+/* ---- observability ---- */
+const struct rxb_nic_stats *rxb_privring_nic_stats(const struct rxb_privring *pr, uint32_t q);
+const struct rxb_sw_stats *rxb_privring_sw_stats(const struct rxb_privring *pr, uint32_t q);
+uint32_t rxb_privring_occupancy(struct rxb_privring *pr, uint32_t q);
+
+/* Census of queue q at a quiescent point, added to *c. Appends every buffer
+ * held by the queue to `bufs` when not NULL (struct rxb_buflist, lib
+ * internal). Returns 0, or -EPROTO with a message when an internal
+ * invariant (spec §8) is broken. */
+struct rxb_buflist;
+int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *c,
+			struct rxb_buflist *bufs, struct rxb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RXB_PRIVRING_H */

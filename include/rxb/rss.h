@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * rxb/rss.h — receive-side scaling: the Toeplitz hash a NIC computes over a
+ * packet's addresses and ports, and the indirection table (RETA) that maps
+ * the hash's low bits to a destination ring (interfaces.md §2 "RSS").
+ *
+ * Hash input byte order is the one NICs and the Microsoft RSS specification
+ * use: source address, destination address, source port, destination port,
+ * every field in network byte order. With the default key the results
+ * reproduce Microsoft's "Verifying the RSS Hash Calculation" vectors.
+ *
+ * Threads: a struct rxb_rss and a struct rxb_reta are read-only once
+ * initialised (except rxb_reta_set), so any number of threads may hash and
+ * look up concurrently. Changing a RETA while another thread looks it up is
+ * the caller's business to order.
+ */
+#ifndef RXB_RSS_H
+#define RXB_RSS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rxb/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RXB_RSS_KEY_LEN 40 /* bytes; what every NIC we model takes */
+
+/* Longest input the table hash accepts: IPv6 addresses plus L4 ports.
+ * A 40-byte key covers exactly this: the last input bit needs key bits
+ * 287..318 and the key has 320. */
+#define RXB_RSS_MAX_INPUT 36
+
+/* The Microsoft/Intel verification key (also the default of many drivers). */
+extern const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN];
+
+/* Toeplitz hash computed bit by bit, as the specification states it: for
+ * every set input bit j (most significant bit of data[0] first), XOR in the
+ * 32 key bits starting at key bit j. Key bits past key_len read as zero. Slow;
+ * it is the oracle the table implementation is tested against. */
+uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len,
+			  const uint8_t *data, size_t len);
+
+/* Precomputed hash state for one key. The hash is linear in its input bits,
+ * so the contribution of byte value v at input position i can be tabulated:
+ * hashing then costs one table load and one XOR per input byte instead of
+ * eight conditional XORs and shifts. 36 KiB; build once, share read-only. */
+struct rxb_rss {
+	uint32_t table[RXB_RSS_MAX_INPUT][256];
+};
+
+/* Build the tables from a key of exactly RXB_RSS_KEY_LEN bytes.
+ * Returns 0, or -EINVAL with a message naming rss.key. */
+int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len,
+		 struct rxb_err *err);
+
+/* Hash len bytes (len <= RXB_RSS_MAX_INPUT). Equals rxb_toeplitz_ref() with
+ * the key rss was built from. */
+uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len);
+
+/* Convenience wrappers on host-order addresses and ports: they lay the
+ * values out in the standard input order (network byte order) and hash. */
+uint32_t rxb_rss_ipv4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip);
+uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip,
+			 uint16_t sport, uint16_t dport);
+/* IPv6 addresses are taken as their 16 wire bytes (already network order). */
+uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16],
+		      const uint8_t dip[16]);
+uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
+			 const uint8_t dip[16], uint16_t sport, uint16_t dport);
+
+/* Indirection table sizes: a power of two in [64, 4096], 128 by default, as
+ * DPDK and ConnectX expose it. */
+#define RXB_RETA_MIN 64u
+#define RXB_RETA_MAX 4096u
+#define RXB_RETA_DEFAULT_SIZE 128u
+/* Queue ids are stored in 16 bits. */
+#define RXB_RETA_MAX_QUEUES 65536u
+
+struct rxb_reta {
+	uint32_t size;   /* entries, a power of two */
+	uint32_t mask;   /* size - 1 */
+	uint16_t *queue; /* queue[entry] = destination ring */
+};
+
+/* Allocate a table of `size` entries filled round-robin (entry i → queue
+ * i % n_queues), the default of Linux and DPDK drivers. n_queues may exceed
+ * size; the queues past size then receive nothing until rxb_reta_set().
+ * Returns 0, -EINVAL (message names reta.size or reta.n_queues) or -ENOMEM.
+ * On failure the table is left empty, so rxb_reta_free() is still safe. */
+int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues,
+		  struct rxb_err *err);
+
+/* Point one entry at another queue. n_queues is the number of destination
+ * rings the caller has; queue must be below it. Returns 0 or -EINVAL
+ * (message names reta.entry, reta.queue or reta.n_queues); on error the
+ * table is unchanged. */
+int rxb_reta_set(struct rxb_reta *reta, uint32_t entry, uint32_t queue,
+		 uint32_t n_queues, struct rxb_err *err);
+
+/* Release the table; safe on an empty or already freed table. */
+void rxb_reta_free(struct rxb_reta *reta);
+
+/* The destination ring for a hash. NICs index the table with the hash's low
+ * bits, so that is what we do too: flows whose hashes differ only in high
+ * bits share a ring, exactly as on hardware. */
+static inline uint32_t rxb_reta_lookup(const struct rxb_reta *reta, uint32_t hash)
+{
+	return reta->queue[hash & reta->mask];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RXB_RSS_H */

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * privRing: per-core Rx ring + completion ring. The software side takes no
+ * lock and does no atomic read-modify-write: per batch it does one acquire
+ * per CR entry (the done bit), one release to free CR entries and one release
+ * doorbell.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ring.h"
+#include "rxb/privring.h"
+
+struct rxb_prq {
+	struct rxb_descring rx;
+	struct rxb_cr cr;
+	/* Software-private producer state of the owning core. */
+	struct {
+		uint32_t tail;      /* next descriptor slot to post */
+		uint32_t reclaimed; /* descriptors received back from the NIC */
+	} sw RXB_CACHE_ALIGNED;
+	struct rxb_nic_stats nic_stats RXB_CACHE_ALIGNED;
+	struct rxb_sw_stats sw_stats;
+};
+
+struct rxb_privring {
+	struct rxb_privring_config cfg;
+	struct rxb_prq *q;
+};
+
+_Static_assert(offsetof(struct rxb_prq, sw) % RXB_CACHE_LINE == 0,
+	       "software state must not share a line with NIC state");
+_Static_assert(offsetof(struct rxb_prq, nic_stats) % RXB_CACHE_LINE == 0,
+	       "NIC counters must not share a line with software state");
+
+static int privring_validate(const struct rxb_privring_config *cfg, struct rxb_err *err)
+{
+	int rc;
+
+	if (cfg->n_queues == 0 || cfg->n_queues > RXB_MAX_CORES) {
+		rxb_err_set(err, "privring.n_queues = %u: must be in [1, %u]", cfg->n_queues,
+			    RXB_MAX_CORES);
+		return -EINVAL;
+	}
+	rc = rxb_check_ring_size("privring.ring_size", cfg->ring_size, err);
+	if (rc == 0 && cfg->cr_size != 0)
+		rc = rxb_check_ring_size("privring.cr_size", cfg->cr_size, err);
+	return rc;
+}
+
+struct rxb_privring *rxb_privring_create(const struct rxb_privring_config *cfg,
+					 struct rxb_err *err)
+{
+	struct rxb_privring *pr;
+	uint32_t cr_size = cfg->cr_size ? cfg->cr_size : cfg->ring_size;
+	uint32_t prefetch = cfg->desc_prefetch ? cfg->desc_prefetch : RXB_DESC_PREFETCH_DEFAULT;
+
+	if (privring_validate(cfg, err) != 0)
+		return NULL;
+	pr = calloc(1, sizeof(*pr));
+	if (pr == NULL)
+		goto nomem;
+	pr->cfg = *cfg;
+	pr->q = rxb_zalloc_aligned(sizeof(*pr->q) * cfg->n_queues);
+	if (pr->q == NULL)
+		goto nomem;
+	for (uint32_t i = 0; i < cfg->n_queues; i++) {
+		if (rxb_descring_init(&pr->q[i].rx, cfg->ring_size, prefetch) != 0 ||
+		    rxb_cr_init(&pr->q[i].cr, cr_size, sizeof(struct rxb_cr_entry)) != 0)
+			goto nomem;
+	}
+	return pr;
+nomem:
+	rxb_privring_destroy(pr);
+	rxb_err_set(err, "privring: out of memory for %u queues of %u entries",
+		    cfg->n_queues, cfg->ring_size);
+	return NULL;
+}
+
+void rxb_privring_destroy(struct rxb_privring *pr)
+{
+	if (pr == NULL)
+		return;
+	for (uint32_t i = 0; pr->q != NULL && i < pr->cfg.n_queues; i++) {
+		rxb_descring_fini(&pr->q[i].rx);
+		rxb_cr_fini(&pr->q[i].cr);
+	}
+	rxb_free_aligned(pr->q);
+	free(pr);
+}
+
+uint32_t rxb_privring_n_queues(const struct rxb_privring *pr)
+{
+	return pr->cfg.n_queues;
+}
+
+uint32_t rxb_privring_ring_size(const struct rxb_privring *pr)
+{
+	return pr->cfg.ring_size;
+}
+
+/* ------------------------------------------------------------- NIC side */
+
+int rxb_privring_nic_deliver(struct rxb_privring *pr, const struct rxb_rx_meta *meta,
+			     struct rxb_delivery *d)
+{
+	struct rxb_prq *q;
+	uint32_t slot;
+
+	rxb_delivery_start(d, meta->dest);
+	if (meta->dest >= pr->cfg.n_queues)
+		return -EINVAL;
+	q = &pr->q[meta->dest];
+	rxb_nic_count(&q->nic_stats, RXB_NIC_OFFERED, 1);
+	if (!rxb_descring_nic_ready(&q->rx, &d->desc_reads)) {
+		rxb_nic_drop(&q->nic_stats, d, RXB_DROP_NO_RX_DESC);
+		goto out;
+	}
+	if (!rxb_cr_nic_has_room(&q->cr)) {
+		rxb_nic_drop(&q->nic_stats, d, RXB_DROP_CR_FULL);
+		goto out;
+	}
+	slot = rxb_descring_nic_take(&q->rx, &d->buf);
+	rxb_cr_nic_write(&q->cr, slot, meta->len, meta->hash);
+	d->src_ring = meta->dest;
+	d->src_index = slot;
+	d->cmpl_writes = 1;
+	rxb_nic_count(&q->nic_stats, RXB_NIC_DELIVERED, 1);
+	rxb_nic_count(&q->nic_stats, RXB_NIC_CMPL_WRITES, 1);
+out:
+	rxb_nic_count(&q->nic_stats, RXB_NIC_DESC_READS, d->desc_reads);
+	return d->drop >= 0;
+}
+
+unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *bufs,
+				unsigned n)
+{
+	struct rxb_prq *pq = &pr->q[q];
+	uint32_t first = pq->rx.nic.fetched;
+	uint16_t reads = 0;
+	unsigned got = rxb_descring_nic_fetch(&pq->rx, n, &reads);
+
+	for (unsigned i = 0; i < got; i++)
+		bufs[i] = pq->rx.desc[(first + i) & pq->rx.mask];
+	rxb_nic_count(&pq->nic_stats, RXB_NIC_DESC_READS, reads);
+	rxb_nic_count(&pq->nic_stats, RXB_NIC_DESC_FETCHED, got);
+	return got;
+}
+
+/* -------------------------------------------------------- software side */
+
+/* Read up to n done CR entries into out without consuming them. */
+static unsigned prq_peek(struct rxb_prq *q, struct rxb_pkt *out, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		const struct rxb_cr_entry *e = rxb_cr_sw_peek(&q->cr, i);
+
+		if (e == NULL)
+			break;
+		/* The NIC uses descriptors in ring order, so entry i names the
+		 * (reclaimed + i)-th descriptor; anything else is a NIC bug. */
+		if (e->index != ((q->sw.reclaimed + i) & q->rx.mask))
+			rxb_sw_count(&q->sw_stats, RXB_SW_ORDER_ERRORS, 1);
+		out[i].buf = q->rx.desc[e->index];
+		out[i].len = e->len;
+		out[i].hash = e->hash;
+	}
+	return i;
+}
+
+/* Consume n peeked entries: the descriptors are back in software's hands. */
+static void prq_consume(struct rxb_prq *q, unsigned n)
+{
+	rxb_cr_sw_publish(&q->cr, n);
+	q->sw.reclaimed += n;
+	rxb_sw_count(&q->sw_stats, RXB_SW_RECEIVED, n);
+}
+
+/* Write fresh buffers at the tail and ring the doorbell once. */
+static void prq_post(struct rxb_prq *q, const rxb_buf_t *fresh, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		q->rx.desc[(q->sw.tail + i) & q->rx.mask] = fresh[i];
+	q->sw.tail += n;
+	rxb_descring_doorbell(&q->rx, q->sw.tail);
+	rxb_sw_count(&q->sw_stats, RXB_SW_POSTED, n);
+	rxb_sw_count(&q->sw_stats, RXB_SW_DOORBELLS, 1);
+}
+
+static void prq_count_poll(struct rxb_prq *q, unsigned got)
+{
+	rxb_sw_count(&q->sw_stats, RXB_SW_POLLS, 1);
+	if (got == 0)
+		rxb_sw_count(&q->sw_stats, RXB_SW_EMPTY_POLLS, 1);
+}
+
+unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
+			       unsigned n, const struct rxb_allocator *alloc)
+{
+	struct rxb_prq *pq = &pr->q[q];
+	rxb_buf_t fresh[RXB_BURST_MAX];
+	unsigned got;
+
+	if (n > RXB_BURST_MAX)
+		n = RXB_BURST_MAX;
+	got = prq_peek(pq, out, n);
+	if (got != 0 && alloc->get(alloc->ctx, fresh, got) != got) {
+		rxb_sw_count(&pq->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+		got = 0;
+	}
+	if (got != 0) {
+		prq_consume(pq, got);
+		prq_post(pq, fresh, got);
+	}
+	prq_count_poll(pq, got);
+	return got;
+}
+
+unsigned rxb_privring_rx_take(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
+			      unsigned n)
+{
+	struct rxb_prq *pq = &pr->q[q];
+	unsigned got = prq_peek(pq, out, n);
+
+	if (got != 0)
+		prq_consume(pq, got);
+	prq_count_poll(pq, got);
+	return got;
+}
+
+uint32_t rxb_privring_posted(const struct rxb_privring *pr, uint32_t q)
+{
+	return pr->q[q].sw.tail - pr->q[q].sw.reclaimed;
+}
+
+unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q,
+			   const struct rxb_allocator *alloc, unsigned n)
+{
+	struct rxb_prq *pq = &pr->q[q];
+	uint32_t room = pq->rx.size - rxb_privring_posted(pr, q);
+	rxb_buf_t fresh[RXB_BURST_MAX];
+	unsigned done = 0;
+
+	if (n > room)
+		n = room;
+	while (done < n) {
+		unsigned chunk = n - done < RXB_BURST_MAX ? n - done : RXB_BURST_MAX;
+
+		if (alloc->get(alloc->ctx, fresh, chunk) != chunk) {
+			rxb_sw_count(&pq->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+			break;
+		}
+		prq_post(pq, fresh, chunk);
+		done += chunk;
+	}
+	return done;
+}
+
+void rxb_privring_free(struct rxb_privring *pr, uint32_t q,
+		       const struct rxb_allocator *alloc, const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_sw_free(&pr->q[q].sw_stats, alloc, bufs, n);
+}
+
+/* --------------------------------------------------------- observability */
+
+const struct rxb_nic_stats *rxb_privring_nic_stats(const struct rxb_privring *pr, uint32_t q)
+{
+	return &pr->q[q].nic_stats;
+}
+
+const struct rxb_sw_stats *rxb_privring_sw_stats(const struct rxb_privring *pr, uint32_t q)
+{
+	return &pr->q[q].sw_stats;
+}
+
+uint32_t rxb_privring_occupancy(struct rxb_privring *pr, uint32_t q)
+{
+	return rxb_cr_occupancy(&pr->q[q].cr);
+}
+
+int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *c,
+			struct rxb_buflist *bufs, struct rxb_err *err)
+{
+	struct rxb_prq *pq = &pr->q[q];
+	uint32_t head = rxb_relaxed_load(&pq->rx.nic.head);
+	uint32_t tail = rxb_relaxed_load(&pq->rx.db.tail);
+	uint32_t written = rxb_relaxed_load(&pq->cr.nic.prod) - pq->cr.sw.cons;
+	const struct rxb_nic_stats *ns = &pq->nic_stats;
+
+	/* Every descriptor the NIC consumed and software has not reclaimed
+	 * must be named by exactly one unread CR entry. */
+	if (tail != pq->sw.tail || head - pq->sw.reclaimed != written ||
+	    tail - head > pq->rx.size) {
+		rxb_err_set(err, "privring queue %u: tail %u (posted %u) head %u reclaimed %u "
+			    "unread entries %u are inconsistent", q, tail, pq->sw.tail, head,
+			    pq->sw.reclaimed, written);
+		return -EPROTO;
+	}
+	c->posted += tail - pq->rx.nic.fetched;
+	c->nic_held += pq->rx.nic.fetched - head;
+	c->in_entries += written;
+	c->offered += rxb_counter_read(&ns->c[RXB_NIC_OFFERED]);
+	c->delivered += rxb_counter_read(&ns->c[RXB_NIC_DELIVERED]);
+	c->dropped += rxb_nic_drops(ns);
+	c->received += rxb_counter_read(&pq->sw_stats.c[RXB_SW_RECEIVED]);
+	c->app_held += rxb_counter_read(&pq->sw_stats.c[RXB_SW_RECEIVED]) -
+		       rxb_counter_read(&pq->sw_stats.c[RXB_SW_FREED]);
+	for (uint32_t i = pq->sw.reclaimed; bufs != NULL && i != tail; i++)
+		if (rxb_buflist_push(bufs, pq->rx.desc[i & pq->rx.mask]) != 0)
+			return -ENOMEM;
+	return 0;
+}

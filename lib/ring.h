@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Internal building blocks shared by the interfaces: a descriptor ring with a
+ * doorbell and a NIC-side prefetch model, and a completion ring with
+ * sense-reversed done bits.
+ *
+ * Indices are free-running uint32_t counters masked by the ring size. Sizes
+ * are powers of two ≤ 2^20, so 2^32 is a multiple of every size and the
+ * masked slot, the generation bit and the difference `prod - cons` all stay
+ * correct when a counter wraps around 2^32 (unsigned arithmetic is modular and
+ * the in-use distance never exceeds the size).
+ */
+#ifndef RXB_LIB_RING_H
+#define RXB_LIB_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rxb/common.h"
+
+/* ---------------------------------------------------------------- Rx ring */
+
+/* A descriptor ring: software posts buffers at its tail and rings the
+ * doorbell; the NIC reads descriptors from its head in ring order. The
+ * producer index itself lives with each design (a core's private tail for
+ * privRing, a lock-protected tail for shRing). */
+struct rxb_descring {
+	/* Doorbell: the software's release store of its tail (MMIO in real
+	 * hardware). Own cache line: it is the only word both sides touch. */
+	struct {
+		_Atomic uint32_t tail;
+	} db RXB_CACHE_ALIGNED;
+
+	/* NIC state, touched only by the NIC thread (except `head`, which
+	 * monitors read with relaxed loads for occupancy). */
+	struct {
+		_Atomic uint32_t head; /* next descriptor the NIC consumes */
+		uint32_t fetched;      /* [head, fetched) are prefetched inside the NIC */
+		uint32_t tail_seen;    /* NIC's cached copy of the doorbell */
+		uint32_t prefetch;     /* descriptors fetched per descriptor read */
+	} nic RXB_CACHE_ALIGNED;
+
+	rxb_buf_t *desc;
+	uint32_t size;
+	uint32_t mask;
+};
+
+int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch);
+void rxb_descring_fini(struct rxb_descring *r);
+
+static inline uint32_t rxb_relaxed_load(_Atomic uint32_t *p)
+{
+	return atomic_load_explicit(p, memory_order_relaxed);
+}
+
+/* Owner-only update of an index that monitors may read: plain store, no RMW. */
+static inline void rxb_relaxed_store(_Atomic uint32_t *p, uint32_t v)
+{
+	atomic_store_explicit(p, v, memory_order_relaxed);
+}
+
+/* Software: publish descriptors up to `tail` to the NIC.
+ * release: pairs with the acquire in rxb_descring_nic_refresh(), so the
+ * descriptor contents written before this store are visible to the NIC. */
+static inline void rxb_descring_doorbell(struct rxb_descring *r, uint32_t tail)
+{
+	atomic_store_explicit(&r->db.tail, tail, memory_order_release);
+}
+
+/* NIC: posted descriptors not yet prefetched. The doorbell is re-read (with
+ * acquire) only when the cached copy shows none left: one acquire per batch,
+ * not per descriptor. */
+static inline uint32_t rxb_descring_nic_unfetched(struct rxb_descring *r)
+{
+	if (r->nic.tail_seen == r->nic.fetched)
+		/* acquire: pairs with rxb_descring_doorbell(); makes the
+		 * descriptors written before the doorbell readable. */
+		r->nic.tail_seen = atomic_load_explicit(&r->db.tail, memory_order_acquire);
+	return r->nic.tail_seen - r->nic.fetched;
+}
+
+/* NIC: descriptors posted and not yet consumed (prefetched ones included). */
+static inline uint32_t rxb_descring_nic_avail(struct rxb_descring *r)
+{
+	uint32_t unfetched = rxb_descring_nic_unfetched(r);
+
+	return unfetched + (r->nic.fetched - rxb_relaxed_load(&r->nic.head));
+}
+
+/* NIC: move up to `n` posted descriptors into the NIC's prefetch cache.
+ * Returns the number fetched; adds to `*reads` the PCIe read transactions it
+ * took (one per contiguous run of slots: a wrap splits the run). */
+static inline uint32_t rxb_descring_nic_fetch(struct rxb_descring *r, uint32_t n,
+					      uint16_t *reads)
+{
+	uint32_t unfetched = rxb_descring_nic_unfetched(r);
+	uint32_t first = r->nic.fetched & r->mask;
+
+	if (n > unfetched)
+		n = unfetched;
+	if (n == 0)
+		return 0;
+	*reads += 1 + (first + n > r->size);
+	r->nic.fetched += n;
+	return n;
+}
+
+/* NIC: is there a descriptor for the next packet? Prefetches a batch when the
+ * NIC's cache is empty, as NICs read descriptors in bursts. */
+static inline bool rxb_descring_nic_ready(struct rxb_descring *r, uint16_t *reads)
+{
+	if (r->nic.fetched != rxb_relaxed_load(&r->nic.head))
+		return true;
+	return rxb_descring_nic_fetch(r, r->nic.prefetch, reads) != 0;
+}
+
+/* NIC: consume the descriptor at head (must be fetched). Returns its slot. */
+static inline uint32_t rxb_descring_nic_take(struct rxb_descring *r, rxb_buf_t *buf)
+{
+	uint32_t head = rxb_relaxed_load(&r->nic.head);
+	uint32_t slot = head & r->mask;
+
+	*buf = r->desc[slot];
+	rxb_relaxed_store(&r->nic.head, head + 1);
+	return slot;
+}
+
+/* ------------------------------------------------------- completion ring */
+
+#define RXB_CR_DONE 1u
+
+struct rxb_cr_entry {
+	uint32_t index;          /* descriptor slot that holds the packet */
+	uint32_t len;
+	uint32_t hash;
+	_Atomic uint32_t flags;  /* RXB_CR_DONE == generation of the writer's pass */
+};
+
+/* A completion ring: written only by the NIC, read only by software, which
+ * never writes an entry (no cache-line ping-pong); it only publishes how far
+ * it has read. */
+struct rxb_cr {
+	struct {
+		_Atomic uint32_t prod;  /* next entry the NIC writes */
+		uint32_t cons_seen;     /* NIC's cached copy of sw.cons_pub */
+	} nic RXB_CACHE_ALIGNED;
+
+	struct {
+		uint32_t cons;              /* next entry software reads (private) */
+		_Atomic uint32_t cons_pub;  /* cons as last published to the NIC */
+	} sw RXB_CACHE_ALIGNED;
+
+	void *ent;      /* struct rxb_cr_entry, or the Bx entry type of rxBisect */
+	uint32_t size;
+	uint32_t mask;
+	uint32_t shift; /* log2(size): the generation is bit `shift` of an index */
+};
+
+/* The index logic (room, generation, publish) is shared by completion rings
+ * and rxBisect's Bx rings; only the entry layout differs. */
+int rxb_cr_init(struct rxb_cr *cr, uint32_t size, size_t entry_size);
+void rxb_cr_fini(struct rxb_cr *cr);
+
+/* Sense reversal: entries start zeroed; the pass starting at index i writes
+ * done = generation(i), which is 1 on the first pass and flips on every wrap,
+ * so a reader at index i sees a stale entry of the previous pass as not done. */
+static inline uint32_t rxb_cr_gen(const struct rxb_cr *cr, uint32_t idx)
+{
+	return ((idx >> cr->shift) & 1u) ^ 1u;
+}
+
+/* NIC: room for one more entry? Re-reads the consumer index only when the
+ * cached copy says full. */
+static inline bool rxb_cr_nic_has_room(struct rxb_cr *cr)
+{
+	uint32_t prod = rxb_relaxed_load(&cr->nic.prod);
+
+	if (prod - cr->nic.cons_seen < cr->size)
+		return true;
+	/* acquire: pairs with the release in rxb_cr_sw_publish(); software has
+	 * finished reading the entries it released, so they may be rewritten. */
+	cr->nic.cons_seen = atomic_load_explicit(&cr->sw.cons_pub, memory_order_acquire);
+	return prod - cr->nic.cons_seen < cr->size;
+}
+
+/* NIC: write one entry (caller checked room). */
+static inline void rxb_cr_nic_write(struct rxb_cr *cr, uint32_t index, uint32_t len,
+				    uint32_t hash)
+{
+	uint32_t prod = rxb_relaxed_load(&cr->nic.prod);
+	struct rxb_cr_entry *e = (struct rxb_cr_entry *)cr->ent + (prod & cr->mask);
+
+	e->index = index;
+	e->len = len;
+	e->hash = hash;
+	/* release: pairs with the acquire in rxb_cr_sw_peek(); publishes the
+	 * fields above together with the done bit. */
+	atomic_store_explicit(&e->flags, rxb_cr_gen(cr, prod), memory_order_release);
+	rxb_relaxed_store(&cr->nic.prod, prod + 1);
+}
+
+/* Is an entry with these flags done for a reader at index idx? */
+static inline bool rxb_cr_done(const struct rxb_cr *cr, uint32_t flags, uint32_t idx)
+{
+	return (flags & RXB_CR_DONE) == rxb_cr_gen(cr, idx);
+}
+
+/* Software: the entry at cons + i if it is done, else NULL. */
+static inline const struct rxb_cr_entry *rxb_cr_sw_peek(struct rxb_cr *cr, uint32_t i)
+{
+	uint32_t idx = cr->sw.cons + i;
+	const struct rxb_cr_entry *e = (const struct rxb_cr_entry *)cr->ent + (idx & cr->mask);
+	/* acquire: pairs with the release in rxb_cr_nic_write(). */
+	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags,
+					      memory_order_acquire);
+
+	return rxb_cr_done(cr, flags, idx) ? e : NULL;
+}
+
+/* Software: release `n` read entries back to the NIC.
+ * release: pairs with the acquire in rxb_cr_nic_has_room(); our reads of the
+ * entries happen before the NIC overwrites them. */
+static inline void rxb_cr_sw_publish(struct rxb_cr *cr, uint32_t n)
+{
+	cr->sw.cons += n;
+	atomic_store_explicit(&cr->sw.cons_pub, cr->sw.cons, memory_order_release);
+}
+
+/* Anyone: entries written and not yet released (approximate while running). */
+static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
+{
+	return rxb_relaxed_load(&cr->nic.prod) -
+	       atomic_load_explicit(&cr->sw.cons_pub, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static inline void rxb_nic_count(struct rxb_nic_stats *s, enum rxb_nic_counter c,
+				 uint64_t v)
+{
+	rxb_counter_add(&s->c[c], v);
+}
+
+static inline void rxb_sw_count(struct rxb_sw_stats *s, enum rxb_sw_counter c, uint64_t v)
+{
+	rxb_counter_add(&s->c[c], v);
+}
+
+/* Record a drop: sets the delivery outcome and bumps the cause's counter. */
+static inline int rxb_nic_drop(struct rxb_nic_stats *s, struct rxb_delivery *d,
+			       enum rxb_drop_cause cause)
+{
+	rxb_nic_count(s, RXB_NIC_DROP_FIRST + cause, 1);
+	d->drop = (int32_t)cause;
+	return d->drop;
+}
+
+/* Start a delivery record for a packet steered to `dest`. */
+static inline void rxb_delivery_start(struct rxb_delivery *d, uint32_t dest)
+{
+	d->drop = -1;
+	d->ring = dest;
+	d->src_ring = RXB_NONE;
+	d->src_index = RXB_NONE;
+	d->buf = RXB_BUF_NONE;
+	d->notify_ring = RXB_NONE;
+	d->desc_reads = 0;
+	d->cmpl_writes = 0;
+}
+
+/* The application hands buffers back: count them (for the census) and put
+ * them into the calling core's allocator. */
+static inline void rxb_sw_free(struct rxb_sw_stats *s, const struct rxb_allocator *a,
+			       const rxb_buf_t *bufs, unsigned n)
+{
+	a->put(a->ctx, bufs, n);
+	rxb_sw_count(s, RXB_SW_FREED, n);
+}
+
+/* A growable list of buffer handles, used by the invariant checkers. */
+struct rxb_buflist {
+	rxb_buf_t *v;
+	size_t n;
+	size_t cap;
+};
+
+int rxb_buflist_push(struct rxb_buflist *l, rxb_buf_t b);
+void rxb_buflist_fini(struct rxb_buflist *l);
+/* Check no handle appears twice (sorts the list); message into err. */
+int rxb_buflist_check_unique(struct rxb_buflist *l, const char *what, struct rxb_err *err);
+
+void *rxb_zalloc_aligned(size_t size);
+void rxb_free_aligned(void *p);
+
+
+#endif /* RXB_LIB_RING_H */

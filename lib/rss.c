@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rxb/rss.h"
+
+const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+/* Key bit n, most significant bit of key[0] first; zero past the end so the
+ * reference can hash inputs its key does not fully cover. */
+static unsigned key_bit(const uint8_t *key, size_t key_len, size_t n)
+{
+	if (n / 8 >= key_len)
+		return 0;
+	return (key[n / 8] >> (7 - n % 8)) & 1;
+}
+
+uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len,
+			  const uint8_t *data, size_t len)
+{
+	uint32_t result = 0, window = 0;
+	size_t next;
+
+	/* window always holds the 32 key bits starting at the current input
+	 * bit: load the first 32, then shift one key bit in per input bit. */
+	for (next = 0; next < 32; next++)
+		window = window << 1 | key_bit(key, key_len, next);
+	for (size_t i = 0; i < len; i++) {
+		for (int b = 7; b >= 0; b--) {
+			if ((data[i] >> b) & 1)
+				result ^= window;
+			window = window << 1 | key_bit(key, key_len, next++);
+		}
+	}
+	return result;
+}
+
+int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len,
+		 struct rxb_err *err)
+{
+	if (key == NULL) {
+		rxb_err_set(err, "rss.key = NULL: must point to %d bytes",
+			    RXB_RSS_KEY_LEN);
+		return -EINVAL;
+	}
+	if (key_len != RXB_RSS_KEY_LEN) {
+		rxb_err_set(err, "rss.key = %zu bytes: must be exactly %d bytes",
+			    key_len, RXB_RSS_KEY_LEN);
+		return -EINVAL;
+	}
+
+	for (size_t i = 0; i < RXB_RSS_MAX_INPUT; i++) {
+		uint32_t window[8];
+		uint64_t k = 0;
+
+		/* Key bytes i..i+7 hold every window an input bit of byte i
+		 * can start (bits 8i..8i+38); bytes past the key read as 0,
+		 * which only the unused low bits of the last rows see. */
+		for (size_t j = 0; j < 8; j++)
+			k = k << 8 | (i + j < key_len ? key[i + j] : 0);
+		for (int b = 0; b < 8; b++)
+			window[b] = (uint32_t)(k >> (32 - b));
+
+		/* Linearity: the row for v is the row for v without its lowest
+		 * set bit, XOR the window of that bit (input bit 7 - ctz,
+		 * since input bits count from the MSB). */
+		rss->table[i][0] = 0;
+		for (unsigned v = 1; v < 256; v++)
+			rss->table[i][v] = rss->table[i][v & (v - 1)] ^
+					   window[7 - __builtin_ctz(v)];
+	}
+	return 0;
+}
+
+uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len)
+{
+	uint32_t h = 0;
+
+	assert(len <= RXB_RSS_MAX_INPUT);
+	for (size_t i = 0; i < len; i++)
+		h ^= rss->table[i][data[i]];
+	return h;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+uint32_t rxb_rss_ipv4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip)
+{
+	uint8_t in[8];
+
+	put_be32(in, sip);
+	put_be32(in + 4, dip);
+	return rxb_rss_hash(rss, in, sizeof(in));
+}
+
+uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip,
+			 uint16_t sport, uint16_t dport)
+{
+	uint8_t in[12];
+
+	put_be32(in, sip);
+	put_be32(in + 4, dip);
+	put_be16(in + 8, sport);
+	put_be16(in + 10, dport);
+	return rxb_rss_hash(rss, in, sizeof(in));
+}
+
+/* The hash is an XOR of per-position rows, so the address part can be hashed
+ * straight from the caller's arrays without copying them together. */
+uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16],
+		      const uint8_t dip[16])
+{
+	uint32_t h = 0;
+
+	for (int i = 0; i < 16; i++)
+		h ^= rss->table[i][sip[i]] ^ rss->table[16 + i][dip[i]];
+	return h;
+}
+
+uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
+			 const uint8_t dip[16], uint16_t sport, uint16_t dport)
+{
+	return rxb_rss_ipv6(rss, sip, dip) ^
+	       rss->table[32][sport >> 8] ^ rss->table[33][sport & 0xff] ^
+	       rss->table[34][dport >> 8] ^ rss->table[35][dport & 0xff];
+}
+
+static int check_n_queues(uint32_t n_queues, struct rxb_err *err)
+{
+	if (n_queues == 0 || n_queues > RXB_RETA_MAX_QUEUES) {
+		rxb_err_set(err, "reta.n_queues = %u: must be in [1, %u]",
+			    n_queues, RXB_RETA_MAX_QUEUES);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues,
+		  struct rxb_err *err)
+{
+	int ret;
+
+	reta->size = 0;
+	reta->mask = 0;
+	reta->queue = NULL;
+	if (size < RXB_RETA_MIN || size > RXB_RETA_MAX || !rxb_is_pow2(size)) {
+		rxb_err_set(err, "reta.size = %u: must be a power of two in [%u, %u]",
+			    size, RXB_RETA_MIN, RXB_RETA_MAX);
+		return -EINVAL;
+	}
+	ret = check_n_queues(n_queues, err);
+	if (ret)
+		return ret;
+
+	reta->queue = malloc(size * sizeof(*reta->queue));
+	if (reta->queue == NULL) {
+		rxb_err_set(err, "reta.size = %u: cannot allocate the table", size);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < size; i++)
+		reta->queue[i] = (uint16_t)(i % n_queues);
+	reta->size = size;
+	reta->mask = size - 1;
+	return 0;
+}
+
+int rxb_reta_set(struct rxb_reta *reta, uint32_t entry, uint32_t queue,
+		 uint32_t n_queues, struct rxb_err *err)
+{
+	int ret = check_n_queues(n_queues, err);
+
+	if (ret)
+		return ret;
+	if (entry >= reta->size) {
+		rxb_err_set(err, "reta.entry = %u: must be below the table size %u",
+			    entry, reta->size);
+		return -EINVAL;
+	}
+	if (queue >= n_queues) {
+		rxb_err_set(err, "reta.queue = %u: must be below n_queues = %u",
+			    queue, n_queues);
+		return -EINVAL;
+	}
+	reta->queue[entry] = (uint16_t)queue;
+	return 0;
+}
+
+void rxb_reta_free(struct rxb_reta *reta)
+{
+	free(reta->queue);
+	reta->queue = NULL;
+	reta->size = 0;
+	reta->mask = 0;
+}

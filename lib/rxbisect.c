@@ -1,0 +1,910 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * rxBisect: Ax (allocation) and Bx (bisected reception) rings. See the
+ * notification invariant in include/rxb/rxbisect.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+#include "rxb/privring.h"
+#include "rxb/rxbisect.h"
+
+const char *const rxb_ax_policy_name[RXB_AX_POLICIES] = {
+	[RXB_AX_RANDOM] = "random",
+	[RXB_AX_ROUND_ROBIN] = "round_robin",
+	[RXB_AX_MOST_AVAILABLE] = "most_available",
+};
+
+/* Bx entry flags, above the done bit (RXB_CR_DONE). */
+#define BX_HAS_PKT 2u  /* buf/len/hash describe a packet */
+#define BX_HAS_CONS 4u /* ax_ring/ax_index report a consumed Ax slot */
+#define BX_FOREIGN 8u  /* the packet's buffer came from an Ax linked elsewhere:
+			* counts against the Bx's foreign budget */
+
+struct rxb_bx_entry {
+	rxb_buf_t buf;
+	uint32_t len;
+	uint32_t hash;
+	uint32_t ax_ring;
+	uint32_t ax_index;
+	_Atomic uint32_t flags;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct rxb_bx_entry) == 32, "two Bx entries per cache line");
+
+/* A consumption notice the NIC holds (coalescing). */
+struct rxb_notice {
+	uint32_t ax;
+	uint32_t index;
+	uint64_t since;
+};
+
+struct rxb_ax {
+	struct rxb_descring ring;
+	uint32_t link; /* Bx that gets this ring's notices */
+	/* Owner core's private state. */
+	struct {
+		uint32_t tail;      /* next slot to post */
+		uint32_t reclaimed; /* consumption notices acted on */
+		uint32_t rung;      /* tail as of the last doorbell */
+	} sw RXB_CACHE_ALIGNED;
+};
+
+struct rxb_bx {
+	struct rxb_cr cr; /* indices and entries (struct rxb_bx_entry) */
+	/* NIC-private state. */
+	struct {
+		uint32_t foreign_written;   /* foreign entries written */
+		uint32_t foreign_cons_seen; /* cached sw.foreign_cons_pub */
+		uint32_t rr;                /* round-robin cursor into assoc */
+		uint32_t pend_head;         /* coalesced notices: FIFO */
+		uint32_t pend_tail;
+		uint64_t linked_uses;
+		uint64_t foreign_uses;
+	} nic RXB_CACHE_ALIGNED;
+	/* Owner core's state. */
+	struct {
+		uint32_t foreign_cons;              /* foreign entries read */
+		_Atomic uint32_t foreign_cons_pub;  /* published copy */
+	} sw RXB_CACHE_ALIGNED;
+	struct rxb_notice *pend; /* capacity pend_mask + 1 ≥ reserved */
+	uint32_t pend_mask;
+	uint32_t reserved;       /* R(b): slots kept for consumption entries */
+	uint32_t foreign_budget; /* |Bx| − R(b) */
+	uint32_t *assoc;         /* Ax rings this Bx may use */
+	uint32_t n_assoc;
+	uint64_t *assoc_bits;    /* the same as a bitmap, for membership tests */
+	uint32_t *linked;        /* Ax rings linked to this Bx */
+	uint32_t n_linked;
+	struct rxb_nic_stats nic_stats RXB_CACHE_ALIGNED;
+	struct rxb_sw_stats sw_stats;
+};
+
+struct rxb_bisect {
+	struct rxb_bisect_config cfg;
+	struct rxb_ax *ax;
+	struct rxb_bx *bx;
+	uint64_t rng; /* NIC-side xorshift state for RXB_AX_RANDOM */
+};
+
+/* ------------------------------------------------------- configuration */
+
+static uint32_t cfg_link(const struct rxb_bisect_config *cfg, uint32_t a)
+{
+	return cfg->link ? cfg->link[a] : a;
+}
+
+static int bisect_validate_sizes(const struct rxb_bisect_config *cfg, struct rxb_err *err)
+{
+	int rc;
+
+	if (cfg->n_ax == 0 || cfg->n_ax > RXB_MAX_CORES) {
+		rxb_err_set(err, "rxbisect.n_ax = %u: must be in [1, %u]", cfg->n_ax, RXB_MAX_CORES);
+		return -EINVAL;
+	}
+	if (cfg->n_bx == 0 || cfg->n_bx > RXB_MAX_CORES) {
+		rxb_err_set(err, "rxbisect.n_bx = %u: must be in [1, %u]", cfg->n_bx, RXB_MAX_CORES);
+		return -EINVAL;
+	}
+	rc = rxb_check_ring_size("rxbisect.ax_size", cfg->ax_size, err);
+	if (rc == 0)
+		rc = rxb_check_ring_size("rxbisect.bx_size", cfg->bx_size, err);
+	if (rc == 0 && cfg->enforce_vendor_min && cfg->ax_size < RXB_AX_VENDOR_MIN) {
+		rxb_err_set(err, "rxbisect.ax_size = %u: below the vendor minimum of %u",
+			    cfg->ax_size, RXB_AX_VENDOR_MIN);
+		rc = -EINVAL;
+	}
+	if (rc == 0 && (unsigned)cfg->policy >= RXB_AX_POLICIES) {
+		rxb_err_set(err, "rxbisect.policy = %d: must be random, round_robin or "
+			    "most_available", (int)cfg->policy);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+static int bisect_validate_links(const struct rxb_bisect_config *cfg, struct rxb_err *err)
+{
+	if (cfg->link == NULL && cfg->n_ax != cfg->n_bx) {
+		rxb_err_set(err, "rxbisect.link: missing, and n_ax (%u) != n_bx (%u) so the "
+			    "default one-to-one link does not apply", cfg->n_ax, cfg->n_bx);
+		return -EINVAL;
+	}
+	for (uint32_t a = 0; cfg->link != NULL && a < cfg->n_ax; a++) {
+		if (cfg->link[a] >= cfg->n_bx) {
+			rxb_err_set(err, "rxbisect.link[%u] = %u: must name a Bx ring in [0, %u)",
+				    a, cfg->link[a], cfg->n_bx);
+			return -EINVAL;
+		}
+	}
+	for (uint32_t b = 0; cfg->assoc != NULL && b < cfg->n_bx; b++) {
+		if (cfg->assoc_len == NULL || cfg->assoc_len[b] == 0 || cfg->assoc[b] == NULL) {
+			rxb_err_set(err, "rxbisect.assoc[%u]: empty association; every Bx needs "
+				    "at least one Ax ring", b);
+			return -EINVAL;
+		}
+		for (uint32_t i = 0; i < cfg->assoc_len[b]; i++) {
+			if (cfg->assoc[b][i] >= cfg->n_ax) {
+				rxb_err_set(err, "rxbisect.assoc[%u][%u] = %u: must name an Ax "
+					    "ring in [0, %u)", b, i, cfg->assoc[b][i], cfg->n_ax);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool bx_has_ax(const struct rxb_bx *bx, uint32_t a)
+{
+	return (bx->assoc_bits[a / 64] >> (a % 64)) & 1;
+}
+
+static int bx_add_assoc(struct rxb_bx *bx, uint32_t a)
+{
+	if (bx_has_ax(bx, a))
+		return 0; /* duplicates in the config are harmless */
+	bx->assoc_bits[a / 64] |= 1ull << (a % 64);
+	bx->assoc[bx->n_assoc++] = a;
+	return 0;
+}
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Build association sets, links and reservations of every Bx. */
+static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
+{
+	const struct rxb_bisect_config *cfg = &bs->cfg;
+	uint32_t words = (cfg->n_ax + 63) / 64;
+
+	for (uint32_t b = 0; b < cfg->n_bx; b++) {
+		struct rxb_bx *bx = &bs->bx[b];
+		uint32_t n = cfg->assoc ? cfg->assoc_len[b] : cfg->n_ax;
+
+		bx->assoc = calloc(n, sizeof(*bx->assoc));
+		bx->assoc_bits = calloc(words, sizeof(*bx->assoc_bits));
+		bx->linked = calloc(cfg->n_ax, sizeof(*bx->linked));
+		if (bx->assoc == NULL || bx->assoc_bits == NULL || bx->linked == NULL)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < n; i++)
+			bx_add_assoc(bx, cfg->assoc ? cfg->assoc[b][i] : i);
+	}
+	for (uint32_t a = 0; a < cfg->n_ax; a++) {
+		uint32_t b = cfg_link(cfg, a);
+		struct rxb_bx *bx = &bs->bx[b];
+
+		if (!bx_has_ax(bx, a)) {
+			rxb_err_set(err, "rxbisect.link[%u] = %u: Ax %u is not in the association "
+				    "set of Bx %u", a, b, a, b);
+			return -EINVAL;
+		}
+		bs->ax[a].link = b;
+		bx->linked[bx->n_linked++] = a;
+		bx->reserved += cfg->ax_size;
+	}
+	for (uint32_t b = 0; b < cfg->n_bx; b++) {
+		struct rxb_bx *bx = &bs->bx[b];
+
+		if (bx->reserved > cfg->bx_size) {
+			rxb_err_set(err, "rxbisect.bx_size = %u: Bx %u needs at least %u slots "
+				    "(the entries of the %u Ax rings linked to it) so that no "
+				    "consumption notice can be lost", cfg->bx_size, b,
+				    bx->reserved, bx->n_linked);
+			return -EINVAL;
+		}
+		bx->foreign_budget = cfg->bx_size - bx->reserved;
+		bx->pend_mask = pow2_at_least(bx->reserved ? bx->reserved : 1) - 1;
+		bx->pend = calloc(bx->pend_mask + 1, sizeof(*bx->pend));
+		if (bx->pend == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int bisect_alloc_rings(struct rxb_bisect *bs)
+{
+	const struct rxb_bisect_config *cfg = &bs->cfg;
+	uint32_t prefetch = cfg->desc_prefetch ? cfg->desc_prefetch : RXB_DESC_PREFETCH_DEFAULT;
+
+	bs->ax = rxb_zalloc_aligned(sizeof(*bs->ax) * cfg->n_ax);
+	bs->bx = rxb_zalloc_aligned(sizeof(*bs->bx) * cfg->n_bx);
+	if (bs->ax == NULL || bs->bx == NULL)
+		return -ENOMEM;
+	for (uint32_t a = 0; a < cfg->n_ax; a++)
+		if (rxb_descring_init(&bs->ax[a].ring, cfg->ax_size, prefetch) != 0)
+			return -ENOMEM;
+	for (uint32_t b = 0; b < cfg->n_bx; b++)
+		if (rxb_cr_init(&bs->bx[b].cr, cfg->bx_size, sizeof(struct rxb_bx_entry)) != 0)
+			return -ENOMEM;
+	return 0;
+}
+
+struct rxb_bisect *rxb_bisect_create(const struct rxb_bisect_config *cfg, struct rxb_err *err)
+{
+	struct rxb_bisect *bs;
+	int rc;
+
+	if (bisect_validate_sizes(cfg, err) != 0 || bisect_validate_links(cfg, err) != 0)
+		return NULL;
+	bs = calloc(1, sizeof(*bs));
+	if (bs == NULL) {
+		rxb_err_set(err, "rxbisect: out of memory");
+		return NULL;
+	}
+	bs->cfg = *cfg;
+	bs->cfg.link = NULL; /* copied into the rings; the caller's arrays may go */
+	bs->cfg.assoc = NULL;
+	bs->cfg.assoc_len = NULL;
+	bs->rng = cfg->seed * 0x9E3779B97F4A7C15ull + 1;
+	rc = bisect_alloc_rings(bs);
+	if (rc == 0)
+		rc = bisect_build_sets(bs, err);
+	if (rc != 0) {
+		if (rc == -ENOMEM)
+			rxb_err_set(err, "rxbisect: out of memory for %u Ax and %u Bx rings",
+				    cfg->n_ax, cfg->n_bx);
+		rxb_bisect_destroy(bs);
+		return NULL;
+	}
+	return bs;
+}
+
+void rxb_bisect_destroy(struct rxb_bisect *bs)
+{
+	if (bs == NULL)
+		return;
+	for (uint32_t a = 0; bs->ax != NULL && a < bs->cfg.n_ax; a++)
+		rxb_descring_fini(&bs->ax[a].ring);
+	for (uint32_t b = 0; bs->bx != NULL && b < bs->cfg.n_bx; b++) {
+		struct rxb_bx *bx = &bs->bx[b];
+
+		rxb_cr_fini(&bx->cr);
+		free(bx->assoc);
+		free(bx->assoc_bits);
+		free(bx->linked);
+		free(bx->pend);
+	}
+	rxb_free_aligned(bs->ax);
+	rxb_free_aligned(bs->bx);
+	free(bs);
+}
+
+const struct rxb_bisect_config *rxb_bisect_config(const struct rxb_bisect *bs)
+{
+	return &bs->cfg;
+}
+
+/* ------------------------------------------------------------- NIC side */
+
+static bool ax_nonempty(struct rxb_bisect *bs, uint32_t a)
+{
+	return rxb_descring_nic_avail(&bs->ax[a].ring) != 0;
+}
+
+static uint64_t nic_rand(struct rxb_bisect *bs)
+{
+	uint64_t x = bs->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	bs->rng = x;
+	return x;
+}
+
+/* A non-empty Ax of the set that is linked elsewhere, by policy; RXB_NONE if
+ * there is none. In hardware this is a priority encoder over fill levels the
+ * NIC already knows from doorbells: the loop is not a modelled cost. */
+static uint32_t choose_foreign_ax(struct rxb_bisect *bs, struct rxb_bx *bx, uint32_t b)
+{
+	uint32_t best = RXB_NONE, best_avail = 0, seen = 0;
+
+	for (uint32_t k = 0; k < bx->n_assoc; k++) {
+		uint32_t i = bs->cfg.policy == RXB_AX_ROUND_ROBIN ?
+			     (bx->nic.rr + 1 + k) % bx->n_assoc : k;
+		uint32_t a = bx->assoc[i];
+		uint32_t avail;
+
+		if (bs->ax[a].link == b)
+			continue; /* linked rings were tried first */
+		avail = rxb_descring_nic_avail(&bs->ax[a].ring);
+		if (avail == 0)
+			continue;
+		switch (bs->cfg.policy) {
+		case RXB_AX_ROUND_ROBIN:
+			bx->nic.rr = i;
+			return a;
+		case RXB_AX_MOST_AVAILABLE:
+			if (avail > best_avail) {
+				best = a;
+				best_avail = avail;
+			}
+			break;
+		default: /* reservoir sampling: uniform among non-empty rings */
+			if (nic_rand(bs) % ++seen == 0)
+				best = a;
+			break;
+		}
+	}
+	return best;
+}
+
+static uint32_t choose_linked_ax(struct rxb_bisect *bs, const struct rxb_bx *bx)
+{
+	for (uint32_t k = 0; k < bx->n_linked; k++)
+		if (ax_nonempty(bs, bx->linked[k]))
+			return bx->linked[k];
+	return RXB_NONE;
+}
+
+/* Foreign entries outstanding in bx below its budget? Re-reads the owner's
+ * count only when the cached one says the budget is used up. */
+static bool bx_foreign_room(struct rxb_bx *bx)
+{
+	if (bx->nic.foreign_written - bx->nic.foreign_cons_seen < bx->foreign_budget)
+		return true;
+	/* acquire: pairs with the release in bisect_rx_publish(); the entries
+	 * counted there have been read. */
+	bx->nic.foreign_cons_seen =
+		atomic_load_explicit(&bx->sw.foreign_cons_pub, memory_order_acquire);
+	return bx->nic.foreign_written - bx->nic.foreign_cons_seen < bx->foreign_budget;
+}
+
+static void bx_write(struct rxb_bx *bx, rxb_buf_t buf, const struct rxb_rx_meta *meta,
+		     uint32_t flags, uint32_t ax, uint32_t index)
+{
+	uint32_t prod = rxb_relaxed_load(&bx->cr.nic.prod);
+	struct rxb_bx_entry *e = (struct rxb_bx_entry *)bx->cr.ent + (prod & bx->cr.mask);
+
+	e->buf = buf;
+	e->len = meta ? meta->len : 0;
+	e->hash = meta ? meta->hash : 0;
+	e->ax_ring = ax;
+	e->ax_index = index;
+	/* release: pairs with the acquire in bisect_rx_scan(); publishes the
+	 * fields above with the done bit. */
+	atomic_store_explicit(&e->flags, flags | rxb_cr_gen(&bx->cr, prod), memory_order_release);
+	rxb_relaxed_store(&bx->cr.nic.prod, prod + 1);
+	rxb_nic_count(&bx->nic_stats, RXB_NIC_CMPL_WRITES, 1);
+}
+
+static uint32_t bx_pending(const struct rxb_bx *bx)
+{
+	return bx->nic.pend_tail - bx->nic.pend_head;
+}
+
+static void bx_hold_notice(struct rxb_bx *bx, uint32_t ax, uint32_t index, uint64_t now)
+{
+	struct rxb_notice *n = &bx->pend[bx->nic.pend_tail++ & bx->pend_mask];
+
+	n->ax = ax;
+	n->index = index;
+	n->since = now;
+}
+
+/* Write held notices oldest first, those held since `before` or earlier
+ * (UINT64_MAX: all). They must precede any later consumption entry of the
+ * same Bx so the owner refills its Ax slots in ring order. */
+static unsigned bx_flush_notices(struct rxb_bx *bx, uint64_t before)
+{
+	unsigned written = 0;
+
+	while (bx_pending(bx) != 0) {
+		struct rxb_notice *n = &bx->pend[bx->nic.pend_head & bx->pend_mask];
+
+		if (n->since > before || !rxb_cr_nic_has_room(&bx->cr))
+			break;
+		bx_write(bx, RXB_BUF_NONE, NULL, BX_HAS_CONS, n->ax, n->index);
+		rxb_nic_count(&bx->nic_stats, RXB_NIC_NOTICES, 1);
+		bx->nic.pend_head++;
+		written++;
+	}
+	return written;
+}
+
+/* Tell Bx `link` that the NIC consumed slot `index` of its Ax `ax`. */
+static void bisect_notify(struct rxb_bisect *bs, uint32_t link, uint32_t ax, uint32_t index,
+			  uint64_t now, struct rxb_delivery *d)
+{
+	struct rxb_bx *bx = &bs->bx[link];
+
+	/* By the notification invariant a slot is free unless notices are
+	 * being coalesced; holding the notice keeps it either way. */
+	bx_hold_notice(bx, ax, index, now);
+	if (bs->cfg.coalesce)
+		return;
+	d->cmpl_writes += bx_flush_notices(bx, UINT64_MAX);
+	d->notify_ring = link;
+}
+
+/* Write the packet entry for a buffer of a linked Ax: it carries the
+ * consumption itself. */
+static int deliver_linked(struct rxb_bx *bx, uint32_t a, const struct rxb_rx_meta *meta,
+			  struct rxb_delivery *d)
+{
+	bx_write(bx, d->buf, meta, BX_HAS_PKT | BX_HAS_CONS, a, d->src_index);
+	bx->nic.linked_uses++;
+	return 0;
+}
+
+/* Write the packet entry for a foreign buffer, carrying a held notice of
+ * this Bx if coalescing; the consumption goes to the Ax's own Bx. */
+static void deliver_foreign(struct rxb_bisect *bs, struct rxb_bx *bx, uint32_t a,
+			    const struct rxb_rx_meta *meta, struct rxb_delivery *d)
+{
+	uint32_t flags = BX_HAS_PKT | BX_FOREIGN, cons_ax = RXB_NONE, cons_index = RXB_NONE;
+
+	if (bs->cfg.coalesce && bx_pending(bx) != 0) {
+		struct rxb_notice *n = &bx->pend[bx->nic.pend_head++ & bx->pend_mask];
+
+		flags |= BX_HAS_CONS;
+		cons_ax = n->ax;
+		cons_index = n->index;
+		rxb_nic_count(&bx->nic_stats, RXB_NIC_NOTICES_COALESCED, 1);
+	}
+	bx_write(bx, d->buf, meta, flags, cons_ax, cons_index);
+	bx->nic.foreign_written++;
+	bx->nic.foreign_uses++;
+	bisect_notify(bs, bs->ax[a].link, a, d->src_index, meta->now, d);
+}
+
+/* Consume the next buffer of Ax a for a packet to Bx d->ring. */
+static int bisect_consume(struct rxb_bisect *bs, uint32_t a, const struct rxb_rx_meta *meta,
+			  struct rxb_delivery *d)
+{
+	struct rxb_bx *bx = &bs->bx[d->ring];
+	struct rxb_ax *ax = &bs->ax[a];
+	bool foreign = ax->link != d->ring;
+
+	if (foreign && !bx_foreign_room(bx))
+		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_BX_SLOT);
+	/* Notices held for this Bx precede a consumption of its own Ax. */
+	if (!foreign)
+		d->cmpl_writes += bx_flush_notices(bx, UINT64_MAX);
+	if (!rxb_cr_nic_has_room(&bx->cr))
+		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_BX_SLOT);
+	if (!rxb_descring_nic_ready(&ax->ring, &d->desc_reads))
+		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_AX_BUF);
+	d->src_ring = a;
+	d->src_index = rxb_descring_nic_take(&ax->ring, &d->buf);
+	d->cmpl_writes++;
+	if (foreign)
+		deliver_foreign(bs, bx, a, meta, d);
+	else
+		deliver_linked(bx, a, meta, d);
+	rxb_nic_count(&bx->nic_stats, RXB_NIC_DELIVERED, 1);
+	return -1;
+}
+
+static int bisect_begin(struct rxb_bisect *bs, const struct rxb_rx_meta *meta,
+			struct rxb_delivery *d)
+{
+	rxb_delivery_start(d, meta->dest);
+	if (meta->dest >= bs->cfg.n_bx)
+		return -EINVAL;
+	rxb_nic_count(&bs->bx[meta->dest].nic_stats, RXB_NIC_OFFERED, 1);
+	return 0;
+}
+
+static int bisect_end(struct rxb_bisect *bs, struct rxb_delivery *d)
+{
+	rxb_nic_count(&bs->bx[d->ring].nic_stats, RXB_NIC_DESC_READS, d->desc_reads);
+	return d->drop >= 0;
+}
+
+int rxb_bisect_nic_deliver(struct rxb_bisect *bs, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	struct rxb_bx *bx;
+	uint32_t a;
+
+	if (bisect_begin(bs, meta, d) != 0)
+		return -EINVAL;
+	bx = &bs->bx[meta->dest];
+	if (!rxb_cr_nic_has_room(&bx->cr)) {
+		rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_BX_SLOT);
+		return bisect_end(bs, d);
+	}
+	a = choose_linked_ax(bs, bx);
+	if (a == RXB_NONE) {
+		a = choose_foreign_ax(bs, bx, meta->dest);
+		if (a == RXB_NONE) {
+			rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_AX_BUF);
+			return bisect_end(bs, d);
+		}
+	}
+	bisect_consume(bs, a, meta, d);
+	return bisect_end(bs, d);
+}
+
+int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax,
+				const struct rxb_rx_meta *meta, struct rxb_delivery *d)
+{
+	if (ax >= bs->cfg.n_ax || bisect_begin(bs, meta, d) != 0)
+		return -EINVAL;
+	if (!bx_has_ax(&bs->bx[meta->dest], ax))
+		return -EINVAL;
+	bisect_consume(bs, ax, meta, d);
+	return bisect_end(bs, d);
+}
+
+unsigned rxb_bisect_nic_fetch(struct rxb_bisect *bs, uint32_t a, rxb_buf_t *bufs, unsigned n)
+{
+	struct rxb_ax *ax = &bs->ax[a];
+	uint32_t first = ax->ring.nic.fetched;
+	uint16_t reads = 0;
+	unsigned got = rxb_descring_nic_fetch(&ax->ring, n, &reads);
+	struct rxb_nic_stats *s = &bs->bx[ax->link].nic_stats;
+
+	for (unsigned i = 0; i < got; i++)
+		bufs[i] = ax->ring.desc[(first + i) & ax->ring.mask];
+	rxb_nic_count(s, RXB_NIC_DESC_READS, reads);
+	rxb_nic_count(s, RXB_NIC_DESC_FETCHED, got);
+	return got;
+}
+
+uint32_t rxb_bisect_nic_ax_avail(struct rxb_bisect *bs, uint32_t ax)
+{
+	return rxb_descring_nic_avail(&bs->ax[ax].ring);
+}
+
+unsigned rxb_bisect_nic_tick(struct rxb_bisect *bs, uint64_t now)
+{
+	unsigned written = 0;
+
+	if (!bs->cfg.coalesce)
+		return 0;
+	for (uint32_t b = 0; b < bs->cfg.n_bx; b++) {
+		uint64_t before = now >= bs->cfg.coalesce_timeout ?
+				  now - bs->cfg.coalesce_timeout : 0;
+
+		if (bx_pending(&bs->bx[b]) != 0 && now >= bs->cfg.coalesce_timeout)
+			written += bx_flush_notices(&bs->bx[b], before);
+	}
+	return written;
+}
+
+/* -------------------------------------------------------- software side */
+
+/* Post fresh buffers at the Ax tail (no doorbell yet). */
+static void ax_post(struct rxb_ax *ax, const rxb_buf_t *fresh, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		ax->ring.desc[(ax->sw.tail + i) & ax->ring.mask] = fresh[i];
+	ax->sw.tail += n;
+}
+
+/* Ring the doorbell of every Ax of this core that got buffers. */
+static void ax_doorbells(struct rxb_bisect *bs, struct rxb_bx *bx)
+{
+	for (uint32_t k = 0; k < bx->n_linked; k++) {
+		struct rxb_ax *ax = &bs->ax[bx->linked[k]];
+
+		if (ax->sw.tail == ax->sw.rung)
+			continue;
+		rxb_sw_count(&bx->sw_stats, RXB_SW_POSTED, ax->sw.tail - ax->sw.rung);
+		rxb_sw_count(&bx->sw_stats, RXB_SW_DOORBELLS, 1);
+		ax->sw.rung = ax->sw.tail;
+		rxb_descring_doorbell(&ax->ring, ax->sw.tail);
+	}
+}
+
+unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
+			  const struct rxb_allocator *alloc)
+{
+	struct rxb_bx *bx = &bs->bx[core];
+	rxb_buf_t fresh[RXB_BURST_MAX];
+	unsigned posted = 0;
+
+	for (uint32_t k = 0; k < bx->n_linked; k++) {
+		struct rxb_ax *ax = &bs->ax[bx->linked[k]];
+
+		for (;;) {
+			unsigned room = ax->ring.size - (ax->sw.tail - ax->sw.reclaimed);
+			unsigned n = room < RXB_BURST_MAX ? room : RXB_BURST_MAX;
+
+			if (n == 0)
+				break;
+			if (alloc->get(alloc->ctx, fresh, n) != n) {
+				rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+				break;
+			}
+			ax_post(ax, fresh, n);
+			posted += n;
+		}
+	}
+	ax_doorbells(bs, bx);
+	return posted;
+}
+
+/* Entries one receive call may look at: n packets plus as many notices. */
+#define RX_SCAN_MAX (2 * RXB_BURST_MAX)
+
+struct rx_scan {
+	unsigned entries;         /* ready entries to consume */
+	unsigned pkts;            /* packets among them */
+	unsigned notices;         /* entries carrying a consumption */
+	unsigned cut_entries;     /* entries before the first consumption */
+	unsigned cut_pkts;        /* packets before the first consumption */
+	uint8_t flags[RX_SCAN_MAX];
+};
+
+/* Pass 1: find the ready entries this call consumes and collect packets. */
+static void bisect_rx_scan(struct rxb_bx *bx, struct rxb_pkt *out, unsigned n,
+			   struct rx_scan *s)
+{
+	s->entries = s->pkts = s->notices = 0;
+	s->cut_entries = s->cut_pkts = RX_SCAN_MAX;
+	while (s->entries < RX_SCAN_MAX) {
+		uint32_t idx = bx->cr.sw.cons + s->entries;
+		const struct rxb_bx_entry *e =
+			(const struct rxb_bx_entry *)bx->cr.ent + (idx & bx->cr.mask);
+		/* acquire: pairs with the release in bx_write(). */
+		uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags,
+						      memory_order_acquire);
+
+		if (!rxb_cr_done(&bx->cr, flags, idx))
+			break;
+		if (flags & BX_HAS_PKT) {
+			if (s->pkts == n)
+				break; /* packet budget used; notices alone may go on */
+			out[s->pkts].buf = e->buf;
+			out[s->pkts].len = e->len;
+			out[s->pkts].hash = e->hash;
+		}
+		if ((flags & BX_HAS_CONS) && s->notices++ == 0) {
+			s->cut_entries = s->entries;
+			s->cut_pkts = s->pkts;
+		}
+		s->pkts += (flags & BX_HAS_PKT) != 0;
+		s->flags[s->entries++] = (uint8_t)flags;
+	}
+}
+
+/* The allocator could not refill: consume only what precedes the first
+ * entry that needs a buffer, so no notice is lost. */
+static void bisect_rx_cut(struct rx_scan *s)
+{
+	s->entries = s->cut_entries;
+	s->pkts = s->cut_pkts;
+	s->notices = 0;
+}
+
+/* Is this notice for an Ax of this core, naming the next slot it has not
+ * reclaimed? The NIC consumes an Ax in ring order and sends its notices to
+ * one Bx in that order, so anything else is a broken invariant. */
+static bool notice_in_order(struct rxb_bisect *bs, uint32_t core,
+			    const struct rxb_bx_entry *e)
+{
+	const struct rxb_ax *ax = &bs->ax[e->ax_ring];
+
+	return ax->link == core && e->ax_index == (ax->sw.reclaimed & ax->ring.mask);
+}
+
+/* Pass 2: act on the consumption notices, in order. Refilling at the tail
+ * (not at ax_index) is right however much of the ring was primed. */
+static void bisect_rx_refill(struct rxb_bisect *bs, uint32_t core, struct rxb_bx *bx,
+			     const struct rx_scan *s, const rxb_buf_t *fresh,
+			     const struct rxb_allocator *alloc)
+{
+	unsigned used = 0;
+
+	for (unsigned i = 0; i < s->entries; i++) {
+		const struct rxb_bx_entry *e;
+		struct rxb_ax *ax;
+
+		bx->sw.foreign_cons += (s->flags[i] & BX_FOREIGN) != 0;
+		if (!(s->flags[i] & BX_HAS_CONS))
+			continue;
+		e = (const struct rxb_bx_entry *)bx->cr.ent + ((bx->cr.sw.cons + i) & bx->cr.mask);
+		if (e->ax_ring >= bs->cfg.n_ax || bs->ax[e->ax_ring].link != core) {
+			/* Not ours to refill: keep the buffer, flag the bug. */
+			rxb_sw_count(&bx->sw_stats, RXB_SW_ORDER_ERRORS, 1);
+			alloc->put(alloc->ctx, &fresh[used++], 1);
+			continue;
+		}
+		if (!notice_in_order(bs, core, e))
+			rxb_sw_count(&bx->sw_stats, RXB_SW_ORDER_ERRORS, 1);
+		ax = &bs->ax[e->ax_ring];
+		ax->sw.reclaimed++;
+		ax_post(ax, &fresh[used++], 1);
+	}
+	rxb_sw_count(&bx->sw_stats, RXB_SW_NOTICES, used);
+}
+
+/* Publish what was read, then ring the doorbells. The order matters: a NIC
+ * that sees a refilled Ax slot must also see the Bx slots freed by reading
+ * its notice (the notification invariant in rxbisect.h). */
+static void bisect_rx_publish(struct rxb_bisect *bs, struct rxb_bx *bx, unsigned entries)
+{
+	rxb_cr_sw_publish(&bx->cr, entries);
+	/* release: pairs with the acquire in bx_foreign_room(). */
+	atomic_store_explicit(&bx->sw.foreign_cons_pub, bx->sw.foreign_cons,
+			      memory_order_release);
+	ax_doorbells(bs, bx);
+}
+
+unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out,
+		       unsigned n, const struct rxb_allocator *alloc)
+{
+	struct rxb_bx *bx = &bs->bx[core];
+	rxb_buf_t fresh[RX_SCAN_MAX];
+	struct rx_scan s;
+
+	if (n > RXB_BURST_MAX)
+		n = RXB_BURST_MAX;
+	bisect_rx_scan(bx, out, n, &s);
+	if (s.notices != 0 && alloc->get(alloc->ctx, fresh, s.notices) != s.notices) {
+		rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+		bisect_rx_cut(&s);
+	}
+	if (s.entries != 0) {
+		bisect_rx_refill(bs, core, bx, &s, fresh, alloc);
+		bisect_rx_publish(bs, bx, s.entries);
+	}
+	rxb_sw_count(&bx->sw_stats, RXB_SW_POLLS, 1);
+	rxb_sw_count(&bx->sw_stats, s.pkts ? RXB_SW_RECEIVED : RXB_SW_EMPTY_POLLS,
+		     s.pkts ? s.pkts : 1);
+	return s.pkts;
+}
+
+void rxb_bisect_free(struct rxb_bisect *bs, uint32_t core, const struct rxb_allocator *alloc,
+		     const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_sw_free(&bs->bx[core].sw_stats, alloc, bufs, n);
+}
+
+/* --------------------------------------------------------- observability */
+
+const struct rxb_nic_stats *rxb_bisect_nic_stats(const struct rxb_bisect *bs, uint32_t bx)
+{
+	return &bs->bx[bx].nic_stats;
+}
+
+const struct rxb_sw_stats *rxb_bisect_sw_stats(const struct rxb_bisect *bs, uint32_t core)
+{
+	return &bs->bx[core].sw_stats;
+}
+
+uint32_t rxb_bisect_occupancy(struct rxb_bisect *bs, uint32_t bx)
+{
+	return rxb_cr_occupancy(&bs->bx[bx].cr);
+}
+
+uint64_t rxb_bisect_linked_uses(const struct rxb_bisect *bs, uint32_t bx)
+{
+	return bs->bx[bx].nic.linked_uses;
+}
+
+uint64_t rxb_bisect_foreign_uses(const struct rxb_bisect *bs, uint32_t bx)
+{
+	return bs->bx[bx].nic.foreign_uses;
+}
+
+uint32_t rxb_bisect_reserved(const struct rxb_bisect *bs, uint32_t bx)
+{
+	return bs->bx[bx].reserved;
+}
+
+/* Census of one Ax ring: buffers posted and inside the NIC; returns the
+ * slots consumed and not yet reclaimed (their notices are outstanding). */
+static int ax_census(struct rxb_bisect *bs, uint32_t a, struct rxb_census *c,
+		     struct rxb_buflist *bufs, uint32_t *outstanding, struct rxb_err *err)
+{
+	struct rxb_ax *ax = &bs->ax[a];
+	uint32_t head = rxb_relaxed_load(&ax->ring.nic.head);
+	uint32_t tail = rxb_relaxed_load(&ax->ring.db.tail);
+
+	if (tail != ax->sw.tail || tail - head > ax->ring.size ||
+	    head - ax->sw.reclaimed > ax->ring.size) {
+		rxb_err_set(err, "rxbisect Ax %u: tail %u (software %u) head %u reclaimed %u "
+			    "are inconsistent", a, tail, ax->sw.tail, head, ax->sw.reclaimed);
+		return -EPROTO;
+	}
+	c->posted += tail - ax->ring.nic.fetched;
+	c->nic_held += ax->ring.nic.fetched - head;
+	*outstanding += head - ax->sw.reclaimed;
+	for (uint32_t i = head; bufs != NULL && i != tail; i++)
+		if (rxb_buflist_push(bufs, ax->ring.desc[i & ax->ring.mask]) != 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* Census of one Bx ring: unread packets and notices, and its budgets. */
+static int bx_census(struct rxb_bisect *bs, uint32_t b, struct rxb_census *c,
+		     struct rxb_buflist *bufs, uint32_t *notices, struct rxb_err *err)
+{
+	struct rxb_bx *bx = &bs->bx[b];
+	uint32_t prod = rxb_relaxed_load(&bx->cr.nic.prod);
+	uint32_t foreign = 0, cons = bx_pending(bx);
+
+	for (uint32_t i = bx->cr.sw.cons; i != prod; i++) {
+		const struct rxb_bx_entry *e =
+			(const struct rxb_bx_entry *)bx->cr.ent + (i & bx->cr.mask);
+		uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags,
+						      memory_order_relaxed);
+
+		foreign += (flags & BX_FOREIGN) != 0;
+		cons += (flags & BX_HAS_CONS) != 0;
+		if (!(flags & BX_HAS_PKT))
+			continue;
+		c->in_entries++;
+		if (bufs != NULL && rxb_buflist_push(bufs, e->buf) != 0)
+			return -ENOMEM;
+	}
+	if (prod - bx->cr.sw.cons > bx->cr.size || foreign > bx->foreign_budget ||
+	    foreign != bx->nic.foreign_written - bx->sw.foreign_cons || cons > bx->reserved) {
+		rxb_err_set(err, "rxbisect Bx %u: %u unread entries, %u foreign (budget %u, "
+			    "counted %u), %u carrying consumptions (reserved %u)", b,
+			    prod - bx->cr.sw.cons, foreign, bx->foreign_budget,
+			    bx->nic.foreign_written - bx->sw.foreign_cons, cons, bx->reserved);
+		return -EPROTO;
+	}
+	*notices += cons;
+	c->notices_pending += cons;
+	return 0;
+}
+
+static void bx_census_counters(const struct rxb_bx *bx, struct rxb_census *c)
+{
+	const struct rxb_sw_stats *sw = &bx->sw_stats;
+
+	c->offered += rxb_counter_read(&bx->nic_stats.c[RXB_NIC_OFFERED]);
+	c->delivered += rxb_counter_read(&bx->nic_stats.c[RXB_NIC_DELIVERED]);
+	c->dropped += rxb_nic_drops(&bx->nic_stats);
+	c->received += rxb_counter_read(&sw->c[RXB_SW_RECEIVED]);
+	c->app_held += rxb_counter_read(&sw->c[RXB_SW_RECEIVED]) -
+		       rxb_counter_read(&sw->c[RXB_SW_FREED]);
+}
+
+int rxb_bisect_census(struct rxb_bisect *bs, struct rxb_census *c, struct rxb_buflist *bufs,
+		      struct rxb_err *err)
+{
+	uint32_t outstanding = 0, notices = 0;
+	int rc;
+
+	for (uint32_t a = 0; a < bs->cfg.n_ax; a++)
+		if ((rc = ax_census(bs, a, c, bufs, &outstanding, err)) != 0)
+			return rc;
+	for (uint32_t b = 0; b < bs->cfg.n_bx; b++) {
+		if ((rc = bx_census(bs, b, c, bufs, &notices, err)) != 0)
+			return rc;
+		bx_census_counters(&bs->bx[b], c);
+	}
+	/* Every consumed, unreclaimed Ax slot has exactly one notice on its
+	 * way: in a Bx entry or held by the NIC. */
+	if (outstanding != notices) {
+		rxb_err_set(err, "rxbisect: %u Ax slots consumed and not refilled but %u "
+			    "consumption notices pending: a notice was lost or duplicated",
+			    outstanding, notices);
+		return -EPROTO;
+	}
+	return 0;
+}
