@@ -13,6 +13,7 @@
 #ifndef RXB_LIB_RING_H
 #define RXB_LIB_RING_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -67,24 +68,26 @@ static inline void rxb_descring_doorbell(struct rxb_descring *r, uint32_t tail)
 	atomic_store_explicit(&r->db.tail, tail, memory_order_release);
 }
 
-/* NIC: posted descriptors not yet prefetched. The doorbell is re-read (with
- * acquire) only when the cached copy shows none left: one acquire per batch,
- * not per descriptor. */
-static inline uint32_t rxb_descring_nic_unfetched(struct rxb_descring *r)
+/* NIC: posted descriptors not yet prefetched, looking for at least `want`.
+ * The doorbell is re-read (with acquire) only when the cached copy falls
+ * short: one acquire per batch, not per descriptor. */
+static inline uint32_t rxb_descring_nic_unfetched(struct rxb_descring *r, uint32_t want)
 {
-	if (r->nic.tail_seen == r->nic.fetched)
+	if (r->nic.tail_seen - r->nic.fetched < want)
 		/* acquire: pairs with rxb_descring_doorbell(); makes the
 		 * descriptors written before the doorbell readable. */
 		r->nic.tail_seen = atomic_load_explicit(&r->db.tail, memory_order_acquire);
 	return r->nic.tail_seen - r->nic.fetched;
 }
 
-/* NIC: descriptors posted and not yet consumed (prefetched ones included). */
-static inline uint32_t rxb_descring_nic_avail(struct rxb_descring *r)
+/* NIC: descriptors posted and not yet consumed (prefetched ones included).
+ * With `exact` false the doorbell is re-read only when the NIC knows of
+ * none, which is enough to answer "is it empty?". */
+static inline uint32_t rxb_descring_nic_avail(struct rxb_descring *r, bool exact)
 {
-	uint32_t unfetched = rxb_descring_nic_unfetched(r);
+	uint32_t prefetched = r->nic.fetched - rxb_relaxed_load(&r->nic.head);
 
-	return unfetched + (r->nic.fetched - rxb_relaxed_load(&r->nic.head));
+	return prefetched + rxb_descring_nic_unfetched(r, exact ? UINT32_MAX : !prefetched);
 }
 
 /* NIC: move up to `n` posted descriptors into the NIC's prefetch cache.
@@ -93,7 +96,7 @@ static inline uint32_t rxb_descring_nic_avail(struct rxb_descring *r)
 static inline uint32_t rxb_descring_nic_fetch(struct rxb_descring *r, uint32_t n,
 					      uint16_t *reads)
 {
-	uint32_t unfetched = rxb_descring_nic_unfetched(r);
+	uint32_t unfetched = rxb_descring_nic_unfetched(r, n);
 	uint32_t first = r->nic.fetched & r->mask;
 
 	if (n > unfetched)
@@ -291,6 +294,58 @@ int rxb_buflist_check_unique(struct rxb_buflist *l, const char *what, struct rxb
 
 void *rxb_zalloc_aligned(size_t size);
 void rxb_free_aligned(void *p);
+
+/* ------------------------------------------------------------- spinlock */
+
+/* A test-and-test-and-set spinlock for short software critical sections
+ * (shRing's repost lock). Waiters spin on a relaxed load, so the line stays
+ * shared in their caches until the holder's release store, and try the
+ * exchange only when the lock looks free. After RXB_SPIN_BEFORE_YIELD spins
+ * a waiter calls sched_yield(): when threads outnumber CPUs (CI runs three
+ * or more threads on two CPUs) the holder may be preempted, and a waiter
+ * that keeps spinning only delays the holder getting its CPU back by up to
+ * a scheduler quantum per acquisition. */
+#define RXB_SPIN_BEFORE_YIELD 256u
+
+struct rxb_spinlock {
+	_Atomic uint32_t locked;
+};
+
+static inline void rxb_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static inline void rxb_spin_lock(struct rxb_spinlock *l)
+{
+	unsigned spins = 0;
+
+	/* acquire: pairs with the release in rxb_spin_unlock(); what the
+	 * previous holder wrote under the lock is visible to us. */
+	while (atomic_exchange_explicit(&l->locked, 1, memory_order_acquire) != 0) {
+		/* relaxed: only a hint that the lock may be free; the
+		 * exchange above is what orders. */
+		while (atomic_load_explicit(&l->locked, memory_order_relaxed) != 0) {
+			if (++spins < RXB_SPIN_BEFORE_YIELD) {
+				rxb_cpu_relax();
+			} else {
+				spins = 0;
+				sched_yield();
+			}
+		}
+	}
+}
+
+/* release: pairs with the acquire in rxb_spin_lock(); our writes under the
+ * lock happen before the next holder's reads. */
+static inline void rxb_spin_unlock(struct rxb_spinlock *l)
+{
+	atomic_store_explicit(&l->locked, 0, memory_order_release);
+}
 
 
 #endif /* RXB_LIB_RING_H */

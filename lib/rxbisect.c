@@ -259,13 +259,14 @@ struct rxb_bisect *rxb_bisect_create(const struct rxb_bisect_config *cfg, struct
 		return NULL;
 	}
 	bs->cfg = *cfg;
-	bs->cfg.link = NULL; /* copied into the rings; the caller's arrays may go */
-	bs->cfg.assoc = NULL;
-	bs->cfg.assoc_len = NULL;
 	bs->rng = cfg->seed * 0x9E3779B97F4A7C15ull + 1;
 	rc = bisect_alloc_rings(bs);
 	if (rc == 0)
 		rc = bisect_build_sets(bs, err);
+	/* Copied into the rings: the caller's arrays need not outlive us. */
+	bs->cfg.link = NULL;
+	bs->cfg.assoc = NULL;
+	bs->cfg.assoc_len = NULL;
 	if (rc != 0) {
 		if (rc == -ENOMEM)
 			rxb_err_set(err, "rxbisect: out of memory for %u Ax and %u Bx rings",
@@ -305,7 +306,7 @@ const struct rxb_bisect_config *rxb_bisect_config(const struct rxb_bisect *bs)
 
 static bool ax_nonempty(struct rxb_bisect *bs, uint32_t a)
 {
-	return rxb_descring_nic_avail(&bs->ax[a].ring) != 0;
+	return rxb_descring_nic_avail(&bs->ax[a].ring, false) != 0;
 }
 
 static uint64_t nic_rand(struct rxb_bisect *bs)
@@ -334,7 +335,10 @@ static uint32_t choose_foreign_ax(struct rxb_bisect *bs, struct rxb_bx *bx, uint
 
 		if (bs->ax[a].link == b)
 			continue; /* linked rings were tried first */
-		avail = rxb_descring_nic_avail(&bs->ax[a].ring);
+		/* Only most-available needs exact levels; the others only
+		 * need to know "non-empty". */
+		avail = rxb_descring_nic_avail(&bs->ax[a].ring,
+					       bs->cfg.policy == RXB_AX_MOST_AVAILABLE);
 		if (avail == 0)
 			continue;
 		switch (bs->cfg.policy) {
@@ -572,7 +576,7 @@ unsigned rxb_bisect_nic_fetch(struct rxb_bisect *bs, uint32_t a, rxb_buf_t *bufs
 
 uint32_t rxb_bisect_nic_ax_avail(struct rxb_bisect *bs, uint32_t ax)
 {
-	return rxb_descring_nic_avail(&bs->ax[ax].ring);
+	return rxb_descring_nic_avail(&bs->ax[ax].ring, true);
 }
 
 unsigned rxb_bisect_nic_tick(struct rxb_bisect *bs, uint64_t now)

@@ -33,6 +33,12 @@ extern "C" {
 #define RXB_AX_VENDOR_MIN 64u     /* vendor minimum for an Ax ring (spec §5.1) */
 #define RXB_MAX_CORES 1024u
 #define RXB_NONE UINT32_MAX       /* "no ring / no index" */
+/* Packets one receive call handles at most (DPDK's usual burst is 32). */
+#define RXB_BURST_MAX 64u
+/* Descriptors per NIC descriptor read when none is configured: one 256 B
+ * PCIe read of 16-byte descriptors. */
+#define RXB_DESC_PREFETCH_DEFAULT 16u
+
 
 /* A buffer is an opaque handle supplied by an allocator (spec §9): an index
  * with a modelled address in the simulator and tests, an rte_mbuf pointer in

@@ -20,12 +20,6 @@
 extern "C" {
 #endif
 
-/* Packets one receive call handles at most (DPDK's usual burst is 32). */
-#define RXB_BURST_MAX 64u
-/* Descriptors per NIC descriptor read when none is configured: one 256 B
- * PCIe read of 16-byte descriptors. */
-#define RXB_DESC_PREFETCH_DEFAULT 16u
-
 struct rxb_privring_config {
 	uint32_t n_queues;      /* queues (one per core); 1..RXB_MAX_CORES */
 	uint32_t ring_size;     /* Rx ring entries: 1024 privRing, 128 small */

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Shared page pool for representors: privRing queues with a per-mode
+ * steering and refill policy (see include/rxb/spool.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ring.h"
+#include "rxb/privring.h"
+#include "rxb/spool.h"
+
+const char *const rxb_spool_mode_name[RXB_SPOOL_MODES] = {
+	[RXB_SPOOL_NONE] = "none",
+	[RXB_SPOOL_BASIC] = "basic",
+	[RXB_SPOOL_SPP] = "spp",
+};
+
+struct rxb_spool {
+	struct rxb_spool_config cfg;
+	struct rxb_privring *pr;
+	struct rxb_nic_stats *port_stats; /* NIC-written, per port */
+};
+
+static int spool_validate(const struct rxb_spool_config *cfg, struct rxb_err *err)
+{
+	if (cfg->n_ports == 0 || cfg->n_ports > (1u << 20)) {
+		rxb_err_set(err, "spool.n_ports = %u: must be in [1, %u]", cfg->n_ports, 1u << 20);
+		return -EINVAL;
+	}
+	if ((unsigned)cfg->mode >= RXB_SPOOL_MODES) {
+		rxb_err_set(err, "spool.mode = %d: must be none, basic or spp", (int)cfg->mode);
+		return -EINVAL;
+	}
+	if (cfg->mode != RXB_SPOOL_SPP)
+		return rxb_check_ring_size("spool.depth", cfg->depth, err);
+	if (rxb_check_ring_size("spool.high", cfg->high, err) != 0)
+		return -EINVAL;
+	if (cfg->low == 0 || cfg->low > cfg->high) {
+		rxb_err_set(err, "spool.low = %u: must be in [1, spool.high = %u]", cfg->low,
+			    cfg->high);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint32_t spool_n_queues_of(const struct rxb_spool_config *cfg)
+{
+	if (cfg->mode != RXB_SPOOL_BASIC)
+		return cfg->n_ports;
+	return cfg->basic_queues ? cfg->basic_queues : 1;
+}
+
+struct rxb_spool *rxb_spool_create(const struct rxb_spool_config *cfg, struct rxb_err *err)
+{
+	struct rxb_privring_config pc = { 0 };
+	struct rxb_spool *sp;
+
+	if (spool_validate(cfg, err) != 0)
+		return NULL;
+	if (cfg->mode == RXB_SPOOL_BASIC && spool_n_queues_of(cfg) > cfg->n_ports) {
+		rxb_err_set(err, "spool.basic_queues = %u: must be at most spool.n_ports = %u",
+			    cfg->basic_queues, cfg->n_ports);
+		return NULL;
+	}
+	sp = calloc(1, sizeof(*sp));
+	if (sp == NULL) {
+		rxb_err_set(err, "spool: out of memory");
+		return NULL;
+	}
+	sp->cfg = *cfg;
+	pc.n_queues = spool_n_queues_of(cfg);
+	pc.ring_size = cfg->mode == RXB_SPOOL_SPP ? cfg->high : cfg->depth;
+	pc.desc_prefetch = cfg->desc_prefetch;
+	sp->pr = rxb_privring_create(&pc, err);
+	sp->port_stats = rxb_zalloc_aligned(sizeof(*sp->port_stats) * cfg->n_ports);
+	if (sp->pr == NULL || sp->port_stats == NULL) {
+		rxb_spool_destroy(sp);
+		rxb_err_set(err, "spool: out of memory for %u ports", cfg->n_ports);
+		return NULL;
+	}
+	return sp;
+}
+
+void rxb_spool_destroy(struct rxb_spool *sp)
+{
+	if (sp == NULL)
+		return;
+	rxb_privring_destroy(sp->pr);
+	rxb_free_aligned(sp->port_stats);
+	free(sp);
+}
+
+uint32_t rxb_spool_n_queues(const struct rxb_spool *sp)
+{
+	return rxb_privring_n_queues(sp->pr);
+}
+
+uint32_t rxb_spool_queue_of(const struct rxb_spool *sp, uint32_t port)
+{
+	return sp->cfg.mode == RXB_SPOOL_BASIC ? port % rxb_spool_n_queues(sp) : port;
+}
+
+int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
+			  struct rxb_delivery *d)
+{
+	struct rxb_rx_meta qmeta = *meta;
+	struct rxb_nic_stats *ps;
+	int rc;
+
+	if (meta->dest >= sp->cfg.n_ports) {
+		rxb_delivery_start(d, meta->dest);
+		return -EINVAL;
+	}
+	qmeta.dest = rxb_spool_queue_of(sp, meta->dest);
+	rc = rxb_privring_nic_deliver(sp->pr, &qmeta, d);
+	ps = &sp->port_stats[meta->dest];
+	rxb_nic_count(ps, RXB_NIC_OFFERED, 1);
+	if (rc == 0)
+		rxb_nic_count(ps, RXB_NIC_DELIVERED, 1);
+	else
+		rxb_nic_count(ps, RXB_NIC_DROP_FIRST + d->drop, 1);
+	return rc;
+}
+
+/* Buffers queue q should hold after a poll that received `got` of `budget`. */
+static uint32_t spool_target(const struct rxb_spool *sp, uint32_t posted, unsigned got,
+			     unsigned budget)
+{
+	const struct rxb_spool_config *cfg = &sp->cfg;
+
+	if (cfg->mode != RXB_SPOOL_SPP)
+		return cfg->depth;
+	if (got == budget)
+		return cfg->high; /* busy: the port needs a deeper queue */
+	return posted < cfg->low ? cfg->low : posted; /* idle: keep at least low */
+}
+
+unsigned rxb_spool_prime(struct rxb_spool *sp, uint32_t q, const struct rxb_allocator *alloc)
+{
+	uint32_t fill = sp->cfg.mode == RXB_SPOOL_SPP ? sp->cfg.low : sp->cfg.depth;
+
+	return rxb_privring_post(sp->pr, q, alloc, fill - rxb_privring_posted(sp->pr, q));
+}
+
+unsigned rxb_spool_poll(struct rxb_spool *sp, uint32_t q, struct rxb_pkt *out, unsigned budget,
+			const struct rxb_allocator *alloc)
+{
+	unsigned got;
+	uint32_t posted, target;
+
+	if (budget > RXB_BURST_MAX)
+		budget = RXB_BURST_MAX;
+	got = rxb_privring_rx_take(sp->pr, q, out, budget);
+	posted = rxb_privring_posted(sp->pr, q);
+	target = spool_target(sp, posted, got, budget);
+	if (target > posted)
+		rxb_privring_post(sp->pr, q, alloc, target - posted);
+	return got;
+}
+
+void rxb_spool_free(struct rxb_spool *sp, uint32_t q, const struct rxb_allocator *alloc,
+		    const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_privring_free(sp->pr, q, alloc, bufs, n);
+}
+
+uint32_t rxb_spool_posted(const struct rxb_spool *sp, uint32_t q)
+{
+	return rxb_privring_posted(sp->pr, q);
+}
+
+const struct rxb_nic_stats *rxb_spool_port_stats(const struct rxb_spool *sp, uint32_t port)
+{
+	return &sp->port_stats[port];
+}
+
+const struct rxb_nic_stats *rxb_spool_nic_stats(const struct rxb_spool *sp, uint32_t q)
+{
+	return rxb_privring_nic_stats(sp->pr, q);
+}
+
+const struct rxb_sw_stats *rxb_spool_sw_stats(const struct rxb_spool *sp, uint32_t q)
+{
+	return rxb_privring_sw_stats(sp->pr, q);
+}
+
+uint32_t rxb_spool_occupancy(struct rxb_spool *sp, uint32_t q)
+{
+	return rxb_privring_occupancy(sp->pr, q);
+}
+
+int rxb_spool_census(struct rxb_spool *sp, struct rxb_census *c, struct rxb_buflist *bufs,
+		     struct rxb_err *err)
+{
+	for (uint32_t q = 0; q < rxb_spool_n_queues(sp); q++) {
+		int rc = rxb_privring_census(sp->pr, q, c, bufs, err);
+
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}

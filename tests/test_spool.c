@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Shared page pool for representors: spp refill follows the watermarks,
+ * none keeps dedicated depth, basic shares PF queues (and one busy port
+ * starves the others), per-port accounting, configuration errors. */
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+#include "ring.h"
+#include "rxb/spool.h"
+
+static struct rxb_spool *make(struct rxb_spool_config *c, struct test_pool *tp)
+{
+	struct rxb_err err;
+	struct rxb_spool *sp = rxb_spool_create(c, &err);
+
+	if (sp == NULL) {
+		fprintf(stderr, "spool: %s\n", err.msg);
+		return NULL;
+	}
+	for (uint32_t q = 0; q < rxb_spool_n_queues(sp); q++)
+		rxb_spool_prime(sp, q, &tp->alloc[0]);
+	return sp;
+}
+
+static unsigned send(struct rxb_spool *sp, uint32_t port, unsigned n)
+{
+	struct rxb_delivery d;
+	unsigned ok = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct rxb_rx_meta m = { .len = 512, .dest = port };
+
+		ok += rxb_spool_nic_deliver(sp, &m, &d) == 0;
+	}
+	return ok;
+}
+
+static unsigned poll_free(struct rxb_spool *sp, uint32_t q, unsigned budget, struct test_pool *tp)
+{
+	struct rxb_pkt pk[RXB_BURST_MAX];
+	unsigned n = rxb_spool_poll(sp, q, pk, budget, &tp->alloc[0]);
+
+	for (unsigned k = 0; k < n; k++)
+		rxb_spool_free(sp, q, &tp->alloc[0], &pk[k].buf, 1);
+	return n;
+}
+
+static void test_spp_watermarks(void)
+{
+	struct test_pool tp;
+	struct rxb_spool_config c = { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 128,
+				      .high = 512 };
+
+	test_pool_init(&tp, 8192, 1);
+	struct rxb_spool *sp = make(&c, &tp);
+	for (uint32_t p = 0; p < 4; p++)
+		CHECK_EQ(rxb_spool_posted(sp, p), 128); /* start at low */
+	/* Idle polls (under budget) never refill above low. */
+	send(sp, 0, 10);
+	CHECK_EQ(poll_free(sp, 0, 32, &tp), 10);
+	CHECK_EQ(rxb_spool_posted(sp, 0), 128);
+	CHECK_EQ(poll_free(sp, 0, 32, &tp), 0);
+	CHECK_EQ(rxb_spool_posted(sp, 0), 128);
+	/* A burst beyond low drops (out of buffer) at depth low... */
+	CHECK_EQ(send(sp, 1, 200), 128);
+	CHECK_EQ(rxb_counter_read(&rxb_spool_port_stats(sp, 1)->c[RXB_NIC_DROP_FIRST +
+								  RXB_DROP_NO_RX_DESC]), 72);
+	/* ...and busy polls (whole budget used) deepen the queue to high. */
+	CHECK_EQ(poll_free(sp, 1, 32, &tp), 32);
+	CHECK_EQ(rxb_spool_posted(sp, 1), 512);
+	while (poll_free(sp, 1, 32, &tp) == 32)
+		;
+	CHECK_EQ(rxb_spool_posted(sp, 1), 512);
+	CHECK_EQ(send(sp, 1, 500), 500); /* now absorbs a bigger burst */
+	/* Idle again: consumption lowers the fill; refill only below low. */
+	for (int i = 0; i < 12; i++)
+		poll_free(sp, 1, 32, &tp); /* busy polls keep refilling to high */
+	CHECK_EQ(rxb_spool_posted(sp, 1), 512);
+	send(sp, 1, 400);
+	unsigned got;
+	while ((got = poll_free(sp, 1, 64, &tp)) == 64)
+		;
+	CHECK_EQ(rxb_spool_posted(sp, 1), 512); /* last busy poll refilled */
+	send(sp, 1, 450);
+	CHECK_EQ(poll_free(sp, 1, 64, &tp), 64);
+	CHECK(rxb_spool_posted(sp, 1) == 512);
+	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+}
+
+static void test_spp_idle_refills_to_low_only(void)
+{
+	struct test_pool tp;
+	struct rxb_spool_config c = { .n_ports = 1, .mode = RXB_SPOOL_SPP, .low = 64,
+				      .high = 256 };
+	struct rxb_pkt pk[RXB_BURST_MAX];
+
+	test_pool_init(&tp, 4096, 1);
+	struct rxb_spool *sp = make(&c, &tp);
+	send(sp, 0, 40);
+	/* take without refill: poll of budget 64 is idle (40 < 64): refill to low */
+	CHECK_EQ(rxb_spool_poll(sp, 0, pk, 64, &tp.alloc[0]), 40);
+	CHECK_EQ(rxb_spool_posted(sp, 0), 64);
+	rxb_spool_free(sp, 0, &tp.alloc[0], &pk[0].buf, 1);
+	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+}
+
+static void test_none_and_basic(void)
+{
+	struct test_pool tp;
+	struct rxb_spool_config none = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 256 };
+	struct rxb_spool_config basic = { .n_ports = 8, .mode = RXB_SPOOL_BASIC, .depth = 256,
+					  .basic_queues = 1 };
+
+	test_pool_init(&tp, 8192, 1);
+	struct rxb_spool *sp = make(&none, &tp);
+	uint64_t mem_none = 0;
+	for (uint32_t q = 0; q < 8; q++)
+		mem_none += rxb_spool_posted(sp, q);
+	CHECK_EQ(mem_none, 8 * 256);
+	CHECK_EQ(send(sp, 3, 300), 256); /* dedicated: a noisy port hurts only itself */
+	CHECK_EQ(send(sp, 4, 10), 10);
+	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+
+	test_pool_init(&tp, 8192, 1);
+	sp = make(&basic, &tp);
+	CHECK_EQ(rxb_spool_n_queues(sp), 1);
+	CHECK_EQ(rxb_spool_posted(sp, 0), 256); /* one shared queue: 8x less memory */
+	CHECK_EQ(send(sp, 3, 300), 256);        /* the noisy port fills the PF queue */
+	CHECK_EQ(send(sp, 4, 10), 0);           /* and starves everybody else */
+	CHECK_EQ(rxb_counter_read(&rxb_spool_port_stats(sp, 4)->c[RXB_NIC_OFFERED]), 10);
+	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+}
+
+static void test_config_errors(void)
+{
+	struct {
+		struct rxb_spool_config c;
+		const char *field;
+	} bad[] = {
+		{ { .n_ports = 0, .mode = RXB_SPOOL_NONE, .depth = 64 }, "spool.n_ports" },
+		{ { .n_ports = 4, .mode = RXB_SPOOL_NONE, .depth = 100 }, "spool.depth" },
+		{ { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 600, .high = 512 }, "spool.low" },
+		{ { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 6, .high = 500 }, "spool.high" },
+		{ { .n_ports = 4, .mode = 9, .depth = 64 }, "spool.mode" },
+		{ { .n_ports = 4, .mode = RXB_SPOOL_BASIC, .depth = 64, .basic_queues = 8 },
+		  "spool.basic_queues" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rxb_err err = { { 0 } };
+
+		CHECK(rxb_spool_create(&bad[i].c, &err) == NULL);
+		CHECK(strstr(err.msg, bad[i].field) != NULL);
+	}
+}
+
+int main(void)
+{
+	RUN(test_spp_watermarks);
+	RUN(test_spp_idle_refills_to_low_only);
+	RUN(test_none_and_basic);
+	RUN(test_config_errors);
+	return check_summary();
+}
