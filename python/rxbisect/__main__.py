@@ -1,0 +1,7 @@
+"""`python -m rxbisect` = `rxb` (useful where the console script is not on PATH)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,240 @@
+"""The `rxb` command.
+
+    rxb sim [SCENARIO] [--set section.key=value ...] [--json]
+    rxb scenario show [SCENARIO] [--set ...] [--json]
+    rxb scenario keys [SECTION ...] [--json]
+    rxb scenario list
+    rxb sizing [--nics N] [--link-gbps X] [--cores-per-nic 8,8] [--buffer-bytes B] ...
+    rxb darkpackets [--link-gbps 100] [--packet-bytes 64,1518] [--cores 1] [--accesses M] ...
+
+A thin layer: parsing arguments, calling the modules, printing. Every error the
+user can cause ends as one line `rxb: error: ...` on stderr and exit code 2
+(bad input) or 1 (engine failure), never a traceback.
+"""
+
+import argparse
+import itertools
+import json
+import sys
+from typing import Callable, Sequence
+
+from . import __version__, darkpackets, engine, profile, report, scenario, sizing
+from .errors import RxbError, UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with errors in the same one-line shape as everything else."""
+
+    def error(self, message: str):  # noqa: D102 (argparse API)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"rxb: error: {message}\n")
+
+
+def _list_of(conv: Callable[[str], float]) -> Callable[[str], list]:
+    def parse(text: str) -> list:
+        try:
+            values = [conv(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of "
+                                             f"{conv.__name__} values") from None
+        if not values:
+            raise argparse.ArgumentTypeError("empty list")
+        return values
+    return parse
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(obj, indent=2))
+
+
+def _scenario_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                   help="scenario TOML file or built-in name (see `rxb scenario list`); "
+                        "default: the reference setup")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="override one key (repeatable); see `rxb scenario keys`")
+
+
+def cmd_sim(args) -> int:
+    res = scenario.load_resolved(args.scenario, args.sets)
+    progress = False if args.no_progress else (True if args.progress else None)
+    result = engine.run(res, progress=progress, timeout=args.timeout,
+                        keep_config=args.keep_config)
+    if args.json:
+        _print_json(result.record())
+    else:
+        print(report.metrics(result, res), end="")
+    return 0
+
+
+def cmd_show(args) -> int:
+    res = scenario.load_resolved(args.scenario, args.sets)
+    if args.json:
+        _print_json(engine.build_config(res))
+    else:
+        print(f"# resolved scenario; hardware profile '{res.profile.name}' "
+              f"({res.profile.source})")
+        print(res.scenario.to_toml(), end="")
+    return 0
+
+
+def cmd_keys(args) -> int:
+    infos = scenario.SCHEMA.keys()
+    for s in args.sections:
+        if s not in scenario.SCHEMA.sections:
+            raise UsageError(f"unknown section '{s}'; allowed: "
+                             + ", ".join(scenario.SCHEMA.sections))
+    if args.sections:
+        infos = [k for k in infos if k.section in args.sections]
+    if args.json:
+        _print_json([{"key": k.full, "type": k.type_name(), "default": k.default,
+                      "allowed": k.allowed(), "unit": k.spec.unit, "doc": k.spec.doc}
+                     for k in infos])
+    else:
+        print(report.keys(infos), end="")
+    return 0
+
+
+def cmd_list(args) -> int:
+    rows = [(name, scenario.load(name).description) for name in scenario.builtin_names()]
+    print(report.table(("scenario", "description"), rows))
+    rows = [(name, profile.load(name).description) for name in profile.builtin_names()]
+    print()
+    print(report.table(("profile", "description"), rows))
+    return 0
+
+
+def cmd_sizing(args) -> int:
+    prof = profile.load(args.profile)
+    link = args.link_gbps if args.link_gbps is not None else prof.nic.link_gbps
+    if args.cores_per_nic:
+        per_nic = tuple(args.cores_per_nic)
+    else:
+        rates = args.traffic_gbps or [link] * args.nics
+        if len(rates) != args.nics:
+            raise UsageError(f"--traffic-gbps has {len(rates)} values for --nics {args.nics}")
+        per_nic = sizing.split_cores(args.cores, rates)
+    if args.ddio_mib is not None:
+        ddio = int(args.ddio_mib * 2**20)
+    else:
+        ways = prof.llc.ddio_ways if args.ddio_ways is None else args.ddio_ways
+        if not 0 <= ways <= prof.llc.ways:
+            raise UsageError(f"--ddio-ways {ways}: profile '{prof.name}' has {prof.llc.ways} LLC "
+                             f"ways; allowed: 0 to {prof.llc.ways}")
+        ddio = prof.ddio_bytes(ways)
+    sz = sizing.size(nics=args.nics, link_gbps=link, cores_per_nic=per_nic,
+                     buffer_bytes=args.buffer_bytes, ddio_bytes=ddio, bx=args.bx, ax=args.ax,
+                     prefer=args.prefer)
+    if args.json:
+        _print_json(sz.to_dict())
+    else:
+        print(report.sizing(sz), end="")
+    return 0
+
+
+def cmd_dark(args) -> int:
+    dram = args.dram_ns or [profile.load(args.profile).dram.idle_ns]
+    points = [darkpackets.compute(*combo) for combo in itertools.product(
+        args.link_gbps, args.packet_bytes, args.cores, args.accesses, dram, args.compute_ns)]
+    if args.json:
+        _print_json({"points": [p.to_dict() for p in points]})
+    else:
+        print(report.darkpackets(points), end="")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="rxb", description="rxbisect: NIC receive interfaces — scenarios, "
+                "simulator runs, sizing and dark-packet calculators.")
+    p.add_argument("--version", action="version", version=f"rxb {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("sim", help="simulate one scenario with the rxb-sim engine")
+    _scenario_args(s)
+    s.add_argument("--json", action="store_true", help="print one JSON result record")
+    bar = s.add_mutually_exclusive_group()
+    bar.add_argument("--progress", action="store_true", help="always show the progress bar")
+    bar.add_argument("--no-progress", action="store_true", help="never show the progress bar")
+    s.add_argument("--keep-config", metavar="FILE", help="also write the engine's config JSON here")
+    s.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the engine after this")
+    s.set_defaults(func=cmd_sim)
+
+    sc = sub.add_parser("scenario", help="inspect scenarios and their keys")
+    scsub = sc.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    show = scsub.add_parser("show", help="print the resolved scenario (TOML, or the engine's "
+                            "JSON config with --json)")
+    _scenario_args(show)
+    show.add_argument("--json", action="store_true", help="the exact JSON the engine receives")
+    show.set_defaults(func=cmd_show)
+    keys = scsub.add_parser("keys", help="list every key: type, default, allowed values, unit")
+    keys.add_argument("sections", nargs="*", metavar="SECTION")
+    keys.add_argument("--json", action="store_true")
+    keys.set_defaults(func=cmd_keys)
+    lst = scsub.add_parser("list", help="list built-in scenarios and hardware profiles")
+    lst.set_defaults(func=cmd_list)
+    sc.set_defaults(func=lambda a: _help(sc))
+
+    z = sub.add_parser("sizing", help="|Ax| and |Bx| from the sizing rules of interfaces.md §5.5")
+    z.add_argument("--profile", default="reference", help="hardware profile (name or file) for "
+                   "the DDIO capacity and link rate (default: reference)")
+    z.add_argument("--nics", type=int, default=2, help="NICs (default 2)")
+    z.add_argument("--link-gbps", type=float, help="line rate per NIC (default: the profile's)")
+    z.add_argument("--cores", type=int, default=16, help="cores to divide among the NICs in "
+                   "proportion to --traffic-gbps (default 16)")
+    z.add_argument("--traffic-gbps", type=_list_of(float), metavar="R1,R2,...",
+                   help="traffic per NIC (default: line rate on every NIC)")
+    z.add_argument("--cores-per-nic", type=_list_of(int), metavar="C1,C2,...",
+                   help="cores per NIC, instead of --cores/--traffic-gbps")
+    z.add_argument("--buffer-bytes", type=int, default=2048, help="buffer size (default 2048)")
+    z.add_argument("--ddio-ways", type=int, help="DDIO ways (default: the profile's)")
+    z.add_argument("--ddio-mib", type=float, help="DDIO capacity, instead of the profile's "
+                   "LLC size x ddio ways / ways")
+    z.add_argument("--bx", type=int, help="|Bx| (default: 1024 per 100 Gbps of link, min 1024)")
+    z.add_argument("--ax", type=int, help="check this |Ax| instead of choosing one")
+    z.add_argument("--prefer", choices=("ddio", "burst"), default="ddio",
+                   help="which constraint to keep when DDIO fit and burst absorption conflict")
+    z.add_argument("--json", action="store_true")
+    z.set_defaults(func=cmd_sizing)
+
+    d = sub.add_parser("darkpackets", help="the analytic dark-packet bound of darkpackets.md; "
+                       "each option takes a comma-separated list and all combinations are shown")
+    d.add_argument("--link-gbps", type=_list_of(float), default=[100.0], metavar="L")
+    d.add_argument("--packet-bytes", type=_list_of(int), default=[64], metavar="P",
+                   help="Ethernet frame incl. FCS; 20 B of preamble and gap are added")
+    d.add_argument("--cores", type=_list_of(int), default=[1], metavar="N")
+    d.add_argument("--accesses", type=_list_of(int), default=[1], metavar="M",
+                   help="dependent DRAM accesses per packet")
+    d.add_argument("--dram-ns", type=_list_of(float), metavar="T",
+                   help="DRAM latency (default: the profile's idle latency)")
+    d.add_argument("--compute-ns", type=_list_of(float), default=[0.0], metavar="C")
+    d.add_argument("--profile", default="reference")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=cmd_dark)
+    return p
+
+
+def _help(p: argparse.ArgumentParser) -> int:
+    p.print_help(sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "func"):
+        return _help(parser)
+    try:
+        return args.func(args)
+    except RxbError as e:
+        print(f"rxb: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("rxb: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `rxb scenario keys | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""The Python side of the contract with the C simulator engine `rxb-sim`.
+
+Why a process boundary and JSON rather than a C binding for runs: a run is
+seconds to minutes of C, so process start-up is noise; a crash in the engine
+cannot take the front end (or a sweep's worker pool) down with it; and the
+resolved configuration written to a file is a complete, replayable record of
+what was simulated. The contract, in full, is docs/engine-contract.md:
+
+    rxb-sim --config FILE.json
+      FILE.json  the resolved scenario: sections arch, system, traffic, workload,
+                 run, plus "profile" (the hardware) and "derived" (numbers computed
+                 once here), no "auto" left anywhere
+      stdout     ONE JSON object {"params", "metrics", "sim_packets", "sim_wall_s"}
+      stderr     "progress <fraction>" lines drive the progress bar; "warning: ..."
+                 lines are shown to the user; "error: ..." lines explain a failure
+      exit code  0 success, 2 configuration rejected, anything else a failure
+
+The engine is found through $RXB_SIM_BIN, else build/sim/rxb-sim under the
+repository root, else `rxb-sim` on PATH.
+"""
+
+import collections
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .errors import EngineError, UsageError
+from .scenario import Resolved, derived
+
+CONTRACT_VERSION = 1
+ENV_BIN = "RXB_SIM_BIN"
+DROP_CAUSES = ("no_rx_desc", "no_ax_buf", "no_bx_slot", "cr_full", "pipeline")  # lib/common.c
+
+# What `metrics` must hold. Kinds: count (integer >= 0), number (finite >= 0),
+# fraction (0..1), bool; a trailing "?" allows null (e.g. no packet delivered,
+# so no latency). Nested dicts are required sub-objects.
+REQUIRED_METRICS: dict[str, Any] = {
+    "offered_packets": "count",
+    "delivered_packets": "count",
+    "in_flight_packets": "count",
+    "offered_gbps": "number",
+    "throughput_gbps": "number",
+    "throughput_mpps": "number",
+    "drop_rate": "fraction",
+    "drops_by_cause": {c: "count" for c in DROP_CAUSES},
+    "latency_us_mean": "number?",
+    "latency_us_p50": "number?",
+    "latency_us_p99": "number?",
+    "latency_us_p999": "number?",
+    "ring_occupancy": {"mean": "number", "max": "number"},
+    "io_working_set_mib": "number",
+    "ddio_hit_rate": "fraction?",
+    "llc_hit_rate": "fraction?",
+    "mem_bw_gibps": "number",
+    "cycles_per_packet": {k: "number?" for k in ("rx", "sync", "alloc", "app", "total")},
+    "conservation": {"packets_ok": "bool", "buffers_ok": "bool"},
+}
+# Checked when present; the engine may add any other key (per_core, per_ring, series, ...).
+OPTIONAL_METRICS: dict[str, Any] = {
+    "desc_wait_us_mean": "number?",
+    "desc_wait_us_p99": "number?",
+    "alloc_cycle_share": "fraction?",
+    "buffers_in_use_max": "count",
+    "pool_exhausted": "count",
+    "mode_switches": "count",
+}
+ECHOED_PARAMS = (("arch.name", ("arch", "name")), ("run.seed", ("run", "seed")))
+
+
+@dataclass(frozen=True)
+class Result:
+    """One engine run, validated."""
+
+    params: dict
+    metrics: dict
+    sim_packets: int
+    sim_wall_s: float
+    extra: dict = field(default_factory=dict)  # further top-level keys the engine added
+    warnings: tuple[str, ...] = ()
+
+    def record(self) -> dict:
+        """The result record of evaluation.md §4, plus the engine's effort."""
+        return {"experiment": "sim", "arch": self.params.get("arch.name"),
+                "params": self.params, "metrics": self.metrics,
+                "sim_packets": self.sim_packets, "sim_wall_s": self.sim_wall_s}
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def find_engine() -> Path:
+    env = os.environ.get(ENV_BIN)
+    if env:
+        p = Path(env)
+        if not (p.is_file() and os.access(p, os.X_OK)):
+            raise EngineError(f"{ENV_BIN}={env}: not an executable file")
+        return p
+    built = repo_root() / "build" / "sim" / "rxb-sim"
+    if built.is_file() and os.access(built, os.X_OK):
+        return built
+    on_path = shutil.which("rxb-sim")
+    if on_path:
+        return Path(on_path)
+    raise EngineError(f"simulator engine not found: {built} does not exist and rxb-sim is not "
+                      f"on PATH; build it with `make build`, or set {ENV_BIN} to its path")
+
+
+def build_config(res: Resolved) -> dict:
+    """The JSON document the engine receives: everything resolved, nothing implicit."""
+    scn = res.scenario
+    return {"contract": CONTRACT_VERSION, "description": scn.description,
+            **scn.sections(), "profile": res.profile.to_dict(), "derived": derived(res)}
+
+
+def run(res: Resolved, progress: bool | None = None, timeout: float | None = None,
+        keep_config: str | os.PathLike | None = None) -> Result:
+    """Run the engine on a resolved scenario and return its validated output.
+
+    progress: True/False forces the bar on/off; None shows it only on a terminal.
+    keep_config: also leave the config JSON at this path (for replay).
+    """
+    binary = find_engine()
+    cfg = build_config(res)
+    with tempfile.TemporaryDirectory(prefix="rxb-") as tmp:
+        path = Path(keep_config) if keep_config else Path(tmp) / "config.json"
+        try:
+            path.write_text(json.dumps(cfg, indent=2) + "\n")
+        except OSError as e:
+            raise UsageError(f"cannot write the config to {path} ({e.strerror or e})") from None
+        rc, out, stderr, warnings, timed_out = _execute(binary, path, progress, timeout)
+    if timed_out:
+        raise EngineError(f"{binary.name} did not finish within {timeout:g} s and was stopped")
+    if rc != 0:
+        raise EngineError(_failure(binary.name, rc, stderr))
+    result = parse_output(out, cfg)
+    return Result(result.params, result.metrics, result.sim_packets, result.sim_wall_s,
+                  result.extra, tuple(warnings))
+
+
+def _execute(binary: Path, config: Path, progress: bool | None, timeout: float | None):
+    """Run the engine; stdout is drained by a thread while stderr drives the bar."""
+    try:
+        proc = subprocess.Popen([str(binary), "--config", str(config)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                                errors="replace")
+    except OSError as e:
+        raise EngineError(f"cannot start {binary}: {e.strerror or e}") from None
+    out: list[str] = []
+    reader = threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True)
+    reader.start()
+    timed_out = threading.Event()
+    timer = None
+    if timeout:
+        timer = threading.Timer(timeout, lambda: (timed_out.set(), proc.kill()))
+        timer.start()
+    tail: collections.deque[str] = collections.deque(maxlen=20)
+    warnings: list[str] = []
+    bar = tqdm(total=100, desc=binary.name, unit="%", leave=False,
+               disable=None if progress is None else not progress,
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+    try:
+        for line in proc.stderr:
+            line = line.rstrip("\n")
+            frac = _progress(line)
+            if frac is not None:
+                bar.update(max(0, round(frac * 100) - bar.n))
+                continue
+            if line.startswith("warning:"):
+                warnings.append(line)
+                bar.write(f"{binary.name}: {line}", file=sys.stderr)
+            if line.strip():
+                tail.append(line)
+        proc.wait()
+        reader.join()
+    except BaseException:  # Ctrl-C included: never leave the engine running
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        bar.close()
+        if timer:
+            timer.cancel()
+    return proc.returncode, "".join(out), list(tail), warnings, timed_out.is_set()
+
+
+def _progress(line: str) -> float | None:
+    word, _, rest = line.partition(" ")
+    if word != "progress":
+        return None
+    try:
+        f = float(rest)
+    except ValueError:
+        return None
+    return min(max(f, 0.0), 1.0) if math.isfinite(f) else None
+
+
+def _failure(name: str, rc: int, stderr: list[str]) -> str:
+    errors = [ln.split(":", 1)[1].strip() for ln in stderr if ln.startswith("error:")]
+    detail = "; ".join(errors) or " | ".join(stderr[-5:]) or "(nothing on stderr)"
+    if rc < 0:
+        try:
+            sig = signal.Signals(-rc).name
+        except ValueError:
+            sig = f"signal {-rc}"
+        return f"{name} was killed by {sig}: {detail}"
+    if rc == 2:
+        return f"{name} rejected the configuration: {detail}"
+    return f"{name} failed with exit code {rc}: {detail}"
+
+
+def _broken(what: str) -> EngineError:
+    return EngineError(f"rxb-sim broke the output contract: {what} "
+                       "(see docs/engine-contract.md)")
+
+
+def _check_value(path: str, v: Any, kind: str) -> None:
+    nullable = kind.endswith("?")
+    kind = kind.rstrip("?")
+    if v is None and nullable:
+        return
+    is_num = isinstance(v, (int, float)) and not isinstance(v, bool)
+    ok = {
+        "count": isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        "number": is_num and math.isfinite(v) and v >= 0,
+        "fraction": is_num and 0 <= v <= 1,
+        "bool": isinstance(v, bool),
+    }[kind]
+    if not ok:
+        raise _broken(f"{path} should be {kind}{' or null' if nullable else ''}, "
+                      f"got {json.dumps(v)}")
+
+
+def _check_tree(prefix: str, obj: Any, spec: dict, required: bool) -> None:
+    if not isinstance(obj, dict):
+        raise _broken(f"{prefix} should be an object, got {json.dumps(obj)[:80]}")
+    for k, kind in spec.items():
+        path = f"{prefix}.{k}"
+        if k not in obj:
+            if required:
+                raise _broken(f"{path} is missing")
+            continue
+        if isinstance(kind, dict):
+            _check_tree(path, obj[k], kind, True)
+        else:
+            _check_value(path, obj[k], kind)
+
+
+def parse_output(text: str, cfg: dict | None = None) -> Result:
+    """Validate the engine's stdout; `cfg` (the config sent) enables the echo check."""
+    if not text.strip():
+        raise _broken("nothing was printed on stdout")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _broken(f"stdout is not one JSON object ({e})") from None
+    if not isinstance(doc, dict):
+        raise _broken(f"stdout is a JSON {type(doc).__name__}, not an object")
+    for k in ("params", "metrics", "sim_packets", "sim_wall_s"):
+        if k not in doc:
+            raise _broken(f"top-level key '{k}' is missing")
+    if not isinstance(doc["params"], dict):
+        raise _broken("params should be an object")
+    _check_value("sim_packets", doc["sim_packets"], "count")
+    _check_value("sim_wall_s", doc["sim_wall_s"], "number")
+    m = doc["metrics"]
+    _check_tree("metrics", m, REQUIRED_METRICS, True)
+    _check_tree("metrics", m, OPTIONAL_METRICS, False)
+    dropped = sum(m["drops_by_cause"].values())
+    if m["offered_packets"] != m["delivered_packets"] + dropped + m["in_flight_packets"]:
+        raise _broken(f"packets are not conserved: offered {m['offered_packets']} != delivered "
+                      f"{m['delivered_packets']} + dropped {dropped} + in flight "
+                      f"{m['in_flight_packets']}")
+    params = doc["params"]
+    for name, (sec, key) in ECHOED_PARAMS:
+        if name not in params:
+            raise _broken(f"params.{name} is missing (the engine echoes what it ran)")
+        if cfg is not None and params[name] != cfg[sec][key]:
+            raise _broken(f"params.{name} = {json.dumps(params[name])} but the config asked "
+                          f"for {json.dumps(cfg[sec][key])}")
+    extra = {k: v for k, v in doc.items() if k not in ("params", "metrics", "sim_packets",
+                                                        "sim_wall_s")}
+    return Result(params, m, doc["sim_packets"], float(doc["sim_wall_s"]), extra)

@@ -1,0 +1,123 @@
+"""Plain-text tables for the terminal.
+
+Why plain text: results are read in terminals and CI logs and pasted into
+issues; aligned ASCII columns survive all three. Everything here turns
+already-validated data into strings and decides nothing.
+"""
+
+from typing import Any, Iterable, Sequence
+
+from .darkpackets import DarkPackets
+from .engine import DROP_CAUSES, Result
+from .scenario import Resolved
+from .schema import KeyInfo, toml_value
+from .sizing import Sizing
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], right: Sequence[bool] = ()) -> str:
+    """Aligned columns; `right[i]` right-aligns column i (numbers)."""
+    cells = [[str(c) for c in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for n, r in enumerate(cells):
+        parts = [c.rjust(w) if i < len(right) and right[i] else c.ljust(w)
+                 for i, (c, w) in enumerate(zip(r, widths))]
+        out.append("  ".join(parts).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def num(v: float | None, digits: int = 2, unit: str = "") -> str:
+    if v is None:
+        return "n/a"
+    text = f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}"
+    return f"{text} {unit}".rstrip()
+
+
+def pct(v: float | None, digits: int = 2) -> str:
+    return "n/a" if v is None else f"{100 * v:.{digits}f} %"
+
+
+def _slash(values: Sequence[float | None], digits: int, unit: str) -> str:
+    return " / ".join(num(v, digits) for v in values) + f" {unit}"
+
+
+def metrics(result: Result, res: Resolved) -> str:
+    """The terminal view of one run (evaluation.md §2.2)."""
+    m, s = result.metrics, res.scenario
+    sy, t = s.system, s.traffic
+    head = (f"{s.arch.name}{' (emulated)' if s.arch.emulated else ''} on '{res.profile.name}': "
+            f"{sy.cores} cores, {sy.nics} NIC(s) x {t.rate_gbps:g} Gbps offered, "
+            f"{t.packet_bytes} B, {s.workload.nf}, {t.pattern}; {result.sim_packets:,} packets "
+            f"simulated in {result.sim_wall_s:.1f} s")
+    rows: list[tuple[str, str]] = [
+        ("Throughput", ""),
+        ("  offered", num(m["offered_gbps"], 2, "Gbps")),
+        ("  delivered", f"{num(m['throughput_gbps'], 2, 'Gbps')}  ({num(m['throughput_mpps'], 2, 'Mpps')})"),
+        ("  drop rate", pct(m["drop_rate"], 3)),
+        ("Drops by cause", ""),
+        *((f"  {c}", num(m["drops_by_cause"][c])) for c in DROP_CAUSES),
+        ("Latency (arrival -> processed)", ""),
+        ("  mean / p50 / p99 / p99.9", _slash([m[f"latency_us_{q}"] for q in
+                                               ("mean", "p50", "p99", "p999")], 2, "us")),
+        ("Rings and memory", ""),
+        ("  ring occupancy mean / max", _slash([m["ring_occupancy"]["mean"],
+                                                m["ring_occupancy"]["max"]], 1, "entries")),
+        ("  I/O working set", num(m["io_working_set_mib"], 2, "MiB")),
+        ("  DDIO hit rate (NIC writes)", pct(m["ddio_hit_rate"], 1)),
+        ("  LLC hit rate (application)", pct(m["llc_hit_rate"], 1)),
+        ("  DRAM bandwidth", num(m["mem_bw_gibps"], 2, "GiB/s")),
+        ("Cycles per packet", ""),
+        ("  rx / sync / alloc / app", _slash([m["cycles_per_packet"][k] for k in
+                                              ("rx", "sync", "alloc", "app")], 0, "")),
+        ("  total", num(m["cycles_per_packet"]["total"], 0)),
+    ]
+    if m.get("desc_wait_us_mean") is not None:
+        rows.append(("  descriptor wait mean / p99",
+                     _slash([m["desc_wait_us_mean"], m.get("desc_wait_us_p99")], 2, "us")))
+    c = m["conservation"]
+    rows.append(("Conservation (interfaces.md §8)",
+                 f"packets {'ok' if c['packets_ok'] else 'VIOLATED'}, "
+                 f"buffers {'ok' if c['buffers_ok'] else 'VIOLATED'}"))
+    width = max(len(label) for label, _ in rows)
+    body = "\n".join(f"{label.ljust(width)}  {value}".rstrip() for label, value in rows)
+    return f"{head}\n\n{body}\n"
+
+
+def sizing(sz: Sizing) -> str:
+    yes = {True: "yes", False: "no"}
+    head = (f"Sizing (interfaces.md §5.5): {sz.nics} NIC(s) x {sz.link_gbps:g} Gbps, cores per NIC "
+            f"{list(sz.cores_per_nic)}, buffer {sz.buffer_bytes} B, DDIO "
+            f"{sz.ddio_bytes / 2**20:.3g} MiB\n"
+            f"|Bx| = {sz.bx}, k = {sz.k} Ax rings in all, k_nic = {sz.k_nic} on the smallest NIC")
+    rows = [(r.ax, f"{r.working_set_bytes / 2**20:.3g} MiB", yes[r.ddio], yes[r.burst],
+             yes[r.vendor], "<- chosen" if r.ax == sz.ax else "") for r in sz.rows]
+    cands = table(("|Ax|", "working set", "ddio", "burst", "vendor", ""), rows,
+                  (True, True))
+    checks = table(("constraint", "rule", "holds", "numbers"),
+                   ((c.name, c.rule, yes[c.ok], c.detail) for c in sz.checks))
+    return (f"{head}\n\n{cands}\n\nChecks for |Ax| = {sz.ax}:\n{checks}\n\n"
+            f"{'CONFLICT: ' if sz.conflict else ''}{sz.verdict}\n")
+
+
+def darkpackets(points: Sequence[DarkPackets]) -> str:
+    rows = [(f"{p.link_gbps:g}", p.packet_bytes, p.wire_bytes, p.cores, p.accesses,
+             f"{p.dram_ns:g}", f"{p.compute_ns:g}", f"{p.gap_ns:.2f}", f"{p.service_ns:.2f}",
+             "yes" if p.keeps_up else "no", pct(p.drop_fraction, 2), p.cores_needed)
+            for p in points]
+    return table(("Gbps", "frame B", "wire B", "cores", "M", "t_d ns", "compute ns",
+                  "gap/core ns", "service ns", "keeps up", "drops", "cores needed"),
+                 rows, (True,) * 12) + "\n"
+
+
+def keys(infos: Sequence[KeyInfo]) -> str:
+    """`rxb scenario keys`: every key with type, default, allowed values and unit."""
+    out = []
+    for k in infos:
+        default = "(required)" if k.required else toml_value(k.default)
+        unit = f"  ({k.spec.unit})" if k.spec.unit else ""
+        out.append(f"{k.full}  [{k.type_name()}] = {default}{unit}")
+        out.append(f"    {k.spec.doc}")
+        out.append(f"    allowed: {k.allowed()}")
+    return "\n".join(out) + "\n"

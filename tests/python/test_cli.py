@@ -1,0 +1,116 @@
+"""The `rxb` command end to end (subprocesses, as a user runs it)."""
+
+import json
+import tomllib
+
+from rxbisect import engine, scenario
+
+from conftest import cli_json, run_cli
+
+
+def test_scenario_keys_lists_every_key_with_type_default_allowed_unit():
+    keys = cli_json("scenario", "keys", "--json")
+    by_name = {k["key"]: k for k in keys}
+    assert set(by_name) == {k.full for k in scenario.SCHEMA.keys()}
+    rate = by_name["traffic.rate_gbps"]
+    assert (rate["type"], rate["default"], rate["unit"]) == ("float", 100.0, "Gbps")
+    assert "> 0" in rate["allowed"] and rate["doc"]
+    assert by_name["arch.rx_size"]["type"] == 'int or "auto"'
+    assert "privring" in by_name["arch.name"]["allowed"]
+    for name in ("arch.name", "arch.rx_size", "arch.ax_size", "arch.bx_size", "arch.emulated",
+                 "system.profile", "system.cores", "system.nics", "traffic.rate_gbps",
+                 "traffic.packet_bytes", "traffic.pattern", "traffic.target_share",
+                 "workload.nf", "run.duration_ms", "run.seed"):
+        assert name in by_name, name
+
+
+def test_scenario_keys_text_and_section_filter():
+    p = run_cli("scenario", "keys", "traffic")
+    assert p.returncode == 0
+    assert "traffic.rate_gbps  [float] = 100.0  (Gbps)" in p.stdout
+    assert "arch.name" not in p.stdout
+    assert run_cli("scenario", "keys", "trafic").returncode == 2
+
+
+def test_scenario_show_toml_reloads_to_the_same_scenario(tmp_path):
+    p = run_cli("scenario", "show", "proc-var", "--set", "workload.target_reads=500")
+    assert p.returncode == 0, p.stderr
+    shown = tmp_path / "shown.toml"
+    shown.write_text(p.stdout)
+    assert tomllib.loads(p.stdout)["workload"]["target_reads"] == 500
+    again = run_cli("scenario", "show", str(shown))
+    assert again.stdout.splitlines()[1:] == p.stdout.splitlines()[1:]  # line 0: profile path
+
+
+def test_scenario_show_json_is_the_engine_config():
+    cfg = cli_json("scenario", "show", "--json", "--set", "arch.name=small_privring")
+    expected = engine.build_config(scenario.load_resolved(None, ["arch.name=small_privring"]))
+    assert cfg == json.loads(json.dumps(expected))
+    assert cfg["arch"]["rx_size"] == 128
+
+
+def test_scenario_list_names_builtins_and_profiles():
+    p = run_cli("scenario", "list")
+    assert p.returncode == 0
+    for name in ("reference", "proc-var", "traffic-var", "bursts", "large"):
+        assert name in p.stdout
+
+
+def test_sizing_reference_json():
+    d = cli_json("sizing", "--json")
+    assert (d["bx"], d["ax"], d["ddio_bytes"], d["conflict"]) == (1024, 128, 4 * 2**20, False)
+    assert d["cores_per_nic"] == [8, 8]
+
+
+def test_sizing_conflict_is_reported_in_the_table():
+    p = run_cli("sizing", "--bx", "4096")
+    assert p.returncode == 0
+    assert "CONFLICT" in p.stdout and "gives up 'burst'" in p.stdout
+    assert "128        4 MiB  yes   no     yes     <- chosen" in p.stdout
+
+
+def test_sizing_uses_the_profile_and_traffic_split():
+    d = cli_json("sizing", "--json", "--profile", "large", "--cores", "56",
+                 "--traffic-gbps", "300,100")
+    assert d["link_gbps"] == 400 and d["bx"] == 4096
+    assert d["cores_per_nic"] == [42, 14]
+    assert d["ddio_bytes"] == 105 * 2**20 * 2 // 15
+
+
+def test_darkpackets_json_over_combinations():
+    d = cli_json("darkpackets", "--json", "--packet-bytes", "64,1518", "--dram-ns", "100")
+    gaps = [p["gap_ns"] for p in d["points"]]
+    assert gaps == [6.72, 123.04]
+    assert [p["keeps_up"] for p in d["points"]] == [False, True]
+
+
+def test_darkpackets_default_latency_comes_from_the_profile():
+    d = cli_json("darkpackets", "--json")
+    assert d["points"][0]["dram_ns"] == 90.0  # reference profile dram.latency_ns
+
+
+def test_bad_arguments_exit_2_in_the_same_shape():
+    p = run_cli("darkpackets", "--cores", "x")
+    assert p.returncode == 2 and "rxb: error: argument --cores" in p.stderr
+    p = run_cli("darkpackets", "--cores", "0")
+    assert p.returncode == 2 and p.stderr.startswith("rxb: error: cores = 0")
+    assert "Traceback" not in p.stderr
+
+
+def test_no_command_prints_help_and_exits_2():
+    p = run_cli()
+    assert p.returncode == 2 and "sim" in p.stderr and "sizing" in p.stderr
+
+
+def test_console_script_is_declared_and_installed():
+    import sys
+    from pathlib import Path
+    from conftest import REPO
+    meta = tomllib.loads((REPO / "python" / "pyproject.toml").read_text())
+    assert meta["project"]["scripts"]["rxb"] == "rxbisect.cli:main"
+    assert "pytest" in " ".join(meta["project"]["optional-dependencies"]["test"])
+    script = Path(sys.executable).parent / "rxb"
+    if script.exists():  # installed with pip install -e "python[test]"
+        import subprocess
+        out = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+        assert out.returncode == 0 and out.stdout.startswith("rxb ")

@@ -1,0 +1,48 @@
+"""Hardware profiles: the reference testbed numbers and the large server."""
+
+import pytest
+
+from rxbisect import profile
+
+
+def test_reference_profile_is_the_testbed_of_evaluation_2_4():
+    p = profile.load("reference")
+    assert p.cpu.cores_per_socket == 16 and p.cpu.freq_ghz == 2.1
+    assert (p.llc.size_mib, p.llc.ways, p.llc.ddio_ways) == (22.0, 11, 2)
+    assert (p.nic.count, p.nic.link_gbps) == (2, 100.0)
+    assert p.dram.kind == "DDR4-2933" and p.dram.channels == 4
+    assert (p.dram.dimm_mts, p.dram.cpu_max_mts) == (2933, 2400)  # runs at the CPU's 2400
+    assert p.ddio_bytes() == 4 * 2**20  # 2/11 of 22 MiB
+
+
+def test_large_profile_is_a_56_core_server_with_big_llc_and_400g():
+    p = profile.load("large")
+    assert p.cpu.cores_per_socket == 56
+    assert p.llc.size_mib >= 100
+    assert p.nic.link_gbps == 400.0
+
+
+def test_dram_peak_bandwidth():
+    # 4 channels × 2400 MT/s × 8 B = 76.8 GB/s
+    assert profile.load("reference").dram_peak_gibps == pytest.approx(76.8e9 / 2**30)
+
+
+@pytest.mark.parametrize("name", ["reference", "large"])
+def test_every_profile_value_names_its_source(name):
+    """Each key line inside a section of a shipped profile carries a source comment."""
+    section = None
+    for line in profile.locate(name).read_text().splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            section = s
+        elif section and "=" in s and not s.startswith("#"):
+            assert "#" in s.split("=", 1)[1], f"{name} {section}: no source for {s!r}"
+
+
+def test_a_user_profile_file_works(tmp_path):
+    text = profile.locate("reference").read_text().replace("size_mib = 22.0", "size_mib = 44.0")
+    f = tmp_path / "mine.toml"
+    f.write_text(text)
+    p = profile.load(str(f))
+    assert p.ddio_bytes() == 8 * 2**20
+    assert p.source == str(f)

@@ -1,0 +1,122 @@
+"""Scenario loading: defaults = reference setup, TOML merge, typed --set, resolution."""
+
+import tomllib
+
+import pytest
+
+from rxbisect import scenario
+from rxbisect.errors import ScenarioError
+from rxbisect.schema import AUTO
+
+
+def test_defaults_reproduce_the_reference_setup():
+    s = scenario.load()
+    assert (s.system.cores, s.system.nics, s.system.profile) == (16, 2, "reference")
+    assert (s.traffic.rate_gbps, s.traffic.packet_bytes) == (100.0, 1500)  # 2 x 100 Gbps
+    assert s.workload.nf == "lb"
+    assert (s.arch.ax_size, s.arch.bx_size) == (128, 1024)
+    assert s.arch.rx_size == AUTO
+
+
+@pytest.mark.parametrize("arch, rx", [("privring", 1024), ("small_privring", 128),
+                                      ("shring", 1024)])
+def test_ring_size_auto_follows_the_reference(arch, rx):
+    r = scenario.load_resolved(None, [f"arch.name={arch}"])
+    assert r.scenario.arch.rx_size == rx
+
+
+def test_resolution_fills_every_auto_from_profile_and_interface():
+    r = scenario.load_resolved(None, ["arch.name=shring"])
+    a, sy = r.scenario.arch, r.scenario.system
+    assert sy.cores_per_nic == (8, 8)  # 8 cores per NIC (evaluation.md §2.4)
+    assert a.share_degree == 8  # one shared ring per NIC
+    assert sy.ddio_ways == 2 and sy.mlp == r.profile.cpu.mlp
+    assert a.buffer_bytes == 2048 and a.cr_size == 1024
+    flat = [v for sec in r.scenario.sections().values() for v in sec.values()]
+    assert AUTO not in flat
+
+
+def test_toml_file_is_merged_over_defaults(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('description = "x"\n[traffic]\nrate_gbps = 40\n[arch]\nname = "privring"\n')
+    s = scenario.load(str(f))
+    assert s.traffic.rate_gbps == 40.0 and isinstance(s.traffic.rate_gbps, float)
+    assert s.arch.name == "privring"
+    assert s.traffic.packet_bytes == 1500  # untouched keys keep defaults
+    assert s.description == "x"
+
+
+def test_set_overrides_the_file_and_is_typed_by_the_key(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text("[traffic]\nrate_gbps = 40\n")
+    s = scenario.load(str(f), [
+        "traffic.rate_gbps=25",  # float key, written as an int
+        "arch.bx_size=2048",  # int
+        "arch.emulated=true",  # bool
+        "workload.nf=nat",  # string choice
+        "system.slow_cores=1,3",  # list of int
+        "system.stalled_cores=[2]",  # list, TOML-ish
+        "arch.rx_size=auto",  # auto keyword
+        "run.seed=0x10",  # integer literal forms
+    ])
+    assert s.traffic.rate_gbps == 25.0 and isinstance(s.traffic.rate_gbps, float)
+    assert s.arch.bx_size == 2048 and isinstance(s.arch.bx_size, int)
+    assert s.arch.emulated is True
+    assert s.workload.nf == "nat"
+    assert s.system.slow_cores == (1, 3) and s.system.stalled_cores == (2,)
+    assert s.arch.rx_size == AUTO
+    assert s.run.seed == 16
+
+
+def test_later_set_wins():
+    s = scenario.load(None, ["traffic.packet_bytes=64", "traffic.packet_bytes=128"])
+    assert s.traffic.packet_bytes == 128
+
+
+def test_uneven_split_and_explicit_cores_per_nic():
+    r = scenario.load_resolved(None, ["system.cores=15"])
+    assert r.scenario.system.cores_per_nic == (8, 7)
+    r = scenario.load_resolved(None, ["system.cores_per_nic=12,4"])
+    assert r.scenario.system.cores_per_nic == (12, 4)
+
+
+def test_show_toml_round_trips(tmp_path):
+    r = scenario.load_resolved(None, ["arch.name=shring", "traffic.packet_bytes=64",
+                                      "system.slow_cores=3"])
+    f = tmp_path / "shown.toml"
+    f.write_text(r.scenario.to_toml())
+    assert tomllib.loads(f.read_text())["traffic"]["packet_bytes"] == 64
+    again = scenario.load_resolved(str(f))
+    assert again.scenario.sections() == r.scenario.sections()
+
+
+def test_relative_paths_are_read_from_the_scenario_folder(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "t.pcap").write_bytes(b"\xd4\xc3\xb2\xa1")
+    prof = (scenario.profiles.locate("reference")).read_text()
+    (tmp_path / "sub" / "mine.toml").write_text(prof.replace('name = "reference"',
+                                                             'name = "mine"'))
+    f = tmp_path / "sub" / "s.toml"
+    f.write_text('[traffic]\npattern = "trace"\npcap = "t.pcap"\n[system]\nprofile = "mine.toml"\n')
+    r = scenario.load_resolved(str(f))
+    assert r.scenario.traffic.pcap == str(tmp_path / "sub" / "t.pcap")
+    assert r.profile.name == "mine"
+    assert r.scenario.system.profile == str(tmp_path / "sub" / "mine.toml")
+
+
+@pytest.mark.parametrize("name", scenario.builtin_names())
+def test_builtin_scenarios_resolve(name):
+    r = scenario.load_resolved(name)
+    assert r.scenario.description
+
+
+def test_builtin_list_is_not_empty():
+    assert {"reference", "proc-var", "traffic-var", "bursts"} <= set(scenario.builtin_names())
+
+
+def test_large_profile_allows_what_reference_refuses():
+    sets = ["system.cores=56", "traffic.rate_gbps=400"]
+    with pytest.raises(ScenarioError):
+        scenario.load_resolved(None, sets)
+    r = scenario.load_resolved(None, sets + ["system.profile=large"])
+    assert r.scenario.system.cores_per_nic == (28, 28)
