@@ -38,7 +38,7 @@ build-fuzz: deps
 	@cmake --build build-fuzz -j $(JOBS)
 
 run: build
-	@.venv/bin/rxb demo
+	@$(BUILD)/tools/rxb-demo
 
 test: test-c test-asan test-tsan test-fuzz test-py
 

@@ -161,8 +161,10 @@ static unsigned prq_peek(struct rxb_prq *q, struct rxb_pkt *out, unsigned n)
 			break;
 		/* The NIC uses descriptors in ring order, so entry i names the
 		 * (reclaimed + i)-th descriptor; anything else is a NIC bug. */
-		if (e->index != ((q->sw.reclaimed + i) & q->rx.mask))
+		if (e->index != ((q->sw.reclaimed + i) & q->rx.mask)) {
+			RXB_DEBUG_CHECK(0, "privring: completion out of ring order");
 			rxb_sw_count(&q->sw_stats, RXB_SW_ORDER_ERRORS, 1);
+		}
 		out[i].buf = q->rx.desc[e->index];
 		out[i].len = e->len;
 		out[i].hash = e->hash;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,3 +100,11 @@ int rxb_buflist_check_unique(struct rxb_buflist *l, const char *what, struct rxb
 	}
 	return 0;
 }
+
+#ifdef RXB_DEBUG
+void rxb_debug_fail(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "%s:%d: rxb invariant violated: %s\n", file, line, what);
+	abort();
+}
+#endif

@@ -19,6 +19,21 @@
 
 #include "rxb/common.h"
 
+/* Debug builds (RXB_DEBUG, the CMake Debug configuration) check the spec §8
+ * invariants that are O(1) on every operation and abort with a message on a
+ * violation; release builds count them (RXB_SW_ORDER_ERRORS) and the census
+ * reports them at quiescent points. */
+#ifdef RXB_DEBUG
+void rxb_debug_fail(const char *file, int line, const char *what);
+#define RXB_DEBUG_CHECK(cond, what)                                              \
+	do {                                                                     \
+		if (!(cond))                                                     \
+			rxb_debug_fail(__FILE__, __LINE__, what);                \
+	} while (0)
+#else
+#define RXB_DEBUG_CHECK(cond, what) ((void)0)
+#endif
+
 /* ---------------------------------------------------------------- Rx ring */
 
 /* A descriptor ring: software posts buffers at its tail and rings the
@@ -193,6 +208,7 @@ static inline void rxb_cr_nic_write(struct rxb_cr *cr, uint32_t index, uint32_t 
 	uint32_t prod = rxb_relaxed_load(&cr->nic.prod);
 	struct rxb_cr_entry *e = (struct rxb_cr_entry *)cr->ent + (prod & cr->mask);
 
+	RXB_DEBUG_CHECK(prod - cr->nic.cons_seen < cr->size, "CR written while full");
 	e->index = index;
 	e->len = len;
 	e->hash = hash;
@@ -237,6 +253,7 @@ static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
 }
 
 /* ------------------------------------------------------------- helpers */
+
 
 static inline void rxb_nic_count(struct rxb_nic_stats *s, enum rxb_nic_counter c,
 				 uint64_t v)

@@ -387,6 +387,10 @@ static void bx_write(struct rxb_bx *bx, rxb_buf_t buf, const struct rxb_rx_meta 
 	uint32_t prod = rxb_relaxed_load(&bx->cr.nic.prod);
 	struct rxb_bx_entry *e = (struct rxb_bx_entry *)bx->cr.ent + (prod & bx->cr.mask);
 
+	RXB_DEBUG_CHECK(prod - bx->cr.nic.cons_seen < bx->cr.size, "Bx written while full");
+	RXB_DEBUG_CHECK(!(flags & BX_FOREIGN) ||
+			bx->nic.foreign_written - bx->nic.foreign_cons_seen < bx->foreign_budget,
+			"Bx foreign entries above their budget");
 	e->buf = buf;
 	e->len = meta ? meta->len : 0;
 	e->hash = meta ? meta->hash : 0;
@@ -730,12 +734,15 @@ static void bisect_rx_refill(struct rxb_bisect *bs, uint32_t core, struct rxb_bx
 		e = (const struct rxb_bx_entry *)bx->cr.ent + ((bx->cr.sw.cons + i) & bx->cr.mask);
 		if (e->ax_ring >= bs->cfg.n_ax || bs->ax[e->ax_ring].link != core) {
 			/* Not ours to refill: keep the buffer, flag the bug. */
+			RXB_DEBUG_CHECK(0, "rxbisect: notice for an Ax not linked to this Bx");
 			rxb_sw_count(&bx->sw_stats, RXB_SW_ORDER_ERRORS, 1);
 			alloc->put(alloc->ctx, &fresh[used++], 1);
 			continue;
 		}
-		if (!notice_in_order(bs, core, e))
+		if (!notice_in_order(bs, core, e)) {
+			RXB_DEBUG_CHECK(0, "rxbisect: consumption notice out of Ax order");
 			rxb_sw_count(&bx->sw_stats, RXB_SW_ORDER_ERRORS, 1);
+		}
 		ax = &bs->ax[e->ax_ring];
 		ax->sw.reclaimed++;
 		ax_post(ax, &fresh[used++], 1);

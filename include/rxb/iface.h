@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * One shape for every receive interface (spec §9): configure, NIC-side
+ * deliver, software-side receive and free, counters, invariant check. The
+ * simulator, the tests, the fuzzer and the stress tests drive any design
+ * through this; the emulator may also call a design's own functions.
+ *
+ * Destinations ("dest") are what steering picks: a core's CR (privRing,
+ * shRing, dynamic shRing), a core's Bx (rxBisect), or a port (spool).
+ * Software "cores" poll: core c owns dest c, except for spool where core c
+ * polls queue c (and uses allocator c % n_cores).
+ *
+ * Threads: deliver/tick/fetch — the NIC thread; rx/free for core c — core
+ * c's thread; dyn_sample — one control thread; stats — anyone; census and
+ * check — a quiescent point.
+ */
+#ifndef RXB_IFACE_H
+#define RXB_IFACE_H
+
+#include <stdbool.h>
+
+#include "rxb/common.h"
+#include "rxb/dynctl.h"
+#include "rxb/rxbisect.h"
+#include "rxb/spool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rxb_arch {
+	RXB_ARCH_PRIVRING = 0,
+	RXB_ARCH_SMALL_PRIVRING,
+	RXB_ARCH_SHRING,      /* RxArr */
+	RXB_ARCH_SHRING_LIST, /* RxList */
+	RXB_ARCH_DYN_SHRING,
+	RXB_ARCH_RXBISECT,
+	RXB_ARCH_SPOOL,
+	RXB_ARCHS
+};
+/* "privring", "small_privring", "shring", "shring_list", "dyn_shring",
+ * "rxbisect", "spool" — the names of the scenario key arch.name. */
+extern const char *const rxb_arch_name[RXB_ARCHS];
+int rxb_arch_from_name(const char *name, enum rxb_arch *arch, struct rxb_err *err);
+
+/* Defaults of the reference setup (evaluation.md §2.4). */
+#define RXB_DEFAULT_RX_SIZE 1024u
+#define RXB_DEFAULT_SMALL_RX_SIZE 128u
+#define RXB_DEFAULT_SHARE_DEGREE 8u
+#define RXB_DEFAULT_AX_SIZE 128u
+#define RXB_DEFAULT_BX_SIZE 1024u
+
+struct rxb_iface_config {
+	enum rxb_arch arch;
+	uint32_t n_cores;        /* cores (= destinations except for spool) */
+	uint32_t rx_size;        /* privRing / shRing Rx ring; 0 = default */
+	uint32_t cr_size;        /* CR entries; 0 = rx_size */
+	uint32_t desc_prefetch;  /* 0 = RXB_DESC_PREFETCH_DEFAULT */
+	uint32_t share_degree;   /* shRing cores per ring; 0 = min(8, n_cores) */
+	uint32_t ax_size;        /* rxBisect; 0 = 128 */
+	uint32_t bx_size;        /* rxBisect; 0 = 1024 */
+	enum rxb_ax_policy ax_policy;
+	uint32_t n_groups;       /* rxBisect: disjoint association sets over
+				  * contiguous blocks of cores (one per NIC or
+				  * application); 0 or 1 = all-to-all */
+	bool enforce_vendor_min; /* rxBisect: ax_size ≥ 64 */
+	bool coalesce;           /* rxBisect: coalesce consumption notices */
+	uint64_t coalesce_timeout;
+	uint64_t seed;
+	struct rxb_spool_config spool;   /* arch spool */
+	struct rxb_dynctl_config dyn;    /* arch dyn_shring; zeroed = defaults */
+};
+
+struct rxb_iface;
+
+/* Create the interface and post its initial buffers, core c's from
+ * allocs[c] (n_cores endpoints). The allocators must outlive the interface. */
+struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
+				   const struct rxb_allocator *allocs, struct rxb_err *err);
+void rxb_iface_destroy(struct rxb_iface *i);
+enum rxb_arch rxb_iface_arch(const struct rxb_iface *i);
+uint32_t rxb_iface_n_dests(const struct rxb_iface *i);
+uint32_t rxb_iface_n_cores(const struct rxb_iface *i); /* pollers: queues for spool */
+
+/* NIC side. Returns 0 delivered, 1 dropped (d->drop), -EINVAL bad dest. */
+int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		      struct rxb_delivery *d);
+/* Count a packet the NIC pipeline itself dropped before steering reached a
+ * ring (cause RXB_DROP_PIPELINE), so packet conservation still holds. */
+void rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest);
+/* Time-driven NIC work (coalesced notices). Returns entries written. */
+unsigned rxb_iface_tick(struct rxb_iface *i, uint64_t now);
+
+/* Software side of core c: receive up to n (≤ RXB_BURST_MAX) packets. */
+unsigned rxb_iface_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		      uint64_t now);
+/* Core c gives processed buffers back (to its own allocator). */
+void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n);
+
+/* Counters of destination d (NIC side) and of core c (software side). */
+const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest);
+const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core);
+/* Entries written to dest and not yet read by software. */
+uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest);
+/* Buffers the interface keeps posted for the NIC now (its working set in
+ * buffers, excluding packets in flight to software). */
+uint64_t rxb_iface_posted(struct rxb_iface *i);
+
+/* The design underneath, for design-specific queries (NULL if another arch). */
+struct rxb_privring *rxb_iface_privring(struct rxb_iface *i);
+struct rxb_shring *rxb_iface_shring(struct rxb_iface *i);
+struct rxb_bisect *rxb_iface_bisect(struct rxb_iface *i);
+struct rxb_spool *rxb_iface_spool(struct rxb_iface *i);
+
+/* Dynamic shRing: feed one controller sample (every 10 ms of the caller's
+ * time). A decision asks the NIC to re-point steering; cores drain their old
+ * rings before polling the new ones; the controller is told the switch is
+ * done once every core has moved. Returns the decision. */
+enum rxb_dyn_decision rxb_iface_dyn_sample(struct rxb_iface *i,
+					   const struct rxb_dynctl_sample *s);
+/* The mode the NIC steers to now. */
+enum rxb_dyn_mode rxb_iface_dyn_mode(const struct rxb_iface *i);
+const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i);
+
+/* Census at a quiescent point (spec §8), and the full check: internal
+ * invariants, packet conservation (offered = delivered + dropped, delivered
+ * = received + unread), and, when `pool` is given, buffer conservation
+ * (pool free + posted + in NIC + unread + held by the application = all
+ * buffers) with no buffer in two places. 0, or -EPROTO with a message. */
+int rxb_iface_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_err *err);
+struct rxb_pool;
+int rxb_iface_check(struct rxb_iface *i, const struct rxb_pool *pool, struct rxb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RXB_IFACE_H */

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * shRing — the state of the art, prior work (interfaces.md §4): one Rx ring
+ * shared by a group of `share_degree` cores, one completion ring (CR) per
+ * core. The NIC spreads the shared ring's packets over the group's CRs (by
+ * RSS: meta->dest names the core), so cores never compete to receive; they
+ * must coordinate to repost, because they release descriptors out of ring
+ * order. Two variants:
+ *
+ * RxArr (list = false, §4.1). The NIC consumes the shared ring in ring order.
+ * A core re-arms each received descriptor in place (a fresh buffer in the
+ * same slot) and marks it released in a shared bitmap, one atomic OR per
+ * 64-bit word per batch. Then, under the group's lock, it returns to the NIC
+ * the run of released descriptors that starts at the ring's return index
+ * (one atomic AND per word of the run) and rings the doorbell once. A
+ * descriptor is returned only when every earlier one is, so a slow core
+ * holds back the whole group: under persistent imbalance the ring fills with
+ * its packets and the NIC drops packets meant for healthy cores
+ * (no_rx_desc). rxb_shring_wait_stats() reports how long released
+ * descriptors waited to be returned.
+ *
+ * RxList (list = true, §4.2). Free descriptors form a list threaded through
+ * a next[] array and the NIC follows the list. A core re-arms its batch in
+ * place, links it privately and, under the lock, appends it after the list
+ * tail and advances the doorbell (a posted count) by the batch size: no
+ * bitmap, no in-order wait. THE SENTINEL RULE: the NIC never consumes the
+ * list's tail descriptor. To consume a descriptor the NIC must know the
+ * next one, i.e. read the tail's link; but once consumed, a tail could be
+ * received, re-armed and appended by software, which rewrites its link, so
+ * the NIC would follow a link that no longer describes the list it was
+ * walking. Keeping the tail posted (a sentinel) means software only ever
+ * writes the link of a descriptor the NIC has not yet passed, and only
+ * before the doorbell that lets the NIC read it. Consequence: RxList's
+ * usable capacity is ring_size − 1 descriptors (RxArr's is ring_size).
+ * Descriptor contiguity is modelled: the NIC prefetches up to desc_prefetch
+ * descriptors along the list and pays one descriptor-read transaction per
+ * maximal run of array-consecutive indices, so a fresh (in-order) list costs
+ * what RxArr costs and a scrambled one costs a read per descriptor; see
+ * rxb_shring_fetch_stats(). The batched (multi-packet buffer) RxList option
+ * is not implemented.
+ *
+ * MEMORY ORDER (RxArr; RxList is the same with the link writes in place of
+ * the bitmap). Core c re-arms desc[i] and writes its release time, then sets
+ * bit i with fetch_or(release). The lock holder clears it with
+ * fetch_and(acquire), which reads a value in the release sequence of that
+ * OR (every write to a bitmap word is a read-modify-write), so c's writes
+ * happen before the holder's release store of the doorbell; the NIC's
+ * acquire load of the doorbell then makes the fresh buffer visible to the
+ * NIC. Holders are ordered among themselves by the lock.
+ *
+ * Who may call what:
+ *   rxb_shring_nic_*                    the NIC thread (all rings)
+ *   rxb_shring_rx_burst / free (core c) the thread that plays core c
+ *   stats / occupancy / wait_stats      anyone, any time (approximate while
+ *                                       running)
+ *   prime / census / create / destroy   a quiescent point
+ */
+#ifndef RXB_SHRING_H
+#define RXB_SHRING_H
+
+#include <stdbool.h>
+
+#include "rxb/common.h"
+#include "rxb/privring.h" /* RXB_BURST_MAX, RXB_DESC_PREFETCH_DEFAULT */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rxb_shring_config {
+	uint32_t n_cores;       /* cores = CRs; 1..RXB_MAX_CORES */
+	uint32_t share_degree;  /* cores per shared Rx ring (reference 8); divides n_cores */
+	uint32_t ring_size;     /* shared Rx ring entries (1024) */
+	uint32_t cr_size;       /* per-core CR entries; 0 = ring_size */
+	uint32_t desc_prefetch; /* descriptors per NIC descriptor read; 0 = default;
+	                         * at most ring_size and RXB_SHRING_PREFETCH_MAX */
+	bool list;              /* false: RxArr (bitmap), true: RxList (free list) */
+};
+
+#define RXB_SHRING_PREFETCH_MAX 4096u
+
+struct rxb_shring;
+
+/* NULL on a configuration error (message naming the field in err) or when
+ * out of memory. */
+struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct rxb_err *err);
+void rxb_shring_destroy(struct rxb_shring *sh);
+uint32_t rxb_shring_n_rings(const struct rxb_shring *sh);    /* n_cores / share_degree */
+uint32_t rxb_shring_ring_of(const struct rxb_shring *sh, uint32_t core); /* core / share_degree */
+uint32_t rxb_shring_ring_size(const struct rxb_shring *sh);
+
+/* ---- NIC side ---- */
+
+/* Deliver one packet to core meta->dest (its CR), from the shared ring
+ * ring_of(dest). Returns 0 when delivered, 1 when dropped (cause in d->drop:
+ * no_rx_desc, cr_full), -EINVAL when dest is out of range. d->src_ring is
+ * the shared ring, d->src_index the descriptor, d->desc_reads the descriptor
+ * reads this delivery's prefetch cost. */
+int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d);
+
+/* Prefetch up to n posted descriptors of shared ring `ring` into the NIC and
+ * return their buffers in the order the NIC will consume them (ring order
+ * for RxArr, list order for RxList). Returns the count. A prefetch no packet
+ * asked for is charged to the CR of the group's first core. */
+unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs,
+			      unsigned n);
+
+/* ---- set-up ---- */
+
+/* Prime shared ring `ring`: post every descriptor (ring_size of them) with a
+ * buffer from `alloc`. All or nothing: returns ring_size, or 0 when the
+ * allocator cannot supply them all (what was taken is put back and
+ * alloc_fail is counted on the group's first core) or the ring is already
+ * primed. Quiescent point only. */
+unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring,
+			  const struct rxb_allocator *alloc);
+
+/* ---- software side (core c) ---- */
+
+/* Receive up to n (≤ RXB_BURST_MAX) packets from core c's CR, re-arm each
+ * descriptor with a fresh buffer, release them, publish the CR consumer
+ * index, then take the group's lock and return what can be returned to the
+ * NIC (RxArr: the released run at the return index; RxList: this batch),
+ * ringing the doorbell once. `now` is the caller's clock, used only for the
+ * descriptor-return wait statistics. All or nothing with respect to the
+ * allocator: when it cannot supply the buffers, nothing is received, the
+ * packets stay in the CR and alloc_fail counts it. Returns packets. */
+unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pkt *out,
+			     unsigned n, const struct rxb_allocator *alloc, uint64_t now);
+
+/* Give processed packets' buffers back through the core's allocator. */
+void rxb_shring_free(struct rxb_shring *sh, uint32_t core, const struct rxb_allocator *alloc,
+		     const rxb_buf_t *bufs, unsigned n);
+
+/* ---- observability ---- */
+
+/* NIC counters of core c's CR; software counters of core c. */
+const struct rxb_nic_stats *rxb_shring_nic_stats(const struct rxb_shring *sh, uint32_t core);
+const struct rxb_sw_stats *rxb_shring_sw_stats(const struct rxb_shring *sh, uint32_t core);
+/* Entries in core c's CR not yet read. */
+uint32_t rxb_shring_occupancy(struct rxb_shring *sh, uint32_t core);
+/* Descriptors of shared ring `ring` the NIC has consumed and software has
+ * not yet returned (held in CRs, by receiving cores, or released and held
+ * back behind an earlier descriptor). */
+uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring);
+
+/* Descriptor-return wait of one shared ring, in the caller's time unit:
+ * descriptors returned to the NIC, the sum and maximum over them of
+ * (time returned − time released), and the largest number of released
+ * descriptors a return pass found held back behind an unreleased one.
+ * RxList returns every batch at once: its waits and held-back count are 0. */
+struct rxb_shring_wait {
+	uint64_t returned;
+	uint64_t wait_sum;
+	uint64_t wait_max;
+	uint64_t held_back_max;
+};
+void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring,
+			   struct rxb_shring_wait *out);
+
+/* Descriptor fetching of one shared ring (every CR of the group together):
+ * read transactions and descriptors fetched. fetched / reads is the mean
+ * contiguous run, the contiguity the NIC sees: desc_prefetch for an in-order
+ * ring, 1 for a fully scrambled RxList. */
+struct rxb_shring_fetch {
+	uint64_t reads;
+	uint64_t fetched;
+};
+void rxb_shring_fetch_stats(const struct rxb_shring *sh, uint32_t ring,
+			    struct rxb_shring_fetch *out);
+
+/* Census of every ring and CR at a quiescent point, added to *c. Released
+ * but not yet returned RxArr descriptors hold fresh buffers and count as
+ * posted. Appends every buffer held in a descriptor slot (posted, inside the
+ * NIC, released, or holding an unread packet) to `bufs` when not NULL
+ * (struct rxb_buflist, lib internal). Returns 0, -ENOMEM, or -EPROTO with a
+ * message when an internal invariant (spec §8) is broken: RxArr, descriptors
+ * consumed and not returned = unread CR entries + released bits; RxList, the
+ * posted count matches the list's length and ends at its tail. */
+struct rxb_buflist;
+int rxb_shring_census(struct rxb_shring *sh, struct rxb_census *c, struct rxb_buflist *bufs,
+		      struct rxb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RXB_SHRING_H */

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The generic interface: maps one configuration vocabulary and one set of
+ * verbs onto each design, and implements the dynamic shRing switch
+ * (privRing and shRing sets side by side, drain-then-switch).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+#include "rxb/iface.h"
+#include "rxb/pool.h"
+#include "rxb/privring.h"
+#include "rxb/shring.h"
+
+const char *const rxb_arch_name[RXB_ARCHS] = {
+	[RXB_ARCH_PRIVRING] = "privring",
+	[RXB_ARCH_SMALL_PRIVRING] = "small_privring",
+	[RXB_ARCH_SHRING] = "shring",
+	[RXB_ARCH_SHRING_LIST] = "shring_list",
+	[RXB_ARCH_DYN_SHRING] = "dyn_shring",
+	[RXB_ARCH_RXBISECT] = "rxbisect",
+	[RXB_ARCH_SPOOL] = "spool",
+};
+
+int rxb_arch_from_name(const char *name, enum rxb_arch *arch, struct rxb_err *err)
+{
+	for (int a = 0; a < RXB_ARCHS; a++) {
+		if (strcmp(name, rxb_arch_name[a]) == 0) {
+			*arch = (enum rxb_arch)a;
+			return 0;
+		}
+	}
+	rxb_err_set(err, "arch.name = '%s': must be one of privring, small_privring, shring, "
+		    "shring_list, dyn_shring, rxbisect, spool", name);
+	return -EINVAL;
+}
+
+/* Dynamic shRing: both ring sets exist and stay primed; only one is steered
+ * to. The NIC owns the switch point, each core its own drain. */
+struct dyn {
+	struct rxb_dynctl ctl;             /* control thread only */
+	_Atomic uint32_t requested;        /* control → NIC: mode to steer to */
+	uint32_t nic_mode;                 /* NIC-private: mode it steers to */
+	_Atomic uint32_t nic_mode_pub RXB_CACHE_ALIGNED; /* NIC → cores */
+	struct rxb_sw_stats *polling;      /* per core: c[0] = mode it polls */
+};
+
+struct rxb_iface {
+	struct rxb_iface_config cfg;
+	struct rxb_allocator *allocs;
+	struct rxb_privring *pr;
+	struct rxb_shring *sh;
+	struct rxb_bisect *bs;
+	struct rxb_spool *sp;
+	struct dyn *dyn;
+	struct rxb_nic_stats *pipeline; /* per dest: drops before steering */
+};
+
+/* ------------------------------------------------------- configuration */
+
+static uint32_t default_u32(uint32_t v, uint32_t dflt)
+{
+	return v ? v : dflt;
+}
+
+static struct rxb_privring *make_privring(const struct rxb_iface_config *cfg,
+					  struct rxb_err *err)
+{
+	struct rxb_privring_config pc = {
+		.n_queues = cfg->n_cores,
+		.ring_size = default_u32(cfg->rx_size, cfg->arch == RXB_ARCH_SMALL_PRIVRING ?
+						       RXB_DEFAULT_SMALL_RX_SIZE :
+						       RXB_DEFAULT_RX_SIZE),
+		.cr_size = cfg->cr_size,
+		.desc_prefetch = cfg->desc_prefetch,
+	};
+
+	return rxb_privring_create(&pc, err);
+}
+
+static struct rxb_shring *make_shring(const struct rxb_iface_config *cfg, struct rxb_err *err)
+{
+	uint32_t share = cfg->n_cores < RXB_DEFAULT_SHARE_DEGREE ? cfg->n_cores :
+								   RXB_DEFAULT_SHARE_DEGREE;
+	struct rxb_shring_config sc = {
+		.n_cores = cfg->n_cores,
+		.share_degree = default_u32(cfg->share_degree, share),
+		.ring_size = default_u32(cfg->rx_size, RXB_DEFAULT_RX_SIZE),
+		.cr_size = cfg->cr_size,
+		.desc_prefetch = cfg->desc_prefetch,
+		.list = cfg->arch == RXB_ARCH_SHRING_LIST,
+	};
+
+	return rxb_shring_create(&sc, err);
+}
+
+/* Association sets: core c belongs to group c × n_groups / n_cores; a Bx may
+ * use every Ax of its group. */
+static struct rxb_bisect *make_bisect(const struct rxb_iface_config *cfg, struct rxb_err *err)
+{
+	uint32_t n = cfg->n_cores, groups = default_u32(cfg->n_groups, 1);
+	struct rxb_bisect_config bc = {
+		.n_ax = n,
+		.n_bx = n,
+		.ax_size = default_u32(cfg->ax_size, RXB_DEFAULT_AX_SIZE),
+		.bx_size = default_u32(cfg->bx_size, RXB_DEFAULT_BX_SIZE),
+		.desc_prefetch = cfg->desc_prefetch,
+		.policy = cfg->ax_policy,
+		.seed = cfg->seed,
+		.enforce_vendor_min = cfg->enforce_vendor_min,
+		.coalesce = cfg->coalesce,
+		.coalesce_timeout = cfg->coalesce_timeout,
+	};
+	uint32_t *members = NULL, *len = NULL;
+	const uint32_t **assoc = NULL;
+	struct rxb_bisect *bs = NULL;
+
+	if (groups > n) {
+		rxb_err_set(err, "rxbisect.n_groups = %u: must be at most the %u cores", groups, n);
+		return NULL;
+	}
+	if (groups > 1) {
+		members = calloc(n, sizeof(*members));
+		len = calloc(n, sizeof(*len));
+		assoc = calloc(n, sizeof(*assoc));
+		if (members == NULL || len == NULL || assoc == NULL) {
+			rxb_err_set(err, "rxbisect: out of memory");
+			goto out;
+		}
+		for (uint32_t c = 0; c < n; c++)
+			members[c] = c; /* groups are contiguous runs of cores */
+		for (uint32_t c = 0; c < n; c++) {
+			uint32_t g = (uint32_t)((uint64_t)c * groups / n);
+			uint32_t first = (uint32_t)(((uint64_t)g * n + groups - 1) / groups);
+			uint32_t end = (uint32_t)(((uint64_t)(g + 1) * n + groups - 1) / groups);
+
+			assoc[c] = &members[first];
+			len[c] = end - first;
+		}
+		bc.assoc = assoc;
+		bc.assoc_len = len;
+	}
+	bs = rxb_bisect_create(&bc, err);
+out:
+	free(members);
+	free(len);
+	free(assoc);
+	return bs;
+}
+
+static int make_dyn(struct rxb_iface *i, struct rxb_err *err)
+{
+	static const struct rxb_dynctl_config zero;
+	const struct rxb_dynctl_config *dc =
+		memcmp(&i->cfg.dyn, &zero, sizeof(zero)) == 0 ? NULL : &i->cfg.dyn;
+
+	i->dyn = rxb_zalloc_aligned(sizeof(*i->dyn));
+	if (i->dyn == NULL)
+		return -ENOMEM;
+	i->dyn->polling = rxb_zalloc_aligned(sizeof(*i->dyn->polling) * i->cfg.n_cores);
+	if (i->dyn->polling == NULL)
+		return -ENOMEM;
+	return rxb_dynctl_init(&i->dyn->ctl, dc, RXB_DYN_PRIVATE, err);
+}
+
+static int iface_build(struct rxb_iface *i, struct rxb_err *err)
+{
+	const struct rxb_iface_config *cfg = &i->cfg;
+
+	switch (cfg->arch) {
+	case RXB_ARCH_PRIVRING:
+	case RXB_ARCH_SMALL_PRIVRING:
+		i->pr = make_privring(cfg, err);
+		return i->pr ? 0 : -EINVAL;
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		i->sh = make_shring(cfg, err);
+		return i->sh ? 0 : -EINVAL;
+	case RXB_ARCH_DYN_SHRING:
+		i->pr = make_privring(cfg, err);
+		i->sh = i->pr ? make_shring(cfg, err) : NULL;
+		return i->sh ? make_dyn(i, err) : -EINVAL;
+	case RXB_ARCH_RXBISECT:
+		i->bs = make_bisect(cfg, err);
+		return i->bs ? 0 : -EINVAL;
+	case RXB_ARCH_SPOOL:
+		i->sp = rxb_spool_create(&cfg->spool, err);
+		return i->sp ? 0 : -EINVAL;
+	default:
+		rxb_err_set(err, "arch = %d: unknown interface", (int)cfg->arch);
+		return -EINVAL;
+	}
+}
+
+/* Post every ring's starting buffers; fails if the allocators run dry. */
+static int iface_prime(struct rxb_iface *i, struct rxb_err *err)
+{
+	uint32_t n = rxb_iface_n_cores(i);
+	uint64_t want = 0, got = 0;
+
+	for (uint32_t c = 0; c < n; c++) {
+		const struct rxb_allocator *a = &i->allocs[c % i->cfg.n_cores];
+
+		if (i->pr != NULL) {
+			want += rxb_privring_ring_size(i->pr);
+			got += rxb_privring_post(i->pr, c, a, rxb_privring_ring_size(i->pr));
+		}
+		if (i->bs != NULL) {
+			want += rxb_bisect_config(i->bs)->ax_size;
+			got += rxb_bisect_prime(i->bs, c, a);
+		}
+		if (i->sp != NULL) {
+			unsigned posted = rxb_spool_prime(i->sp, c, a);
+
+			want += posted ? posted : 1;
+			got += posted;
+		}
+	}
+	for (uint32_t r = 0; i->sh != NULL && r < rxb_shring_n_rings(i->sh); r++) {
+		uint32_t core = r * (i->cfg.n_cores / rxb_shring_n_rings(i->sh));
+
+		want += rxb_shring_ring_size(i->sh);
+		got += rxb_shring_prime(i->sh, r, &i->allocs[core]);
+	}
+	if (got != want) {
+		rxb_err_set(err, "allocator: could post only %llu of the %llu buffers the rings "
+			    "need; give the pool more buffers", (unsigned long long)got,
+			    (unsigned long long)want);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
+				   const struct rxb_allocator *allocs, struct rxb_err *err)
+{
+	struct rxb_iface *i;
+
+	if (cfg->n_cores == 0 || cfg->n_cores > RXB_MAX_CORES) {
+		rxb_err_set(err, "system.cores = %u: must be in [1, %u]", cfg->n_cores,
+			    RXB_MAX_CORES);
+		return NULL;
+	}
+	i = calloc(1, sizeof(*i));
+	if (i == NULL)
+		return NULL;
+	i->cfg = *cfg;
+	i->allocs = calloc(cfg->n_cores, sizeof(*i->allocs));
+	if (i->allocs != NULL)
+		memcpy(i->allocs, allocs, sizeof(*allocs) * cfg->n_cores);
+	if (i->allocs == NULL || iface_build(i, err) != 0)
+		goto fail;
+	i->pipeline = rxb_zalloc_aligned(sizeof(*i->pipeline) * rxb_iface_n_dests(i));
+	if (i->pipeline == NULL || iface_prime(i, err) != 0)
+		goto fail;
+	return i;
+fail:
+	rxb_iface_destroy(i);
+	return NULL;
+}
+
+void rxb_iface_destroy(struct rxb_iface *i)
+{
+	if (i == NULL)
+		return;
+	rxb_privring_destroy(i->pr);
+	rxb_shring_destroy(i->sh);
+	rxb_bisect_destroy(i->bs);
+	rxb_spool_destroy(i->sp);
+	if (i->dyn != NULL)
+		rxb_free_aligned(i->dyn->polling);
+	rxb_free_aligned(i->dyn);
+	rxb_free_aligned(i->pipeline);
+	free(i->allocs);
+	free(i);
+}
+
+enum rxb_arch rxb_iface_arch(const struct rxb_iface *i)
+{
+	return i->cfg.arch;
+}
+
+uint32_t rxb_iface_n_dests(const struct rxb_iface *i)
+{
+	return i->sp ? i->cfg.spool.n_ports : i->cfg.n_cores;
+}
+
+uint32_t rxb_iface_n_cores(const struct rxb_iface *i)
+{
+	return i->sp ? rxb_spool_n_queues(i->sp) : i->cfg.n_cores;
+}
+
+struct rxb_privring *rxb_iface_privring(struct rxb_iface *i)
+{
+	return i->pr;
+}
+
+struct rxb_shring *rxb_iface_shring(struct rxb_iface *i)
+{
+	return i->sh;
+}
+
+struct rxb_bisect *rxb_iface_bisect(struct rxb_iface *i)
+{
+	return i->bs;
+}
+
+struct rxb_spool *rxb_iface_spool(struct rxb_iface *i)
+{
+	return i->sp;
+}
+
+/* ------------------------------------------------------------- NIC side */
+
+/* Dynamic shRing, NIC side: apply a requested switch before this packet.
+ * release: pairs with the acquire in dyn_rx(); every entry written to the
+ * old set before the switch is visible to a core that sees the new mode,
+ * so an empty old CR then means drained for good. */
+static enum rxb_dyn_mode dyn_nic_mode(struct dyn *d)
+{
+	uint32_t req = atomic_load_explicit(&d->requested, memory_order_relaxed);
+
+	if (req != d->nic_mode) {
+		d->nic_mode = req;
+		atomic_store_explicit(&d->nic_mode_pub, req, memory_order_release);
+	}
+	return (enum rxb_dyn_mode)d->nic_mode;
+}
+
+int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		      struct rxb_delivery *d)
+{
+	switch (i->cfg.arch) {
+	case RXB_ARCH_PRIVRING:
+	case RXB_ARCH_SMALL_PRIVRING:
+		return rxb_privring_nic_deliver(i->pr, meta, d);
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		return rxb_shring_nic_deliver(i->sh, meta, d);
+	case RXB_ARCH_DYN_SHRING:
+		if (dyn_nic_mode(i->dyn) == RXB_DYN_SHARED)
+			return rxb_shring_nic_deliver(i->sh, meta, d);
+		return rxb_privring_nic_deliver(i->pr, meta, d);
+	case RXB_ARCH_RXBISECT:
+		return rxb_bisect_nic_deliver(i->bs, meta, d);
+	default:
+		return rxb_spool_nic_deliver(i->sp, meta, d);
+	}
+}
+
+void rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest)
+{
+	rxb_nic_count(&i->pipeline[dest], RXB_NIC_OFFERED, 1);
+	rxb_nic_count(&i->pipeline[dest], RXB_NIC_DROP_FIRST + RXB_DROP_PIPELINE, 1);
+}
+
+unsigned rxb_iface_tick(struct rxb_iface *i, uint64_t now)
+{
+	return i->bs ? rxb_bisect_nic_tick(i->bs, now) : 0;
+}
+
+/* -------------------------------------------------------- software side */
+
+static unsigned dyn_rx_set(struct rxb_iface *i, uint32_t mode, uint32_t core,
+			   struct rxb_pkt *out, unsigned n, uint64_t now)
+{
+	if (mode == RXB_DYN_SHARED)
+		return rxb_shring_rx_burst(i->sh, core, out, n, &i->allocs[core], now);
+	return rxb_privring_rx_burst(i->pr, core, out, n, &i->allocs[core]);
+}
+
+/* Dynamic shRing, core side: keep polling the old set until it is empty
+ * after the NIC has switched, then move to the new one. Nothing is lost. */
+static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		       uint64_t now)
+{
+	rxb_counter_t *polling = &i->dyn->polling[core].c[0];
+	uint32_t mode = (uint32_t)rxb_counter_read(polling);
+	/* acquire: pairs with the release in dyn_nic_mode(). */
+	uint32_t nic = atomic_load_explicit(&i->dyn->nic_mode_pub, memory_order_acquire);
+	unsigned got;
+
+	if (nic == mode)
+		return dyn_rx_set(i, mode, core, out, n, now);
+	got = dyn_rx_set(i, mode, core, out, n, now);
+	if (got != 0)
+		return got;
+	atomic_store_explicit(polling, nic, memory_order_relaxed);
+	return dyn_rx_set(i, nic, core, out, n, now);
+}
+
+unsigned rxb_iface_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		      uint64_t now)
+{
+	const struct rxb_allocator *a = &i->allocs[core % i->cfg.n_cores];
+
+	switch (i->cfg.arch) {
+	case RXB_ARCH_PRIVRING:
+	case RXB_ARCH_SMALL_PRIVRING:
+		return rxb_privring_rx_burst(i->pr, core, out, n, a);
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		return rxb_shring_rx_burst(i->sh, core, out, n, a, now);
+	case RXB_ARCH_DYN_SHRING:
+		return dyn_rx(i, core, out, n, now);
+	case RXB_ARCH_RXBISECT:
+		return rxb_bisect_rx(i->bs, core, out, n, a);
+	default:
+		return rxb_spool_poll(i->sp, core, out, n, a);
+	}
+}
+
+void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n)
+{
+	const struct rxb_allocator *a = &i->allocs[core % i->cfg.n_cores];
+
+	if (i->pr != NULL) /* privRing, small privRing, dynamic shRing */
+		rxb_privring_free(i->pr, core, a, bufs, n);
+	else if (i->sh != NULL)
+		rxb_shring_free(i->sh, core, a, bufs, n);
+	else if (i->bs != NULL)
+		rxb_bisect_free(i->bs, core, a, bufs, n);
+	else
+		rxb_spool_free(i->sp, core, a, bufs, n);
+}
+
+/* --------------------------------------------------------- observability */
+
+const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest)
+{
+	if (i->bs != NULL)
+		return rxb_bisect_nic_stats(i->bs, dest);
+	if (i->sp != NULL)
+		return rxb_spool_port_stats(i->sp, dest);
+	if (i->dyn != NULL && i->dyn->nic_mode == RXB_DYN_SHARED)
+		return rxb_shring_nic_stats(i->sh, dest);
+	return i->pr ? rxb_privring_nic_stats(i->pr, dest) : rxb_shring_nic_stats(i->sh, dest);
+}
+
+const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core)
+{
+	if (i->bs != NULL)
+		return rxb_bisect_sw_stats(i->bs, core);
+	if (i->sp != NULL)
+		return rxb_spool_sw_stats(i->sp, core);
+	return i->pr ? rxb_privring_sw_stats(i->pr, core) : rxb_shring_sw_stats(i->sh, core);
+}
+
+uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest)
+{
+	if (i->bs != NULL)
+		return rxb_bisect_occupancy(i->bs, dest);
+	if (i->sp != NULL)
+		return rxb_spool_occupancy(i->sp, rxb_spool_queue_of(i->sp, dest));
+	return (i->pr ? rxb_privring_occupancy(i->pr, dest) : 0) +
+	       (i->sh ? rxb_shring_occupancy(i->sh, dest) : 0);
+}
+
+uint64_t rxb_iface_posted(struct rxb_iface *i)
+{
+	struct rxb_census c = { 0 };
+
+	rxb_iface_census(i, &c, NULL);
+	return c.posted + c.nic_held;
+}
+
+/* ------------------------------------------------------- dynamic shRing */
+
+static bool dyn_all_cores_on(struct rxb_iface *i, uint32_t mode)
+{
+	for (uint32_t c = 0; c < i->cfg.n_cores; c++)
+		if (rxb_counter_read(&i->dyn->polling[c].c[0]) != mode)
+			return false;
+	return true;
+}
+
+enum rxb_dyn_decision rxb_iface_dyn_sample(struct rxb_iface *i,
+					   const struct rxb_dynctl_sample *s)
+{
+	struct dyn *d = i->dyn;
+	enum rxb_dyn_decision dec;
+	uint32_t want;
+
+	if (d == NULL)
+		return RXB_DYN_STAY;
+	want = atomic_load_explicit(&d->requested, memory_order_relaxed);
+	/* A switch in progress completes once the NIC and every core moved. */
+	if (rxb_dynctl_pending(&d->ctl) != RXB_DYN_STAY &&
+	    atomic_load_explicit(&d->nic_mode_pub, memory_order_relaxed) == want &&
+	    dyn_all_cores_on(i, want))
+		rxb_dynctl_set_mode(&d->ctl, (enum rxb_dyn_mode)want);
+	dec = rxb_dynctl_update(&d->ctl, s);
+	if (dec == RXB_DYN_TO_SHARED || dec == RXB_DYN_TO_PRIVATE)
+		atomic_store_explicit(&d->requested,
+				      dec == RXB_DYN_TO_SHARED ? RXB_DYN_SHARED : RXB_DYN_PRIVATE,
+				      memory_order_relaxed);
+	return dec;
+}
+
+enum rxb_dyn_mode rxb_iface_dyn_mode(const struct rxb_iface *i)
+{
+	if (i->dyn == NULL)
+		return RXB_DYN_PRIVATE;
+	return (enum rxb_dyn_mode)atomic_load_explicit(&i->dyn->nic_mode_pub,
+						       memory_order_relaxed);
+}
+
+const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i)
+{
+	return i->dyn ? &i->dyn->ctl : NULL;
+}
+
+/* -------------------------------------------------------------- checks */
+
+static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
+			     struct rxb_buflist *bufs, struct rxb_err *err)
+{
+	int rc = 0;
+
+	for (uint32_t q = 0; rc == 0 && i->pr != NULL && q < rxb_privring_n_queues(i->pr); q++)
+		rc = rxb_privring_census(i->pr, q, c, bufs, err);
+	if (rc == 0 && i->sh != NULL)
+		rc = rxb_shring_census(i->sh, c, bufs, err);
+	if (rc == 0 && i->bs != NULL)
+		rc = rxb_bisect_census(i->bs, c, bufs, err);
+	if (rc == 0 && i->sp != NULL)
+		rc = rxb_spool_census(i->sp, c, bufs, err);
+	for (uint32_t d = 0; rc == 0 && d < rxb_iface_n_dests(i); d++) {
+		c->offered += rxb_counter_read(&i->pipeline[d].c[RXB_NIC_OFFERED]);
+		c->dropped += rxb_nic_drops(&i->pipeline[d]);
+	}
+	return rc;
+}
+
+int rxb_iface_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	return iface_census_into(i, c, NULL, err);
+}
+
+static int check_packets(const struct rxb_census *c, struct rxb_err *err)
+{
+	if (c->offered != c->delivered + c->dropped) {
+		rxb_err_set(err, "packet conservation: offered %llu != delivered %llu + "
+			    "dropped %llu", (unsigned long long)c->offered,
+			    (unsigned long long)c->delivered, (unsigned long long)c->dropped);
+		return -EPROTO;
+	}
+	if (c->delivered != c->received + c->in_entries) {
+		rxb_err_set(err, "packet conservation: delivered %llu != received %llu + "
+			    "unread %llu", (unsigned long long)c->delivered,
+			    (unsigned long long)c->received, (unsigned long long)c->in_entries);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static void push_free(rxb_buf_t h, void *arg)
+{
+	rxb_buflist_push(arg, h);
+}
+
+static int check_buffers(const struct rxb_census *c, const struct rxb_pool *pool,
+			 struct rxb_buflist *bufs, struct rxb_err *err)
+{
+	uint64_t free_bufs = rxb_pool_free_count(pool);
+	uint64_t placed = free_bufs + c->posted + c->nic_held + c->in_entries + c->app_held;
+
+	if (placed != pool->cfg.n_bufs) {
+		rxb_err_set(err, "buffer conservation: pool %llu + posted %llu + in NIC %llu + "
+			    "unread %llu + application %llu = %llu, but the pool has %u buffers",
+			    (unsigned long long)free_bufs, (unsigned long long)c->posted,
+			    (unsigned long long)c->nic_held, (unsigned long long)c->in_entries,
+			    (unsigned long long)c->app_held, (unsigned long long)placed,
+			    pool->cfg.n_bufs);
+		return -EPROTO;
+	}
+	rxb_pool_for_each_free(pool, push_free, bufs);
+	return 0;
+}
+
+int rxb_iface_check(struct rxb_iface *i, const struct rxb_pool *pool, struct rxb_err *err)
+{
+	struct rxb_buflist bufs = { 0 };
+	struct rxb_census c = { 0 };
+	int rc = iface_census_into(i, &c, &bufs, err);
+
+	if (rc == 0)
+		rc = check_packets(&c, err);
+	if (rc == 0 && pool != NULL)
+		rc = check_buffers(&c, pool, &bufs, err);
+	if (rc == 0)
+		rc = rxb_buflist_check_unique(&bufs, rxb_arch_name[i->cfg.arch], err);
+	rxb_buflist_fini(&bufs);
+	return rc;
+}

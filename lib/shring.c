@@ -1,0 +1,749 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * shRing: what both variants share (configuration, NIC side, receive path up
+ * to the release, repost lock and doorbell, statistics, census frame) and
+ * the RxArr variant. RxList is in shring_list.c. See include/rxb/shring.h
+ * for the design, the sentinel rule and the memory-order argument.
+ *
+ * Per receive call a core does: one acquire per CR entry (done bit), one
+ * release to free its CR entries, and then the design's own costs — RxArr:
+ * one atomic OR per bitmap word touched, the lock, one atomic AND per run of
+ * returned descriptors within a word, one release doorbell; RxList: the lock
+ * and one release doorbell.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shring_internal.h"
+
+struct rxb_shring {
+	struct rxb_shring_config cfg; /* cr_size and desc_prefetch resolved */
+	const struct shring_ops *ops;
+	uint32_t n_rings;
+	struct rxb_shgroup *g; /* n_rings */
+	struct rxb_shcore *c;  /* n_cores */
+};
+
+_Static_assert(offsetof(struct rxb_shgroup, nic) % RXB_CACHE_LINE == 0,
+	       "NIC state must not share a line with the repost state");
+_Static_assert(offsetof(struct rxb_shgroup, rep) % RXB_CACHE_LINE == 0,
+	       "repost state (lock) must not share a line with NIC state");
+_Static_assert(offsetof(struct rxb_shcore, nic_stats) % RXB_CACHE_LINE == 0,
+	       "NIC counters must not share a line with the CR's software state");
+
+/* ------------------------------------------------------- configuration */
+
+static int shring_validate(const struct rxb_shring_config *cfg, struct rxb_err *err)
+{
+	int rc;
+
+	if (cfg->n_cores == 0 || cfg->n_cores > RXB_MAX_CORES) {
+		rxb_err_set(err, "shring.n_cores = %u: must be in [1, %u]", cfg->n_cores,
+			    RXB_MAX_CORES);
+		return -EINVAL;
+	}
+	if (cfg->share_degree == 0) {
+		rxb_err_set(err, "shring.share_degree = 0: must be at least 1 (cores per "
+			    "shared ring)");
+		return -EINVAL;
+	}
+	if (cfg->n_cores % cfg->share_degree != 0) {
+		rxb_err_set(err, "shring.share_degree = %u: must divide shring.n_cores = %u",
+			    cfg->share_degree, cfg->n_cores);
+		return -EINVAL;
+	}
+	rc = rxb_check_ring_size("shring.ring_size", cfg->ring_size, err);
+	if (rc == 0 && cfg->cr_size != 0)
+		rc = rxb_check_ring_size("shring.cr_size", cfg->cr_size, err);
+	if (rc == 0 && (cfg->desc_prefetch > cfg->ring_size ||
+			cfg->desc_prefetch > RXB_SHRING_PREFETCH_MAX)) {
+		rxb_err_set(err, "shring.desc_prefetch = %u: must be at most shring.ring_size "
+			    "= %u and at most %u", cfg->desc_prefetch, cfg->ring_size,
+			    RXB_SHRING_PREFETCH_MAX);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+static int shring_alloc(struct rxb_shring *sh)
+{
+	const struct rxb_shring_config *cfg = &sh->cfg;
+
+	sh->g = rxb_zalloc_aligned(sizeof(*sh->g) * sh->n_rings);
+	sh->c = rxb_zalloc_aligned(sizeof(*sh->c) * cfg->n_cores);
+	if (sh->g == NULL || sh->c == NULL)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < sh->n_rings; r++) {
+		struct rxb_shgroup *g = &sh->g[r];
+
+		g->first_core = r * cfg->share_degree;
+		g->rep.last = RXB_NONE;
+		if (rxb_descring_init(&g->rx, cfg->ring_size, cfg->desc_prefetch) != 0 ||
+		    sh->ops->init(g) != 0)
+			return -ENOMEM;
+	}
+	for (uint32_t c = 0; c < cfg->n_cores; c++)
+		if (rxb_cr_init(&sh->c[c].cr, cfg->cr_size, sizeof(struct rxb_cr_entry)) != 0)
+			return -ENOMEM;
+	return 0;
+}
+
+struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct rxb_err *err)
+{
+	struct rxb_shring *sh;
+
+	if (shring_validate(cfg, err) != 0)
+		return NULL;
+	sh = calloc(1, sizeof(*sh));
+	if (sh == NULL)
+		goto nomem;
+	sh->cfg = *cfg;
+	if (sh->cfg.cr_size == 0)
+		sh->cfg.cr_size = cfg->ring_size;
+	if (sh->cfg.desc_prefetch == 0)
+		sh->cfg.desc_prefetch = RXB_DESC_PREFETCH_DEFAULT < cfg->ring_size ?
+					RXB_DESC_PREFETCH_DEFAULT : cfg->ring_size;
+	sh->ops = cfg->list ? &rxb_shring_list_ops : &rxb_shring_arr_ops;
+	sh->n_rings = cfg->n_cores / cfg->share_degree;
+	if (shring_alloc(sh) == 0)
+		return sh;
+nomem:
+	rxb_shring_destroy(sh);
+	rxb_err_set(err, "shring: out of memory for %u rings of %u entries and %u CRs",
+		    cfg->n_cores / cfg->share_degree, cfg->ring_size, cfg->n_cores);
+	return NULL;
+}
+
+void rxb_shring_destroy(struct rxb_shring *sh)
+{
+	if (sh == NULL)
+		return;
+	for (uint32_t r = 0; sh->g != NULL && r < sh->n_rings; r++) {
+		sh->ops->fini(&sh->g[r]);
+		rxb_descring_fini(&sh->g[r].rx);
+	}
+	for (uint32_t c = 0; sh->c != NULL && c < sh->cfg.n_cores; c++)
+		rxb_cr_fini(&sh->c[c].cr);
+	rxb_free_aligned(sh->g);
+	rxb_free_aligned(sh->c);
+	free(sh);
+}
+
+uint32_t rxb_shring_n_rings(const struct rxb_shring *sh)
+{
+	return sh->n_rings;
+}
+
+uint32_t rxb_shring_ring_of(const struct rxb_shring *sh, uint32_t core)
+{
+	return core / sh->cfg.share_degree;
+}
+
+uint32_t rxb_shring_ring_size(const struct rxb_shring *sh)
+{
+	return sh->cfg.ring_size;
+}
+
+static struct rxb_shgroup *group_of(struct rxb_shring *sh, uint32_t core)
+{
+	return &sh->g[core / sh->cfg.share_degree];
+}
+
+/* ------------------------------------------------------------- NIC side */
+
+/* Prefetch up to n descriptors, counting the ring-wide fetch statistics. */
+static uint32_t nic_fetch(struct rxb_shring *sh, struct rxb_shgroup *g, uint32_t n,
+			  uint16_t *reads)
+{
+	uint16_t before = *reads;
+	uint32_t got = sh->ops->nic_fetch(g, n, reads);
+
+	rxb_counter_add(&g->nic.reads, (uint16_t)(*reads - before));
+	rxb_counter_add(&g->nic.fetched, got);
+	return got;
+}
+
+/* Is there a descriptor for the next packet? Prefetches a batch when the
+ * NIC's cache is empty, as NICs read descriptors in bursts. */
+static bool nic_ready(struct rxb_shring *sh, struct rxb_shgroup *g, uint16_t *reads)
+{
+	if (g->rx.nic.fetched != rxb_relaxed_load(&g->rx.nic.head))
+		return true;
+	return nic_fetch(sh, g, g->rx.nic.prefetch, reads) != 0;
+}
+
+/* Consume the prefetched descriptor at the NIC's head; returns its index. */
+static uint32_t nic_take(struct rxb_shring *sh, struct rxb_shgroup *g, rxb_buf_t *buf)
+{
+	uint32_t head = rxb_relaxed_load(&g->rx.nic.head);
+	uint32_t slot = sh->ops->nic_slot(g, head);
+
+	*buf = g->rx.desc[slot];
+	rxb_relaxed_store(&g->rx.nic.head, head + 1);
+	return slot;
+}
+
+int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	struct rxb_shcore *c;
+	struct rxb_shgroup *g;
+	uint32_t fetched;
+
+	rxb_delivery_start(d, meta->dest);
+	if (meta->dest >= sh->cfg.n_cores)
+		return -EINVAL;
+	c = &sh->c[meta->dest];
+	g = group_of(sh, meta->dest);
+	fetched = g->rx.nic.fetched;
+	rxb_nic_count(&c->nic_stats, RXB_NIC_OFFERED, 1);
+	if (!nic_ready(sh, g, &d->desc_reads)) {
+		rxb_nic_drop(&c->nic_stats, d, RXB_DROP_NO_RX_DESC);
+	} else if (!rxb_cr_nic_has_room(&c->cr)) {
+		rxb_nic_drop(&c->nic_stats, d, RXB_DROP_CR_FULL);
+	} else {
+		d->src_ring = rxb_shring_ring_of(sh, meta->dest);
+		d->src_index = nic_take(sh, g, &d->buf);
+		rxb_cr_nic_write(&c->cr, d->src_index, meta->len, meta->hash);
+		d->cmpl_writes = 1;
+		rxb_nic_count(&c->nic_stats, RXB_NIC_DELIVERED, 1);
+		rxb_nic_count(&c->nic_stats, RXB_NIC_CMPL_WRITES, 1);
+	}
+	rxb_nic_count(&c->nic_stats, RXB_NIC_DESC_READS, d->desc_reads);
+	rxb_nic_count(&c->nic_stats, RXB_NIC_DESC_FETCHED, g->rx.nic.fetched - fetched);
+	return d->drop >= 0;
+}
+
+unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs,
+			      unsigned n)
+{
+	struct rxb_shgroup *g = &sh->g[ring];
+	struct rxb_nic_stats *s = &sh->c[g->first_core].nic_stats;
+	uint32_t first = g->rx.nic.fetched;
+	unsigned got = 0;
+
+	/* In chunks, so one chunk's read count fits the uint16_t. */
+	while (got < n) {
+		uint32_t chunk = n - got < RXB_SHRING_PREFETCH_MAX ? n - got :
+								     RXB_SHRING_PREFETCH_MAX;
+		uint16_t reads = 0;
+		uint32_t k = nic_fetch(sh, g, chunk, &reads);
+
+		rxb_nic_count(s, RXB_NIC_DESC_READS, reads);
+		rxb_nic_count(s, RXB_NIC_DESC_FETCHED, k);
+		got += k;
+		if (k < chunk)
+			break;
+	}
+	for (unsigned i = 0; i < got; i++)
+		bufs[i] = g->rx.desc[sh->ops->nic_slot(g, first + i)];
+	return got;
+}
+
+/* --------------------------------------------------------------- set-up */
+
+unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring,
+			  const struct rxb_allocator *alloc)
+{
+	struct rxb_shgroup *g = &sh->g[ring];
+	uint32_t size = g->rx.size;
+
+	if (g->primed != 0)
+		return 0;
+	for (uint32_t i = 0; i < size; i += RXB_BURST_MAX) {
+		unsigned n = size - i < RXB_BURST_MAX ? size - i : RXB_BURST_MAX;
+
+		if (alloc->get(alloc->ctx, &g->rx.desc[i], n) != n) {
+			/* All or nothing: a ring-ordered ring cannot run with
+			 * holes, so give back what was taken. */
+			alloc->put(alloc->ctx, g->rx.desc, i);
+			for (uint32_t k = 0; k < i; k++)
+				g->rx.desc[k] = RXB_BUF_NONE;
+			rxb_sw_count(&sh->c[g->first_core].sw_stats, RXB_SW_ALLOC_FAIL, 1);
+			return 0;
+		}
+	}
+	sh->ops->prime(g);
+	g->primed = size;
+	g->rep.tail = size;
+	rxb_descring_doorbell(&g->rx, size);
+	return size;
+}
+
+/* -------------------------------------------------------- software side */
+
+/* Read up to n done CR entries: the packets and their descriptors. */
+static unsigned sw_peek(struct rxb_shcore *c, struct rxb_shgroup *g, struct rxb_pkt *out,
+			uint32_t *slots, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		const struct rxb_cr_entry *e = rxb_cr_sw_peek(&c->cr, i);
+
+		if (e == NULL)
+			break;
+		/* desc[] was last written by whichever core re-armed this
+		 * descriptor; the chain release OR → lock holder's AND →
+		 * doorbell → NIC → this entry's done bit orders it. */
+		slots[i] = e->index;
+		out[i].buf = g->rx.desc[e->index];
+		out[i].len = e->len;
+		out[i].hash = e->hash;
+	}
+	return i;
+}
+
+unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pkt *out,
+			     unsigned n, const struct rxb_allocator *alloc, uint64_t now)
+{
+	struct rxb_shcore *c = &sh->c[core];
+	struct rxb_shgroup *g = group_of(sh, core);
+	rxb_buf_t fresh[RXB_BURST_MAX];
+	uint32_t slots[RXB_BURST_MAX];
+	unsigned got;
+
+	if (n > RXB_BURST_MAX)
+		n = RXB_BURST_MAX;
+	got = sw_peek(c, g, out, slots, n);
+	if (got != 0 && alloc->get(alloc->ctx, fresh, got) != got) {
+		rxb_sw_count(&c->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+		got = 0;
+	}
+	rxb_sw_count(&c->sw_stats, RXB_SW_POLLS, 1);
+	if (got == 0) {
+		rxb_sw_count(&c->sw_stats, RXB_SW_EMPTY_POLLS, 1);
+		return 0;
+	}
+	/* Re-arm in place: the NIC is done with these descriptors and nobody
+	 * else touches them until they are released below. */
+	for (unsigned i = 0; i < got; i++)
+		g->rx.desc[slots[i]] = fresh[i];
+	rxb_cr_sw_publish(&c->cr, got);
+	rxb_sw_count(&c->sw_stats, RXB_SW_RECEIVED, got);
+	rxb_sw_count(&c->sw_stats, RXB_SW_POSTED, got);
+	sh->ops->release(g, &c->sw_stats, slots, got, now);
+	return got;
+}
+
+void rxb_shring_free(struct rxb_shring *sh, uint32_t core, const struct rxb_allocator *alloc,
+		     const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_sw_free(&sh->c[core].sw_stats, alloc, bufs, n);
+}
+
+/* ------------------------------------------------ repost lock, doorbell */
+
+void shring_lock(struct rxb_shgroup *g, struct rxb_sw_stats *s)
+{
+	rxb_spin_lock(&g->rep.lock);
+	rxb_sw_count(s, RXB_SW_LOCK_ACQUIRES, 1);
+}
+
+static void counter_max(rxb_counter_t *c, uint64_t v)
+{
+	if (v > rxb_counter_read(c))
+		atomic_store_explicit(c, v, memory_order_relaxed);
+}
+
+void shring_wait_account(struct rxb_shgroup *g, uint64_t n, uint64_t sum, uint64_t max,
+			 uint64_t held)
+{
+	struct shring_wait_ctr *w = &g->rep.wait;
+
+	/* Plain load + store (rxb_counter_t): the lock makes us the only
+	 * writer and orders us after the previous holder. */
+	rxb_counter_add(&w->returned, n);
+	rxb_counter_add(&w->wait_sum, sum);
+	counter_max(&w->wait_max, max);
+	counter_max(&w->held_back_max, held);
+}
+
+void shring_publish_unlock(struct rxb_shgroup *g, struct rxb_sw_stats *s, uint32_t tail)
+{
+	if (tail != g->rep.tail) {
+		rxb_sw_count(s, RXB_SW_RETURNED, tail - g->rep.tail);
+		rxb_sw_count(s, RXB_SW_DOORBELLS, 1);
+		g->rep.tail = tail;
+		/* release (in rxb_descring_doorbell): pairs with the NIC's
+		 * acquire in rxb_descring_nic_unfetched(); every descriptor
+		 * (and RxList link) behind this posted count is visible. */
+		rxb_descring_doorbell(&g->rx, tail);
+	}
+	rxb_spin_unlock(&g->rep.lock);
+}
+
+/* ------------------------------------------------------------------ RxArr */
+
+#define WORD_BITS 64u
+
+static int arr_init(struct rxb_shgroup *g)
+{
+	uint32_t words = (g->rx.size + WORD_BITS - 1) / WORD_BITS;
+
+	g->bitmap = rxb_zalloc_aligned(sizeof(*g->bitmap) * words);
+	g->rel_time = rxb_zalloc_aligned(sizeof(*g->rel_time) * g->rx.size);
+	return g->bitmap && g->rel_time ? 0 : -ENOMEM;
+}
+
+static void arr_fini(struct rxb_shgroup *g)
+{
+	rxb_free_aligned(g->bitmap);
+	rxb_free_aligned(g->rel_time);
+}
+
+static uint32_t arr_nic_fetch(struct rxb_shgroup *g, uint32_t n, uint16_t *reads)
+{
+	return rxb_descring_nic_fetch(&g->rx, n, reads);
+}
+
+static uint32_t arr_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
+{
+	return pos & g->rx.mask;
+}
+
+static void arr_prime(struct rxb_shgroup *g)
+{
+	(void)g; /* ring order needs nothing beyond the filled slots */
+}
+
+/* Set `bits` in bitmap word w: one atomic OR. */
+static unsigned arr_set_bits(struct rxb_shgroup *g, uint32_t w, uint64_t bits)
+{
+	if (bits == 0)
+		return 0;
+	/* release: pairs with the acquire fetch_and in arr_take_run(); the
+	 * fresh buffers and release times written before this OR are visible
+	 * to whichever core returns these descriptors. */
+	atomic_fetch_or_explicit(&g->bitmap[w], bits, memory_order_release);
+	return 1;
+}
+
+/* Lock holder: return the run of released descriptors that starts at
+ * posted count t (its slot is the return index: t − ring size), within one
+ * bitmap word. Returns the run's length, adding its waits to *sum / *max. */
+static uint32_t arr_take_run(struct rxb_shgroup *g, struct rxb_sw_stats *s, uint32_t t,
+			     uint64_t now, uint64_t *sum, uint64_t *max)
+{
+	uint32_t slot = t & g->rx.mask, w = slot / WORD_BITS, b = slot % WORD_BITS;
+	/* relaxed: only locates the run. Only the lock holder clears bits, so
+	 * the bits seen set here are still set at the fetch_and below. */
+	uint64_t word = atomic_load_explicit(&g->bitmap[w], memory_order_relaxed);
+	uint64_t unset = ~(word >> b); /* b > 0 shifts in zeros: never all ones */
+	uint32_t run = unset ? (uint32_t)__builtin_ctzll(unset) : WORD_BITS;
+	uint64_t m, old;
+
+	if (run == 0)
+		return 0;
+	m = (run == WORD_BITS ? ~0ull : (1ull << run) - 1) << b;
+	/* acquire: pairs with the release fetch_or in arr_set_bits() of every
+	 * core that set one of these bits (every write to a bitmap word is a
+	 * read-modify-write, so the value read is in each OR's release
+	 * sequence): their re-armed buffers and release times are visible,
+	 * and so, through our doorbell release, to the NIC. No release half
+	 * is needed: nothing published after this clear is read through it. */
+	old = atomic_fetch_and_explicit(&g->bitmap[w], ~m, memory_order_acquire);
+	if ((old & m) != m)
+		rxb_sw_count(s, RXB_SW_ORDER_ERRORS, 1); /* a bit vanished: a bug */
+	for (uint32_t i = 0; i < run; i++) {
+		uint64_t rel = g->rel_time[slot + i];
+		uint64_t wait = now > rel ? now - rel : 0; /* cores' clocks may differ */
+
+		*sum += wait;
+		if (wait > *max)
+			*max = wait;
+	}
+	return run;
+}
+
+/* Lock holder, after a return pass stopped at posted count t: released
+ * descriptors left behind the unreleased one at the return index. They are
+ * the set bits of positions [t − size + 1, head). Statistic only: head is
+ * read relaxed, and bits set meanwhile may or may not be counted. */
+static uint32_t arr_held_back(struct rxb_shgroup *g, uint32_t t)
+{
+	uint32_t left = rxb_relaxed_load(&g->rx.nic.head) - (t - g->primed);
+	uint32_t slot = (t + 1) & g->rx.mask, held = 0;
+
+	if (left <= 1 || left > g->rx.size)
+		return 0;
+	for (left -= 1; left != 0;) {
+		uint32_t b = slot % WORD_BITS, k = WORD_BITS - b;
+		uint64_t word = atomic_load_explicit(&g->bitmap[slot / WORD_BITS],
+						     memory_order_relaxed) >> b;
+
+		if (k > left)
+			k = left;
+		if (k > g->rx.size - slot)
+			k = g->rx.size - slot; /* rings smaller than a word */
+		if (k < WORD_BITS)
+			word &= (1ull << k) - 1;
+		held += (uint32_t)__builtin_popcountll(word);
+		left -= k;
+		slot = (slot + k) & g->rx.mask;
+	}
+	return held;
+}
+
+/* Lock holder: return every released descriptor from the return index on,
+ * run by run, then ring the doorbell once. */
+static void arr_return(struct rxb_shgroup *g, struct rxb_sw_stats *s, uint64_t now)
+{
+	uint64_t sum = 0, max = 0;
+	uint32_t t, run;
+
+	shring_lock(g, s);
+	for (t = g->rep.tail; (run = arr_take_run(g, s, t, now, &sum, &max)) != 0;)
+		t += run;
+	shring_wait_account(g, t - g->rep.tail, sum, max, arr_held_back(g, t));
+	shring_publish_unlock(g, s, t);
+}
+
+/* Mark the batch released: one atomic OR per bitmap word. A core's CR names
+ * descriptors in ring order and a batch spans less than the ring, so its
+ * slots rise with at most one wrap back to low slots; runs in the first
+ * word are held until the end, so a batch that wraps into its first word
+ * still ORs it once: exactly one OR per word touched. */
+static void arr_release(struct rxb_shgroup *g, struct rxb_sw_stats *s, const uint32_t *slots,
+			unsigned n, uint64_t now)
+{
+	uint32_t w0 = slots[0] / WORD_BITS, w = w0;
+	uint64_t bits0 = 0, bits = 0;
+	unsigned ors = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		g->rel_time[slots[i]] = now;
+		if (slots[i] / WORD_BITS != w) {
+			if (w == w0)
+				bits0 |= bits;
+			else
+				ors += arr_set_bits(g, w, bits);
+			w = slots[i] / WORD_BITS;
+			bits = 0;
+		}
+		bits |= 1ull << (slots[i] % WORD_BITS);
+	}
+	if (w == w0)
+		bits0 |= bits;
+	else
+		ors += arr_set_bits(g, w, bits);
+	ors += arr_set_bits(g, w0, bits0);
+	rxb_sw_count(s, RXB_SW_BITMAP_ORS, ors);
+	arr_return(g, s, now);
+}
+
+/* RxArr: the posted and prefetched descriptors lie in ring order at
+ * [head, posted count); the released ones are the set bits. */
+static int arr_census(struct rxb_shgroup *g, struct shring_census *sc)
+{
+	uint32_t head = rxb_relaxed_load(&g->rx.nic.head), fetched = g->rx.nic.fetched;
+	int rc = 0;
+
+	for (uint32_t p = head; rc == 0 && p != g->rep.tail; p++)
+		rc = shring_census_mark(g, sc, p & g->rx.mask, p - head < fetched - head ?
+					SHRING_ROLE_NIC_HELD : SHRING_ROLE_POSTED);
+	for (uint32_t w = 0; rc == 0 && w * WORD_BITS < g->rx.size; w++) {
+		uint64_t word = atomic_load_explicit(&g->bitmap[w], memory_order_relaxed);
+
+		for (; rc == 0 && word != 0; word &= word - 1)
+			rc = shring_census_mark(g, sc, w * WORD_BITS +
+						(uint32_t)__builtin_ctzll(word),
+						SHRING_ROLE_RELEASED);
+	}
+	return rc;
+}
+
+const struct shring_ops rxb_shring_arr_ops = {
+	.name = "shring",
+	.init = arr_init,
+	.fini = arr_fini,
+	.nic_fetch = arr_nic_fetch,
+	.nic_slot = arr_nic_slot,
+	.prime = arr_prime,
+	.release = arr_release,
+	.census = arr_census,
+};
+
+/* --------------------------------------------------------- observability */
+
+const struct rxb_nic_stats *rxb_shring_nic_stats(const struct rxb_shring *sh, uint32_t core)
+{
+	return &sh->c[core].nic_stats;
+}
+
+const struct rxb_sw_stats *rxb_shring_sw_stats(const struct rxb_shring *sh, uint32_t core)
+{
+	return &sh->c[core].sw_stats;
+}
+
+uint32_t rxb_shring_occupancy(struct rxb_shring *sh, uint32_t core)
+{
+	return rxb_cr_occupancy(&sh->c[core].cr);
+}
+
+uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring)
+{
+	struct rxb_shgroup *g = &sh->g[ring];
+	/* acquire: pairs with the doorbell release; the NIC had consumed every
+	 * descriptor that store returned, so the head read next is at least
+	 * the returned count and the difference cannot go negative. */
+	uint32_t returned = atomic_load_explicit(&g->rx.db.tail, memory_order_acquire) - g->primed;
+	uint32_t used = rxb_relaxed_load(&g->rx.nic.head) - returned;
+
+	return used <= g->rx.size ? used : 0;
+}
+
+void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring,
+			   struct rxb_shring_wait *out)
+{
+	const struct shring_wait_ctr *w = &sh->g[ring].rep.wait;
+
+	out->returned = rxb_counter_read(&w->returned);
+	out->wait_sum = rxb_counter_read(&w->wait_sum);
+	out->wait_max = rxb_counter_read(&w->wait_max);
+	out->held_back_max = rxb_counter_read(&w->held_back_max);
+}
+
+void rxb_shring_fetch_stats(const struct rxb_shring *sh, uint32_t ring,
+			    struct rxb_shring_fetch *out)
+{
+	out->reads = rxb_counter_read(&sh->g[ring].nic.reads);
+	out->fetched = rxb_counter_read(&sh->g[ring].nic.fetched);
+}
+
+/* ----------------------------------------------------------------- census */
+
+static const char *const role_name[SHRING_ROLES] = {
+	[SHRING_ROLE_POSTED] = "posted",
+	[SHRING_ROLE_NIC_HELD] = "prefetched by the NIC",
+	[SHRING_ROLE_UNREAD] = "named by an unread CR entry",
+	[SHRING_ROLE_RELEASED] = "released and not returned",
+};
+
+int shring_census_mark(struct rxb_shgroup *g, struct shring_census *sc, uint32_t slot,
+		       enum shring_role role)
+{
+	if (slot >= g->rx.size || sc->role[slot] != SHRING_ROLE_NONE) {
+		rxb_err_set(sc->err, "shring ring %u: descriptor %u is %s%s%s", sc->ring, slot,
+			    role_name[role], slot < g->rx.size ? " and also " : " (out of range)",
+			    slot < g->rx.size ? role_name[sc->role[slot]] : "");
+		return -EPROTO;
+	}
+	sc->role[slot] = (uint8_t)role;
+	sc->n[role]++;
+	sc->c->posted += role == SHRING_ROLE_POSTED || role == SHRING_ROLE_RELEASED;
+	sc->c->nic_held += role == SHRING_ROLE_NIC_HELD;
+	sc->c->in_entries += role == SHRING_ROLE_UNREAD;
+	if (sc->bufs != NULL && rxb_buflist_push(sc->bufs, g->rx.desc[slot]) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Unread entries of core c's CR: each names a descriptor holding a packet. */
+static int cr_census(struct rxb_shring *sh, uint32_t core, struct rxb_shgroup *g,
+		     struct shring_census *sc)
+{
+	struct rxb_cr *cr = &sh->c[core].cr;
+	uint32_t prod = rxb_relaxed_load(&cr->nic.prod);
+	int rc = 0;
+
+	if (prod - cr->sw.cons > cr->size) {
+		rxb_err_set(sc->err, "shring core %u: CR producer %u and consumer %u are "
+			    "inconsistent", core, prod, cr->sw.cons);
+		return -EPROTO;
+	}
+	for (uint32_t i = cr->sw.cons; rc == 0 && i != prod; i++) {
+		const struct rxb_cr_entry *e = (const struct rxb_cr_entry *)cr->ent + (i & cr->mask);
+
+		rc = shring_census_mark(g, sc, e->index, SHRING_ROLE_UNREAD);
+	}
+	return rc;
+}
+
+static void core_census_counters(const struct rxb_shcore *c, struct rxb_census *cs)
+{
+	const struct rxb_sw_stats *sw = &c->sw_stats;
+
+	cs->offered += rxb_counter_read(&c->nic_stats.c[RXB_NIC_OFFERED]);
+	cs->delivered += rxb_counter_read(&c->nic_stats.c[RXB_NIC_DELIVERED]);
+	cs->dropped += rxb_nic_drops(&c->nic_stats);
+	cs->received += rxb_counter_read(&sw->c[RXB_SW_RECEIVED]);
+	cs->app_held += rxb_counter_read(&sw->c[RXB_SW_RECEIVED]) -
+			rxb_counter_read(&sw->c[RXB_SW_FREED]);
+}
+
+/* Indices of a shared ring: head ≤ fetched ≤ posted count, within a ring. */
+static int group_check_indices(struct rxb_shring *sh, uint32_t ring, struct shring_census *sc)
+{
+	struct rxb_shgroup *g = &sh->g[ring];
+	uint32_t head = rxb_relaxed_load(&g->rx.nic.head), fetched = g->rx.nic.fetched;
+	uint32_t tail = g->rep.tail, db = rxb_relaxed_load(&g->rx.db.tail);
+
+	if (db == tail && tail - head <= g->rx.size && fetched - head <= tail - head)
+		return 0;
+	rxb_err_set(sc->err, "%s ring %u: doorbell %u, posted count %u, NIC fetched %u and "
+		    "head %u are inconsistent", sh->ops->name, ring, db, tail, fetched, head);
+	return -EPROTO;
+}
+
+/* Every descriptor is in exactly one place (the marks), and the NIC has
+ * consumed exactly those that unread CR entries name or (RxArr) that are
+ * released and not yet returned. */
+static int group_check_totals(struct rxb_shring *sh, uint32_t ring, struct shring_census *sc)
+{
+	struct rxb_shgroup *g = &sh->g[ring];
+	uint32_t consumed = rxb_relaxed_load(&g->rx.nic.head) - (g->rep.tail - g->primed);
+	uint32_t total = 0;
+
+	for (int r = 0; r < SHRING_ROLES; r++)
+		total += sc->n[r];
+	if (total != g->primed) {
+		rxb_err_set(sc->err, "%s ring %u: %u of its %u descriptors accounted for "
+			    "(posted %u, in the NIC %u, unread %u, released %u)", sh->ops->name,
+			    ring, total, g->primed, sc->n[SHRING_ROLE_POSTED],
+			    sc->n[SHRING_ROLE_NIC_HELD], sc->n[SHRING_ROLE_UNREAD],
+			    sc->n[SHRING_ROLE_RELEASED]);
+		return -EPROTO;
+	}
+	if (consumed != sc->n[SHRING_ROLE_UNREAD] + sc->n[SHRING_ROLE_RELEASED]) {
+		rxb_err_set(sc->err, "%s ring %u: %u descriptors consumed and not returned, but "
+			    "%u unread CR entries + %u released", sh->ops->name, ring, consumed,
+			    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED]);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* One shared ring and its group's CRs. */
+static int group_census(struct rxb_shring *sh, uint32_t ring, struct shring_census *sc)
+{
+	struct rxb_shgroup *g = &sh->g[ring];
+	int rc = group_check_indices(sh, ring, sc);
+
+	memset(sc->role, 0, g->rx.size);
+	memset(sc->n, 0, sizeof(sc->n));
+	sc->ring = ring;
+	for (uint32_t k = 0; rc == 0 && k < sh->cfg.share_degree; k++)
+		rc = cr_census(sh, g->first_core + k, g, sc);
+	if (rc == 0)
+		rc = sh->ops->census(g, sc);
+	return rc == 0 ? group_check_totals(sh, ring, sc) : rc;
+}
+
+int rxb_shring_census(struct rxb_shring *sh, struct rxb_census *c, struct rxb_buflist *bufs,
+		      struct rxb_err *err)
+{
+	struct shring_census sc = { .c = c, .bufs = bufs, .err = err };
+	int rc = 0;
+
+	sc.role = malloc(sh->cfg.ring_size);
+	if (sc.role == NULL)
+		return -ENOMEM;
+	for (uint32_t r = 0; rc == 0 && r < sh->n_rings; r++)
+		rc = group_census(sh, r, &sc);
+	for (uint32_t k = 0; rc == 0 && k < sh->cfg.n_cores; k++)
+		core_census_counters(&sh->c[k], c);
+	free(sc.role);
+	return rc;
+}

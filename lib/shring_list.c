@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * shRing RxList (interfaces.md §4.2): the free descriptors form a list
+ * threaded through next[]; the NIC follows it. A core links its re-armed
+ * batch privately and appends it after the list's tail under the group's
+ * lock; the doorbell is the posted count. Nothing waits for an earlier
+ * descriptor.
+ *
+ * The sentinel rule (include/rxb/shring.h): the NIC never fetches, hence
+ * never consumes, the descriptor at list position posted − 1, the tail. So
+ * (a) the NIC reads next[x] only for an x that has a successor, whose link
+ * was written before the doorbell that announced the successor, and (b)
+ * software writes next[x] only for descriptors the NIC has already passed
+ * (its own received batch) or for the tail, whose link the NIC has not read
+ * yet. Usable capacity: ring_size − 1.
+ *
+ * Contiguity model: the NIC prefetches along the list and pays one
+ * descriptor-read transaction per maximal run of array-consecutive indices.
+ */
+#include <errno.h>
+
+#include "shring_internal.h"
+
+static int list_init(struct rxb_shgroup *g)
+{
+	g->next = rxb_zalloc_aligned(sizeof(*g->next) * g->rx.size);
+	g->fifo = rxb_zalloc_aligned(sizeof(*g->fifo) * g->rx.size);
+	/* The list starts at descriptor 0 (the NIC's list-head register). */
+	g->nic.cursor = 0;
+	return g->next && g->fifo ? 0 : -ENOMEM;
+}
+
+static void list_fini(struct rxb_shgroup *g)
+{
+	rxb_free_aligned(g->next);
+	rxb_free_aligned(g->fifo);
+}
+
+/* NIC: fetch up to n descriptors along the list, never the tail. */
+static uint32_t list_nic_fetch(struct rxb_shgroup *g, uint32_t n, uint16_t *reads)
+{
+	struct rxb_descring *r = &g->rx;
+	/* Ask for one more than wanted: the tail stays behind as sentinel.
+	 * The doorbell is re-read (acquire, pairs with the release in
+	 * shring_publish_unlock()) only when the cached copy falls short. */
+	uint32_t unfetched = rxb_descring_nic_unfetched(r, n + 1);
+	uint32_t x = g->nic.cursor, prev = 0;
+
+	if (unfetched <= 1)
+		return 0;
+	if (n > unfetched - 1)
+		n = unfetched - 1;
+	for (uint32_t i = 0; i < n; i++) {
+		g->fifo[(r->nic.fetched + i) & r->mask] = x;
+		*reads += i == 0 || x != prev + 1; /* a new contiguous run */
+		prev = x;
+		/* x is not the tail, so its successor was announced by a
+		 * doorbell we acquired, and its link was written before it. */
+		x = g->next[x];
+	}
+	g->nic.cursor = x;
+	r->nic.fetched += n;
+	return n;
+}
+
+static uint32_t list_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
+{
+	return g->fifo[pos & g->rx.mask];
+}
+
+/* A fresh list in array order: 0 → 1 → … → size − 1 (the tail). */
+static void list_prime(struct rxb_shgroup *g)
+{
+	for (uint32_t i = 0; i + 1 < g->rx.size; i++)
+		g->next[i] = i + 1;
+	g->next[g->rx.size - 1] = RXB_NONE;
+	g->rep.last = g->rx.size - 1;
+}
+
+static void list_release(struct rxb_shgroup *g, struct rxb_sw_stats *s, const uint32_t *slots,
+			 unsigned n, uint64_t now)
+{
+	(void)now; /* returned at once: no wait to measure */
+	/* Link the batch privately. The NIC read these descriptors' links
+	 * when it fetched them, before it consumed them and wrote the CR
+	 * entries we acquired, and no other core holds them. */
+	for (unsigned i = 0; i + 1 < n; i++)
+		g->next[slots[i]] = slots[i + 1];
+	shring_lock(g, s);
+	/* The tail is posted and never consumed (sentinel), so the NIC has not
+	 * read its link; it will only after the doorbell below. */
+	g->next[g->rep.last] = slots[0];
+	g->rep.last = slots[n - 1];
+	shring_wait_account(g, n, 0, 0, 0);
+	shring_publish_unlock(g, s, g->rep.tail + n);
+}
+
+/* RxList invariant: walking the list from the NIC's prefetch through the
+ * posted descriptors takes exactly `posted` steps and ends at the tail,
+ * which stays posted. (Nothing is released and unreturned: a batch is
+ * linked and appended within one receive call.) */
+static int list_census(struct rxb_shgroup *g, struct shring_census *sc)
+{
+	uint32_t head = rxb_relaxed_load(&g->rx.nic.head), fetched = g->rx.nic.fetched;
+	uint32_t tail = g->rep.tail, x = g->nic.cursor;
+	int rc = 0;
+
+	if (tail != 0 && fetched == tail) {
+		rxb_err_set(sc->err, "shring_list ring %u: the NIC fetched the list's tail %u "
+			    "(the sentinel must stay posted)", sc->ring, g->rep.last);
+		return -EPROTO;
+	}
+	for (uint32_t p = head; rc == 0 && p != fetched; p++)
+		rc = shring_census_mark(g, sc, g->fifo[p & g->rx.mask], SHRING_ROLE_NIC_HELD);
+	for (uint32_t p = fetched; rc == 0 && p != tail; p++) {
+		rc = shring_census_mark(g, sc, x, SHRING_ROLE_POSTED);
+		if (rc == 0 && p + 1 != tail)
+			x = g->next[x];
+	}
+	if (rc == 0 && tail != 0 && x != g->rep.last) {
+		rxb_err_set(sc->err, "shring_list ring %u: the %u posted descriptors end at %u "
+			    "but the list's tail is %u", sc->ring, tail - head, x, g->rep.last);
+		rc = -EPROTO;
+	}
+	return rc;
+}
+
+const struct shring_ops rxb_shring_list_ops = {
+	.name = "shring_list",
+	.init = list_init,
+	.fini = list_fini,
+	.nic_fetch = list_nic_fetch,
+	.nic_slot = list_nic_slot,
+	.prime = list_prime,
+	.release = list_release,
+	.census = list_census,
+};
