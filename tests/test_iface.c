@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Through the generic interface: the stalled-core comparison of the spec,
+ * dynamic shRing switching both ways without loss, names and errors. */
+#include <errno.h>
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+#include "rxb/iface.h"
+
+#define CORES 4u
+
+static struct rxb_iface *make(struct rxb_iface_config *cfg, struct test_pool *tp)
+{
+	struct rxb_err err = { { 0 } };
+	struct rxb_iface *i;
+
+	test_pool_init(tp, 16384, CORES);
+	cfg->n_cores = CORES;
+	i = rxb_iface_create(cfg, tp->alloc, &err);
+	if (i == NULL)
+		fprintf(stderr, "create: %s\n", err.msg);
+	return i;
+}
+
+static unsigned poll_core(struct rxb_iface *i, uint32_t core, uint64_t now)
+{
+	struct rxb_pkt pk[32];
+	unsigned n, total = 0;
+
+	while ((n = rxb_iface_rx(i, core, pk, 32, now)) != 0) {
+		for (unsigned k = 0; k < n; k++)
+			rxb_iface_free(i, core, &pk[k].buf, 1);
+		total += n;
+	}
+	return total;
+}
+
+static int checked(struct rxb_iface *i, struct test_pool *tp)
+{
+	struct rxb_err err = { { 0 } };
+	int rc = rxb_iface_check(i, tp->pool, &err);
+
+	if (rc != 0)
+		fprintf(stderr, "check: %s\n", err.msg);
+	return rc == 0;
+}
+
+/* Traffic spread over 4 cores, core 0 stalled; returns drops at cores 1..3. */
+static uint64_t healthy_drops_with_stall(struct rxb_iface_config *cfg)
+{
+	struct test_pool tp;
+	struct rxb_iface *i = make(cfg, &tp);
+	struct rxb_delivery d;
+	uint64_t drops = 0, seed = 9;
+
+	CHECK(i != NULL);
+	if (i == NULL)
+		return UINT64_MAX;
+	for (uint32_t k = 0; k < 100000; k++) {
+		struct rxb_rx_meta m = { .len = 1500, .dest = test_rand_below(&seed, CORES) };
+
+		rxb_iface_deliver(i, &m, &d);
+		drops += d.drop >= 0 && m.dest != 0;
+		if (k % 8 == 7)
+			for (uint32_t c = 1; c < CORES; c++)
+				poll_core(i, c, k);
+	}
+	CHECK(checked(i, &tp));
+	rxb_iface_destroy(i);
+	test_pool_fini(&tp);
+	return drops;
+}
+
+/* Spec test: with one core stalled, rxBisect keeps delivering to the others
+ * while RxArr starts dropping packets meant for healthy cores. */
+static void test_stalled_core_rxarr_vs_rxbisect(void)
+{
+	struct rxb_iface_config arr = { .arch = RXB_ARCH_SHRING, .rx_size = 256, .share_degree = 4 };
+	struct rxb_iface_config bis = { .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 256 };
+	uint64_t arr_drops = healthy_drops_with_stall(&arr);
+	uint64_t bis_drops = healthy_drops_with_stall(&bis);
+
+	printf("     healthy-core drops with one core stalled: RxArr %llu, rxBisect %llu\n",
+	       (unsigned long long)arr_drops, (unsigned long long)bis_drops);
+	CHECK(arr_drops > 10000);
+	CHECK_EQ(bis_drops, 0);
+}
+
+static void feed(struct rxb_iface *i, struct rxb_dynctl_sample *s, int n, uint64_t *now)
+{
+	struct rxb_delivery d;
+
+	for (int k = 0; k < n; k++) {
+		for (uint32_t p = 0; p < 64; p++) {
+			struct rxb_rx_meta m = { .len = 1500, .dest = p % CORES };
+
+			rxb_iface_deliver(i, &m, &d);
+		}
+		for (uint32_t c = 0; c < CORES; c++)
+			poll_core(i, c, *now);
+		rxb_iface_dyn_sample(i, s);
+		*now += 10;
+	}
+}
+
+/* Dynamic shRing: high load switches to shRing, low load back; the drain
+ * loses nothing and the controller confirms only after every core moved. */
+static void test_dyn_shring_switches_without_loss(void)
+{
+	struct test_pool tp;
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 256 };
+	struct rxb_dynctl_sample high = { .tput_gbps = 190, .mem_bw_gibps = 30 };
+	struct rxb_dynctl_sample low = { .tput_gbps = 20, .mem_bw_gibps = 3 };
+	uint64_t now = 0;
+
+	cfg.dyn = rxb_dynctl_config_default();
+	struct rxb_iface *i = make(&cfg, &tp);
+	CHECK(i != NULL);
+	if (i == NULL)
+		return;
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_PRIVATE);
+	feed(i, &high, 15, &now);
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_PRIVATE); /* window not full yet */
+	feed(i, &high, 1, &now);
+	/* Decision taken; the NIC switches at its next packet. */
+	feed(i, &high, 2, &now);
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_SHARED);
+	CHECK_EQ(rxb_dynctl_mode(rxb_iface_dynctl(i)), RXB_DYN_SHARED);
+	CHECK(checked(i, &tp));
+	feed(i, &low, 20, &now);
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_PRIVATE);
+	feed(i, &low, 2, &now);
+	CHECK_EQ(rxb_dynctl_mode(rxb_iface_dynctl(i)), RXB_DYN_PRIVATE);
+	CHECK(checked(i, &tp));
+	/* Every packet offered was delivered and received. */
+	struct rxb_census c;
+	rxb_iface_census(i, &c, NULL);
+	CHECK_EQ(c.dropped, 0);
+	CHECK_EQ(c.received, c.offered);
+	rxb_iface_destroy(i);
+	test_pool_fini(&tp);
+}
+
+/* Packets in the old set when the NIC switches are drained, not lost. */
+static void test_dyn_drain_keeps_old_packets(void)
+{
+	struct test_pool tp;
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 256 };
+	struct rxb_dynctl_sample high = { .tput_gbps = 190, .mem_bw_gibps = 30 };
+	struct rxb_delivery d;
+	struct rxb_pkt pk[32];
+	uint64_t now = 0;
+
+	cfg.dyn = rxb_dynctl_config_default();
+	cfg.dyn.window = 1;
+	struct rxb_iface *i = make(&cfg, &tp);
+	if (i == NULL)
+		return;
+	for (int k = 0; k < 10; k++) {
+		struct rxb_rx_meta m = { .len = 100, .hash = (uint32_t)k, .dest = 1 };
+
+		rxb_iface_deliver(i, &m, &d); /* into core 1's privRing */
+	}
+	CHECK_EQ(rxb_iface_dyn_sample(i, &high), RXB_DYN_TO_SHARED);
+	for (int k = 10; k < 15; k++) {
+		struct rxb_rx_meta m = { .len = 100, .hash = (uint32_t)k, .dest = 1 };
+
+		rxb_iface_deliver(i, &m, &d); /* NIC switched: shRing */
+	}
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_SHARED);
+	/* Core 1 gets the old packets first, in order, then the new ones. */
+	unsigned n = rxb_iface_rx(i, 1, pk, 32, now);
+	CHECK_EQ(n, 10);
+	CHECK_EQ(pk[0].hash, 0);
+	for (unsigned k = 0; k < n; k++)
+		rxb_iface_free(i, 1, &pk[k].buf, 1);
+	n = rxb_iface_rx(i, 1, pk, 32, now);
+	CHECK_EQ(n, 5);
+	CHECK_EQ(pk[0].hash, 10);
+	for (unsigned k = 0; k < n; k++)
+		rxb_iface_free(i, 1, &pk[k].buf, 1);
+	CHECK(checked(i, &tp));
+	rxb_iface_destroy(i);
+	test_pool_fini(&tp);
+}
+
+static void test_names_and_errors(void)
+{
+	struct rxb_err err = { { 0 } };
+	enum rxb_arch a;
+
+	for (int k = 0; k < RXB_ARCHS; k++) {
+		CHECK_EQ(rxb_arch_from_name(rxb_arch_name[k], &a, &err), 0);
+		CHECK_EQ(a, k);
+	}
+	CHECK_EQ(rxb_arch_from_name("rxbissect", &a, &err), -EINVAL);
+	CHECK(strstr(err.msg, "arch.name") != NULL);
+
+	struct test_pool tp;
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_PRIVRING, .n_cores = 0 };
+	test_pool_init(&tp, 1024, CORES);
+	CHECK(rxb_iface_create(&cfg, tp.alloc, &err) == NULL);
+	CHECK(strstr(err.msg, "system.cores") != NULL);
+	cfg.n_cores = CORES; /* 4 × 1024 buffers needed, the pool has 1024 */
+	CHECK(rxb_iface_create(&cfg, tp.alloc, &err) == NULL);
+	CHECK(strstr(err.msg, "more buffers") != NULL);
+	cfg.arch = RXB_ARCH_SHRING;
+	cfg.rx_size = 64;
+	cfg.share_degree = 3;
+	CHECK(rxb_iface_create(&cfg, tp.alloc, &err) == NULL);
+	CHECK(strstr(err.msg, "share_degree") != NULL);
+	cfg.arch = RXB_ARCH_RXBISECT;
+	cfg.n_groups = 9;
+	CHECK(rxb_iface_create(&cfg, tp.alloc, &err) == NULL);
+	CHECK(strstr(err.msg, "n_groups") != NULL);
+	test_pool_fini(&tp);
+}
+
+int main(void)
+{
+	RUN(test_stalled_core_rxarr_vs_rxbisect);
+	RUN(test_dyn_shring_switches_without_loss);
+	RUN(test_dyn_drain_keeps_old_packets);
+	RUN(test_names_and_errors);
+	return check_summary();
+}
