@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "gen.h"
+#include "nf/pkt.h"
+#include "nf/rand.h"
+
+/* Flow set to draw from: flow ids ranked by popularity (rank r -> ids[r-1]). */
+struct flow_set {
+	uint32_t *ids;
+	uint32_t n;
+	struct rxb_zipf zipf;
+};
+
+struct rxb_gen {
+	struct rxb_gen_cfg cfg;
+	struct rxb_gen_flow *flows;
+	uint32_t *tcp_seq;           /* per flow, TCP only */
+	struct flow_set target, other, all;
+	bool has_target;
+	struct rxb_zipf key_zipf;
+	uint64_t size_weight_total;
+	uint16_t max_frame;
+
+	/* Pattern state: everything that decides packet contents. */
+	struct rxb_rng rng;
+	uint64_t seq;                /* packets filled (IP id) */
+	uint64_t req_id;             /* KV requests filled */
+	uint32_t burst_pos;          /* packets of the current on-period filled */
+	uint32_t burst_flow;
+	bool burst_flow_target;
+
+	/* Pacer state: decides only when packets go. */
+	bool started;
+	uint64_t base;               /* TSC of slot 0 of the current on-period */
+	uint64_t k;                  /* slots granted since base */
+	uint32_t pace_pos;           /* packets granted in the current on-period */
+	double period;               /* TSC cycles per packet; 0 = unpaced */
+	uint64_t gap;                /* off-period in TSC cycles */
+
+	struct rxb_gen_stats stats;
+};
+
+void rxb_gen_cfg_defaults(struct rxb_gen_cfg *cfg)
+{
+	static const struct rte_ether_addr src = { { 0x02, 0, 0, 0, 0xaa, 0x01 } };
+	static const struct rte_ether_addr dst = { { 0x02, 0, 0, 0, 0xbb, 0x01 } };
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->seed = 1;
+	cfg->n_flows = 1024;
+	cfg->proto = IPPROTO_UDP;
+	cfg->src_net = RXB_IPV4(10, 0, 0, 0);
+	cfg->src_depth = 8;
+	cfg->dst_net = RXB_IPV4(198, 19, 0, 0);
+	cfg->dst_depth = 16;
+	cfg->src_mac = src;
+	cfg->dst_mac = dst;
+	cfg->flow_zipf_s = 0.99;
+	cfg->frame_size = 1500;
+	cfg->kv.get_ratio = 0.05;
+	cfg->kv.n_keys = 1u << 20;
+	cfg->kv.zipf_s = 0.99;
+	cfg->kv.n_partitions = 1;
+	cfg->kv.val_len = RXB_KV_VAL_MAX;
+	cfg->stamp = true;
+	cfg->pace_slack = 64;
+}
+
+static uint16_t l4_hdr_len(uint8_t proto)
+{
+	return proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) : sizeof(struct rte_udp_hdr);
+}
+
+static uint16_t kv_frame(const struct rxb_gen_cfg *cfg, uint16_t val_len)
+{
+	return (uint16_t)(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
+			  sizeof(struct rte_udp_hdr) + RXB_KV_MSG_LEN(val_len));
+}
+
+static int check_frame(const char *field, uint16_t size, uint8_t proto, bool stamp,
+		       struct rxb_err *err)
+{
+	uint16_t min = RXB_GEN_MIN_FRAME;
+
+	if (proto == IPPROTO_TCP && stamp && min < RXB_STAMP_MIN_FRAME_TCP)
+		min = RXB_STAMP_MIN_FRAME_TCP;
+	if (size < min || size > RXB_GEN_MAX_FRAME) {
+		rxb_err_set(err, "%s = %u: must be in [%u, %u] (bytes in the mbuf, FCS excluded%s)",
+			    field, size, min, RXB_GEN_MAX_FRAME,
+			    min > RXB_GEN_MIN_FRAME ? "; TCP needs room for the stamp" : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_dist(const char *field, enum rxb_gen_dist d, double s, struct rxb_err *err)
+{
+	if (d != RXB_GEN_UNIFORM && d != RXB_GEN_ZIPF) {
+		rxb_err_set(err, "%s = %d: must be uniform (0) or zipf (1)", field, (int)d);
+		return -EINVAL;
+	}
+	if (d == RXB_GEN_ZIPF && !(s > 0 && s < 100)) {
+		rxb_err_set(err, "%s zipf exponent = %g: must be in (0, 100)", field, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
+{
+	int rc;
+
+	if (c->n_flows == 0 || c->n_flows > RXB_GEN_MAX_FLOWS) {
+		rxb_err_set(err, "gen.n_flows = %u: must be in [1, %u]", c->n_flows, RXB_GEN_MAX_FLOWS);
+		return -EINVAL;
+	}
+	if (c->proto != IPPROTO_UDP && c->proto != IPPROTO_TCP) {
+		rxb_err_set(err, "gen.proto = %u: must be UDP (%u) or TCP (%u)", c->proto,
+			    IPPROTO_UDP, IPPROTO_TCP);
+		return -EINVAL;
+	}
+	if (c->src_depth > 32 || c->dst_depth > 32) {
+		rxb_err_set(err, "gen.%s_depth = %u: must be in [0, 32]",
+			    c->src_depth > 32 ? "src" : "dst",
+			    c->src_depth > 32 ? c->src_depth : c->dst_depth);
+		return -EINVAL;
+	}
+	rc = check_dist("gen.flow_dist", c->flow_dist, c->flow_zipf_s, err);
+	if (rc < 0)
+		return rc;
+	if (!(c->target_share >= 0 && c->target_share <= 1)) {
+		rxb_err_set(err, "gen.target_share = %g: must be in [0, 1]", c->target_share);
+		return -EINVAL;
+	}
+	if (c->target_share > 0 && c->n_target_flows == 0 && c->is_target == NULL) {
+		rxb_err_set(err, "gen.target_share = %g: needs a target set (n_target_flows or "
+			    "is_target)", c->target_share);
+		return -EINVAL;
+	}
+	if (c->n_target_flows > c->n_flows) {
+		rxb_err_set(err, "gen.n_target_flows = %u: must not exceed gen.n_flows = %u",
+			    c->n_target_flows, c->n_flows);
+		return -EINVAL;
+	}
+	if (c->target_frame_size != 0) {
+		rc = check_frame("gen.target_frame_size", c->target_frame_size, c->proto,
+				 c->stamp, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (c->n_sizes > RXB_GEN_MAX_SIZES || (c->n_sizes > 0 && c->sizes == NULL)) {
+		rxb_err_set(err, "gen.n_sizes = %u: must be at most %u, with gen.sizes set",
+			    c->n_sizes, RXB_GEN_MAX_SIZES);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < c->n_sizes; i++) {
+		char field[32];
+
+		snprintf(field, sizeof(field), "gen.sizes[%u].size", i);
+		rc = check_frame(field, c->sizes[i].size, c->proto, c->stamp, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (c->n_sizes == 0) {
+		rc = check_frame("gen.frame_size", c->frame_size, c->proto, c->stamp, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (!(c->pps >= 0 && c->pps < 1e12)) {
+		rxb_err_set(err, "gen.pps = %g: must be in [0, 1e12) (0 = unpaced)", c->pps);
+		return -EINVAL;
+	}
+	if (c->burst_gap_ns > 0 && c->burst_pkts == 0) {
+		rxb_err_set(err, "gen.burst_gap_ns = %llu: needs gen.burst_pkts > 0",
+			    (unsigned long long)c->burst_gap_ns);
+		return -EINVAL;
+	}
+	if (!c->kv.enabled)
+		return 0;
+	if (c->proto != IPPROTO_UDP) {
+		rxb_err_set(err, "gen.kv.enabled with gen.proto = %u: KV requests are UDP", c->proto);
+		return -EINVAL;
+	}
+	if (!(c->kv.get_ratio >= 0 && c->kv.get_ratio <= 1)) {
+		rxb_err_set(err, "gen.kv.get_ratio = %g: must be in [0, 1]", c->kv.get_ratio);
+		return -EINVAL;
+	}
+	if (c->kv.n_keys == 0 || c->kv.n_partitions == 0) {
+		rxb_err_set(err, "gen.kv.%s = 0: must be at least 1",
+			    c->kv.n_keys == 0 ? "n_keys" : "n_partitions");
+		return -EINVAL;
+	}
+	if (c->kv.val_len > RXB_KV_VAL_MAX) {
+		rxb_err_set(err, "gen.kv.val_len = %u: must be at most %u", c->kv.val_len,
+			    RXB_KV_VAL_MAX);
+		return -EINVAL;
+	}
+	return check_dist("gen.kv.dist", c->kv.dist, c->kv.zipf_s, err);
+}
+
+static uint32_t random_in(struct rxb_rng *r, uint32_t net, uint8_t depth)
+{
+	uint32_t host_mask = depth >= 32 ? 0 : UINT32_MAX >> depth;
+
+	return (net & ~host_mask) | ((uint32_t)rxb_rng_u64(r) & host_mask);
+}
+
+static int set_init(struct flow_set *s, uint32_t cap, const struct rxb_gen_cfg *c)
+{
+	s->ids = malloc((size_t)(cap ? cap : 1) * sizeof(*s->ids));
+	s->n = 0;
+	return s->ids != NULL ? 0 : -ENOMEM;
+}
+
+static void set_finish(struct flow_set *s, const struct rxb_gen_cfg *c)
+{
+	if (s->n > 0)
+		rxb_zipf_init(&s->zipf, s->n, c->flow_dist == RXB_GEN_ZIPF ? c->flow_zipf_s : 0);
+}
+
+static int build_flows(struct rxb_gen *g, struct rxb_err *err)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	/* Its own stream, so flows do not change with the rest of cfg. */
+	struct rxb_rng r;
+
+	rxb_rng_seed(&r, c->seed ^ 0xf10f10f10f10f10full);
+	g->flows = calloc(c->n_flows, sizeof(*g->flows));
+	if (g->flows == NULL || set_init(&g->all, c->n_flows, c) < 0 ||
+	    set_init(&g->target, c->n_flows, c) < 0 || set_init(&g->other, c->n_flows, c) < 0)
+		goto nomem;
+	if (c->proto == IPPROTO_TCP) {
+		g->tcp_seq = calloc(c->n_flows, sizeof(*g->tcp_seq));
+		if (g->tcp_seq == NULL)
+			goto nomem;
+	}
+	for (uint32_t i = 0; i < c->n_flows; i++) {
+		struct rxb_gen_flow *f = &g->flows[i];
+
+		f->src_ip = random_in(&r, c->src_net, c->src_depth);
+		f->dst_ip = random_in(&r, c->dst_net, c->dst_depth);
+		f->src_port = (uint16_t)(1024 + rxb_rng_below(&r, 65536 - 1024));
+		f->dst_port = (uint16_t)(1 + rxb_rng_below(&r, 65535));
+		f->proto = c->proto;
+		if (g->tcp_seq != NULL)
+			g->tcp_seq[i] = (uint32_t)rxb_rng_u64(&r);
+	}
+	g->has_target = c->n_target_flows > 0 || c->is_target != NULL;
+	for (uint32_t i = 0; i < c->n_flows; i++) {
+		bool t = c->is_target != NULL ? c->is_target(c->is_target_arg, i, &g->flows[i])
+					      : i < c->n_target_flows;
+
+		g->all.ids[g->all.n++] = i;
+		if (t)
+			g->target.ids[g->target.n++] = i;
+		else
+			g->other.ids[g->other.n++] = i;
+	}
+	if (g->has_target && c->target_share > 0 && g->target.n == 0) {
+		rxb_err_set(err, "gen.is_target: selected none of the %u flows, but "
+			    "gen.target_share = %g", c->n_flows, c->target_share);
+		return -EINVAL;
+	}
+	if (g->has_target && c->target_share < 1 && g->other.n == 0) {
+		rxb_err_set(err, "gen target set: holds all %u flows, but gen.target_share = %g "
+			    "leaves packets for the others", c->n_flows, c->target_share);
+		return -EINVAL;
+	}
+	set_finish(&g->all, c);
+	set_finish(&g->target, c);
+	set_finish(&g->other, c);
+	return 0;
+nomem:
+	rxb_err_set(err, "gen.n_flows = %u: out of memory for the flow table", c->n_flows);
+	return -ENOMEM;
+}
+
+int rxb_gen_create(const struct rxb_gen_cfg *cfg, struct rxb_gen **out, struct rxb_err *err)
+{
+	struct rxb_gen *g;
+	uint64_t hz;
+	int rc;
+
+	*out = NULL;
+	rc = check_cfg(cfg, err);
+	if (rc < 0)
+		return rc;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL) {
+		rxb_err_set(err, "gen: out of memory");
+		return -ENOMEM;
+	}
+	g->cfg = *cfg;
+	g->cfg.sizes = NULL; /* copied below: the caller's array may go away */
+	rc = build_flows(g, err);
+	if (rc < 0) {
+		rxb_gen_destroy(g);
+		return rc;
+	}
+	if (cfg->n_sizes > 0) {
+		struct rxb_gen_size *sizes = malloc(cfg->n_sizes * sizeof(*sizes));
+
+		if (sizes == NULL) {
+			rxb_gen_destroy(g);
+			rxb_err_set(err, "gen: out of memory");
+			return -ENOMEM;
+		}
+		memcpy(sizes, cfg->sizes, cfg->n_sizes * sizeof(*sizes));
+		g->cfg.sizes = sizes;
+		for (uint32_t i = 0; i < cfg->n_sizes; i++) {
+			g->size_weight_total += sizes[i].weight;
+			g->max_frame = RTE_MAX(g->max_frame, sizes[i].size);
+		}
+		if (g->size_weight_total == 0) {
+			rxb_gen_destroy(g);
+			rxb_err_set(err, "gen.sizes: all %u weights are 0", cfg->n_sizes);
+			return -EINVAL;
+		}
+	} else {
+		g->max_frame = cfg->frame_size;
+	}
+	g->max_frame = RTE_MAX(g->max_frame, cfg->target_frame_size);
+	if (cfg->kv.enabled) {
+		g->max_frame = kv_frame(cfg, cfg->kv.val_len);
+		rxb_zipf_init(&g->key_zipf, cfg->kv.n_keys,
+			      cfg->kv.dist == RXB_GEN_ZIPF ? cfg->kv.zipf_s : 0);
+	}
+	rxb_rng_seed(&g->rng, cfg->seed);
+	hz = cfg->tsc_hz ? cfg->tsc_hz : rte_get_tsc_hz();
+	g->period = cfg->pps > 0 ? (double)hz / cfg->pps : 0;
+	g->gap = (uint64_t)((double)cfg->burst_gap_ns * (double)hz / 1e9);
+	*out = g;
+	return 0;
+}
+
+void rxb_gen_destroy(struct rxb_gen *g)
+{
+	if (g == NULL)
+		return;
+	free(g->flows);
+	free(g->tcp_seq);
+	free(g->all.ids);
+	free(g->target.ids);
+	free(g->other.ids);
+	free((void *)g->cfg.sizes);
+	free(g);
+}
+
+uint32_t rxb_gen_n_flows(const struct rxb_gen *g)
+{
+	return g->cfg.n_flows;
+}
+
+const struct rxb_gen_flow *rxb_gen_flow(const struct rxb_gen *g, uint32_t flow)
+{
+	return flow < g->cfg.n_flows ? &g->flows[flow] : NULL;
+}
+
+uint32_t rxb_gen_n_target_flows(const struct rxb_gen *g)
+{
+	return g->has_target ? g->target.n : 0;
+}
+
+uint16_t rxb_gen_max_frame(const struct rxb_gen *g)
+{
+	return g->max_frame;
+}
+
+const struct rxb_gen_stats *rxb_gen_stats(const struct rxb_gen *g)
+{
+	return &g->stats;
+}
+
+/* ---- KV keys and values -------------------------------------------------- */
+
+void rxb_gen_kv_key(uint64_t k, uint8_t key[RXB_KV_KEY_LEN])
+{
+	uint64_t x = k, w = rte_cpu_to_be_64(k);
+
+	memcpy(key, &w, 8);
+	for (unsigned i = 8; i < RXB_KV_KEY_LEN; i += 8) {
+		w = rxb_splitmix64(&x);
+		memcpy(key + i, &w, 8);
+	}
+}
+
+void rxb_gen_kv_value(uint64_t k, uint64_t req_id, uint8_t *val, uint16_t len)
+{
+	uint8_t head[16];
+	uint64_t w;
+
+	w = rte_cpu_to_be_64(k);
+	memcpy(head, &w, 8);
+	w = rte_cpu_to_be_64(req_id);
+	memcpy(head + 8, &w, 8);
+	memcpy(val, head, RTE_MIN(len, (uint16_t)sizeof(head)));
+	if (len > sizeof(head))
+		memset(val + sizeof(head), (int)(req_id & 0xff), len - sizeof(head));
+}
+
+/* ---- packet pattern ------------------------------------------------------ */
+
+static uint32_t draw(struct rxb_rng *r, const struct flow_set *s)
+{
+	return s->ids[rxb_zipf_sample(&s->zipf, r) - 1];
+}
+
+static uint32_t pick_flow(struct rxb_gen *g, bool *target)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	uint32_t f;
+
+	if (c->burst_single_flow && c->burst_pkts > 0 && g->burst_pos > 0) {
+		*target = g->burst_flow_target;
+		return g->burst_flow;
+	}
+	if (!g->has_target) {
+		*target = false;
+		f = draw(&g->rng, &g->all);
+	} else {
+		/* Draw the set even when target_share is 0 or 1, so the
+		 * random stream has one shape for every share. */
+		*target = rxb_rng_double(&g->rng) < c->target_share;
+		f = draw(&g->rng, *target ? &g->target : &g->other);
+	}
+	g->burst_flow = f;
+	g->burst_flow_target = *target;
+	return f;
+}
+
+static uint16_t pick_size(struct rxb_gen *g, bool target)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	uint64_t w;
+
+	if (target && c->target_frame_size != 0)
+		return c->target_frame_size;
+	if (c->n_sizes == 0)
+		return c->frame_size;
+	w = rxb_rng_below(&g->rng, g->size_weight_total);
+	for (uint32_t i = 0;; i++) {
+		if (w < c->sizes[i].weight)
+			return c->sizes[i].size;
+		w -= c->sizes[i].weight;
+	}
+}
+
+/* L4 checksum when only the first nz bytes of the segment can be non-zero:
+ * zero words add nothing to a one's-complement sum, so the zero-filled rest
+ * of a payload need not be read again. */
+static uint16_t l4_csum_prefix(const struct rte_ipv4_hdr *ip, const void *l4, uint32_t nz)
+{
+	uint32_t sum = rte_raw_cksum(l4, nz) + rte_ipv4_phdr_cksum(ip, 0);
+	uint16_t ck;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	if (ck == 0 && ip->next_proto_id == IPPROTO_UDP)
+		ck = 0xffff; /* RFC 768: 0 means "no checksum" */
+	return ck;
+}
+
+/* Write the KV request for this packet after the stamp; returns its length
+ * from the start of the payload. */
+static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, struct rte_udp_hdr *udp,
+			struct rxb_gen_pkt_info *pi)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	struct rxb_kv_hdr *h = (struct rxb_kv_hdr *)(payload + RXB_KV_OFF);
+	uint8_t *key = payload + RXB_KV_OFF + RXB_KV_HDR_LEN;
+	uint16_t val_len = pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0;
+
+	h->magic = RXB_KV_MAGIC;
+	h->op = pi->kv_op;
+	h->status = 0;
+	h->reserved = 0;
+	h->val_len = rte_cpu_to_be_16(val_len);
+	h->key_len = rte_cpu_to_be_16(RXB_KV_KEY_LEN);
+	h->req_id = rte_cpu_to_be_64(pi->kv_req_id);
+	rxb_gen_kv_key(pi->kv_key, key);
+	if (val_len > 0)
+		rxb_gen_kv_value(pi->kv_key, pi->kv_req_id, key + RXB_KV_KEY_LEN, val_len);
+	pi->kv_partition = rxb_kv_partition(key, c->kv.n_partitions);
+	/* MICA steers by destination port: one port per partition. */
+	udp->dst_port = rte_cpu_to_be_16((uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition));
+	return RXB_KV_MSG_LEN(val_len);
+}
+
+static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+		     struct rxb_gen_pkt_info *pi)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	const struct rxb_gen_flow *f;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	uint8_t *l4, *payload;
+	uint16_t len, l4h = l4_hdr_len(c->proto), ip_total;
+	uint32_t written = 0, payload_len;
+	uint16_t ck;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->flow = pick_flow(g, &pi->target);
+	f = &g->flows[pi->flow];
+	if (c->kv.enabled) {
+		pi->kv_op = rxb_rng_double(&g->rng) < c->kv.get_ratio ? RXB_KV_GET : RXB_KV_PUT;
+		pi->kv_key = rxb_zipf_sample(&g->key_zipf, &g->rng) - 1;
+		pi->kv_req_id = g->req_id++;
+		len = kv_frame(c, pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0);
+	} else {
+		len = pick_size(g, pi->target);
+	}
+	if (c->burst_pkts > 0 && ++g->burst_pos == c->burst_pkts)
+		g->burst_pos = 0;
+	pi->len = len;
+
+	rte_pktmbuf_reset(m);
+	m->data_len = len;
+	m->pkt_len = len;
+	m->l2_len = sizeof(*eth);
+	m->l3_len = sizeof(*ip);
+	m->l4_len = l4h;
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
+			 (c->proto == IPPROTO_TCP ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
+
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	rte_ether_addr_copy(&c->dst_mac, &eth->dst_addr);
+	rte_ether_addr_copy(&c->src_mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	ip_total = (uint16_t)(len - sizeof(*eth));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16(ip_total);
+	ip->packet_id = rte_cpu_to_be_16((uint16_t)g->seq);
+	ip->fragment_offset = 0;
+	ip->time_to_live = 64;
+	ip->next_proto_id = c->proto;
+	ip->src_addr = rte_cpu_to_be_32(f->src_ip);
+	ip->dst_addr = rte_cpu_to_be_32(f->dst_ip);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+
+	l4 = (uint8_t *)(ip + 1);
+	payload = l4 + l4h;
+	payload_len = ip_total - sizeof(*ip) - l4h;
+	memset(payload, 0, payload_len);
+	if (c->proto == IPPROTO_TCP) {
+		struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)l4;
+
+		tcp->src_port = rte_cpu_to_be_16(f->src_port);
+		tcp->dst_port = rte_cpu_to_be_16(f->dst_port);
+		tcp->sent_seq = rte_cpu_to_be_32(g->tcp_seq[pi->flow]);
+		g->tcp_seq[pi->flow] += payload_len;
+		tcp->recv_ack = 0;
+		tcp->data_off = (sizeof(*tcp) / 4) << 4;
+		tcp->tcp_flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+		tcp->rx_win = rte_cpu_to_be_16(65535);
+		tcp->cksum = 0;
+		tcp->tcp_urp = 0;
+	} else {
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)l4;
+
+		udp->src_port = rte_cpu_to_be_16(f->src_port);
+		udp->dst_port = rte_cpu_to_be_16(f->dst_port);
+		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(ip_total - sizeof(*ip)));
+		udp->dgram_cksum = 0;
+		if (c->kv.enabled)
+			written = fill_kv(g, payload, udp, pi);
+	}
+	if (c->stamp) {
+		uint64_t le = rte_cpu_to_le_64(tsc);
+
+		memcpy(payload + RXB_STAMP_OFF, &le, RXB_STAMP_LEN);
+		written = RTE_MAX(written, RXB_STAMP_OFF + RXB_STAMP_LEN);
+	}
+	ck = l4_csum_prefix(ip, l4, l4h + written);
+	if (c->proto == IPPROTO_TCP)
+		((struct rte_tcp_hdr *)l4)->cksum = ck;
+	else
+		((struct rte_udp_hdr *)l4)->dgram_cksum = ck;
+	g->seq++;
+}
+
+unsigned rxb_gen_fill(struct rxb_gen *g, struct rte_mbuf **pkts, unsigned n, uint64_t tsc,
+		      struct rxb_gen_pkt_info *info)
+{
+	struct rxb_gen_pkt_info scratch;
+	uint64_t bytes = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct rxb_gen_pkt_info *pi = info != NULL ? &info[i] : &scratch;
+
+		/* Room after rte_pktmbuf_reset(), checked before drawing
+		 * anything, so a refused mbuf leaves the pattern where it was. */
+		uint32_t room = m->buf_len - RTE_MIN((uint32_t)RTE_PKTMBUF_HEADROOM, m->buf_len);
+
+		if (m->next != NULL || room < g->max_frame)
+			break;
+		fill_one(g, m, tsc, pi);
+		bytes += pi->len;
+	}
+	rxb_counter_add(&g->stats.packets, i);
+	rxb_counter_add(&g->stats.bytes, bytes);
+	return i;
+}
+
+/* ---- pacing ---------------------------------------------------------------- */
+
+unsigned rxb_gen_due(struct rxb_gen *g, uint64_t now, unsigned max)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	unsigned granted = 0;
+
+	if (g->period == 0 && c->burst_pkts == 0)
+		return max;
+	if (!g->started) {
+		g->started = true;
+		g->base = now;
+	}
+	while (granted < max) {
+		if (g->base + (uint64_t)((double)g->k * g->period) > now)
+			break;
+		granted++;
+		g->k++;
+		if (c->burst_pkts > 0 && ++g->pace_pos == c->burst_pkts) {
+			/* Off-period: from the end of the last slot (paced),
+			 * or from now (unpaced: the burst went out now). */
+			uint64_t end = g->period > 0 ? g->base + (uint64_t)((double)g->k * g->period)
+						     : now;
+
+			g->base = end + g->gap;
+			g->k = 0;
+			g->pace_pos = 0;
+		}
+	}
+	if (granted == max && g->period > 0) {
+		uint64_t next = g->base + (uint64_t)((double)g->k * g->period);
+
+		if (now > next) {
+			/* Slots already due beyond this call: the backlog. */
+			uint64_t backlog = (uint64_t)((double)(now - next) / g->period) + 1;
+
+			if (backlog > c->pace_slack) {
+				rxb_counter_add(&g->stats.late, backlog);
+				rxb_counter_add(&g->stats.stalls, 1);
+				g->base = now;
+				g->k = 0;
+			}
+		}
+	}
+	return granted;
+}
+
+unsigned rxb_gen_burst(struct rxb_gen *g, struct rte_mempool *mp, struct rte_mbuf **pkts,
+		       unsigned max, uint64_t now, struct rxb_gen_pkt_info *info)
+{
+	unsigned n = rxb_gen_due(g, now, max), filled;
+
+	if (n == 0)
+		return 0;
+	if (rte_pktmbuf_alloc_bulk(mp, pkts, n) != 0) {
+		rxb_counter_add(&g->stats.nombuf, n);
+		return 0;
+	}
+	filled = rxb_gen_fill(g, pkts, n, now, info);
+	if (filled < n)
+		rte_pktmbuf_free_bulk(pkts + filled, n - filled);
+	return filled;
+}
