@@ -56,6 +56,7 @@ struct rxb_iface {
 	struct rxb_spool *sp;
 	struct dyn *dyn;
 	struct rxb_nic_stats *pipeline; /* per dest: drops before steering */
+	struct rxb_sw_stats *released;  /* per core: buffers freed by others */
 };
 
 /* ------------------------------------------------------- configuration */
@@ -253,7 +254,8 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 	if (i->allocs == NULL || iface_build(i, err) != 0)
 		goto fail;
 	i->pipeline = rxb_zalloc_aligned(sizeof(*i->pipeline) * rxb_iface_n_dests(i));
-	if (i->pipeline == NULL || iface_prime(i, err) != 0)
+	i->released = rxb_zalloc_aligned(sizeof(*i->released) * rxb_iface_n_cores(i));
+	if (i->pipeline == NULL || i->released == NULL || iface_prime(i, err) != 0)
 		goto fail;
 	return i;
 fail:
@@ -273,6 +275,7 @@ void rxb_iface_destroy(struct rxb_iface *i)
 		rxb_free_aligned(i->dyn->polling);
 	rxb_free_aligned(i->dyn);
 	rxb_free_aligned(i->pipeline);
+	rxb_free_aligned(i->released);
 	free(i->allocs);
 	free(i);
 }
@@ -426,6 +429,11 @@ void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, u
 		rxb_spool_free(i->sp, core, a, bufs, n);
 }
 
+void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n)
+{
+	rxb_counter_add(&i->released[core].c[RXB_SW_FREED], n);
+}
+
 /* --------------------------------------------------------- observability */
 
 const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest)
@@ -531,6 +539,8 @@ static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
 		c->offered += rxb_counter_read(&i->pipeline[d].c[RXB_NIC_OFFERED]);
 		c->dropped += rxb_nic_drops(&i->pipeline[d]);
 	}
+	for (uint32_t k = 0; rc == 0 && k < rxb_iface_n_cores(i); k++)
+		c->app_held -= rxb_counter_read(&i->released[k].c[RXB_SW_FREED]);
 	return rc;
 }
 

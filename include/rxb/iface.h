@@ -97,6 +97,11 @@ unsigned rxb_iface_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, u
 /* Core c gives processed buffers back (to its own allocator). */
 void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n);
 
+/* Core c handed n received buffers to something that frees them itself (a
+ * DPDK transmit queue frees mbufs once sent): count them as released so the
+ * census still balances. Does not touch the allocator. */
+void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n);
+
 /* Counters of destination d (NIC side) and of core c (software side). */
 const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest);
 const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core);
