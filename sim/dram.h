@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * sim/dram.h — DRAM bandwidth accounting and loaded latency.
+ *
+ * Bandwidth: the caller reports the bytes each LLC miss reads and each
+ * writeback writes (sim_dram_account); they are summed over fixed windows
+ * of simulated time, giving read/write GiB/s per window and overall.
+ *
+ * Latency: a mechanistic queue at the memory controllers.
+ *   - Peak bandwidth B_peak = channels × MT/s × 8 B; the memory runs at the
+ *     lower of the DIMMs' rating and the CPU's supported speed.
+ *   - Sustainable bandwidth B = efficiency × B_peak (refresh, bank conflicts,
+ *     read/write turnarounds make the peak unreachable).
+ *   - Below saturation, the queueing delay of an M/D/1 queue with utilisation
+ *     ρ = demand / B: latency = t_idle + t_service · ρ / (2 (1 − ρ)), the
+ *     Pollaczek–Khinchine mean wait for deterministic service. ρ in this
+ *     term is capped at rho_max, where the stochastic term is already large.
+ *   - At and above saturation, bytes the memory could not serve in a window
+ *     carry over (a fluid queue), and every access waits behind them:
+ *     + backlog / B. This is what throttles cores that demand more than the
+ *     memory can give: their misses take longer, so they issue fewer.
+ * The latency used during a window is computed from the previous window
+ * (causal: the queue a request meets was built by earlier requests).
+ *
+ * Times are in picoseconds (the simulator's unit). Single-threaded.
+ */
+#ifndef SIM_DRAM_H
+#define SIM_DRAM_H
+
+#include <stdint.h>
+
+#include "rxb/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sim_dram_cfg {
+	uint32_t channels;    /* populated memory channels */
+	uint32_t dimm_mts;    /* DIMM rating, MT/s */
+	uint32_t cpu_max_mts; /* CPU's highest supported speed, MT/s; 0 = no limit */
+	uint32_t bus_bytes;   /* data bytes per transfer per channel (8 for DDR4) */
+	double efficiency;    /* sustainable fraction of peak, (0, 1] */
+	double idle_ns;       /* unloaded load-to-use latency of a DRAM access */
+	double service_ns;    /* effective service time of the M/D/1 queue */
+	double rho_max;       /* cap of ρ in the M/D/1 term, (0, 1) */
+	uint64_t window_ps;   /* accounting window */
+};
+
+/* The reference server: Xeon Silver 4216 with 4 × 16 GiB DDR4-2933 DIMMs on
+ * 4 of its 6 channels, running at the CPU's 2400 MT/s (see
+ * docs/simulator-models.md for each value and its source). */
+void sim_dram_cfg_reference(struct sim_dram_cfg *cfg);
+
+struct sim_dram {
+	struct sim_dram_cfg cfg;
+	uint32_t mts;             /* effective transfer rate */
+	double peak_Bps;          /* bytes per second, theoretical */
+	double sust_Bps;          /* bytes per second, sustainable */
+	double win_capacity;      /* bytes per window at sust_Bps */
+	uint64_t win_start;       /* current window: [win_start, win_start + window) */
+	uint64_t win_rd, win_wr;  /* bytes in the current window */
+	double backlog;           /* bytes not yet served at the last window end */
+	uint64_t lat_ps;          /* latency for accesses in the current window */
+	/* statistics */
+	uint64_t rd_bytes, wr_bytes;
+	uint64_t windows;         /* closed windows */
+	uint64_t last_rd, last_wr;/* bytes of the last closed window */
+	double last_util;         /* demand / sustainable of the last closed window */
+	double peak_win_Bps;      /* highest demand of any closed window */
+};
+
+int sim_dram_init(struct sim_dram *d, const struct sim_dram_cfg *cfg, struct rxb_err *err);
+
+/* Close the windows that end at or before `now` (times must not go
+ * backwards by more than a window; earlier times count in the current one). */
+void sim_dram_advance(struct sim_dram *d, uint64_t now_ps);
+
+/* Record DRAM traffic at time now. */
+static inline void sim_dram_account(struct sim_dram *d, uint64_t now_ps, uint64_t rd_bytes,
+				    uint64_t wr_bytes)
+{
+	if (now_ps >= d->win_start + d->cfg.window_ps)
+		sim_dram_advance(d, now_ps);
+	d->win_rd += rd_bytes;
+	d->win_wr += wr_bytes;
+}
+
+/* Latency of a DRAM access issued now (after sim_dram_account/advance). */
+static inline uint64_t sim_dram_latency_ps(const struct sim_dram *d) { return d->lat_ps; }
+
+/* The loaded-latency curve without backlog: latency (ns) at utilisation ρ
+ * of the sustainable bandwidth. Monotone, = idle_ns at ρ = 0. */
+double sim_dram_latency_ns_at(const struct sim_dram_cfg *cfg, double rho);
+
+/* Theoretical and sustainable bandwidth of a configuration, bytes/s. */
+double sim_dram_peak_Bps(const struct sim_dram_cfg *cfg);
+double sim_dram_sustainable_Bps(const struct sim_dram_cfg *cfg);
+
+struct sim_dram_stats {
+	uint64_t rd_bytes, wr_bytes;  /* totals, including the open window */
+	double mean_gibps;            /* (rd + wr) / elapsed, GiB/s */
+	double rd_gibps, wr_gibps;    /* means, GiB/s */
+	double last_gibps;            /* last closed window, GiB/s */
+	double peak_gibps;            /* busiest closed window, GiB/s */
+	double last_util;
+	double backlog_bytes;
+	uint64_t windows;
+};
+
+/* elapsed_ps: the simulated time the totals cover. */
+void sim_dram_stats(const struct sim_dram *d, uint64_t elapsed_ps, struct sim_dram_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SIM_DRAM_H */

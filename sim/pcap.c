@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Classic pcap reader and writer: see pcap.h. File format: the pcap file
+ * format as documented by libpcap (pcap-savefile(5)) and the IETF draft
+ * "PCAP Capture File Format" (draft-ietf-opsawg-pcap). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcap.h"
+
+#define MAGIC_US 0xa1b2c3d4u
+#define MAGIC_NS 0xa1b23c4du
+#define MAGIC_PCAPNG 0x0a0d0d0au
+#define FILE_HDR 24u
+#define REC_HDR 16u
+#define IO_BUF (1u << 20)
+
+#define LT_ETHERNET 1u
+#define LT_RAW_BSD 12u
+#define LT_RAW_OBSD 14u
+#define LT_RAW 101u
+#define LT_LINUX_SLL 113u
+#define LT_IPV4 228u
+#define LT_IPV6 229u
+#define LT_LINUX_SLL2 276u
+
+struct sim_pcap_reader {
+	FILE *f;
+	char path[200];
+	unsigned flags;
+	uint64_t off;        /* file offset of the next record */
+	uint8_t *buf;
+	uint32_t bufsz;
+	uint64_t prev_t;
+	int have_t0;
+	struct sim_pcap_info info;
+};
+
+static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static inline uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint32_t file32(const struct sim_pcap_reader *r, const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return r->info.swapped ? __builtin_bswap32(v) : v;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static void parse_l4(const uint8_t *d, uint32_t n, uint8_t proto, struct sim_pkt *p,
+		     struct sim_pcap_info *info)
+{
+	if (proto != 6 && proto != 17 && proto != 132)
+		return; /* no ports */
+	if (n < 4) {
+		if (info)
+			info->short_hdr++;
+		return;
+	}
+	p->sport = be16(d);
+	p->dport = be16(d + 2);
+}
+
+static int parse_ipv4(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct sim_pcap_info *info)
+{
+	uint32_t ihl;
+
+	if (n < 20) {
+		if (info)
+			info->short_hdr++;
+		return n >= 1 && (d[0] >> 4) == 4;
+	}
+	if ((d[0] >> 4) != 4)
+		return 0;
+	ihl = (uint32_t)(d[0] & 15) * 4;
+	p->l3 = 4;
+	p->proto = d[9];
+	p->sip = be32(d + 12);
+	p->dip = be32(d + 16);
+	if (ihl < 20)
+		return 1; /* malformed: keep addresses, no ports */
+	if (be16(d + 6) & 0x1fff) {
+		/* Non-first fragment: no L4 header, as RSS hardware sees it. */
+		if (info)
+			info->frags++;
+		return 1;
+	}
+	if (n < ihl) {
+		if (info)
+			info->short_hdr++;
+		return 1;
+	}
+	parse_l4(d + ihl, n - ihl, p->proto, p, info);
+	return 1;
+}
+
+static uint32_t fold128(const uint8_t *a)
+{
+	return be32(a) ^ be32(a + 4) ^ be32(a + 8) ^ be32(a + 12);
+}
+
+static int parse_ipv6(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct sim_pcap_info *info)
+{
+	uint32_t off = 40;
+	uint8_t nh;
+
+	if (n < 40) {
+		if (info)
+			info->short_hdr++;
+		return n >= 1 && (d[0] >> 4) == 6;
+	}
+	if ((d[0] >> 4) != 6)
+		return 0;
+	p->l3 = 6;
+	p->sip = fold128(d + 8);
+	p->dip = fold128(d + 24);
+	nh = d[6];
+	/* Walk the extension headers (at most 8: anything longer is not a
+	 * packet a NIC would parse for RSS either). */
+	for (int i = 0; i < 8; i++) {
+		uint32_t hl;
+
+		if (nh != 0 && nh != 43 && nh != 44 && nh != 51 && nh != 60)
+			break;
+		if (off + 8 > n) {
+			if (info)
+				info->short_hdr++;
+			p->proto = nh;
+			return 1;
+		}
+		if (nh == 44) {
+			if (be16(d + off + 2) & 0xfff8) {
+				if (info)
+					info->frags++;
+				p->proto = d[off];
+				return 1;
+			}
+			hl = 8;
+		} else if (nh == 51) {
+			hl = ((uint32_t)d[off + 1] + 2) * 4;
+		} else {
+			hl = ((uint32_t)d[off + 1] + 1) * 8;
+		}
+		nh = d[off];
+		off += hl;
+	}
+	p->proto = nh;
+	if (off > n) {
+		if (info)
+			info->short_hdr++;
+		return 1;
+	}
+	parse_l4(d + off, n - off, nh, p, info);
+	return 1;
+}
+
+static int parse_ethertype(uint16_t type, const uint8_t *d, uint32_t n, struct sim_pkt *p,
+			   struct sim_pcap_info *info)
+{
+	if (type == 0x0800)
+		return parse_ipv4(d, n, p, info);
+	if (type == 0x86dd)
+		return parse_ipv6(d, n, p, info);
+	return 0;
+}
+
+int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_t linktype,
+		   struct sim_pkt *p, struct sim_pcap_info *info)
+{
+	uint32_t len = orig_len > caplen ? orig_len : caplen;
+	uint32_t off = 0, l2 = 0;
+	int ip = 0;
+
+	p->sip = p->dip = 0;
+	p->sport = p->dport = 0;
+	p->proto = 0;
+	p->l3 = 0;
+	p->flow = 0;
+	p->key = 0;
+	p->cls = 0;
+
+	switch (linktype) {
+	case LT_ETHERNET: {
+		uint16_t type;
+
+		if (caplen < SIM_ETH_HDR) {
+			if (info)
+				info->short_hdr++;
+			break;
+		}
+		type = be16(d + 12);
+		off = SIM_ETH_HDR;
+		/* 802.1Q, 802.1ad and the old QinQ 0x9100: 4 bytes each. */
+		for (int i = 0; i < 3 && (type == 0x8100 || type == 0x88a8 || type == 0x9100); i++) {
+			if (caplen < off + 4) {
+				type = 0;
+				if (info)
+					info->short_hdr++;
+				break;
+			}
+			type = be16(d + off + 2);
+			off += 4;
+		}
+		ip = parse_ethertype(type, d + off, caplen - off, p, info);
+		l2 = 0; /* the captured length already has the Ethernet header */
+		break;
+	}
+	case LT_LINUX_SLL:
+	case LT_LINUX_SLL2: {
+		uint32_t hl = linktype == LT_LINUX_SLL ? 16 : 20;
+
+		if (caplen < hl) {
+			if (info)
+				info->short_hdr++;
+			break;
+		}
+		ip = parse_ethertype(be16(d + (linktype == LT_LINUX_SLL ? 14 : 0)), d + hl,
+				     caplen - hl, p, info);
+		len = len >= hl ? len - hl : 0;
+		l2 = SIM_ETH_HDR;
+		break;
+	}
+	case LT_RAW:
+	case LT_RAW_BSD:
+	case LT_RAW_OBSD:
+	case LT_IPV4:
+	case LT_IPV6:
+		if (caplen >= 1 && (d[0] >> 4) == 4 && linktype != LT_IPV6)
+			ip = parse_ipv4(d, caplen, p, info);
+		else if (caplen >= 1 && (d[0] >> 4) == 6 && linktype != LT_IPV4)
+			ip = parse_ipv6(d, caplen, p, info);
+		l2 = SIM_ETH_HDR;
+		break;
+	default:
+		break;
+	}
+	len += l2 + SIM_ETH_FCS;
+	if (len < SIM_ETH_MIN_FRAME)
+		len = SIM_ETH_MIN_FRAME;
+	if (len > SIM_ETH_MAX_FRAME && info)
+		info->oversize++;
+	p->len = len;
+	if (!ip) {
+		p->sip = p->dip = 0;
+		p->sport = p->dport = 0;
+		p->proto = 0;
+		p->l3 = 0;
+	}
+	return ip;
+}
+
+/* ---- reader ------------------------------------------------------------- */
+
+static int supported_linktype(uint32_t lt)
+{
+	return lt == LT_ETHERNET || lt == LT_RAW || lt == LT_RAW_BSD || lt == LT_RAW_OBSD ||
+	       lt == LT_LINUX_SLL || lt == LT_LINUX_SLL2 || lt == LT_IPV4 || lt == LT_IPV6;
+}
+
+int sim_pcap_open(struct sim_pcap_reader **out, const char *path, unsigned flags,
+		  struct rxb_err *err)
+{
+	struct sim_pcap_reader *r;
+	uint8_t h[FILE_HDR];
+	size_t got;
+	uint32_t magic;
+	int e;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		rxb_err_set(err, "pcap '%s': out of memory", path);
+		return -ENOMEM;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->flags = flags;
+	r->f = fopen(path, "rb");
+	if (r->f == NULL) {
+		e = errno;
+		rxb_err_set(err, "pcap '%s': cannot open: %s", path, strerror(e));
+		free(r);
+		return -e;
+	}
+	setvbuf(r->f, NULL, _IOFBF, IO_BUF);
+	got = fread(h, 1, FILE_HDR, r->f);
+	if (got < FILE_HDR) {
+		int rc = ferror(r->f) ? -EIO : -EBADMSG;
+
+		rxb_err_set(err, "pcap '%s': offset %zu: truncated file header (got %zu of %u bytes)",
+			    path, got, got, FILE_HDR);
+		sim_pcap_close(r);
+		return rc;
+	}
+	memcpy(&magic, h, 4);
+	if (magic == MAGIC_US || magic == MAGIC_NS) {
+		r->info.swapped = 0;
+	} else if (__builtin_bswap32(magic) == MAGIC_US || __builtin_bswap32(magic) == MAGIC_NS) {
+		r->info.swapped = 1;
+		magic = __builtin_bswap32(magic);
+	} else {
+		rxb_err_set(err, "pcap '%s': offset 0: magic 0x%08x is not a classic pcap file%s",
+			    path, magic,
+			    magic == MAGIC_PCAPNG
+				    ? " (it is pcapng: convert with editcap -F pcap)"
+				    : "");
+		sim_pcap_close(r);
+		return -EBADMSG;
+	}
+	r->info.nsec = magic == MAGIC_NS;
+	r->info.snaplen = file32(r, h + 16);
+	r->info.linktype = file32(r, h + 20) & 0x0fffffff; /* upper bits: FCS info */
+	if (!supported_linktype(r->info.linktype)) {
+		rxb_err_set(err,
+			    "pcap '%s': offset 20: link type %u is not supported (Ethernet 1, "
+			    "raw IP 101/12/14/228/229, Linux cooked 113/276 are)",
+			    path, r->info.linktype);
+		sim_pcap_close(r);
+		return -EBADMSG;
+	}
+	r->bufsz = SIM_PCAP_MAX_CAPLEN;
+	r->buf = malloc(r->bufsz);
+	if (r->buf == NULL) {
+		rxb_err_set(err, "pcap '%s': out of memory", path);
+		sim_pcap_close(r);
+		return -ENOMEM;
+	}
+	r->off = FILE_HDR;
+	*out = r;
+	return 0;
+}
+
+void sim_pcap_close(struct sim_pcap_reader *r)
+{
+	if (r == NULL)
+		return;
+	if (r->f)
+		fclose(r->f);
+	free(r->buf);
+	free(r);
+}
+
+const struct sim_pcap_info *sim_pcap_info(const struct sim_pcap_reader *r)
+{
+	return &r->info;
+}
+
+int sim_pcap_next(struct sim_pcap_reader *r, struct sim_pkt *p, struct rxb_err *err)
+{
+	uint8_t h[REC_HDR];
+
+	for (;;) {
+		uint32_t sec, frac, caplen, origlen;
+		uint64_t t, unit = r->info.nsec ? 1000u : 1000000u;
+		size_t got = fread(h, 1, REC_HDR, r->f);
+		int ip;
+
+		if (got == 0 && !ferror(r->f))
+			return 0; /* clean end, at a record boundary */
+		if (got < REC_HDR) {
+			if (ferror(r->f)) {
+				rxb_err_set(err, "pcap '%s': offset %llu: read error: %s", r->path,
+					    (unsigned long long)r->off, strerror(errno));
+				return -EIO;
+			}
+			rxb_err_set(err,
+				    "pcap '%s': offset %llu: truncated record header (got %zu of "
+				    "%u bytes)",
+				    r->path, (unsigned long long)r->off, got, REC_HDR);
+			return -EBADMSG;
+		}
+		sec = file32(r, h);
+		frac = file32(r, h + 4);
+		caplen = file32(r, h + 8);
+		origlen = file32(r, h + 12);
+		if (caplen > SIM_PCAP_MAX_CAPLEN) {
+			rxb_err_set(err,
+				    "pcap '%s': offset %llu: captured length %u exceeds the maximum "
+				    "%u (corrupt record header?)",
+				    r->path, (unsigned long long)r->off, caplen,
+				    SIM_PCAP_MAX_CAPLEN);
+			return -EBADMSG;
+		}
+		if (frac >= (r->info.nsec ? 1000000000u : 1000000u)) {
+			rxb_err_set(err,
+				    "pcap '%s': offset %llu: timestamp fraction %u is not below one "
+				    "second (%s timestamps)",
+				    r->path, (unsigned long long)r->off + 4, frac,
+				    r->info.nsec ? "ns" : "us");
+			return -EBADMSG;
+		}
+		got = fread(r->buf, 1, caplen, r->f);
+		if (got < caplen) {
+			rxb_err_set(err,
+				    "pcap '%s': offset %llu: truncated packet data (record says "
+				    "%u bytes, only %zu present)",
+				    r->path, (unsigned long long)r->off + REC_HDR, caplen, got);
+			return ferror(r->f) ? -EIO : -EBADMSG;
+		}
+		r->off += REC_HDR + caplen;
+
+		ip = sim_pcap_parse(r->buf, caplen, origlen, r->info.linktype, p, &r->info);
+		if (!ip && (r->flags & SIM_PCAP_SKIP_NONIP)) {
+			r->info.skipped++;
+			continue;
+		}
+		if (!r->have_t0) {
+			r->have_t0 = 1;
+			r->info.t0_sec = sec;
+			r->info.t0_frac = frac;
+		}
+		/* Relative time: absolute ps since 1970 would overflow 64 bits. */
+		{
+			int64_t ds = (int64_t)sec - (int64_t)r->info.t0_sec;
+			int64_t df = (int64_t)frac - (int64_t)r->info.t0_frac;
+			int64_t rel = ds * (int64_t)SIM_PS_PER_S + df * (int64_t)unit;
+
+			t = rel > 0 ? (uint64_t)rel : 0;
+		}
+		if (t < r->prev_t) {
+			t = r->prev_t;
+			r->info.reordered++;
+		}
+		r->prev_t = t;
+		p->t_ps = t;
+		p->nic = 0;
+		if (!ip)
+			r->info.nonip++;
+		r->info.pkts++;
+		return 1;
+	}
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+struct sim_pcap_writer {
+	FILE *f;
+	char path[200];
+	unsigned flags;
+	uint32_t snaplen;
+	uint64_t epoch;
+	uint64_t off;
+	uint16_t ipid;
+	uint8_t buf[SIM_ETH_MAX_FRAME];
+};
+
+static inline uint32_t out32(const struct sim_pcap_writer *w, uint32_t v)
+{
+	return (w->flags & SIM_PCAP_SWAPPED) ? __builtin_bswap32(v) : v;
+}
+
+static inline uint16_t out16(const struct sim_pcap_writer *w, uint16_t v)
+{
+	return (w->flags & SIM_PCAP_SWAPPED) ? __builtin_bswap16(v) : v;
+}
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static int write_bytes(struct sim_pcap_writer *w, const void *b, size_t n, struct rxb_err *err)
+{
+	if (fwrite(b, 1, n, w->f) != n) {
+		rxb_err_set(err, "pcap '%s': offset %llu: write failed: %s", w->path,
+			    (unsigned long long)w->off, strerror(errno));
+		return -EIO;
+	}
+	w->off += n;
+	return 0;
+}
+
+int sim_pcap_create(struct sim_pcap_writer **out, const char *path, unsigned flags,
+		    uint32_t snaplen, uint64_t epoch_sec, struct rxb_err *err)
+{
+	struct sim_pcap_writer *w;
+	uint32_t h32[5];
+	uint16_t v[2];
+	int e, rc;
+
+	*out = NULL;
+	if (snaplen < 64 || snaplen > SIM_PCAP_MAX_CAPLEN) {
+		rxb_err_set(err, "pcap.snaplen = %u: must be in [64, %u]", snaplen,
+			    SIM_PCAP_MAX_CAPLEN);
+		return -EINVAL;
+	}
+	if (epoch_sec > UINT32_MAX / 2) {
+		rxb_err_set(err, "pcap.epoch_sec = %llu: classic pcap seconds are 32-bit",
+			    (unsigned long long)epoch_sec);
+		return -EINVAL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		rxb_err_set(err, "pcap '%s': out of memory", path);
+		return -ENOMEM;
+	}
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->flags = flags;
+	w->snaplen = snaplen;
+	w->epoch = epoch_sec;
+	w->f = fopen(path, "wb");
+	if (w->f == NULL) {
+		e = errno;
+		rxb_err_set(err, "pcap '%s': cannot create: %s", path, strerror(e));
+		free(w);
+		return -e;
+	}
+	setvbuf(w->f, NULL, _IOFBF, IO_BUF);
+	h32[0] = out32(w, (flags & SIM_PCAP_NSEC) ? MAGIC_NS : MAGIC_US);
+	v[0] = out16(w, 2);
+	v[1] = out16(w, 4);
+	h32[1] = 0; /* thiszone */
+	h32[2] = 0; /* sigfigs */
+	h32[3] = out32(w, snaplen);
+	h32[4] = out32(w, LT_ETHERNET);
+	rc = write_bytes(w, &h32[0], 4, err);
+	if (rc == 0)
+		rc = write_bytes(w, v, 4, err);
+	if (rc == 0)
+		rc = write_bytes(w, &h32[1], 16, err);
+	if (rc) {
+		fclose(w->f);
+		free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+static uint16_t ip_checksum(const uint8_t *h, uint32_t n)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		sum += be16(h + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* Build the first `cap` bytes of the frame (without FCS) into w->buf. */
+static void build_frame(struct sim_pcap_writer *w, const struct sim_pkt *p, uint32_t cap)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 }; /* locally administered */
+	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	uint32_t flen = p->len - SIM_ETH_FCS, iplen = flen - SIM_ETH_HDR;
+	uint8_t *b = w->buf, *ip = b + SIM_ETH_HDR, *l4 = ip + 20;
+
+	memset(b, 0, cap);
+	memcpy(b, dst, 6);
+	memcpy(b + 6, src, 6);
+	if (p->l3 == 0) {
+		put16(b + 12, 0x88b5); /* IEEE 802 local experimental EtherType */
+		return;
+	}
+	put16(b + 12, 0x0800);
+	ip[0] = 0x45;
+	put16(ip + 2, (uint16_t)iplen);
+	put16(ip + 4, w->ipid++);
+	put16(ip + 6, 0x4000); /* DF */
+	ip[8] = 64;
+	ip[9] = p->proto;
+	put32(ip + 12, p->sip);
+	put32(ip + 16, p->dip);
+	put16(ip + 10, ip_checksum(ip, 20));
+	put16(l4, p->sport);
+	put16(l4 + 2, p->dport);
+	if (p->proto == 17) {
+		put16(l4 + 4, (uint16_t)(iplen - 20));
+	} else if (p->proto == 6) {
+		l4[12] = 0x50; /* data offset: 5 words */
+		l4[13] = 0x10; /* ACK */
+		put16(l4 + 14, 65535);
+	}
+}
+
+int sim_pcap_write(struct sim_pcap_writer *w, const struct sim_pkt *p, struct rxb_err *err)
+{
+	uint32_t flen, cap, rec[4];
+	uint64_t sec = p->t_ps / SIM_PS_PER_S, rem = p->t_ps % SIM_PS_PER_S;
+	int rc;
+
+	if (p->len < SIM_ETH_MIN_FRAME || p->len > SIM_ETH_MAX_FRAME) {
+		rxb_err_set(err, "pcap '%s': offset %llu: packet len = %u: must be in [%u, %u]",
+			    w->path, (unsigned long long)w->off, p->len, SIM_ETH_MIN_FRAME,
+			    SIM_ETH_MAX_FRAME);
+		return -EINVAL;
+	}
+	if (w->epoch + sec > UINT32_MAX) {
+		rxb_err_set(err, "pcap '%s': t_ps = %llu: beyond the 32-bit seconds of pcap",
+			    w->path, (unsigned long long)p->t_ps);
+		return -EINVAL;
+	}
+	flen = p->len - SIM_ETH_FCS;
+	cap = flen < w->snaplen ? flen : w->snaplen;
+	build_frame(w, p, cap);
+	rec[0] = out32(w, (uint32_t)(w->epoch + sec));
+	rec[1] = out32(w, (uint32_t)((w->flags & SIM_PCAP_NSEC) ? rem / 1000u : rem / 1000000u));
+	rec[2] = out32(w, cap);
+	rec[3] = out32(w, flen);
+	rc = write_bytes(w, rec, sizeof(rec), err);
+	if (rc == 0)
+		rc = write_bytes(w, w->buf, cap, err);
+	return rc;
+}
+
+int sim_pcap_finish(struct sim_pcap_writer *w, struct rxb_err *err)
+{
+	int rc = 0;
+
+	if (w == NULL)
+		return 0;
+	if (fclose(w->f) != 0) {
+		rxb_err_set(err, "pcap '%s': closing failed: %s", w->path, strerror(errno));
+		rc = -EIO;
+	}
+	free(w);
+	return rc;
+}
