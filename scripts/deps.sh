@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-              llvm dpdk dpdk-dev libdpdk-dev libpcap-dev python3 python3-venv python3-pip)
+              llvm dpdk dpdk-dev libdpdk-dev libpcap-dev libjansson-dev
+              python3 python3-venv python3-pip)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
