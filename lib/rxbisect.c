@@ -24,15 +24,40 @@ const char *const rxb_ax_policy_name[RXB_AX_POLICIES] = {
 			* counts against the Bx's foreign budget */
 
 struct rxb_bx_entry {
-	rxb_buf_t buf;
+	rxb_buf_t buf;      /* buf, len, hash: laid out as struct rxb_pkt */
 	uint32_t len;
 	uint32_t hash;
-	uint32_t ax_ring;
+	uint32_t ax_ring;   /* ax_ring, ax_index: read as one 64-bit word */
 	uint32_t ax_index;
 	_Atomic uint32_t flags;
 	uint32_t pad;
 };
 _Static_assert(sizeof(struct rxb_bx_entry) == 32, "two Bx entries per cache line");
+_Static_assert(offsetof(struct rxb_bx_entry, len) == offsetof(struct rxb_pkt, len) &&
+	       offsetof(struct rxb_bx_entry, hash) == offsetof(struct rxb_pkt, hash) &&
+	       sizeof(struct rxb_pkt) == 16, "a packet is copied out as one 16-byte block");
+_Static_assert(offsetof(struct rxb_bx_entry, ax_index) ==
+	       offsetof(struct rxb_bx_entry, ax_ring) + 4, "ax_ring and ax_index are adjacent");
+
+/* The (ax_ring, ax_index) pair of an entry as one word, for one compare. */
+static inline uint64_t bx_cons_word(const struct rxb_bx_entry *x)
+{
+	uint64_t w;
+
+	memcpy(&w, &x->ax_ring, sizeof(w));
+	return w;
+}
+
+/* The same word computed from values. Arithmetic, not a stack round trip:
+ * two 4-byte stores read back as one 8-byte load defeat store forwarding. */
+static inline uint64_t cons_word(uint32_t ax_ring, uint32_t ax_index)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint64_t)ax_ring | (uint64_t)ax_index << 32;
+#else
+	return (uint64_t)ax_ring << 32 | ax_index;
+#endif
+}
 
 /* A consumption notice the NIC holds (coalescing). */
 struct rxb_notice {
@@ -655,83 +680,125 @@ unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
 /* Entries one receive call may look at: n packets plus as many notices. */
 #define RX_SCAN_MAX (2 * RXB_BURST_MAX)
 
+/* What one pass over the ready Bx entries found. */
 struct rx_scan {
-	unsigned entries;         /* ready entries to consume */
-	unsigned pkts;            /* packets among them */
-	unsigned notices;         /* entries carrying a consumption */
-	unsigned cut_entries;     /* entries before the first consumption */
-	unsigned cut_pkts;        /* packets before the first consumption */
-	uint8_t flags[RX_SCAN_MAX];
+	unsigned entries;   /* ready entries to consume */
+	unsigned pkts;      /* packets among them */
+	unsigned notices;   /* entries carrying a consumption */
+	unsigned foreign;   /* foreign entries among them */
+	uint64_t odd;       /* non-zero: a notice is not the next slot of the one
+			     * linked Ax (several linked rings, or a broken
+			     * invariant): refill entry by entry, with checks */
 };
 
-/* Pass 1: find the ready entries this call consumes and collect packets. */
-static void bisect_rx_scan(struct rxb_bx *bx, struct rxb_pkt *out, unsigned n,
-			   struct rx_scan *s)
+/* The one Ax linked to this Bx, or NULL when there are several (or none). */
+static struct rxb_ax *bx_single_ax(struct rxb_bisect *bs, const struct rxb_bx *bx,
+				   uint32_t *id)
 {
-	s->entries = s->pkts = s->notices = 0;
-	s->cut_entries = s->cut_pkts = RX_SCAN_MAX;
-	while (s->entries < RX_SCAN_MAX) {
-		uint32_t idx = bx->cr.sw.cons + s->entries;
-		const struct rxb_bx_entry *e =
-			(const struct rxb_bx_entry *)bx->cr.ent + (idx & bx->cr.mask);
-		/* acquire: pairs with the release in bx_write(). */
-		uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags,
-						      memory_order_acquire);
-
-		if (!rxb_cr_done(&bx->cr, flags, idx))
-			break;
-		if (flags & BX_HAS_PKT) {
-			if (s->pkts == n)
-				break; /* packet budget used; notices alone may go on */
-			out[s->pkts].buf = e->buf;
-			out[s->pkts].len = e->len;
-			out[s->pkts].hash = e->hash;
-		}
-		if ((flags & BX_HAS_CONS) && s->notices++ == 0) {
-			s->cut_entries = s->entries;
-			s->cut_pkts = s->pkts;
-		}
-		s->pkts += (flags & BX_HAS_PKT) != 0;
-		s->flags[s->entries++] = (uint8_t)flags;
+	if (bx->n_linked != 1) {
+		*id = RXB_NONE;
+		return NULL;
 	}
+	*id = bx->linked[0];
+	return &bs->ax[*id];
 }
 
-/* The allocator could not refill: consume only what precedes the first
- * entry that needs a buffer, so no notice is lost. */
-static void bisect_rx_cut(struct rx_scan *s)
+static inline const struct rxb_bx_entry *bx_entry(const struct rxb_bx *bx, uint32_t idx)
 {
-	s->entries = s->cut_entries;
-	s->pkts = s->cut_pkts;
+	return (const struct rxb_bx_entry *)bx->cr.ent + (idx & bx->cr.mask);
+}
+
+static inline void bx_copy_pkt(struct rxb_pkt *out, const struct rxb_bx_entry *x)
+{
+	memcpy(out, x, sizeof(*out));
+}
+
+/* Pass over the ready entries: collect packets (≤ n), count notices and
+ * check, branch-free, that each names the next unreclaimed slot of the
+ * linked Ax. Notices are not capped by n; the pass stops at the first entry
+ * not ready, at a packet beyond n, or after RX_SCAN_MAX entries. */
+static void bisect_rx_scan(struct rxb_bx *bx, const struct rxb_ax *lax, uint32_t lax_id,
+			   struct rxb_pkt *out, unsigned n, struct rx_scan *s)
+{
+	uint32_t cons = bx->cr.sw.cons;
+	uint32_t next = lax ? lax->sw.reclaimed : 0, amask = lax ? lax->ring.mask : 0;
+	unsigned e, pkts = 0, notices = 0, foreign = 0;
+	uint64_t odd = lax == NULL;
+
+	for (e = 0; e < RX_SCAN_MAX; e++) {
+		const struct rxb_bx_entry *x = bx_entry(bx, cons + e);
+		/* acquire: pairs with the release in bx_write(). */
+		uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&x->flags,
+						      memory_order_acquire);
+		uint32_t gen = rxb_cr_gen(&bx->cr, cons + e);
+		uint64_t want = cons_word(lax_id, (next + notices) & amask);
+
+		/* The common entry, tested with one compare: ready, a packet
+		 * in a buffer of our own Ax, and that buffer's consumption. */
+		if (flags == (BX_HAS_PKT | BX_HAS_CONS | gen) && pkts < n) {
+			odd |= bx_cons_word(x) ^ want;
+			notices++;
+			bx_copy_pkt(&out[pkts++], x);
+			continue;
+		}
+		if ((flags & RXB_CR_DONE) != gen)
+			break;
+		if ((flags & BX_HAS_PKT) && pkts == n)
+			break; /* packet budget used; notices alone may go on */
+		if (flags & BX_HAS_CONS) {
+			odd |= bx_cons_word(x) ^ want;
+			notices++;
+		}
+		if (flags & BX_HAS_PKT)
+			bx_copy_pkt(&out[pkts++], x);
+		foreign += (flags & BX_FOREIGN) != 0;
+	}
+	s->entries = e;
+	s->pkts = pkts;
+	s->notices = notices;
+	s->foreign = foreign;
+	s->odd = odd;
+}
+
+/* The allocator could not refill: consume only the entries before the first
+ * one that needs a buffer, so no notice is lost. (Rare: recounted here
+ * rather than tracked in the scan loop.) */
+static void bisect_rx_cut(const struct rxb_bx *bx, struct rx_scan *s)
+{
+	unsigned e, pkts = 0, foreign = 0;
+
+	for (e = 0; e < s->entries; e++) {
+		uint32_t flags = atomic_load_explicit(
+			(_Atomic uint32_t *)&bx_entry(bx, bx->cr.sw.cons + e)->flags,
+			memory_order_relaxed);
+
+		if (flags & BX_HAS_CONS)
+			break;
+		pkts += (flags & BX_HAS_PKT) != 0;
+		foreign += (flags & BX_FOREIGN) != 0;
+	}
+	s->entries = e;
+	s->pkts = pkts;
+	s->foreign = foreign;
 	s->notices = 0;
 }
 
-/* Is this notice for an Ax of this core, naming the next slot it has not
- * reclaimed? The NIC consumes an Ax in ring order and sends its notices to
- * one Bx in that order, so anything else is a broken invariant. */
-static bool notice_in_order(struct rxb_bisect *bs, uint32_t core,
-			    const struct rxb_bx_entry *e)
-{
-	const struct rxb_ax *ax = &bs->ax[e->ax_ring];
-
-	return ax->link == core && e->ax_index == (ax->sw.reclaimed & ax->ring.mask);
-}
-
-/* Pass 2: act on the consumption notices, in order. Refilling at the tail
- * (not at ax_index) is right however much of the ring was primed. */
-static void bisect_rx_refill(struct rxb_bisect *bs, uint32_t core, struct rxb_bx *bx,
-			     const struct rx_scan *s, const rxb_buf_t *fresh,
-			     const struct rxb_allocator *alloc)
+/* Refill entry by entry, checking each notice (several linked Ax rings, or
+ * a notice out of order: the latter is a broken invariant, counted). */
+static void bisect_rx_refill_checked(struct rxb_bisect *bs, uint32_t core, struct rxb_bx *bx,
+				     const struct rx_scan *s, const rxb_buf_t *fresh,
+				     const struct rxb_allocator *alloc)
 {
 	unsigned used = 0;
 
 	for (unsigned i = 0; i < s->entries; i++) {
-		const struct rxb_bx_entry *e;
+		const struct rxb_bx_entry *e = bx_entry(bx, bx->cr.sw.cons + i);
+		uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags,
+						      memory_order_relaxed);
 		struct rxb_ax *ax;
 
-		bx->sw.foreign_cons += (s->flags[i] & BX_FOREIGN) != 0;
-		if (!(s->flags[i] & BX_HAS_CONS))
+		if (!(flags & BX_HAS_CONS))
 			continue;
-		e = (const struct rxb_bx_entry *)bx->cr.ent + ((bx->cr.sw.cons + i) & bx->cr.mask);
 		if (e->ax_ring >= bs->cfg.n_ax || bs->ax[e->ax_ring].link != core) {
 			/* Not ours to refill: keep the buffer, flag the bug. */
 			RXB_DEBUG_CHECK(0, "rxbisect: notice for an Ax not linked to this Bx");
@@ -739,23 +806,25 @@ static void bisect_rx_refill(struct rxb_bisect *bs, uint32_t core, struct rxb_bx
 			alloc->put(alloc->ctx, &fresh[used++], 1);
 			continue;
 		}
-		if (!notice_in_order(bs, core, e)) {
+		ax = &bs->ax[e->ax_ring];
+		/* The NIC consumes an Ax in ring order and sends its notices to
+		 * one Bx in that order: a notice names the next unreclaimed slot. */
+		if (e->ax_index != (ax->sw.reclaimed & ax->ring.mask)) {
 			RXB_DEBUG_CHECK(0, "rxbisect: consumption notice out of Ax order");
 			rxb_sw_count(&bx->sw_stats, RXB_SW_ORDER_ERRORS, 1);
 		}
-		ax = &bs->ax[e->ax_ring];
 		ax->sw.reclaimed++;
 		ax_post(ax, &fresh[used++], 1);
 	}
-	rxb_sw_count(&bx->sw_stats, RXB_SW_NOTICES, used);
 }
 
 /* Publish what was read, then ring the doorbells. The order matters: a NIC
  * that sees a refilled Ax slot must also see the Bx slots freed by reading
  * its notice (the notification invariant in rxbisect.h). */
-static void bisect_rx_publish(struct rxb_bisect *bs, struct rxb_bx *bx, unsigned entries)
+static void bisect_rx_publish(struct rxb_bisect *bs, struct rxb_bx *bx, const struct rx_scan *s)
 {
-	rxb_cr_sw_publish(&bx->cr, entries);
+	rxb_cr_sw_publish(&bx->cr, s->entries);
+	bx->sw.foreign_cons += s->foreign;
 	/* release: pairs with the acquire in bx_foreign_room(). */
 	atomic_store_explicit(&bx->sw.foreign_cons_pub, bx->sw.foreign_cons,
 			      memory_order_release);
@@ -768,18 +837,26 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 	struct rxb_bx *bx = &bs->bx[core];
 	rxb_buf_t fresh[RX_SCAN_MAX];
 	struct rx_scan s;
+	uint32_t lax_id;
+	struct rxb_ax *lax = bx_single_ax(bs, bx, &lax_id);
 
 	if (n > RXB_BURST_MAX)
 		n = RXB_BURST_MAX;
-	bisect_rx_scan(bx, out, n, &s);
+	bisect_rx_scan(bx, lax, lax_id, out, n, &s);
 	if (s.notices != 0 && alloc->get(alloc->ctx, fresh, s.notices) != s.notices) {
 		rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
-		bisect_rx_cut(&s);
+		bisect_rx_cut(bx, &s);
 	}
-	if (s.entries != 0) {
-		bisect_rx_refill(bs, core, bx, &s, fresh, alloc);
-		bisect_rx_publish(bs, bx, s.entries);
+	if (s.notices != 0 && !s.odd) {
+		/* Common case: every notice is the next slot of our one Ax. */
+		lax->sw.reclaimed += s.notices;
+		ax_post(lax, fresh, s.notices);
+	} else if (s.notices != 0) {
+		bisect_rx_refill_checked(bs, core, bx, &s, fresh, alloc);
 	}
+	if (s.entries != 0)
+		bisect_rx_publish(bs, bx, &s);
+	rxb_sw_count(&bx->sw_stats, RXB_SW_NOTICES, s.notices);
 	rxb_sw_count(&bx->sw_stats, RXB_SW_POLLS, 1);
 	rxb_sw_count(&bx->sw_stats, s.pkts ? RXB_SW_RECEIVED : RXB_SW_EMPTY_POLLS,
 		     s.pkts ? s.pkts : 1);

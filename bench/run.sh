@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/run.sh BUILD_DIR [bench_rings options]   (what `make bench` runs)
+#
+# Builds bench_rings in BUILD_DIR if needed, measures the per-packet cost of
+# every software receive path (table on stdout, bench/results/rings.json),
+# then, when valgrind is installed and RXB_BENCH_CALLGRIND is not 0, counts
+# the instructions per packet of each path with callgrind (deterministic,
+# unlike the clock on a shared machine) into bench/results/callgrind.txt and
+# the "callgrind_ir_per_pkt" key of rings.json. See bench/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=${1:-build}
+shift || true
+RESULTS=bench/results
+BIN="$BUILD/bench/bench_rings"
+
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$BUILD" --target bench_rings >/dev/null
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+sanitize=$(sed -n 's/^RXB_SANITIZE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+[[ "$sanitize" =~ ^(OFF|off|0|FALSE|false|NO|no)?$ ]] && sanitize=""
+if [[ "$build_type" != Rel* || -n "$sanitize" ]]; then
+  echo "bench: warning: $BUILD is a '$build_type' build${sanitize:+ with $sanitize sanitizer};" \
+       "numbers are not comparable with an optimized build" >&2
+fi
+mkdir -p "$RESULTS"
+
+"$BIN" --json "$RESULTS/rings.json" "$@"
+
+if [ "${RXB_BENCH_CALLGRIND:-1}" = 0 ] || ! command -v valgrind >/dev/null; then
+  exit 0
+fi
+
+# Instructions per packet of rx_round_<arch> (rx bursts + frees, the timed
+# region) and its costliest functions (self cost, inlined code attributed to
+# the function it was inlined into).
+ROUNDS=1000
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+report="$RESULTS/callgrind.txt"
+{
+  echo "Instructions (Ir) per packet in the timed region, callgrind, $ROUNDS rounds of 128 packets"
+  echo "build: $BUILD ($build_type), $(${CC:-cc} --version 2>/dev/null | head -1)"
+} >"$report"
+pairs=()
+for arch in privring rxbisect shring_arr shring_list; do
+  out="$tmp/cg.$arch"
+  pkts=$(valgrind --tool=callgrind --toggle-collect="rx_round_$arch" --callgrind-out-file="$out" \
+           "$BIN" --only "$arch" --rounds "$ROUNDS" 2>/dev/null | awk '/packets through/ {print $2}')
+  total=$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  per=$(awk -v t="$total" -v p="$pkts" 'BEGIN {printf "%.1f", t / p}')
+  pairs+=("\"$arch\": $per")
+  {
+    echo
+    echo "== $arch: $per Ir/pkt ($total Ir, $pkts packets)"
+    callgrind_annotate --inclusive=no --auto=no --threshold=99 "$out" 2>/dev/null |
+      awk -v p="$pkts" -v root="$PWD/" '/file:function/ {on = 1; next}
+        on && $1 ~ /^[0-9,]+$/ {n = $1; gsub(",", "", n); sub(/^ *[0-9,]+ *\([^)]*\) */, "");
+                                sub(/ \[.*\]$/, ""); sub(root, "");
+                                printf "  %6.2f  %s\n", n / p, $0}'
+  } >>"$report"
+done
+(IFS=,; printf '{%s}\n' "${pairs[*]}") >"$tmp/ir.json"
+python3 - "$RESULTS/rings.json" "$tmp/ir.json" <<'EOF'
+import json, sys
+path, ir = sys.argv[1], json.load(open(sys.argv[2]))
+doc = json.load(open(path))
+doc["callgrind_ir_per_pkt"] = ir
+if ir.get("privring"):
+    doc["callgrind_rxbisect_vs_privring"] = round(ir["rxbisect"] / ir["privring"], 3)
+json.dump(doc, open(path, "w"), indent=2)
+open(path, "a").write("\n")
+EOF
+echo
+echo "callgrind, instructions per packet (details in $report):"
+printf "  %s\n" "${pairs[@]}" | tr -d "\""
