@@ -234,6 +234,21 @@ static int iface_prime(struct rxb_iface *i, struct rxb_err *err)
 	return 0;
 }
 
+static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
+			     struct rxb_buflist *bufs, struct rxb_err *err);
+
+/* Creation failed after some rings were primed: give their buffers back. */
+static void iface_unprime(struct rxb_iface *i)
+{
+	struct rxb_buflist bufs = { 0 };
+	struct rxb_census c = { 0 };
+
+	if (iface_census_into(i, &c, &bufs, NULL) == 0)
+		for (size_t k = 0; k < bufs.n; k++)
+			i->allocs[0].put(i->allocs[0].ctx, &bufs.v[k], 1);
+	rxb_buflist_fini(&bufs);
+}
+
 struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 				   const struct rxb_allocator *allocs, struct rxb_err *err)
 {
@@ -255,8 +270,12 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 		goto fail;
 	i->pipeline = rxb_zalloc_aligned(sizeof(*i->pipeline) * rxb_iface_n_dests(i));
 	i->released = rxb_zalloc_aligned(sizeof(*i->released) * rxb_iface_n_cores(i));
-	if (i->pipeline == NULL || i->released == NULL || iface_prime(i, err) != 0)
+	if (i->pipeline == NULL || i->released == NULL)
 		goto fail;
+	if (iface_prime(i, err) != 0) {
+		iface_unprime(i);
+		goto fail;
+	}
 	return i;
 fail:
 	rxb_iface_destroy(i);
@@ -374,8 +393,19 @@ static unsigned dyn_rx_set(struct rxb_iface *i, uint32_t mode, uint32_t core,
 	return rxb_privring_rx_burst(i->pr, core, out, n, &i->allocs[core]);
 }
 
+/* Has the NIC written entries to core c's CR in ring set `mode` that the core
+ * has not read? Exact once the core has seen the NIC switch away from it. */
+static bool dyn_old_set_empty(struct rxb_iface *i, uint32_t mode, uint32_t core)
+{
+	if (mode == RXB_DYN_SHARED)
+		return rxb_shring_occupancy(i->sh, core) == 0;
+	return rxb_privring_occupancy(i->pr, core) == 0;
+}
+
 /* Dynamic shRing, core side: keep polling the old set until it is empty
- * after the NIC has switched, then move to the new one. Nothing is lost. */
+ * after the NIC has switched, then move to the new one. Nothing is lost and
+ * order is kept: a receive may return nothing with packets still there (a
+ * zero budget, an empty allocator), so the move waits for an empty ring. */
 static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
 		       uint64_t now)
 {
@@ -388,7 +418,7 @@ static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, 
 	if (nic == mode)
 		return dyn_rx_set(i, mode, core, out, n, now);
 	got = dyn_rx_set(i, mode, core, out, n, now);
-	if (got != 0)
+	if (got != 0 || !dyn_old_set_empty(i, mode, core))
 		return got;
 	atomic_store_explicit(polling, nic, memory_order_relaxed);
 	return dyn_rx_set(i, nic, core, out, n, now);

@@ -90,6 +90,8 @@ void rxb_buflist_fini(struct rxb_buflist *l)
 
 int rxb_buflist_check_unique(struct rxb_buflist *l, const char *what, struct rxb_err *err)
 {
+	if (l->n < 2)
+		return 0; /* also: qsort(NULL, 0, ...) is undefined */
 	qsort(l->v, l->n, sizeof(*l->v), cmp_buf);
 	for (size_t i = 1; i < l->n; i++) {
 		if (l->v[i] == l->v[i - 1]) {
