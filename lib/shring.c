@@ -9,7 +9,8 @@
  * release to free its CR entries, and then the design's own costs — RxArr:
  * one atomic OR per bitmap word touched, the lock, one atomic AND per run of
  * returned descriptors within a word, one release doorbell; RxList: the lock
- * and one release doorbell.
+ * and one release doorbell; batched RxList: the same, but only in a call that
+ * completes a descriptor (received its last slot).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,8 +19,13 @@
 #include "shring_internal.h"
 
 struct rxb_shring {
-	struct rxb_shring_config cfg; /* cr_size and desc_prefetch resolved */
+	struct rxb_shring_config cfg; /* cr_size, desc_prefetch and batch resolved */
 	const struct shring_ops *ops;
+	/* Destinations the unbatched delivery path serves: n_cores, or 0 when
+	 * batched, so the range check every delivery does anyway also sends
+	 * batched ones to their own path (no extra work per packet when not
+	 * batched). */
+	uint32_t plain_cores;
 	uint32_t n_rings;
 	struct rxb_shgroup *g; /* n_rings */
 	struct rxb_shcore *c;  /* n_cores */
@@ -33,6 +39,34 @@ _Static_assert(offsetof(struct rxb_shcore, nic_stats) % RXB_CACHE_LINE == 0,
 	       "NIC counters must not share a line with the CR's software state");
 
 /* ------------------------------------------------------- configuration */
+
+/* Batched RxList: batch 0 or 1 is unbatched; more only with the list, a
+ * power of two within RXB_SHRING_BATCH_MAX and ring_size × batch slots
+ * within RXB_RING_MAX (also the largest CR: the default CR holds them all). */
+static int shring_validate_batch(const struct rxb_shring_config *cfg, struct rxb_err *err)
+{
+	uint64_t slots = (uint64_t)cfg->ring_size * cfg->batch;
+
+	if (cfg->batch <= 1)
+		return 0;
+	if (!rxb_is_pow2(cfg->batch) || cfg->batch > RXB_SHRING_BATCH_MAX) {
+		rxb_err_set(err, "shring.batch = %u: must be a power of two at most %u (0 or 1: "
+			    "not batched)", cfg->batch, RXB_SHRING_BATCH_MAX);
+		return -EINVAL;
+	}
+	if (!cfg->list) {
+		rxb_err_set(err, "shring.batch = %u: batched descriptors need shring.list = true "
+			    "(batched RxList)", cfg->batch);
+		return -EINVAL;
+	}
+	if (slots > RXB_RING_MAX) {
+		rxb_err_set(err, "shring.batch = %u: shring.ring_size × shring.batch = %llu buffer "
+			    "slots, must be at most %u", cfg->batch, (unsigned long long)slots,
+			    RXB_RING_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int shring_validate(const struct rxb_shring_config *cfg, struct rxb_err *err)
 {
@@ -63,7 +97,7 @@ static int shring_validate(const struct rxb_shring_config *cfg, struct rxb_err *
 			    RXB_SHRING_PREFETCH_MAX);
 		rc = -EINVAL;
 	}
-	return rc;
+	return rc == 0 ? shring_validate_batch(cfg, err) : rc;
 }
 
 static int shring_alloc(struct rxb_shring *sh)
@@ -79,13 +113,18 @@ static int shring_alloc(struct rxb_shring *sh)
 
 		g->first_core = r * cfg->share_degree;
 		g->rep.last = RXB_NONE;
+		g->batch = cfg->batch;
+		g->batch_shift = (uint32_t)__builtin_ctz(cfg->batch);
 		if (rxb_descring_init(&g->rx, cfg->ring_size, cfg->desc_prefetch) != 0 ||
 		    sh->ops->init(g) != 0)
 			return -ENOMEM;
 	}
-	for (uint32_t c = 0; c < cfg->n_cores; c++)
+	for (uint32_t c = 0; c < cfg->n_cores; c++) {
+		sh->c[c].cur.desc = RXB_NONE;
+		sh->c[c].cur.fill = cfg->batch; /* no current descriptor */
 		if (rxb_cr_init(&sh->c[c].cr, cfg->cr_size, sizeof(struct rxb_cr_entry)) != 0)
 			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -99,12 +138,17 @@ struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct
 	if (sh == NULL)
 		goto nomem;
 	sh->cfg = *cfg;
+	if (sh->cfg.batch == 0)
+		sh->cfg.batch = 1;
+	/* A CR that holds every packet the ring can: it never fills by default. */
 	if (sh->cfg.cr_size == 0)
-		sh->cfg.cr_size = cfg->ring_size;
+		sh->cfg.cr_size = cfg->ring_size * sh->cfg.batch;
 	if (sh->cfg.desc_prefetch == 0)
 		sh->cfg.desc_prefetch = RXB_DESC_PREFETCH_DEFAULT < cfg->ring_size ?
 					RXB_DESC_PREFETCH_DEFAULT : cfg->ring_size;
-	sh->ops = cfg->list ? &rxb_shring_list_ops : &rxb_shring_arr_ops;
+	sh->ops = !cfg->list ? &rxb_shring_arr_ops :
+		  sh->cfg.batch > 1 ? &rxb_shring_batch_ops : &rxb_shring_list_ops;
+	sh->plain_cores = sh->cfg.batch > 1 ? 0 : cfg->n_cores;
 	sh->n_rings = cfg->n_cores / cfg->share_degree;
 	if (shring_alloc(sh) == 0)
 		return sh;
@@ -152,9 +196,14 @@ static struct rxb_shgroup *group_of(struct rxb_shring *sh, uint32_t core)
 
 /* ------------------------------------------------------------- NIC side */
 
+/* The NIC path is inlined wherever it is used: the unbatched delivery then
+ * compiles to what it was before the batched variant existed (which is a
+ * second instance of it, out of line, not branches inside it). */
+#define NIC_INLINE static inline __attribute__((always_inline))
+
 /* Prefetch up to n descriptors, counting the ring-wide fetch statistics. */
-static uint32_t nic_fetch(struct rxb_shring *sh, struct rxb_shgroup *g, uint32_t n,
-			  uint16_t *reads)
+NIC_INLINE uint32_t nic_fetch(struct rxb_shring *sh, struct rxb_shgroup *g, uint32_t n,
+			      uint16_t *reads)
 {
 	uint16_t before = *reads;
 	uint32_t got = sh->ops->nic_fetch(g, n, reads);
@@ -166,7 +215,7 @@ static uint32_t nic_fetch(struct rxb_shring *sh, struct rxb_shgroup *g, uint32_t
 
 /* Is there a descriptor for the next packet? Prefetches a batch when the
  * NIC's cache is empty, as NICs read descriptors in bursts. */
-static bool nic_ready(struct rxb_shring *sh, struct rxb_shgroup *g, uint16_t *reads)
+NIC_INLINE bool nic_ready(struct rxb_shring *sh, struct rxb_shgroup *g, uint16_t *reads)
 {
 	if (g->rx.nic.fetched != rxb_relaxed_load(&g->rx.nic.head))
 		return true;
@@ -174,37 +223,44 @@ static bool nic_ready(struct rxb_shring *sh, struct rxb_shgroup *g, uint16_t *re
 }
 
 /* Consume the prefetched descriptor at the NIC's head; returns its index. */
-static uint32_t nic_take(struct rxb_shring *sh, struct rxb_shgroup *g, rxb_buf_t *buf)
+NIC_INLINE uint32_t nic_take(struct rxb_shring *sh, struct rxb_shgroup *g)
 {
 	uint32_t head = rxb_relaxed_load(&g->rx.nic.head);
 	uint32_t slot = sh->ops->nic_slot(g, head);
 
-	*buf = g->rx.desc[slot];
 	rxb_relaxed_store(&g->rx.nic.head, head + 1);
 	return slot;
 }
 
-int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
-			   struct rxb_delivery *d)
+/* One delivery to core meta->dest (in range), specialized by the constant
+ * `batched`. Unbatched, every packet takes the descriptor at the NIC's
+ * head. Batched, only a packet whose core has no current descriptor with a
+ * free slot takes one (it becomes the core's current descriptor); the
+ * packet goes to the current descriptor's next slot. */
+NIC_INLINE int nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d, const bool batched)
 {
-	struct rxb_shcore *c;
-	struct rxb_shgroup *g;
-	uint32_t fetched;
+	struct rxb_shcore *c = &sh->c[meta->dest];
+	struct rxb_shgroup *g = group_of(sh, meta->dest);
+	uint32_t fetched = g->rx.nic.fetched;
+	bool take = !batched || c->cur.fill == g->batch;
 
-	rxb_delivery_start(d, meta->dest);
-	if (meta->dest >= sh->cfg.n_cores)
-		return -EINVAL;
-	c = &sh->c[meta->dest];
-	g = group_of(sh, meta->dest);
-	fetched = g->rx.nic.fetched;
 	rxb_nic_count(&c->nic_stats, RXB_NIC_OFFERED, 1);
-	if (!nic_ready(sh, g, &d->desc_reads)) {
+	if (take && !nic_ready(sh, g, &d->desc_reads)) {
 		rxb_nic_drop(&c->nic_stats, d, RXB_DROP_NO_RX_DESC);
 	} else if (!rxb_cr_nic_has_room(&c->cr)) {
 		rxb_nic_drop(&c->nic_stats, d, RXB_DROP_CR_FULL);
 	} else {
 		d->src_ring = rxb_shring_ring_of(sh, meta->dest);
-		d->src_index = nic_take(sh, g, &d->buf);
+		d->src_index = take ? nic_take(sh, g) : RXB_NONE;
+		if (batched) {
+			if (take) {
+				c->cur.desc = d->src_index;
+				c->cur.fill = 0;
+			}
+			d->src_index = c->cur.desc << g->batch_shift | c->cur.fill++;
+		}
+		d->buf = g->rx.desc[d->src_index];
 		rxb_cr_nic_write(&c->cr, d->src_index, meta->len, meta->hash);
 		d->cmpl_writes = 1;
 		rxb_nic_count(&c->nic_stats, RXB_NIC_DELIVERED, 1);
@@ -215,6 +271,28 @@ int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta
 	return d->drop >= 0;
 }
 
+/* Batched, or a destination out of range. Out of line (a tail call), so
+ * the unbatched copy in rxb_shring_nic_deliver() compiles as if alone. */
+static __attribute__((noinline)) int batch_deliver(struct rxb_shring *sh,
+						   const struct rxb_rx_meta *meta,
+						   struct rxb_delivery *d)
+{
+	rxb_delivery_start(d, meta->dest);
+	if (meta->dest >= sh->cfg.n_cores)
+		return -EINVAL;
+	return nic_deliver(sh, meta, d, true);
+}
+
+int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	/* plain_cores is 0 when batched: the range check sends those out. */
+	if (meta->dest >= sh->plain_cores)
+		return batch_deliver(sh, meta, d);
+	rxb_delivery_start(d, meta->dest);
+	return nic_deliver(sh, meta, d, false);
+}
+
 unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs,
 			      unsigned n)
 {
@@ -223,6 +301,7 @@ unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *b
 	uint32_t first = g->rx.nic.fetched;
 	unsigned got = 0;
 
+	n >>= g->batch_shift; /* batched: whole descriptors */
 	/* In chunks, so one chunk's read count fits the uint16_t. */
 	while (got < n) {
 		uint32_t chunk = n - got < RXB_SHRING_PREFETCH_MAX ? n - got :
@@ -237,8 +316,10 @@ unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *b
 			break;
 	}
 	for (unsigned i = 0; i < got; i++)
-		bufs[i] = g->rx.desc[sh->ops->nic_slot(g, first + i)];
-	return got;
+		memcpy(&bufs[i << g->batch_shift],
+		       &g->rx.desc[sh->ops->nic_slot(g, first + i) << g->batch_shift],
+		       sizeof(*bufs) << g->batch_shift);
+	return got << g->batch_shift;
 }
 
 /* --------------------------------------------------------------- set-up */
@@ -247,12 +328,12 @@ unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring,
 			  const struct rxb_allocator *alloc)
 {
 	struct rxb_shgroup *g = &sh->g[ring];
-	uint32_t size = g->rx.size;
+	uint32_t size = g->rx.size, slots = shring_n_slots(g);
 
 	if (g->primed != 0)
 		return 0;
-	for (uint32_t i = 0; i < size; i += RXB_BURST_MAX) {
-		unsigned n = size - i < RXB_BURST_MAX ? size - i : RXB_BURST_MAX;
+	for (uint32_t i = 0; i < slots; i += RXB_BURST_MAX) {
+		unsigned n = slots - i < RXB_BURST_MAX ? slots - i : RXB_BURST_MAX;
 
 		if (alloc->get(alloc->ctx, &g->rx.desc[i], n) != n) {
 			/* All or nothing: a ring-ordered ring cannot run with
@@ -619,25 +700,39 @@ static const char *const role_name[SHRING_ROLES] = {
 	[SHRING_ROLE_NIC_HELD] = "prefetched by the NIC",
 	[SHRING_ROLE_UNREAD] = "named by an unread CR entry",
 	[SHRING_ROLE_RELEASED] = "released and not returned",
+	[SHRING_ROLE_CURRENT] = "an unfilled slot of a core's current descriptor",
 };
 
 int shring_census_mark(struct rxb_shgroup *g, struct shring_census *sc, uint32_t slot,
 		       enum shring_role role)
 {
-	if (slot >= g->rx.size || sc->role[slot] != SHRING_ROLE_NONE) {
-		rxb_err_set(sc->err, "shring ring %u: descriptor %u is %s%s%s", sc->ring, slot,
-			    role_name[role], slot < g->rx.size ? " and also " : " (out of range)",
-			    slot < g->rx.size ? role_name[sc->role[slot]] : "");
+	uint32_t n = shring_n_slots(g);
+
+	if (slot >= n || sc->role[slot] != SHRING_ROLE_NONE) {
+		rxb_err_set(sc->err, "shring ring %u: %s %u is %s%s%s", sc->ring,
+			    g->batch > 1 ? "buffer slot" : "descriptor", slot, role_name[role],
+			    slot < n ? " and also " : " (out of range)",
+			    slot < n ? role_name[sc->role[slot]] : "");
 		return -EPROTO;
 	}
 	sc->role[slot] = (uint8_t)role;
 	sc->n[role]++;
 	sc->c->posted += role == SHRING_ROLE_POSTED || role == SHRING_ROLE_RELEASED;
-	sc->c->nic_held += role == SHRING_ROLE_NIC_HELD;
+	sc->c->nic_held += role == SHRING_ROLE_NIC_HELD || role == SHRING_ROLE_CURRENT;
 	sc->c->in_entries += role == SHRING_ROLE_UNREAD;
 	if (sc->bufs != NULL && rxb_buflist_push(sc->bufs, g->rx.desc[slot]) != 0)
 		return -ENOMEM;
 	return 0;
+}
+
+int shring_census_mark_slots(struct rxb_shgroup *g, struct shring_census *sc, uint32_t x,
+			     uint32_t from, uint32_t to, enum shring_role role)
+{
+	int rc = 0;
+
+	for (uint32_t k = from; rc == 0 && k < to; k++)
+		rc = shring_census_mark(g, sc, x << g->batch_shift | k, role);
+	return rc;
 }
 
 /* Unread entries of core c's CR: each names a descriptor holding a packet. */
@@ -687,29 +782,34 @@ static int group_check_indices(struct rxb_shring *sh, uint32_t ring, struct shri
 	return -EPROTO;
 }
 
-/* Every descriptor is in exactly one place (the marks), and the NIC has
- * consumed exactly those that unread CR entries name or (RxArr) that are
- * released and not yet returned. */
+/* Every descriptor (batched: buffer slot) is in exactly one place (the
+ * marks), and the NIC has consumed exactly the descriptors whose slots
+ * unread CR entries name, or are released and not yet returned (RxArr;
+ * batched: received slots of an incomplete descriptor), or are unfilled in
+ * a core's current descriptor (batched). */
 static int group_check_totals(struct rxb_shring *sh, uint32_t ring, struct shring_census *sc)
 {
 	struct rxb_shgroup *g = &sh->g[ring];
 	uint32_t consumed = rxb_relaxed_load(&g->rx.nic.head) - (g->rep.tail - g->primed);
-	uint32_t total = 0;
+	uint32_t total = 0, taken = sc->n[SHRING_ROLE_UNREAD] + sc->n[SHRING_ROLE_RELEASED] +
+				    sc->n[SHRING_ROLE_CURRENT];
 
 	for (int r = 0; r < SHRING_ROLES; r++)
 		total += sc->n[r];
-	if (total != g->primed) {
-		rxb_err_set(sc->err, "%s ring %u: %u of its %u descriptors accounted for "
-			    "(posted %u, in the NIC %u, unread %u, released %u)", sh->ops->name,
-			    ring, total, g->primed, sc->n[SHRING_ROLE_POSTED],
-			    sc->n[SHRING_ROLE_NIC_HELD], sc->n[SHRING_ROLE_UNREAD],
-			    sc->n[SHRING_ROLE_RELEASED]);
+	if (total != g->primed << g->batch_shift) {
+		rxb_err_set(sc->err, "%s ring %u: %u of its %u buffer slots accounted for "
+			    "(posted %u, in the NIC %u, unread %u, released %u, current %u)",
+			    sh->ops->name, ring, total, g->primed << g->batch_shift,
+			    sc->n[SHRING_ROLE_POSTED], sc->n[SHRING_ROLE_NIC_HELD],
+			    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED],
+			    sc->n[SHRING_ROLE_CURRENT]);
 		return -EPROTO;
 	}
-	if (consumed != sc->n[SHRING_ROLE_UNREAD] + sc->n[SHRING_ROLE_RELEASED]) {
-		rxb_err_set(sc->err, "%s ring %u: %u descriptors consumed and not returned, but "
-			    "%u unread CR entries + %u released", sh->ops->name, ring, consumed,
-			    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED]);
+	if (consumed << g->batch_shift != taken) {
+		rxb_err_set(sc->err, "%s ring %u: %u descriptors of %u slots consumed and not "
+			    "returned, but %u unread CR entries + %u released + %u unfilled current",
+			    sh->ops->name, ring, consumed, g->batch, sc->n[SHRING_ROLE_UNREAD],
+			    sc->n[SHRING_ROLE_RELEASED], sc->n[SHRING_ROLE_CURRENT]);
 		return -EPROTO;
 	}
 	return 0;
@@ -721,9 +821,11 @@ static int group_census(struct rxb_shring *sh, uint32_t ring, struct shring_cens
 	struct rxb_shgroup *g = &sh->g[ring];
 	int rc = group_check_indices(sh, ring, sc);
 
-	memset(sc->role, 0, g->rx.size);
+	memset(sc->role, 0, shring_n_slots(g));
 	memset(sc->n, 0, sizeof(sc->n));
 	sc->ring = ring;
+	sc->cores = &sh->c[g->first_core];
+	sc->n_cores = sh->cfg.share_degree;
 	for (uint32_t k = 0; rc == 0 && k < sh->cfg.share_degree; k++)
 		rc = cr_census(sh, g->first_core + k, g, sc);
 	if (rc == 0)
@@ -737,7 +839,7 @@ int rxb_shring_census(struct rxb_shring *sh, struct rxb_census *c, struct rxb_bu
 	struct shring_census sc = { .c = c, .bufs = bufs, .err = err };
 	int rc = 0;
 
-	sc.role = malloc(sh->cfg.ring_size);
+	sc.role = malloc((size_t)sh->cfg.ring_size * sh->cfg.batch);
 	if (sc.role == NULL)
 		return -ENOMEM;
 	for (uint32_t r = 0; rc == 0 && r < sh->n_rings; r++)

@@ -13,8 +13,16 @@
 
 /* One core: its completion ring and counters. */
 struct rxb_shcore {
-	struct rxb_cr cr; /* entries name the descriptor index in the shared ring */
+	struct rxb_cr cr; /* entries name the descriptor index in the shared ring
+	                   * (batched: the slot, descriptor × batch + slot) */
 	struct rxb_nic_stats nic_stats RXB_CACHE_ALIGNED;
+	/* Batched RxList, NIC-private (shares the NIC counters' lines): this
+	 * CR's current descriptor and how many of its slots are filled;
+	 * fill == batch means none (the next packet takes a new one). */
+	struct {
+		uint32_t desc;
+		uint32_t fill;
+	} cur;
 	struct rxb_sw_stats sw_stats;
 };
 
@@ -67,36 +75,58 @@ struct rxb_shgroup {
 	uint32_t *fifo;
 	uint32_t primed;     /* descriptors in circulation: 0 or ring size */
 	uint32_t first_core; /* the group is cores [first_core, first_core + share) */
+	/* Buffer slots per descriptor (1 unless batched) and its log2: desc[]
+	 * has size << batch_shift entries, slot k of descriptor x is
+	 * desc[x << batch_shift | k]. */
+	uint32_t batch;
+	uint32_t batch_shift;
 };
 
-/* What one descriptor is doing, as the census finds it. */
+/* Buffer slots of a shared ring: ring size × batch. */
+static inline uint32_t shring_n_slots(const struct rxb_shgroup *g)
+{
+	return g->rx.size << g->batch_shift;
+}
+
+/* What one descriptor (batched: one buffer slot) is doing, as the census
+ * finds it. */
 enum shring_role {
 	SHRING_ROLE_NONE = 0,
 	SHRING_ROLE_POSTED,   /* posted, not yet fetched by the NIC */
 	SHRING_ROLE_NIC_HELD, /* prefetched inside the NIC */
 	SHRING_ROLE_UNREAD,   /* holds a packet an unread CR entry names */
-	SHRING_ROLE_RELEASED, /* RxArr: re-armed, released, not yet returned */
+	SHRING_ROLE_RELEASED, /* re-armed, not yet returned: RxArr released;
+	                       * batched, received slots of an incomplete one */
+	SHRING_ROLE_CURRENT,  /* batched: unfilled slot of a core's current one */
 	SHRING_ROLES
 };
 
 /* Census of one shared ring in progress. */
 struct shring_census {
-	uint8_t *role;       /* per descriptor: enum shring_role found so far */
-	uint32_t n[SHRING_ROLES];
+	uint8_t *role;       /* per buffer slot: enum shring_role found so far */
+	uint32_t n[SHRING_ROLES]; /* buffer slots per role */
 	uint32_t ring;
+	struct rxb_shcore *cores; /* the group's cores */
+	uint32_t n_cores;
 	struct rxb_census *c;
 	struct rxb_buflist *bufs;
 	struct rxb_err *err;
 };
 
-/* Account descriptor `slot` in `role`: -EPROTO (message) when it is out of
- * range or already accounted for, -ENOMEM, else 0. */
+/* Account buffer slot `slot` (the descriptor unless batched) in `role`:
+ * -EPROTO (message) when it is out of range or already accounted for,
+ * -ENOMEM, else 0. */
 int shring_census_mark(struct rxb_shgroup *g, struct shring_census *sc, uint32_t slot,
 		       enum shring_role role);
+/* Account slots [from, to) of descriptor x in `role`. */
+int shring_census_mark_slots(struct rxb_shgroup *g, struct shring_census *sc, uint32_t x,
+			     uint32_t from, uint32_t to, enum shring_role role);
 
 /* A variant. */
 struct shring_ops {
 	const char *name; /* for messages: "shring" (RxArr), "shring_list" */
+	/* Allocate the variant's state (g->batch is set; batched also
+	 * resizes desc[] to every buffer slot). */
 	int (*init)(struct rxb_shgroup *g);
 	void (*fini)(struct rxb_shgroup *g);
 	/* NIC: move up to n posted descriptors into the NIC's prefetch and
@@ -107,18 +137,21 @@ struct shring_ops {
 	/* Set-up: desc[] holds a buffer in every slot; build the variant's
 	 * state (the caller then publishes the posted count). */
 	void (*prime)(struct rxb_shgroup *g);
-	/* Core: descriptors slots[0..n) were re-armed; make them the NIC's
-	 * again (take the lock, return, ring the doorbell). */
+	/* Core: descriptors (batched: buffer slots) slots[0..n) were
+	 * re-armed; make them the NIC's again (take the lock, return, ring
+	 * the doorbell). */
 	void (*release)(struct rxb_shgroup *g, struct rxb_sw_stats *s, const uint32_t *slots,
 			unsigned n, uint64_t now);
 	/* Census: account the posted, prefetched and released descriptors
-	 * (the caller has the unread ones) and check the variant's own
-	 * structure; the caller then checks the totals. */
+	 * (batched: also the cores' current and received slots; the caller
+	 * has the unread ones) and check the variant's own structure; the
+	 * caller then checks the totals. */
 	int (*census)(struct rxb_shgroup *g, struct shring_census *sc);
 };
 
 extern const struct shring_ops rxb_shring_arr_ops;
 extern const struct shring_ops rxb_shring_list_ops;
+extern const struct shring_ops rxb_shring_batch_ops; /* batched RxList */
 
 /* Core: take the group's repost lock, counting it. */
 void shring_lock(struct rxb_shgroup *g, struct rxb_sw_stats *s);

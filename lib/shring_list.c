@@ -16,6 +16,11 @@
  *
  * Contiguity model: the NIC prefetches along the list and pays one
  * descriptor-read transaction per maximal run of array-consecutive indices.
+ *
+ * Batched RxList (rxb_shring_batch_ops; include/rxb/shring.h): the same list
+ * of whole descriptors, each with `batch` buffer slots; the NIC side (one
+ * current descriptor per core) is in shring.c, here are the release (only
+ * descriptors whose last slot was received) and the census of the slots.
  */
 #include <errno.h>
 
@@ -77,6 +82,20 @@ static void list_prime(struct rxb_shgroup *g)
 	g->rep.last = g->rx.size - 1;
 }
 
+/* Append the privately linked chain first → … → last of n descriptors
+ * after the list's tail, under the lock, and ring the doorbell. */
+static inline void list_append(struct rxb_shgroup *g, struct rxb_sw_stats *s, uint32_t first,
+			       uint32_t last, unsigned n)
+{
+	shring_lock(g, s);
+	/* The tail is posted and never consumed (sentinel), so the NIC has not
+	 * read its link; it will only after the doorbell below. */
+	g->next[g->rep.last] = first;
+	g->rep.last = last;
+	shring_wait_account(g, n, 0, 0, 0);
+	shring_publish_unlock(g, s, g->rep.tail + n);
+}
+
 static void list_release(struct rxb_shgroup *g, struct rxb_sw_stats *s, const uint32_t *slots,
 			 unsigned n, uint64_t now)
 {
@@ -86,13 +105,7 @@ static void list_release(struct rxb_shgroup *g, struct rxb_sw_stats *s, const ui
 	 * entries we acquired, and no other core holds them. */
 	for (unsigned i = 0; i + 1 < n; i++)
 		g->next[slots[i]] = slots[i + 1];
-	shring_lock(g, s);
-	/* The tail is posted and never consumed (sentinel), so the NIC has not
-	 * read its link; it will only after the doorbell below. */
-	g->next[g->rep.last] = slots[0];
-	g->rep.last = slots[n - 1];
-	shring_wait_account(g, n, 0, 0, 0);
-	shring_publish_unlock(g, s, g->rep.tail + n);
+	list_append(g, s, slots[0], slots[n - 1], n);
 }
 
 /* RxList invariant: walking the list from the NIC's prefetch through the
@@ -111,9 +124,10 @@ static int list_census(struct rxb_shgroup *g, struct shring_census *sc)
 		return -EPROTO;
 	}
 	for (uint32_t p = head; rc == 0 && p != fetched; p++)
-		rc = shring_census_mark(g, sc, g->fifo[p & g->rx.mask], SHRING_ROLE_NIC_HELD);
+		rc = shring_census_mark_slots(g, sc, g->fifo[p & g->rx.mask], 0, g->batch,
+					      SHRING_ROLE_NIC_HELD);
 	for (uint32_t p = fetched; rc == 0 && p != tail; p++) {
-		rc = shring_census_mark(g, sc, x, SHRING_ROLE_POSTED);
+		rc = shring_census_mark_slots(g, sc, x, 0, g->batch, SHRING_ROLE_POSTED);
 		if (rc == 0 && p + 1 != tail)
 			x = g->next[x];
 	}
@@ -134,4 +148,99 @@ const struct shring_ops rxb_shring_list_ops = {
 	.prime = list_prime,
 	.release = list_release,
 	.census = list_census,
+};
+
+/* ------------------------------------------------------- batched RxList */
+
+/* desc[] grows to every buffer slot: slot k of descriptor x is
+ * desc[x << batch_shift | k]. */
+static int batch_init(struct rxb_shgroup *g)
+{
+	uint32_t n = shring_n_slots(g);
+	rxb_buf_t *slots = rxb_zalloc_aligned(sizeof(*slots) * n);
+
+	if (slots == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		slots[i] = RXB_BUF_NONE;
+	rxb_free_aligned(g->rx.desc);
+	g->rx.desc = slots;
+	return list_init(g);
+}
+
+/* slots[] are buffer slots the core received and re-armed, in its CR's
+ * order. A descriptor is complete when its last slot is among them: the
+ * NIC filled its slots in order, all into this core's CR, so every earlier
+ * slot came before and was re-armed already. Link the complete ones and
+ * append them; no lock when there are none. */
+static void batch_release(struct rxb_shgroup *g, struct rxb_sw_stats *s, const uint32_t *slots,
+			  unsigned n, uint64_t now)
+{
+	uint32_t last_slot = g->batch - 1, first = RXB_NONE, prev = RXB_NONE;
+	unsigned done = 0;
+
+	(void)now; /* returned once complete: no in-order wait to measure */
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t x = slots[i] >> g->batch_shift;
+
+		if ((slots[i] & last_slot) != last_slot)
+			continue;
+		/* As for RxList: the NIC read x's link when it fetched x, long
+		 * before it filled x's last slot. */
+		if (done++ == 0)
+			first = x;
+		else
+			g->next[prev] = x;
+		prev = x;
+	}
+	if (done != 0)
+		list_append(g, s, first, prev, done);
+}
+
+/* The list as RxList (every slot of each descriptor), then per core of the
+ * group: the unfilled slots of its current descriptor (in the NIC), and the
+ * received, re-armed slots of the descriptor it is receiving (posted, not
+ * yet returned). A core receives its descriptors' slots in CR order and
+ * only complete descriptors leave it, so those are slots [0, k) of the
+ * descriptor whose slot k the first unread entry names or, with nothing
+ * unread, the filled slots of the current descriptor. The caller has the
+ * unread slots and checks that all of this adds up to the consumed
+ * descriptors. */
+static int batch_census(struct rxb_shgroup *g, struct shring_census *sc)
+{
+	int rc = list_census(g, sc);
+
+	for (uint32_t i = 0; rc == 0 && i < sc->n_cores; i++) {
+		const struct rxb_shcore *c = &sc->cores[i];
+		const struct rxb_cr *cr = &c->cr;
+		uint32_t x = RXB_NONE, k = 0;
+
+		if (c->cur.fill < g->batch)
+			rc = shring_census_mark_slots(g, sc, c->cur.desc, c->cur.fill, g->batch,
+						      SHRING_ROLE_CURRENT);
+		if (rxb_relaxed_load((_Atomic uint32_t *)&cr->nic.prod) != cr->sw.cons) {
+			const struct rxb_cr_entry *e =
+				(const struct rxb_cr_entry *)cr->ent + (cr->sw.cons & cr->mask);
+
+			x = e->index >> g->batch_shift;
+			k = e->index & (g->batch - 1);
+		} else if (c->cur.fill < g->batch) {
+			x = c->cur.desc;
+			k = c->cur.fill;
+		}
+		if (rc == 0)
+			rc = shring_census_mark_slots(g, sc, x, 0, k, SHRING_ROLE_RELEASED);
+	}
+	return rc;
+}
+
+const struct shring_ops rxb_shring_batch_ops = {
+	.name = "shring_list_batch",
+	.init = batch_init,
+	.fini = list_fini,
+	.nic_fetch = list_nic_fetch,
+	.nic_slot = list_nic_slot,
+	.prime = list_prime,
+	.release = batch_release,
+	.census = batch_census,
 };

@@ -4,7 +4,8 @@
  * cores' packets under persistent imbalance, wait statistics, one bitmap OR
  * per word, list capacity and descriptor contiguity, allocator failure,
  * prefetch, census conservation over random sequences, configuration
- * errors. */
+ * errors; batched RxList: slot-by-slot filling of a current descriptor per
+ * core, return after the last slot, capacity, census, configuration. */
 #include <errno.h>
 #include <string.h>
 
@@ -530,7 +531,8 @@ static void random_run(struct rxb_shring_config *c, uint64_t seed, int steps)
 	uint32_t n_held = 0, n_hoard = 0, stalled = RXB_NONE;
 	uint64_t now = 0;
 
-	struct rxb_shring *sh = make(c, &tp, 4 * c->ring_size * (c->n_cores / c->share_degree) + 512);
+	uint32_t slots = c->ring_size * (c->batch > 1 ? c->batch : 1);
+	struct rxb_shring *sh = make(c, &tp, 4 * slots * (c->n_cores / c->share_degree) + 512);
 	for (int s = 0; s < steps; s++) {
 		uint32_t op = test_rand_below(&seed, 16);
 		uint32_t core = test_rand_below(&seed, c->n_cores);
@@ -572,7 +574,8 @@ static void random_run(struct rxb_shring_config *c, uint64_t seed, int steps)
 		if (n_hoard != 0 && s % 97 == 0)
 			tp.alloc[core].put(tp.alloc[core].ctx, hoard, n_hoard), n_hoard = 0;
 		if (n_hoard == 0 && !census_ok(sh, &tp, held, n_held, s % 16 == 0)) {
-			fprintf(stderr, "random_run: step %d list %d\n", s, c->list);
+			fprintf(stderr, "random_run: step %d list %d batch %u\n", s, c->list,
+				c->batch);
 			break;
 		}
 	}
@@ -594,6 +597,229 @@ static void test_random_sequences(void)
 		random_run(&a, 100 + list, 25000);
 		random_run(&b, 200 + list, 25000);
 	}
+}
+
+/* ---------------------------------------------------------- batched RxList */
+
+/* A batched RxList of `cores` cores sharing one ring of ring_size
+ * descriptors of `batch` slots, primed, one descriptor per NIC read. */
+static struct rxb_shring *make_batched(struct rxb_shring_config *c, struct test_pool *tp,
+				       uint32_t cores, uint32_t ring_size, uint32_t batch)
+{
+	*c = (struct rxb_shring_config){ .n_cores = cores, .share_degree = cores,
+					 .ring_size = ring_size, .desc_prefetch = 1,
+					 .list = true, .batch = batch };
+	return make(c, tp, 2 * ring_size * batch + 256);
+}
+
+/* Packets to one core fill its current descriptor slot by slot (the CR
+ * entry names descriptor × batch + slot); the NIC takes the next descriptor
+ * of the list only when the current one is full: one descriptor read per
+ * descriptor, none per packet. */
+static void test_batch_fills_slot_by_slot(void)
+{
+	struct rxb_shring_config c;
+	struct rxb_pkt pk[RXB_BURST_MAX];
+	struct rxb_delivery d;
+	struct test_pool tp;
+	rxb_buf_t bufs[20];
+
+	struct rxb_shring *sh = make_batched(&c, &tp, 1, 16, 8);
+	for (uint32_t i = 0; i < 20; i++) {
+		CHECK_EQ(deliver(sh, 0, i, &d), 0);
+		CHECK_EQ(d.src_index, i); /* a fresh list: descriptors 0, 1, 2 */
+		CHECK_EQ(d.desc_reads, i % 8 == 0);
+		CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), i / 8 + 1);
+		bufs[i] = d.buf;
+	}
+	CHECK_EQ(nic_ctr(sh, 0, RXB_NIC_DESC_FETCHED), 3);
+	CHECK_EQ(nic_ctr(sh, 0, RXB_NIC_DESC_READS), 3);
+	CHECK_EQ(rxb_shring_occupancy(sh, 0), 20);
+	census_ok(sh, &tp, NULL, 0, 1);
+	CHECK_EQ(rxb_shring_rx_burst(sh, 0, pk, 32, &tp.alloc[0], 0), 20);
+	for (uint32_t i = 0; i < 20; i++) {
+		CHECK_EQ(pk[i].hash, i);
+		CHECK_EQ(pk[i].buf, bufs[i]);
+	}
+	/* Descriptors 0 and 1 are complete and went back; 2 is current. */
+	CHECK_EQ(sw_ctr(sh, 0, RXB_SW_RETURNED), 2);
+	CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), 1);
+	census_ok(sh, &tp, bufs, 20, 1); /* the application holds the 20 */
+	for (uint32_t i = 0; i < 20; i++)
+		rxb_shring_free(sh, 0, &tp.alloc[0], &pk[i].buf, 1);
+	census_ok(sh, &tp, NULL, 0, 1);
+	/* The current descriptor keeps filling: slot 4 of descriptor 2. */
+	CHECK_EQ(deliver(sh, 0, 20, &d), 0);
+	CHECK_EQ(d.src_index, 2 * 8 + 4);
+	CHECK_EQ(d.desc_reads, 0);
+	done(sh, &tp);
+}
+
+/* Two cores, packets alternating: each has its own current descriptor, so
+ * each core's packets fill consecutive slots of its own descriptors and no
+ * descriptor serves both. */
+static void test_batch_cores_get_own_descriptors(void)
+{
+	struct rxb_shring_config c;
+	struct rxb_pkt pk[RXB_BURST_MAX];
+	struct rxb_delivery d;
+	struct test_pool tp;
+	uint32_t owner[32];
+	rxb_buf_t bufs[2][32];
+
+	memset(owner, 0xff, sizeof(owner));
+	struct rxb_shring *sh = make_batched(&c, &tp, 2, 32, 4);
+	for (uint32_t i = 0; i < 48; i++) {
+		uint32_t core = i % 2, k = i / 2, x;
+
+		CHECK_EQ(deliver(sh, core, k, &d), 0);
+		x = d.src_index / 4;
+		CHECK_EQ(d.src_index % 4, k % 4);
+		if (k % 4 == 0) {
+			CHECK_EQ(owner[x], RXB_NONE); /* a descriptor of its own */
+			owner[x] = core;
+		}
+		CHECK_EQ(owner[x], core);
+		bufs[core][k] = d.buf;
+	}
+	CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), 12);
+	census_ok(sh, &tp, NULL, 0, 1);
+	for (uint32_t core = 0; core < 2; core++) {
+		CHECK_EQ(rxb_shring_rx_burst(sh, core, pk, 32, &tp.alloc[core], 0), 24);
+		for (uint32_t k = 0; k < 24; k++) {
+			CHECK_EQ(pk[k].hash, k);
+			CHECK_EQ(pk[k].buf, bufs[core][k]);
+			rxb_shring_free(sh, core, &tp.alloc[core], &pk[k].buf, 1);
+		}
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_RETURNED), 6);
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_LOCK_ACQUIRES), 1);
+	}
+	CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), 0);
+	census_ok(sh, &tp, NULL, 0, 1);
+	done(sh, &tp);
+}
+
+/* A descriptor goes back to the list only once its last slot is received:
+ * no lock and no doorbell before. Received one at a time, a core takes the
+ * lock and rings the doorbell once per `batch` packets; in bursts, at most
+ * that. */
+static void test_batch_returns_after_last_slot(void)
+{
+	struct rxb_shring_config c;
+	struct rxb_delivery d;
+	struct test_pool tp;
+	uint64_t seed = 41, received[2] = { 0 }, fetched0;
+
+	struct rxb_shring *sh = make_batched(&c, &tp, 2, 16, 8);
+	for (uint32_t i = 0; i < 8; i++)
+		deliver(sh, 0, i, &d);
+	for (uint32_t i = 0; i < 7; i++) {
+		CHECK_EQ(rx_free(sh, 0, 1, &tp, 0), 1);
+		CHECK_EQ(sw_ctr(sh, 0, RXB_SW_LOCK_ACQUIRES), 0);
+		CHECK_EQ(sw_ctr(sh, 0, RXB_SW_DOORBELLS), 0);
+		CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), 1);
+		census_ok(sh, &tp, NULL, 0, 1);
+	}
+	CHECK_EQ(rx_free(sh, 0, 1, &tp, 0), 1);
+	CHECK_EQ(sw_ctr(sh, 0, RXB_SW_LOCK_ACQUIRES), 1);
+	CHECK_EQ(sw_ctr(sh, 0, RXB_SW_DOORBELLS), 1);
+	CHECK_EQ(sw_ctr(sh, 0, RXB_SW_RETURNED), 1);
+	CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), 0);
+	census_ok(sh, &tp, NULL, 0, 1);
+
+	/* Random traffic over both cores, received one packet at a time. */
+	fetched0 = nic_ctr(sh, 0, RXB_NIC_DESC_FETCHED) + nic_ctr(sh, 1, RXB_NIC_DESC_FETCHED);
+	for (int step = 0; step < 4000; step++) {
+		uint32_t core = test_rand_below(&seed, 2);
+
+		deliver(sh, test_rand_below(&seed, 2), 0, &d);
+		received[core] += rx_free(sh, core, 1, &tp, step);
+	}
+	for (uint32_t core = 0; core < 2; core++) {
+		while (rx_free(sh, core, 1, &tp, 0) != 0) /* drain, one at a time */
+			received[core]++;
+		received[core] += core == 0 ? 8 : 0;
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_RECEIVED), received[core]);
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_RETURNED), received[core] / 8);
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_LOCK_ACQUIRES), received[core] / 8);
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_DOORBELLS), received[core] / 8);
+	}
+	/* One descriptor fetched per 8 packets, give or take the current ones. */
+	CHECK(nic_ctr(sh, 0, RXB_NIC_DESC_FETCHED) + nic_ctr(sh, 1, RXB_NIC_DESC_FETCHED) -
+	      fetched0 <= (received[0] + received[1] - 8) / 8 + 2);
+	census_ok(sh, &tp, NULL, 0, 1);
+
+	/* In bursts: a lock per burst that completes a descriptor, at most. */
+	for (int step = 0; step < 4000; step++) {
+		uint32_t core = test_rand_below(&seed, 2);
+
+		for (uint32_t k = test_rand_below(&seed, 24); k > 0; k--)
+			deliver(sh, test_rand_below(&seed, 2), 0, &d);
+		received[core] += rx_free(sh, core, 1 + test_rand_below(&seed, 32), &tp, step);
+	}
+	for (uint32_t core = 0; core < 2; core++) {
+		received[core] += drain(sh, core, &tp, 0);
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_RETURNED), received[core] / 8);
+		CHECK(sw_ctr(sh, core, RXB_SW_LOCK_ACQUIRES) <= received[core] / 8);
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_DOORBELLS), sw_ctr(sh, core, RXB_SW_LOCK_ACQUIRES));
+	}
+	census_ok(sh, &tp, NULL, 0, 1);
+	done(sh, &tp);
+}
+
+/* With no processing, a batched ring takes (ring_size − 1) × batch packets,
+ * on one core or spread round robin over three; then no_rx_desc. Lap after
+ * lap (the list gets scrambled), after a drain. */
+static void test_batch_capacity(void)
+{
+	for (uint32_t cores = 1; cores <= 3; cores += 2) {
+		struct rxb_shring_config c;
+		struct rxb_delivery d;
+		struct test_pool tp;
+		uint64_t drops = 0;
+
+		struct rxb_shring *sh = make_batched(&c, &tp, cores, 16, 8);
+		for (int lap = 0; lap < 4; lap++) {
+			uint32_t ok = 0, got = 0;
+
+			for (uint32_t i = 0; i < 200; i++) {
+				int rc = deliver(sh, i % cores, i, &d);
+
+				ok += rc == 0;
+				if (rc == 1)
+					CHECK_EQ(d.drop, RXB_DROP_NO_RX_DESC);
+			}
+			CHECK_EQ(ok, 15 * 8);
+			CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), 15);
+			census_ok(sh, &tp, NULL, 0, 1);
+			for (uint32_t core = 0; core < cores; core++)
+				got += drain(sh, core, &tp, 0);
+			CHECK_EQ(got, ok);
+			CHECK_EQ(rxb_shring_ring_occupancy(sh, 0), 0);
+			drops += 200 - ok;
+		}
+		for (uint32_t core = 0; core < cores; core++)
+			drops -= nic_ctr(sh, core, RXB_NIC_DROP_FIRST + RXB_DROP_NO_RX_DESC);
+		CHECK_EQ(drops, 0);
+		done(sh, &tp);
+	}
+}
+
+/* Random operation sequences (10^5 steps in all), census and conservation
+ * after every step, every buffer in one place every 16th. */
+static void test_batch_random_sequences(void)
+{
+	struct rxb_shring_config a = { .n_cores = 4, .share_degree = 2, .ring_size = 16,
+				       .list = true, .batch = 8 };
+	struct rxb_shring_config b = { .n_cores = 3, .share_degree = 3, .ring_size = 8,
+				       .cr_size = 16, .desc_prefetch = 2, .list = true,
+				       .batch = 4 };
+	struct rxb_shring_config w = { .n_cores = 2, .share_degree = 2, .ring_size = 4,
+				       .list = true, .batch = 64 };
+
+	random_run(&a, 300, 40000);
+	random_run(&b, 301, 40000);
+	random_run(&w, 302, 20000);
 }
 
 static void test_config_errors(void)
@@ -626,13 +852,42 @@ static void test_config_errors(void)
 			CHECK(strstr(err.msg, bad[i].msg) != NULL);
 		}
 	}
-	struct rxb_shring_config ok = { .n_cores = 16, .share_degree = 8, .ring_size = 1024 };
-	struct rxb_shring *sh = rxb_shring_create(&ok, &err);
+	struct {
+		struct rxb_shring_config c;
+		const char *msg;
+	} bad_batch[] = {
+		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .list = true, .batch = 3 },
+		  "shring.batch = 3: must be a power of two at most 64" },
+		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .list = true, .batch = 128 },
+		  "shring.batch = 128: must be a power of two at most 64" },
+		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .batch = 8 },
+		  "shring.batch = 8: batched descriptors need shring.list = true" },
+		{ { .n_cores = 8, .share_degree = 8, .ring_size = 1u << 20, .list = true,
+		    .batch = 2 }, "shring.batch = 2: shring.ring_size × shring.batch = 2097152" },
+	};
 
-	CHECK(sh != NULL);
-	CHECK_EQ(rxb_shring_n_rings(sh), 2);
-	CHECK_EQ(rxb_shring_ring_size(sh), 1024);
-	rxb_shring_destroy(sh);
+	for (size_t i = 0; i < sizeof(bad_batch) / sizeof(bad_batch[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		CHECK(rxb_shring_create(&bad_batch[i].c, &err) == NULL);
+		if (strstr(err.msg, bad_batch[i].msg) == NULL)
+			fprintf(stderr, "message: %s\n", err.msg);
+		CHECK(strstr(err.msg, bad_batch[i].msg) != NULL);
+	}
+	struct rxb_shring_config ok[] = {
+		{ .n_cores = 16, .share_degree = 8, .ring_size = 1024 },
+		{ .n_cores = 16, .share_degree = 8, .ring_size = 1024, .batch = 1 },
+		{ .n_cores = 16, .share_degree = 8, .ring_size = 1024, .list = true, .batch = 1 },
+		{ .n_cores = 16, .share_degree = 8, .ring_size = 1024, .list = true, .batch = 64 },
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct rxb_shring *sh = rxb_shring_create(&ok[i], &err);
+
+		CHECK(sh != NULL);
+		CHECK_EQ(rxb_shring_n_rings(sh), 2);
+		CHECK_EQ(rxb_shring_ring_size(sh), 1024);
+		rxb_shring_destroy(sh);
+	}
 }
 
 int main(void)
@@ -647,6 +902,11 @@ int main(void)
 	RUN(test_fetch_then_deliver);
 	RUN(test_alloc_failure);
 	RUN(test_random_sequences);
+	RUN(test_batch_fills_slot_by_slot);
+	RUN(test_batch_cores_get_own_descriptors);
+	RUN(test_batch_returns_after_last_slot);
+	RUN(test_batch_capacity);
+	RUN(test_batch_random_sequences);
 	RUN(test_config_errors);
 	return check_summary();
 }

@@ -36,8 +36,37 @@
  * descriptors along the list and pays one descriptor-read transaction per
  * maximal run of array-consecutive indices, so a fresh (in-order) list costs
  * what RxArr costs and a scrambled one costs a read per descriptor; see
- * rxb_shring_fetch_stats(). The batched (multi-packet buffer) RxList option
- * is not implemented.
+ * rxb_shring_fetch_stats().
+ *
+ * Batched RxList (list = true, batch > 1; §4.2's option: each descriptor
+ * holds a multi-packet buffer, the NIC keeps a current descriptor per CR and
+ * moves on only when it is full). Buffers are opaque allocator handles with
+ * no sub-buffer handles, so a multi-packet buffer is modelled as `batch`
+ * consecutive packet buffers posted together in one descriptor: the same
+ * working set as one buffer of batch × buffer size, and since every packet
+ * keeps its own handle, freeing needs no reference count on a shared
+ * buffer. The free list threads whole descriptors (same list, same sentinel
+ * rule: usable capacity (ring_size − 1) descriptors, i.e. (ring_size − 1) ×
+ * batch packets). The NIC keeps one current descriptor per core (CR): a
+ * packet to core c goes into the next slot of c's current descriptor; when
+ * that is full (or c has none) the NIC takes the next descriptor of the list,
+ * and drops the packet as no_rx_desc when there is none. A CR entry names
+ * the slot, descriptor × batch + slot. Core c takes the buffer from the slot
+ * and writes a fresh one into it (re-arm in place, as unbatched); the
+ * descriptor is complete when c has received its LAST slot (all earlier
+ * slots came before it in c's CR), and only complete descriptors are linked
+ * and appended under the lock, the doorbell advancing by the descriptors
+ * appended: about one lock and one doorbell per `batch` packets. A
+ * descriptor (all its slots) is one unit of the descriptor-read model, so
+ * contiguity is counted in descriptors as for RxList. Census: the unfilled
+ * slots of a core's current descriptor count as nic_held, its delivered but
+ * unread slots as in_entries, and the received (re-armed) slots of a
+ * descriptor not yet complete as posted. Memory order as RxList: software
+ * writes a slot only after reading (acquire) the CR entry the NIC wrote
+ * (release) once done with it, the NIC reads slot k only after filling the
+ * earlier ones, so the two never touch a slot at once; every re-armed slot
+ * of a descriptor is written by the one core that receives it, before the
+ * doorbell release that appends the descriptor.
  *
  * MEMORY ORDER (RxArr; RxList is the same with the link writes in place of
  * the bitmap). Core c re-arms desc[i] and writes its release time, then sets
@@ -75,9 +104,14 @@ struct rxb_shring_config {
 	uint32_t desc_prefetch; /* descriptors per NIC descriptor read; 0 = default;
 	                         * at most ring_size and RXB_SHRING_PREFETCH_MAX */
 	bool list;              /* false: RxArr (bitmap), true: RxList (free list) */
+	uint32_t batch;         /* buffer slots per descriptor: 0 or 1 = not batched;
+	                         * > 1 = batched RxList (list only), a power of two
+	                         * ≤ RXB_SHRING_BATCH_MAX with ring_size × batch ≤
+	                         * RXB_RING_MAX. cr_size 0 then means ring_size × batch */
 };
 
 #define RXB_SHRING_PREFETCH_MAX 4096u
+#define RXB_SHRING_BATCH_MAX 64u
 
 struct rxb_shring;
 
@@ -94,22 +128,28 @@ uint32_t rxb_shring_ring_size(const struct rxb_shring *sh);
 /* Deliver one packet to core meta->dest (its CR), from the shared ring
  * ring_of(dest). Returns 0 when delivered, 1 when dropped (cause in d->drop:
  * no_rx_desc, cr_full), -EINVAL when dest is out of range. d->src_ring is
- * the shared ring, d->src_index the descriptor, d->desc_reads the descriptor
- * reads this delivery's prefetch cost. */
+ * the shared ring, d->src_index the descriptor (batched: the slot,
+ * descriptor × batch + slot), d->desc_reads the descriptor reads this
+ * delivery's prefetch cost. */
 int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
 			   struct rxb_delivery *d);
 
 /* Prefetch up to n posted descriptors of shared ring `ring` into the NIC and
  * return their buffers in the order the NIC will consume them (ring order
  * for RxArr, list order for RxList). Returns the count. A prefetch no packet
- * asked for is charged to the CR of the group's first core. */
+ * asked for is charged to the CR of the group's first core. Batched: n and
+ * the count are buffers; whole descriptors (n / batch of them) are fetched
+ * and their slots returned descriptor by descriptor, in list order. Which
+ * core a descriptor will serve is decided only when a core needs one, so
+ * this is the set of buffers the NIC will fill, not their order. */
 unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs,
 			      unsigned n);
 
 /* ---- set-up ---- */
 
 /* Prime shared ring `ring`: post every descriptor (ring_size of them) with a
- * buffer from `alloc`. All or nothing: returns ring_size, or 0 when the
+ * buffer (batched: `batch` buffers) from `alloc`. All or nothing: returns
+ * ring_size (descriptors), or 0 when the
  * allocator cannot supply them all (what was taken is put back and
  * alloc_fail is counted on the group's first core) or the ring is already
  * primed. Quiescent point only. */
@@ -121,8 +161,9 @@ unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring,
 /* Receive up to n (≤ RXB_BURST_MAX) packets from core c's CR, re-arm each
  * descriptor with a fresh buffer, release them, publish the CR consumer
  * index, then take the group's lock and return what can be returned to the
- * NIC (RxArr: the released run at the return index; RxList: this batch),
- * ringing the doorbell once. `now` is the caller's clock, used only for the
+ * NIC (RxArr: the released run at the return index; RxList: this batch;
+ * batched RxList: the descriptors whose last slot is in this batch, and no
+ * lock when there are none), ringing the doorbell once. `now` is the caller's clock, used only for the
  * descriptor-return wait statistics. All or nothing with respect to the
  * allocator: when it cannot supply the buffers, nothing is received, the
  * packets stay in the CR and alloc_fail counts it. Returns packets. */
@@ -142,7 +183,8 @@ const struct rxb_sw_stats *rxb_shring_sw_stats(const struct rxb_shring *sh, uint
 uint32_t rxb_shring_occupancy(struct rxb_shring *sh, uint32_t core);
 /* Descriptors of shared ring `ring` the NIC has consumed and software has
  * not yet returned (held in CRs, by receiving cores, or released and held
- * back behind an earlier descriptor). */
+ * back behind an earlier descriptor; batched: also the cores' current
+ * descriptors and descriptors not yet received up to their last slot). */
 uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring);
 
 /* Descriptor-return wait of one shared ring, in the caller's time unit:
@@ -172,12 +214,17 @@ void rxb_shring_fetch_stats(const struct rxb_shring *sh, uint32_t ring,
 
 /* Census of every ring and CR at a quiescent point, added to *c. Released
  * but not yet returned RxArr descriptors hold fresh buffers and count as
- * posted. Appends every buffer held in a descriptor slot (posted, inside the
- * NIC, released, or holding an unread packet) to `bufs` when not NULL
- * (struct rxb_buflist, lib internal). Returns 0, -ENOMEM, or -EPROTO with a
- * message when an internal invariant (spec §8) is broken: RxArr, descriptors
- * consumed and not returned = unread CR entries + released bits; RxList, the
- * posted count matches the list's length and ends at its tail. */
+ * posted. Batched: the unfilled slots of the cores' current descriptors
+ * count as nic_held, the received (re-armed) slots of a descriptor not yet
+ * complete as posted. Appends every buffer held in a descriptor slot
+ * (posted, inside the NIC, released, or holding an unread packet) to `bufs`
+ * when not NULL (struct rxb_buflist, lib internal). Returns 0, -ENOMEM, or
+ * -EPROTO with a message when an internal invariant (spec §8) is broken:
+ * RxArr, descriptors consumed and not returned = unread CR entries +
+ * released bits; RxList, the posted count matches the list's length and ends
+ * at its tail; batched, every slot of every descriptor is in exactly one
+ * place and the consumed descriptors' slots are exactly the unread,
+ * received-not-returned and current-unfilled ones. */
 struct rxb_buflist;
 int rxb_shring_census(struct rxb_shring *sh, struct rxb_census *c, struct rxb_buflist *bufs,
 		      struct rxb_err *err);

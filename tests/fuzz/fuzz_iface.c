@@ -18,7 +18,8 @@
  *   8 ax_policy (% 4: 3 is bad)                 20 dyn.to_private num | den << 4
  *   9 n_groups  (% 4)                           21 pool.n_bufs (pool table)
  *  10 flags: 1 enforce_vendor_min, 2 coalesce,  22 pool.cache_size (cache table)
- *     4 custom dyn config                       23 seed
+ *     4 custom dyn config, bits 3-5 batch       23 seed
+ *     (batch table; shring_list only)
  *  11 coalesce_timeout
  *
  * Operations, an opcode byte (% 8) and its argument bytes:
@@ -62,6 +63,9 @@ static const uint32_t ring_table[] = { 0, 8, 16, 32, 64, 128, 2, 12 };
 static const uint32_t prefetch_table[] = { 0, 1, 2, 4, 16, 64, 5000 };
 static const uint32_t pool_table[] = { 32, 128, 512, 2048, MAX_BUFS };
 static const uint32_t cache_table[] = { 0, 4, 32, 64 };
+/* Batched RxList slots per descriptor: 0 (not batched) first, so inputs
+ * written before the option keep their meaning; 3 and 128 are bad. */
+static const uint32_t batch_table[] = { 0, 2, 4, 8, 64, 1, 3, 128 };
 /* An arch number (enum rxb_arch) to leave out, e.g. -DFUZZ_SKIP_ARCH=4 to
  * keep fuzzing the other designs while a bug in dyn_shring is open. Its
  * inputs are then run as the next arch. */
@@ -143,6 +147,7 @@ static void read_config(struct input *in, struct rxb_pool_config *pc)
 	c->n_groups = h[9] % 4;
 	c->enforce_vendor_min = h[10] & 1;
 	c->coalesce = (h[10] & 2) != 0;
+	c->batch = PICK(batch_table, h[10] >> 3);
 	c->coalesce_timeout = h[11];
 	c->seed = h[23];
 	c->spool.n_ports = h[12] % 6;
@@ -172,7 +177,7 @@ static void read_config(struct input *in, struct rxb_pool_config *pc)
 
 /* Drop causes the configured design can produce. A CR is full only when it
  * is smaller than the ring that feeds it (otherwise the ring runs out of
- * descriptors first). */
+ * descriptors first; a batched ring holds rx_size × batch packets). */
 static unsigned plausible_drops(const struct rxb_iface_config *c)
 {
 	unsigned m = 1u << RXB_DROP_PIPELINE;
@@ -180,6 +185,8 @@ static unsigned plausible_drops(const struct rxb_iface_config *c)
 		      c->arch == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE :
 							   RXB_DEFAULT_RX_SIZE;
 
+	if (c->arch == RXB_ARCH_SHRING_LIST && c->batch > 1)
+		rx *= c->batch;
 	if (c->arch == RXB_ARCH_RXBISECT)
 		return m | 1u << RXB_DROP_NO_AX_BUF | 1u << RXB_DROP_NO_BX_SLOT;
 	m |= 1u << RXB_DROP_NO_RX_DESC;

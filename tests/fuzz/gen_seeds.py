@@ -17,6 +17,11 @@ ARCH = {"privring": 0, "small_privring": 1, "shring": 2, "shring_list": 3,
 RING = {0: 0, 8: 1, 16: 2, 32: 3, 64: 4, 128: 5, 2: 6, 12: 7}  # value -> table index
 POOL = {32: 0, 128: 1, 512: 2, 2048: 3, 8192: 4}
 CACHE = {0: 0, 4: 1, 32: 2, 64: 3}
+BATCH = {0: 0, 2: 1, 4: 2, 8: 3, 64: 4, 1: 5, 3: 6, 128: 7}  # flags bits 3-5
+
+
+def batch_flags(batch):
+    return BATCH[batch] << 3
 
 
 def header(arch, cores=2, rx=32, cr=0, prefetch=0, share=0, ax=16, bx=64,
@@ -54,6 +59,10 @@ def seeds():
     for arch in ("privring", "small_privring", "shring", "shring_list"):
         s[arch] = header(arch, cores=2, rx=32) + schedule(2, 2)
     s["shring_4x2"] = header("shring", cores=4, rx=64, share=2, cr=16) + schedule(4, 4)
+    s["shring_list_batch8"] = header("shring_list", cores=2, rx=16,
+                                     flags=batch_flags(8)) + schedule(2, 2)
+    s["shring_list_batch4_cr"] = header("shring_list", cores=3, rx=16, cr=16, prefetch=2,
+                                        flags=batch_flags(4)) + schedule(3, 3)
     s["dyn_shring"] = header("dyn_shring", cores=2, rx=32, flags=4) + schedule(2, 2, 16)
     s["rxbisect"] = header("rxbisect", cores=3, ax=16, bx=64) + schedule(3, 3)
     s["rxbisect_coalesce"] = header("rxbisect", cores=3, ax=16, bx=64, flags=2,
@@ -70,6 +79,7 @@ def seeds():
     s["bad_bx_too_small"] = header("rxbisect", cores=2, ax=64, bx=32)
     s["bad_pool_too_small"] = header("privring", cores=4, rx=128, pool=32)
     s["bad_share_degree"] = header("shring", cores=3, share=2)
+    s["bad_batch"] = header("shring_list", cores=2, rx=16, flags=batch_flags(3))
     s["bad_arch"] = header(8)
     return s
 
