@@ -1,14 +1,14 @@
 # rxbisect — two commands on a fresh Debian 12 machine:
 #   make run    install what is missing, build, run the main job
 #   make test   install what is missing, build, run every test
-# Other targets: build, bench, fuzz (long libFuzzer run), clean.
+# Other targets: build, demo (ring library only), bench, fuzz (long libFuzzer run), clean.
 
 JOBS    ?= $(shell nproc)
 BUILD   ?= build
 CMAKE   := cmake -G Ninja
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps build build-debug build-tsan build-asan build-fuzz run test test-c test-tsan \
+.PHONY: all demo deps build build-debug build-tsan build-asan build-fuzz run test test-c test-tsan \
         test-asan test-fuzz test-py bench fuzz clean
 
 all: build
@@ -17,7 +17,7 @@ deps:
 	@bash scripts/deps.sh
 
 build: deps
-	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRXB_BUILD_SIM=ON -DRXB_BUILD_EMU=ON >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 build-debug: deps
@@ -38,6 +38,9 @@ build-fuzz: deps
 	@cmake --build build-fuzz -j $(JOBS)
 
 run: build
+	@.venv/bin/rxb compare --plot results
+
+demo: build
 	@$(BUILD)/tools/rxb-demo
 
 test: test-c test-asan test-tsan test-fuzz test-py

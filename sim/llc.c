@@ -174,6 +174,47 @@ static inline int miss_reads_dram(const struct sim_llc_class *c, enum sim_llc_op
 	return !(c->io && op == SIM_LLC_WR);
 }
 
+/* A CPU hit on a line an I/O class allocated, with migrate_io_lines: the
+ * line leaves its way (for the core's private caches, in a non-inclusive
+ * hierarchy) and comes back into the LRU way of the CPU class's mask,
+ * keeping its dirty state; a dirty victim there is written back. Counted
+ * as a hit. */
+static uint32_t migrate_hit(struct sim_llc *llc, struct set_view *v, struct sim_llc_class *c,
+			    unsigned cid, enum sim_llc_op op, uint32_t w, uint64_t line,
+			    uint32_t flags)
+{
+	struct sim_llc_counts *k = &c->c[op];
+	uint32_t dirty = ((*v->dirty >> w) & 1) | (op == SIM_LLC_WR), nw;
+
+	uint32_t mask = c->mask & ~(1u << w) ? c->mask & ~(1u << w) : c->mask;
+
+	llc->cls[v->owner[w]].lines--;
+	*v->valid &= ~(1u << w);
+	*v->dirty &= ~(1u << w);
+	v->tag[w] = TAG_NONE;
+	/* It comes back later, into the LRU way of the core's mask at that
+	 * time: not the way it left (the I/O class keeps refilling those). */
+	nw = pick_victim(v, llc->ways, mask);
+	if (*v->valid >> nw & 1) {
+		llc->cls[v->owner[nw]].lines--;
+		if ((*v->dirty >> nw) & 1) {
+			flags |= SIM_LLC_DRAM_WR;
+			k->s_dram_wr++;
+		}
+	}
+	rate_update(&c->p_hwb[op], &c->n_hwb[op], (flags & SIM_LLC_DRAM_WR) != 0, llc->rate_shift);
+	v->tag[nw] = line;
+	v->owner[nw] = (uint8_t)cid;
+	*v->valid |= 1u << nw;
+	*v->dirty = (*v->dirty & ~(1u << nw)) | (dirty << nw);
+	touch(v->rank, llc->rank_slots, nw);
+	c->lines++;
+	llc->migrated++;
+	k->s_hits++;
+	rate_update(&c->p_hit[op], &c->n_hit[op], 1, llc->rate_shift);
+	return flags | SIM_LLC_HIT;
+}
+
 /* Access a line of a simulated set. */
 static uint32_t access_sim(struct sim_llc *llc, struct sim_llc_class *c, unsigned cid,
 			   enum sim_llc_op op, uint32_t group, uint32_t pos, uint64_t line)
@@ -186,11 +227,15 @@ static uint32_t access_sim(struct sim_llc *llc, struct sim_llc_class *c, unsigne
 	hit = match(v.tag, ways, line);
 	if (hit) {
 		w = (uint32_t)__builtin_ctz(hit);
+		if (llc->migrate_io_lines && !c->io && llc->cls[v.owner[w]].io)
+			return migrate_hit(llc, &v, c, cid, op, w, line, flags);
 		touch(v.rank, llc->rank_slots, w);
 		if (op == SIM_LLC_WR)
 			*v.dirty |= hit;
 		k->s_hits++;
 		rate_update(&c->p_hit[op], &c->n_hit[op], 1, llc->rate_shift);
+		if (llc->migrate_io_lines)
+			rate_update(&c->p_hwb[op], &c->n_hwb[op], 0, llc->rate_shift);
 		return flags | SIM_LLC_HIT;
 	}
 	rate_update(&c->p_hit[op], &c->n_hit[op], 0, llc->rate_shift);
@@ -252,8 +297,10 @@ static inline uint32_t access_drawn(struct sim_llc *llc, struct sim_llc_class *c
 	uint32_t r = rnd32(llc);
 	uint32_t hit = (r & 0xffff) < (uint32_t)(c->p_hit[op] >> 14);
 	uint32_t rd = (hit ^ 1) & (uint32_t)miss_reads_dram(c, op);
-	uint32_t wb = (hit ^ 1) & (uint32_t)allocates(c, op) &
-		      ((r >> 16) < (uint32_t)(c->p_wb[op] >> 14));
+	/* A drawn hit writes back with the migrating hits' rate (0 unless
+	 * migrate_io_lines), a drawn miss with the allocating misses' rate. */
+	uint32_t pwb = hit ? (uint32_t)(c->p_hwb[op] >> 14) : (uint32_t)(c->p_wb[op] >> 14);
+	uint32_t wb = (hit | (uint32_t)allocates(c, op)) & ((r >> 16) < pwb);
 
 	k->d_hits += hit;
 	k->d_dram_rd += rd;
@@ -307,6 +354,14 @@ static void range_drawn(struct sim_llc_class *c, enum sim_llc_op op, uint32_t n,
 		if (wbs > misses)
 			wbs = misses;
 	}
+	if (c->p_hwb[op]) { /* migrating hits' write-backs */
+		uint32_t hw;
+
+		c->carry_hwb[op] += (uint64_t)hits * (uint64_t)c->p_hwb[op];
+		hw = (uint32_t)(c->carry_hwb[op] >> 30);
+		c->carry_hwb[op] &= RATE_ONE - 1;
+		wbs += hw > hits ? hits : hw;
+	}
 	k->d_hits += hits;
 	k->d_dram_wr += wbs;
 	out->hits += hits;
@@ -348,6 +403,38 @@ void sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
 			range_add(out, access_sim(llc, c, cls, op, g,
 						  (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1), line));
 	}
+}
+
+uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t len)
+{
+	uint64_t line, last;
+
+	if (len == 0)
+		return 0;
+	line = addr >> SIM_LLC_LINE_SHIFT;
+	last = (addr + len - 1) >> SIM_LLC_LINE_SHIFT;
+	for (uint64_t l = line; l <= last; l++) {
+		uint32_t g = chunk_group(llc, l / SIM_LLC_CHUNK_LINES);
+		struct set_view v;
+		uint32_t hit;
+
+		if (g == GROUP_NONE) {
+			/* The rest of this chunk is not simulated either. */
+			l |= SIM_LLC_CHUNK_LINES - 1;
+			continue;
+		}
+		v = set_at(llc, g, (uint32_t)l & (SIM_LLC_CHUNK_LINES - 1));
+		hit = match(v.tag, llc->ways, l);
+		if (hit) {
+			uint32_t w = (uint32_t)__builtin_ctz(hit);
+
+			llc->cls[v.owner[w]].lines--;
+			*v.valid &= ~hit;
+			*v.dirty &= ~hit;
+			v.tag[w] = TAG_NONE;
+		}
+	}
+	return (uint32_t)(last - line + 1);
 }
 
 int sim_llc_probe(const struct sim_llc *llc, uint64_t addr)
@@ -455,6 +542,7 @@ int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_
 		llc->nsampled--;
 	llc->rate_shift = rate_shift;
 	llc->index = cfg->index;
+	llc->migrate_io_lines = cfg->migrate_io_lines;
 	llc->size_bytes = cfg->size_bytes;
 	llc->rank_slots = cfg->ways <= 16 ? 16 : 32;
 	llc->tag_off = (8 + llc->rank_slots + cfg->ways + 7) & ~7u;

@@ -112,6 +112,13 @@ struct sim_llc_cfg {
 	uint32_t sample_shift;      /* simulate 1 in 2^k set groups (k <= 16); 0 = all */
 	uint32_t rate_window_shift; /* 0 → default 10 (1024 simulated accesses) */
 	uint64_t seed;              /* for drawing outcomes of unsampled accesses */
+	/* Non-inclusive hierarchy (Skylake-SP and later Xeon SP): a CPU hit on
+	 * a line that an I/O class allocated (DMA-written into a DDIO way)
+	 * moves the line to the LRU way of the CPU class's mask other than the
+	 * one it occupied, and the CPU class owns it from then on — collapsing
+	 * in time its trip to the core's L2 and its return to the LLC on L2
+	 * eviction. 0 (default): lines stay where they are. */
+	int migrate_io_lines;
 };
 
 /* The reference LLC: Xeon Silver 4216, 22 MiB, 11 ways, hashed, k = 4. */
@@ -146,8 +153,12 @@ struct sim_llc_class {
 	 * warm-up average before the moving average takes over. */
 	int64_t p_hit[SIM_LLC_OPS], p_wb[SIM_LLC_OPS];
 	uint64_t n_hit[SIM_LLC_OPS], n_wb[SIM_LLC_OPS];
+	/* migrate_io_lines: P(dirty victim | hit) — a migrating hit may evict
+	 * a dirty line — for drawn hits (Q30), with its warm-up count. */
+	int64_t p_hwb[SIM_LLC_OPS];
+	uint64_t n_hwb[SIM_LLC_OPS];
 	/* Fractional hits / write-backs carried between ranges (Q30). */
-	uint64_t carry_hit[SIM_LLC_OPS], carry_wb[SIM_LLC_OPS];
+	uint64_t carry_hit[SIM_LLC_OPS], carry_wb[SIM_LLC_OPS], carry_hwb[SIM_LLC_OPS];
 	int64_t lines; /* lines this class allocated that are in simulated sets */
 };
 
@@ -171,6 +182,8 @@ struct sim_llc {
 	uint64_t rbits;          /* buffered random bits for drawn outcomes */
 	uint32_t rbits_left;     /* 32-bit draws left in rbits */
 	uint64_t size_bytes;
+	int migrate_io_lines;
+	uint64_t migrated;       /* lines moved out of I/O ways (simulated sets) */
 };
 
 int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_err *err);
@@ -217,6 +230,15 @@ struct sim_llc_range {
  * diffusion: within one line of the expectation, exact in total). */
 void sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint64_t addr,
 			  uint64_t len, struct sim_llc_range *out);
+
+/* DMA write with DDIO disabled (IIO LLC WAYS = 0): the write goes to
+ * memory; every line of [addr, addr + len) that the LLC holds is
+ * invalidated (a dirty copy is discarded without a write-back: the DMA
+ * overwrites the whole line), and nothing is allocated. Only simulated sets
+ * are touched; accesses to other sets follow the readers' sampled rates.
+ * Returns the lines the range covers (each one a 64 B DRAM write for the
+ * caller to account). */
+uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t len);
 
 /* Is the line of `addr` cached? 1 / 0, or -1 when its set is not simulated
  * (tests and debugging). */

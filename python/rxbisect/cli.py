@@ -1,6 +1,7 @@
 """The `rxb` command.
 
     rxb sim [SCENARIO] [--set section.key=value ...] [--json]
+    rxb compare [--set ...] [--json] [--quick] [--plot DIR] [--jobs N]
     rxb scenario show [SCENARIO] [--set ...] [--json]
     rxb scenario keys [SECTION ...] [--json]
     rxb scenario list
@@ -18,7 +19,7 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from . import __version__, darkpackets, engine, profile, report, scenario, sizing
+from . import __version__, compare, darkpackets, engine, profile, report, scenario, sizing
 from .errors import RxbError, UsageError
 
 
@@ -64,6 +65,23 @@ def cmd_sim(args) -> int:
         _print_json(result.record())
     else:
         print(report.metrics(result, res), end="")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: must be at least 1")
+    points = compare.run(args.sets, quick=args.quick, workers=args.jobs)
+    if args.json:
+        _print_json([p.record for p in points])
+    else:
+        ref = "quick run (3 ms)" if args.quick else "reference setup"
+        print(f"Receive interfaces, {ref}: balanced = reference traffic (LB, 1518 B); "
+              "imbalanced = traffic-var (20 % of packets, 64 B, to one core per NIC)\n")
+        print(compare.table(points))
+    if args.plot:
+        path = compare.plot(points, args.plot)
+        print(f"\nplot: {path}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -158,6 +176,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--keep-config", metavar="FILE", help="also write the engine's config JSON here")
     s.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the engine after this")
     s.set_defaults(func=cmd_sim)
+
+    c = sub.add_parser("compare", help="simulate every receive interface, balanced and "
+                       "imbalanced, and print one table")
+    c.add_argument("--set", dest="sets", action="append", default=[],
+                   metavar="SECTION.KEY=VALUE", help="override a key in every run (repeatable)")
+    c.add_argument("--json", action="store_true", help="print the result records as JSON")
+    c.add_argument("--quick", action="store_true", help="3 ms of simulated time per run")
+    c.add_argument("--plot", metavar="DIR", help="also write DIR/compare.png (bar charts)")
+    c.add_argument("--jobs", type=int, metavar="N",
+                   help=f"engine runs at once (default {compare.DEFAULT_WORKERS}, at most the CPUs)")
+    c.set_defaults(func=cmd_compare)
 
     sc = sub.add_parser("scenario", help="inspect scenarios and their keys")
     scsub = sc.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)

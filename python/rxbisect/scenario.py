@@ -5,7 +5,8 @@ Loading merges the file over the defaults, then applies `--set section.key=value
 overrides typed by the key; `resolve` then loads the hardware profile, checks
 the rules that involve several keys, and replaces every "auto" by a number, so
 the engine never has to guess. The defaults reproduce the reference setup of
-evaluation.md §2.4: 16 cores, 2 NICs, 2 × 100 Gbps, 1500 B packets, LB,
+evaluation.md §2.4: 16 cores, 2 NICs, 2 × 100 Gbps, 1500 B packets (IP MTU 1500, i.e.
+1518 B Ethernet frames), LB,
 reference hardware, privRing 1024 / small privRing 128 / Ax 128, Bx 1024.
 
 Units are in key names where it helps (`_gbps`, `_ms`, `_ns`, `_bytes`,
@@ -122,7 +123,8 @@ class Traffic:
 
     rate_gbps: float = key(100.0, "offered load per NIC, on the wire (frames + 20 B overhead)",
                            unit="Gbps", lo=0, lo_open=True)
-    packet_bytes: int = key(1500, "Ethernet frame size including FCS", unit="bytes",
+    packet_bytes: int = key(1518, "Ethernet frame size including FCS; the spec's \"1500 B "
+                            "packets\" (IP MTU 1500) are 1518 B frames", unit="bytes",
                             lo=64, hi=9018)
     pattern: str = key("constant", "arrival process: constant rate, Poisson, on/off bursts, "
                        "per-core targeting (target_*), or pcap replay",

@@ -47,7 +47,7 @@ def test_engine_receives_the_fully_resolved_config(make_engine, res, tmp_path):
     assert cfg["arch"]["rx_size"] == 1024 and cfg["system"]["cores_per_nic"] == [8, 8]
     assert cfg["profile"]["llc"]["ways"] == 11
     assert cfg["derived"]["ddio_bytes"] == 4 * 2**20
-    assert cfg["derived"]["wire_bytes"] == 1520
+    assert cfg["derived"]["wire_bytes"] == 1538  # 1518 B frame (1500 B MTU) + 20
     assert cfg["derived"]["nic_of_core"] == [0] * 8 + [1] * 8
 
 

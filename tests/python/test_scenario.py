@@ -12,7 +12,7 @@ from rxbisect.schema import AUTO
 def test_defaults_reproduce_the_reference_setup():
     s = scenario.load()
     assert (s.system.cores, s.system.nics, s.system.profile) == (16, 2, "reference")
-    assert (s.traffic.rate_gbps, s.traffic.packet_bytes) == (100.0, 1500)  # 2 x 100 Gbps
+    assert (s.traffic.rate_gbps, s.traffic.packet_bytes) == (100.0, 1518)  # 2 x 100 Gbps
     assert s.workload.nf == "lb"
     assert (s.arch.ax_size, s.arch.bx_size) == (128, 1024)
     assert s.arch.rx_size == AUTO
@@ -42,7 +42,7 @@ def test_toml_file_is_merged_over_defaults(tmp_path):
     s = scenario.load(str(f))
     assert s.traffic.rate_gbps == 40.0 and isinstance(s.traffic.rate_gbps, float)
     assert s.arch.name == "privring"
-    assert s.traffic.packet_bytes == 1500  # untouched keys keep defaults
+    assert s.traffic.packet_bytes == 1518  # untouched keys keep defaults
     assert s.description == "x"
 
 

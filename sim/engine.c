@@ -1,0 +1,1765 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The simulator core: see engine.h for the event structure and
+ * docs/simulator.md for every mechanism and parameter.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "overload.h"
+#include "rxb/privring.h"
+#include "rxb/shring.h"
+#include "rxb/spool.h"
+
+#define HUGE_ALIGN (2ull << 20)
+#define HORIZON_PS (1000ull * PS_PER_NS)     /* core may run 1 µs ahead of the event clock */
+#define OCC_PERIOD_PS (10000ull * PS_PER_NS) /* ring occupancy sampled every 10 µs */
+#define ALLOC_RETRY_PS (1000ull * PS_PER_NS) /* a core refused by the allocator retries */
+#define IVAL_SCRATCH 4096u
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t cyc_ps(const struct sim_cfg *c, double cycles)
+{
+	return (uint64_t)llround(cycles * 1000.0 / c->freq_ghz);
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+
+	if (p == NULL) {
+		fprintf(stderr, "error: out of memory (%zu x %zu bytes)\n", n, sz);
+		exit(1);
+	}
+	return p;
+}
+
+static void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
+{
+	if (sim_heap_push(&s->heap, t, type, arg, 0) != 0) {
+		fprintf(stderr, "error: out of memory (event queue)\n");
+		exit(1);
+	}
+}
+
+/* ------------------------------------------------------------ memory */
+
+uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
+{
+	uint32_t mlp = s->cfg->mlp, inwave = 0;
+	uint64_t total = 0, wmax = 0, rd = 0, wr = 0, dlat;
+
+	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
+	dlat = sim_dram_latency_ps(&s->dram);
+	for (unsigned j = 0; j < n; j++) {
+		uint64_t lat;
+
+		if (a[j].cls == ACC_FIXED) {
+			lat = a[j].addr;
+		} else {
+			uint32_t f = sim_llc_access(&s->llc, a[j].cls, (enum sim_llc_op)a[j].op,
+						    a[j].addr);
+
+			if (f & SIM_LLC_HIT) {
+				lat = s->c.llc_hit;
+			} else {
+				lat = dlat;
+				s->dram_lat_sum += dlat;
+				s->dram_lat_n++;
+			}
+			rd += (f & SIM_LLC_DRAM_RD) ? 1 : 0;
+			wr += (f & SIM_LLC_DRAM_WR) ? 1 : 0;
+		}
+		wmax = lat > wmax ? lat : wmax;
+		if (++inwave == mlp) {
+			total += wmax;
+			wmax = 0;
+			inwave = 0;
+		}
+	}
+	if (rd | wr)
+		sim_dram_account(&s->dram, t, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
+	return total + wmax;
+}
+
+uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op, uint64_t addr)
+{
+	struct acc a = { .addr = addr, .cls = (uint8_t)cls, .op = (uint8_t)op };
+
+	return sim_mem_par(s, t, &a, 1);
+}
+
+/* ---------------------------------------------------------- steering */
+
+static inline uint32_t pkt_hash(const struct sim *s, const struct sim_pkt *p)
+{
+	if (p->l3 == 0)
+		return 0; /* not IP: the NIC computes no hash (RETA entry 0) */
+	if (p->proto == 6 || p->proto == 17 || p->proto == 132)
+		return rxb_rss_ipv4_l4(&s->rss, p->sip, p->dip, p->sport, p->dport);
+	return rxb_rss_ipv4(&s->rss, p->sip, p->dip);
+}
+
+/* Queue of a hash within a NIC: a core of the NIC, or a representor port. */
+static inline uint32_t steer_local(const struct sim *s, const struct nic *n, uint32_t h)
+{
+	if (s->arch == RXB_ARCH_SPOOL)
+		return (uint32_t)(((uint64_t)h * s->cfg->spool_ports) >> 32);
+	return rxb_reta_lookup(&n->reta, h);
+}
+
+static uint32_t gen_queue_of(void *ctx, const struct sim_pkt *p)
+{
+	const struct nic *n = ctx;
+
+	return steer_local(n->s, n, pkt_hash(n->s, p));
+}
+
+static inline uint32_t flow_id(const struct sim_pkt *p)
+{
+	uint64_t a = ((uint64_t)p->sip << 32) | p->dip;
+	uint64_t b = ((uint64_t)p->sport << 24) | ((uint64_t)p->dport << 8) | p->proto;
+
+	return (uint32_t)(sim_mix64(a ^ sim_mix64(b + 0x1234567ull)) >> 32);
+}
+
+/* Checksum of the offered 5-tuples (order-independent sum; the Python
+ * tests recompute it): Σ mix64((sip << 32 | dip) ^ mix64(sport << 24 |
+ * dport << 8 | proto)) mod 2^64. */
+static inline uint64_t tuple_sum(const struct sim_pkt *p)
+{
+	uint64_t a = ((uint64_t)p->sip << 32) | p->dip;
+	uint64_t b = ((uint64_t)p->sport << 24) | ((uint64_t)p->dport << 8) | p->proto;
+
+	return sim_mix64(a ^ sim_mix64(b));
+}
+
+/* Which reception ring's CQ memory a destination's entries go to. */
+static inline uint32_t cq_ring(const struct sim *s, uint32_t dest)
+{
+	return s->arch == RXB_ARCH_SPOOL ? rxb_spool_queue_of(rxb_iface_spool(s->ifc), dest) : dest;
+}
+
+static inline uint32_t ring_core(const struct sim *s, uint32_t dest)
+{
+	return cq_ring(s, dest) % s->ncores;
+}
+
+static inline uint64_t cq_addr(const struct sim *s, uint32_t ring, uint64_t idx)
+{
+	return s->cq_base + ring * s->cq_ring_bytes +
+	       (idx % s->cq_entries) * (uint64_t)s->cfg->cqe_bytes;
+}
+
+static inline uint64_t tlp_bytes(const struct sim *s, uint64_t payload)
+{
+	uint64_t mps = s->cfg->mps_bytes;
+
+	return payload + (payload + mps - 1) / mps * s->cfg->tlp_overhead_bytes;
+}
+
+static inline void ws_mark(struct sim *s, uint64_t slot)
+{
+	uint64_t bit = 1ull << (slot & 63);
+
+	if (slot < s->ws_slots && !(s->ws_bits[slot >> 6] & bit)) {
+		s->ws_bits[slot >> 6] |= bit;
+		s->ws_count++;
+	}
+}
+
+static inline void count_drop(struct sim *s, uint32_t dest, unsigned cause, bool cohort)
+{
+	s->cur.drops++;
+	if (!cohort)
+		return;
+	s->dropped[cause]++;
+	s->dst[dest].drops[cause]++;
+}
+
+/* ------------------------------------------------------------- cores */
+
+static void wake(struct sim *s, uint32_t c, uint64_t t)
+{
+	struct core *k = &s->core[c];
+
+	if (k->state != CS_SLEEP)
+		return;
+	k->state = CS_SCHED;
+	push(s, t > k->t ? t : k->t, EV_CORE, c);
+}
+
+static void emu_wake(struct sim *s, uint64_t t)
+{
+	if (s->emu.state != CS_SLEEP)
+		return;
+	s->emu.state = CS_SCHED;
+	push(s, t > s->emu.t ? t : s->emu.t, EV_EMU, 0);
+}
+
+/* Descriptors fetched so far for a destination (both ring sets of a
+ * dynamic shRing, so the count only grows). */
+static uint64_t dest_fetched(struct sim *s, uint32_t dest)
+{
+	if (s->arch == RXB_ARCH_DYN_SHRING)
+		return rxb_counter_read(&rxb_privring_nic_stats(rxb_iface_privring(s->ifc), dest)
+						 ->c[RXB_NIC_DESC_FETCHED]) +
+		       rxb_counter_read(&rxb_shring_nic_stats(rxb_iface_shring(s->ifc), dest)
+						 ->c[RXB_NIC_DESC_FETCHED]);
+	return rxb_counter_read(&rxb_iface_nic_stats(s->ifc, dest)->c[RXB_NIC_DESC_FETCHED]);
+}
+
+/* A completed delivery: the data and completion DMA writes through PCIe
+ * and the LLC; returns when the completion is visible to the core. */
+static uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr,
+			     uint32_t dma, const uint32_t *rings, unsigned nring, unsigned nc,
+			     unsigned desc_reads, uint64_t fetched, uint64_t cq_base_override,
+			     uint64_t *cq_counter)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	struct sim_llc_range r = { 0 };
+	uint64_t wr_lines, up, down, start, vis, dlat;
+	bool missed, ddio = cfg->ddio_ways > 0;
+
+	if (ddio) {
+		sim_llc_access_range(&s->llc, n->cls_wr, SIM_LLC_WR, addr, dma, &r);
+		wr_lines = r.dram_wr;
+		missed = r.hits < r.lines;
+	} else {
+		wr_lines = sim_llc_dma_write_noalloc(&s->llc, addr, dma);
+		missed = true;
+	}
+	for (unsigned j = 0; j < nc; j++) {
+		uint64_t ca;
+
+		if (cq_counter) {
+			ca = cq_base_override + (*cq_counter)++ % s->cq_entries * cfg->cqe_bytes;
+		} else {
+			uint32_t ring = cq_ring(s, rings[j < nring ? j : 0]);
+
+			ca = cq_addr(s, ring, s->cq_w[ring]++);
+		}
+		if (ddio)
+			wr_lines += (sim_llc_access(&s->llc, s->cls_cq, SIM_LLC_WR, ca) &
+				     SIM_LLC_DRAM_WR) != 0;
+		else
+			wr_lines += sim_llc_dma_write_noalloc(&s->llc, ca, cfg->cqe_bytes);
+	}
+	sim_dram_account(&s->dram, t, 0, wr_lines * SIM_LLC_LINE);
+	dlat = sim_dram_latency_ps(&s->dram);
+	/* PCIe, NIC -> host: data and completion writes, descriptor read
+	 * requests (a header each); host -> NIC: the descriptors read. */
+	up = tlp_bytes(s, dma) + nc * tlp_bytes(s, cfg->cqe_bytes) +
+	     (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
+	down = fetched * cfg->desc_bytes + (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
+	start = n->up_free > t ? n->up_free : t;
+	n->up_free = start + (uint64_t)llround((double)up * s->c.pcie_ps_per_byte);
+	/* The completion is visible once the data and the completion have
+	 * crossed PCIe and the DMA latency has passed; a write that missed the
+	 * LLC (or any write with DDIO off) waits for DRAM as well. Posted
+	 * writes are ordered, so completions of one NIC appear in order. */
+	vis = n->up_free + s->c.dma_write + (missed ? dlat : 0);
+	if (vis < n->last_vis)
+		vis = n->last_vis;
+	n->last_vis = vis;
+	if (s->warm) {
+		n->up_bytes += up;
+		n->down_bytes += down;
+	}
+	s->cur.nic_wr += r.lines;
+	s->cur.nic_hit += r.hits;
+	return vis;
+}
+
+static void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis,
+			 uint64_t arr, uint32_t flow, uint32_t key, uint32_t len, uint8_t nic,
+			 uint8_t cls, uint32_t dest)
+{
+	struct pinfo *pi = &s->pinfo[d->buf];
+
+	pi->arr = arr;
+	pi->vis = vis;
+	pi->flow = flow;
+	pi->key = key;
+	pi->dest = dest;
+	pi->len = (uint16_t)len;
+	pi->nic = nic;
+	pi->cls = cls;
+	wake(s, ring_core(s, d->ring), vis);
+	if (d->notify_ring != RXB_NONE)
+		wake(s, ring_core(s, d->notify_ring), vis);
+}
+
+/* Emulated NIC: the physical NIC writes into the next buffer of the
+ * packet's physical queue and the emulator core takes it from there. */
+static uint32_t phys_queue(const struct sim *s, uint32_t dest, const struct nic *n)
+{
+	switch (s->arch) {
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		return dest / s->cfg->share_degree;
+	case RXB_ARCH_RXBISECT:
+		return n->id;
+	default:
+		return dest;
+	}
+}
+
+static void emu_phys_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t,
+			    uint32_t h, uint32_t fid, uint32_t dest, bool cohort)
+{
+	struct emu *e = &s->emu;
+	uint32_t pq = phys_queue(s, dest, n), dma = p->len - SIM_ETH_FCS;
+	struct addr_fifo *f = &e->pq[pq];
+	struct emu_pkt *ep;
+	uint64_t pa, vis, cnt;
+
+	if (f->n == 0 || e->n == e->cap) { /* emulator behind: physical ring empty */
+		rxb_iface_drop_pipeline(s->ifc, dest);
+		count_drop(s, dest, RXB_DROP_PIPELINE, cohort);
+		s->pipeline_phys += cohort;
+		return;
+	}
+	pa = f->a[f->head];
+	f->head = (f->head + 1) % f->cap;
+	f->n--;
+	cnt = s->cq_w[s->nrings + pq];
+	vis = dma_complete(s, n, t, pa + s->cfg->headroom_bytes, dma, NULL, 0, 1, 0, 0,
+			   s->pcq_base + pq * s->cq_ring_bytes, &cnt);
+	s->cq_w[s->nrings + pq] = cnt;
+	ws_mark(s, (pa - s->pool_base) / s->cfg->buffer_bytes);
+	ep = &e->fifo[(e->head + e->n) % e->cap];
+	e->n++;
+	ep->arr = t;
+	ep->vis = vis;
+	ep->paddr = pa;
+	ep->flow = fid;
+	ep->key = p->key;
+	ep->hash = h;
+	ep->dest = dest;
+	ep->pq = pq;
+	ep->len = (uint16_t)p->len;
+	ep->nic = (uint8_t)n->id;
+	ep->cls = p->cls;
+	emu_wake(s, vis);
+}
+
+static void addr_fifo_put(struct addr_fifo *f, uint64_t a)
+{
+	f->a[(f->head + f->n) % f->cap] = a;
+	f->n++;
+}
+
+/* RSS hash and flow identity of a packet: memoized per generated flow id
+ * (a trace's packets carry no id: computed every time). */
+static inline void pkt_ids(struct sim *s, struct nic *n, const struct sim_pkt *p, uint32_t *h,
+			   uint32_t *fid)
+{
+	uint32_t id = p->flow;
+
+	if (n->hmemo == NULL || id >= n->nmemo) {
+		*h = pkt_hash(s, p);
+		*fid = flow_id(p);
+		return;
+	}
+	if (!(n->hvalid[id >> 6] >> (id & 63) & 1)) {
+		n->hmemo[id] = pkt_hash(s, p);
+		n->fmemo[id] = flow_id(p);
+		n->hvalid[id >> 6] |= 1ull << (id & 63);
+	}
+	*h = n->hmemo[id];
+	*fid = n->fmemo[id];
+}
+
+/* The NIC receives a packet at time t. */
+static void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t h, fid, dma = p->len - SIM_ETH_FCS;
+	uint32_t dest;
+	bool cohort = t >= s->warm_ps;
+	struct rxb_rx_meta m = { .len = dma, .now = t };
+	struct rxb_delivery d;
+	uint64_t start, backlog, fetched, vis;
+	uint32_t rings[2];
+	int rc;
+
+	pkt_ids(s, n, p, &h, &fid);
+	dest = steer_local(s, n, h) + (s->arch == RXB_ARCH_SPOOL ? 0 : n->first_core);
+	m.hash = h;
+	m.dest = dest;
+
+	s->arrivals_total++;
+	if (s->pcap)
+		s->trace_sum += tuple_sum(p);
+	s->cur.arrivals++;
+	if (cohort) {
+		s->offered++;
+		s->offered_wire_bytes += sim_wire_bytes(p->len);
+		s->dst[dest].offered++;
+	}
+	/* The on-NIC packet buffer holds what waits for PCIe. */
+	start = n->up_free > t ? n->up_free : t;
+	backlog = (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte);
+	if (backlog + dma > (uint64_t)(cfg->nic_buffer_kib * 1024.0)) {
+		rxb_iface_drop_pipeline(s->ifc, dest);
+		count_drop(s, dest, RXB_DROP_PIPELINE, cohort);
+		s->pipeline_nicbuf += cohort;
+		return;
+	}
+	if (cfg->emulated) {
+		emu_phys_packet(s, n, p, t, h, fid, dest, cohort);
+		return;
+	}
+	rc = rxb_iface_deliver(s->ifc, &m, &d);
+	if (rc < 0) {
+		fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", dest, rc);
+		exit(1);
+	}
+	if (rc == 1) {
+		count_drop(s, dest, (unsigned)d.drop, cohort);
+		return;
+	}
+	rings[0] = d.ring;
+	rings[1] = d.notify_ring;
+	fetched = 0;
+	if (d.desc_reads) { /* descriptors this delivery's fetch brought in */
+		uint64_t f = dest_fetched(s, dest);
+
+		fetched = f - s->fetched_seen[dest];
+		s->fetched_seen[dest] = f;
+	}
+	vis = dma_complete(s, n, t, sim_buf_addr(s, d.buf) + cfg->headroom_bytes, dma, rings,
+			   d.notify_ring != RXB_NONE ? 2 : 1, d.cmpl_writes ? d.cmpl_writes : 1,
+			   d.desc_reads, fetched, 0, NULL);
+	ws_mark(s, d.buf);
+	deliver_done(s, &d, vis, t, fid, p->key, p->len, (uint8_t)n->id, p->cls, dest);
+}
+
+static void ev_emu(struct sim *s, uint64_t now)
+{
+	struct emu *e = &s->emu;
+	uint64_t limit = now + s->horizon_ps;
+
+	if (e->t < now)
+		e->t = now;
+	e->state = CS_SCHED;
+	while (e->n) {
+		struct emu_pkt *ep = &e->fifo[e->head];
+		struct rxb_rx_meta m = { .len = ep->len - SIM_ETH_FCS, .hash = ep->hash,
+					 .dest = ep->dest };
+		struct rxb_delivery d;
+		uint64_t cost = s->c.emu_pkt + (e->in_batch == 0 ? s->c.emu_batch : 0);
+		int rc;
+
+		if (ep->vis > e->t) {
+			if (ep->vis > limit) {
+				push(s, ep->vis, EV_EMU, 0);
+				return;
+			}
+			e->t = ep->vis;
+		}
+		e->in_batch = (e->in_batch + 1) % s->cfg->batch;
+		e->t += cost;
+		if (s->warm) {
+			e->busy += cost;
+			e->pkts++;
+		}
+		m.now = e->t;
+		rc = rxb_iface_deliver(s->ifc, &m, &d);
+		if (rc < 0) {
+			fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", ep->dest, rc);
+			exit(1);
+		}
+		if (rc == 1) {
+			count_drop(s, ep->dest, (unsigned)d.drop, ep->arr >= s->warm_ps);
+			addr_fifo_put(&e->pq[ep->pq], ep->paddr);
+		} else {
+			/* Pointer swap: the handle the virtual ring gave now names
+			 * the memory holding the packet; its empty memory refills
+			 * the physical queue. */
+			addr_fifo_put(&e->pq[ep->pq], s->addr_of[d.buf]);
+			s->addr_of[d.buf] = ep->paddr;
+			deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic,
+				     ep->cls, ep->dest);
+		}
+		e->head = (e->head + 1) % e->cap;
+		e->n--;
+		if (e->t > limit && e->n) {
+			push(s, e->t, EV_EMU, 0);
+			return;
+		}
+	}
+	e->in_batch = 0;
+	e->state = CS_SLEEP;
+}
+
+/* Take lock `r` at t0 for `hold` (plus a line transfer when another core
+ * held it last): returns the time spent, waiting included; *wait gets the
+ * wait. A hold that fits entirely before the latest recorded one does not
+ * wait for it (cores' clocks may be up to the horizon apart). */
+static uint64_t res_take(struct sim *s, struct res *r, uint32_t core, uint64_t t0, uint64_t hold,
+			 uint64_t *wait)
+{
+	uint64_t startt;
+
+	hold += r->last != core ? s->c.xfer : 0;
+	startt = (t0 + hold <= r->from || t0 >= r->to) ? t0 : r->to;
+	if (startt >= r->to) {
+		r->from = startt;
+		r->to = startt + hold;
+	}
+	r->last = core;
+	*wait = startt - t0;
+	return *wait + hold;
+}
+
+/* Allocator cycles from the pool's counters: objects through the cache,
+ * bulk moves under the shared pool's lock (a contended resource). */
+static void charge_alloc(struct sim *s, struct core *k)
+{
+	struct rxb_pool_core_stats st;
+	uint64_t objs, bulk, shobj, ps;
+
+	rxb_pool_stats(s->pool, k->id, &st);
+	objs = (st.alloc - k->ps.alloc) + (st.free - k->ps.free);
+	bulk = (st.alloc_refill - k->ps.alloc_refill) + (st.free_flush - k->ps.free_flush) +
+	       (st.empty - k->ps.empty);
+	shobj = (st.objs_from_shared - k->ps.objs_from_shared) +
+		(st.objs_to_shared - k->ps.objs_to_shared);
+	k->ps = st;
+	ps = objs * s->c.alloc_obj;
+	if (bulk) {
+		uint64_t wait;
+
+		ps += res_take(s, &s->plock, k->id, k->t + ps,
+			       bulk * s->c.alloc_bulk + shobj * s->c.alloc_shobj, &wait);
+		if (s->warm)
+			s->plock_wait += wait;
+	}
+	k->t += ps;
+	k->cost.alloc += ps;
+}
+
+static inline uint64_t sw_read(const struct rxb_sw_stats *st, enum rxb_sw_counter c)
+{
+	return st ? rxb_counter_read(&st->c[c]) : 0;
+}
+
+/* The library's software counters of queue q that the costs follow. */
+struct swsnap {
+	uint64_t db, notices, afail, lock, ors, ret;
+};
+
+static void sw_snap(struct sim *s, uint32_t q, struct swsnap *o)
+{
+	const struct rxb_sw_stats *sw = rxb_iface_sw_stats(s->ifc, q), *shs = NULL;
+
+	if (s->arch == RXB_ARCH_DYN_SHRING)
+		shs = rxb_shring_sw_stats(rxb_iface_shring(s->ifc), q);
+	else if (s->arch == RXB_ARCH_SHRING || s->arch == RXB_ARCH_SHRING_LIST)
+		shs = sw, sw = NULL;
+	o->db = sw_read(sw, RXB_SW_DOORBELLS) + sw_read(shs, RXB_SW_DOORBELLS);
+	o->notices = sw_read(sw, RXB_SW_NOTICES);
+	o->afail = sw_read(sw, RXB_SW_ALLOC_FAIL) + sw_read(shs, RXB_SW_ALLOC_FAIL);
+	o->lock = sw_read(shs, RXB_SW_LOCK_ACQUIRES);
+	o->ors = sw_read(shs, RXB_SW_BITMAP_ORS);
+	o->ret = sw_read(shs, RXB_SW_RETURNED);
+}
+
+/* Receive-call intervals for the dynamic shRing overload rule. A core that
+ * slept since its last (empty) poll would have polled every empty_poll. */
+static void record_interval(struct sim *s, struct core *k, uint64_t t)
+{
+	uint64_t span = t - k->last_poll;
+
+	if (k->ivals == NULL)
+		return;
+	if (k->sleeping_since_poll) {
+		uint64_t e = s->c.empty_poll ? s->c.empty_poll : 1, kk = span / e;
+
+		if (kk >= 1)
+			sim_hist_add_n(k->ivals, span / kk / PS_PER_NS, kk);
+		else
+			sim_hist_add(k->ivals, span / PS_PER_NS);
+	} else {
+		sim_hist_add(k->ivals, span / PS_PER_NS);
+	}
+}
+
+static uint32_t ring_occupancy(struct sim *s, uint32_t r)
+{
+	if (s->arch == RXB_ARCH_SPOOL)
+		return rxb_spool_occupancy(rxb_iface_spool(s->ifc), r);
+	return rxb_iface_occupancy(s->ifc, r);
+}
+
+/* shRing synchronisation of one receive call, by mechanism: the bitmap
+ * ORs (a line another core wrote last must come over first) and the
+ * group's repost lock held for the return pass. */
+static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dlock, uint64_t dors,
+			uint64_t dret)
+{
+	uint32_t g = q / s->cfg->share_degree;
+	uint64_t ps = 0;
+	struct rxb_shring_wait w;
+
+	for (uint64_t j = 0; j < dors; j++) {
+		ps += s->c.bitmap_or + (s->bmp_last[g] != k->id ? s->c.xfer : 0);
+		s->bmp_last[g] = k->id;
+	}
+	for (uint64_t j = 0; j < dlock; j++) {
+		uint64_t wait;
+
+		ps += res_take(s, &s->lock[g], k->id, k->t + ps,
+			       s->c.lock + (j == 0 ? dret : 0) * s->c.ret_desc, &wait);
+		if (s->warm)
+			s->sync_wait += wait;
+	}
+	k->t += ps;
+	k->cost.sync += ps;
+	/* Descriptor-return waits (library clock = ps). */
+	rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &w);
+	if (w.returned > s->sh_w[g].returned && s->warm) {
+		uint64_t nret = w.returned - s->sh_w[g].returned;
+		uint64_t sum = w.wait_sum - s->sh_w[g].wait_sum;
+
+		sim_hist_add_n(&s->dwait, sum / nret, nret);
+	}
+	s->sh_w[g] = w;
+}
+
+enum { POLL_SLEPT = 0, POLL_BATCH, POLL_AGAIN, POLL_RETRY };
+
+/* One receive call of core k: POLL_BATCH with a batch to process,
+ * POLL_SLEPT when the core went to sleep, POLL_AGAIN to poll its next queue
+ * (spool), POLL_RETRY to retry at k->t (the allocator refused). */
+static int poll(struct sim *s, struct core *k)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t q = k->id;
+	struct swsnap w;
+	uint64_t t = k->t, rx, db, notices, afail, lock, ors, ret;
+	struct acc a[2 * RXB_BURST_MAX];
+	unsigned n;
+
+	if (s->arch == RXB_ARCH_SPOOL) {
+		if (k->nq == 0) { /* more cores than queues: this one has none */
+			k->state = CS_SLEEP;
+			return POLL_SLEPT;
+		}
+		q = k->id + k->qnext * s->ncores;
+		k->qnext = (k->qnext + 1) % k->nq;
+	}
+	record_interval(s, k, t);
+	k->sleeping_since_poll = false;
+	k->last_poll = t;
+	if (s->warm) {
+		uint32_t o = ring_occupancy(s, q);
+
+		if (o > s->occ_poll_max)
+			s->occ_poll_max = o;
+		k->polls++;
+	}
+	n = rxb_iface_rx(s->ifc, q, k->pk, cfg->batch, t);
+	sw_snap(s, q, &w);
+	db = w.db, notices = w.notices, afail = w.afail, lock = w.lock, ors = w.ors, ret = w.ret;
+	if (s->arch == RXB_ARCH_SPOOL) {
+		/* per-queue counters: no deltas kept per queue; doorbells charged
+		 * per non-empty poll */
+		db = k->sw_db + (n ? 1 : 0);
+		notices = afail = lock = ors = ret = 0;
+	}
+	rx = n ? s->c.rx_call + n * s->c.rx_pkt : s->c.empty_poll;
+	if (notices - k->sw_notices > n) /* consumption-only Bx entries */
+		rx += (notices - k->sw_notices - n) * s->c.rx_pkt / 2;
+	rx += (db - k->sw_db) * s->c.doorbell;
+	k->t += rx;
+	k->cost.rx += rx;
+	if (lock != k->sw_lock || ors != k->sw_ors)
+		charge_sync(s, k, q, lock - k->sw_lock, ors - k->sw_ors, ret - k->sw_ret);
+	/* A call that received nothing and acted on no notice took no buffer. */
+	if (n || notices != k->sw_notices || afail != k->sw_afail)
+		charge_alloc(s, k);
+	k->sw_db = db;
+	k->sw_notices = notices;
+	k->sw_lock = lock;
+	k->sw_ors = ors;
+	k->sw_ret = ret;
+	if (n == 0) {
+		bool refused = afail != k->sw_afail;
+
+		k->sw_afail = afail;
+		if (refused) { /* packets wait for buffers: try again shortly */
+			if (s->warm)
+				k->alloc_fail_polls++;
+			k->t += ALLOC_RETRY_PS;
+			return POLL_RETRY;
+		}
+		if (s->arch == RXB_ARCH_SPOOL && ++k->qempty < k->nq)
+			return POLL_AGAIN; /* try the next queue */
+		k->qempty = 0;
+		if (s->warm)
+			k->empty_polls++;
+		k->state = CS_SLEEP;
+		k->sleeping_since_poll = true;
+		return POLL_SLEPT;
+	}
+	k->sw_afail = afail;
+	k->qempty = 0;
+	k->n = n;
+	k->i = 0;
+	k->step = 0;
+	k->q = q;
+	/* Completions are read in the receive call (rx); the headers are
+	 * prefetched for the whole burst, as DPDK applications do (app).
+	 * Entries the library returned before their DMA latency had passed
+	 * are waited for (the core would have spun on them). */
+	if (s->pinfo[k->pk[0].buf].vis > k->t)
+		k->t = s->pinfo[k->pk[0].buf].vis;
+	for (unsigned j = 0; j < n; j++) {
+		if (cfg->emulated) {
+			a[j].cls = ACC_FIXED;
+			a[j].addr = s->c.xsocket;
+		} else {
+			uint32_t ring = cq_ring(s, q);
+
+			a[j].cls = (uint8_t)k->cls_pkt;
+			a[j].op = SIM_LLC_RD;
+			a[j].addr = cq_addr(s, ring, k->cq_r++);
+		}
+	}
+	rx = sim_mem_par(s, k->t, a, n);
+	k->t += rx;
+	k->cost.rx += rx;
+	for (unsigned j = 0; j < n; j++) {
+		a[j].cls = (uint8_t)k->cls_pkt;
+		a[j].op = SIM_LLC_RD;
+		a[j].addr = sim_buf_addr(s, k->pk[j].buf) + cfg->headroom_bytes;
+	}
+	rx = sim_mem_par(s, k->t, a, n);
+	k->t += rx;
+	k->cost.app += rx;
+	return POLL_BATCH;
+}
+
+/* Transmit: the NIC reads the packet by DMA (LLC or DRAM), PCIe
+ * host -> NIC; the core pays the descriptor write. */
+static void transmit(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *pi)
+{
+	struct sim_llc_range r = { 0 };
+	uint32_t dma = pi->len - SIM_ETH_FCS;
+
+	k->t += s->c.tx_pkt;
+	k->cost.app += s->c.tx_pkt;
+	sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, sim_buf_addr(s, b) +
+			     s->cfg->headroom_bytes, dma, &r);
+	if (r.dram_rd)
+		sim_dram_account(&s->dram, k->t, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
+	if (s->warm)
+		s->nic[pi->nic].down_bytes += tlp_bytes(s, dma);
+}
+
+static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *pk,
+			  const struct pinfo *pi)
+{
+	uint64_t lat;
+
+	transmit(s, k, pk->buf, pi);
+	lat = k->t - pi->arr;
+	if (pi->arr >= s->warm_ps) {
+		s->delivered++;
+		s->dst[pi->dest].delivered++;
+		sim_hist_add(&s->lat, lat);
+	}
+	if (s->warm) {
+		s->departures++;
+		s->dep_wire_bytes += sim_wire_bytes(pi->len);
+		k->pkts++;
+		k->wire_bytes += sim_wire_bytes(pi->len);
+		k->lat_sum += (double)lat;
+		k->lat_n++;
+	}
+	s->dyn_dep_bits += 8ull * sim_wire_bytes(pi->len);
+	s->cur.departures++;
+	s->cur.wire_bits += 8ull * sim_wire_bytes(pi->len);
+	s->cur.lat_sum += (double)lat;
+	s->cur.lat_n++;
+}
+
+/* Packet k->i of the batch; false when it yielded half-way (target reads). */
+static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
+{
+	const struct rxb_pkt *pk = &k->pk[k->i];
+	const struct pinfo *pi = &s->pinfo[pk->buf];
+
+	if (k->step == 0) {
+		if (pi->vis > k->t)
+			k->t = pi->vis;
+		nf_packet(s, k, pk->buf, pi);
+		k->tr_left = k->target ? s->cfg->target_reads : 0;
+		k->step = 1;
+	}
+	while (k->tr_left) {
+		uint64_t l = nf_target_access(s, k);
+
+		k->t += l;
+		k->cost.app += l;
+		k->tr_left--;
+		if (k->t > limit && k->tr_left)
+			return false;
+	}
+	finish_packet(s, k, pk, pi);
+	k->i++;
+	k->step = 0;
+	return true;
+}
+
+/* Earliest event but the one at the top of the heap (the running core's):
+ * the smallest of the root's children. */
+static inline uint64_t next_other(const struct sim *s)
+{
+	const struct sim_heap *h = &s->heap;
+	uint64_t t = UINT64_MAX;
+
+	for (uint32_t i = 1; i < h->n && i <= 4; i++)
+		if (h->ev[i].t < t)
+			t = h->ev[i].t;
+	return t;
+}
+
+/* Core k's loop from time `now`. Returns when it must wait for other
+ * events: the time to resume at, or UINT64_MAX when it sleeps (a delivery
+ * wakes it) or is stalled for good. */
+static uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
+{
+	uint64_t limit = now + s->horizon_ps;
+
+	if (k->t < now)
+		k->t = now;
+	k->state = CS_SCHED;
+	if (k->t >= k->stall_from && k->t < k->stall_to) {
+		/* A stalled core makes no receive call: its next interval runs
+		 * from the stall's start (virtual empty polls before it). */
+		if (k->sleeping_since_poll && k->stall_from > k->last_poll) {
+			record_interval(s, k, k->stall_from);
+			k->last_poll = k->stall_from;
+		}
+		k->sleeping_since_poll = false;
+		if (k->stall_to == UINT64_MAX) {
+			k->state = CS_STALLED;
+			return UINT64_MAX;
+		}
+		k->t = k->stall_to;
+		return k->t;
+	}
+	for (;;) {
+		int rc;
+
+		while (k->i < k->n) {
+			if (!packet_step(s, k, limit) || k->t > limit)
+				return k->t;
+		}
+		if (k->n) {
+			unsigned nd = k->n;
+			rxb_buf_t bufs[RXB_BURST_MAX];
+
+			for (unsigned j = 0; j < nd; j++)
+				bufs[j] = k->pk[j].buf;
+			k->n = k->i = 0;
+			rxb_iface_free(s->ifc, k->q, bufs, nd);
+			charge_alloc(s, k);
+		}
+		if (k->t > now) {
+			/* Poll at the exact time the loop gets there: at once when
+			 * no other event comes first (this core's own entry, still at
+			 * the top of the heap, is at `now`), else after them. */
+			if (next_other(s) <= k->t)
+				return k->t;
+			now = k->t;
+			limit = now + s->horizon_ps;
+		}
+		rc = poll(s, k);
+		if (rc == POLL_SLEPT)
+			return UINT64_MAX;
+		if (rc == POLL_RETRY)
+			return k->t;
+	}
+}
+
+/* ------------------------------------------------------------- hogs */
+
+static void ev_hog(struct sim *s, uint32_t h, uint64_t now)
+{
+	struct hog *g = &s->hog[h];
+	uint64_t limit = now + s->horizon_ps, third = g->lines / 3;
+	struct acc a[64];
+	unsigned m = s->cfg->mlp < 64 ? s->cfg->mlp : 64;
+
+	if (g->t < now)
+		g->t = now;
+	while (g->t <= limit) {
+		for (unsigned j = 0; j < m; j++) {
+			a[j].cls = (uint8_t)s->cls_hog;
+			if (s->cfg->hog == HOG_STREAM) {
+				/* triad a[i] = b[i] + s * c[i]: read b, read c, write a */
+				uint64_t which = g->pos % 3, line = (g->pos / 3) % third;
+
+				a[j].addr = g->base + (which * third + line) * SIM_LLC_LINE;
+				a[j].op = which == 2 ? SIM_LLC_WR : SIM_LLC_RD;
+				g->pos++;
+			} else {
+				a[j].addr = g->base + sim_rng_below(&g->rng, g->lines) * SIM_LLC_LINE;
+				a[j].op = SIM_LLC_RD;
+			}
+		}
+		{ /* the DRAM latency statistics are the cores' */
+			uint64_t ls = s->dram_lat_sum, ln = s->dram_lat_n;
+
+			g->t += sim_mem_par(s, g->t, a, m);
+			s->dram_lat_sum = ls;
+			s->dram_lat_n = ln;
+		}
+		if (s->warm)
+			g->accesses += m;
+	}
+	push(s, g->t, EV_HOG, h);
+}
+
+/* ------------------------------------------------------ measurements */
+
+static void check_invariants(struct sim *s)
+{
+	struct rxb_err e = { { 0 } };
+	struct rxb_census c;
+	uint64_t unprocessed = 0;
+
+	s->checks++;
+	if (!s->packets_ok || !s->buffers_ok)
+		return;
+	/* One full check (it sorts every handle): packet conservation and the
+	 * designs' internal invariants, then buffer conservation and "no buffer
+	 * in two places". Its message says which failed. */
+	if (rxb_iface_check(s->ifc, s->pool, &e) != 0) {
+		if (strstr(e.msg, "packet") != NULL)
+			s->packets_ok = false;
+		else
+			s->buffers_ok = false;
+		snprintf(s->inv_msg, sizeof(s->inv_msg), "%s", e.msg);
+		return;
+	}
+	/* The engine's own books against the library's census. */
+	rxb_iface_census(s->ifc, &c, &e);
+	for (uint32_t i = 0; i < s->ncores; i++)
+		unprocessed += s->core[i].n - s->core[i].i;
+	if (s->arrivals_total != c.offered + s->emu.n) {
+		s->packets_ok = false;
+		snprintf(s->inv_msg, sizeof(s->inv_msg),
+			 "engine: %llu packets arrived but the interface was offered %llu (+%u in "
+			 "the emulator)", (unsigned long long)s->arrivals_total,
+			 (unsigned long long)c.offered, s->emu.n);
+	}
+	(void)unprocessed;
+}
+
+static void ev_occ(struct sim *s, uint64_t now)
+{
+	for (uint32_t r = 0; r < s->nrings; r++) {
+		uint32_t o = ring_occupancy(s, r);
+
+		s->cur.occ_sum += o;
+		s->cur.occ_n++;
+		if (s->warm) {
+			s->occ[r].sum += o;
+			s->occ[r].n++;
+			if (o > s->occ[r].max)
+				s->occ[r].max = o;
+		}
+	}
+	if (s->warm) {
+		uint64_t in_use = s->pool->cfg.n_bufs - rxb_pool_free_count(s->pool);
+
+		if (in_use > s->in_use_max)
+			s->in_use_max = in_use;
+	}
+	if (now + s->occ_ps < s->end_ps)
+		push(s, now + s->occ_ps, EV_OCC, 0);
+}
+
+static void ev_sample(struct sim *s, uint64_t now)
+{
+	struct sim_dram_stats ds;
+	struct series_pt *p;
+	uint64_t window_start = now - s->sample_ps;
+
+	if (s->nser == s->cap_ser) {
+		s->cap_ser = s->cap_ser ? 2 * s->cap_ser : 64;
+		s->ser = realloc(s->ser, s->cap_ser * sizeof(*s->ser));
+		if (s->ser == NULL) {
+			fprintf(stderr, "error: out of memory\n");
+			exit(1);
+		}
+	}
+	sim_dram_stats(&s->dram, now, &ds);
+	p = &s->ser[s->nser++];
+	*p = s->cur;
+	p->t_ms = (double)now / PS_PER_MS;
+	p->dram_bytes = ds.rd_bytes + ds.wr_bytes - s->cur.dram_bytes;
+	p->ws_bufs = s->ws_count;
+	p->in_use = s->pool->cfg.n_bufs - rxb_pool_free_count(s->pool);
+	p->mode = s->arch == RXB_ARCH_DYN_SHRING ? (int)rxb_iface_dyn_mode(s->ifc) : -1;
+	if (window_start >= s->warm_ps && s->warm) {
+		s->ws_sum += (double)s->ws_count;
+		s->ws_windows++;
+	}
+	memset(&s->cur, 0, sizeof(s->cur));
+	s->cur.dram_bytes = ds.rd_bytes + ds.wr_bytes; /* baseline of the next window */
+	memset(s->ws_bits, 0, ((s->ws_slots + 63) / 64) * sizeof(uint64_t));
+	s->ws_count = 0;
+	if (s->cfg->check_invariants)
+		check_invariants(s);
+	if (now + s->sample_ps <= s->end_ps)
+		push(s, now + s->sample_ps, EV_SAMPLE, 0);
+}
+
+static void ev_dyn(struct sim *s, uint64_t now)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	double period_s = cfg->dyn_sample_ms * 1e-3;
+	struct sim_dram_stats ds;
+	struct rxb_dynctl_sample smp = { 0 };
+	struct dyn_pt *p;
+	uint64_t dram;
+	enum rxb_dyn_decision dec;
+
+	sim_dram_stats(&s->dram, now, &ds);
+	dram = ds.rd_bytes + ds.wr_bytes;
+	smp.tput_gbps = (double)s->dyn_dep_bits / period_s / 1e9;
+	smp.mem_bw_gibps = (double)(dram - s->dyn_dram_bytes) / period_s / (double)(1ull << 30);
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		struct core *k = &s->core[c];
+
+		if (k->state == CS_SLEEP && k->sleeping_since_poll && now > k->last_poll) {
+			/* virtual empty polls up to now */
+			record_interval(s, k, now);
+			k->last_poll = now;
+		}
+		/* The rule needs two intervals; a core that made at most one
+		 * receive call in the period while packets wait for it is wedged
+		 * (stalled), which the library leaves to the caller to catch. */
+		if (sim_overloaded(k->ivals, cfg->dyn_overload_factor, s->ival_scratch,
+				   IVAL_SCRATCH) == 1 ||
+		    (k->ivals->n < 2 && rxb_iface_occupancy(s->ifc, c) > 0))
+			smp.overloaded_cores++;
+		sim_hist_reset(k->ivals);
+	}
+	dec = rxb_iface_dyn_sample(s->ifc, &smp);
+	if (s->ndyn == s->cap_dyn) {
+		s->cap_dyn = s->cap_dyn ? 2 * s->cap_dyn : 64;
+		s->dyn = realloc(s->dyn, s->cap_dyn * sizeof(*s->dyn));
+		if (s->dyn == NULL) {
+			fprintf(stderr, "error: out of memory\n");
+			exit(1);
+		}
+	}
+	p = &s->dyn[s->ndyn++];
+	p->t_ms = (double)now / PS_PER_MS;
+	p->tput_gbps = smp.tput_gbps;
+	p->membw_gibps = smp.mem_bw_gibps;
+	p->overloaded = smp.overloaded_cores;
+	p->decision = (int)dec;
+	p->mode = (int)rxb_iface_dyn_mode(s->ifc);
+	s->dyn_dep_bits = 0;
+	s->dyn_dram_bytes = dram;
+	if (now + (uint64_t)(cfg->dyn_sample_ms * PS_PER_MS) <= s->end_ps)
+		push(s, now + (uint64_t)llround(cfg->dyn_sample_ms * PS_PER_MS), EV_DYN, 0);
+}
+
+static void ev_tick(struct sim *s, uint64_t now)
+{
+	uint64_t period = (uint64_t)llround(s->cfg->coalesce_timeout_ns * PS_PER_NS / 2);
+
+	if (rxb_iface_tick(s->ifc, now) != 0) {
+		for (uint32_t c = 0; c < s->ncores; c++)
+			if (s->core[c].state == CS_SLEEP && rxb_iface_occupancy(s->ifc, c) > 0)
+				wake(s, c, now);
+	}
+	if (period == 0)
+		period = 1;
+	if (now + period < s->end_ps)
+		push(s, now + period, EV_TICK, 0);
+}
+
+static void ev_warmup(struct sim *s)
+{
+	struct sim_dram_stats ds;
+
+	s->warm = true;
+	sim_llc_reset_stats(&s->llc);
+	sim_dram_stats(&s->dram, s->now, &ds);
+	s->dram_rd0 = ds.rd_bytes;
+	s->dram_wr0 = ds.wr_bytes;
+	s->dram_lat_sum = s->dram_lat_n = 0;
+	{
+		struct rxb_pool_core_stats st;
+
+		rxb_pool_stats(s->pool, RXB_NONE, &st);
+		s->pool_empty0 = st.empty;
+	}
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		struct core *k = &s->core[c];
+
+		memset(&k->cost, 0, sizeof(k->cost));
+	}
+	sim_hist_reset(&s->dwait);
+}
+
+/* ------------------------------------------------------------- setup */
+
+static int setup_llc(struct sim *s, struct rxb_err *err)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	struct sim_llc_cfg lc;
+	uint32_t all, ddio, cat;
+	char name[24];
+	int rc;
+
+	sim_llc_cfg_reference(&lc);
+	lc.size_bytes = (uint64_t)llround(cfg->llc_mib * (double)(1u << 20));
+	lc.ways = cfg->llc_ways;
+	lc.sample_shift = cfg->llc_sample_shift;
+	lc.seed = sim_mix64(cfg->seed ^ 0x11c);
+	lc.migrate_io_lines = !cfg->llc_inclusive;
+	rc = sim_llc_init(&s->llc, &lc, err);
+	if (rc)
+		return rc;
+	all = sim_llc_ways(0, cfg->llc_ways);
+	ddio = cfg->ddio_ways ? sim_llc_ways(cfg->llc_ways - cfg->ddio_ways, cfg->ddio_ways) : all;
+	cat = cfg->cat_ways ? sim_llc_ways(0, cfg->cat_ways) : 0;
+	s->mask_cpu = all & ~cat;
+#define ADD(var, nm, mask, io)                                                 \
+	do {                                                                   \
+		rc = sim_llc_add_class(&s->llc, nm, mask, io, err);            \
+		if (rc < 0)                                                    \
+			return rc;                                             \
+		var = (unsigned)rc;                                            \
+	} while (0)
+	for (uint32_t n = 0; n < cfg->nics; n++) {
+		if (n < 4) {
+			snprintf(name, sizeof(name), "nic%u", n);
+			ADD(s->nic[n].cls_wr, name, ddio, 1);
+		} else {
+			s->nic[n].cls_wr = s->nic[n % 4].cls_wr;
+		}
+	}
+	ADD(s->cls_cq, "cqe", ddio, 1);
+	ADD(s->cls_tx, "tx", ddio, 1);
+	ADD(s->cls_hog, "hog", s->mask_cpu, 0);
+	ADD(s->nf.cls_main, "nf_main", cat ? cat : s->mask_cpu, 0);
+	ADD(s->nf.cls_aux, "nf_aux", s->mask_cpu, 0);
+	ADD(s->nf.cls_tgt, "nf_target", s->mask_cpu, 0);
+	s->nf.cls_crit = s->nf.cls_main;
+	s->ncls_pkt = SIM_LLC_MAX_CLASSES - s->llc.nclasses;
+	if (s->ncls_pkt > s->ncores)
+		s->ncls_pkt = s->ncores;
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		if (c < s->ncls_pkt) {
+			snprintf(name, sizeof(name), "pkt%u", c);
+			ADD(s->core[c].cls_pkt, name, s->mask_cpu, 0);
+		} else {
+			s->core[c].cls_pkt = s->core[c % s->ncls_pkt].cls_pkt;
+		}
+	}
+#undef ADD
+	return 0;
+}
+
+static int setup_iface(struct sim *s, struct rxb_err *err)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	struct rxb_pool_config pc = {
+		.n_bufs = cfg->pool_buffers,
+		.n_cores = cfg->cores,
+		.cache_size = cfg->alloc_cache,
+		.flush_factor_pct = 150,
+		.buf_size = cfg->buffer_bytes,
+	};
+	struct rxb_iface_config ic = { 0 };
+
+	s->pool = rxb_pool_create(&pc, err);
+	if (s->pool == NULL)
+		return -EINVAL;
+	s->allocs = xcalloc(cfg->cores, sizeof(*s->allocs));
+	for (uint32_t c = 0; c < cfg->cores; c++)
+		s->allocs[c] = rxb_pool_allocator(s->pool, c);
+	ic.arch = cfg->arch;
+	ic.n_cores = cfg->cores;
+	ic.rx_size = cfg->rx_size;
+	ic.cr_size = cfg->cr_size;
+	ic.desc_prefetch = cfg->desc_prefetch;
+	ic.share_degree = cfg->share_degree;
+	ic.ax_size = cfg->ax_size;
+	ic.bx_size = cfg->bx_size;
+	ic.ax_policy = cfg->ax_policy;
+	ic.n_groups = cfg->association == ASSOC_ALL ? 1 :
+		      cfg->association == ASSOC_PER_NIC ? cfg->nics : cfg->groups;
+	ic.enforce_vendor_min = false;
+	ic.coalesce = cfg->coalesce;
+	ic.coalesce_timeout = (uint64_t)llround(cfg->coalesce_timeout_ns * PS_PER_NS);
+	ic.seed = sim_mix64(cfg->seed ^ 0xb15ec7);
+	ic.spool.n_ports = cfg->spool_ports;
+	ic.spool.mode = cfg->spool_mode;
+	ic.spool.depth = cfg->rx_size;
+	ic.spool.basic_queues = cfg->nics;
+	ic.spool.low = cfg->spool_low;
+	ic.spool.high = cfg->spool_high;
+	ic.spool.desc_prefetch = cfg->desc_prefetch;
+	if (cfg->arch == RXB_ARCH_DYN_SHRING) {
+		ic.dyn = rxb_dynctl_config_default();
+		ic.dyn.tput_gbps_threshold = cfg->dyn_tput_gbps;
+		ic.dyn.mem_bw_gibps_threshold = cfg->dyn_membw_gibps;
+		ic.dyn.window = cfg->dyn_window;
+		ic.dyn.overload_stddev_over_median = cfg->dyn_overload_factor;
+		ic.dyn.sample_period = (uint64_t)llround(cfg->dyn_sample_ms * PS_PER_MS);
+	}
+	s->ifc = rxb_iface_create(&ic, s->allocs, err);
+	if (s->ifc == NULL)
+		return -EINVAL;
+	s->arch = cfg->arch;
+	s->ndests = rxb_iface_n_dests(s->ifc);
+	s->nrings = cfg->arch == RXB_ARCH_SPOOL ? rxb_iface_n_cores(s->ifc) : cfg->cores;
+	if (rxb_iface_shring(s->ifc))
+		s->nsh = rxb_shring_n_rings(rxb_iface_shring(s->ifc));
+	return 0;
+}
+
+static int setup_nics(struct sim *s, struct rxb_err *err)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t first = 0;
+	int rc;
+
+	for (uint32_t i = 0; i < cfg->nics; i++) {
+		struct nic *n = &s->nic[i];
+		struct sim_traffic_cfg tc;
+
+		n->s = s;
+		n->id = i;
+		n->first_core = first;
+		n->ncores = cfg->cores_per_nic[i];
+		first += n->ncores;
+		rc = rxb_reta_init(&n->reta, cfg->reta_size, n->ncores, err);
+		if (rc)
+			return rc;
+		if (cfg->pattern == PAT_TRACE)
+			continue;
+		sim_traffic_cfg_default(&tc);
+		tc.seed = sim_mix64(cfg->seed * 0x9e3779b97f4a7c15ull + 0x100 + i);
+		tc.nic = i;
+		tc.line_bps = (uint64_t)llround(cfg->link_gbps * 1e9);
+		tc.start_ps = 0;
+		tc.stop_ps = s->end_ps;
+		tc.main.rate_bps = (uint64_t)llround(cfg->rate_gbps * 1e9);
+		tc.main.arrival = cfg->pattern == PAT_POISSON ? SIM_ARRIVAL_POISSON :
+				  cfg->pattern == PAT_ONOFF ? SIM_ARRIVAL_ONOFF : SIM_ARRIVAL_CONST;
+		tc.main.burst_pkts = cfg->burst_packets;
+		tc.main.duty = cfg->pattern == PAT_ONOFF ? cfg->burst_duty : 1.0;
+		sim_size_fixed(&tc.main.size, cfg->packet_bytes);
+		tc.main.flows = cfg->flows;
+		tc.main.flow_pop = cfg->zipf && cfg->nf != NF_KVS ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+		tc.main.flow_zipf_s = cfg->zipf_s;
+		tc.nqueues = s->arch == RXB_ARCH_SPOOL ? cfg->spool_ports : n->ncores;
+		tc.queue_of = gen_queue_of;
+		tc.queue_ctx = n;
+		if (cfg->nf == NF_KVS) {
+			tc.keys = cfg->kvs_keys;
+			tc.key_pop = cfg->zipf ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+			tc.key_zipf_s = cfg->zipf_s;
+			tc.key_steer = 1;
+		}
+		if (cfg->pattern == PAT_TARGET) {
+			tc.target_queue = (int32_t)cfg->target_core;
+			tc.target_share = cfg->target_rate_gbps > 0 ? 0.0 : cfg->target_share;
+			tc.target.rate_bps = (uint64_t)llround(cfg->target_rate_gbps * 1e9);
+			tc.target.arrival = SIM_ARRIVAL_CONST;
+			sim_size_fixed(&tc.target.size, cfg->target_packet_bytes ?
+							       cfg->target_packet_bytes :
+							       cfg->packet_bytes);
+		}
+		rc = sim_traffic_init(&n->gen, &tc, err);
+		if (rc)
+			return rc;
+		n->gen_ok = true;
+		/* flow ids stay below a few times traffic.flows (steering pools) */
+		n->nmemo = cfg->flows < (1u << 22) ? 4 * cfg->flows + 64 : 0;
+		if (n->nmemo) {
+			n->hmemo = xcalloc(n->nmemo, sizeof(*n->hmemo));
+			n->fmemo = xcalloc(n->nmemo, sizeof(*n->fmemo));
+			n->hvalid = xcalloc((n->nmemo + 63) / 64, sizeof(*n->hvalid));
+		}
+	}
+	if (cfg->pattern == PAT_TRACE) {
+		rc = sim_pcap_open(&s->pcap, cfg->pcap, 0, err);
+		if (rc)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void setup_cores(struct sim *s)
+{
+	const struct sim_cfg *cfg = s->cfg;
+
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		struct core *k = &s->core[c];
+		const struct nic *n = &s->nic[cfg->nic_of_core[c]];
+
+		k->id = c;
+		k->nic = n->id;
+		sim_rng_seed(&k->rng, cfg->seed, 0x5000 + c);
+		k->state = CS_SLEEP;
+		k->sleeping_since_poll = true;
+		k->stall_from = k->stall_to = UINT64_MAX;
+		for (uint32_t j = 0; j < cfg->n_stalled; j++) {
+			if (cfg->stalled[j] == c) {
+				k->stall_from = (uint64_t)llround(cfg->stall_at_ms * PS_PER_MS);
+				k->stall_to = cfg->stall_for_ms > 0 ?
+						      k->stall_from +
+							      (uint64_t)llround(cfg->stall_for_ms *
+										PS_PER_MS) :
+						      UINT64_MAX;
+			}
+		}
+		for (uint32_t j = 0; j < cfg->n_slow; j++)
+			k->slow |= cfg->slow[j] == c;
+		k->target = cfg->pattern == PAT_TARGET && c == n->first_core + cfg->target_core;
+		if (s->arch == RXB_ARCH_SPOOL)
+			k->nq = c < s->nrings ? (s->nrings - c + s->ncores - 1) / s->ncores : 0;
+		else
+			k->nq = 1;
+		rxb_pool_stats(s->pool, c, &k->ps);
+		if (cfg->arch == RXB_ARCH_DYN_SHRING)
+			k->ivals = xcalloc(1, sizeof(*k->ivals));
+	}
+	/* Library counters after priming are the baseline of the deltas. */
+	for (uint32_t c = 0; c < s->ncores && s->arch != RXB_ARCH_SPOOL; c++) {
+		struct core *k = &s->core[c];
+		struct swsnap w;
+
+		sw_snap(s, c, &w);
+		k->sw_db = w.db;
+		k->sw_notices = w.notices;
+		k->sw_afail = w.afail;
+		k->sw_lock = w.lock;
+		k->sw_ors = w.ors;
+		k->sw_ret = w.ret;
+	}
+}
+
+/* Physical queues of the emulator and the memory behind them. */
+static uint64_t emu_phys_slots(const struct sim *s, uint32_t *npq, uint32_t *cap)
+{
+	const struct sim_cfg *cfg = s->cfg;
+
+	switch (s->arch) {
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		*npq = cfg->cores / cfg->share_degree;
+		*cap = cfg->rx_size;
+		break;
+	case RXB_ARCH_RXBISECT:
+		*npq = cfg->nics;
+		*cap = 0;
+		for (uint32_t n = 0; n < cfg->nics; n++)
+			if (cfg->cores_per_nic[n] * cfg->ax_size > *cap)
+				*cap = cfg->cores_per_nic[n] * cfg->ax_size;
+		break;
+	default:
+		*npq = cfg->cores;
+		*cap = cfg->rx_size;
+	}
+	if (s->arch == RXB_ARCH_RXBISECT) {
+		uint64_t total = 0;
+
+		for (uint32_t n = 0; n < cfg->nics; n++)
+			total += (uint64_t)cfg->cores_per_nic[n] * cfg->ax_size;
+		return total;
+	}
+	return (uint64_t)*npq * *cap;
+}
+
+static void setup_emu(struct sim *s, uint64_t extra_base)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	struct emu *e = &s->emu;
+	uint32_t cap;
+	uint64_t slot = 0;
+
+	e->state = CS_SLEEP;
+	emu_phys_slots(s, &e->npq, &cap);
+	e->pq = xcalloc(e->npq, sizeof(*e->pq));
+	for (uint32_t q = 0; q < e->npq; q++) {
+		struct addr_fifo *f = &e->pq[q];
+
+		f->cap = s->arch == RXB_ARCH_RXBISECT ? cfg->cores_per_nic[q] * cfg->ax_size : cap;
+		f->a = xcalloc(f->cap, sizeof(*f->a));
+		for (uint32_t j = 0; j < f->cap; j++, slot++)
+			f->a[j] = extra_base + slot * cfg->buffer_bytes;
+		f->n = f->cap;
+		e->cap += f->cap;
+	}
+	e->fifo = xcalloc(e->cap, sizeof(*e->fifo));
+	s->addr_of = xcalloc(cfg->pool_buffers, sizeof(*s->addr_of));
+	for (uint32_t b = 0; b < cfg->pool_buffers; b++)
+		s->addr_of[b] = s->pool_base + (uint64_t)b * cfg->buffer_bytes;
+}
+
+int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
+{
+	uint64_t next, extra = 0;
+	struct sim_dram_cfg dc;
+	uint32_t npq = 0, pqcap = 0;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->ncores = cfg->cores;
+	s->packets_ok = s->buffers_ok = true;
+	s->end_ps = (uint64_t)llround(cfg->duration_ms * PS_PER_MS);
+	s->warm_ps = (uint64_t)llround(cfg->warmup_ms * PS_PER_MS);
+	s->sample_ps = (uint64_t)llround(cfg->sample_ms * PS_PER_MS);
+	s->occ_ps = s->sample_ps < OCC_PERIOD_PS ? s->sample_ps : OCC_PERIOD_PS;
+	s->horizon_ps = HORIZON_PS;
+	if (s->sample_ps == 0)
+		s->sample_ps = 1;
+	/* costs */
+	s->c.rx_call = cyc_ps(cfg, cfg->cal.rx_per_call);
+	s->c.rx_pkt = cyc_ps(cfg, cfg->cal.rx_per_pkt[cfg->arch]);
+	s->c.empty_poll = cyc_ps(cfg, cfg->cal.empty_poll);
+	s->c.doorbell = cyc_ps(cfg, cfg->cal.doorbell);
+	s->c.alloc_obj = cyc_ps(cfg, cfg->cal.alloc_per_obj);
+	s->c.alloc_bulk = cyc_ps(cfg, cfg->cal.alloc_bulk);
+	s->c.alloc_shobj = cyc_ps(cfg, cfg->cal.alloc_per_obj_shared);
+	s->c.lock = cyc_ps(cfg, cfg->cal.lock);
+	s->c.bitmap_or = cyc_ps(cfg, cfg->cal.bitmap_or);
+	s->c.ret_desc = cyc_ps(cfg, cfg->cal.return_per_desc);
+	s->c.tx_pkt = cyc_ps(cfg, cfg->cal.tx_per_pkt);
+	s->c.emu_pkt = cyc_ps(cfg, cfg->cal.emu_per_pkt[cfg->arch]);
+	s->c.emu_batch = cyc_ps(cfg, cfg->cal.emu_per_batch);
+	s->c.llc_hit = cyc_ps(cfg, cfg->llc_latency_cycles);
+	s->c.xfer = s->c.llc_hit; /* a line another core modified: via the LLC/snoop filter */
+	s->c.l2_hit = cyc_ps(cfg, cfg->l2_latency_cycles);
+	s->c.dma_write = (uint64_t)llround(cfg->dma_write_ns * PS_PER_NS);
+	s->c.xsocket = (uint64_t)llround(cfg->xsocket_ns * PS_PER_NS);
+	s->c.nf_compute = cyc_ps(cfg, nf_compute_cycles(cfg->nf));
+	s->c.compute_extra = (uint64_t)llround(cfg->compute_ns * PS_PER_NS);
+	s->c.slow_extra = (uint64_t)llround(cfg->slow_extra_ns * PS_PER_NS);
+	s->c.pcie_ps_per_byte = 8000.0 / cfg->pcie_gbps;
+
+	s->nic = xcalloc(cfg->nics, sizeof(*s->nic));
+	s->core = xcalloc(s->ncores, sizeof(*s->core));
+	rc = sim_heap_init(&s->heap, 1024, err);
+	if (rc)
+		return rc;
+	rc = setup_llc(s, err);
+	if (rc)
+		return rc;
+	dc.channels = cfg->dram_channels;
+	dc.dimm_mts = cfg->dram_dimm_mts;
+	dc.cpu_max_mts = cfg->dram_cpu_max_mts;
+	dc.bus_bytes = cfg->dram_bus_bytes;
+	dc.efficiency = cfg->dram_efficiency;
+	dc.idle_ns = cfg->dram_idle_ns;
+	dc.service_ns = cfg->dram_service_ns;
+	dc.rho_max = cfg->dram_rho_max;
+	dc.window_ps = 1000ull * PS_PER_NS;
+	rc = sim_dram_init(&s->dram, &dc, err);
+	if (rc)
+		return rc;
+	rc = rxb_rss_init(&s->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err);
+	if (rc)
+		return rc;
+	rc = setup_iface(s, err);
+	if (rc)
+		return rc;
+	/* Address map: 2 MiB-aligned regions (hugepages), starting at 4 GiB. */
+	s->pool_base = 4ull << 30;
+	next = align_up(s->pool_base + (uint64_t)cfg->pool_buffers * cfg->buffer_bytes, HUGE_ALIGN);
+	if (cfg->emulated) {
+		extra = emu_phys_slots(s, &npq, &pqcap);
+		setup_emu(s, next);
+		next = align_up(next + extra * cfg->buffer_bytes, HUGE_ALIGN);
+	}
+	s->ws_slots = cfg->pool_buffers + extra;
+	s->ws_bits = xcalloc((s->ws_slots + 63) / 64, sizeof(uint64_t));
+	s->cq_entries = cfg->arch == RXB_ARCH_RXBISECT ? cfg->bx_size :
+			cfg->arch == RXB_ARCH_SPOOL ? (cfg->spool_high > cfg->rx_size ?
+						       cfg->spool_high : cfg->rx_size) :
+						      cfg->cr_size;
+	s->cq_ring_bytes = align_up((uint64_t)s->cq_entries * cfg->cqe_bytes, 4096);
+	s->cq_base = next;
+	next = align_up(next + s->cq_ring_bytes * s->nrings, HUGE_ALIGN);
+	s->pcq_base = next;
+	next = align_up(next + s->cq_ring_bytes * (s->emu.npq + 1), HUGE_ALIGN);
+	s->cq_w = xcalloc(s->nrings + s->emu.npq, sizeof(*s->cq_w));
+	rc = nf_init(s, &next, err);
+	if (rc)
+		return rc;
+	if (cfg->hog != HOG_NONE && cfg->hog_instances) {
+		uint64_t llc = (uint64_t)llround(cfg->llc_mib * (double)(1u << 20));
+
+		s->hog = xcalloc(cfg->hog_instances, sizeof(*s->hog));
+		for (uint32_t h = 0; h < cfg->hog_instances; h++) {
+			struct hog *g = &s->hog[h];
+			/* STREAM: three arrays of 4 x LLC (STREAM's own sizing
+			 * rule); PageRank-like: 1 GiB of graph. */
+			uint64_t bytes = cfg->hog == HOG_STREAM ? 3 * 4 * llc : 1ull << 30;
+
+			g->base = next;
+			g->lines = bytes / SIM_LLC_LINE / 3 * 3;
+			next = align_up(next + bytes, HUGE_ALIGN);
+			sim_rng_seed(&g->rng, cfg->seed, 0x7000 + h);
+			g->t = h * 37 * PS_PER_NS; /* staggered starts */
+		}
+	}
+	rc = setup_nics(s, err);
+	if (rc)
+		return rc;
+	setup_cores(s);
+	s->pinfo = xcalloc(cfg->pool_buffers, sizeof(*s->pinfo));
+	s->dst = xcalloc(s->ndests, sizeof(*s->dst));
+	s->fetched_seen = xcalloc(s->ndests, sizeof(*s->fetched_seen));
+	for (uint32_t d = 0; d < s->ndests; d++)
+		s->fetched_seen[d] = dest_fetched(s, d);
+	s->occ = xcalloc(s->nrings, sizeof(*s->occ));
+	if (s->nsh) {
+		s->sh_w = xcalloc(s->nsh, sizeof(*s->sh_w));
+		s->lock = xcalloc(s->nsh, sizeof(*s->lock));
+		s->bmp_last = xcalloc(s->nsh, sizeof(*s->bmp_last));
+		for (uint32_t g = 0; g < s->nsh; g++) {
+			rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &s->sh_w[g]);
+			s->lock[g].last = s->bmp_last[g] = UINT32_MAX;
+		}
+	}
+	s->plock.last = UINT32_MAX;
+	if (cfg->arch == RXB_ARCH_DYN_SHRING)
+		s->ival_scratch = xcalloc(IVAL_SCRATCH, sizeof(uint64_t));
+	return 0;
+}
+
+/* --------------------------------------------------------------- run */
+
+static int trace_next(struct sim *s, struct rxb_err *err)
+{
+	struct sim_pkt p;
+	int rc = sim_pcap_next(s->pcap, &p, err);
+	struct nic *n;
+	uint64_t t, wire;
+
+	if (rc <= 0)
+		return rc;
+	t = (uint64_t)((double)p.t_ps / s->cfg->pcap_speedup);
+	n = &s->nic[(sim_mix64(tuple_sum(&p)) >> 32) % s->cfg->nics];
+	/* the link serialises frames: the last bit arrives after the frame */
+	wire = (uint64_t)llround(8.0 * sim_wire_bytes(p.len) * 1000.0 / s->cfg->link_gbps);
+	if (t < n->link_free + wire)
+		t = n->link_free + wire;
+	n->link_free = t;
+	p.t_ps = t;
+	p.nic = (uint8_t)n->id;
+	if (t >= s->end_ps)
+		return 0;
+	s->trace_next = p;
+	return 1;
+}
+
+static void progress(struct sim *s)
+{
+	double w = wall_now();
+
+	if (w - s->wall_last >= 0.25) {
+		s->wall_last = w;
+		fprintf(stderr, "progress %.3f\n", (double)s->now / (double)s->end_ps);
+		fflush(stderr);
+	}
+}
+
+int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	struct sim_event ev = { 0 };
+	int rc;
+
+	s->wall0 = s->wall_last = wall_now();
+	for (uint32_t i = 0; i < cfg->nics; i++) {
+		struct nic *n = &s->nic[i];
+
+		if (n->gen_ok && sim_traffic_next(&n->gen, &n->next) == 1)
+			push(s, n->next.t_ps, EV_ARRIVAL, i);
+	}
+	if (s->pcap) {
+		rc = trace_next(s, err);
+		if (rc < 0)
+			return -EINVAL;
+		if (rc == 1)
+			push(s, s->trace_next.t_ps, EV_TRACE, 0);
+	}
+	for (uint32_t h = 0; s->hog && h < cfg->hog_instances; h++)
+		push(s, s->hog[h].t, EV_HOG, h);
+	push(s, 0, EV_OCC, 0);
+	push(s, s->sample_ps, EV_SAMPLE, 0);
+	if (cfg->arch == RXB_ARCH_DYN_SHRING)
+		push(s, (uint64_t)llround(cfg->dyn_sample_ms * PS_PER_MS), EV_DYN, 0);
+	if (cfg->arch == RXB_ARCH_RXBISECT && cfg->coalesce)
+		push(s, 0, EV_TICK, 0);
+	if (s->warm_ps == 0)
+		ev_warmup(s);
+	else
+		push(s, s->warm_ps, EV_WARMUP, 0);
+	push(s, s->end_ps, EV_END, 0);
+
+	for (;;) {
+		const struct sim_event *top = sim_heap_peek(&s->heap);
+
+		if (top == NULL)
+			break;
+		s->now = top->t;
+		if ((++s->events & 0xffff) == 0 && show_progress)
+			progress(s);
+		if (top->type == EV_ARRIVAL) {
+			struct nic *n = &s->nic[top->arg];
+			struct sim_pkt p = n->next;
+
+			if (sim_traffic_next(&n->gen, &n->next) == 1)
+				sim_heap_pop_push(&s->heap, &ev, n->next.t_ps, EV_ARRIVAL, n->id, 0);
+			else
+				sim_heap_pop(&s->heap, &ev);
+			nic_packet(s, n, &p, p.t_ps);
+			continue;
+		}
+		if (top->type == EV_CORE) {
+			struct core *k = &s->core[top->arg];
+			uint64_t next;
+
+			/* The core's entry stays at the top while it runs (it
+			 * pushes nothing itself), then is replaced by its
+			 * continuation or removed. */
+			next = ev_core(s, k, top->t);
+			if (next == UINT64_MAX)
+				sim_heap_pop(&s->heap, &ev);
+			else
+				sim_heap_pop_push(&s->heap, &ev, next, EV_CORE, k->id, 0);
+			continue;
+		}
+		sim_heap_pop(&s->heap, &ev);
+		switch (ev.type) {
+		case EV_TRACE: {
+			struct sim_pkt p = s->trace_next;
+
+			rc = trace_next(s, err);
+			if (rc < 0)
+				return -EINVAL;
+			if (rc == 1)
+				push(s, s->trace_next.t_ps, EV_TRACE, 0);
+			nic_packet(s, &s->nic[p.nic], &p, p.t_ps);
+			break;
+		}
+		case EV_EMU:
+			ev_emu(s, ev.t);
+			break;
+		case EV_HOG:
+			ev_hog(s, ev.arg, ev.t);
+			break;
+		case EV_OCC:
+			ev_occ(s, ev.t);
+			break;
+		case EV_SAMPLE:
+			ev_sample(s, ev.t);
+			break;
+		case EV_DYN:
+			ev_dyn(s, ev.t);
+			break;
+		case EV_TICK:
+			ev_tick(s, ev.t);
+			break;
+		case EV_WARMUP:
+			ev_warmup(s);
+			break;
+		case EV_END:
+			goto done;
+		}
+	}
+done:
+	s->now = s->end_ps;
+	check_invariants(s);
+	s->wall_s = wall_now() - s->wall0;
+	if (show_progress) {
+		fprintf(stderr, "progress 1\n");
+		fflush(stderr);
+	}
+	return 0;
+}
+
+void sim_free(struct sim *s)
+{
+	const struct sim_cfg *cfg = s->cfg;
+
+	if (cfg == NULL)
+		return;
+	for (uint32_t i = 0; s->nic && i < cfg->nics; i++) {
+		if (s->nic[i].gen_ok)
+			sim_traffic_free(&s->nic[i].gen);
+		rxb_reta_free(&s->nic[i].reta);
+		free(s->nic[i].hmemo);
+		free(s->nic[i].fmemo);
+		free(s->nic[i].hvalid);
+	}
+	for (uint32_t c = 0; s->core && c < s->ncores; c++)
+		free(s->core[c].ivals);
+	for (uint32_t q = 0; s->emu.pq && q < s->emu.npq; q++)
+		free(s->emu.pq[q].a);
+	free(s->emu.pq);
+	free(s->emu.fifo);
+	if (s->pcap)
+		sim_pcap_close(s->pcap);
+	rxb_iface_destroy(s->ifc);
+	rxb_pool_destroy(s->pool);
+	sim_llc_free(&s->llc);
+	sim_heap_free(&s->heap);
+	free(s->allocs);
+	free(s->nic);
+	free(s->core);
+	free(s->hog);
+	free(s->pinfo);
+	free(s->addr_of);
+	free(s->ws_bits);
+	free(s->cq_w);
+	free(s->dst);
+	free(s->fetched_seen);
+	free(s->occ);
+	free(s->sh_w);
+	free(s->lock);
+	free(s->bmp_last);
+	free(s->ser);
+	free(s->dyn);
+	free(s->ival_scratch);
+	free(s->nf.ctr_last);
+	memset(s, 0, sizeof(*s));
+}

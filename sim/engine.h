@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * sim/engine.h — the discrete-event simulator core behind `rxb-sim`
+ * (docs/simulator.md): NICs, PCIe, the emulator stage, polling cores,
+ * network functions, memory hogs and the measurements, all driving ONE
+ * struct rxb_iface of the ring library.
+ *
+ * Time is in picoseconds. Events (sim/heap.h):
+ *   EV_ARRIVAL(nic)  the next packet of a NIC's generator has arrived: the
+ *                    NIC steers it, DMAs it (PCIe, LLC/DDIO), completes it
+ *                    (rxb_iface_deliver) and wakes the core; one pending
+ *                    event per NIC (lazy generation);
+ *   EV_TRACE         the same for a replayed pcap (one source for all NICs);
+ *   EV_CORE(core)    a core's run-to-completion loop resumes: poll, batch
+ *                    prologue, per-packet work, free; it yields when its
+ *                    local time runs ahead of the event clock by more than
+ *                    the horizon, and sleeps when a poll finds nothing;
+ *   EV_EMU           the emulator core (arch.emulated);
+ *   EV_HOG(i)        a co-located memory hog issues a few waves of accesses;
+ *   EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK, EV_WARMUP, EV_END: measurements,
+ *                    time series, dynamic shRing control, coalescing timer.
+ * Single-threaded and deterministic for a config and seed.
+ */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dram.h"
+#include "heap.h"
+#include "hist.h"
+#include "llc.h"
+#include "pcap.h"
+#include "rng.h"
+#include "rxb/iface.h"
+#include "rxb/pool.h"
+#include "rxb/rss.h"
+#include "simcfg.h"
+#include "traffic.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PS_PER_NS 1000ull
+#define PS_PER_MS 1000000000ull
+
+enum { EV_ARRIVAL = 1, EV_TRACE, EV_CORE, EV_EMU, EV_HOG, EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK,
+       EV_WARMUP, EV_END };
+
+enum core_state { CS_SLEEP = 0, CS_SCHED, CS_STALLED };
+
+/* What a buffer holds while a packet is in it (indexed by handle). */
+struct pinfo {
+	uint64_t arr;  /* arrival at the NIC (last bit), ps */
+	uint64_t vis;  /* completion visible to the core, ps */
+	uint32_t flow; /* flow identity (a hash of the 5-tuple) */
+	uint32_t key;  /* key-value request key */
+	uint32_t dest; /* destination ring / port it was steered to */
+	uint16_t len;  /* frame length with FCS */
+	uint8_t nic;
+	uint8_t cls;   /* generator class: 1 = target traffic */
+};
+
+/* One memory access of a core: a line through the LLC (cls < 255) or a
+ * fixed latency (cls == ACC_FIXED: addr holds the latency in ps). */
+#define ACC_FIXED 255u
+struct acc {
+	uint64_t addr;
+	uint8_t cls;
+	uint8_t op; /* enum sim_llc_op */
+};
+#define ACC_MAX 256u
+
+/* A lock as a resource: the latest hold interval [from, to) and its holder.
+ * A core arriving at t waits until `to` unless its whole hold fits before
+ * `from` (cores' local clocks run up to the horizon apart, so a later event
+ * may come from an earlier time). */
+struct res {
+	uint64_t from, to;
+	uint32_t last;
+};
+
+struct ccost { /* per-core cycle accounting, in ps */
+	uint64_t rx, sync, alloc, app;
+};
+
+struct sim;
+
+struct nic {
+	struct sim *s;
+	uint32_t id, first_core, ncores;
+	struct rxb_reta reta;
+	struct sim_traffic gen;
+	bool gen_ok;
+	struct sim_pkt next;
+	uint64_t up_free;   /* PCIe NIC -> host direction free at */
+	uint64_t last_vis;  /* completions become visible in order */
+	uint64_t link_free; /* trace replay: link serialisation */
+	uint64_t up_bytes, down_bytes; /* after warm-up */
+	unsigned cls_wr;    /* LLC class of its packet DMA writes */
+	/* Generated flows have fixed 5-tuples (sim_flow_tuple of their id), so
+	 * their RSS hash and flow identity are computed once per flow id. */
+	uint32_t *hmemo, *fmemo;
+	uint64_t *hvalid;
+	uint32_t nmemo;
+};
+
+struct core {
+	uint32_t id, nic;
+	uint64_t t;                  /* local time */
+	enum core_state state;
+	/* batch in progress */
+	struct rxb_pkt pk[RXB_BURST_MAX];
+	unsigned n, i, step;
+	uint32_t tr_left;            /* target reads left for packet i */
+	uint32_t q;                  /* queue of the batch (spool) */
+	/* spool: queues q0, q0 + cores, ...; round-robin position */
+	uint32_t nq, qnext, qempty;
+	unsigned cls_pkt;            /* LLC class of its packet and CQE reads */
+	struct sim_rng rng;
+	bool slow, target;
+	uint64_t stall_from, stall_to; /* [from, to); to = UINT64_MAX: forever */
+	uint64_t last_poll, sleep_at;
+	bool sleeping_since_poll;
+	/* last seen library counters, for deltas */
+	struct rxb_pool_core_stats ps;
+	uint64_t sw_db, sw_lock, sw_ors, sw_ret, sw_notices, sw_afail;
+	/* measurements after warm-up */
+	struct ccost cost;
+	uint64_t busy;               /* ps not asleep or stalled */
+	uint64_t pkts, wire_bytes, polls, empty_polls, alloc_fail_polls;
+	double lat_sum;
+	uint64_t lat_n;
+	struct sim_hist *ivals;      /* dyn_shring: receive-call intervals (ns) */
+	uint64_t cq_r;               /* completion entries read (CQE address) */
+};
+
+struct hog {
+	uint64_t t, base, lines, pos;
+	struct sim_rng rng;
+	uint64_t accesses;
+};
+
+/* Emulator (arch.emulated): physical queues of buffer addresses and the
+ * emulator core's input FIFO. */
+struct emu_pkt {
+	uint64_t arr, vis, paddr;
+	uint32_t flow, key, hash, dest, pq;
+	uint16_t len;
+	uint8_t nic, cls;
+};
+
+struct addr_fifo {
+	uint64_t *a;
+	uint32_t cap, head, n;
+};
+
+struct emu {
+	struct emu_pkt *fifo;
+	uint32_t cap, head, n;
+	uint64_t t;
+	enum core_state state;
+	uint32_t npq;
+	struct addr_fifo *pq;
+	uint64_t busy, pkts, batches; /* after warm-up */
+	uint32_t in_batch;
+};
+
+/* Costs in ps (calibration cycles / cpu.freq_ghz, profile latencies). */
+struct costs {
+	uint64_t rx_call, rx_pkt, empty_poll, doorbell, alloc_obj, alloc_bulk, alloc_shobj;
+	uint64_t lock, bitmap_or, ret_desc, tx_pkt, emu_pkt, emu_batch;
+	uint64_t xfer, llc_hit, l2_hit, dma_write, xsocket;
+	uint64_t nf_compute, compute_extra, slow_extra;
+	double pcie_ps_per_byte;
+};
+
+/* Where the network function's data lives (nf.c). */
+struct nf_layout {
+	uint64_t lpm_base, lpm_lines;            /* l3fwd / synthetic route table */
+	uint64_t tbl_base, tbl_lines, tbl_stride; /* per core: LB flows, NAT entries, KVS index */
+	uint64_t bkt_base, bkt_lines, bkt_stride; /* per core: NAT buckets */
+	uint64_t val_base, val_stride;            /* per core: KVS values */
+	uint64_t buf_base, buf_lines;             /* synthetic / target-read buffer */
+	uint64_t ctr_base, ctr_lines;             /* counter array */
+	uint32_t *ctr_last;                       /* core that wrote each counter line last */
+	unsigned cls_main, cls_aux, cls_tgt, cls_crit;
+	uint32_t val_lines;                       /* KVS value lines */
+	uint64_t keys_per_core;
+};
+
+struct dest_stats { /* per destination ring / port, packets arrived after warm-up */
+	uint64_t offered, delivered;
+	uint64_t drops[RXB_DROP_CAUSES];
+};
+
+struct ring_occ { /* per reception ring: periodic samples after warm-up */
+	double sum;
+	uint64_t n, max;
+};
+
+struct series_pt {
+	double t_ms;
+	uint64_t arrivals, departures, drops, wire_bits, dram_bytes;
+	double lat_sum;
+	uint64_t lat_n;
+	double occ_sum;
+	uint64_t occ_n;
+	uint64_t ws_bufs, in_use;
+	int mode;
+	double nic_wr, nic_hit; /* DDIO lines and hits in the window */
+};
+
+struct dyn_pt {
+	double t_ms, tput_gbps, membw_gibps;
+	uint32_t overloaded;
+	int decision, mode;
+};
+
+struct sim {
+	struct sim_cfg *cfg;
+	struct sim_heap heap;
+	struct sim_llc llc;
+	struct sim_dram dram;
+	struct rxb_rss rss;
+	struct rxb_pool *pool;
+	struct rxb_allocator *allocs;
+	struct rxb_iface *ifc;
+	enum rxb_arch arch;
+	uint32_t ncores, nrings, ndests, nsh;
+	struct nic *nic;
+	struct core *core;
+	struct hog *hog;
+	struct emu emu;
+	struct pinfo *pinfo;
+	uint64_t *addr_of;            /* emulated: address of each handle's memory */
+	struct sim_pcap_reader *pcap;
+	struct sim_pkt trace_next;
+	struct costs c;
+	struct nf_layout nf;
+	/* LLC classes */
+	unsigned cls_tx, cls_cq, cls_hog;
+	unsigned ncls_pkt;
+	uint32_t mask_cpu;            /* allocation ways of CPU classes (minus CAT) */
+	/* addresses */
+	uint64_t pool_base, cq_base, cq_ring_bytes, pcq_base;
+	uint32_t cq_entries;
+	uint64_t *cq_w;               /* completion entries written per ring */
+	/* time */
+	uint64_t now, end_ps, warm_ps, horizon_ps, occ_ps, sample_ps;
+	bool warm;
+	/* I/O working set: distinct buffer slots written in the current window */
+	uint64_t *ws_bits;
+	uint64_t ws_slots, ws_count;
+	double ws_sum;
+	uint64_t ws_windows;
+	/* measurements (after warm-up unless said otherwise) */
+	uint64_t arrivals_total;      /* sim_packets: every arrival */
+	uint64_t trace_sum;           /* checksum of the offered 5-tuples */
+	uint64_t offered, delivered, dropped[RXB_DROP_CAUSES];
+	uint64_t offered_wire_bytes;
+	uint64_t departures, dep_wire_bytes;
+	struct sim_hist lat;
+	struct dest_stats *dst;
+	uint64_t *fetched_seen;       /* descriptors fetched per destination, last read */
+	struct ring_occ *occ;
+	uint64_t occ_poll_max;
+	uint64_t dram_rd0, dram_wr0;
+	uint64_t dram_lat_sum, dram_lat_n;
+	uint64_t in_use_max, pool_empty0;
+	uint64_t pipeline_nicbuf, pipeline_phys;
+	/* shRing descriptor-return waits (from rxb_shring_wait_stats deltas) */
+	struct sim_hist dwait;
+	struct rxb_shring_wait *sh_w;    /* last snapshot per shared ring */
+	struct res *lock;                /* each shared ring's repost lock */
+	uint32_t *bmp_last;              /* last core to write a shared ring's bitmap */
+	struct res plock;                /* the allocator's shared-pool lock */
+	uint64_t sync_wait, plock_wait;  /* ps spent waiting for them (after warm-up) */
+	/* time series */
+	struct series_pt *ser;
+	uint32_t nser, cap_ser;
+	struct series_pt cur;            /* accumulating window */
+	struct dyn_pt *dyn;
+	uint32_t ndyn, cap_dyn;
+	uint64_t dyn_dep_bits, dyn_dram_bytes;
+	uint64_t *ival_scratch;
+	/* invariants */
+	bool packets_ok, buffers_ok;
+	char inv_msg[256];
+	uint64_t checks;
+	/* progress */
+	double wall0, wall_last;
+	uint64_t events;
+	/* wall clock of the whole run */
+	double wall_s;
+};
+
+/* Build everything from the config. 0, or -EINVAL with a message in err
+ * (a configuration the engine cannot simulate: exit 2), or another
+ * negative errno. */
+int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err);
+/* Run to run.duration_ms. progress != 0 prints "progress f" lines on
+ * stderr. 0, or a negative errno with err set (a trace that turned out to
+ * be malformed mid-run: -EINVAL). */
+int sim_run(struct sim *s, int progress, struct rxb_err *err);
+/* Print the result object of docs/engine-contract.md §4.1 on `out`. */
+int sim_report(struct sim *s, FILE *out);
+void sim_free(struct sim *s);
+
+/* ---- shared by engine.c and nf.c ---- */
+
+/* Independent accesses, at most mlp outstanding: returns the stall (ps),
+ * with DRAM traffic accounted at time t. */
+uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n);
+/* One access (a dependent step of a chain): its latency (ps). */
+uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op, uint64_t addr);
+/* Address of the memory of buffer handle b (pool base + b × buffer bytes;
+ * the emulator's pointer swaps remap it). */
+static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
+{
+	if (s->addr_of)
+		return s->addr_of[b];
+	return s->pool_base + b * (uint64_t)s->cfg->buffer_bytes;
+}
+
+/* nf.c */
+int nf_init(struct sim *s, uint64_t *next_addr, struct rxb_err *err);
+/* The network function's work on packet b at core k: advances k->t by its
+ * memory stalls and compute and charges them to k->cost.app. */
+void nf_packet(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *pi);
+/* Compute cycles per packet of each NF (documented estimates). */
+double nf_compute_cycles(enum sim_nf nf);
+/* Target cores' extra random access (one dependent step). */
+uint64_t nf_target_access(struct sim *s, struct core *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SIM_ENGINE_H */

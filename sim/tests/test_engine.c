@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The simulator core end to end on short runs: every interface simulates
+ * the reference setup with both conservation checks holding and packets
+ * accounted for; a run is deterministic (same config and seed, same
+ * output but for sim_wall_s); configuration errors are rejected with the
+ * key named; the emulated variant doubles the posted working set. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "engine.h"
+
+/* `rxb scenario show --json` of the reference setup, 2 ms (profile source
+ * and description dropped). */
+static const char TEMPLATE[] =
+	"{\"contract\":1,\"description\":\"\",\"arch\":{\"name\":\"rxbisect\",\"rx_size\":1024,\"ax_size"
+	"\":128,\"bx_size\":1024,\"cr_size\":1024,\"emulated\":false,\"share_degree\":8,\"ax_policy"
+	"\":\"linked_random\",\"association\":\"all\",\"groups\":2,\"coalesce\":false,\"coalesce_time"
+	"out_ns\":1000.0,\"batch\":32,\"buffer_bytes\":2048,\"headroom_bytes\":0,\"alloc_cache\":2"
+	"56,\"pool_buffers\":40000,\"spool_mode\":\"spp\",\"spool_ports\":1024,\"spool_low\":128,\"s"
+	"pool_high\":1024,\"dyn_sample_ms\":10.0,\"dyn_window\":16,\"dyn_tput_gbps\":170.0,\"dyn_"
+	"membw_gibps\":25.0,\"dyn_overload_factor\":32.0},\"system\":{\"profile\":\"reference\",\"c"
+	"ores\":16,\"nics\":2,\"cores_per_nic\":[8,8],\"ddio_ways\":2,\"cat_ways\":0,\"mlp\":10,\"sta"
+	"lled_cores\":[],\"stall_at_ms\":0.0,\"stall_for_ms\":0.0,\"slow_cores\":[],\"slow_extra_"
+	"ns\":0.0,\"hog\":\"none\",\"hog_instances\":0},\"traffic\":{\"rate_gbps\":100.0,\"packet_byt"
+	"es\":1518,\"pattern\":\"constant\",\"target_share\":0.0,\"target_rate_gbps\":0.0,\"target_"
+	"packet_bytes\":0,\"target_core\":0,\"burst_packets\":1024,\"burst_duty\":0.5,\"pcap\":\"\","
+	"\"pcap_speedup\":1.0,\"flows\":65536,\"key_dist\":\"uniform\",\"zipf_s\":0.99},\"workload\":"
+	"{\"nf\":\"lb\",\"reads\":2,\"buffer_mib\":40.0,\"payload\":\"untouched\",\"target_reads\":0,\"c"
+	"ompute_ns\":0.0,\"nat_flows\":10000000,\"lb_backends\":32,\"kvs_put_share\":0.95,\"kvs_k"
+	"eys\":1000000,\"kvs_key_bytes\":128,\"kvs_value_bytes\":1024,\"counter_slots\":64},\"run"
+	"\":{\"duration_ms\":2.0,\"warmup_ms\":0.5,\"seed\":1,\"sample_ms\":0.5,\"check_invariants\""
+	":false,\"llc_sample_shift\":4},\"profile\":{\"name\":\"reference\",\"cpu\":{\"model\":\"Intel"
+	" Xeon Silver 4216\",\"sockets\":2,\"cores_per_socket\":16,\"freq_ghz\":2.1,\"mlp\":10,\"l1"
+	"d_kib\":32,\"l1d_ways\":8,\"l1d_latency_cycles\":5,\"l2_kib\":1024,\"l2_ways\":16,\"l2_lat"
+	"ency_cycles\":14},\"llc\":{\"size_mib\":22.0,\"ways\":11,\"line_bytes\":64,\"latency_cycle"
+	"s\":60,\"ddio_ways\":2,\"inclusive\":false},\"dram\":{\"kind\":\"DDR4-2933\",\"channels\":4,\""
+	"dimm_mts\":2933,\"cpu_max_mts\":2400,\"bus_bytes\":8,\"capacity_gib\":64,\"idle_ns\":90.0"
+	",\"efficiency\":0.8,\"service_ns\":20.0,\"rho_max\":0.95},\"pcie\":{\"gen\":3,\"lanes\":16,\""
+	"gbps\":126.0,\"dma_read_ns\":500.0},\"nic\":{\"model\":\"NVIDIA ConnectX-5\",\"count\":2,\"l"
+	"ink_gbps\":100.0,\"desc_bytes\":16,\"cqe_bytes\":64,\"desc_prefetch\":8,\"reta_size\":512"
+	"}},\"derived\":{\"nic_of_core\":[0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1],\"wire_bytes\":1538,"
+	"\"offered_pps_per_nic\":8127438.231469441,\"llc_bytes\":23068672,\"ddio_bytes\":419430"
+	"4,\"dram_peak_gibps\":71.52557373046875,\"posted_buffers\":2048,\"nominal_working_set"
+	"_bytes\":4194304}}";
+
+/* The template with section.key = value (a JSON text) applied. */
+static char *config(const char *const *sets, int n)
+{
+	json_t *root = json_loads(TEMPLATE, 0, NULL);
+	char *out;
+
+	for (int i = 0; i < n; i++) {
+		char sec[32], key[64];
+		const char *dot = strchr(sets[i], '.'), *eq = strchr(sets[i], '=');
+		json_t *v;
+
+		snprintf(sec, sizeof(sec), "%.*s", (int)(dot - sets[i]), sets[i]);
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - dot - 1), dot + 1);
+		v = json_loads(eq + 1, JSON_DECODE_ANY, NULL);
+		json_object_set_new(json_object_get(root, sec), key, v);
+	}
+	out = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	return out;
+}
+
+/* Run a config; the report text in *text (caller frees) unless NULL. */
+static int run(const char *const *sets, int n, char **text, struct sim_cfg *cfg, struct sim *s)
+{
+	char *cf = config(sets, n), *buf = NULL;
+	struct rxb_err err = { { 0 } };
+	size_t len = 0;
+	FILE *f;
+	int rc = simcfg_parse(cfg, cf, &err);
+
+	free(cf);
+	if (rc == 0)
+		rc = sim_init(s, cfg, &err);
+	if (rc == 0)
+		rc = sim_run(s, 0, &err);
+	if (rc != 0) {
+		fprintf(stderr, "run: %s\n", err.msg);
+		sim_free(s);
+		return rc;
+	}
+	if (text) {
+		f = open_memstream(&buf, &len);
+		sim_report(s, f);
+		fclose(f);
+		*text = buf;
+	}
+	return 0;
+}
+
+static uint64_t drops(const struct sim *s)
+{
+	uint64_t d = 0;
+
+	for (int c = 0; c < RXB_DROP_CAUSES; c++)
+		d += s->dropped[c];
+	return d;
+}
+
+static void test_every_arch(void)
+{
+	static const char *const archs[] = { "\"privring\"", "\"small_privring\"", "\"shring\"",
+					     "\"shring_list\"", "\"dyn_shring\"", "\"rxbisect\"",
+					     "\"spool\"" };
+	static struct sim_cfg cfg;
+	static struct sim s;
+
+	for (unsigned a = 0; a < sizeof(archs) / sizeof(archs[0]); a++) {
+		char name[64];
+		const char *sets[3] = { name, "arch.spool_ports=64", "arch.pool_buffers=300000" };
+
+		snprintf(name, sizeof(name), "arch.name=%s", archs[a]);
+		CHECK(run(sets, 3, NULL, &cfg, &s) == 0);
+		CHECK(s.packets_ok);
+		CHECK(s.buffers_ok);
+		CHECK(s.offered > 20000);
+		CHECK(s.delivered + drops(&s) <= s.offered);
+		/* 200 Gbps offered, nobody overloaded: (almost) all of it through */
+		CHECK(s.departures > s.offered * 9 / 10);
+		sim_free(&s);
+	}
+}
+
+static void test_deterministic(void)
+{
+	static struct sim_cfg cfg;
+	static struct sim s;
+	const char *sets[] = { "arch.name=\"shring\"", "system.slow_cores=[1]",
+			       "system.slow_extra_ns=1500" };
+	char *a = NULL, *b = NULL, *wa, *wb;
+
+	CHECK(run(sets, 3, &a, &cfg, &s) == 0);
+	sim_free(&s);
+	CHECK(run(sets, 3, &b, &cfg, &s) == 0);
+	sim_free(&s);
+	/* identical but for the last key, sim_wall_s */
+	wa = strstr(a, "\"sim_wall_s\"");
+	wb = strstr(b, "\"sim_wall_s\"");
+	CHECK(wa && wb && wa - a == wb - b);
+	if (wa && wb)
+		CHECK(memcmp(a, b, (size_t)(wa - a)) == 0);
+	free(a);
+	free(b);
+}
+
+static void test_head_of_line(void)
+{
+	/* A slow core: shRing drops at the healthy cores of its group too
+	 * (spec §4.1), privRing and rxBisect only at the slow core. */
+	static const char *const archs[] = { "arch.name=\"privring\"", "arch.name=\"shring\"",
+					     "arch.name=\"rxbisect\"" };
+	static struct sim_cfg cfg;
+	static struct sim s;
+
+	for (int a = 0; a < 3; a++) {
+		const char *sets[] = { archs[a], "system.slow_cores=[0]",
+				       "system.slow_extra_ns=3000", "run.duration_ms=4" };
+		uint64_t healthy = 0;
+
+		CHECK(run(sets, 4, NULL, &cfg, &s) == 0);
+		for (int c = 0; c < RXB_DROP_CAUSES; c++)
+			for (uint32_t d = 1; d < 8; d++)
+				healthy += s.dst[d].drops[c];
+		if (a == 1)
+			CHECK(healthy > 1000);
+		else
+			CHECK(healthy == 0);
+		CHECK(s.packets_ok && s.buffers_ok);
+		sim_free(&s);
+	}
+}
+
+static void test_emulated(void)
+{
+	static struct sim_cfg cfg;
+	static struct sim s;
+	const char *sets[] = { "arch.name=\"small_privring\"", "arch.emulated=true",
+			       "arch.rx_size=128", "arch.cr_size=128" };
+
+	CHECK(run(sets, 4, NULL, &cfg, &s) == 0);
+	CHECK(s.packets_ok && s.buffers_ok);
+	/* 16 virtual rings of 128 + 16 physical queues of 128 buffers */
+	CHECK(s.ws_slots == cfg.pool_buffers + 16 * 128);
+	CHECK(s.emu.pkts > 10000);
+	CHECK(s.departures > s.offered * 9 / 10);
+	sim_free(&s);
+}
+
+static void test_errors(void)
+{
+	static struct sim_cfg cfg;
+	struct rxb_err err = { { 0 } };
+	const char *bad1[] = { "arch.name=\"ringo\"" };
+	const char *bad2[] = { "arch.batch=100" };
+	const char *bad3[] = { "traffic.packet_bytes=\"big\"" };
+	char *c;
+
+	c = config(bad1, 1);
+	CHECK(simcfg_parse(&cfg, c, &err) == -EINVAL);
+	CHECK(strstr(err.msg, "arch.name") != NULL);
+	free(c);
+	c = config(bad2, 1);
+	CHECK(simcfg_parse(&cfg, c, &err) == -EINVAL);
+	CHECK(strstr(err.msg, "arch.batch") != NULL);
+	free(c);
+	c = config(bad3, 1);
+	CHECK(simcfg_parse(&cfg, c, &err) == -EINVAL);
+	CHECK(strstr(err.msg, "traffic.packet_bytes") != NULL);
+	free(c);
+	CHECK(simcfg_parse(&cfg, "{\"contract\": 2}", &err) == -EINVAL);
+	CHECK(strstr(err.msg, "contract") != NULL);
+}
+
+int main(void)
+{
+	RUN(test_every_arch);
+	RUN(test_deterministic);
+	RUN(test_head_of_line);
+	RUN(test_emulated);
+	RUN(test_errors);
+	return check_summary();
+}
