@@ -534,6 +534,8 @@ static uint32_t arr_take_run(struct rxb_shgroup *g, struct rxb_sw_stats *s, uint
 		*sum += wait;
 		if (wait > *max)
 			*max = wait;
+		/* Lock holder: the only writer (see shring_wait_account). */
+		rxb_counter_add(&g->rep.wait.hist[rxb_wait_bucket(wait)], 1);
 	}
 	return run;
 }
@@ -684,6 +686,30 @@ void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring,
 	out->wait_sum = rxb_counter_read(&w->wait_sum);
 	out->wait_max = rxb_counter_read(&w->wait_max);
 	out->held_back_max = rxb_counter_read(&w->held_back_max);
+	for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++)
+		out->hist[b] = rxb_counter_read(&w->hist[b]);
+}
+
+uint64_t rxb_shring_wait_quantile(const struct rxb_shring_wait *w, double q)
+{
+	uint64_t total = 0, seen = 0, rank;
+
+	for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++)
+		total += w->hist[b];
+	if (total == 0)
+		return 0;
+	rank = (uint64_t)(q * (double)total + 0.5);
+	rank = rank < 1 ? 1 : rank > total ? total : rank;
+	for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++) {
+		seen += w->hist[b];
+		if (seen >= rank) {
+			uint64_t top = b + 1 < RXB_SHRING_WAIT_BUCKETS ?
+				       rxb_wait_bucket_low(b + 1) - 1 : UINT64_MAX;
+
+			return top < w->wait_max ? top : w->wait_max;
+		}
+	}
+	return w->wait_max;
 }
 
 void rxb_shring_fetch_stats(const struct rxb_shring *sh, uint32_t ring,

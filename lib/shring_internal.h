@@ -34,6 +34,7 @@ struct shring_wait_ctr {
 	rxb_counter_t wait_sum;
 	rxb_counter_t wait_max;
 	rxb_counter_t held_back_max;
+	rxb_counter_t hist[RXB_SHRING_WAIT_BUCKETS];
 };
 
 /* One shared Rx ring and the state of its group of cores. */

@@ -310,6 +310,40 @@ static void test_wait_grows_with_stall(void)
 	CHECK_EQ(long_w.wait_sum, 50 * 4 * 1000ull); /* core 0's four per round wait */
 	CHECK_EQ(long_w.held_back_max, 4);
 	CHECK_EQ(list_w.wait_sum, 0);
+	/* Histogram: half the descriptors (core 1's) return at once, core 0's
+	 * four per round wait out the stall. */
+	uint64_t total = 0;
+	for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++)
+		total += long_w.hist[b];
+	CHECK_EQ(total, long_w.returned);
+	CHECK_EQ(long_w.hist[0], 200);
+	CHECK_EQ(long_w.hist[rxb_wait_bucket(1000)], 200);
+	CHECK_EQ(rxb_shring_wait_quantile(&long_w, 0.5), 0);
+	CHECK_EQ(rxb_shring_wait_quantile(&long_w, 0.99), 1000);
+	CHECK_EQ(rxb_shring_wait_quantile(&list_w, 0.99), 0);
+}
+
+/* The wait histogram's buckets tile the values, each at most 25 % wide. */
+static void test_wait_buckets(void)
+{
+	uint64_t seed = 77;
+
+	for (unsigned b = 0; b + 1 < RXB_SHRING_WAIT_BUCKETS; b++) {
+		uint64_t lo = rxb_wait_bucket_low(b), hi = rxb_wait_bucket_low(b + 1);
+
+		CHECK(hi > lo);
+		CHECK_EQ(rxb_wait_bucket(lo), b);
+		CHECK_EQ(rxb_wait_bucket(hi - 1), b);
+		if (b >= 4)
+			CHECK(4 * (hi - lo) <= lo);
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v = test_rand(&seed) >> test_rand_below(&seed, 64);
+		unsigned b = rxb_wait_bucket(v);
+
+		CHECK(b < RXB_SHRING_WAIT_BUCKETS && rxb_wait_bucket_low(b) <= v);
+	}
+	CHECK_EQ(rxb_wait_bucket(UINT64_MAX), RXB_SHRING_WAIT_BUCKETS - 1);
 }
 
 /* Every receive call ORs each bitmap word it touches exactly once, wraps
@@ -896,6 +930,7 @@ int main(void)
 	RUN(test_in_order_return);
 	RUN(test_imbalance_drops_healthy);
 	RUN(test_wait_grows_with_stall);
+	RUN(test_wait_buckets);
 	RUN(test_one_bitmap_or_per_word);
 	RUN(test_list_capacity);
 	RUN(test_list_contiguity);

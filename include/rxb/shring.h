@@ -187,19 +187,54 @@ uint32_t rxb_shring_occupancy(struct rxb_shring *sh, uint32_t core);
  * descriptors and descriptors not yet received up to their last slot). */
 uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring);
 
+/* Descriptor-return waits are also counted in a log-linear histogram: exact
+ * below 4, then 4 buckets per power of two (at most 25 % wide), so a
+ * quantile read from it is within 25 % of the exact one. */
+#define RXB_WAIT_SUB_BITS 2u
+#define RXB_SHRING_WAIT_BUCKETS ((65u - RXB_WAIT_SUB_BITS) << RXB_WAIT_SUB_BITS)
+
+static inline unsigned rxb_wait_bucket(uint64_t v)
+{
+	unsigned msb;
+
+	if (v < (1u << RXB_WAIT_SUB_BITS))
+		return (unsigned)v;
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	return ((msb - RXB_WAIT_SUB_BITS + 1) << RXB_WAIT_SUB_BITS) +
+	       (unsigned)((v >> (msb - RXB_WAIT_SUB_BITS)) & ((1u << RXB_WAIT_SUB_BITS) - 1));
+}
+
+/* Smallest value that falls in bucket b. */
+static inline uint64_t rxb_wait_bucket_low(unsigned b)
+{
+	unsigned msb;
+
+	if (b < (1u << RXB_WAIT_SUB_BITS))
+		return b;
+	msb = (b >> RXB_WAIT_SUB_BITS) + RXB_WAIT_SUB_BITS - 1;
+	return (1ull << msb) |
+	       ((uint64_t)(b & ((1u << RXB_WAIT_SUB_BITS) - 1)) << (msb - RXB_WAIT_SUB_BITS));
+}
+
 /* Descriptor-return wait of one shared ring, in the caller's time unit:
  * descriptors returned to the NIC, the sum and maximum over them of
- * (time returned − time released), and the largest number of released
- * descriptors a return pass found held back behind an unreleased one.
- * RxList returns every batch at once: its waits and held-back count are 0. */
+ * (time returned − time released), their histogram, and the largest number
+ * of released descriptors a return pass found held back behind an
+ * unreleased one. RxList returns every batch at once: its waits and
+ * held-back count are 0. */
 struct rxb_shring_wait {
 	uint64_t returned;
 	uint64_t wait_sum;
 	uint64_t wait_max;
 	uint64_t held_back_max;
+	uint64_t hist[RXB_SHRING_WAIT_BUCKETS];
 };
 void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring,
 			   struct rxb_shring_wait *out);
+
+/* The q-quantile (0 < q ≤ 1) of the waits in w: the upper end of the bucket
+ * that holds it, capped at wait_max; 0 when nothing was returned. */
+uint64_t rxb_shring_wait_quantile(const struct rxb_shring_wait *w, double q);
 
 /* Descriptor fetching of one shared ring (every CR of the group together):
  * read transactions and descriptors fetched. fetched / reads is the mean
