@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * emu.h — the DPDK software NIC ("emulator") of rxbisect (evaluation.md §1).
+ *
+ * One run: a traffic source feeds an ethdev port's physical Rx queues; an
+ * emulator lcore plays the NIC of the design under test — it hands the
+ * physical queues buffers fetched from the design's virtual rings, takes the
+ * packets the port received, computes RSS and delivers them into the virtual
+ * rings with the ring library's NIC verbs; worker lcores receive through the
+ * library, run a network function on the packet bytes and transmit on an
+ * output port. With arch.emulated = false (privRing, small privRing) the
+ * workers poll the physical queues themselves (native baseline).
+ *
+ * The configuration vocabulary is the scenario vocabulary of `rxb sim`
+ * (docs/engine-contract.md §3.1) where it applies, plus emu.* keys; see
+ * docs/emulator.md. Threads: rxb_emu_run() is called on the EAL main lcore
+ * after rte_eal_init() and launches every other lcore itself.
+ */
+#ifndef RXB_EMU_H
+#define RXB_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rxb/common.h"
+#include "rxb/dynctl.h"
+#include "rxb/iface.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RXB_EMU_MAX_WORKERS 64u
+#define RXB_EMU_PATH_MAX 512u
+
+enum rxb_emu_source {
+	RXB_EMU_SRC_GEN = 0, /* net_ring fed by the generator lcore (emu/gen.h) */
+	RXB_EMU_SRC_PCAP,    /* net_pcap reading traffic.pcap */
+	RXB_EMU_SRC_NULL,    /* net_null: an endless stream of empty frames */
+	RXB_EMU_SRC_PORT,    /* an ethdev port the EAL probed (a real NIC) */
+};
+
+enum rxb_emu_out {
+	RXB_EMU_OUT_NULL = 0, /* net_null: transmitted packets are freed */
+	RXB_EMU_OUT_PCAP,     /* net_pcap writing emu.out_pcap */
+	RXB_EMU_OUT_PORT,     /* back out of the input port (real NIC) */
+	RXB_EMU_OUT_RING,     /* an rte_ring the caller passes (in-process tests) */
+};
+
+enum rxb_emu_rss {
+	RXB_EMU_RSS_AUTO = 0, /* the port's hash when a packet carries one, else software */
+	RXB_EMU_RSS_SW,       /* always Toeplitz in software (rxb_rss, Microsoft key) */
+};
+
+enum rxb_emu_assoc { RXB_EMU_ASSOC_ALL = 0, RXB_EMU_ASSOC_PER_NIC, RXB_EMU_ASSOC_GROUPS };
+
+enum rxb_emu_pattern {
+	RXB_EMU_PAT_CONSTANT = 0,
+	RXB_EMU_PAT_POISSON,
+	RXB_EMU_PAT_ONOFF,
+	RXB_EMU_PAT_TARGET,
+	RXB_EMU_PAT_TRACE,
+};
+
+struct rxb_emu_cfg {
+	/* arch */
+	enum rxb_arch arch;
+	bool emulated;
+	uint32_t rx_size;        /* 0 = design default */
+	uint32_t cr_size;
+	uint32_t ax_size, bx_size;
+	uint32_t share_degree;   /* 0 = cores of a NIC */
+	enum rxb_ax_policy ax_policy;
+	uint32_t association;    /* enum rxb_emu_assoc */
+	uint32_t groups;         /* association = groups: disjoint sets */
+	bool coalesce;
+	double coalesce_timeout_ns;
+	uint32_t batch;          /* packets per receive call, <= RXB_BURST_MAX */
+	uint32_t buffer_bytes;   /* data room after the DPDK headroom */
+	uint32_t alloc_cache;    /* per-lcore mempool cache */
+	uint32_t pool_buffers;   /* 0 = auto */
+	struct rxb_dynctl_config dyn;
+	double dyn_sample_ms;
+
+	/* system */
+	uint32_t cores;          /* workers */
+	uint32_t nics;           /* queue groups of the one port */
+	uint8_t stalled[RXB_EMU_MAX_WORKERS];
+	double stall_at_ms, stall_for_ms;
+	uint8_t slow[RXB_EMU_MAX_WORKERS];
+	double slow_extra_ns;
+
+	/* traffic */
+	double rate_gbps;        /* per NIC, on the wire */
+	uint32_t packet_bytes;   /* frame incl. FCS */
+	enum rxb_emu_pattern pattern;
+	double target_share, target_rate_gbps;
+	uint32_t target_packet_bytes, target_core;
+	uint32_t burst_packets;
+	double burst_duty;
+	char pcap[RXB_EMU_PATH_MAX];
+	double pcap_speedup;
+	uint32_t flows;
+	bool zipf;               /* traffic.key_dist */
+	double zipf_s;
+
+	/* workload */
+	char nf[32];
+	uint32_t reads;
+	double buffer_mib;
+	int payload;             /* enum rxb_nf_payload */
+	uint32_t target_reads;
+	double compute_ns;
+	uint32_t nat_flows, lb_backends;
+	double kvs_put_share;
+	uint64_t kvs_keys;
+	uint32_t kvs_value_bytes;
+	uint32_t counter_slots;
+
+	/* run */
+	double duration_ms, warmup_ms, sample_ms;
+	uint64_t seed;
+	bool check_invariants;
+
+	/* emu */
+	enum rxb_emu_source source;
+	uint16_t port;           /* emu.port for source = port */
+	enum rxb_emu_out out;
+	char out_pcap[RXB_EMU_PATH_MAX];
+	enum rxb_emu_rss rss;
+	uint64_t packets;        /* stop the source after this many (0 = by time) */
+	double drain_ms;         /* longest wait for rings to empty at the end */
+	bool telemetry;
+	bool progress;           /* "progress <f>" lines on stderr */
+	bool sink;               /* workers free what they receive, no NF, no Tx (benchmarks) */
+	struct rte_ring *out_ring; /* RXB_EMU_OUT_RING: multi-producer ring */
+	/* Called once the run is over and checked, before its mempool goes:
+	 * the place to inspect (and free) what the output ring holds. */
+	void (*out_done)(struct rte_ring *r, void *arg);
+	void *out_arg;
+};
+
+/* Defaults that run on a 2-CPU laptop (docs/emulator.md). */
+void rxb_emu_cfg_defaults(struct rxb_emu_cfg *c);
+
+/* Apply one --set key=value. 0; 1 for a key that exists in the scenario
+ * vocabulary but has no effect here (the caller warns); -EINVAL with a
+ * message "key = value: why; allowed: what" in err. */
+int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value,
+		    struct rxb_err *err);
+
+/* Cross-key rules and what this machine/build can do. 0 or -EINVAL. */
+int rxb_emu_cfg_check(const struct rxb_emu_cfg *c, struct rxb_err *err);
+
+/* Every key with its allowed values, one per line (for --help). */
+void rxb_emu_cfg_print_keys(FILE *f);
+
+/* Physical Rx queues the run needs, and the virtual rings behind them. */
+uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c);
+/* lcores the run needs beyond the main one: workers + emulator + source. */
+uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c);
+
+/* ---- results ---- */
+
+struct rxb_emu_ring_res {          /* per destination (CR / Bx) */
+	uint64_t offered, delivered, drops[RXB_DROP_CAUSES];
+	uint64_t occ_max;
+	double occ_mean;
+};
+
+struct rxb_emu_worker_res {
+	uint64_t received, processed, tx, nf_drops, tx_drops, polls, empty_polls;
+	uint64_t bytes;
+	uint64_t cyc_rx, cyc_alloc, cyc_app, cyc_idle;
+	uint64_t alloc_fail;
+};
+
+struct rxb_emu_result {
+	/* conservation (totals over the whole run, drain included) */
+	uint64_t offered, delivered, in_flight;
+	uint64_t drops[RXB_DROP_CAUSES];
+	uint64_t nf_drops, tx_packets, tx_drops;
+	bool packets_ok, buffers_ok;
+	char packets_msg[256], buffers_msg[256];
+	uint64_t pool_size, pool_in_use_end, out_ring_held;
+
+	/* rates over the measured interval (warm-up excluded, drain excluded) */
+	double measured_s;
+	double offered_gbps, throughput_gbps, throughput_mpps;
+	double drop_rate;
+
+	/* latency, µs (NaN when no packet was timed) */
+	uint64_t lat_samples;
+	double lat_mean, lat_p50, lat_p99, lat_p999, lat_max;
+
+	double occ_mean;
+	uint64_t occ_max;
+	double cpp_rx, cpp_alloc, cpp_app, cpp_total; /* cycles per processed packet */
+	double alloc_cycle_share;
+
+	/* emulator core */
+	uint64_t emu_dispatched, emu_fetched, emu_loops, emu_idle_loops;
+	uint64_t emu_busy_cycles, emu_idle_cycles;
+	uint64_t emu_mismatch, emu_swaps, emu_hole_returns, emu_holes_max;
+	uint64_t emu_sw_hash, emu_port_hash, emu_steer_fixups;
+	double emu_mpps, emu_idle_share, emu_cycles_per_pkt;
+	double emu_loaded_cycles_per_pkt;   /* over loops that dispatched >= 16 packets */
+	uint64_t emu_loaded_pkts;
+	uint64_t phys_slots, virt_slots;     /* buffers the rings can hold */
+	uint64_t dma_bytes;                   /* bytes written into buffers by the source */
+	double mem_bw_gibps;                  /* resctrl MBM, machine-wide; NaN without it */
+
+	/* source */
+	uint64_t gen_late, gen_nombuf_drops, gen_pipeline_drops;
+	uint64_t port_imissed, port_rx_nombuf;
+
+	uint64_t in_use_max;                  /* mempool buffers out, sampled max */
+	uint64_t emu_ws_max;                  /* distinct buffers filled in a window */
+	bool has_desc_wait;                   /* shRing: descriptor-return wait */
+	double desc_wait_us_mean, desc_wait_us_max;
+
+	/* dynamic shRing */
+	uint64_t mode_switches, mode_switches_confirmed;
+	char dyn_mode_end[16];
+
+	uint32_t n_rings, n_workers;
+	struct rxb_emu_ring_res ring[RXB_EMU_MAX_WORKERS];
+	struct rxb_emu_worker_res worker[RXB_EMU_MAX_WORKERS];
+	double wall_s;
+	uint64_t tsc_hz;
+};
+
+/* Run one experiment. Returns 0 when the run completed (whatever the
+ * conservation checks said: see res), or a negative errno with a message
+ * (set-up failure). Requires the EAL to be initialised with at least
+ * rxb_emu_lcores_needed() worker lcores. May be called again for another run. */
+int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err);
+
+/* The result record of evaluation.md §4 on one line:
+ * {"experiment": "emu", "arch", "params", "metrics", ...}. */
+void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r);
+
+/* Benchmark mode (`rxb-emu --bench`): emulator dispatch rate per interface
+ * with a net_null source and software RSS, and the workers' receive cost
+ * per interface; one JSON object on f. */
+int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err);
+
+/* Remove an EAL runtime directory (/var/run/dpdk/<file-prefix>) after
+ * rte_eal_cleanup(), so runs with a prefix of their own leave nothing. */
+void rxb_emu_remove_runtime_dir(const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RXB_EMU_H */

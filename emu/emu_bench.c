@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * `rxb-emu --bench`: two measurements per interface, one JSON object.
+ *
+ *  dispatch  the emulator lcore alone on a CPU, fed by net_null (endless
+ *            frames, prefilled with packets of the pattern so software RSS
+ *            spreads them), software Toeplitz RSS, workers that free what
+ *            they receive (emu.sink). Reported: dispatched Mpps achieved,
+ *            emulator cycles per dispatched packet over its busy loops, and
+ *            the capacity that implies (TSC Hz / cycles), which does not
+ *            depend on whether the workers kept up.
+ *  rx_cost   the workers' receive call on one core, hot caches: the bench
+ *            plays the NIC (fetch + deliver 32 packets to core 0 with the
+ *            design's verbs), then times rxb_iface_rx() (refills from a DPDK
+ *            mempool with a per-lcore cache included) and rxb_iface_free().
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "emu.h"
+#include "rxb/privring.h"
+#include "rxb/rxbisect.h"
+#include "rxb/shring.h"
+
+static const enum rxb_arch bench_archs[] = {
+	RXB_ARCH_PRIVRING, RXB_ARCH_SMALL_PRIVRING, RXB_ARCH_SHRING, RXB_ARCH_SHRING_LIST,
+	RXB_ARCH_RXBISECT,
+};
+
+static unsigned raw_get(void *ctx, rxb_buf_t *bufs, unsigned n)
+{
+	return rte_mempool_get_bulk(ctx, (void **)bufs, n) == 0 ? n : 0;
+}
+
+static void raw_put(void *ctx, const rxb_buf_t *bufs, unsigned n)
+{
+	rte_mempool_put_bulk(ctx, (void *const *)bufs, n);
+}
+
+struct rx_cost {
+	double rx_cyc, free_cyc;
+	uint64_t pkts;
+};
+
+static int measure_rx(enum rxb_arch arch, double ms, struct rx_cost *out, struct rxb_err *err)
+{
+	static unsigned seq;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp;
+	struct rxb_allocator al[2];
+	struct rxb_iface_config ic;
+	struct rxb_iface *i;
+	struct rxb_pkt pkts[RXB_BURST_MAX];
+	rxb_buf_t bufs[RXB_BURST_MAX];
+	uint64_t rx = 0, fr = 0, n_pkts = 0, hz = rte_get_tsc_hz(), end;
+
+	snprintf(name, sizeof(name), "rxbbench%u", seq++);
+	mp = rte_pktmbuf_pool_create(name, 16384, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     (int)rte_socket_id());
+	if (mp == NULL) {
+		rxb_err_set(err, "bench: mempool: %s", rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	for (int k = 0; k < 2; k++)
+		al[k] = (struct rxb_allocator){ raw_get, raw_put, mp };
+	memset(&ic, 0, sizeof(ic));
+	ic.arch = arch;
+	ic.n_cores = 2;
+	i = rxb_iface_create(&ic, al, err);
+	if (i == NULL) {
+		rte_mempool_free(mp);
+		return -EINVAL;
+	}
+	end = rte_rdtsc() + (uint64_t)(ms * 1e-3 * (double)hz);
+	while (rte_rdtsc() < end) {
+		for (int round = 0; round < 64; round++) {
+			struct rxb_delivery d;
+			struct rxb_rx_meta meta = { 64, 0, 0, 0 };
+			unsigned got, n;
+			uint64_t t0, t1, t2;
+
+			switch (arch) {
+			case RXB_ARCH_SHRING:
+			case RXB_ARCH_SHRING_LIST:
+				got = rxb_shring_nic_fetch(rxb_iface_shring(i), 0, bufs, 32);
+				break;
+			case RXB_ARCH_RXBISECT:
+				got = rxb_bisect_nic_fetch(rxb_iface_bisect(i), 0, bufs, 32);
+				break;
+			default:
+				got = rxb_privring_nic_fetch(rxb_iface_privring(i), 0, bufs, 32);
+				break;
+			}
+			for (unsigned k = 0; k < got; k++) {
+				meta.hash = k;
+				if (arch == RXB_ARCH_RXBISECT)
+					rxb_bisect_nic_deliver_from(rxb_iface_bisect(i), 0, &meta, &d);
+				else
+					rxb_iface_deliver(i, &meta, &d);
+			}
+			t0 = rte_rdtsc();
+			n = rxb_iface_rx(i, 0, pkts, 32, t0);
+			t1 = rte_rdtsc();
+			for (unsigned k = 0; k < n; k++)
+				bufs[k] = pkts[k].buf;
+			rxb_iface_free(i, 0, bufs, n);
+			t2 = rte_rdtsc();
+			rx += t1 - t0;
+			fr += t2 - t1;
+			n_pkts += n;
+		}
+	}
+	out->pkts = n_pkts;
+	out->rx_cyc = n_pkts ? (double)rx / (double)n_pkts : NAN;
+	out->free_cyc = n_pkts ? (double)fr / (double)n_pkts : NAN;
+	rxb_iface_destroy(i);
+	rte_mempool_free(mp); /* the buffers still posted go with it */
+	return 0;
+}
+
+static void cpu_model(char *out, size_t cap)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(out, cap, "unknown");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && p != NULL) {
+			p += 2;
+			p[strcspn(p, "\n\"\\")] = '\0';
+			snprintf(out, cap, "%s", p);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void jnum(FILE *f, const char *k, double v, bool comma)
+{
+	if (isfinite(v))
+		fprintf(f, "\"%s\": %.4g%s", k, v, comma ? ", " : "");
+	else
+		fprintf(f, "\"%s\": null%s", k, comma ? ", " : "");
+}
+
+int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err)
+{
+	struct rxb_emu_result *r = calloc(1, sizeof(*r));
+	double hz = (double)rte_get_tsc_hz();
+	char model[256];
+	int rc = 0;
+
+	if (r == NULL)
+		return -ENOMEM;
+	cpu_model(model, sizeof(model));
+	fprintf(f, "{\"experiment\": \"emu-bench\", \"machine\": {\"cpu\": \"%s\", "
+		"\"lcores\": %u, \"tsc_hz\": %.0f}, ", model, rte_lcore_count(), hz);
+	fprintf(f, "\"params\": {\"system.cores\": %u, \"traffic.packet_bytes\": %u, "
+		"\"traffic.flows\": %u, \"bench_ms\": %g, \"emu.source\": \"null\", "
+		"\"emu.rss\": \"sw\"}, \"dispatch\": [", base->cores, base->packet_bytes, base->flows,
+		ms);
+	for (size_t k = 0; k < RTE_DIM(bench_archs); k++) {
+		struct rxb_emu_cfg c = *base;
+
+		c.arch = bench_archs[k];
+		c.emulated = true;
+		c.duration_ms = ms;
+		c.warmup_ms = ms / 10;
+		c.telemetry = false;
+		c.progress = false;
+		rc = rxb_emu_run(&c, r, err);
+		if (rc != 0)
+			break;
+		fprintf(f, "%s{\"arch\": \"%s\", ", k ? ", " : "", rxb_arch_name[c.arch]);
+		jnum(f, "achieved_mpps", r->emu_mpps, true);
+		jnum(f, "cycles_per_packet", r->emu_cycles_per_pkt, true);
+		jnum(f, "ns_per_packet", r->emu_cycles_per_pkt / hz * 1e9, true);
+		jnum(f, "loaded_cycles_per_packet", r->emu_loaded_cycles_per_pkt, true);
+		jnum(f, "loaded_share", r->emu_dispatched ?
+			 (double)r->emu_loaded_pkts / (double)r->emu_dispatched : NAN, true);
+		jnum(f, "capacity_mpps", r->emu_loaded_cycles_per_pkt > 0 ?
+			 hz / r->emu_loaded_cycles_per_pkt / 1e6 : NAN, true);
+		jnum(f, "idle_share", r->emu_idle_share, true);
+		jnum(f, "workers_mpps", r->throughput_mpps, true);
+		fprintf(f, "\"dispatched\": %llu, \"swaps\": %llu, \"conservation_ok\": %s}",
+			(unsigned long long)r->emu_dispatched, (unsigned long long)r->emu_swaps,
+			r->packets_ok && r->buffers_ok ? "true" : "false");
+	}
+	fprintf(f, "], \"rx_cost\": [");
+	for (size_t k = 0; rc == 0 && k < RTE_DIM(bench_archs); k++) {
+		struct rx_cost x;
+
+		rc = measure_rx(bench_archs[k], ms, &x, err);
+		if (rc != 0)
+			break;
+		fprintf(f, "%s{\"arch\": \"%s\", ", k ? ", " : "", rxb_arch_name[bench_archs[k]]);
+		jnum(f, "rx_cycles", x.rx_cyc, true);
+		jnum(f, "rx_ns", x.rx_cyc / hz * 1e9, true);
+		jnum(f, "free_cycles", x.free_cyc, true);
+		jnum(f, "free_ns", x.free_cyc / hz * 1e9, true);
+		fprintf(f, "\"packets\": %llu}", (unsigned long long)x.pkts);
+	}
+	fprintf(f, "]}\n");
+	fflush(f);
+	free(r);
+	return rc;
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * emu_int.h — the emulator's run-time state, shared by its source files
+ * (not an interface for anyone else). Who writes what is stated per field:
+ * E = emulator lcore, S = source (generator) lcore, W = that worker, M = the
+ * main (control) lcore, Q = the physical queue's consumer (S for the
+ * generator source, E otherwise). Counters are rxb_counter_t (one writer,
+ * relaxed), read by M and the telemetry thread.
+ */
+#ifndef RXB_EMU_INT_H
+#define RXB_EMU_INT_H
+
+#include <stdatomic.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_rwlock.h>
+#include <rte_spinlock.h>
+
+#include "emu.h"
+#include "gen.h"
+#include "nf/nf.h"
+#include "rxb/privring.h"
+#include "rxb/rss.h"
+#include "rxb/rxbisect.h"
+#include "rxb/shring.h"
+
+#define EMU_BURST 32u          /* physical Rx burst */
+#define EMU_FETCH_CHUNK 32u    /* descriptors fetched from one virtual ring per visit */
+#define EMU_IVL_RING 256u      /* receive-call intervals kept per worker (dyn) */
+#define EMU_HIST_SUB 16u       /* latency histogram: sub-buckets per power of two */
+#define EMU_HIST_BUCKETS (64u * EMU_HIST_SUB)
+#define EMU_OPS_NAME "rxb_virt"
+
+/* What the emulator records in every buffer it hands a physical queue
+ * (an mbuf dynamic field, written at fetch time by E or M). */
+struct emu_meta {
+	uint32_t src;     /* the virtual ring the buffer came from (struct emu_src index) */
+	uint32_t epoch;   /* working-set window in which E last saw it filled */
+	uint64_t t_arr;   /* arrival TSC (E), when the packet carries no stamp */
+};
+extern int emu_meta_off;
+
+static inline struct emu_meta *emu_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, emu_meta_off, struct emu_meta *);
+}
+
+enum emu_src_kind { EMU_KIND_PRIV = 0, EMU_KIND_SHARED, EMU_KIND_AX };
+
+/* A virtual ring that supplies buffers to a physical queue: a privRing Rx
+ * ring, a shRing shared ring, or an rxBisect Ax ring. E-private. */
+struct emu_src {
+	rxb_buf_t *exp;        /* fetched, not yet consumed by the library, in
+	                        * the order the library will consume them */
+	uint32_t mask, head, tail;
+	uint32_t holes;        /* exp[head .. head+holes) are in E's hands, empty */
+	uint32_t pq;           /* physical queue it feeds */
+	uint32_t kind;         /* enum emu_src_kind */
+	uint32_t id;           /* ring index within its design */
+	uint32_t size;         /* its capacity */
+};
+
+static inline uint32_t emu_src_out(const struct emu_src *s)
+{
+	return s->tail - s->head;
+}
+
+/* One physical Rx queue and its "rxb_virt" mempool. */
+struct emu_pq {
+	struct rte_mempool *vpool;  /* the pool the PMD / generator allocates from */
+	struct rte_ring *fill;      /* SPSC E -> Q: buffers fetched from virtual rings */
+	struct rte_ring *wire;      /* generator source: the net_ring Rx ring (S -> E) */
+	/* Q-private: buffers the PMD took and gave back unused, handed out
+	 * again first (top = next). stash_n is read by get_count from any
+	 * thread, hence atomic. */
+	struct rte_mbuf **stash;
+	_Atomic uint32_t stash_n;
+	uint32_t stash_cap;
+	uint32_t cap;               /* physical ring size: what its sources can hold */
+	uint16_t qid;
+	uint32_t src_first, src_n, src_rr;  /* E: sources feeding it */
+	uint32_t core_first, core_n;        /* destinations packets of this queue may go to */
+	uint32_t set;                       /* dyn: 0 private set, 1 shared set */
+	_Atomic bool eof;                   /* E (W native): the pcap queue reached its end */
+	rxb_counter_t fetched;      /* E */
+	rxb_counter_t received;     /* E (or the polling worker, native) */
+	rxb_counter_t returned;     /* Q: buffers the PMD gave back unused */
+} __rte_cache_aligned;
+
+/* A worker's allocator endpoint: a DPDK mempool with per-lcore cache. */
+struct emu_alloc {
+	struct rte_mempool *mp;
+	uint64_t cyc;    /* W: cycles spent in get/put */
+	uint64_t fails;  /* W */
+};
+
+struct emu_wstats {
+	rxb_counter_t polls, empty_polls, received, processed, tx, nf_drops, tx_drops;
+	rxb_counter_t bytes, wire_bytes;
+	rxb_counter_t cyc_rx, cyc_alloc, cyc_app, cyc_idle;
+	rxb_counter_t alloc_fail;
+};
+
+struct emu;
+
+struct emu_worker {
+	struct emu *e;
+	uint32_t id;
+	unsigned lcore;
+	struct rxb_nf *nf;
+	struct emu_alloc alloc;
+	uint16_t txq;
+	rte_spinlock_t *txlock;     /* when workers share a Tx queue */
+	uint64_t stall_from, stall_to;  /* TSC; stall_to 0 = until the drain */
+	uint64_t extra_cyc;         /* per packet: workload.compute_ns + slow_extra_ns */
+	struct emu_wstats st;       /* W */
+	/* W: latency of processed packets, TSC cycles, reset at the warm-up */
+	uint64_t hist[EMU_HIST_BUCKETS];
+	uint64_t lat_n, lat_sum, lat_max;
+	uint64_t warm_seen;
+	/* W -> M (dyn): the latest receive-call intervals */
+	_Atomic uint64_t ivl[EMU_IVL_RING];
+	_Atomic uint64_t ivl_n;
+	uint64_t last_poll;
+	uint64_t ivl_read;          /* M */
+	_Atomic int done;
+} __rte_cache_aligned;
+
+/* Emulator (NIC) counters, E-written. */
+struct emu_nstats {
+	rxb_counter_t loops, idle_loops, busy_cyc, idle_cyc;
+	rxb_counter_t dispatched, fetched, mismatch, swaps, hole_returns, holes_max;
+	rxb_counter_t sw_hash, port_hash, steer_fixups, dma_bytes;
+	rxb_counter_t ws_distinct, ws_max;   /* working set: distinct buffers per window */
+	rxb_counter_t full_cyc, full_pkts;   /* loops that dispatched >= EMU_BURST / 2
+	                                      * within 200 µs (not preempted) */
+	rxb_counter_t mode_switches;         /* dyn: ring-set switches applied */
+};
+
+/* Per destination, S-written: packets the source offered to it and those
+ * the physical queue could not take (no buffer), by cause. */
+struct emu_dstats {
+	rxb_counter_t offered;
+	rxb_counter_t drops[RXB_DROP_CAUSES];
+	rxb_counter_t bytes;
+	/* M: occupancy samples */
+	uint64_t occ_sum, occ_n, occ_max;
+} __rte_cache_aligned;
+
+struct emu {
+	const struct rxb_emu_cfg *cfg;
+	uint32_t run_id;
+	uint64_t hz;
+	uint32_t cores, cpn, share;
+	uint32_t dmax;                /* design's "no descriptor" drop cause */
+	uint32_t dest_size;           /* entries of a destination ring (CR / Bx) */
+	bool kv_steer;
+
+	struct rte_mempool *wpool;    /* the workers' mempool */
+	struct rte_mempool *spool;    /* generator staging mbufs */
+	struct rxb_iface *iface;
+	struct rxb_privring *pr;
+	struct rxb_shring *sh;
+	struct rxb_bisect *bs;
+	struct rxb_allocator *allocs;
+
+	uint32_t n_src;
+	struct emu_src *src;
+	uint32_t n_pq;
+	struct emu_pq *pq;
+
+	/* ports */
+	uint16_t in_port, out_port;
+	bool in_vdev, out_vdev, out_own;
+	char in_name[64], out_name[64];
+	rte_spinlock_t out_lock[RXB_EMU_MAX_WORKERS];
+	uint16_t in_txq, out_txq;     /* Tx queues configured */
+	bool in_started, out_started;
+	struct rte_ring *dummy_ring;  /* net_ring ports need a ring on the other side */
+	bool pmd_allocates;           /* the PMD takes buffers at rx time (pcap, null) */
+	char split[64][RXB_EMU_PATH_MAX]; /* per-queue pcap files we wrote */
+	uint32_t n_split;
+
+	struct rxb_rss rss;
+	struct rxb_reta reta;
+
+	struct emu_worker *w;
+	struct rxb_gen *gen;
+	double gen_pps;               /* packets per second the pattern asks for */
+	struct rte_lpm *lpm;
+	_Atomic uint64_t *counters;   /* counter NF: shared array */
+
+	/* phases (M sets, others read) */
+	_Atomic int gen_stop, src_done, emu_stop, emu_done, drain, quit;
+	_Atomic uint32_t ctl_mode;    /* M -> S: dyn ring set to steer to */
+	_Atomic uint32_t gen_mode;    /* S -> E: set the generator steers to now */
+	uint32_t applied_mode;        /* E */
+	bool holes_pending;           /* E: some source has holes */
+	bool has_mbm;                 /* resctrl MBM readable */
+	_Atomic uint64_t warm;        /* M -> W: bumped at the end of warm-up */
+	_Atomic uint32_t ws_epoch;    /* M -> E: working-set window */
+	uint64_t t_start, t_warm, t_stop;
+
+	struct emu_nstats ns;         /* E */
+	struct emu_dstats *d;         /* per dest */
+	rxb_counter_t gen_late, gen_pipeline; /* S */
+	_Atomic uint64_t in_use_max;  /* M */
+	uint64_t mode_switches;       /* M */
+
+	/* M: recent rates for telemetry */
+	_Atomic uint64_t tel_mpps_milli, tel_idle_permille;
+	rte_rwlock_t tel_lock;
+};
+
+/* ---- emu_virt.c: the "rxb_virt" mempool and the fill hand-off ---- */
+int emu_virt_register(void);
+int emu_pq_create(struct emu *e, struct emu_pq *pq, uint32_t idx);
+void emu_pq_destroy(struct emu_pq *pq);
+/* Q: take up to n buffers (stash first, then the fill ring); all or nothing. */
+int emu_pq_take(struct emu_pq *pq, struct rte_mbuf **m, unsigned n);
+unsigned emu_pq_avail(const struct emu_pq *pq);
+
+/* ---- emu_nic.c: the emulator lcore ---- */
+int emu_nic_main(void *arg);
+/* E or M (before launch): fetch from the sources of pq into its fill ring. */
+unsigned emu_refill(struct emu *e, struct emu_pq *pq, uint64_t now);
+/* The software Toeplitz hash of a frame (0 when not IPv4); *dport the L4
+ * destination port (0 without). */
+uint32_t emu_hash_frame(const struct rxb_rss *rss, const uint8_t *p, uint32_t len,
+			uint16_t *dport);
+/* The destination core of a packet, and the physical queue it arrives on. */
+uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool have_dport);
+uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set);
+
+/* ---- emu_worker.c ---- */
+int emu_worker_main(void *arg);
+void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out);
+void emu_hist_add(struct emu_worker *w, uint64_t cyc);
+double emu_hist_quantile(const uint64_t *hist, uint64_t n, double q);
+
+/* ---- emu_source.c: the generator lcore ---- */
+int emu_gen_setup(struct emu *e, struct rxb_err *err);
+int emu_gen_main(void *arg);
+
+/* ---- emu_ports.c ---- */
+int emu_ports_setup(struct emu *e, struct rxb_err *err);
+int emu_ports_start(struct emu *e, struct rxb_err *err);
+void emu_ports_stop(struct emu *e);
+void emu_ports_close(struct emu *e);
+
+/* ---- emu_run.c ---- */
+/* NIC counter `counter` of destination d, summed over the design's ring
+ * sets (both of them for dynamic shRing). Any thread. */
+uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter);
+/* Machine-wide memory traffic in bytes from resctrl MBM; -1 without it. */
+int emu_mbm_read(uint64_t *bytes);
+
+/* ---- emu_telemetry.c ---- */
+void emu_telemetry_register(void);
+void emu_telemetry_attach(struct emu *e);
+void emu_telemetry_detach(void);
+
+/* ---- helpers ---- */
+static inline uint64_t emu_ns_to_cyc(const struct emu *e, double ns)
+{
+	return (uint64_t)(ns * (double)e->hz / 1e9);
+}
+
+static inline uint32_t emu_worker_of(struct emu *e, struct emu_worker *w)
+{
+	return (uint32_t)(w - e->w);
+}
+
+/* The drop cause a design reports when its physical queue has no buffer. */
+static inline enum rxb_drop_cause emu_nodesc_cause(const struct emu *e)
+{
+	return (enum rxb_drop_cause)e->dmax;
+}
+
+#endif /* RXB_EMU_INT_H */

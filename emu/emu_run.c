@@ -1,0 +1,1099 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * One emulator run: build the pool, the interface, the physical queues and
+ * the ports; launch workers, the emulator and the source; sample while it
+ * runs; stop the source, drain, check conservation (interfaces.md §8) and
+ * gather the result.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_lpm.h>
+#include <rte_malloc.h>
+
+#include "emu_int.h"
+
+int emu_meta_off = -1;
+
+static int meta_register(struct rxb_err *err)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "rxb_emu_meta",
+		.size = sizeof(struct emu_meta),
+		.align = __alignof__(struct emu_meta),
+	};
+
+	if (emu_meta_off < 0)
+		emu_meta_off = rte_mbuf_dynfield_register(&desc);
+	if (emu_meta_off < 0) {
+		rxb_err_set(err, "cannot register the mbuf dynamic field: %s",
+			    rte_strerror(rte_errno));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static uint32_t ring_size_of(const struct rxb_emu_cfg *c)
+{
+	if (c->rx_size != 0)
+		return c->rx_size;
+	return c->arch == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE : RXB_DEFAULT_RX_SIZE;
+}
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int add_src(struct emu *e, uint32_t kind, uint32_t id, uint32_t size, uint32_t pq)
+{
+	struct emu_src *s = &e->src[e->n_src++];
+
+	s->kind = kind;
+	s->id = id;
+	s->size = size;
+	s->pq = pq;
+	s->mask = pow2_at_least(size) - 1;
+	s->exp = rte_zmalloc("rxb_exp", sizeof(*s->exp) * (s->mask + 1), 0);
+	return s->exp ? 0 : -ENOMEM;
+}
+
+static void set_pq(struct emu *e, uint32_t q, uint32_t src_first, uint32_t src_n, uint32_t cap,
+		   uint32_t core_first, uint32_t core_n, uint32_t set)
+{
+	struct emu_pq *pq = &e->pq[q];
+
+	pq->src_first = src_first;
+	pq->src_n = src_n;
+	pq->cap = cap;
+	pq->core_first = core_first;
+	pq->core_n = core_n;
+	pq->set = set;
+}
+
+/* The physical queues and the virtual rings behind them. */
+static int build_queues(struct emu *e)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	uint32_t rs = ring_size_of(c), ax = c->ax_size ? c->ax_size : RXB_DEFAULT_AX_SIZE;
+	uint32_t n = e->cores, rings = n / e->share;
+	int rc = 0;
+
+	e->n_pq = rxb_emu_phys_queues(c);
+	e->pq = rte_zmalloc("rxb_pq", sizeof(*e->pq) * e->n_pq, RTE_CACHE_LINE_SIZE);
+	e->src = rte_zmalloc("rxb_src", sizeof(*e->src) * (n + rings + 1), RTE_CACHE_LINE_SIZE);
+	if (e->pq == NULL || e->src == NULL)
+		return -ENOMEM;
+	if (!c->emulated) {
+		for (uint32_t q = 0; q < n; q++)
+			set_pq(e, q, 0, 0, rs, q, 1, 0);
+		return 0;
+	}
+	switch (c->arch) {
+	case RXB_ARCH_PRIVRING:
+	case RXB_ARCH_SMALL_PRIVRING:
+		for (uint32_t q = 0; rc == 0 && q < n; q++) {
+			set_pq(e, q, q, 1, rs, q, 1, 0);
+			rc = add_src(e, EMU_KIND_PRIV, q, rs, q);
+		}
+		break;
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		for (uint32_t g = 0; rc == 0 && g < rings; g++) {
+			set_pq(e, g, g, 1, rs, g * e->share, e->share, 0);
+			rc = add_src(e, EMU_KIND_SHARED, g, rs, g);
+		}
+		break;
+	case RXB_ARCH_DYN_SHRING:
+		for (uint32_t q = 0; rc == 0 && q < n; q++) {
+			set_pq(e, q, q, 1, rs, q, 1, RXB_DYN_PRIVATE);
+			rc = add_src(e, EMU_KIND_PRIV, q, rs, q);
+		}
+		for (uint32_t g = 0; rc == 0 && g < rings; g++) {
+			set_pq(e, n + g, n + g, 1, rs, g * e->share, e->share, RXB_DYN_SHARED);
+			rc = add_src(e, EMU_KIND_SHARED, g, rs, n + g);
+		}
+		break;
+	default: { /* rxBisect: one shared physical queue per association set,
+		    * as deep as the set's Ax rings together */
+		uint32_t per = n / e->n_pq;
+
+		for (uint32_t g = 0; g < e->n_pq; g++)
+			set_pq(e, g, g * per, per, per * ax, g * per, per, 0);
+		for (uint32_t a = 0; rc == 0 && a < n; a++)
+			rc = add_src(e, EMU_KIND_AX, a, ax, a / per);
+		break;
+	}
+	}
+	return rc;
+}
+
+static int create_queues(struct emu *e, struct rxb_err *err)
+{
+	for (uint32_t q = 0; e->cfg->emulated && q < e->n_pq; q++) {
+		int rc = emu_pq_create(e, &e->pq[q], q);
+
+		if (rc != 0) {
+			rxb_err_set(err, "cannot create physical queue %u's pool and fill ring: %s",
+				    q, rte_strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static uint32_t pool_size(const struct emu *e)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	uint64_t n = 0;
+
+	if (c->pool_buffers != 0)
+		return c->pool_buffers;
+	if (!c->emulated)
+		n = (uint64_t)e->cores * ring_size_of(c);
+	for (uint32_t i = 0; i < e->n_src; i++)
+		n += e->src[i].size;
+	if (c->arch == RXB_ARCH_RXBISECT && c->emulated) /* to fill every Bx */
+		n += (uint64_t)e->cores * (c->bx_size ? c->bx_size : RXB_DEFAULT_BX_SIZE);
+	n += (uint64_t)rte_lcore_count() * c->alloc_cache * 3 / 2;
+	if (c->out == RXB_EMU_OUT_RING && c->out_ring != NULL) /* it keeps what it gets */
+		n += rte_ring_free_count(c->out_ring);
+	n += (uint64_t)e->cores * RXB_BURST_MAX * 2 + 1024;
+	return (uint32_t)RTE_MIN(n, 1ull << 24);
+}
+
+static int make_pools(struct emu *e, struct rxb_err *err)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	uint32_t n = pool_size(e), cache = c->alloc_cache;
+	uint16_t room = (uint16_t)(c->buffer_bytes + RTE_PKTMBUF_HEADROOM);
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (cache > RTE_MEMPOOL_CACHE_MAX_SIZE)
+		cache = RTE_MEMPOOL_CACHE_MAX_SIZE;
+	if (cache * 3 / 2 > n)
+		cache = n * 2 / 3;
+	snprintf(name, sizeof(name), "rxbp%u", e->run_id);
+	e->wpool = rte_pktmbuf_pool_create(name, n, cache, 0, room, (int)rte_socket_id());
+	if (e->wpool == NULL) {
+		rxb_err_set(err, "cannot create the mempool of %u buffers of %u bytes: %s (raise -m "
+			    "in --eal or lower arch.pool_buffers)", n, room, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	snprintf(name, sizeof(name), "rxbs%u", e->run_id);
+	e->spool = rte_pktmbuf_pool_create(name, 2 * EMU_BURST + 64, 0, 0, room,
+					   (int)rte_socket_id());
+	if (e->spool == NULL) {
+		rxb_err_set(err, "cannot create the staging mempool: %s", rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* net_null writes no bytes: give every buffer a packet of the pattern once,
+ * so software RSS spreads them and the NF has something to parse. */
+static void prefill_one(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	struct rte_mbuf *m = obj;
+
+	(void)mp;
+	(void)idx;
+	rxb_gen_fill(arg, &m, 1, 0, NULL);
+}
+
+static int prefill(struct emu *e, struct rxb_err *err)
+{
+	struct rxb_gen_cfg g;
+	struct rxb_gen *gen;
+
+	rxb_gen_cfg_defaults(&g);
+	g.seed = e->cfg->seed;
+	g.n_flows = e->cfg->flows;
+	g.frame_size = (uint16_t)(e->cfg->packet_bytes - 4);
+	g.stamp = false;
+	if (rxb_gen_create(&g, &gen, err) != 0)
+		return -EINVAL;
+	rte_mempool_obj_iter(e->wpool, prefill_one, gen);
+	rxb_gen_destroy(gen);
+	return 0;
+}
+
+static int make_iface(struct emu *e, struct rxb_err *err)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	struct rxb_iface_config ic;
+
+	memset(&ic, 0, sizeof(ic));
+	ic.arch = c->arch;
+	ic.n_cores = e->cores;
+	ic.rx_size = c->rx_size;
+	ic.cr_size = c->cr_size;
+	ic.share_degree = e->share;
+	ic.ax_size = c->ax_size;
+	ic.bx_size = c->bx_size;
+	ic.ax_policy = c->ax_policy;
+	ic.n_groups = c->arch == RXB_ARCH_RXBISECT ? e->n_pq : 0;
+	ic.coalesce = c->coalesce;
+	ic.coalesce_timeout = emu_ns_to_cyc(e, c->coalesce_timeout_ns);
+	ic.seed = c->seed;
+	if (c->arch == RXB_ARCH_DYN_SHRING) {
+		ic.dyn = c->dyn;
+		ic.dyn.sample_period = emu_ns_to_cyc(e, c->dyn_sample_ms * 1e6);
+		if (ic.dyn.sample_period == 0)
+			ic.dyn.sample_period = 1;
+	}
+	e->iface = rxb_iface_create(&ic, e->allocs, err);
+	if (e->iface == NULL)
+		return -EINVAL;
+	e->pr = rxb_iface_privring(e->iface);
+	e->sh = rxb_iface_shring(e->iface);
+	e->bs = rxb_iface_bisect(e->iface);
+	return 0;
+}
+
+static int make_workers(struct emu *e, struct rxb_err *err)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	int socket = (int)rte_socket_id();
+	struct rxb_nf_cfg nc;
+	int rc;
+
+	e->w = rte_zmalloc("rxb_workers", sizeof(*e->w) * e->cores, RTE_CACHE_LINE_SIZE);
+	e->allocs = rte_zmalloc("rxb_allocs", sizeof(*e->allocs) * e->cores, 0);
+	if (e->w == NULL || e->allocs == NULL)
+		return -ENOMEM;
+	rxb_nf_cfg_defaults(&nc);
+	if (strcmp(c->nf, "l3fwd") == 0 || strcmp(c->nf, "synthetic") == 0) {
+		rc = rxb_nf_lpm_create(&nc, socket, &e->lpm, err);
+		if (rc != 0)
+			return rc;
+	}
+	if (strcmp(c->nf, "counter") == 0) {
+		e->counters = rte_zmalloc("rxb_counters", sizeof(*e->counters) * c->counter_slots,
+					  RTE_CACHE_LINE_SIZE);
+		if (e->counters == NULL)
+			return -ENOMEM;
+	}
+	for (uint32_t w = 0; w < e->cores; w++) {
+		struct emu_worker *wk = &e->w[w];
+		bool target = w % e->cpn == c->target_core;
+		uint64_t keys = c->kvs_keys / e->cores + 1;
+
+		wk->e = e;
+		wk->id = w;
+		wk->alloc.mp = e->wpool;
+		emu_alloc_endpoint(&wk->alloc, &e->allocs[w]);
+		wk->extra_cyc = emu_ns_to_cyc(e, c->compute_ns + (c->slow[w] ? c->slow_extra_ns : 0));
+		rxb_nf_cfg_defaults(&nc);
+		nc.instance = w;
+		nc.seed = c->seed * 7919 + w;
+		nc.lpm = e->lpm;
+		nc.nat.capacity = c->nat_flows;
+		nc.lb.capacity = RTE_MAX(c->flows, 1024u);
+		if (nc.lb.capacity > RXB_NF_MAX_FLOWS)
+			nc.lb.capacity = RXB_NF_MAX_FLOWS;
+		nc.lb.n_backends = c->lb_backends;
+		nc.synth.buf_bytes = (uint64_t)(c->buffer_mib * 1048576.0);
+		if (nc.synth.buf_bytes < 64)
+			nc.synth.buf_bytes = 64;
+		nc.synth.reads = c->reads + (target ? c->target_reads : 0);
+		nc.synth.payload = (enum rxb_nf_payload)c->payload;
+		/* One partition per worker; the value array is capacity x 1088
+		 * bytes, so it is capped to what -m 2048 can hold. */
+		nc.kvs.capacity = (uint32_t)RTE_MIN(keys + keys / 4 + 64, 131072ull);
+		nc.kvs.partition = w;
+		nc.kvs.n_partitions = e->cores;
+		nc.counter.n_counters = c->counter_slots;
+		nc.counter.shared = e->counters;
+		rc = rxb_nf_create(c->nf, &nc, socket, &wk->nf, err);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+/* Memory traffic from Intel RDT / AMD PQoS memory bandwidth monitoring:
+ * the root resctrl group's mbm_total_bytes summed over L3 domains (the
+ * whole machine's DRAM traffic, not just ours). -1 when resctrl is not
+ * mounted or has no MBM (this VM). */
+int emu_mbm_read(uint64_t *bytes)
+{
+	DIR *d = opendir("/sys/fs/resctrl/mon_data");
+	struct dirent *de;
+	uint64_t sum = 0;
+	int found = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		char path[PATH_MAX];
+		unsigned long long v;
+		FILE *f;
+
+		if (strncmp(de->d_name, "mon_L3_", 7) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/resctrl/mon_data/%s/mbm_total_bytes",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (f != NULL && fscanf(f, "%llu", &v) == 1) {
+			sum += v;
+			found = 1;
+		}
+		if (f != NULL)
+			fclose(f);
+	}
+	closedir(d);
+	*bytes = sum;
+	return found ? 0 : -1;
+}
+
+struct snap {
+	uint64_t t, offered, offered_bytes, processed, wire_bytes, dispatched, busy, idle;
+	uint64_t mbm;     /* resctrl memory traffic, bytes */
+	bool has_mbm;
+};
+
+static uint64_t src_offered(struct emu *e, uint64_t *bytes)
+{
+	uint64_t n = 0, b = 0;
+
+	if (e->cfg->source == RXB_EMU_SRC_GEN) {
+		for (uint32_t d = 0; d < e->cores; d++) {
+			n += rxb_counter_read(&e->d[d].offered);
+			b += rxb_counter_read(&e->d[d].bytes);
+		}
+	} else if (e->cfg->emulated) {
+		for (uint32_t q = 0; q < e->n_pq; q++)
+			n += rxb_counter_read(&e->pq[q].received);
+		b = rxb_counter_read(&e->ns.dma_bytes);
+	} else {
+		for (uint32_t w = 0; w < e->cores; w++) {
+			n += rxb_counter_read(&e->w[w].st.received);
+			b += rxb_counter_read(&e->w[w].st.bytes);
+		}
+	}
+	if (bytes != NULL)
+		*bytes = b;
+	return n;
+}
+
+static void take_snap(struct emu *e, struct snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = rte_rdtsc();
+	s->offered = src_offered(e, &s->offered_bytes);
+	for (uint32_t w = 0; w < e->cores; w++) {
+		s->processed += rxb_counter_read(&e->w[w].st.processed);
+		s->wire_bytes += rxb_counter_read(&e->w[w].st.wire_bytes);
+	}
+	s->dispatched = rxb_counter_read(&e->ns.dispatched);
+	s->has_mbm = e->has_mbm && emu_mbm_read(&s->mbm) == 0;
+	s->busy = rxb_counter_read(&e->ns.busy_cyc);
+	s->idle = rxb_counter_read(&e->ns.idle_cyc);
+}
+
+static void sample_occupancy(struct emu *e)
+{
+	uint64_t in_use = rte_mempool_in_use_count(e->wpool);
+
+	if (in_use > atomic_load(&e->in_use_max))
+		atomic_store(&e->in_use_max, in_use);
+	for (uint32_t d = 0; d < e->cores; d++) {
+		uint64_t o;
+
+		if (e->cfg->emulated)
+			o = rxb_iface_occupancy(e->iface, d);
+		else
+			o = e->pq[d].wire ? rte_ring_count(e->pq[d].wire) : 0;
+		e->d[d].occ_sum += o;
+		e->d[d].occ_n++;
+		if (o > e->d[d].occ_max)
+			e->d[d].occ_max = o;
+	}
+}
+
+/* Dynamic shRing: one controller sample. Memory bandwidth comes from
+ * resctrl's MBM when the machine has it; otherwise (this VM: no resctrl, no
+ * uncore counters) the controller gets the DMA write rate, the bytes the
+ * source wrote into buffers, as a stand-in. */
+static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	double dt = (double)(b->t - a->t) / (double)e->hz;
+	struct rxb_dynctl_sample s;
+	uint64_t buf[EMU_IVL_RING];
+	enum rxb_dyn_decision dec;
+
+	if (dt <= 0)
+		return;
+	s.tput_gbps = (double)(b->wire_bytes - a->wire_bytes) * 8 / dt / 1e9;
+	s.mem_bw_gibps = a->has_mbm && b->has_mbm ?
+			 (double)(b->mbm - a->mbm) / dt / 1073741824.0 :
+			 (double)(b->offered_bytes - a->offered_bytes) / dt / 1073741824.0;
+	s.overloaded_cores = 0;
+	for (uint32_t w = 0; w < e->cores; w++) {
+		struct emu_worker *wk = &e->w[w];
+		uint64_t n = atomic_load_explicit(&wk->ivl_n, memory_order_acquire);
+		uint64_t k = RTE_MIN(n - wk->ivl_read, (uint64_t)EMU_IVL_RING);
+
+		for (uint64_t i = 0; i < k; i++)
+			buf[i] = atomic_load_explicit(&wk->ivl[(n - k + i) % EMU_IVL_RING],
+						      memory_order_relaxed);
+		wk->ivl_read = n;
+		/* No receive call in a whole period: the core is wedged. */
+		if ((n == 0 || k == 0) ||
+		    rxb_dynctl_core_overloaded(buf, k, c->dyn.overload_stddev_over_median) == 1)
+			s.overloaded_cores++;
+	}
+	dec = rxb_iface_dyn_sample(e->iface, &s);
+	if (dec == RXB_DYN_TO_SHARED)
+		atomic_store(&e->ctl_mode, RXB_DYN_SHARED);
+	else if (dec == RXB_DYN_TO_PRIVATE)
+		atomic_store(&e->ctl_mode, RXB_DYN_PRIVATE);
+}
+
+/* ------------------------------------------------------------ checks */
+
+uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter)
+{
+	uint64_t v = 0;
+
+	if (e->pr != NULL)
+		v += rxb_counter_read(&rxb_privring_nic_stats(e->pr, d)->c[counter]);
+	if (e->sh != NULL)
+		v += rxb_counter_read(&rxb_shring_nic_stats(e->sh, d)->c[counter]);
+	if (e->bs != NULL)
+		v += rxb_counter_read(&rxb_bisect_nic_stats(e->bs, d)->c[counter]);
+	return v;
+}
+
+static uint64_t wire_residual(struct emu *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t q = 0; q < e->n_pq; q++)
+		if (e->pq[q].wire != NULL)
+			n += rte_ring_count(e->pq[q].wire);
+	return n;
+}
+
+static uint64_t out_held(const struct emu *e)
+{
+	return e->cfg->out == RXB_EMU_OUT_RING && e->cfg->out_ring ?
+	       rte_ring_count(e->cfg->out_ring) : 0;
+}
+
+static void check_packets(struct emu *e, struct rxb_emu_result *r)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	uint64_t phys_drops = 0, resid = wire_residual(e), received = 0, processed = 0;
+	struct rxb_census cs;
+	struct rxb_err err = { "" };
+
+	for (uint32_t d = 0; d < e->cores; d++)
+		for (int k = 0; k < RXB_DROP_CAUSES; k++) {
+			uint64_t v = rxb_counter_read(&e->d[d].drops[k]);
+
+			r->drops[k] += v;
+			phys_drops += v;
+		}
+	if (c->source == RXB_EMU_SRC_PORT) {
+		struct rte_eth_stats st;
+
+		if (rte_eth_stats_get(e->in_port, &st) == 0) {
+			r->port_imissed = st.imissed;
+			r->port_rx_nombuf = st.rx_nombuf;
+			r->drops[emu_nodesc_cause(e)] += st.imissed + st.rx_nombuf;
+			phys_drops += st.imissed + st.rx_nombuf;
+		}
+	}
+	for (uint32_t w = 0; w < e->cores; w++) {
+		received += rxb_counter_read(&e->w[w].st.received);
+		processed += rxb_counter_read(&e->w[w].st.processed);
+		r->nf_drops += rxb_counter_read(&e->w[w].st.nf_drops);
+		r->tx_packets += rxb_counter_read(&e->w[w].st.tx);
+		r->tx_drops += rxb_counter_read(&e->w[w].st.tx_drops);
+	}
+	r->offered = src_offered(e, NULL) + (c->source == RXB_EMU_SRC_PORT ? phys_drops : 0);
+	r->delivered = processed;
+	if (!c->emulated) {
+		r->in_flight = resid + (received - processed);
+		r->packets_ok = r->offered == processed + phys_drops + r->in_flight;
+		if (!r->packets_ok)
+			snprintf(r->packets_msg, sizeof(r->packets_msg),
+				 "offered %lu != processed %lu + dropped %lu + in flight %lu",
+				 r->offered, processed, phys_drops, r->in_flight);
+		return;
+	}
+	for (uint32_t d = 0; d < e->cores; d++)
+		for (int k = 0; k < RXB_DROP_CAUSES; k++)
+			r->drops[k] += emu_lib_nic(e, d, RXB_NIC_DROP_FIRST + k);
+	if (rxb_iface_check(e->iface, NULL, &err) != 0) {
+		r->packets_ok = false;
+		snprintf(r->packets_msg, sizeof(r->packets_msg), "library check: %.200s", err.msg);
+		return;
+	}
+	rxb_iface_census(e->iface, &cs, &err);
+	r->in_flight = resid + cs.in_entries + (received - processed);
+	r->packets_ok = false;
+	if (rxb_counter_read(&e->ns.mismatch) != 0)
+		snprintf(r->packets_msg, sizeof(r->packets_msg),
+			 "%lu deliveries used another buffer than the packet's",
+			 rxb_counter_read(&e->ns.mismatch));
+	else if (cs.offered != rxb_counter_read(&e->ns.dispatched))
+		snprintf(r->packets_msg, sizeof(r->packets_msg),
+			 "library offered %lu != emulator dispatched %lu", cs.offered,
+			 rxb_counter_read(&e->ns.dispatched));
+	else if (cs.received != received)
+		snprintf(r->packets_msg, sizeof(r->packets_msg),
+			 "library received %lu != workers received %lu", cs.received, received);
+	else if (r->offered != processed + phys_drops + cs.dropped + r->in_flight)
+		snprintf(r->packets_msg, sizeof(r->packets_msg),
+			 "offered %lu != processed %lu + dropped %lu (physical %lu) + in flight %lu",
+			 r->offered, processed, phys_drops + cs.dropped, phys_drops, r->in_flight);
+	else
+		r->packets_ok = true;
+}
+
+/* Buffers: while the rings still hold theirs, every buffer out of the pool
+ * is accounted for by the library's census (fetched ones count as held by
+ * the NIC, wherever they are on the physical side); then they are taken
+ * back and the pool must be whole again. */
+static void check_buffers(struct emu *e, struct rxb_emu_result *r)
+{
+	uint64_t in_use = rte_mempool_in_use_count(e->wpool), held = out_held(e);
+	struct rxb_census cs = { 0 };
+	struct rxb_err err = { "" };
+	rxb_buf_t bufs[EMU_FETCH_CHUNK];
+
+	r->pool_size = e->wpool->size;
+	r->out_ring_held = held;
+	r->buffers_ok = true;
+	if (e->cfg->emulated) {
+		uint64_t want;
+
+		rxb_iface_census(e->iface, &cs, &err);
+		want = cs.posted + cs.nic_held + cs.in_entries + cs.app_held + held;
+		if (in_use != want) {
+			r->buffers_ok = false;
+			snprintf(r->buffers_msg, sizeof(r->buffers_msg),
+				 "pool in use %lu != posted %lu + in NIC %lu + unread %lu + "
+				 "application %lu + output %lu", in_use, cs.posted, cs.nic_held,
+				 cs.in_entries, cs.app_held, held);
+		}
+		/* Take every buffer back: those handed to the physical side
+		 * (exp lists them whatever ring or hand they are in now), then
+		 * those still posted. */
+		for (uint32_t i = 0; i < e->n_src; i++) {
+			struct emu_src *s = &e->src[i];
+			unsigned got;
+
+			for (; s->head != s->tail; s->head++) {
+				struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)s->exp[s->head & s->mask];
+
+				m->pool = e->wpool;
+				rte_mempool_put(e->wpool, m);
+			}
+			while ((got = s->kind == EMU_KIND_PRIV ?
+				      rxb_privring_nic_fetch(e->pr, s->id, bufs, EMU_FETCH_CHUNK) :
+				      s->kind == EMU_KIND_SHARED ?
+				      rxb_shring_nic_fetch(e->sh, s->id, bufs, EMU_FETCH_CHUNK) :
+				      rxb_bisect_nic_fetch(e->bs, s->id, bufs, EMU_FETCH_CHUNK)) != 0)
+				rte_mempool_put_bulk(e->wpool, (void **)bufs, got);
+		}
+		for (uint32_t q = 0; q < e->n_pq; q++) {
+			rte_ring_reset(e->pq[q].fill);
+			atomic_store(&e->pq[q].stash_n, 0);
+		}
+	}
+	/* Unread packets left in CR/Bx entries (a forced stop) stay out, and
+	 * so does each RxList's tail: the NIC never fetches that sentinel
+	 * descriptor (include/rxb/shring.h), so it is never handed back; it
+	 * goes away with the mempool. */
+	if (e->cfg->emulated) {
+		held += cs.in_entries;
+		if (e->cfg->arch == RXB_ARCH_SHRING_LIST)
+			held += rxb_shring_n_rings(e->sh);
+	}
+	in_use = rte_mempool_in_use_count(e->wpool);
+	r->pool_in_use_end = in_use;
+	if (r->buffers_ok && in_use != held) {
+		r->buffers_ok = false;
+		snprintf(r->buffers_msg, sizeof(r->buffers_msg),
+			 "after taking every buffer back, %lu are still out of the pool "
+			 "(expected %lu: output, unread entries, RxList sentinels)", in_use, held);
+	}
+}
+
+/* ------------------------------------------------------------ results */
+
+static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct snap *a,
+			const struct snap *b)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	double dt = (double)(b->t - a->t) / (double)e->hz;
+	uint64_t hist[EMU_HIST_BUCKETS] = { 0 }, lat_n = 0, lat_sum = 0, lat_max = 0;
+	uint64_t rx = 0, al = 0, app = 0, proc = 0, occ_sum = 0, occ_n = 0, dropped = 0;
+	uint64_t busy = rxb_counter_read(&e->ns.busy_cyc), idle = rxb_counter_read(&e->ns.idle_cyc);
+
+	r->tsc_hz = e->hz;
+	r->measured_s = dt;
+	if (dt > 0) {
+		r->offered_gbps = ((double)(b->offered_bytes - a->offered_bytes) +
+				   24.0 * (double)(b->offered - a->offered)) * 8 / dt / 1e9;
+		r->throughput_gbps = (double)(b->wire_bytes - a->wire_bytes) * 8 / dt / 1e9;
+		r->throughput_mpps = (double)(b->processed - a->processed) / dt / 1e6;
+		r->emu_mpps = (double)(b->dispatched - a->dispatched) / dt / 1e6;
+	}
+	r->mem_bw_gibps = a->has_mbm && b->has_mbm && dt > 0 ?
+			  (double)(b->mbm - a->mbm) / dt / 1073741824.0 : NAN;
+	for (int k = 0; k < RXB_DROP_CAUSES; k++)
+		dropped += r->drops[k];
+	r->drop_rate = r->offered ? (double)dropped / (double)r->offered : 0;
+
+	r->n_workers = e->cores;
+	r->n_rings = e->cores;
+	for (uint32_t w = 0; w < e->cores; w++) {
+		struct emu_worker *wk = &e->w[w];
+		struct rxb_emu_worker_res *o = &r->worker[w];
+
+		o->received = rxb_counter_read(&wk->st.received);
+		o->processed = rxb_counter_read(&wk->st.processed);
+		o->tx = rxb_counter_read(&wk->st.tx);
+		o->nf_drops = rxb_counter_read(&wk->st.nf_drops);
+		o->tx_drops = rxb_counter_read(&wk->st.tx_drops);
+		o->polls = rxb_counter_read(&wk->st.polls);
+		o->empty_polls = rxb_counter_read(&wk->st.empty_polls);
+		o->bytes = rxb_counter_read(&wk->st.bytes);
+		o->cyc_rx = rxb_counter_read(&wk->st.cyc_rx);
+		o->cyc_alloc = rxb_counter_read(&wk->st.cyc_alloc);
+		o->cyc_app = rxb_counter_read(&wk->st.cyc_app);
+		o->cyc_idle = rxb_counter_read(&wk->st.cyc_idle);
+		o->alloc_fail = rxb_counter_read(&wk->st.alloc_fail);
+		rx += o->cyc_rx;
+		al += o->cyc_alloc;
+		app += o->cyc_app;
+		proc += o->processed;
+		for (unsigned i = 0; i < EMU_HIST_BUCKETS; i++)
+			hist[i] += wk->hist[i];
+		lat_n += wk->lat_n;
+		lat_sum += wk->lat_sum;
+		lat_max = RTE_MAX(lat_max, wk->lat_max);
+	}
+	for (uint32_t d = 0; d < e->cores; d++) {
+		struct rxb_emu_ring_res *o = &r->ring[d];
+
+		for (int k = 0; k < RXB_DROP_CAUSES; k++)
+			o->drops[k] = rxb_counter_read(&e->d[d].drops[k]);
+		if (c->emulated) {
+			o->offered = emu_lib_nic(e, d, RXB_NIC_OFFERED);
+			o->delivered = emu_lib_nic(e, d, RXB_NIC_DELIVERED);
+			for (int k = 0; k < RXB_DROP_CAUSES; k++)
+				o->drops[k] += emu_lib_nic(e, d, RXB_NIC_DROP_FIRST + k);
+			for (int k = 0; k < RXB_DROP_CAUSES; k++)
+				o->offered += rxb_counter_read(&e->d[d].drops[k]);
+		} else {
+			o->offered = rxb_counter_read(&e->d[d].offered);
+			o->delivered = r->worker[d].received;
+		}
+		o->occ_max = e->d[d].occ_max;
+		o->occ_mean = e->d[d].occ_n ? (double)e->d[d].occ_sum / (double)e->d[d].occ_n : 0;
+		occ_sum += e->d[d].occ_sum;
+		occ_n += e->d[d].occ_n;
+		r->occ_max = RTE_MAX(r->occ_max, o->occ_max);
+	}
+	r->occ_mean = occ_n ? (double)occ_sum / (double)occ_n : 0;
+	if (proc != 0) {
+		r->cpp_rx = (double)rx / (double)proc;
+		r->cpp_alloc = (double)al / (double)proc;
+		r->cpp_app = (double)app / (double)proc;
+		r->cpp_total = r->cpp_rx + r->cpp_alloc + r->cpp_app;
+		r->alloc_cycle_share = r->cpp_total > 0 ? r->cpp_alloc / r->cpp_total : 0;
+	}
+	r->lat_samples = lat_n;
+	if (lat_n != 0) {
+		double us = 1e6 / (double)e->hz;
+
+		r->lat_mean = (double)lat_sum / (double)lat_n * us;
+		r->lat_p50 = emu_hist_quantile(hist, lat_n, 0.50) * us;
+		r->lat_p99 = emu_hist_quantile(hist, lat_n, 0.99) * us;
+		r->lat_p999 = emu_hist_quantile(hist, lat_n, 0.999) * us;
+		r->lat_max = (double)lat_max * us;
+	} else {
+		r->lat_mean = r->lat_p50 = r->lat_p99 = r->lat_p999 = r->lat_max = NAN;
+	}
+
+	r->emu_dispatched = rxb_counter_read(&e->ns.dispatched);
+	r->emu_fetched = rxb_counter_read(&e->ns.fetched);
+	r->emu_loops = rxb_counter_read(&e->ns.loops);
+	r->emu_idle_loops = rxb_counter_read(&e->ns.idle_loops);
+	r->emu_busy_cycles = busy;
+	r->emu_idle_cycles = idle;
+	r->emu_idle_share = busy + idle ? (double)idle / (double)(busy + idle) : 0;
+	r->emu_cycles_per_pkt = r->emu_dispatched ? (double)busy / (double)r->emu_dispatched : 0;
+	r->emu_loaded_pkts = rxb_counter_read(&e->ns.full_pkts);
+	r->emu_loaded_cycles_per_pkt = r->emu_loaded_pkts ?
+		(double)rxb_counter_read(&e->ns.full_cyc) / (double)r->emu_loaded_pkts : NAN;
+	r->emu_mismatch = rxb_counter_read(&e->ns.mismatch);
+	r->emu_swaps = rxb_counter_read(&e->ns.swaps);
+	r->emu_hole_returns = rxb_counter_read(&e->ns.hole_returns);
+	r->emu_holes_max = rxb_counter_read(&e->ns.holes_max);
+	r->emu_sw_hash = rxb_counter_read(&e->ns.sw_hash);
+	r->emu_port_hash = rxb_counter_read(&e->ns.port_hash);
+	r->emu_steer_fixups = rxb_counter_read(&e->ns.steer_fixups);
+	r->emu_ws_max = RTE_MAX(rxb_counter_read(&e->ns.ws_max),
+				rxb_counter_read(&e->ns.ws_distinct));
+	r->dma_bytes = src_offered(e, NULL) ? b->offered_bytes : 0;
+	for (uint32_t i = 0; i < e->n_src; i++)
+		r->virt_slots += e->src[i].size;
+	for (uint32_t q = 0; q < e->n_pq; q++)
+		r->phys_slots += e->pq[q].cap;
+	r->gen_late = rxb_counter_read(&e->gen_late);
+	r->gen_pipeline_drops = rxb_counter_read(&e->gen_pipeline);
+	r->in_use_max = atomic_load(&e->in_use_max);
+	if (e->sh != NULL) {
+		uint64_t ret = 0, sum = 0, mx = 0;
+
+		for (uint32_t g = 0; g < rxb_shring_n_rings(e->sh); g++) {
+			struct rxb_shring_wait ws;
+
+			rxb_shring_wait_stats(e->sh, g, &ws);
+			ret += ws.returned;
+			sum += ws.wait_sum;
+			mx = RTE_MAX(mx, ws.wait_max);
+		}
+		r->desc_wait_us_mean = ret ? (double)sum / (double)ret * 1e6 / (double)e->hz : 0;
+		r->desc_wait_us_max = (double)mx * 1e6 / (double)e->hz;
+		r->has_desc_wait = true;
+	}
+	if (c->arch == RXB_ARCH_DYN_SHRING && e->iface != NULL) {
+		const struct rxb_dynctl *dc = rxb_iface_dynctl(e->iface);
+
+		/* Switches the NIC made; the controller confirms one only once
+		 * every core has moved (a stalled core delays that). */
+		r->mode_switches = rxb_counter_read(&e->ns.mode_switches);
+		r->mode_switches_confirmed = rxb_counter_read(&dc->stats.switched_to_shared) +
+					     rxb_counter_read(&dc->stats.switched_to_private);
+		snprintf(r->dyn_mode_end, sizeof(r->dyn_mode_end), "%s",
+			 rxb_dyn_mode_name[rxb_iface_dyn_mode(e->iface)]);
+	}
+}
+
+/* ------------------------------------------------------------ the run */
+
+static void teardown(struct emu *e)
+{
+	emu_ports_close(e);
+	for (uint32_t w = 0; e->w != NULL && w < e->cores; w++)
+		rxb_nf_destroy(e->w[w].nf);
+	rxb_iface_destroy(e->iface);
+	for (uint32_t q = 0; e->pq != NULL && q < e->n_pq; q++)
+		emu_pq_destroy(&e->pq[q]);
+	for (uint32_t i = 0; e->src != NULL && i < e->n_src; i++)
+		rte_free(e->src[i].exp);
+	rxb_gen_destroy(e->gen);
+	if (e->lpm != NULL)
+		rte_lpm_free(e->lpm);
+	rte_free(e->counters);
+	rte_mempool_free(e->wpool);
+	rte_mempool_free(e->spool);
+	rxb_reta_free(&e->reta);
+	rte_free(e->w);
+	rte_free(e->allocs);
+	rte_free(e->src);
+	rte_free(e->pq);
+	rte_free(e->d);
+	rte_free(e);
+}
+
+static int launch(struct emu *e, struct rxb_err *err)
+{
+	unsigned lcore, k = 0, need = rxb_emu_lcores_needed(e->cfg);
+
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		int rc;
+
+		if (k >= need)
+			break;
+		if (k < e->cores) {
+			e->w[k].lcore = lcore;
+			rc = rte_eal_remote_launch(emu_worker_main, &e->w[k], lcore);
+		} else if (k == e->cores && e->cfg->emulated) {
+			rc = rte_eal_remote_launch(emu_nic_main, e, lcore);
+		} else {
+			rc = rte_eal_remote_launch(emu_gen_main, e, lcore);
+		}
+		if (rc != 0) {
+			rxb_err_set(err, "lcore %u is busy: cannot launch", lcore);
+			return -EBUSY;
+		}
+		k++;
+	}
+	return 0;
+}
+
+static bool all_done(struct emu *e)
+{
+	for (uint32_t w = 0; w < e->cores; w++)
+		if (!atomic_load_explicit(&e->w[w].done, memory_order_acquire))
+			return false;
+	return !e->cfg->emulated || atomic_load(&e->emu_done);
+}
+
+static void progress(struct emu *e, uint64_t now)
+{
+	double f = (double)(now - e->t_start) / (double)(e->t_stop - e->t_start);
+
+	if (e->cfg->packets != 0)
+		f = RTE_MAX(f, (double)src_offered(e, NULL) / (double)e->cfg->packets);
+	fprintf(stderr, "progress %.3f\n", RTE_MIN(f, 1.0));
+	fflush(stderr);
+}
+
+static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	uint64_t occ_every = e->hz / 1000, tel_every = e->hz / 10;
+	uint64_t dyn_every = emu_ns_to_cyc(e, c->dyn_sample_ms * 1e6);
+	uint64_t ws_every = emu_ns_to_cyc(e, c->sample_ms * 1e6);
+	uint64_t next_occ = e->t_start, next_tel = e->t_start + tel_every;
+	uint64_t next_dyn = e->t_start + dyn_every, next_ws = e->t_start + ws_every;
+	uint64_t next_prog = e->t_start + e->hz / 4;
+	bool warmed = false;
+	struct snap dyn_prev, tel_prev, now_s;
+
+	take_snap(e, &dyn_prev);
+	tel_prev = dyn_prev;
+	*warm = dyn_prev;
+	for (;;) {
+		uint64_t now = rte_rdtsc();
+
+		if (!warmed && now >= e->t_warm) {
+			take_snap(e, warm);
+			atomic_fetch_add(&e->warm, 1);
+			warmed = true;
+		}
+		if (now >= next_occ) {
+			sample_occupancy(e);
+			next_occ = now + occ_every;
+		}
+		if (now >= next_ws) {
+			atomic_fetch_add(&e->ws_epoch, 1);
+			next_ws = now + ws_every;
+		}
+		if (c->arch == RXB_ARCH_DYN_SHRING && now >= next_dyn) {
+			take_snap(e, &now_s);
+			dyn_sample(e, &dyn_prev, &now_s);
+			dyn_prev = now_s;
+			next_dyn = now + dyn_every;
+		}
+		if (now >= next_tel) {
+			double dt;
+
+			take_snap(e, &now_s);
+			dt = (double)(now_s.t - tel_prev.t) / (double)e->hz;
+			atomic_store(&e->tel_mpps_milli,
+				     (uint64_t)((double)(now_s.dispatched - tel_prev.dispatched) / dt / 1e3));
+			if (now_s.busy + now_s.idle > tel_prev.busy + tel_prev.idle)
+				atomic_store(&e->tel_idle_permille,
+					     (now_s.idle - tel_prev.idle) * 1000 /
+					     ((now_s.busy + now_s.idle) - (tel_prev.busy + tel_prev.idle)));
+			tel_prev = now_s;
+			next_tel = now + tel_every;
+		}
+		if (c->progress && now >= next_prog) {
+			progress(e, now);
+			next_prog = now + e->hz / 4;
+		}
+		if (!c->emulated && c->source == RXB_EMU_SRC_PCAP) {
+			bool all = true; /* the workers poll the trace queues themselves */
+
+			for (uint32_t q = 0; q < e->n_pq; q++)
+				all = all && e->pq[q].eof;
+			if (all)
+				atomic_store(&e->src_done, 1);
+		}
+		if (now >= e->t_stop || atomic_load(&e->src_done) || atomic_load(&e->quit))
+			break;
+		usleep(200);
+	}
+	take_snap(e, stop);
+	if (!warmed)
+		*warm = *stop;
+}
+
+int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err)
+{
+	static uint32_t run_counter;
+	struct snap warm, stop;
+	struct emu *e;
+	uint64_t t0 = rte_get_timer_cycles(), deadline;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = rxb_emu_cfg_check(c, err);
+	if (rc != 0)
+		return rc;
+	if (rte_lcore_count() - 1 < rxb_emu_lcores_needed(c)) {
+		rxb_err_set(err, "the EAL has %u lcores besides the main one, the run needs %u "
+			    "(%u workers%s%s): give more with --lcores in --eal",
+			    rte_lcore_count() - 1, rxb_emu_lcores_needed(c), c->cores,
+			    c->emulated ? " + the emulator" : "",
+			    c->source == RXB_EMU_SRC_GEN ? " + the generator" : "");
+		return -EINVAL;
+	}
+	if (meta_register(err) != 0 || emu_virt_register() != 0)
+		return -ENOSPC;
+	e = rte_zmalloc("rxb_emu", sizeof(*e), RTE_CACHE_LINE_SIZE);
+	if (e == NULL) {
+		rxb_err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	e->cfg = c;
+	e->run_id = ++run_counter;
+	e->hz = rte_get_tsc_hz();
+	e->cores = c->cores;
+	e->cpn = c->cores / c->nics;
+	e->share = c->share_degree ? c->share_degree : e->cpn;
+	e->dmax = c->arch == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
+	e->kv_steer = strcmp(c->nf, "kvs") == 0;
+	e->dest_size = c->arch == RXB_ARCH_RXBISECT ? (c->bx_size ? c->bx_size : RXB_DEFAULT_BX_SIZE) :
+		       c->cr_size ? c->cr_size : ring_size_of(c);
+	e->applied_mode = RXB_DYN_PRIVATE;
+	{
+		uint64_t mbm;
+
+		e->has_mbm = emu_mbm_read(&mbm) == 0;
+		if (!e->has_mbm && c->arch == RXB_ARCH_DYN_SHRING)
+			fprintf(stderr, "note: no resctrl memory bandwidth monitoring on this machine: "
+				"the dynamic shRing controller gets the DMA write rate as its memory "
+				"bandwidth input\n");
+	}
+	rte_rwlock_init(&e->tel_lock);
+	for (uint32_t i = 0; i < RXB_EMU_MAX_WORKERS; i++)
+		rte_spinlock_init(&e->out_lock[i]);
+	e->d = rte_zmalloc("rxb_dstats", sizeof(*e->d) * e->cores, RTE_CACHE_LINE_SIZE);
+	if (e->d == NULL || rxb_rss_init(&e->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err) != 0 ||
+	    rxb_reta_init(&e->reta, RXB_RETA_DEFAULT_SIZE, e->cores, err) != 0) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = build_queues(e);
+	if (rc == 0)
+		rc = make_pools(e, err);
+	else
+		rxb_err_set(err, "out of memory for the physical queues");
+	if (rc == 0)
+		rc = create_queues(e, err);
+	if (rc == 0 && c->source == RXB_EMU_SRC_NULL)
+		rc = prefill(e, err);
+	if (rc == 0)
+		rc = make_workers(e, err);
+	if (rc == 0 && c->emulated)
+		rc = make_iface(e, err);
+	if (rc == 0 && c->source == RXB_EMU_SRC_GEN)
+		rc = emu_gen_setup(e, err);
+	if (rc == 0)
+		rc = emu_ports_setup(e, err);
+	if (rc != 0)
+		goto fail;
+	/* The physical queues start full, as a driver's do. */
+	for (uint32_t q = 0; c->emulated && q < e->n_pq; q++)
+		while (emu_refill(e, &e->pq[q], 0) != 0)
+			;
+	rc = emu_ports_start(e, err);
+	if (rc != 0)
+		goto fail;
+
+	e->t_start = rte_rdtsc();
+	e->t_warm = e->t_start + emu_ns_to_cyc(e, c->warmup_ms * 1e6);
+	e->t_stop = e->t_start + emu_ns_to_cyc(e, c->duration_ms * 1e6);
+	for (uint32_t w = 0; w < e->cores; w++)
+		if (c->stalled[w]) {
+			e->w[w].stall_from = e->t_start + emu_ns_to_cyc(e, c->stall_at_ms * 1e6) + 1;
+			e->w[w].stall_to = c->stall_for_ms > 0 ?
+					   e->w[w].stall_from + emu_ns_to_cyc(e, c->stall_for_ms * 1e6) :
+					   0;
+		}
+	if (c->telemetry)
+		emu_telemetry_attach(e);
+	rc = launch(e, err);
+	if (rc != 0) {
+		atomic_store(&e->quit, 1);
+		rte_eal_mp_wait_lcore();
+		emu_telemetry_detach();
+		goto fail;
+	}
+	control_loop(e, &warm, &stop);
+
+	/* Stop the source, let the emulator empty the physical side, then the
+	 * workers their rings. */
+	atomic_store(&e->gen_stop, 1);
+	deadline = rte_rdtsc() + emu_ns_to_cyc(e, c->drain_ms * 1e6);
+	if (c->source == RXB_EMU_SRC_GEN)
+		while (!atomic_load(&e->src_done) && rte_rdtsc() < deadline)
+			usleep(100);
+	atomic_store(&e->src_done, 1);
+	atomic_store_explicit(&e->emu_stop, 1, memory_order_release);
+	atomic_store_explicit(&e->drain, 1, memory_order_release);
+	while (!all_done(e)) {
+		if (rte_rdtsc() > deadline) {
+			fprintf(stderr, "warning: the rings did not drain within emu.drain_ms = %g ms; "
+				"stopping (packets left in flight are reported)\n", c->drain_ms);
+			atomic_store(&e->quit, 1);
+			break;
+		}
+		usleep(200);
+	}
+	rte_eal_mp_wait_lcore();
+	if (c->telemetry)
+		emu_telemetry_detach();
+
+	check_packets(e, res);
+	emu_ports_stop(e); /* a hardware PMD gives its descriptors' buffers back */
+	check_buffers(e, res);
+	fill_result(e, res, &warm, &stop);
+	if (c->out == RXB_EMU_OUT_RING && c->out_done != NULL)
+		c->out_done(c->out_ring, c->out_arg);
+	res->wall_s = (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz();
+	teardown(e);
+	return 0;
+fail:
+	teardown(e);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+void rxb_emu_remove_runtime_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The generator source: an lcore that plays the wire and the physical NIC's
+ * DMA for a net_ring port. Per packet it draws the next packet of the
+ * pattern (emu/gen.h), computes the RSS hash the way a NIC would and picks
+ * the physical queue RSS steers it to, takes a buffer from that queue's
+ * "rxb_virt" pool (emulated) or the workers' mempool (native), writes the
+ * packet into it and enqueues it on the queue's ring. No buffer: the packet
+ * is dropped, as a NIC drops it with no posted descriptor. The hash goes
+ * into the mbuf (RTE_MBUF_F_RX_RSS_HASH), as a NIC reports it.
+ *
+ * With one physical queue the packets are generated straight into the
+ * buffers; with several, into staging mbufs first and then copied (the DMA
+ * write), because the buffer's queue depends on the packet's flow.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_memcpy.h>
+#include <rte_pause.h>
+
+#include "emu_int.h"
+#include "nf/rand.h"
+
+static bool is_target_flow(void *arg, uint32_t flow, const struct rxb_gen_flow *f)
+{
+	const struct emu *e = arg;
+	uint32_t hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, f->dst_port);
+	uint32_t core = emu_core_of(e, hash, f->dst_port, true);
+
+	(void)flow;
+	return core % e->cpn == e->cfg->target_core;
+}
+
+static double wire_pps(double gbps, double frame_with_fcs)
+{
+	return gbps * 1e9 / (8.0 * (frame_with_fcs + 20.0));
+}
+
+int emu_gen_setup(struct emu *e, struct rxb_err *err)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	struct rxb_gen_cfg g;
+	double share = c->target_share, pps, avg;
+	uint32_t tpb = c->target_packet_bytes ? c->target_packet_bytes : c->packet_bytes;
+
+	rxb_gen_cfg_defaults(&g);
+	g.seed = c->seed;
+	g.n_flows = c->flows;
+	g.flow_dist = c->zipf ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
+	g.flow_zipf_s = c->zipf_s;
+	g.frame_size = (uint16_t)(c->packet_bytes - 4);
+	if (c->target_rate_gbps > 0) {
+		double tp = wire_pps(c->target_rate_gbps, tpb);
+		double op = wire_pps(c->rate_gbps - c->target_rate_gbps, c->packet_bytes);
+
+		share = tp / (tp + op);
+	}
+	if (share > 0) {
+		g.target_share = share;
+		g.is_target = is_target_flow;
+		g.is_target_arg = e;
+		if (c->target_packet_bytes != 0)
+			g.target_frame_size = (uint16_t)(c->target_packet_bytes - 4);
+	}
+	avg = share * (tpb + 20.0) + (1 - share) * (c->packet_bytes + 20.0) - 20.0;
+	if (strcmp(c->nf, "kvs") == 0) {
+		double put = c->kvs_put_share;
+
+		g.kv.enabled = true;
+		g.kv.get_ratio = 1.0 - put;
+		g.kv.n_keys = c->kvs_keys;
+		g.kv.dist = c->zipf ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
+		g.kv.zipf_s = c->zipf_s;
+		g.kv.n_partitions = e->cores;
+		g.kv.val_len = (uint16_t)c->kvs_value_bytes;
+		avg = 14 + 20 + 8 + 4 + put * RXB_KV_MSG_LEN(c->kvs_value_bytes) +
+		      (1 - put) * RXB_KV_MSG_LEN(0);
+	}
+	pps = (double)c->nics * wire_pps(c->rate_gbps, avg);
+	switch (c->pattern) {
+	case RXB_EMU_PAT_POISSON:
+		g.pps = 0; /* paced here, exponential gaps */
+		break;
+	case RXB_EMU_PAT_ONOFF: {
+		double on_pps = pps / c->burst_duty;
+		double on_s = c->burst_packets / on_pps;
+
+		g.pps = on_pps;
+		g.burst_pkts = c->burst_packets;
+		g.burst_gap_ns = (uint64_t)(on_s * (1 - c->burst_duty) / c->burst_duty * 1e9);
+		break;
+	}
+	default:
+		g.pps = pps;
+		break;
+	}
+	e->gen_pps = pps;
+	if (rxb_gen_create(&g, &e->gen, err) != 0)
+		return -EINVAL;
+	if (rxb_gen_max_frame(e->gen) > c->buffer_bytes) {
+		rxb_err_set(err, "arch.buffer_bytes = %u: the generator's largest frame is %u bytes",
+			    c->buffer_bytes, rxb_gen_max_frame(e->gen));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Poisson arrivals: exponential gaps around the mean period. */
+struct pois {
+	double period;   /* TSC cycles */
+	double next;
+	struct rxb_rng rng;
+	bool started;
+};
+
+static unsigned pois_due(struct pois *p, uint64_t now, unsigned max, rxb_counter_t *late)
+{
+	unsigned n = 0;
+
+	if (!p->started) {
+		p->next = (double)now;
+		p->started = true;
+	}
+	if ((double)now - p->next > 64 * p->period) {
+		/* Fell behind by more than 64 packets: drop the backlog, as the
+		 * generator's own pacer does. */
+		rxb_counter_add(late, (uint64_t)(((double)now - p->next) / p->period));
+		p->next = (double)now;
+	}
+	while (n < max && p->next <= (double)now) {
+		double u = rxb_rng_double(&p->rng);
+
+		p->next += -log(1.0 - u) * p->period;
+		n++;
+	}
+	return n;
+}
+
+struct gen_ctx {
+	struct rte_mbuf *stage[EMU_BURST];
+	struct rxb_gen_pkt_info info[EMU_BURST];
+	struct rte_mbuf **out;   /* [n_pq][EMU_BURST] */
+	unsigned *n_out;
+	unsigned *room;          /* native: free slots left per queue */
+	uint64_t emu_loops, emu_seen; /* the emulator's heartbeat, last seen */
+};
+
+static uint32_t flow_core(struct emu *e, const struct rxb_gen_pkt_info *pi, uint32_t *hash)
+{
+	const struct rxb_gen_flow *f = rxb_gen_flow(e->gen, pi->flow);
+	uint16_t dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition) :
+					 f->dst_port;
+
+	*hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, dport);
+	return emu_core_of(e, *hash, dport, true);
+}
+
+/* Why a packet found no buffer: the design's cause (its rings had no
+ * buffer for the physical queue), or RXB_DROP_PIPELINE when the software
+ * NIC was not running at all (its loop counter has not moved for 50 µs: the
+ * emulator lcore was preempted, which happens when lcores share CPUs). An
+ * emulator that runs but cannot keep up shows as an idle share near 0 and a
+ * standing backlog on the physical side (emulator.backlog_max), with drops
+ * of the design's cause: no instantaneous test tells "an infinitely fast
+ * emulator would have had a buffer" apart from "the worker is slow". */
+static void count_drop(struct emu *e, struct gen_ctx *x, uint32_t core, uint64_t now)
+{
+	enum rxb_drop_cause cause = emu_nodesc_cause(e);
+
+	if (e->cfg->emulated) {
+		uint64_t loops = rxb_counter_read(&e->ns.loops);
+
+		if (loops != x->emu_loops) {
+			x->emu_loops = loops;
+			x->emu_seen = now;
+		} else if (now - x->emu_seen > e->hz / 20000) {
+			cause = RXB_DROP_PIPELINE;
+			rxb_counter_add(&e->gen_pipeline, 1);
+		}
+	}
+	rxb_counter_add(&e->d[core].drops[cause], 1);
+}
+
+static void mark(struct emu *e, struct rte_mbuf *m, uint32_t hash)
+{
+	m->hash.rss = hash;
+	m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+	m->port = e->in_port;
+}
+
+/* One queue, emulated: generate into the queue's own buffers. */
+static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now)
+{
+	struct emu_pq *pq = &e->pq[0];
+	struct rte_mbuf *bufs[EMU_BURST];
+	unsigned k = RTE_MIN(n, emu_pq_avail(pq)), filled = 0;
+
+	if (k != 0 && emu_pq_take(pq, bufs, k) == 0)
+		filled = rxb_gen_fill(e->gen, bufs, k, now, x->info);
+	else
+		k = 0;
+	if (filled < k) /* cannot happen: frames were checked to fit */
+		rte_mempool_put_bulk(pq->vpool, (void **)(bufs + filled), k - filled);
+	for (unsigned i = 0; i < filled; i++) {
+		uint32_t hash, core = flow_core(e, &x->info[i], &hash);
+
+		mark(e, bufs[i], hash);
+		rxb_counter_add(&e->d[core].offered, 1);
+		rxb_counter_add(&e->d[core].bytes, bufs[i]->pkt_len);
+	}
+	if (filled != 0)
+		rte_ring_sp_enqueue_bulk(pq->wire, (void **)bufs, filled, NULL);
+	/* What found no buffer still left the wire: draw it to know where
+	 * RSS would have sent it. */
+	if (n > filled) {
+		unsigned rest = rxb_gen_fill(e->gen, x->stage, n - filled, now, x->info);
+
+		for (unsigned i = 0; i < rest; i++) {
+			uint32_t hash, core = flow_core(e, &x->info[i], &hash);
+
+			rxb_counter_add(&e->d[core].offered, 1);
+			rxb_counter_add(&e->d[core].bytes, x->stage[i]->pkt_len);
+			count_drop(e, x, core, now);
+		}
+	}
+}
+
+/* Several queues (or native): generate into staging mbufs, then write each
+ * packet into a buffer of the queue its flow is steered to. */
+static void burst_copy(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now,
+		       uint32_t mode)
+{
+	unsigned filled = rxb_gen_fill(e->gen, x->stage, n, now, x->info);
+
+	for (unsigned i = 0; i < filled; i++) {
+		struct rte_mbuf *s = x->stage[i], *m = NULL;
+		uint32_t hash, core = flow_core(e, &x->info[i], &hash);
+		uint32_t q = emu_pq_of_core(e, core, mode);
+		struct emu_pq *pq = &e->pq[q];
+
+		rxb_counter_add(&e->d[core].offered, 1);
+		rxb_counter_add(&e->d[core].bytes, s->pkt_len);
+		if (e->cfg->emulated) {
+			if (emu_pq_take(pq, &m, 1) == 0)
+				rte_pktmbuf_reset(m);
+			else
+				m = NULL;
+		} else if (x->room[q] > 0) {
+			m = rte_pktmbuf_alloc(e->wpool);
+		}
+		if (m == NULL) {
+			count_drop(e, x, core, now);
+			continue;
+		}
+		rte_memcpy(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_mtod(s, void *), s->data_len);
+		m->data_len = s->data_len;
+		m->pkt_len = s->pkt_len;
+		m->packet_type = s->packet_type;
+		m->tx_offload = s->tx_offload;
+		mark(e, m, hash);
+		x->out[q * EMU_BURST + x->n_out[q]++] = m;
+		if (!e->cfg->emulated)
+			x->room[q]--;
+	}
+	for (uint32_t q = 0; q < e->n_pq; q++) {
+		if (x->n_out[q] == 0)
+			continue;
+		rte_ring_sp_enqueue_bulk(e->pq[q].wire, (void **)(x->out + q * EMU_BURST),
+					 x->n_out[q], NULL);
+		x->n_out[q] = 0;
+	}
+}
+
+int emu_gen_main(void *arg)
+{
+	struct emu *e = arg;
+	const struct rxb_emu_cfg *c = e->cfg;
+	const bool direct = c->emulated && e->n_pq == 1;
+	const bool dyn = c->arch == RXB_ARCH_DYN_SHRING;
+	struct gen_ctx x;
+	struct pois pois = { 0 };
+	uint64_t offered = 0;
+	uint32_t mode = RXB_DYN_PRIVATE;
+
+	memset(&x, 0, sizeof(x));
+	x.out = rte_zmalloc("rxb_gen_out", sizeof(*x.out) * EMU_BURST * e->n_pq, 0);
+	x.n_out = rte_zmalloc("rxb_gen_nout", sizeof(*x.n_out) * e->n_pq, 0);
+	x.room = rte_zmalloc("rxb_gen_room", sizeof(*x.room) * e->n_pq, 0);
+	if (x.out == NULL || x.n_out == NULL || x.room == NULL ||
+	    rte_pktmbuf_alloc_bulk(e->spool, x.stage, EMU_BURST) != 0) {
+		atomic_store(&e->quit, 1);
+		goto out;
+	}
+	pois.period = (double)e->hz / e->gen_pps;
+	rxb_rng_seed(&pois.rng, c->seed ^ 0x9e3779b97f4a7c15ull);
+
+	while (!atomic_load_explicit(&e->gen_stop, memory_order_relaxed) &&
+	       !atomic_load_explicit(&e->quit, memory_order_relaxed)) {
+		uint64_t now = rte_rdtsc();
+		unsigned n;
+
+		if (c->packets != 0 && offered >= c->packets)
+			break;
+		if (dyn) {
+			uint32_t cm = atomic_load_explicit(&e->ctl_mode, memory_order_relaxed);
+
+			if (cm != mode) {
+				mode = cm;
+				/* release: every packet steered to the old set is
+				 * enqueued before the emulator sees the switch. */
+				atomic_store_explicit(&e->gen_mode, mode, memory_order_release);
+			}
+		}
+		n = c->pattern == RXB_EMU_PAT_POISSON ? pois_due(&pois, now, EMU_BURST, &e->gen_late) :
+							rxb_gen_due(e->gen, now, EMU_BURST);
+		if (c->packets != 0 && n > c->packets - offered)
+			n = (unsigned)(c->packets - offered);
+		if (n == 0) {
+			rte_pause();
+			continue;
+		}
+		if (!c->emulated)
+			for (uint32_t q = 0; q < e->n_pq; q++)
+				x.room[q] = rte_ring_free_count(e->pq[q].wire);
+		if (direct)
+			burst_direct(e, &x, n, now);
+		else
+			burst_copy(e, &x, n, now, mode);
+		offered += n;
+	}
+	rte_pktmbuf_free_bulk(x.stage, EMU_BURST);
+out:
+	rxb_counter_add(&e->gen_late, rxb_counter_read(&rxb_gen_stats(e->gen)->late));
+	rte_free(x.out);
+	rte_free(x.n_out);
+	rte_free(x.room);
+	atomic_store_explicit(&e->src_done, 1, memory_order_release);
+	return 0;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Worker lcores: receive (through the ring library, or straight from a
+ * physical queue for the native baselines), run the network function on the
+ * packet bytes, transmit, give back what was not sent. Cycles are split into
+ * receive (the library's receive call minus the allocator time inside it),
+ * allocator (mempool get/put, timed in the endpoint) and application (the
+ * NF, transmit, the latency bookkeeping); polls that return nothing are idle.
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include "emu_int.h"
+#include "nf/pkt.h"
+
+/* ---------------------------------------------------------- allocator */
+
+static unsigned alloc_get(void *ctx, rxb_buf_t *bufs, unsigned n)
+{
+	struct emu_alloc *a = ctx;
+	uint64_t t = rte_rdtsc();
+	int rc = rte_mempool_get_bulk(a->mp, (void **)bufs, n);
+
+	a->cyc += rte_rdtsc() - t;
+	if (rc != 0) {
+		a->fails++;
+		return 0;
+	}
+	return n;
+}
+
+static void alloc_put(void *ctx, const rxb_buf_t *bufs, unsigned n)
+{
+	struct emu_alloc *a = ctx;
+	uint64_t t = rte_rdtsc();
+
+	rte_mempool_put_bulk(a->mp, (void *const *)bufs, n);
+	a->cyc += rte_rdtsc() - t;
+}
+
+void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out)
+{
+	out->get = alloc_get;
+	out->put = alloc_put;
+	out->ctx = a;
+}
+
+/* ---------------------------------------------------------- latency */
+
+static unsigned hist_index(uint64_t v)
+{
+	unsigned msb;
+
+	if (v < EMU_HIST_SUB)
+		return (unsigned)v;
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	return (msb - 3u) * EMU_HIST_SUB + (unsigned)((v >> (msb - 4u)) & (EMU_HIST_SUB - 1u));
+}
+
+/* Middle of bucket i. */
+static double hist_value(unsigned i)
+{
+	unsigned msb, sub;
+	double lo;
+
+	if (i < EMU_HIST_SUB)
+		return i;
+	msb = i / EMU_HIST_SUB + 3u;
+	sub = i % EMU_HIST_SUB;
+	lo = ldexp((double)(EMU_HIST_SUB + sub), (int)msb - 4);
+	return lo + ldexp(1.0, (int)msb - 4) / 2;
+}
+
+void emu_hist_add(struct emu_worker *w, uint64_t cyc)
+{
+	unsigned i = hist_index(cyc);
+
+	w->hist[i < EMU_HIST_BUCKETS ? i : EMU_HIST_BUCKETS - 1]++;
+	w->lat_n++;
+	w->lat_sum += cyc;
+	if (cyc > w->lat_max)
+		w->lat_max = cyc;
+}
+
+double emu_hist_quantile(const uint64_t *hist, uint64_t n, double q)
+{
+	uint64_t rank = (uint64_t)ceil(q * (double)n), seen = 0;
+
+	if (n == 0)
+		return NAN;
+	if (rank == 0)
+		rank = 1;
+	for (unsigned i = 0; i < EMU_HIST_BUCKETS; i++) {
+		seen += hist[i];
+		if (seen >= rank)
+			return hist_value(i);
+	}
+	return hist_value(EMU_HIST_BUCKETS - 1);
+}
+
+/* ---------------------------------------------------------- the loop */
+
+static bool stalled(const struct emu_worker *w, uint64_t now)
+{
+	return w->stall_from != 0 && now >= w->stall_from &&
+	       (w->stall_to == 0 || now < w->stall_to);
+}
+
+/* Has everything meant for this worker arrived and been taken? */
+static bool drained(struct emu *e, struct emu_worker *w)
+{
+	if (e->cfg->emulated)
+		return atomic_load_explicit(&e->emu_done, memory_order_acquire) &&
+		       rxb_iface_occupancy(e->iface, w->id) == 0;
+	if (!atomic_load_explicit(&e->src_done, memory_order_acquire))
+		return false;
+	if (e->pq[w->id].wire != NULL)
+		return rte_ring_count(e->pq[w->id].wire) == 0;
+	return e->cfg->source != RXB_EMU_SRC_PCAP || e->pq[w->id].eof;
+}
+
+static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf **mb,
+			   unsigned n, uint64_t now)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t;
+
+		if (e->cfg->source == RXB_EMU_SRC_GEN)
+			t = rxb_stamp_read_mbuf(mb[i]);
+		else if (e->cfg->emulated)
+			t = emu_meta(mb[i])->t_arr;
+		else
+			t = 0;
+		if (t != 0 && t <= now)
+			emu_hist_add(w, now - t);
+	}
+}
+
+int emu_worker_main(void *arg)
+{
+	struct emu_worker *w = arg;
+	struct emu *e = w->e;
+	const struct rxb_emu_cfg *cfg = e->cfg;
+	const bool native = !cfg->emulated, dyn = cfg->arch == RXB_ARCH_DYN_SHRING;
+	const unsigned batch = cfg->batch;
+	struct rxb_pkt pkts[RXB_BURST_MAX];
+	struct rte_mbuf *mb[RXB_BURST_MAX];
+	rxb_buf_t fr[RXB_BURST_MAX];
+
+	for (;;) {
+		uint64_t t0 = rte_rdtsc(), t1, t2, t3, a0, a1, wm, bytes = 0, free_cyc = 0;
+		unsigned n, kept, sent, nfree;
+		bool draining = atomic_load_explicit(&e->drain, memory_order_acquire);
+
+		if (atomic_load_explicit(&e->quit, memory_order_relaxed))
+			break;
+		if (!draining && stalled(w, t0)) {
+			usleep(200); /* a stalled core: it polls nothing and frees its CPU */
+			continue;
+		}
+		wm = atomic_load_explicit(&e->warm, memory_order_relaxed);
+		if (wm != w->warm_seen) {
+			memset(w->hist, 0, sizeof(w->hist));
+			w->lat_n = w->lat_sum = w->lat_max = 0;
+			w->warm_seen = wm;
+		}
+		a0 = w->alloc.cyc;
+		if (native) {
+			n = rte_eth_rx_burst(e->in_port, e->pq[w->id].qid, mb, (uint16_t)batch);
+			if (cfg->source == RXB_EMU_SRC_PCAP && n < batch)
+				e->pq[w->id].eof = true;
+		} else {
+			n = rxb_iface_rx(e->iface, w->id, pkts, batch, t0);
+			for (unsigned i = 0; i < n; i++)
+				mb[i] = (struct rte_mbuf *)(uintptr_t)pkts[i].buf;
+		}
+		t1 = rte_rdtsc();
+		if (dyn) {
+			if (w->last_poll != 0) {
+				uint64_t k = atomic_load_explicit(&w->ivl_n, memory_order_relaxed);
+
+				atomic_store_explicit(&w->ivl[k % EMU_IVL_RING], t0 - w->last_poll,
+						      memory_order_relaxed);
+				atomic_store_explicit(&w->ivl_n, k + 1, memory_order_release);
+			}
+			w->last_poll = t0;
+		}
+		rxb_counter_add(&w->st.polls, 1);
+		if (n == 0) {
+			rxb_counter_add(&w->st.empty_polls, 1);
+			rxb_counter_add(&w->st.cyc_idle, t1 - t0);
+			if (draining && drained(e, w))
+				break;
+			continue;
+		}
+		rxb_counter_add(&w->st.cyc_rx, (t1 - t0) - (w->alloc.cyc - a0));
+		rxb_counter_add(&w->st.received, n);
+		for (unsigned i = 0; i < n; i++)
+			bytes += rte_pktmbuf_pkt_len(mb[i]);
+
+		kept = cfg->sink ? 0 : rxb_nf_process(w->nf, mb, (uint16_t)n);
+		if (w->extra_cyc != 0) {
+			uint64_t until = rte_rdtsc() + w->extra_cyc * n;
+
+			while (rte_rdtsc() < until)
+				rte_pause();
+		}
+		t2 = rte_rdtsc();
+		record_latency(e, w, mb, kept, t2);
+
+		sent = 0;
+		if (kept != 0) {
+			if (w->txlock != NULL)
+				rte_spinlock_lock(w->txlock);
+			sent = rte_eth_tx_burst(e->out_port, w->txq, mb, (uint16_t)kept);
+			if (w->txlock != NULL)
+				rte_spinlock_unlock(w->txlock);
+		}
+		/* The Tx path frees what it sent; the rest goes back through the
+		 * allocator endpoint, so the census balances either way. */
+		if (!native && sent != 0)
+			rxb_iface_note_released(e->iface, w->id, sent);
+		nfree = n - sent;
+		a1 = w->alloc.cyc;
+		if (nfree != 0) {
+			if (native) {
+				uint64_t tf = rte_rdtsc();
+
+				rte_pktmbuf_free_bulk(mb + sent, nfree);
+				free_cyc = rte_rdtsc() - tf;
+			} else {
+				for (unsigned i = 0; i < nfree; i++)
+					fr[i] = (rxb_buf_t)(uintptr_t)mb[sent + i];
+				rxb_iface_free(e->iface, w->id, fr, nfree);
+				free_cyc = w->alloc.cyc - a1;
+			}
+		}
+		t3 = rte_rdtsc();
+		rxb_counter_add(&w->st.cyc_alloc, (a1 - a0) + free_cyc);
+		rxb_counter_add(&w->st.cyc_app, (t3 - t1) - free_cyc);
+		rxb_counter_add(&w->st.processed, n);
+		rxb_counter_add(&w->st.tx, sent);
+		rxb_counter_add(&w->st.nf_drops, n - kept); /* sink: all of them */
+		rxb_counter_add(&w->st.tx_drops, kept - sent);
+		rxb_counter_add(&w->st.bytes, bytes);
+		rxb_counter_add(&w->st.wire_bytes, bytes + 24ull * n);
+		(void)t2;
+	}
+	rxb_counter_add(&w->st.alloc_fail, w->alloc.fails);
+	atomic_store_explicit(&w->done, 1, memory_order_release);
+	return 0;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * rxb-emu — the emulator's front door.
+ *
+ *   rxb-emu [--set key=value]... [--eal "EAL options"] [--bench [--bench-ms N]]
+ *
+ * Prints one JSON result record on stdout (docs/emulator.md), progress and
+ * messages on stderr ("warning: ...", "error: ..."). Exit status: 0 success,
+ * 2 rejected configuration (one line naming the key and what is allowed),
+ * 1 any other failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "emu.h"
+
+void emu_telemetry_register(void);
+
+#define MAX_EAL_ARGS 128
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rxb-emu [--set key=value]... [--eal \"EAL options\"] [--bench [--bench-ms N]]\n"
+		"       rxb-emu --help | --keys\n\n"
+		"Runs the DPDK software NIC of rxbisect and prints one JSON result record.\n"
+		"Without --eal it picks options that run here: no hugepages if the machine has\n"
+		"none, no PCI, virtual devices, and --lcores mapping the lcores it needs onto\n"
+		"the CPUs it may use. With --eal, missing --lcores / --file-prefix are added.\n\n"
+		"Keys (--set):\n");
+	rxb_emu_cfg_print_keys(f);
+}
+
+static int fail_cfg(const char *msg)
+{
+	fprintf(stderr, "error: %s\n", msg);
+	return 2;
+}
+
+/* Split a string on blanks (no quoting: EAL options have none). */
+static int split_args(char *s, char **argv, int max)
+{
+	int n = 0;
+
+	for (char *tok = strtok(s, " \t"); tok != NULL && n < max; tok = strtok(NULL, " \t"))
+		argv[n++] = tok;
+	return n;
+}
+
+static bool has_opt(char **argv, int argc, const char *const *names)
+{
+	for (int i = 0; i < argc; i++)
+		for (int k = 0; names[k] != NULL; k++) {
+			size_t l = strlen(names[k]);
+
+			if (strncmp(argv[i], names[k], l) == 0 &&
+			    (argv[i][l] == '\0' || argv[i][l] == '='))
+				return true;
+		}
+	return false;
+}
+
+static long hugepages_total(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Total: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* lcore 0 = main, 1..cores = workers, then the emulator, then the
+ * generator. The emulator gets the last CPU to itself when there are two or
+ * more; everything else goes round-robin over the others. */
+static void lcore_map(char *out, size_t cap, unsigned lcores, unsigned emu_lcore)
+{
+	cpu_set_t set;
+	int cpus[CPU_SETSIZE], n = 0, shared;
+	size_t off = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[n++] = c;
+	}
+	if (n == 0)
+		cpus[n++] = 0;
+	shared = n >= 2 && emu_lcore != 0 ? n - 1 : n;
+	off += (size_t)snprintf(out + off, cap - off, "--lcores=");
+	for (unsigned l = 0, k = 0; l < lcores && off < cap; l++) {
+		int cpu = (emu_lcore != 0 && l == emu_lcore && n >= 2) ? cpus[n - 1] :
+			  cpus[k++ % (unsigned)shared];
+
+		off += (size_t)snprintf(out + off, cap - off, "%s%u@%d", l ? "," : "", l, cpu);
+	}
+	if ((int)lcores > n)
+		fprintf(stderr, "warning: %u lcores on %d CPUs: threads share CPUs (busy-polling "
+			"threads time-slice), so counts and correctness hold but rates and "
+			"latencies are not meaningful\n", lcores, n);
+}
+
+int main(int argc, char **argv)
+{
+	static char eal_buf[4096], lcores[1024], prefix[64];
+	static const char *const lcore_opts[] = { "-l", "-c", "--lcores", NULL };
+	static const char *const prefix_opts[] = { "--file-prefix", NULL };
+	static const char *const mem_opts[] = { "-m", "--socket-mem", "--no-huge", "--huge-dir",
+						"--in-memory", NULL };
+	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", "--no-pci", NULL };
+	char *eal_argv[MAX_EAL_ARGS + 16];
+	struct rxb_emu_cfg cfg;
+	struct rxb_emu_result *res;
+	struct rxb_err err = { "" };
+	bool bench = false, user_eal = false, cores_set = false;
+	double bench_ms = 300;
+	int eal_argc = 0, rc;
+
+	rxb_emu_cfg_defaults(&cfg);
+	eal_argv[eal_argc++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *kv = NULL;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(a, "--keys") == 0) {
+			rxb_emu_cfg_print_keys(stdout);
+			return 0;
+		}
+		if (strcmp(a, "--bench") == 0) {
+			bench = true;
+			continue;
+		}
+		if (strcmp(a, "--bench-ms") == 0 && i + 1 < argc) {
+			bench_ms = atof(argv[++i]);
+			if (!(bench_ms > 0))
+				return fail_cfg("--bench-ms: must be a positive number of milliseconds");
+			continue;
+		}
+		if (strcmp(a, "--eal") == 0 && i + 1 < argc) {
+			snprintf(eal_buf, sizeof(eal_buf), "%s", argv[++i]);
+			eal_argc += split_args(eal_buf, eal_argv + eal_argc, MAX_EAL_ARGS);
+			user_eal = true;
+			continue;
+		}
+		if (strcmp(a, "--set") == 0 && i + 1 < argc)
+			kv = argv[++i];
+		else if (strncmp(a, "--set=", 6) == 0)
+			kv = a + 6;
+		if (kv != NULL) {
+			char key[128];
+			const char *eq = strchr(kv, '=');
+
+			if (eq == NULL || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
+				fprintf(stderr, "error: --set %s: expected key=value; allowed: the keys "
+					"`rxb-emu --keys` lists, e.g. --set arch.name=rxbisect\n", kv);
+				return 2;
+			}
+			memcpy(key, kv, (size_t)(eq - kv));
+			key[eq - kv] = '\0';
+			cores_set = cores_set || strcmp(key, "system.cores") == 0;
+			rc = rxb_emu_cfg_set(&cfg, key, eq + 1, &err);
+			if (rc < 0)
+				return fail_cfg(err.msg);
+			if (rc == 1)
+				fprintf(stderr, "warning: %s has no effect in the emulator (it describes "
+					"the simulated machine)\n", key);
+			continue;
+		}
+		fprintf(stderr, "error: unknown argument '%s'; allowed: --set key=value, --eal "
+			"\"...\", --bench, --bench-ms N, --keys, --help\n", a);
+		return 2;
+	}
+	if (bench) {
+		/* The emulator gets a CPU of its own; the sink workers share the
+		 * others (one each when there are enough). */
+		if (!cores_set) {
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+			cfg.cores = (uint32_t)RTE_MAX(1L, RTE_MIN(ncpu - 1, 8L));
+		}
+		cfg.source = RXB_EMU_SRC_NULL;
+		cfg.rss = RXB_EMU_RSS_SW;
+		cfg.sink = true;
+	}
+	if (rxb_emu_cfg_check(&cfg, &err) != 0)
+		return fail_cfg(err.msg);
+
+	/* EAL options: what the user gave, plus what this machine needs. */
+	if (!has_opt(eal_argv, eal_argc, lcore_opts)) {
+		unsigned need = 1 + rxb_emu_lcores_needed(&cfg);
+
+		lcore_map(lcores, sizeof(lcores), need, cfg.emulated ? cfg.cores + 1 : 0);
+		eal_argv[eal_argc++] = lcores;
+	}
+	if (!has_opt(eal_argv, eal_argc, prefix_opts)) {
+		snprintf(prefix, sizeof(prefix), "--file-prefix=rxb-emu-%d", (int)getpid());
+		eal_argv[eal_argc++] = prefix;
+	}
+	if (!has_opt(eal_argv, eal_argc, mem_opts)) {
+		if (hugepages_total() <= 0) {
+			if (!user_eal)
+				fprintf(stderr, "note: this machine has no hugepages: running with "
+					"--no-huge -m 2048 (4 KiB pages: more TLB misses than a tuned "
+					"server; reserve hugepages for measurements)\n");
+			eal_argv[eal_argc++] = "--no-huge";
+			eal_argv[eal_argc++] = "-m";
+			eal_argv[eal_argc++] = "2048";
+		}
+	}
+	if (!has_opt(eal_argv, eal_argc, pci_opts) && cfg.source != RXB_EMU_SRC_PORT)
+		eal_argv[eal_argc++] = "--no-pci";
+	if (!user_eal)
+		eal_argv[eal_argc++] = "--log-level=*:warning";
+	eal_argv[eal_argc] = NULL;
+
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "error: rte_eal_init failed (%s); EAL options were:",
+			strerror(rte_errno));
+		for (int i = 1; i < eal_argc; i++)
+			fprintf(stderr, " %s", eal_argv[i]);
+		fprintf(stderr, "\n");
+		return 1;
+	}
+	emu_telemetry_register();
+	if (cfg.telemetry && !bench) {
+		const char *dir = rte_eal_get_runtime_dir(), *p = strrchr(dir, '/');
+
+		fprintf(stderr, "telemetry: %s/dpdk_telemetry.v2 (dpdk-telemetry.py -f %s)\n", dir,
+			p ? p + 1 : dir);
+	}
+	if (cfg.source == RXB_EMU_SRC_PORT && rte_eth_dev_count_avail() == 0)
+		fprintf(stderr, "warning: no ethdev port was probed: this machine has no NIC DPDK "
+			"can drive (or --eal lacks its PCI address)\n");
+
+	if (bench) {
+		rc = rxb_emu_bench(&cfg, bench_ms, stdout, &err);
+	} else {
+		res = calloc(1, sizeof(*res));
+		rc = res ? rxb_emu_run(&cfg, res, &err) : -ENOMEM;
+		if (rc == 0) {
+			rxb_emu_print_json(stdout, &cfg, res);
+			if (!res->packets_ok)
+				fprintf(stderr, "warning: packet conservation failed: %s\n",
+					res->packets_msg);
+			if (!res->buffers_ok)
+				fprintf(stderr, "warning: buffer conservation failed: %s\n",
+					res->buffers_msg);
+		}
+		free(res);
+	}
+	if (rc != 0)
+		fprintf(stderr, "error: %s\n", err.msg[0] ? err.msg : strerror(-rc));
+	snprintf(eal_buf, sizeof(eal_buf), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	if (prefix[0] != '\0') /* a prefix of our own: leave no directory behind */
+		rxb_emu_remove_runtime_dir(eal_buf);
+	return rc == 0 ? 0 : rc == -EINVAL ? 2 : 1;
+}
