@@ -41,6 +41,12 @@ void rxb_debug_fail(const char *file, int line, const char *what);
  * producer index itself lives with each design (a core's private tail for
  * privRing, a lock-protected tail for shRing). */
 struct rxb_descring {
+	/* Read-only after init, on a line of their own: both sides read them
+	 * on every operation, so they must not share a line either writes. */
+	rxb_buf_t *desc;
+	uint32_t size;
+	uint32_t mask;
+
 	/* Doorbell: the software's release store of its tail (MMIO in real
 	 * hardware). Own cache line: it is the only word both sides touch. */
 	struct {
@@ -55,10 +61,6 @@ struct rxb_descring {
 		uint32_t tail_seen;    /* NIC's cached copy of the doorbell */
 		uint32_t prefetch;     /* descriptors fetched per descriptor read */
 	} nic RXB_CACHE_ALIGNED;
-
-	rxb_buf_t *desc;
-	uint32_t size;
-	uint32_t mask;
 };
 
 int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch);
@@ -158,6 +160,12 @@ struct rxb_cr_entry {
  * never writes an entry (no cache-line ping-pong); it only publishes how far
  * it has read. */
 struct rxb_cr {
+	/* Read-only after init, on a line of their own (see rxb_descring). */
+	void *ent;      /* struct rxb_cr_entry, or the Bx entry type of rxBisect */
+	uint32_t size;
+	uint32_t mask;
+	uint32_t shift; /* log2(size): the generation is bit `shift` of an index */
+
 	struct {
 		_Atomic uint32_t prod;  /* next entry the NIC writes */
 		uint32_t cons_seen;     /* NIC's cached copy of sw.cons_pub */
@@ -167,12 +175,11 @@ struct rxb_cr {
 		uint32_t cons;              /* next entry software reads (private) */
 		_Atomic uint32_t cons_pub;  /* cons as last published to the NIC */
 	} sw RXB_CACHE_ALIGNED;
-
-	void *ent;      /* struct rxb_cr_entry, or the Bx entry type of rxBisect */
-	uint32_t size;
-	uint32_t mask;
-	uint32_t shift; /* log2(size): the generation is bit `shift` of an index */
 };
+
+_Static_assert(offsetof(struct rxb_descring, db) >= RXB_CACHE_LINE &&
+	       offsetof(struct rxb_cr, nic) >= RXB_CACHE_LINE,
+	       "read-only ring fields must not share a line with written state");
 
 /* The index logic (room, generation, publish) is shared by completion rings
  * and rxBisect's Bx rings; only the entry layout differs. */

@@ -94,7 +94,9 @@ struct rxb_bx {
 		uint32_t foreign_cons;              /* foreign entries read */
 		_Atomic uint32_t foreign_cons_pub;  /* published copy */
 	} sw RXB_CACHE_ALIGNED;
-	struct rxb_notice *pend; /* capacity pend_mask + 1 ≥ reserved */
+	/* Read-only after create (pend's contents excepted: NIC-private), on
+	 * lines the owner core does not write. */
+	struct rxb_notice *pend RXB_CACHE_ALIGNED; /* capacity pend_mask + 1 ≥ reserved */
 	uint32_t pend_mask;
 	uint32_t reserved;       /* R(b): slots kept for consumption entries */
 	uint32_t foreign_budget; /* |Bx| − R(b) */

@@ -123,6 +123,11 @@ int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
 	return rc;
 }
 
+unsigned rxb_spool_nic_fetch(struct rxb_spool *sp, uint32_t q, rxb_buf_t *bufs, unsigned n)
+{
+	return rxb_privring_nic_fetch(sp->pr, q, bufs, n);
+}
+
 /* Buffers queue q should hold after a poll that received `got` of `budget`. */
 static uint32_t spool_target(const struct rxb_spool *sp, uint32_t posted, unsigned got,
 			     unsigned budget)

@@ -136,6 +136,28 @@ static void test_none_and_basic(void)
 	test_pool_fini(&tp);
 }
 
+/* The emulator path: fetched buffers are the ones packets then land in. */
+static void test_fetch_then_deliver(void)
+{
+	struct test_pool tp;
+	struct rxb_spool_config c = { .n_ports = 2, .mode = RXB_SPOOL_SPP, .low = 16, .high = 64 };
+	rxb_buf_t fetched[8];
+	struct rxb_delivery d;
+
+	test_pool_init(&tp, 1024, 1);
+	struct rxb_spool *sp = make(&c, &tp);
+	CHECK_EQ(rxb_spool_nic_fetch(sp, 1, fetched, 8), 8);
+	for (int i = 0; i < 8; i++) {
+		struct rxb_rx_meta m = { .len = 100, .dest = 1 };
+
+		CHECK_EQ(rxb_spool_nic_deliver(sp, &m, &d), 0);
+		CHECK_EQ(d.buf, fetched[i]);
+	}
+	CHECK_EQ(rxb_spool_nic_fetch(sp, 1, fetched, 100), 8); /* 16 posted at low */
+	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+}
+
 static void test_config_errors(void)
 {
 	struct {
@@ -164,6 +186,7 @@ int main(void)
 	RUN(test_spp_watermarks);
 	RUN(test_spp_idle_refills_to_low_only);
 	RUN(test_none_and_basic);
+	RUN(test_fetch_then_deliver);
 	RUN(test_config_errors);
 	return check_summary();
 }

@@ -50,6 +50,10 @@ uint32_t rxb_spool_queue_of(const struct rxb_spool *sp, uint32_t port);
 int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
 			  struct rxb_delivery *d);
 
+/* NIC: prefetch up to n posted descriptors of queue q and return their
+ * buffers in ring order (the emulator posts them to a physical queue). */
+unsigned rxb_spool_nic_fetch(struct rxb_spool *sp, uint32_t q, rxb_buf_t *bufs, unsigned n);
+
 /* Software: fill queue q to its starting depth (depth, or low for spp). */
 unsigned rxb_spool_prime(struct rxb_spool *sp, uint32_t q, const struct rxb_allocator *alloc);
 
