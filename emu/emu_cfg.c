@@ -247,9 +247,9 @@ static int set_arch(struct rxb_emu_cfg *c, const char *k, const char *v, struct 
 	if (strcmp(k, "arch.name") == 0) {
 		rc = parse_choice(k, v, arch_names, &i, err);
 		if (rc == 0 && i == RXB_ARCH_SPOOL)
-			return bad(err, k, v, "the emulator cannot drive the shared page pool yet: "
-				   "the ring library has no rxb_spool_nic_fetch() to hand a "
-				   "representor queue's buffers to a physical queue; allowed: "
+			return bad(err, k, v, "the emulator does not drive representor ports "
+				   "(one physical queue per port) yet; simulate it with "
+				   "`rxb sim --set arch.name=spool`; allowed here: "
 				   "privring, small_privring, shring, shring_list, dyn_shring, "
 				   "rxbisect");
 		if (rc == 0)
