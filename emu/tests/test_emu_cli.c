@@ -103,7 +103,7 @@ static void test_bad_options(void)
 		const char *key;
 	} cases[] = {
 		{ { "--set", "arch.name=foo" }, "arch.name" },
-		{ { "--set", "arch.name=spool" }, "rxb_spool_nic_fetch" },
+		{ { "--set", "arch.name=spool" }, "representor ports" },
 		{ { "--set", "traffic.rate_gbps=fast" }, "traffic.rate_gbps" },
 		{ { "--set", "arch.rx_size=1000" }, "arch.rx_size" },
 		{ { "--set", "system.cores=0" }, "system.cores" },
