@@ -29,7 +29,7 @@ build-tsan: deps
 	@cmake --build build-tsan -j $(JOBS)
 
 build-asan: deps
-	@$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=address -DRXB_BUILD_EMU=OFF >/dev/null
+	@$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=address -DRXB_BUILD_EMU=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 
 build-fuzz: deps
@@ -63,6 +63,8 @@ test-py: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+	@bash bench/sim_bench.sh $(BUILD)
+	@bash bench/emu_bench.sh $(BUILD)
 
 fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)

@@ -7,12 +7,14 @@
 # the instructions per packet of each path with callgrind (deterministic,
 # unlike the clock on a shared machine) into bench/results/callgrind.txt and
 # the "callgrind_ir_per_pkt" key of rings.json. See bench/README.md.
+#   RXB_BENCH_RESULTS    folder for rings.json and callgrind.txt (default bench/results;
+#                        `rxb calibrate` points it at a temporary folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD=${1:-build}
 shift || true
-RESULTS=bench/results
+RESULTS=${RXB_BENCH_RESULTS:-bench/results}
 BIN="$BUILD/bench/bench_rings"
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
@@ -47,6 +49,7 @@ report="$RESULTS/callgrind.txt"
 } >"$report"
 pairs=()
 for arch in privring rxbisect shring_arr shring_list; do
+  echo "bench: callgrind $arch" >&2
   out="$tmp/cg.$arch"
   pkts=$(valgrind --tool=callgrind --toggle-collect="rx_round_$arch" --callgrind-out-file="$out" \
            "$BIN" --only "$arch" --rounds "$ROUNDS" 2>/dev/null | awk '/packets through/ {print $2}')

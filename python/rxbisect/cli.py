@@ -1,6 +1,8 @@
 """The `rxb` command.
 
-    rxb sim [SCENARIO] [--set section.key=value ...] [--json]
+    rxb sim [SCENARIO] [--set section.key=value ...] [--json] [--calibration FILE]
+    rxb emu [SCENARIO] [--set section.key=value ...] [--eal "..."] [--json]
+    rxb calibrate [--out FILE] [--quick]
     rxb compare [--set ...] [--json] [--quick] [--plot DIR] [--jobs N]
     rxb scenario show [SCENARIO] [--set ...] [--json]
     rxb scenario keys [SECTION ...] [--json]
@@ -19,7 +21,8 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from . import __version__, compare, darkpackets, engine, profile, report, scenario, sizing
+from . import (__version__, calibrate, compare, darkpackets, emu, engine, profile, report,
+               scenario, sizing)
 from .errors import RxbError, UsageError
 
 
@@ -48,23 +51,56 @@ def _print_json(obj) -> None:
     print(json.dumps(obj, indent=2))
 
 
-def _scenario_args(p: argparse.ArgumentParser) -> None:
+def _scenario_args(p: argparse.ArgumentParser, default: str = "the reference setup") -> None:
     p.add_argument("scenario", nargs="?", metavar="SCENARIO",
                    help="scenario TOML file or built-in name (see `rxb scenario list`); "
-                        "default: the reference setup")
+                        f"default: {default}")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="override one key (repeatable); see `rxb scenario keys`")
 
 
+def _progress(args) -> bool | None:
+    return False if args.no_progress else (True if args.progress else None)
+
+
+def _bar_args(p: argparse.ArgumentParser) -> None:
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", action="store_true", help="always show the progress bar")
+    bar.add_argument("--no-progress", action="store_true", help="never show the progress bar")
+
+
 def cmd_sim(args) -> int:
     res = scenario.load_resolved(args.scenario, args.sets)
-    progress = False if args.no_progress else (True if args.progress else None)
-    result = engine.run(res, progress=progress, timeout=args.timeout,
-                        keep_config=args.keep_config)
+    cal = calibrate.load(args.calibration) if args.calibration else None
+    result = engine.run(res, progress=_progress(args), timeout=args.timeout,
+                        keep_config=args.keep_config, calibration=cal)
     if args.json:
         _print_json(result.record())
     else:
         print(report.metrics(result, res), end="")
+    return 0
+
+
+def cmd_emu(args) -> int:
+    run = emu.run(args.scenario, args.sets, eal=args.eal, progress=_progress(args),
+                  timeout=args.timeout)
+    if args.json:
+        _print_json(run.record)
+    else:
+        print(report.emu(run.record), end="")
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    cmd = "rxb calibrate" + (" --quick" if args.quick else "") + f" --out {args.out}"
+    doc = calibrate.run(args.out, quick=args.quick, progress=_progress(args), command=cmd)
+    rows = []
+    for k, v in doc["cycles"].items():
+        src = "measured here" if k in doc["measured"] else "carried over (assumption)"
+        per = v.items() if isinstance(v, dict) else [(None, v)]
+        rows += [(f"{k}.{a}" if a else k, f"{x:.2f}", src) for a, x in per]
+    print(report.table(("cycles", "value", "source"), rows, (False, True)))
+    print(f"\nwrote {args.out}; use it with `rxb sim --calibration {args.out}`")
     return 0
 
 
@@ -170,12 +206,33 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sim", help="simulate one scenario with the rxb-sim engine")
     _scenario_args(s)
     s.add_argument("--json", action="store_true", help="print one JSON result record")
-    bar = s.add_mutually_exclusive_group()
-    bar.add_argument("--progress", action="store_true", help="always show the progress bar")
-    bar.add_argument("--no-progress", action="store_true", help="never show the progress bar")
+    _bar_args(s)
     s.add_argument("--keep-config", metavar="FILE", help="also write the engine's config JSON here")
     s.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the engine after this")
+    s.add_argument("--calibration", metavar="FILE", help="software cycle costs to use instead "
+                   "of the built-in ones (a file `rxb calibrate` writes)")
     s.set_defaults(func=cmd_sim)
+
+    e = sub.add_parser("emu", help="run one scenario on the DPDK emulator rxb-emu (real cores, "
+                       "real packets; docs/emulator.md)")
+    _scenario_args(e, "rxb-emu's own (2 workers, 1 Gbps, 1 s); only the keys a file or "
+                   "--set names are passed on")
+    e.add_argument("--eal", metavar="\"OPTIONS\"", help="DPDK EAL options (default: what "
+                   "rxb-emu picks for this machine: --no-huge if no hugepages, --no-pci, "
+                   "--lcores)")
+    e.add_argument("--json", action="store_true", help="print rxb-emu's JSON result record")
+    _bar_args(e)
+    e.add_argument("--timeout", type=float, metavar="SECONDS", help="stop rxb-emu after this")
+    e.set_defaults(func=cmd_emu)
+
+    k = sub.add_parser("calibrate", help="measure this machine's software costs and write a "
+                       "calibration file for `rxb sim --calibration`")
+    k.add_argument("--out", default="calibration.json", metavar="FILE",
+                   help="where to write it (default calibration.json)")
+    k.add_argument("--quick", action="store_true", help="short measurements, no callgrind "
+                   "(a few seconds; noisier)")
+    _bar_args(k)
+    k.set_defaults(func=cmd_calibrate)
 
     c = sub.add_parser("compare", help="simulate every receive interface, balanced and "
                        "imbalanced, and print one table")
@@ -247,9 +304,19 @@ def _help(p: argparse.ArgumentParser) -> int:
     return 2
 
 
+def _glue_eal(argv: list[str]) -> list[str]:
+    """`--eal "--no-pci"` as `--eal=--no-pci`: argparse would take a lone `--no-pci` for an
+    option of ours and say --eal has no argument."""
+    out = []
+    it = iter(argv)
+    for a in it:
+        out.append(f"--eal={next(it, '')}" if a == "--eal" else a)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_glue_eal(list(sys.argv[1:] if argv is None else argv)))
     if not hasattr(args, "func"):
         return _help(parser)
     try:

@@ -31,11 +31,11 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tqdm import tqdm
 
-from .errors import EngineError, UsageError
+from .errors import EngineError, RxbError, UsageError
 from .scenario import Resolved, derived
 
 CONTRACT_VERSION = 1
@@ -100,63 +100,82 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def find_engine() -> Path:
-    env = os.environ.get(ENV_BIN)
+def find_binary(env_var: str, built_rel: str, name: str, what: str) -> Path:
+    """$env_var, else `built_rel` under the repository root, else `name` on PATH."""
+    env = os.environ.get(env_var)
     if env:
         p = Path(env)
         if not (p.is_file() and os.access(p, os.X_OK)):
-            raise EngineError(f"{ENV_BIN}={env}: not an executable file")
+            raise EngineError(f"{env_var}={env}: not an executable file")
         return p
-    built = repo_root() / "build" / "sim" / "rxb-sim"
+    built = repo_root() / built_rel
     if built.is_file() and os.access(built, os.X_OK):
         return built
-    on_path = shutil.which("rxb-sim")
+    on_path = shutil.which(name)
     if on_path:
         return Path(on_path)
-    raise EngineError(f"simulator engine not found: {built} does not exist and rxb-sim is not "
-                      f"on PATH; build it with `make build`, or set {ENV_BIN} to its path")
+    raise EngineError(f"{what} not found: {built} does not exist and {name} is not "
+                      f"on PATH; build it with `make build`, or set {env_var} to its path")
 
 
-def build_config(res: Resolved) -> dict:
-    """The JSON document the engine receives: everything resolved, nothing implicit."""
+def find_engine() -> Path:
+    return find_binary(ENV_BIN, "build/sim/rxb-sim", "rxb-sim", "simulator engine")
+
+
+def build_config(res: Resolved, calibration: dict | None = None) -> dict:
+    """The JSON document the engine receives: everything resolved, nothing implicit.
+
+    calibration: a calibration document (sim/calibration/default.json's shape), embedded
+    under the top-level key "calibration" (docs/simulator.md §4) so the config stays a
+    complete record; None = the engine's compiled-in default.
+    """
     scn = res.scenario
-    return {"contract": CONTRACT_VERSION, "description": scn.description,
-            **scn.sections(), "profile": res.profile.to_dict(), "derived": derived(res)}
+    cfg = {"contract": CONTRACT_VERSION, "description": scn.description,
+           **scn.sections(), "profile": res.profile.to_dict(), "derived": derived(res)}
+    if calibration is not None:
+        cfg["calibration"] = calibration
+    return cfg
 
 
 def run(res: Resolved, progress: bool | None = None, timeout: float | None = None,
-        keep_config: str | os.PathLike | None = None) -> Result:
+        keep_config: str | os.PathLike | None = None, calibration: dict | None = None) -> Result:
     """Run the engine on a resolved scenario and return its validated output.
 
     progress: True/False forces the bar on/off; None shows it only on a terminal.
     keep_config: also leave the config JSON at this path (for replay).
+    calibration: replaces the engine's default calibration (see build_config).
     """
     binary = find_engine()
-    cfg = build_config(res)
+    cfg = build_config(res, calibration)
     with tempfile.TemporaryDirectory(prefix="rxb-") as tmp:
         path = Path(keep_config) if keep_config else Path(tmp) / "config.json"
         try:
             path.write_text(json.dumps(cfg, indent=2) + "\n")
         except OSError as e:
             raise UsageError(f"cannot write the config to {path} ({e.strerror or e})") from None
-        rc, out, stderr, warnings, timed_out = _execute(binary, path, progress, timeout)
-    if timed_out:
-        raise EngineError(f"{binary.name} did not finish within {timeout:g} s and was stopped")
-    if rc != 0:
-        raise EngineError(_failure(binary.name, rc, stderr))
+        rc, out, stderr, warnings, timed_out = execute(
+            [str(binary), "--config", str(path)], binary.name, progress, timeout)
+    check_exit(binary.name, rc, stderr, timed_out, timeout)
     result = parse_output(out, cfg)
     return Result(result.params, result.metrics, result.sim_packets, result.sim_wall_s,
                   result.extra, tuple(warnings))
 
 
-def _execute(binary: Path, config: Path, progress: bool | None, timeout: float | None):
-    """Run the engine; stdout is drained by a thread while stderr drives the bar."""
+def execute(cmd: list[str], name: str, progress: bool | None, timeout: float | None,
+            parse: Callable[[str], float | None] | None = None,
+            report: Callable[[float], None] | None = None):
+    """Run an engine (rxb-sim, rxb-emu, a benchmark); stdout is drained by a thread while
+    stderr drives the bar. Its `warning:` and `note:` lines are shown at once as
+    `NAME: warning: ...`. `parse` reads a fraction done from a stderr line (default:
+    `progress <f>`); `report`, when given, receives those fractions instead of a bar of
+    our own (a caller's bar over several runs). Returns (exit code, stdout, last stderr
+    lines, warnings, timed out)."""
+    parse = parse or _progress
     try:
-        proc = subprocess.Popen([str(binary), "--config", str(config)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                                errors="replace")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                encoding="utf-8", errors="replace")
     except OSError as e:
-        raise EngineError(f"cannot start {binary}: {e.strerror or e}") from None
+        raise EngineError(f"cannot start {cmd[0]}: {e.strerror or e}") from None
     out: list[str] = []
     reader = threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True)
     reader.start()
@@ -167,19 +186,21 @@ def _execute(binary: Path, config: Path, progress: bool | None, timeout: float |
         timer.start()
     tail: collections.deque[str] = collections.deque(maxlen=20)
     warnings: list[str] = []
-    bar = tqdm(total=100, desc=binary.name, unit="%", leave=False,
-               disable=None if progress is None else not progress,
+    bar = tqdm(total=100, desc=name, unit="%", leave=False,
+               disable=True if report else None if progress is None else not progress,
                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
     try:
         for line in proc.stderr:
             line = line.rstrip("\n")
-            frac = _progress(line)
+            frac = parse(line)
             if frac is not None:
+                if report:
+                    report(frac)
                 bar.update(max(0, round(frac * 100) - bar.n))
                 continue
-            if line.startswith("warning:"):
+            if line.startswith(("warning:", "note:")):
                 warnings.append(line)
-                bar.write(f"{binary.name}: {line}", file=sys.stderr)
+                bar.write(f"{name}: {line}", file=sys.stderr)
             if line.strip():
                 tail.append(line)
         proc.wait()
@@ -206,6 +227,19 @@ def _progress(line: str) -> float | None:
     return min(max(f, 0.0), 1.0) if math.isfinite(f) else None
 
 
+def check_exit(name: str, rc: int, stderr: list[str], timed_out: bool, timeout: float | None,
+               rejected: type[RxbError] = EngineError) -> None:
+    """Raise the error an engine's exit means; `rejected` is the class for exit 2 (the
+    configuration was rejected): rxb-sim only sees resolved configs, so that is its fault
+    (EngineError, exit 1); rxb-emu checks the user's keys itself (UsageError, exit 2)."""
+    if timed_out:
+        raise EngineError(f"{name} did not finish within {timeout:g} s and was stopped")
+    if rc == 2:
+        raise rejected(_failure(name, rc, stderr))
+    if rc != 0:
+        raise EngineError(_failure(name, rc, stderr))
+
+
 def _failure(name: str, rc: int, stderr: list[str]) -> str:
     errors = [ln.split(":", 1)[1].strip() for ln in stderr if ln.startswith("error:")]
     detail = "; ".join(errors) or " | ".join(stderr[-5:]) or "(nothing on stderr)"
@@ -220,12 +254,15 @@ def _failure(name: str, rc: int, stderr: list[str]) -> str:
     return f"{name} failed with exit code {rc}: {detail}"
 
 
-def _broken(what: str) -> EngineError:
-    return EngineError(f"rxb-sim broke the output contract: {what} "
-                       "(see docs/engine-contract.md)")
+CONTRACT_DOCS = {"rxb-sim": "docs/engine-contract.md", "rxb-emu": "docs/emulator.md"}
 
 
-def _check_value(path: str, v: Any, kind: str) -> None:
+def broken(what: str, who: str = "rxb-sim") -> EngineError:
+    return EngineError(f"{who} broke the output contract: {what} "
+                       f"(see {CONTRACT_DOCS.get(who, 'docs/engine-contract.md')})")
+
+
+def _check_value(path: str, v: Any, kind: str, who: str = "rxb-sim") -> None:
     nullable = kind.endswith("?")
     kind = kind.rstrip("?")
     if v is None and nullable:
@@ -238,56 +275,57 @@ def _check_value(path: str, v: Any, kind: str) -> None:
         "bool": isinstance(v, bool),
     }[kind]
     if not ok:
-        raise _broken(f"{path} should be {kind}{' or null' if nullable else ''}, "
-                      f"got {json.dumps(v)}")
+        raise broken(f"{path} should be {kind}{' or null' if nullable else ''}, "
+                      f"got {json.dumps(v)}", who)
 
 
-def _check_tree(prefix: str, obj: Any, spec: dict, required: bool) -> None:
+def check_tree(prefix: str, obj: Any, spec: dict, required: bool, who: str = "rxb-sim") -> None:
+    """Check `obj` against a spec like REQUIRED_METRICS; `who` names the engine in errors."""
     if not isinstance(obj, dict):
-        raise _broken(f"{prefix} should be an object, got {json.dumps(obj)[:80]}")
+        raise broken(f"{prefix} should be an object, got {json.dumps(obj)[:80]}", who)
     for k, kind in spec.items():
         path = f"{prefix}.{k}"
         if k not in obj:
             if required:
-                raise _broken(f"{path} is missing")
+                raise broken(f"{path} is missing", who)
             continue
         if isinstance(kind, dict):
-            _check_tree(path, obj[k], kind, True)
+            check_tree(path, obj[k], kind, True, who)
         else:
-            _check_value(path, obj[k], kind)
+            _check_value(path, obj[k], kind, who)
 
 
 def parse_output(text: str, cfg: dict | None = None) -> Result:
     """Validate the engine's stdout; `cfg` (the config sent) enables the echo check."""
     if not text.strip():
-        raise _broken("nothing was printed on stdout")
+        raise broken("nothing was printed on stdout")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise _broken(f"stdout is not one JSON object ({e})") from None
+        raise broken(f"stdout is not one JSON object ({e})") from None
     if not isinstance(doc, dict):
-        raise _broken(f"stdout is a JSON {type(doc).__name__}, not an object")
+        raise broken(f"stdout is a JSON {type(doc).__name__}, not an object")
     for k in ("params", "metrics", "sim_packets", "sim_wall_s"):
         if k not in doc:
-            raise _broken(f"top-level key '{k}' is missing")
+            raise broken(f"top-level key '{k}' is missing")
     if not isinstance(doc["params"], dict):
-        raise _broken("params should be an object")
+        raise broken("params should be an object")
     _check_value("sim_packets", doc["sim_packets"], "count")
     _check_value("sim_wall_s", doc["sim_wall_s"], "number")
     m = doc["metrics"]
-    _check_tree("metrics", m, REQUIRED_METRICS, True)
-    _check_tree("metrics", m, OPTIONAL_METRICS, False)
+    check_tree("metrics", m, REQUIRED_METRICS, True)
+    check_tree("metrics", m, OPTIONAL_METRICS, False)
     dropped = sum(m["drops_by_cause"].values())
     if m["offered_packets"] != m["delivered_packets"] + dropped + m["in_flight_packets"]:
-        raise _broken(f"packets are not conserved: offered {m['offered_packets']} != delivered "
+        raise broken(f"packets are not conserved: offered {m['offered_packets']} != delivered "
                       f"{m['delivered_packets']} + dropped {dropped} + in flight "
                       f"{m['in_flight_packets']}")
     params = doc["params"]
     for name, (sec, key) in ECHOED_PARAMS:
         if name not in params:
-            raise _broken(f"params.{name} is missing (the engine echoes what it ran)")
+            raise broken(f"params.{name} is missing (the engine echoes what it ran)")
         if cfg is not None and params[name] != cfg[sec][key]:
-            raise _broken(f"params.{name} = {json.dumps(params[name])} but the config asked "
+            raise broken(f"params.{name} = {json.dumps(params[name])} but the config asked "
                           f"for {json.dumps(cfg[sec][key])}")
     extra = {k: v for k, v in doc.items() if k not in ("params", "metrics", "sim_packets",
                                                         "sim_wall_s")}

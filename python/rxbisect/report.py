@@ -51,6 +51,40 @@ def metrics(result: Result, res: Resolved) -> str:
             f"{sy.cores} cores, {sy.nics} NIC(s) x {t.rate_gbps:g} Gbps offered, "
             f"{t.packet_bytes} B, {s.workload.nf}, {t.pattern}; {result.sim_packets:,} packets "
             f"simulated in {result.sim_wall_s:.1f} s")
+    return f"{head}\n\n{_rows(_metric_rows(m))}\n"
+
+
+def emu(record: dict) -> str:
+    """The terminal view of one `rxb-emu` run: the simulator's rows, then the emulator's."""
+    m, p = record["metrics"], record["params"]
+    e = m["emulator"]
+    kind = "emulated" if p.get("arch.emulated", True) else "native"
+    head = (f"{record['arch']} ({kind}) on this machine: {p.get('system.cores')} workers, "
+            f"{p.get('system.nics')} NIC group(s) x {p.get('traffic.rate_gbps'):g} Gbps offered, "
+            f"{p.get('traffic.packet_bytes')} B, {p.get('workload.nf')}, "
+            f"{p.get('traffic.pattern')}, source {p.get('emu.source')}; "
+            f"{m['offered_packets']:,} packets in {record.get('emu_wall_s', 0):.2f} s")
+    rows = _metric_rows(m)
+    at = next(i for i, (label, _) in enumerate(rows) if label == "  DRAM bandwidth") + 1
+    rows.insert(at, ("  DMA write rate (source)", num(m.get("dma_write_gibps"), 3, "GiB/s")))
+    block = [("Emulator core", "none (native: the workers poll the physical queues)")]
+    if kind == "emulated":
+        block = [
+            ("Emulator core", ""),
+            ("  dispatched", f"{num(e['dispatched'])}  ({num(e['dispatch_mpps'], 3, 'Mpps')})"),
+            ("  cycles/packet busy / full bursts", _slash([e["cycles_per_packet"],
+                                                          e["loaded_cycles_per_packet"]], 1, "")),
+            ("  idle share", pct(e["idle_share"], 1)),
+            ("  buffer mismatches / swaps", f"{num(e['buffer_mismatch'])} / {num(e['swaps'])}"),
+            ("  RSS software / port hash", f"{num(e['sw_hash'])} / {num(e['port_hash'])}"),
+            ("  slots physical / virtual", f"{num(e['phys_slots'])} / {num(e['virt_slots'])}"),
+        ]
+    rows[-1:-1] = block  # before the conservation row
+    return f"{head}\n\n{_rows(rows)}\n"
+
+
+def _metric_rows(m: dict) -> list[tuple[str, str]]:
+    """The rows every engine's record shares (docs/engine-contract.md §4.1)."""
     rows: list[tuple[str, str]] = [
         ("Throughput", ""),
         ("  offered", num(m["offered_gbps"], 2, "Gbps")),
@@ -80,9 +114,12 @@ def metrics(result: Result, res: Resolved) -> str:
     rows.append(("Conservation (interfaces.md §8)",
                  f"packets {'ok' if c['packets_ok'] else 'VIOLATED'}, "
                  f"buffers {'ok' if c['buffers_ok'] else 'VIOLATED'}"))
+    return rows
+
+
+def _rows(rows: Sequence[tuple[str, str]]) -> str:
     width = max(len(label) for label, _ in rows)
-    body = "\n".join(f"{label.ljust(width)}  {value}".rstrip() for label, value in rows)
-    return f"{head}\n\n{body}\n"
+    return "\n".join(f"{label.ljust(width)}  {value}".rstrip() for label, value in rows)
 
 
 def sizing(sz: Sizing) -> str:

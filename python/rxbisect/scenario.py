@@ -27,6 +27,7 @@ ARCHS = ("privring", "small_privring", "shring", "shring_list", "dyn_shring", "r
 SHARED = ("shring", "shring_list", "dyn_shring")  # archs with rings shared by share_degree cores
 RING = dict(lo=2, hi=2**20, pow2=True)  # RXB_RING_MIN / RXB_RING_MAX of include/rxb/common.h
 AX_VENDOR_MIN = 64  # RXB_AX_VENDOR_MIN: smallest Ax ring a NIC accepts (interfaces.md §5.1)
+RXLIST_BATCH_MAX = 64  # RXB_SHRING_BATCH_MAX of include/rxb/shring.h
 ETH_OVERHEAD_BYTES = 20  # preamble 7 + SFD 1 + inter-frame gap 12
 Auto = Literal["auto"]
 
@@ -44,11 +45,16 @@ class Arch:
     bx_size: int = key(1024, "rxBisect Bx ring entries per core (completions, NIC -> core)",
                        unit="entries", **RING)
     cr_size: int | Auto = key(AUTO, "completion ring entries per core for privRing/shRing; "
-                              "auto = rx_size", unit="entries", **RING)
+                              "auto = rx_size (x rxlist_batch for shring_list)",
+                              unit="entries", **RING)
     emulated: bool = key(False, "model the software NIC of the emulator (virtual + physical "
                          "rings, emulator core) instead of a hardware NIC")
     share_degree: int | Auto = key(AUTO, "cores sharing one Rx ring (shRing variants); auto = "
                                    "all cores of a NIC", unit="cores", lo=1)
+    rxlist_batch: int = key(1, "shring_list only (others ignore it): buffer slots per RxList "
+                            "descriptor, the library's batched RxList (a core appends a "
+                            "descriptor, under the lock, once per rxlist_batch packets); 1 = "
+                            "not batched", unit="buffers", lo=1, hi=RXLIST_BATCH_MAX, pow2=True)
     ax_policy: str = key("linked_random", "rxBisect: the Ax linked to the Bx is used first when "
                          "it holds a buffer; otherwise another associated Ax chosen at random, "
                          "round-robin, or the one with most posted buffers",
@@ -252,6 +258,18 @@ def load(ref: str | None = None, sets: Sequence[str] = ()) -> Scenario:
                     base=base)
 
 
+def given_keys(ref: str | None = None, sets: Sequence[str] = ()) -> list[str]:
+    """The keys a scenario file and `--set`s name explicitly (section.key, first-seen order):
+    what a front end with other defaults (`rxb emu`) must pass on and nothing more."""
+    names = []
+    if ref:
+        raw = read_toml(_locate(ref))
+        names += [f"{sec}.{k}" for sec, body in raw.items() if isinstance(body, dict)
+                  for k in body]
+    names += [s.partition("=")[0].strip() for s in sets]
+    return list(dict.fromkeys(names))
+
+
 def load_resolved(ref: str | None = None, sets: Sequence[str] = ()) -> Resolved:
     return resolve(load(ref, sets))
 
@@ -360,6 +378,12 @@ def _resolve_arch(a: Arch, sy: System, t: Traffic, split: tuple[int, ...]) -> Ar
     if a.association == "groups" and sy.cores % a.groups:
         raise _bad("arch.groups", a.groups, f"must divide system.cores = {sy.cores}",
                    "a divisor of system.cores")
+    # batched RxList: every descriptor of the shared ring holds rxlist_batch buffers
+    slots = a.rxlist_batch if a.name == "shring_list" else 1
+    if rx * slots > RING["hi"]:
+        raise _bad("arch.rxlist_batch", a.rxlist_batch, f"arch.rx_size x arch.rxlist_batch = "
+                   f"{rx * slots} buffer slots, more than the library's {RING['hi']}",
+                   f"1 to {RING['hi'] // rx} (a power of two)")
     if a.spool_low > a.spool_high:
         raise _bad("arch.spool_low", a.spool_low, f"above arch.spool_high = {a.spool_high}",
                    f"1 to {a.spool_high}")
@@ -367,10 +391,14 @@ def _resolve_arch(a: Arch, sy: System, t: Traffic, split: tuple[int, ...]) -> Ar
     if pool == AUTO:
         # every ring full at once (rxBisect: Ax posted + Bx delivered, interfaces.md §5.4),
         # plus every per-core cache at its 1.5x flush threshold, rounded up to 2x
-        per_core = (a.ax_size + a.bx_size if a.name == "rxbisect" else rx) + 2 * a.alloc_cache
+        per_core = (a.ax_size + a.bx_size if a.name == "rxbisect" else rx * slots) + \
+            2 * a.alloc_cache
         pool = sy.cores * per_core + (a.spool_ports * max(rx, a.spool_high)
                                       if a.name == "spool" else 0)
-    return dataclasses.replace(a, rx_size=rx, cr_size=rx if a.cr_size == AUTO else a.cr_size,
+    # cr_size auto: the library's own default, ring entries x batch (a core's CR may have
+    # to hold every buffer slot of its shared ring)
+    cr = rx * slots if a.cr_size == AUTO else a.cr_size
+    return dataclasses.replace(a, rx_size=rx, cr_size=cr,
                                share_degree=share, buffer_bytes=buffer, pool_buffers=pool)
 
 
@@ -385,7 +413,8 @@ def derived(res: Resolved) -> dict[str, Any]:
              "rxbisect": sy.cores * a.ax_size,
              "spool": (sy.nics * a.rx_size if a.spool_mode == "basic" else
                        a.spool_ports * (a.rx_size if a.spool_mode == "none" else a.spool_high))}
-    posted = rings.get(a.name, (sy.cores // a.share_degree) * a.rx_size)
+    slots = a.rxlist_batch if a.name == "shring_list" else 1  # buffers per descriptor
+    posted = rings.get(a.name, (sy.cores // a.share_degree) * a.rx_size * slots)
     return {
         "nic_of_core": nic_of_core,
         "wire_bytes": wire,

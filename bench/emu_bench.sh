@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# bench/emu_bench.sh [BUILD_DIR]   — the emulator against DPDK's own forwarding (what `make
+# bench` adds for rxb-emu; see bench/README.md, "Emulator")
+#
+# Per run, back to back:
+#   1. dpdk-testpmd io forwarding between two net_null vdevs on one forwarding core (the
+#      baseline of docs/emulator.md): per port the median Rx-pps of the 1 s periods after the
+#      first, summed over both ports = packets one core moves through two PMDs;
+#   2. rxb-emu --bench (docs/emulator.md "Benchmark mode"): per interface, the emulator lcore
+#      alone on a CPU dispatching from net_null with software RSS to sink workers
+#      (achieved_mpps, capacity_mpps at full bursts, cycles per packet), and the workers'
+#      receive + free cost per packet on one core (rx_ns, free_ns).
+# RUNS runs; medians go to bench/results/emu.json with every sample, each also as a ratio to
+# testpmd measured in the same invocation: dispatch Mpps / testpmd Mpps, and worker
+# (rx + free) ns / testpmd ns per forwarded packet.
+#   RXB_EMU_BENCH_RUNS       runs (default 3)
+#   RXB_EMU_BENCH_MS         rxb-emu --bench-ms per interface (default 300)
+#   RXB_EMU_BENCH_TESTPMD_S  seconds testpmd runs, start-up included (default 8)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=${1:-build}
+RUNS=${RXB_EMU_BENCH_RUNS:-3}
+MS=${RXB_EMU_BENCH_MS:-300}
+TPMD_S=${RXB_EMU_BENCH_TESTPMD_S:-8}
+RESULTS=bench/results
+BIN="$BUILD/emu/rxb-emu"
+
+if [ -f "$BUILD/CMakeCache.txt" ]; then
+  cmake --build "$BUILD" --target rxb-emu >/dev/null
+fi
+if [ ! -x "$BIN" ]; then
+  echo "emu_bench: $BIN not found (DPDK missing at configure time? run \`make build\`)" >&2
+  exit 1
+fi
+TPMD=$(command -v dpdk-testpmd || true)
+if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
+mkdir -p "$RESULTS"
+tmp=$(mktemp -d)
+prefix="rxb-tpmd-$$"
+cleanup() {
+  rm -rf "$tmp" "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
+}
+trap cleanup EXIT
+
+for i in $(seq "$RUNS"); do
+  if [ -n "$TPMD" ]; then
+    echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s)" >&2
+    # exits 124 when the timeout stops it, as intended
+    timeout "$TPMD_S" "$TPMD" --no-huge -m 1024 --no-pci --vdev=net_null0 --vdev=net_null1 \
+      -l 0-1 --file-prefix="$prefix" --log-level='*:warning' -- \
+      --forward-mode=io --stats-period=1 --nb-cores=1 --rxq=1 --txq=1 \
+      >"$tmp/tpmd.$i" 2>&1 </dev/null || true
+    rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
+  fi
+  echo "emu_bench: run $i/$RUNS: rxb-emu --bench --bench-ms $MS" >&2
+  "$BIN" --bench --bench-ms "$MS" >"$tmp/emu.$i.json" 2>"$tmp/emu.$i.err" ||
+    { cat "$tmp/emu.$i.err" >&2; exit 1; }
+done
+
+"$PY" - "$tmp" "$RESULTS/emu.json" "$RUNS" "$MS" "$TPMD_S" "${TPMD:-}" <<'PYEOF'
+import datetime, json, os, re, statistics, sys
+tmp, out, tpmd = sys.argv[1], sys.argv[2], sys.argv[6]
+runs, ms, tpmd_s = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+med = statistics.median
+
+def testpmd(path):
+    """Packets per second one core forwards (both ports), from testpmd's 1 s periods."""
+    rx = [int(v) for v in re.findall(r"Rx-pps:\s+(\d+)", open(path, errors="replace").read())]
+    ports = [rx[0::2], rx[1::2]]
+    ports = [[v for v in p[1:] if v > 0] for p in ports]  # first period is zero (start-up)
+    if not all(ports):
+        return None
+    return {"per_port_mpps": [round(med(p) / 1e6, 3) for p in ports],
+            "total_mpps": round(sum(med(p) for p in ports) / 1e6, 3),
+            "periods": [len(p) for p in ports]}
+
+base = [testpmd(f"{tmp}/tpmd.{i}") for i in range(1, runs + 1)] if tpmd else []
+base = [b for b in base if b]
+emu = [json.load(open(f"{tmp}/emu.{i}.json")) for i in range(1, runs + 1)]
+tp_mpps = med([b["total_mpps"] for b in base]) if base else None
+tp_ns = 1e3 / tp_mpps if tp_mpps else None
+ratio = lambda a, b: round(a / b, 3) if a is not None and b else None  # noqa: E731
+
+dispatch, rx_cost = {}, {}
+for d in emu[0]["dispatch"]:
+    a = d["arch"]
+    rows = [next(x for x in e["dispatch"] if x["arch"] == a) for e in emu]
+    assert all(r["conservation_ok"] for r in rows), a
+    m = {k: round(med([r[k] for r in rows]), 3) for k in
+         ("achieved_mpps", "capacity_mpps", "cycles_per_packet", "loaded_cycles_per_packet",
+          "idle_share")}
+    m["samples_achieved_mpps"] = [r["achieved_mpps"] for r in rows]
+    m["samples_capacity_mpps"] = [r["capacity_mpps"] for r in rows]
+    m["achieved_vs_testpmd"] = ratio(m["achieved_mpps"], tp_mpps)
+    m["capacity_vs_testpmd"] = ratio(m["capacity_mpps"], tp_mpps)
+    dispatch[a] = m
+for d in emu[0]["rx_cost"]:
+    a = d["arch"]
+    rows = [next(x for x in e["rx_cost"] if x["arch"] == a) for e in emu]
+    m = {k: round(med([r[k] for r in rows]), 3) for k in ("rx_ns", "free_ns", "rx_cycles",
+                                                          "free_cycles")}
+    m["rx_free_ns"] = round(m["rx_ns"] + m["free_ns"], 3)
+    m["samples_rx_ns"] = [r["rx_ns"] for r in rows]
+    m["rx_free_vs_testpmd_ns"] = ratio(m["rx_free_ns"], tp_ns)
+    rx_cost[a] = m
+
+doc = {
+    "testpmd": {"total_mpps": tp_mpps, "ns_per_pkt": round(tp_ns, 3) if tp_ns else None,
+                "runs": base, "seconds": tpmd_s,
+                "command": "timeout %g dpdk-testpmd --no-huge -m 1024 --no-pci --vdev=net_null0 "
+                           "--vdev=net_null1 -l 0-1 -- --forward-mode=io --stats-period=1 "
+                           "--nb-cores=1 --rxq=1 --txq=1" % tpmd_s,
+                "note": ("io forwarding, two net_null ports, one forwarding core: per port the "
+                         "median Rx-pps after the first period, summed") if tpmd else
+                        "dpdk-testpmd not installed: no baseline, ratios are null"},
+    "dispatch": dispatch,
+    "rx_cost": rx_cost,
+    "ratios": {"dispatch": "achieved_mpps and capacity_mpps (full bursts) / testpmd total_mpps",
+               "rx_cost": "(rx_ns + free_ns) / testpmd ns_per_pkt (= 1000 / total_mpps: one "
+                          "core's cost to receive, forward and free a packet through PMDs)"},
+    "runs": runs, "bench_ms": ms,
+    "setup": emu[0].get("params"), "machine": emu[0].get("machine"),
+    "online_cpus": os.cpu_count(),
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "command": "bash bench/emu_bench.sh",
+}
+json.dump(doc, open(out, "w"), indent=2)
+open(out, "a").write("\n")
+tp = f"{tp_mpps:.1f} Mpps ({tp_ns:.1f} ns/packet)" if tp_mpps else "n/a"
+print(f"emulator vs dpdk-testpmd io forwarding on one core ({tp}), medians of {runs} runs:")
+print(f"  {'':15s} {'dispatch (emulator lcore)':^40s}   {'worker receive':^22s}")
+print(f"  {'interface':15s} {'achieved':>9s} {'capacity':>9s} {'cyc/pkt':>8s} {'cap/tpmd':>10s}"
+      f"   {'rx+free ns':>10s} {'/tpmd ns':>10s}")
+for a in dispatch:
+    d, r = dispatch[a], rx_cost.get(a, {})
+    vs = lambda v: f"{v:.2f}x" if v is not None else "n/a"  # noqa: E731
+    print(f"  {a:15s} {d['achieved_mpps']:8.2f}M {d['capacity_mpps']:8.2f}M "
+          f"{d['loaded_cycles_per_packet']:8.1f} {vs(d['capacity_vs_testpmd']):>10s}   "
+          f"{r.get('rx_free_ns', float('nan')):10.2f} {vs(r.get('rx_free_vs_testpmd_ns')):>10s}")
+print("  achieved: one sink worker; capacity: TSC Hz / cycles per packet of full-burst loops "
+      "(cyc/pkt)")
+print(f"wrote {out}")
+PYEOF

@@ -1,0 +1,170 @@
+"""`rxb emu`: the emulator front door, end to end against the real rxb-emu.
+
+Runs are tiny (20 ms of traffic, 2 workers); each test takes well under a second here. They
+need build/emu/rxb-emu ($RXB_EMU_BIN) and a DPDK EAL that starts on this machine; they are
+skipped, saying which, when either is missing. The tests of the key mapping talk to rxb-emu's
+option parser only (it rejects a configuration before DPDK starts).
+"""
+
+import json
+import subprocess
+
+import pytest
+
+from rxbisect import cli, emu, engine, scenario
+from rxbisect.errors import EngineError, ScenarioError
+
+from conftest import run_cli
+
+try:
+    BIN = emu.find_emulator()
+except EngineError:  # pragma: no cover - depends on the build
+    BIN = None
+needs_bin = pytest.mark.skipif(BIN is None, reason="rxb-emu is not built (build/emu/rxb-emu "
+                               "missing: run `make build`, or set RXB_EMU_BIN)")
+TINY = ("--set", "run.duration_ms=20", "--set", "system.cores=2")
+
+
+def emu_cli(*args: str):
+    """`rxb emu ARGS`; skips when DPDK's EAL cannot start on this machine."""
+    p = run_cli("emu", *args)
+    if p.returncode == 1 and "rte_eal_init failed" in p.stderr:
+        pytest.skip(f"DPDK EAL cannot start here: {p.stderr.strip().splitlines()[-1]}")
+    return p
+
+
+def balanced(m: dict) -> bool:
+    return m["offered_packets"] == (m["delivered_packets"] + sum(m["drops_by_cause"].values())
+                                    + m["in_flight_packets"])
+
+
+@needs_bin
+@pytest.mark.parametrize("arch", ["privring", "rxbisect"])
+def test_tiny_run_returns_a_conserving_record(arch):
+    p = emu_cli("--json", *TINY, "--set", f"arch.name={arch}")
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    m = rec["metrics"]
+    assert rec["experiment"] == "emu" and rec["arch"] == arch
+    assert rec["params"]["system.cores"] == 2 and rec["params"]["run.duration_ms"] == 20
+    assert m["conservation"] == {"packets_ok": True, "buffers_ok": True}
+    assert m["offered_packets"] > 0 and balanced(m)
+    assert m["emulator"]["buffer_mismatch"] == 0
+    assert "Traceback" not in p.stderr
+
+
+@needs_bin
+def test_table_view_and_rxb_emu_notes_pass_through():
+    p = emu_cli(*TINY, "--set", "arch.name=shring")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("shring (emulated) on this machine: 2 workers")
+    for row in ("Drops by cause", "Emulator core", "cycles/packet busy / full bursts",
+                "Conservation (interfaces.md §8)     packets ok, buffers ok"):
+        assert row in p.stdout
+    # rxb-emu's own stderr lines (no hugepages, lcores sharing CPUs) reach the user, named
+    assert all(ln.startswith(("rxb-emu: warning:", "rxb-emu: note:", "rxb: warning:"))
+               for ln in p.stderr.splitlines() if ln.strip()), p.stderr
+
+
+@needs_bin
+def test_scenario_file_keys_pass_and_machine_keys_are_ignored_with_one_warning(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[arch]\nname = "small_privring"\n[system]\nprofile = "large"\nddio_ways = 2\n'
+                 '[run]\nduration_ms = 20\n')
+    p = emu_cli(str(f), "--json", "--set", "workload.nf=counter", "--set", "emu.sink=false")
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert rec["arch"] == "small_privring" and rec["params"]["workload.nf"] == "counter"
+    assert rec["params"]["arch.rx_size"] == 128  # rxb-emu resolved its own "auto"
+    warn = [ln for ln in p.stderr.splitlines() if ln.startswith("rxb: warning: ignored")]
+    assert len(warn) == 1 and "system.profile, system.ddio_ways" in warn[0]
+
+
+@needs_bin
+@pytest.mark.parametrize("sets, named", [
+    (["emu.source=bogus"], "emu.source = bogus: unknown value; allowed: gen, pcap, null, port"),
+    (["arch.batch=100"], "arch.batch = 100"),                 # rxb-emu's own range (1..64)
+    (["arch.rx_size=1000"], "arch.rx_size = 1000: not a power of two"),  # the schema's check
+    (["arch.rx_sise=1024"], "unknown key 'arch.rx_sise' (did you mean 'arch.rx_size'?)"),
+    (["system.hog=stream", "system.hog_instances=2"], "system.hog = 'stream'"),
+    (["system.cores_per_nic=[1,3]", "system.cores=4"], "system.cores_per_nic = [1, 3]"),
+])
+def test_bad_set_is_exit_2_naming_the_key(sets, named):
+    p = run_cli("emu", *[a for s in sets for a in ("--set", s)])
+    assert p.returncode == 2, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("rxb: error: ") and named in last, last
+    assert "Traceback" not in p.stderr
+
+
+@needs_bin
+def test_eal_options_reach_rxb_emu_and_its_failure_is_exit_1():
+    p = run_cli("emu", "--eal", "--no-such-eal-option", *TINY)
+    assert p.returncode == 1
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("rxb: error: rxb-emu failed with exit code 1: rte_eal_init failed")
+    assert "--no-such-eal-option" in last
+
+
+def test_eal_value_may_start_with_dashes():
+    assert cli._glue_eal(["emu", "--eal", "--no-pci", "--json"]) == \
+        ["emu", "--eal=--no-pci", "--json"]
+
+
+def test_missing_binary_says_how_to_get_one(tmp_path, monkeypatch):
+    monkeypatch.delenv(emu.ENV_BIN, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(engine, "repo_root", lambda: tmp_path)
+    with pytest.raises(EngineError, match=r"emulator not found: .*build/emu/rxb-emu does not "
+                       r"exist.*make build.*RXB_EMU_BIN"):
+        emu.find_emulator()
+
+
+def test_rxb_emu_bin_must_be_executable(tmp_path):
+    f = tmp_path / "rxb-emu"
+    f.write_text("#!/bin/sh\n")
+    p = run_cli("emu", env={emu.ENV_BIN: str(f)})
+    assert p.returncode == 1
+    assert p.stderr.strip() == f"rxb: error: {emu.ENV_BIN}={f}: not an executable file"
+
+
+def test_only_named_keys_are_passed_and_values_read_back():
+    passed, ignored = emu.emu_sets(None, ["system.cores=4", "system.stalled_cores=[0,3]",
+                                          "traffic.rate_gbps=2", "arch.emulated=false",
+                                          "system.mlp=4", "emu.rss=sw"])
+    assert passed == ["system.cores=4", "system.stalled_cores=[0,3]", "traffic.rate_gbps=2.0",
+                      "arch.emulated=false", "emu.rss=sw"]
+    assert ignored == ["system.mlp"]
+    with pytest.raises(ScenarioError, match="system.hog = 'pagerank'"):
+        emu.emu_sets(None, ["system.hog=pagerank", "system.hog_instances=1"])
+
+
+def _emu_parse(*sets: str) -> str:
+    """rxb-emu's option parser alone: a bad last key stops it before DPDK starts."""
+    p = subprocess.run([str(BIN), *[a for s in (*sets, "emu.source=stop-here")
+                                    for a in ("--set", s)]],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2, p.stderr
+    return p.stderr
+
+
+@needs_bin
+def test_every_scenario_key_is_understood_by_rxb_emu_or_ignored_by_both():
+    """The mapping agrees with the binary: each key we pass is one rxb-emu knows (no
+    'unknown key'), each key we drop is one rxb-emu itself would ignore."""
+    for k in scenario.SCHEMA.keys():
+        value = emu._text("auto" if k.auto else k.default)
+        err = _emu_parse(f"{k.full}={value}")
+        if k.full in emu.IGNORED:
+            assert f"warning: {k.full} has no effect" in err, (k.full, err)
+        else:
+            assert "unknown key" not in err and "has no effect" not in err, (k.full, err)
+
+
+@needs_bin
+def test_native_baseline_has_no_emulator_block():
+    p = emu_cli(*TINY, "--set", "arch.name=privring", "--set", "arch.emulated=false")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("privring (native) on this machine")
+    assert "Emulator core                    none (native" in p.stdout
+    assert "packets ok, buffers ok" in p.stdout
