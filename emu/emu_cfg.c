@@ -268,6 +268,17 @@ static int set_arch(struct rxb_emu_cfg *c, const char *k, const char *v, struct 
 		return parse_bool(k, v, &c->emulated, err);
 	if (strcmp(k, "arch.share_degree") == 0)
 		return parse_u32(k, v, 1, RXB_EMU_MAX_WORKERS, true, &c->share_degree, err);
+	if (strcmp(k, "arch.rxlist_batch") == 0) {
+		uint32_t batch;
+
+		rc = parse_u32(k, v, 1, 64, false, &batch, err);
+		if (rc == 0 && batch != 1)
+			return bad(err, k, v, "batched RxList cannot be emulated: a physical "
+				   "queue's buffer order is fixed before RSS picks the core, while "
+				   "the NIC fills each core's descriptor slot by slot; simulate it "
+				   "with `rxb sim`; allowed here: 1");
+		return rc;
+	}
 	if (strcmp(k, "arch.ax_policy") == 0) {
 		rc = parse_choice(k, v, policy_names, &i, err);
 		if (rc == 0)
@@ -644,6 +655,7 @@ void rxb_emu_cfg_print_keys(FILE *f)
 		"arch.cr_size         power of two | auto (= rx_size)\n"
 		"arch.ax_size         power of two (128)       arch.bx_size   power of two (1024)\n"
 		"arch.share_degree    cores per shared ring | auto (cores of a NIC)\n"
+		"arch.rxlist_batch    1 (batched RxList is simulator-only)\n"
 		"arch.ax_policy       linked_random | round_robin | most_available\n"
 		"                     (recorded; in emulation the physical buffer order picks the Ax)\n"
 		"arch.association     all | per_nic | groups    arch.groups    integer (2)\n"
