@@ -120,3 +120,32 @@ def test_large_profile_allows_what_reference_refuses():
         scenario.load_resolved(None, sets)
     r = scenario.load_resolved(None, sets + ["system.profile=large"])
     assert r.scenario.system.cores_per_nic == (28, 28)
+
+
+def test_rxlist_batch_default_resolution_and_validation():
+    """arch.rxlist_batch: the library's batched RxList (struct rxb_iface_config.batch).
+    Default 1 (not batched); a power of two up to 64; shring_list's rings then hold
+    rx_size x batch buffers, which cr_size auto, pool_buffers auto and posted_buffers count."""
+    plain = scenario.load_resolved(None, ["arch.name=shring_list"])
+    assert plain.scenario.arch.rxlist_batch == 1
+    r = scenario.load_resolved(None, ["arch.name=shring_list", "arch.rxlist_batch=8"])
+    a = r.scenario.arch
+    assert a.rxlist_batch == 8
+    assert a.cr_size == a.rx_size * 8  # the library's default: ring entries x batch
+    posted = (16 // a.share_degree) * a.rx_size * 8
+    assert scenario.derived(r)["posted_buffers"] == posted
+    assert a.pool_buffers >= posted + 16 * 2 * a.alloc_cache
+    assert a.pool_buffers > plain.scenario.arch.pool_buffers
+    # other interfaces ignore it: nothing about them changes
+    p1 = scenario.load_resolved(None, ["arch.name=privring"])
+    p8 = scenario.load_resolved(None, ["arch.name=privring", "arch.rxlist_batch=8"])
+    assert scenario.derived(p1) == scenario.derived(p8)
+    assert p1.scenario.arch.pool_buffers == p8.scenario.arch.pool_buffers
+    for bad, msg in (("3", "not a power of two"), ("128", "out of range"),
+                     ("0", "out of range"), ("'2.0'", "cannot be read as int")):
+        with pytest.raises(ScenarioError, match=f"arch.rxlist_batch = {bad}: {msg}"):
+            scenario.load_resolved(None, ["arch.name=shring_list",
+                                          f"arch.rxlist_batch={bad.strip(chr(39))}"])
+    with pytest.raises(ScenarioError, match="arch.rx_size x arch.rxlist_batch = 2097152"):
+        scenario.load_resolved(None, ["arch.name=shring_list", "arch.rx_size=65536",
+                                      "arch.rxlist_batch=32"])
