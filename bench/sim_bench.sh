@@ -4,16 +4,25 @@
 # Runs rxb-sim on the reference setup (16 cores, 2 x 100 Gbps, 1518 B frames, LB, LLC model on
 # with run.llc_sample_shift = 4) once per receive interface, RUNS times each, and writes
 # bench/results/sim.json: {"sim_pkts_per_s": {arch: median simulated packets per wall-clock
-# second}, ...} with every sample, the setup and the machine. Wall-clock time is what the
-# engine reports (sim_wall_s: set-up + simulation, no process start-up).
-#   RXB_SIM_BENCH_RUNS   runs per interface (default 3; the median is reported)
-#   RXB_SIM_BENCH_MS     simulated milliseconds per run (default 50)
+# second}, "instructions_per_packet": {arch: callgrind instructions / simulated packet}, ...}
+# with every sample, the setup and the machine. Wall-clock time is what the engine reports
+# (sim_wall_s: set-up + simulation, no process start-up). Runs of the interfaces are
+# interleaved (round r of every interface, then round r + 1), so that a noisy neighbour on a
+# shared machine spreads over all of them instead of hitting one.
+#
+# Instructions per packet come from one run per interface under callgrind (deterministic:
+# the number does not depend on the machine's load; the whole process, set-up included,
+# divided by sim_packets).
+#   RXB_SIM_BENCH_RUNS       runs per interface (default 5; the median is reported)
+#   RXB_SIM_BENCH_MS         simulated milliseconds per run (default 50)
+#   RXB_SIM_BENCH_CALLGRIND  1 (default, when valgrind is installed) or 0: skip callgrind
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD=${1:-build}
-RUNS=${RXB_SIM_BENCH_RUNS:-3}
+RUNS=${RXB_SIM_BENCH_RUNS:-5}
 MS=${RXB_SIM_BENCH_MS:-50}
+CG=${RXB_SIM_BENCH_CALLGRIND:-1}
 RESULTS=bench/results
 ARCHS="privring small_privring shring shring_list dyn_shring rxbisect"
 
@@ -23,6 +32,10 @@ fi
 cmake --build "$BUILD" --target rxb-sim >/dev/null
 BIN="$BUILD/sim/rxb-sim"
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
+if [ "$CG" = 1 ] && ! command -v valgrind >/dev/null; then
+  echo "sim_bench: valgrind not found, no instruction counts" >&2
+  CG=0
+fi
 mkdir -p "$RESULTS"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,15 +43,24 @@ trap 'rm -rf "$tmp"' EXIT
 for arch in $ARCHS; do
   PYTHONPATH=python "$PY" -m rxbisect scenario show --json --set "arch.name=$arch" \
     --set "run.duration_ms=$MS" --set run.llc_sample_shift=4 >"$tmp/$arch.json"
-  for i in $(seq "$RUNS"); do
+done
+for i in $(seq "$RUNS"); do
+  for arch in $ARCHS; do
     "$BIN" --config "$tmp/$arch.json" 2>/dev/null >"$tmp/$arch.out.$i"
   done
 done
+if [ "$CG" = 1 ]; then
+  for arch in $ARCHS; do
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN" --config "$tmp/$arch.json" \
+      2>"$tmp/$arch.cg" >"$tmp/$arch.cgout"
+  done
+fi
 
-"$PY" - "$tmp" "$RESULTS/sim.json" "$RUNS" "$MS" $ARCHS <<'PYEOF'
-import datetime, json, os, platform, statistics, sys
-tmp, out, runs, ms, archs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5:]
-rate, samples, packets = {}, {}, {}
+"$PY" - "$tmp" "$RESULTS/sim.json" "$RUNS" "$MS" "$CG" $ARCHS <<'PYEOF'
+import datetime, json, os, platform, re, statistics, sys
+tmp, out, runs, ms, cg, archs = (sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]),
+                                 sys.argv[5] == "1", sys.argv[6:])
+rate, samples, packets, ipp = {}, {}, {}, {}
 for a in archs:
     vals = []
     for i in range(1, runs + 1):
@@ -48,21 +70,36 @@ for a in archs:
         packets[a] = d["sim_packets"]
     samples[a] = [round(v) for v in vals]
     rate[a] = round(statistics.median(vals))
+    if cg:
+        m = re.search(r"Collected\s*:\s*(\d+)", open(f"{tmp}/{a}.cg").read())
+        assert m, f"{a}: no callgrind total"
+        assert json.load(open(f"{tmp}/{a}.cgout"))["sim_packets"] == packets[a], a
+        ipp[a] = round(int(m.group(1)) / packets[a])
 cpu = "unknown"
 try:
     cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
 except (OSError, StopIteration):
     pass
-doc = {"sim_pkts_per_s": rate, "samples": samples, "sim_packets": packets, "runs": runs,
+try:
+    load = [round(x, 2) for x in os.getloadavg()]
+except OSError:
+    load = None
+doc = {"sim_pkts_per_s": rate, "instructions_per_packet": ipp, "samples": samples,
+       "sim_packets": packets, "runs": runs,
        "setup": {"duration_ms": ms, "warmup_ms": 1.0, "llc_sample_shift": 4, "cores": 16,
                  "nics": 2, "rate_gbps_per_nic": 100.0, "packet_bytes": 1518, "nf": "lb"},
        "goal_pkts_per_s": 10_000_000,
-       "machine": {"cpu": cpu, "online_cpus": os.cpu_count(), "python": platform.python_version()},
+       "machine": {"cpu": cpu, "online_cpus": os.cpu_count(), "load_avg_after": load,
+                   "python": platform.python_version()},
        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
        "command": "bash bench/sim_bench.sh"}
+if not cg:
+    del doc["instructions_per_packet"]
 json.dump(doc, open(out, "w"), indent=2)
 open(out, "a").write("\n")
-print("simulated packets per wall-clock second (median of %d runs of %g ms):" % (runs, ms))
+print("simulated packets per wall-clock second (median of %d runs of %g ms)%s:"
+      % (runs, ms, ", callgrind instructions per packet" if cg else ""))
 for a in archs:
-    print(f"  {a:15s} {rate[a] / 1e6:6.2f} M/s   samples {[round(v / 1e6, 2) for v in samples[a]]}")
+    extra = f"   {ipp[a]:5d} instr/pkt" if cg else ""
+    print(f"  {a:15s} {rate[a] / 1e6:6.2f} M/s{extra}   samples {[round(v / 1e6, 2) for v in samples[a]]}")
 PYEOF

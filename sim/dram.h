@@ -86,6 +86,14 @@ static inline void sim_dram_account(struct sim_dram *d, uint64_t now_ps, uint64_
 	d->win_wr += wr_bytes;
 }
 
+/* Add traffic to the current window, for a caller that has just called
+ * sim_dram_account (or sim_dram_advance) with the same time. */
+static inline void sim_dram_add(struct sim_dram *d, uint64_t rd_bytes, uint64_t wr_bytes)
+{
+	d->win_rd += rd_bytes;
+	d->win_wr += wr_bytes;
+}
+
 /* Latency of a DRAM access issued now (after sim_dram_account/advance). */
 static inline uint64_t sim_dram_latency_ps(const struct sim_dram *d) { return d->lat_ps; }
 

@@ -51,12 +51,11 @@ static void *xcalloc(size_t n, size_t sz)
 	return p;
 }
 
-static void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
+/* Schedule the event (type, arg): every source has one slot, holding at
+ * most one pending event. */
+static inline void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
 {
-	if (sim_heap_push(&s->heap, t, type, arg, 0) != 0) {
-		fprintf(stderr, "error: out of memory (event queue)\n");
-		exit(1);
-	}
+	sim_evq_set(&s->evq, s->slot_base[type] + arg, t);
 }
 
 /* ------------------------------------------------------------ memory */
@@ -76,16 +75,14 @@ uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
 		} else {
 			uint32_t f = sim_llc_access(&s->llc, a[j].cls, (enum sim_llc_op)a[j].op,
 						    a[j].addr);
+			uint64_t miss = (f & SIM_LLC_HIT) ^ 1;
 
-			if (f & SIM_LLC_HIT) {
-				lat = s->c.llc_hit;
-			} else {
-				lat = dlat;
-				s->dram_lat_sum += dlat;
-				s->dram_lat_n++;
-			}
-			rd += (f & SIM_LLC_DRAM_RD) ? 1 : 0;
-			wr += (f & SIM_LLC_DRAM_WR) ? 1 : 0;
+			/* selects, not branches: the outcome is random */
+			lat = miss ? dlat : s->c.llc_hit;
+			s->dram_lat_sum += dlat & -miss;
+			s->dram_lat_n += miss;
+			rd += f / SIM_LLC_DRAM_RD & 1;
+			wr += f / SIM_LLC_DRAM_WR & 1;
 		}
 		wmax = lat > wmax ? lat : wmax;
 		if (++inwave == mlp) {
@@ -94,16 +91,8 @@ uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
 			inwave = 0;
 		}
 	}
-	if (rd | wr)
-		sim_dram_account(&s->dram, t, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
+	sim_dram_add(&s->dram, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
 	return total + wmax;
-}
-
-uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op, uint64_t addr)
-{
-	struct acc a = { .addr = addr, .cls = (uint8_t)cls, .op = (uint8_t)op };
-
-	return sim_mem_par(s, t, &a, 1);
 }
 
 /* ---------------------------------------------------------- steering */
@@ -157,15 +146,31 @@ static inline uint32_t cq_ring(const struct sim *s, uint32_t dest)
 	return s->arch == RXB_ARCH_SPOOL ? rxb_spool_queue_of(rxb_iface_spool(s->ifc), dest) : dest;
 }
 
-static inline uint32_t ring_core(const struct sim *s, uint32_t dest)
+/* x mod n for an x that is usually already below n (no division then). */
+static inline uint32_t mod_small(uint32_t x, uint32_t n)
 {
-	return cq_ring(s, dest) % s->ncores;
+	return x < n ? x : x % n;
 }
 
-static inline uint64_t cq_addr(const struct sim *s, uint32_t ring, uint64_t idx)
+static inline uint32_t ring_core(const struct sim *s, uint32_t dest)
 {
-	return s->cq_base + ring * s->cq_ring_bytes +
-	       (idx % s->cq_entries) * (uint64_t)s->cfg->cqe_bytes;
+	return mod_small(cq_ring(s, dest), s->ncores);
+}
+
+/* Address of the next entry of a completion ring whose position (mod
+ * cq_entries) is *pos, which advances. */
+static inline uint64_t cq_next(const struct sim *s, uint64_t base, uint64_t *pos)
+{
+	uint64_t a = base + *pos * (uint64_t)s->cfg->cqe_bytes;
+
+	if (++*pos == s->cq_entries)
+		*pos = 0;
+	return a;
+}
+
+static inline uint64_t cq_ring_base(const struct sim *s, uint32_t ring)
+{
+	return s->cq_base + ring * s->cq_ring_bytes;
 }
 
 static inline uint64_t tlp_bytes(const struct sim *s, uint64_t payload)
@@ -173,6 +178,25 @@ static inline uint64_t tlp_bytes(const struct sim *s, uint64_t payload)
 	uint64_t mps = s->cfg->mps_bytes;
 
 	return payload + (payload + mps - 1) / mps * s->cfg->tlp_overhead_bytes;
+}
+
+/* tlp_bytes of a packet's DMA (the last size seen is remembered). */
+static inline uint64_t tlp_data(struct sim *s, uint32_t dma)
+{
+	if (dma != s->tlp_memo_len) {
+		s->tlp_memo_len = dma;
+		s->tlp_memo = tlp_bytes(s, dma);
+	}
+	return s->tlp_memo;
+}
+
+/* llround(x) for 0 <= x < 2^63: x − trunc(x) is exact, so this rounds
+ * half away from zero exactly as llround does. */
+static inline uint64_t round_pos(double x)
+{
+	uint64_t r = (uint64_t)x;
+
+	return r + (x - (double)r >= 0.5);
 }
 
 static inline void ws_mark(struct sim *s, uint64_t slot)
@@ -250,11 +274,11 @@ static uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t 
 		uint64_t ca;
 
 		if (cq_counter) {
-			ca = cq_base_override + (*cq_counter)++ % s->cq_entries * cfg->cqe_bytes;
+			ca = cq_next(s, cq_base_override, cq_counter);
 		} else {
 			uint32_t ring = cq_ring(s, rings[j < nring ? j : 0]);
 
-			ca = cq_addr(s, ring, s->cq_w[ring]++);
+			ca = cq_next(s, cq_ring_base(s, ring), &s->cq_w[ring]);
 		}
 		if (ddio)
 			wr_lines += (sim_llc_access(&s->llc, s->cls_cq, SIM_LLC_WR, ca) &
@@ -266,11 +290,14 @@ static uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t 
 	dlat = sim_dram_latency_ps(&s->dram);
 	/* PCIe, NIC -> host: data and completion writes, descriptor read
 	 * requests (a header each); host -> NIC: the descriptors read. */
-	up = tlp_bytes(s, dma) + nc * tlp_bytes(s, cfg->cqe_bytes) +
-	     (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
+	up = tlp_data(s, dma) + nc * s->tlp_cqe + (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
 	down = fetched * cfg->desc_bytes + (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
 	start = n->up_free > t ? n->up_free : t;
-	n->up_free = start + (uint64_t)llround((double)up * s->c.pcie_ps_per_byte);
+	if (up != s->up_memo) {
+		s->up_memo = up;
+		s->up_memo_ps = round_pos((double)up * s->c.pcie_ps_per_byte);
+	}
+	n->up_free = start + s->up_memo_ps;
 	/* The completion is visible once the data and the completion have
 	 * crossed PCIe and the DMA latency has passed; a write that missed the
 	 * LLC (or any write with DDIO off) waits for DRAM as well. Posted
@@ -373,19 +400,30 @@ static inline void pkt_ids(struct sim *s, struct nic *n, const struct sim_pkt *p
 			   uint32_t *fid)
 {
 	uint32_t id = p->flow;
+	struct sim_pkt full;
 
-	if (n->hmemo == NULL || id >= n->nmemo) {
+	if (n->memo == NULL || id >= n->nmemo) {
+		if (n->gen.cfg.lazy_tuple) { /* the generator left the tuple to us */
+			full = *p;
+			sim_flow_tuple(n->gen.tuple_seed, id, p->proto, &full);
+			p = &full;
+		}
 		*h = pkt_hash(s, p);
 		*fid = flow_id(p);
 		return;
 	}
 	if (!(n->hvalid[id >> 6] >> (id & 63) & 1)) {
-		n->hmemo[id] = pkt_hash(s, p);
-		n->fmemo[id] = flow_id(p);
+		if (n->gen.cfg.lazy_tuple) {
+			full = *p;
+			sim_flow_tuple(n->gen.tuple_seed, id, p->proto, &full);
+			p = &full;
+		}
+		n->memo[id].h = pkt_hash(s, p);
+		n->memo[id].fid = flow_id(p);
 		n->hvalid[id >> 6] |= 1ull << (id & 63);
 	}
-	*h = n->hmemo[id];
-	*fid = n->fmemo[id];
+	*h = n->memo[id].h;
+	*fid = n->memo[id].fid;
 }
 
 /* The NIC receives a packet at time t. */
@@ -417,8 +455,8 @@ static void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, ui
 	}
 	/* The on-NIC packet buffer holds what waits for PCIe. */
 	start = n->up_free > t ? n->up_free : t;
-	backlog = (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte);
-	if (backlog + dma > (uint64_t)(cfg->nic_buffer_kib * 1024.0)) {
+	backlog = start > t ? (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte) : 0;
+	if (backlog + dma > s->nicbuf_bytes) {
 		rxb_iface_drop_pipeline(s->ifc, dest);
 		count_drop(s, dest, RXB_DROP_PIPELINE, cohort);
 		s->pipeline_nicbuf += cohort;
@@ -568,7 +606,11 @@ struct swsnap {
 	uint64_t db, notices, afail, lock, ors, ret;
 };
 
-static void sw_snap(struct sim *s, uint32_t q, struct swsnap *o)
+/* The library's counters of queue q: *sw its software side (NULL for the
+ * shRing designs), *shs its shared-ring side (shRing designs, dynamic
+ * shRing; else NULL). The pointers stay valid for the interface's life. */
+static void sw_stats_of(struct sim *s, uint32_t q, const struct rxb_sw_stats **swp,
+			const struct rxb_sw_stats **shsp)
 {
 	const struct rxb_sw_stats *sw = rxb_iface_sw_stats(s->ifc, q), *shs = NULL;
 
@@ -576,6 +618,15 @@ static void sw_snap(struct sim *s, uint32_t q, struct swsnap *o)
 		shs = rxb_shring_sw_stats(rxb_iface_shring(s->ifc), q);
 	else if (s->arch == RXB_ARCH_SHRING || s->arch == RXB_ARCH_SHRING_LIST)
 		shs = sw, sw = NULL;
+	*swp = sw;
+	*shsp = shs;
+}
+
+static void sw_snap(struct sim *s, uint32_t q, struct swsnap *o)
+{
+	const struct rxb_sw_stats *sw, *shs;
+
+	sw_stats_of(s, q, &sw, &shs);
 	o->db = sw_read(sw, RXB_SW_DOORBELLS) + sw_read(shs, RXB_SW_DOORBELLS);
 	o->notices = sw_read(sw, RXB_SW_NOTICES);
 	o->afail = sw_read(sw, RXB_SW_ALLOC_FAIL) + sw_read(shs, RXB_SW_ALLOC_FAIL);
@@ -619,7 +670,6 @@ static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dloc
 {
 	uint32_t g = q / s->cfg->share_degree;
 	uint64_t ps = 0;
-	struct rxb_shring_wait w;
 
 	for (uint64_t j = 0; j < dors; j++) {
 		ps += s->c.bitmap_or + (s->bmp_last[g] != k->id ? s->c.xfer : 0);
@@ -635,15 +685,31 @@ static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dloc
 	}
 	k->t += ps;
 	k->cost.sync += ps;
-	/* Descriptor-return waits (library clock = ps). */
-	rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &w);
-	if (w.returned > s->sh_w[g].returned && s->warm) {
-		uint64_t nret = w.returned - s->sh_w[g].returned;
-		uint64_t sum = w.wait_sum - s->sh_w[g].wait_sum;
+}
 
-		sim_hist_add_n(&s->dwait, sum / nret, nret);
+/* Descriptor-return waits are read from the library's own histograms (its
+ * clock is ps) twice: here at the start of the measured interval, and by the
+ * report at the end (sim_desc_waits). */
+static void snapshot_desc_waits(struct sim *s)
+{
+	for (uint32_t g = 0; g < s->nsh; g++)
+		rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &s->sh_w0[g]);
+}
+
+void sim_desc_waits(const struct sim *s, struct rxb_shring_wait *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t g = 0; g < s->nsh; g++) {
+		struct rxb_shring_wait w;
+
+		rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &w);
+		out->returned += w.returned - s->sh_w0[g].returned;
+		out->wait_sum += w.wait_sum - s->sh_w0[g].wait_sum;
+		if (w.wait_max > out->wait_max)
+			out->wait_max = w.wait_max; /* over the whole run: a cap only */
+		for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++)
+			out->hist[b] += w.hist[b] - s->sh_w0[g].hist[b];
 	}
-	s->sh_w[g] = w;
 }
 
 enum { POLL_SLEPT = 0, POLL_BATCH, POLL_AGAIN, POLL_RETRY };
@@ -655,7 +721,6 @@ static int poll(struct sim *s, struct core *k)
 {
 	const struct sim_cfg *cfg = s->cfg;
 	uint32_t q = k->id;
-	struct swsnap w;
 	uint64_t t = k->t, rx, db, notices, afail, lock, ors, ret;
 	struct acc a[2 * RXB_BURST_MAX];
 	unsigned n;
@@ -679,13 +744,19 @@ static int poll(struct sim *s, struct core *k)
 		k->polls++;
 	}
 	n = rxb_iface_rx(s->ifc, q, k->pk, cfg->batch, t);
-	sw_snap(s, q, &w);
-	db = w.db, notices = w.notices, afail = w.afail, lock = w.lock, ors = w.ors, ret = w.ret;
 	if (s->arch == RXB_ARCH_SPOOL) {
 		/* per-queue counters: no deltas kept per queue; doorbells charged
 		 * per non-empty poll */
 		db = k->sw_db + (n ? 1 : 0);
 		notices = afail = lock = ors = ret = 0;
+	} else {
+		/* sw_snap's counters, through the pointers it would look up */
+		db = sw_read(k->sw, RXB_SW_DOORBELLS) + sw_read(k->shs, RXB_SW_DOORBELLS);
+		notices = sw_read(k->sw, RXB_SW_NOTICES);
+		afail = sw_read(k->sw, RXB_SW_ALLOC_FAIL) + sw_read(k->shs, RXB_SW_ALLOC_FAIL);
+		lock = sw_read(k->shs, RXB_SW_LOCK_ACQUIRES);
+		ors = sw_read(k->shs, RXB_SW_BITMAP_ORS);
+		ret = sw_read(k->shs, RXB_SW_RETURNED);
 	}
 	rx = n ? s->c.rx_call + n * s->c.rx_pkt : s->c.empty_poll;
 	if (notices - k->sw_notices > n) /* consumption-only Bx entries */
@@ -734,16 +805,25 @@ static int poll(struct sim *s, struct core *k)
 	 * are waited for (the core would have spun on them). */
 	if (s->pinfo[k->pk[0].buf].vis > k->t)
 		k->t = s->pinfo[k->pk[0].buf].vis;
+	if (n == 1 && !cfg->emulated) { /* one packet: sim_mem_par of one access each */
+		rx = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD,
+				 cq_next(s, cq_ring_base(s, cq_ring(s, q)), &k->cq_r));
+		k->t += rx;
+		k->cost.rx += rx;
+		rx = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD,
+				 sim_buf_addr(s, k->pk[0].buf) + cfg->headroom_bytes);
+		k->t += rx;
+		k->cost.app += rx;
+		return POLL_BATCH;
+	}
 	for (unsigned j = 0; j < n; j++) {
 		if (cfg->emulated) {
 			a[j].cls = ACC_FIXED;
 			a[j].addr = s->c.xsocket;
 		} else {
-			uint32_t ring = cq_ring(s, q);
-
 			a[j].cls = (uint8_t)k->cls_pkt;
 			a[j].op = SIM_LLC_RD;
-			a[j].addr = cq_addr(s, ring, k->cq_r++);
+			a[j].addr = cq_next(s, cq_ring_base(s, cq_ring(s, q)), &k->cq_r);
 		}
 	}
 	rx = sim_mem_par(s, k->t, a, n);
@@ -774,7 +854,7 @@ static void transmit(struct sim *s, struct core *k, rxb_buf_t b, const struct pi
 	if (r.dram_rd)
 		sim_dram_account(&s->dram, k->t, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
 	if (s->warm)
-		s->nic[pi->nic].down_bytes += tlp_bytes(s, dma);
+		s->nic[pi->nic].down_bytes += tlp_data(s, dma);
 }
 
 static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *pk,
@@ -832,17 +912,11 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 	return true;
 }
 
-/* Earliest event but the one at the top of the heap (the running core's):
- * the smallest of the root's children. */
+/* Earliest event but the one at the top of the queue (the running
+ * core's). */
 static inline uint64_t next_other(const struct sim *s)
 {
-	const struct sim_heap *h = &s->heap;
-	uint64_t t = UINT64_MAX;
-
-	for (uint32_t i = 1; i < h->n && i <= 4; i++)
-		if (h->ev[i].t < t)
-			t = h->ev[i].t;
-	return t;
+	return sim_evq_next_other(&s->evq);
 }
 
 /* Core k's loop from time `now`. Returns when it must wait for other
@@ -890,7 +964,7 @@ static uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 		if (k->t > now) {
 			/* Poll at the exact time the loop gets there: at once when
 			 * no other event comes first (this core's own entry, still at
-			 * the top of the heap, is at `now`), else after them. */
+			 * the top of the queue, is at `now`), else after them. */
 			if (next_other(s) <= k->t)
 				return k->t;
 			now = k->t;
@@ -1128,7 +1202,7 @@ static void ev_warmup(struct sim *s)
 
 		memset(&k->cost, 0, sizeof(k->cost));
 	}
-	sim_hist_reset(&s->dwait);
+	snapshot_desc_waits(s);
 }
 
 /* ------------------------------------------------------------- setup */
@@ -1215,6 +1289,7 @@ static int setup_iface(struct sim *s, struct rxb_err *err)
 	ic.cr_size = cfg->cr_size;
 	ic.desc_prefetch = cfg->desc_prefetch;
 	ic.share_degree = cfg->share_degree;
+	ic.batch = cfg->rxlist_batch; /* batched RxList; the library ignores it elsewhere */
 	ic.ax_size = cfg->ax_size;
 	ic.bx_size = cfg->bx_size;
 	ic.ax_policy = cfg->ax_policy;
@@ -1303,15 +1378,17 @@ static int setup_nics(struct sim *s, struct rxb_err *err)
 							       cfg->target_packet_bytes :
 							       cfg->packet_bytes);
 		}
+		/* flow ids stay below a few times traffic.flows (steering pools) */
+		n->nmemo = cfg->flows < (1u << 22) ? 4 * cfg->flows + 64 : 0;
+		/* With the per-flow memo, the 5-tuple is only needed the first
+		 * time a flow is seen: the generator leaves it to pkt_ids. */
+		tc.lazy_tuple = n->nmemo > 0;
 		rc = sim_traffic_init(&n->gen, &tc, err);
 		if (rc)
 			return rc;
 		n->gen_ok = true;
-		/* flow ids stay below a few times traffic.flows (steering pools) */
-		n->nmemo = cfg->flows < (1u << 22) ? 4 * cfg->flows + 64 : 0;
 		if (n->nmemo) {
-			n->hmemo = xcalloc(n->nmemo, sizeof(*n->hmemo));
-			n->fmemo = xcalloc(n->nmemo, sizeof(*n->fmemo));
+			n->memo = xcalloc(n->nmemo, sizeof(*n->memo));
 			n->hvalid = xcalloc((n->nmemo + 63) / 64, sizeof(*n->hvalid));
 		}
 	}
@@ -1363,6 +1440,7 @@ static void setup_cores(struct sim *s)
 		struct core *k = &s->core[c];
 		struct swsnap w;
 
+		sw_stats_of(s, c, &k->sw, &k->shs);
 		sw_snap(s, c, &w);
 		k->sw_db = w.db;
 		k->sw_notices = w.notices;
@@ -1472,12 +1550,41 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	s->c.compute_extra = (uint64_t)llround(cfg->compute_ns * PS_PER_NS);
 	s->c.slow_extra = (uint64_t)llround(cfg->slow_extra_ns * PS_PER_NS);
 	s->c.pcie_ps_per_byte = 8000.0 / cfg->pcie_gbps;
+	s->nicbuf_bytes = (uint64_t)(cfg->nic_buffer_kib * 1024.0);
+	s->tlp_memo_len = UINT32_MAX;
+	s->up_memo = UINT64_MAX;
 
 	s->nic = xcalloc(cfg->nics, sizeof(*s->nic));
 	s->core = xcalloc(s->ncores, sizeof(*s->core));
-	rc = sim_heap_init(&s->heap, 1024, err);
-	if (rc)
-		return rc;
+	{ /* event queue slots: one per source */
+		static const uint8_t types[] = { EV_ARRIVAL, EV_TRACE, EV_CORE, EV_EMU, EV_HOG,
+						 EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK, EV_WARMUP,
+						 EV_END };
+		uint32_t nslots = 0;
+
+		for (unsigned i = 0; i < sizeof(types); i++) {
+			uint32_t n = types[i] == EV_ARRIVAL ? cfg->nics :
+				     types[i] == EV_CORE ? s->ncores :
+				     types[i] == EV_HOG ? cfg->hog_instances : 1;
+
+			s->slot_base[types[i]] = nslots;
+			nslots += n;
+		}
+		rc = sim_evq_init(&s->evq, nslots, err);
+		if (rc)
+			return rc;
+		s->slot_type = xcalloc(nslots, sizeof(*s->slot_type));
+		s->slot_arg = xcalloc(nslots, sizeof(*s->slot_arg));
+		for (unsigned i = 0; i < sizeof(types); i++) {
+			uint32_t b = s->slot_base[types[i]];
+			uint32_t e = i + 1 < sizeof(types) ? s->slot_base[types[i + 1]] : nslots;
+
+			for (uint32_t j = b; j < e; j++) {
+				s->slot_type[j] = types[i];
+				s->slot_arg[j] = j - b;
+			}
+		}
+	}
 	rc = setup_llc(s, err);
 	if (rc)
 		return rc;
@@ -1519,6 +1626,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	s->pcq_base = next;
 	next = align_up(next + s->cq_ring_bytes * (s->emu.npq + 1), HUGE_ALIGN);
 	s->cq_w = xcalloc(s->nrings + s->emu.npq, sizeof(*s->cq_w));
+	s->tlp_cqe = tlp_bytes(s, cfg->cqe_bytes);
 	rc = nf_init(s, &next, err);
 	if (rc)
 		return rc;
@@ -1550,13 +1658,12 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 		s->fetched_seen[d] = dest_fetched(s, d);
 	s->occ = xcalloc(s->nrings, sizeof(*s->occ));
 	if (s->nsh) {
-		s->sh_w = xcalloc(s->nsh, sizeof(*s->sh_w));
+		s->sh_w0 = xcalloc(s->nsh, sizeof(*s->sh_w0));
 		s->lock = xcalloc(s->nsh, sizeof(*s->lock));
 		s->bmp_last = xcalloc(s->nsh, sizeof(*s->bmp_last));
-		for (uint32_t g = 0; g < s->nsh; g++) {
-			rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &s->sh_w[g]);
+		snapshot_desc_waits(s);
+		for (uint32_t g = 0; g < s->nsh; g++)
 			s->lock[g].last = s->bmp_last[g] = UINT32_MAX;
-		}
 	}
 	s->plock.last = UINT32_MAX;
 	if (cfg->arch == RXB_ARCH_DYN_SHRING)
@@ -1604,7 +1711,6 @@ static void progress(struct sim *s)
 int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 {
 	const struct sim_cfg *cfg = s->cfg;
-	struct sim_event ev = { 0 };
 	int rc;
 
 	s->wall0 = s->wall_last = wall_now();
@@ -1636,40 +1742,61 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 	push(s, s->end_ps, EV_END, 0);
 
 	for (;;) {
-		const struct sim_event *top = sim_heap_peek(&s->heap);
+		int32_t slot = sim_evq_top(&s->evq);
+		uint32_t type, arg;
+		uint64_t t;
 
-		if (top == NULL)
+		if (slot < 0)
 			break;
-		s->now = top->t;
-		if ((++s->events & 0xffff) == 0 && show_progress)
-			progress(s);
-		if (top->type == EV_ARRIVAL) {
-			struct nic *n = &s->nic[top->arg];
+		t = sim_evq_top_time(&s->evq);
+		type = s->slot_type[slot];
+		arg = s->slot_arg[slot];
+		s->now = t;
+		if ((++s->events & 0xffff) == 0) {
+			/* 2^40 schedules: far beyond any run the config allows */
+			if (sim_evq_scheduled(&s->evq) > SIM_EVQ_MAX_SEQ / 2) {
+				rxb_err_set(err, "more than %llu events scheduled",
+					    (unsigned long long)(SIM_EVQ_MAX_SEQ / 2));
+				return -EINVAL;
+			}
+			if (show_progress)
+				progress(s);
+		}
+		if (type == EV_ARRIVAL) {
+			struct nic *n = &s->nic[arg];
 			struct sim_pkt p = n->next;
 
-			if (sim_traffic_next(&n->gen, &n->next) == 1)
-				sim_heap_pop_push(&s->heap, &ev, n->next.t_ps, EV_ARRIVAL, n->id, 0);
-			else
-				sim_heap_pop(&s->heap, &ev);
+			if (sim_traffic_next(&n->gen, &n->next) == 1) {
+				sim_evq_set(&s->evq, (uint32_t)slot, n->next.t_ps);
+				/* The next packet's flow memo entry is a cache miss
+				 * (flows are random over a large table): start it now,
+				 * it is needed an event or two later. */
+				if (n->next.flow < n->nmemo) {
+					__builtin_prefetch(&n->memo[n->next.flow]);
+					__builtin_prefetch(&n->hvalid[n->next.flow >> 6]);
+				}
+			} else {
+				sim_evq_clear(&s->evq, (uint32_t)slot);
+			}
 			nic_packet(s, n, &p, p.t_ps);
 			continue;
 		}
-		if (top->type == EV_CORE) {
-			struct core *k = &s->core[top->arg];
+		if (type == EV_CORE) {
+			struct core *k = &s->core[arg];
 			uint64_t next;
 
 			/* The core's entry stays at the top while it runs (it
-			 * pushes nothing itself), then is replaced by its
+			 * schedules nothing itself), then is replaced by its
 			 * continuation or removed. */
-			next = ev_core(s, k, top->t);
+			next = ev_core(s, k, t);
 			if (next == UINT64_MAX)
-				sim_heap_pop(&s->heap, &ev);
+				sim_evq_clear(&s->evq, (uint32_t)slot);
 			else
-				sim_heap_pop_push(&s->heap, &ev, next, EV_CORE, k->id, 0);
+				sim_evq_set(&s->evq, (uint32_t)slot, next);
 			continue;
 		}
-		sim_heap_pop(&s->heap, &ev);
-		switch (ev.type) {
+		sim_evq_clear(&s->evq, (uint32_t)slot);
+		switch (type) {
 		case EV_TRACE: {
 			struct sim_pkt p = s->trace_next;
 
@@ -1682,22 +1809,22 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 			break;
 		}
 		case EV_EMU:
-			ev_emu(s, ev.t);
+			ev_emu(s, t);
 			break;
 		case EV_HOG:
-			ev_hog(s, ev.arg, ev.t);
+			ev_hog(s, arg, t);
 			break;
 		case EV_OCC:
-			ev_occ(s, ev.t);
+			ev_occ(s, t);
 			break;
 		case EV_SAMPLE:
-			ev_sample(s, ev.t);
+			ev_sample(s, t);
 			break;
 		case EV_DYN:
-			ev_dyn(s, ev.t);
+			ev_dyn(s, t);
 			break;
 		case EV_TICK:
-			ev_tick(s, ev.t);
+			ev_tick(s, t);
 			break;
 		case EV_WARMUP:
 			ev_warmup(s);
@@ -1727,8 +1854,7 @@ void sim_free(struct sim *s)
 		if (s->nic[i].gen_ok)
 			sim_traffic_free(&s->nic[i].gen);
 		rxb_reta_free(&s->nic[i].reta);
-		free(s->nic[i].hmemo);
-		free(s->nic[i].fmemo);
+		free(s->nic[i].memo);
 		free(s->nic[i].hvalid);
 	}
 	for (uint32_t c = 0; s->core && c < s->ncores; c++)
@@ -1742,7 +1868,9 @@ void sim_free(struct sim *s)
 	rxb_iface_destroy(s->ifc);
 	rxb_pool_destroy(s->pool);
 	sim_llc_free(&s->llc);
-	sim_heap_free(&s->heap);
+	sim_evq_free(&s->evq);
+	free(s->slot_type);
+	free(s->slot_arg);
 	free(s->allocs);
 	free(s->nic);
 	free(s->core);
@@ -1754,7 +1882,7 @@ void sim_free(struct sim *s)
 	free(s->dst);
 	free(s->fetched_seen);
 	free(s->occ);
-	free(s->sh_w);
+	free(s->sh_w0);
 	free(s->lock);
 	free(s->bmp_last);
 	free(s->ser);

@@ -5,7 +5,8 @@
  * network functions, memory hogs and the measurements, all driving ONE
  * struct rxb_iface of the ring library.
  *
- * Time is in picoseconds. Events (sim/heap.h):
+ * Time is in picoseconds. Events (sim/evq.h: one slot per source, popped
+ * in (time, schedule order)):
  *   EV_ARRIVAL(nic)  the next packet of a NIC's generator has arrived: the
  *                    NIC steers it, DMAs it (PCIe, LLC/DDIO), completes it
  *                    (rxb_iface_deliver) and wakes the core; one pending
@@ -29,7 +30,7 @@
 #include <stdio.h>
 
 #include "dram.h"
-#include "heap.h"
+#include "evq.h"
 #include "hist.h"
 #include "llc.h"
 #include "pcap.h"
@@ -103,7 +104,7 @@ struct nic {
 	unsigned cls_wr;    /* LLC class of its packet DMA writes */
 	/* Generated flows have fixed 5-tuples (sim_flow_tuple of their id), so
 	 * their RSS hash and flow identity are computed once per flow id. */
-	uint32_t *hmemo, *fmemo;
+	struct flow_memo { uint32_t h, fid; } *memo; /* one line miss per packet, not two */
 	uint64_t *hvalid;
 	uint32_t nmemo;
 };
@@ -135,7 +136,9 @@ struct core {
 	double lat_sum;
 	uint64_t lat_n;
 	struct sim_hist *ivals;      /* dyn_shring: receive-call intervals (ns) */
-	uint64_t cq_r;               /* completion entries read (CQE address) */
+	uint64_t cq_r;               /* next completion entry to read, mod cq_entries */
+	/* the library's counters of its queue (not spool), read after each call */
+	const struct rxb_sw_stats *sw, *shs;
 };
 
 struct hog {
@@ -222,7 +225,10 @@ struct dyn_pt {
 
 struct sim {
 	struct sim_cfg *cfg;
-	struct sim_heap heap;
+	struct sim_evq evq;
+	uint32_t slot_base[EV_END + 1]; /* event queue slot of (type, arg 0) */
+	uint8_t *slot_type;           /* per slot: its event type and arg */
+	uint32_t *slot_arg;
 	struct sim_llc llc;
 	struct sim_dram dram;
 	struct rxb_rss rss;
@@ -248,7 +254,13 @@ struct sim {
 	/* addresses */
 	uint64_t pool_base, cq_base, cq_ring_bytes, pcq_base;
 	uint32_t cq_entries;
-	uint64_t *cq_w;               /* completion entries written per ring */
+	uint64_t *cq_w;               /* next completion entry written per ring, mod cq_entries */
+	/* per-packet arithmetic done once */
+	uint64_t nicbuf_bytes;        /* profile.nic.buffer_kib in bytes */
+	uint64_t tlp_cqe;             /* PCIe bytes of one completion write */
+	uint32_t tlp_memo_len;        /* PCIe bytes of the last payload size */
+	uint64_t tlp_memo;
+	uint64_t up_memo, up_memo_ps; /* PCIe time of the last upstream byte count */
 	/* time */
 	uint64_t now, end_ps, warm_ps, horizon_ps, occ_ps, sample_ps;
 	bool warm;
@@ -273,8 +285,9 @@ struct sim {
 	uint64_t in_use_max, pool_empty0;
 	uint64_t pipeline_nicbuf, pipeline_phys;
 	/* shRing descriptor-return waits (from rxb_shring_wait_stats deltas) */
-	struct sim_hist dwait;
-	struct rxb_shring_wait *sh_w;    /* last snapshot per shared ring */
+	/* Descriptor-return waits per shared ring as the library counted them
+	 * when the measured interval began (the report subtracts them). */
+	struct rxb_shring_wait *sh_w0;
 	struct res *lock;                /* each shared ring's repost lock */
 	uint32_t *bmp_last;              /* last core to write a shared ring's bitmap */
 	struct res plock;                /* the allocator's shared-pool lock */
@@ -315,8 +328,27 @@ void sim_free(struct sim *s);
 /* Independent accesses, at most mlp outstanding: returns the stall (ps),
  * with DRAM traffic accounted at time t. */
 uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n);
-/* One access (a dependent step of a chain): its latency (ps). */
-uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op, uint64_t addr);
+/* One access (a dependent step of a chain): its latency (ps), with its
+ * DRAM traffic accounted at time t (sim_mem_par of one access). */
+static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
+				   uint64_t addr)
+{
+	uint64_t lat, miss, dlat;
+	uint32_t f;
+
+	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
+	dlat = sim_dram_latency_ps(&s->dram);
+	f = sim_llc_access(&s->llc, cls, op, addr);
+	/* Selects, not branches: hit or miss is random. Adding zero bytes to
+	 * the window is a no-op (its windows are closed up to t already). */
+	miss = (f & SIM_LLC_HIT) ^ 1;
+	lat = miss ? dlat : s->c.llc_hit;
+	s->dram_lat_sum += dlat & -miss;
+	s->dram_lat_n += miss;
+	sim_dram_add(&s->dram, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
+		     (f / SIM_LLC_DRAM_WR & 1) * SIM_LLC_LINE);
+	return lat;
+}
 /* Address of the memory of buffer handle b (pool base + b × buffer bytes;
  * the emulator's pointer swaps remap it). */
 static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
@@ -340,3 +372,7 @@ uint64_t nf_target_access(struct sim *s, struct core *k);
 }
 #endif
 #endif /* SIM_ENGINE_H */
+
+/* Descriptor-return waits of every shared ring over the measured interval:
+ * the library's histograms and totals minus those at warm-up's end. */
+void sim_desc_waits(const struct sim *s, struct rxb_shring_wait *out);

@@ -8,39 +8,62 @@
 
 #include "llc.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define TAG_NONE UINT64_MAX  /* never a line number: lines are addr >> 6 */
-#define GROUP_NONE UINT32_MAX
-#define RATE_ONE (1ll << 30) /* rates are Q30 fixed point */
+#define GROUP_NONE SIM_LLC_GROUP_NONE
+#define RATE_ONE SIM_LLC_RATE_ONE
 #define HUGE_2M ((size_t)2 << 20)
 
-/* Set record, 64 B aligned: u32 valid mask, u32 dirty mask, u8 rank[RP]
- * (0 = MRU; ranks of the ways are a permutation of 0..W−1, padding slots
- * hold 255 so that they never move), u8 owner[W] (the class that allocated
- * the line), u64 tag[W] at an 8 B boundary. RP = 16 for up to 16 ways, else
- * 32: the LRU update then works on one or two 16-byte vectors. */
-struct set_view {
-	uint32_t *valid;
-	uint32_t *dirty;
-	uint8_t *rank;
-	uint8_t *owner;
-	uint64_t *tag;
-};
+#define stratum_pick sim_llc__stratum_pick
+#define chunk_group sim_llc__chunk_group
+
+/* Set record, 64 B aligned, in one of two fixed layouts (RP = 16 rank
+ * slots for up to 16 ways, else 32):
+ *   u8 sig[RP]    a hash of each way's tag: a lookup compares the
+ *                 signatures of all ways at once and then the full tag of
+ *                 the few ways that match;
+ *   u8 rank[RP]   0 = MRU; the ranks of the ways are a permutation of
+ *                 0..W−1, padding slots hold 255 so that they never move;
+ *   u32 valid, u32 dirty   way masks;
+ *   u64 tag[W].
+ * 128 B for up to 11 ways (the reference LLC). The signature compare and
+ * the LRU update work on one or two 16-byte vectors; with the offsets
+ * constants, a record is addressed from one pointer. The owners (u8 per
+ * way: the class that allocated the line) are a separate array, RP bytes
+ * per record, read only on hits by the migration test and on evictions. */
+#define REC_SIG(r) ((uint8_t *)(r))
+#define REC_RANK(r, wide) ((uint8_t *)(r) + ((wide) ? 32 : 16))
+#define REC_VALID(r, wide) ((uint32_t *)((uint8_t *)(r) + ((wide) ? 64 : 32)))
+#define REC_DIRTY(r, wide) ((uint32_t *)((uint8_t *)(r) + ((wide) ? 68 : 36)))
+#define REC_TAG_OFF(wide) ((wide) ? 72u : 40u)
+#define REC_TAG(r, wide) ((uint64_t *)((uint8_t *)(r) + REC_TAG_OFF(wide)))
 
 #define RANK_PAD 255
 
 typedef uint8_t v16u8 __attribute__((vector_size(16), aligned(8)));
 
-static inline struct set_view set_at(const struct sim_llc *llc, uint32_t group, uint32_t pos)
+static inline size_t rec_index(uint32_t group, uint32_t pos)
 {
-	uint8_t *s = llc->sets + ((size_t)group * SIM_LLC_CHUNK_LINES + pos) * llc->stride;
-	struct set_view v = {
-		.valid = (uint32_t *)s,
-		.dirty = (uint32_t *)(s + 4),
-		.rank = s + 8,
-		.owner = s + 8 + llc->rank_slots,
-		.tag = (uint64_t *)(s + llc->tag_off),
-	};
-	return v;
+	return (size_t)group * SIM_LLC_CHUNK_LINES + pos;
+}
+
+static inline uint8_t *rec_at(const struct sim_llc *llc, uint32_t group, uint32_t pos)
+{
+	return llc->sets + rec_index(group, pos) * llc->stride;
+}
+
+static inline uint8_t *own_at(const struct sim_llc *llc, uint32_t group, uint32_t pos)
+{
+	return llc->owners + rec_index(group, pos) * llc->rank_slots;
+}
+
+/* A tag's signature: the top byte of a multiplicative hash of the line. */
+static inline uint8_t tag_sig(uint64_t line)
+{
+	return (uint8_t)((line * 0x9e3779b97f4a7c15ull) >> 56);
 }
 
 static uint32_t log2u(uint32_t v)
@@ -52,126 +75,191 @@ static uint32_t log2u(uint32_t v)
 	return b;
 }
 
-/* Which group of a stratum of 2^sample_shift consecutive groups is
- * simulated: a multiplicative hash of the stratum number (stratified random
- * sampling: every run of consecutive groups is sampled in proportion, and a
- * pattern with a power-of-two stride still meets different residues). */
-static inline uint32_t stratum_pick(const struct sim_llc *llc, uint32_t stratum)
-{
-	return ((stratum + 1) * 0x9e3779b1u) >> (32 - llc->sample_shift);
-}
-
-/* Map a 32-line chunk to its set group, and the group to its simulated
- * record. Returns the record's group index, or GROUP_NONE when the group is
- * not simulated. Line j of the chunk goes to set j of the group, as
- * set-index bits 6-10 would place it. */
-static inline uint32_t chunk_group(const struct sim_llc *llc, uint64_t chunk)
-{
-	uint32_t g, stratum;
-
-	if (llc->index == SIM_LLC_INDEX_HASH) {
-		/* Within a block of 2^block_bits chunks, consecutive chunks
-		 * take consecutive groups (like set-index bits: a contiguous
-		 * buffer pool spreads evenly); each block starts at a hashed
-		 * offset (like the slice hash: blocks land independently).
-		 * Lemire's multiply-shift maps the hash onto any group count. */
-		uint64_t block = chunk >> llc->block_bits;
-		uint32_t off = (uint32_t)(((sim_mix64(block) >> 32) * (uint64_t)llc->ngroups) >> 32);
-
-		g = (uint32_t)(chunk & ((1ull << llc->block_bits) - 1)) + off;
-		/* Wrap without a branch: it would be taken at random. */
-		g -= llc->ngroups & -(uint32_t)(g >= llc->ngroups);
-	} else {
-		g = (uint32_t)(chunk & (llc->ngroups - 1));
-	}
-	if (llc->sample_shift == 0)
-		return g;
-	stratum = g >> llc->sample_shift;
-	if ((g & ((1u << llc->sample_shift) - 1)) != stratum_pick(llc, stratum))
-		return GROUP_NONE;
-	return stratum;
-}
-
-static inline void rate_update(int64_t *p, uint64_t *n, int x, uint32_t shift)
-{
-	int64_t target = x ? RATE_ONE : 0;
-
-	/* Running mean until 2^shift observations, then an exponential
-	 * moving average with the same weight: no start-up bias from an
-	 * arbitrary initial value. */
-	if (*n < (1ull << shift)) {
-		(*n)++;
-		*p += (target - *p) / (int64_t)*n;
-	} else {
-		/* A shift, not a division by the run-time 2^shift (an idiv
-		 * costs ~40 cycles); both sides round toward zero. */
-		int64_t d = target - *p;
-
-		*p += d >= 0 ? d >> shift : -((-d) >> shift);
-	}
-}
-
 /* Make way w the MRU: every way more recent than w ages by one. Vector
  * compare-and-subtract over the 16 or 32 rank slots (the comparison yields
  * −1 where true). */
-static inline void touch(uint8_t *rank, uint32_t slots, uint32_t w)
+static inline __attribute__((always_inline)) void touch(uint8_t *rank, int wide, uint32_t w)
 {
 	uint8_t r = rank[w];
 	v16u8 rv = { r, r, r, r, r, r, r, r, r, r, r, r, r, r, r, r };
+	v16u8 x;
 
-	for (uint32_t i = 0; i < slots; i += 16) {
-		v16u8 x;
-
-		__builtin_memcpy(&x, rank + i, 16);
+	__builtin_memcpy(&x, rank, 16);
+	x -= (v16u8)(x < rv);
+	__builtin_memcpy(rank, &x, 16);
+	if (wide) {
+		__builtin_memcpy(&x, rank + 16, 16);
 		x -= (v16u8)(x < rv);
-		__builtin_memcpy(rank + i, &x, 16);
+		__builtin_memcpy(rank + 16, &x, 16);
 	}
 	rank[w] = 0;
 }
 
-/* Ways whose tag is `line`: at most one bit. No early exit, so no branch
- * mispredicted on where the line sits. */
-static inline uint32_t match(const uint64_t *tag, uint32_t ways, uint64_t line)
+/* Ways (among way_bits, the ways that exist) whose tag is `line`: at most
+ * one bit. The signatures of all ways are compared at once (one 16-byte
+ * compare per 16 ways); only ways whose signature matches have their full
+ * tag compared, so the result is exact. */
+static inline __attribute__((always_inline)) uint32_t
+match(const uint8_t *rec, int wide, uint32_t way_bits, uint64_t line)
 {
-	uint32_t m = 0;
+	const uint64_t *tag = REC_TAG(rec, wide);
+	uint32_t cand = 0, m = 0;
+	uint8_t sg = tag_sig(line);
 
-	for (uint32_t w = 0; w < ways; w++)
+#if defined(__SSE2__)
+	__m128i key = _mm_set1_epi8((char)sg);
+
+	cand = (uint32_t)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)REC_SIG(rec)), key));
+	if (wide)
+		cand |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(REC_SIG(rec) + 16)), key)) << 16;
+#else
+	for (uint32_t w = 0; w < 32 && (way_bits >> w); w++)
+		cand |= (uint32_t)(REC_SIG(rec)[w] == sg) << w;
+#endif
+	cand &= way_bits;
+	while (cand) {
+		uint32_t w = (uint32_t)__builtin_ctz(cand);
+
 		m |= (uint32_t)(tag[w] == line) << w;
+		cand &= cand - 1;
+	}
 	return m;
 }
 
 /* The allocation victim among `mask`: an invalid way if any, else the
- * least recently used (highest rank). Selects are branch-free. */
-static inline uint32_t pick_victim(const struct set_view *v, uint32_t ways, uint32_t mask)
+ * least recently used (highest rank). */
+static inline __attribute__((always_inline)) uint32_t
+pick_victim(const struct sim_llc *llc, const uint8_t *rec, int wide, uint32_t mask)
 {
-	uint32_t free_ways = mask & ~*v->valid;
-	int best = -1;
+	uint32_t free_ways = mask & ~*REC_VALID(rec, wide);
+	const uint8_t *rank = REC_RANK(rec, wide);
 
 	if (free_ways)
 		return (uint32_t)__builtin_ctz(free_ways);
-	/* key = rank · 256 + way for allowed ways, −1 for the others; ranks
-	 * are distinct, so the largest key names the LRU allowed way. A plain
-	 * max compiles to conditional moves. */
-	for (uint32_t j = 0; j < ways; j++) {
-		int key = ((int)v->rank[j] << 8 | (int)j) | -(int)(((mask >> j) & 1) ^ 1);
+#if defined(__SSE2__)
+	if (!wide) {
+		/* The ranks of the allowed ways (the others as 0), their
+		 * maximum, and the allowed way that holds it: ranks are
+		 * distinct, so there is exactly one. */
+		static const uint8_t bit[16] = { 1, 2, 4, 8, 16, 32, 64, 128,
+						 1, 2, 4, 8, 16, 32, 64, 128 };
+		__m128i sel = _mm_loadu_si128((const __m128i *)bit);
+		__m128i m = _mm_cvtsi32_si128((int)mask), r, x;
 
-		best = key > best ? key : best;
+		m = _mm_unpacklo_epi8(m, m);
+		m = _mm_unpacklo_epi16(m, m);
+		m = _mm_unpacklo_epi32(m, m); /* bytes 0-7: mask & 0xff, 8-15: mask >> 8 */
+		m = _mm_cmpeq_epi8(_mm_and_si128(m, sel), sel);
+		r = _mm_and_si128(_mm_loadu_si128((const __m128i *)rank), m);
+		x = _mm_max_epu8(r, _mm_srli_si128(r, 8));
+		x = _mm_max_epu8(x, _mm_srli_si128(x, 4));
+		x = _mm_max_epu8(x, _mm_srli_si128(x, 2));
+		x = _mm_max_epu8(x, _mm_srli_si128(x, 1));
+		x = _mm_set1_epi8((char)_mm_cvtsi128_si32(x));
+		return (uint32_t)__builtin_ctz((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(r, x)) &
+					       mask);
 	}
-	return (uint32_t)best & 0xff;
+#endif
+	{
+		/* key = rank · 256 + way for allowed ways, −1 for the others;
+		 * ranks are distinct, so the largest key names the LRU allowed
+		 * way. A plain max compiles to conditional moves. */
+		int best = -1;
+
+		for (uint32_t j = 0; j < llc->ways; j++) {
+			int key = ((int)rank[j] << 8 | (int)j) | -(int)(((mask >> j) & 1) ^ 1);
+
+			best = key > best ? key : best;
+		}
+		return (uint32_t)best & 0xff;
+	}
 }
 
-/* Does a miss of this class and op allocate a line? Everything except DMA
- * reads. */
-static inline int allocates(const struct sim_llc_class *c, enum sim_llc_op op)
+/* The state an access to simulated sets works on, copied into locals for
+ * the duration of one access or range (so that the compiler keeps it in
+ * registers across the byte stores into set records, which may alias
+ * anything) and written back at the end. */
+struct actx {
+	struct sim_llc *llc;
+	struct sim_llc_lane *L;
+	uint32_t way_bits, mask, io_classes, rate_shift;
+	uint64_t rate_lim;  /* 2^rate_shift: observations before the EMA */
+	int64_t rate_bias;  /* 2^rate_shift − 1 */
+	int migrate;
+	uint8_t cid, io, allocs, reads;
+	int64_t p_hit, p_wb, p_hwb;
+	uint64_t n_hit, n_wb, n_hwb;
+	uint64_t s_acc, s_hits, s_rd, s_wr, migrated;
+};
+
+static inline __attribute__((always_inline)) void
+actx_load(struct actx *x, struct sim_llc *llc, unsigned cls, enum sim_llc_op op)
 {
-	return !(c->io && op == SIM_LLC_RD);
+	struct sim_llc_class *c = &llc->cls[cls];
+	struct sim_llc_lane *L = &c->l[op];
+
+	x->llc = llc;
+	x->L = L;
+	x->way_bits = llc->way_bits;
+	x->mask = c->mask;
+	x->io_classes = llc->io_classes;
+	x->rate_shift = llc->rate_shift;
+	x->rate_lim = 1ull << llc->rate_shift;
+	x->rate_bias = (int64_t)x->rate_lim - 1;
+	x->migrate = llc->migrate_io_lines;
+	x->cid = (uint8_t)cls;
+	x->io = c->io;
+	x->allocs = L->allocates;
+	x->reads = L->reads_dram;
+	x->p_hit = L->p_hit;
+	x->p_wb = L->p_wb;
+	x->p_hwb = L->p_hwb;
+	x->n_hit = L->n_hit;
+	x->n_wb = L->n_wb;
+	x->n_hwb = L->n_hwb;
+	x->s_acc = x->s_hits = x->s_rd = x->s_wr = x->migrated = 0;
 }
 
-/* Does a miss read DRAM? CPU misses (reads, and RFO for writes) and DMA
- * reads; a DMA write covers the whole line and needs no read. */
-static inline int miss_reads_dram(const struct sim_llc_class *c, enum sim_llc_op op)
+static inline __attribute__((always_inline)) void actx_store(const struct actx *x)
 {
-	return !(c->io && op == SIM_LLC_WR);
+	struct sim_llc_lane *L = x->L;
+
+	L->p_hit = x->p_hit;
+	L->p_wb = x->p_wb;
+	L->p_hwb = x->p_hwb;
+	L->n_hit = x->n_hit;
+	L->n_wb = x->n_wb;
+	L->n_hwb = x->n_hwb;
+	L->c.s_accesses += x->s_acc;
+	L->c.s_hits += x->s_hits;
+	L->c.s_dram_rd += x->s_rd;
+	L->c.s_dram_wr += x->s_wr;
+	x->llc->migrated += x->migrated;
+}
+
+/* Observe outcome v (0/1) in the rate *p (Q30) with *n observations so
+ * far: a running mean until 2^rate_shift observations, then an exponential
+ * moving average with the same weight (no start-up bias from an arbitrary
+ * initial value). */
+static inline __attribute__((always_inline)) void
+rate_upd(const struct actx *x, int64_t *p, uint64_t *n, uint32_t v)
+{
+	int64_t target = v ? RATE_ONE : 0;
+
+	if (*n < x->rate_lim) {
+		(*n)++;
+		*p += (target - *p) / (int64_t)*n;
+	} else {
+		/* A shift, not a division by the run-time 2^shift (an idiv
+		 * costs ~40 cycles), rounding toward zero as the division
+		 * would: a negative d is biased by 2^shift − 1 first. No
+		 * branch on the sign, which follows the random outcome. */
+		int64_t d = target - *p;
+
+		*p += (d + ((d >> 63) & x->rate_bias)) >> x->rate_shift;
+	}
 }
 
 /* A CPU hit on a line an I/O class allocated, with migrate_io_lines: the
@@ -179,235 +267,183 @@ static inline int miss_reads_dram(const struct sim_llc_class *c, enum sim_llc_op
  * hierarchy) and comes back into the LRU way of the CPU class's mask,
  * keeping its dirty state; a dirty victim there is written back. Counted
  * as a hit. */
-static uint32_t migrate_hit(struct sim_llc *llc, struct set_view *v, struct sim_llc_class *c,
-			    unsigned cid, enum sim_llc_op op, uint32_t w, uint64_t line,
-			    uint32_t flags)
+static inline __attribute__((always_inline)) uint32_t
+migrate_hit(struct actx *x, uint8_t *rec, uint8_t *owner, int wide, enum sim_llc_op op,
+	    uint32_t w, uint64_t line, uint32_t flags)
 {
-	struct sim_llc_counts *k = &c->c[op];
-	uint32_t dirty = ((*v->dirty >> w) & 1) | (op == SIM_LLC_WR), nw;
+	struct sim_llc *llc = x->llc;
+	uint32_t *valid = REC_VALID(rec, wide), *dirtyp = REC_DIRTY(rec, wide);
+	uint64_t *tag = REC_TAG(rec, wide);
+	uint32_t dirty = ((*dirtyp >> w) & 1) | (op == SIM_LLC_WR), nw;
+	uint32_t mask = x->mask & ~(1u << w) ? x->mask & ~(1u << w) : x->mask;
 
-	uint32_t mask = c->mask & ~(1u << w) ? c->mask & ~(1u << w) : c->mask;
-
-	llc->cls[v->owner[w]].lines--;
-	*v->valid &= ~(1u << w);
-	*v->dirty &= ~(1u << w);
-	v->tag[w] = TAG_NONE;
+	llc->lines[owner[w]]--;
+	*valid &= ~(1u << w);
+	*dirtyp &= ~(1u << w);
+	tag[w] = TAG_NONE;
 	/* It comes back later, into the LRU way of the core's mask at that
 	 * time: not the way it left (the I/O class keeps refilling those). */
-	nw = pick_victim(v, llc->ways, mask);
-	if (*v->valid >> nw & 1) {
-		llc->cls[v->owner[nw]].lines--;
-		if ((*v->dirty >> nw) & 1) {
-			flags |= SIM_LLC_DRAM_WR;
-			k->s_dram_wr++;
-		}
+	nw = pick_victim(llc, rec, wide, mask);
+	if (*valid >> nw & 1) {
+		uint32_t wb = (*dirtyp >> nw) & 1;
+
+		llc->lines[owner[nw]]--;
+		flags |= wb * SIM_LLC_DRAM_WR;
+		x->s_wr += wb;
 	}
-	rate_update(&c->p_hwb[op], &c->n_hwb[op], (flags & SIM_LLC_DRAM_WR) != 0, llc->rate_shift);
-	v->tag[nw] = line;
-	v->owner[nw] = (uint8_t)cid;
-	*v->valid |= 1u << nw;
-	*v->dirty = (*v->dirty & ~(1u << nw)) | (dirty << nw);
-	touch(v->rank, llc->rank_slots, nw);
-	c->lines++;
-	llc->migrated++;
-	k->s_hits++;
-	rate_update(&c->p_hit[op], &c->n_hit[op], 1, llc->rate_shift);
+	rate_upd(x, &x->p_hwb, &x->n_hwb, (flags & SIM_LLC_DRAM_WR) != 0);
+	tag[nw] = line;
+	REC_SIG(rec)[nw] = tag_sig(line);
+	owner[nw] = x->cid;
+	*valid |= 1u << nw;
+	*dirtyp = (*dirtyp & ~(1u << nw)) | (dirty << nw);
+	touch(REC_RANK(rec, wide), wide, nw);
+	llc->lines[x->cid]++;
+	x->migrated++;
+	x->s_hits++;
+	rate_upd(x, &x->p_hit, &x->n_hit, 1);
 	return flags | SIM_LLC_HIT;
 }
 
-/* Access a line of a simulated set. */
-static uint32_t access_sim(struct sim_llc *llc, struct sim_llc_class *c, unsigned cid,
-			   enum sim_llc_op op, uint32_t group, uint32_t pos, uint64_t line)
+/* Access a line of a simulated set (its record at rec, owners at owner). */
+static inline __attribute__((always_inline)) uint32_t
+access_sim(struct actx *x, enum sim_llc_op op, uint8_t *rec, uint8_t *owner, int wide,
+	   uint64_t line)
 {
-	struct set_view v = set_at(llc, group, pos);
-	struct sim_llc_counts *k = &c->c[op];
-	uint32_t ways = llc->ways, flags = SIM_LLC_SAMPLED, w, hit;
+	struct sim_llc *llc = x->llc;
+	uint32_t *valid = REC_VALID(rec, wide), *dirty = REC_DIRTY(rec, wide);
+	uint32_t flags = SIM_LLC_SAMPLED, w, hit;
 
-	k->s_accesses++;
-	hit = match(v.tag, ways, line);
+	x->s_acc++;
+	hit = match(rec, wide, x->way_bits, line);
 	if (hit) {
 		w = (uint32_t)__builtin_ctz(hit);
-		if (llc->migrate_io_lines && !c->io && llc->cls[v.owner[w]].io)
-			return migrate_hit(llc, &v, c, cid, op, w, line, flags);
-		touch(v.rank, llc->rank_slots, w);
+		if (x->migrate && !x->io && (x->io_classes >> owner[w] & 1))
+			return migrate_hit(x, rec, owner, wide, op, w, line, flags);
+		touch(REC_RANK(rec, wide), wide, w);
 		if (op == SIM_LLC_WR)
-			*v.dirty |= hit;
-		k->s_hits++;
-		rate_update(&c->p_hit[op], &c->n_hit[op], 1, llc->rate_shift);
-		if (llc->migrate_io_lines)
-			rate_update(&c->p_hwb[op], &c->n_hwb[op], 0, llc->rate_shift);
+			*dirty |= hit;
+		x->s_hits++;
+		rate_upd(x, &x->p_hit, &x->n_hit, 1);
+		if (x->migrate)
+			rate_upd(x, &x->p_hwb, &x->n_hwb, 0);
 		return flags | SIM_LLC_HIT;
 	}
-	rate_update(&c->p_hit[op], &c->n_hit[op], 0, llc->rate_shift);
-	if (miss_reads_dram(c, op)) {
+	rate_upd(x, &x->p_hit, &x->n_hit, 0);
+	if (x->reads) {
 		flags |= SIM_LLC_DRAM_RD;
-		k->s_dram_rd++;
+		x->s_rd++;
 	}
-	if (!allocates(c, op))
+	if (!x->allocs)
 		return flags;
 
-	w = pick_victim(&v, ways, c->mask);
-	if (*v.valid >> w & 1) {
-		int wb = (*v.dirty >> w) & 1;
+	w = pick_victim(llc, rec, wide, x->mask);
+	if (*valid >> w & 1) {
+		uint32_t wb = (*dirty >> w) & 1;
 
-		llc->cls[v.owner[w]].lines--;
-		if (wb) {
-			flags |= SIM_LLC_DRAM_WR;
-			k->s_dram_wr++;
-		}
-		rate_update(&c->p_wb[op], &c->n_wb[op], wb, llc->rate_shift);
+		llc->lines[owner[w]]--;
+		flags |= wb * SIM_LLC_DRAM_WR;
+		x->s_wr += wb;
+		rate_upd(x, &x->p_wb, &x->n_wb, wb);
 	} else {
-		rate_update(&c->p_wb[op], &c->n_wb[op], 0, llc->rate_shift);
+		rate_upd(x, &x->p_wb, &x->n_wb, 0);
 	}
-	v.tag[w] = line;
-	v.owner[w] = (uint8_t)cid;
-	*v.valid |= 1u << w;
+	REC_TAG(rec, wide)[w] = line;
+	REC_SIG(rec)[w] = tag_sig(line);
+	owner[w] = x->cid;
+	*valid |= 1u << w;
 	if (op == SIM_LLC_WR)
-		*v.dirty |= 1u << w;
+		*dirty |= 1u << w;
 	else
-		*v.dirty &= ~(1u << w);
-	touch(v.rank, llc->rank_slots, w);
-	c->lines++;
+		*dirty &= ~(1u << w);
+	touch(REC_RANK(rec, wide), wide, w);
+	llc->lines[x->cid]++;
 	return flags;
 }
 
-/* 32 random bits: a 64-bit draw cut in two. */
-static inline uint32_t rnd32(struct sim_llc *llc)
+void sim_llc__refill(struct sim_llc *llc)
 {
-	uint32_t r;
+	for (uint32_t i = 0; i < SIM_LLC_RBUF; i += 2) {
+		uint64_t r = sim_rng_next(&llc->rng);
 
-	if (llc->rbits_left == 0) {
-		llc->rbits = sim_rng_next(&llc->rng);
-		llc->rbits_left = 2;
+		llc->rbuf[i] = (uint32_t)r;
+		llc->rbuf[i + 1] = (uint32_t)(r >> 32);
 	}
-	r = (uint32_t)llc->rbits;
-	llc->rbits >>= 32;
-	llc->rbits_left--;
-	return r;
+	llc->rbuf_pos = 0;
 }
 
-/* Outcome of an access to a set that is not simulated, drawn from the
- * class's rates on the simulated sets: 16 random bits against P(hit), 16
- * against P(dirty victim). Branch-free, because the outcome is random and
- * a mispredicted branch would cost more than the draw. */
-static inline uint32_t access_drawn(struct sim_llc *llc, struct sim_llc_class *c,
-				    enum sim_llc_op op)
+static inline __attribute__((always_inline)) uint32_t
+access_one(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, uint32_t group,
+	   uint64_t line)
 {
-	struct sim_llc_counts *k = &c->c[op];
-	uint32_t r = rnd32(llc);
-	uint32_t hit = (r & 0xffff) < (uint32_t)(c->p_hit[op] >> 14);
-	uint32_t rd = (hit ^ 1) & (uint32_t)miss_reads_dram(c, op);
-	/* A drawn hit writes back with the migrating hits' rate (0 unless
-	 * migrate_io_lines), a drawn miss with the allocating misses' rate. */
-	uint32_t pwb = hit ? (uint32_t)(c->p_hwb[op] >> 14) : (uint32_t)(c->p_wb[op] >> 14);
-	uint32_t wb = (hit | (uint32_t)allocates(c, op)) & ((r >> 16) < pwb);
+	uint32_t pos = (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1), f;
+	struct actx x;
 
-	k->d_hits += hit;
-	k->d_dram_rd += rd;
-	k->d_dram_wr += wb;
-	return hit * SIM_LLC_HIT | rd * SIM_LLC_DRAM_RD | wb * SIM_LLC_DRAM_WR;
+	actx_load(&x, llc, cls, op);
+	f = access_sim(&x, op, rec_at(llc, group, pos), own_at(llc, group, pos), wide, line);
+	actx_store(&x);
+	return f;
 }
 
-uint32_t sim_llc_access(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint64_t addr)
+uint32_t sim_llc__access_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+				 uint32_t group, uint64_t line)
 {
-	struct sim_llc_class *c = &llc->cls[cls];
-	uint64_t line = addr >> SIM_LLC_LINE_SHIFT;
-	uint32_t g = chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+	int wide = llc->rank_slots > 16;
 
-	c->c[op].accesses++;
-	if (g == GROUP_NONE)
-		return access_drawn(llc, c, op);
-	return access_sim(llc, c, cls, op, g,
-			  (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1), line);
+	if (op == SIM_LLC_WR && !wide)
+		return access_one(llc, cls, SIM_LLC_WR, 0, group, line);
+	if (!wide)
+		return access_one(llc, cls, SIM_LLC_RD, 0, group, line);
+	if (op == SIM_LLC_WR)
+		return access_one(llc, cls, SIM_LLC_WR, 1, group, line);
+	return access_one(llc, cls, SIM_LLC_RD, 1, group, line);
 }
 
-static inline void range_add(struct sim_llc_range *out, uint32_t f)
+/* The lines of one chunk in a simulated group, for an op and layout known
+ * at compile time (the tests on them then fold away). */
+static inline __attribute__((always_inline)) void
+range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, uint32_t group,
+	      uint64_t line, uint64_t end, struct sim_llc_range *out)
 {
-	out->hits += f & SIM_LLC_HIT ? 1 : 0;
-	out->dram_rd += f & SIM_LLC_DRAM_RD ? 1 : 0;
-	out->dram_wr += f & SIM_LLC_DRAM_WR ? 1 : 0;
-}
+	uint32_t pos = (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1);
+	uint8_t *rec = rec_at(llc, group, pos), *own = own_at(llc, group, pos);
+	uint32_t hits = 0, rd = 0, wr = 0, stride = llc->stride;
+	struct actx x;
 
-/* Outcomes of n lines of a range in sets that are not simulated, at O(1)
- * cost: the expected numbers (n · P(hit), misses · P(write-back)) are
- * apportioned by error diffusion — the fractional remainder is carried to
- * the class's next range — so totals match the rates exactly over time and
- * each range is within one line of its expectation. Drawing a random number
- * per line would cost ~3 ns × 24 lines per packet; single-line accesses
- * still draw (their individual outcome sets a latency). */
-static void range_drawn(struct sim_llc_class *c, enum sim_llc_op op, uint32_t n,
-			struct sim_llc_range *out)
-{
-	struct sim_llc_counts *k = &c->c[op];
-	uint32_t hits, misses, wbs = 0;
+	actx_load(&x, llc, cls, op);
+	/* Consecutive lines of a chunk are consecutive sets of its group. */
+	for (; line <= end; line++, rec += stride, own += wide ? 32 : 16) {
+		uint32_t f = access_sim(&x, op, rec, own, wide, line);
 
-	c->carry_hit[op] += (uint64_t)n * (uint64_t)c->p_hit[op];
-	hits = (uint32_t)(c->carry_hit[op] >> 30);
-	c->carry_hit[op] &= RATE_ONE - 1;
-	if (hits > n)
-		hits = n;
-	misses = n - hits;
-	if (allocates(c, op)) {
-		c->carry_wb[op] += (uint64_t)misses * (uint64_t)c->p_wb[op];
-		wbs = (uint32_t)(c->carry_wb[op] >> 30);
-		c->carry_wb[op] &= RATE_ONE - 1;
-		if (wbs > misses)
-			wbs = misses;
+		hits += f & SIM_LLC_HIT;
+		rd += (f / SIM_LLC_DRAM_RD) & 1;
+		wr += (f / SIM_LLC_DRAM_WR) & 1;
 	}
-	if (c->p_hwb[op]) { /* migrating hits' write-backs */
-		uint32_t hw;
-
-		c->carry_hwb[op] += (uint64_t)hits * (uint64_t)c->p_hwb[op];
-		hw = (uint32_t)(c->carry_hwb[op] >> 30);
-		c->carry_hwb[op] &= RATE_ONE - 1;
-		wbs += hw > hits ? hits : hw;
-	}
-	k->d_hits += hits;
-	k->d_dram_wr += wbs;
+	actx_store(&x);
 	out->hits += hits;
-	out->dram_wr += wbs;
-	if (miss_reads_dram(c, op)) {
-		k->d_dram_rd += misses;
-		out->dram_rd += misses;
-	}
+	out->dram_rd += rd;
+	out->dram_wr += wr;
 }
 
-void sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint64_t addr,
-			  uint64_t len, struct sim_llc_range *out)
+void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+			    uint32_t group, uint64_t line, uint64_t end, struct sim_llc_range *out)
 {
-	struct sim_llc_class *c = &llc->cls[cls];
-	uint64_t line, last;
+	int wide = llc->rank_slots > 16;
 
-	if (len == 0)
-		return;
-	line = addr >> SIM_LLC_LINE_SHIFT;
-	last = (addr + len - 1) >> SIM_LLC_LINE_SHIFT;
-	while (line <= last) {
-		uint64_t chunk = line / SIM_LLC_CHUNK_LINES;
-		uint64_t end = chunk * SIM_LLC_CHUNK_LINES + SIM_LLC_CHUNK_LINES - 1;
-		uint32_t n, g = chunk_group(llc, chunk);
-
-		if (end > last)
-			end = last;
-		n = (uint32_t)(end - line + 1);
-		c->c[op].accesses += n;
-		out->lines += n;
-		/* One sampling decision per chunk: a chunk's lines all live in
-		 * one set group. */
-		if (g == GROUP_NONE) {
-			range_drawn(c, op, n, out);
-			line = end + 1;
-			continue;
-		}
-		for (; line <= end; line++)
-			range_add(out, access_sim(llc, c, cls, op, g,
-						  (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1), line));
-	}
+	if (op == SIM_LLC_WR && !wide)
+		range_sampled(llc, cls, SIM_LLC_WR, 0, group, line, end, out);
+	else if (!wide)
+		range_sampled(llc, cls, SIM_LLC_RD, 0, group, line, end, out);
+	else if (op == SIM_LLC_WR)
+		range_sampled(llc, cls, SIM_LLC_WR, 1, group, line, end, out);
+	else
+		range_sampled(llc, cls, SIM_LLC_RD, 1, group, line, end, out);
 }
 
 uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t len)
 {
 	uint64_t line, last;
+	int wide = llc->rank_slots > 16;
 
 	if (len == 0)
 		return 0;
@@ -415,7 +451,7 @@ uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t 
 	last = (addr + len - 1) >> SIM_LLC_LINE_SHIFT;
 	for (uint64_t l = line; l <= last; l++) {
 		uint32_t g = chunk_group(llc, l / SIM_LLC_CHUNK_LINES);
-		struct set_view v;
+		uint8_t *rec;
 		uint32_t hit;
 
 		if (g == GROUP_NONE) {
@@ -423,15 +459,15 @@ uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t 
 			l |= SIM_LLC_CHUNK_LINES - 1;
 			continue;
 		}
-		v = set_at(llc, g, (uint32_t)l & (SIM_LLC_CHUNK_LINES - 1));
-		hit = match(v.tag, llc->ways, l);
+		rec = rec_at(llc, g, (uint32_t)l & (SIM_LLC_CHUNK_LINES - 1));
+		hit = match(rec, wide, llc->way_bits, l);
 		if (hit) {
 			uint32_t w = (uint32_t)__builtin_ctz(hit);
 
-			llc->cls[v.owner[w]].lines--;
-			*v.valid &= ~hit;
-			*v.dirty &= ~hit;
-			v.tag[w] = TAG_NONE;
+			llc->lines[own_at(llc, g, (uint32_t)l & (SIM_LLC_CHUNK_LINES - 1))[w]]--;
+			*REC_VALID(rec, wide) &= ~hit;
+			*REC_DIRTY(rec, wide) &= ~hit;
+			REC_TAG(rec, wide)[w] = TAG_NONE;
 		}
 	}
 	return (uint32_t)(last - line + 1);
@@ -441,12 +477,11 @@ int sim_llc_probe(const struct sim_llc *llc, uint64_t addr)
 {
 	uint64_t line = addr >> SIM_LLC_LINE_SHIFT;
 	uint32_t g = chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
-	struct set_view v;
 
 	if (g == GROUP_NONE)
 		return -1;
-	v = set_at(llc, g, (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1));
-	return match(v.tag, llc->ways, line) != 0;
+	return match(rec_at(llc, g, (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1)),
+		     llc->rank_slots > 16, llc->way_bits, line) != 0;
 }
 
 void sim_llc_cfg_reference(struct sim_llc_cfg *cfg)
@@ -463,21 +498,24 @@ void sim_llc_cfg_reference(struct sim_llc_cfg *cfg)
 void sim_llc_invalidate(struct sim_llc *llc)
 {
 	uint32_t nrec = llc->sgroups * SIM_LLC_CHUNK_LINES;
+	int wide = llc->rank_slots > 16;
 
 	for (uint32_t i = 0; i < nrec; i++) {
-		struct set_view v = set_at(llc, i / SIM_LLC_CHUNK_LINES, i % SIM_LLC_CHUNK_LINES);
+		uint8_t *rec = rec_at(llc, i / SIM_LLC_CHUNK_LINES, i % SIM_LLC_CHUNK_LINES);
+		uint8_t *own = own_at(llc, i / SIM_LLC_CHUNK_LINES, i % SIM_LLC_CHUNK_LINES);
 
-		*v.valid = 0;
-		*v.dirty = 0;
-		for (uint32_t w = 0; w < llc->rank_slots; w++)
-			v.rank[w] = w < llc->ways ? (uint8_t)w : RANK_PAD;
-		for (uint32_t w = 0; w < llc->ways; w++) {
-			v.tag[w] = TAG_NONE;
-			v.owner[w] = 0;
+		*REC_VALID(rec, wide) = 0;
+		*REC_DIRTY(rec, wide) = 0;
+		for (uint32_t w = 0; w < llc->rank_slots; w++) {
+			REC_RANK(rec, wide)[w] = w < llc->ways ? (uint8_t)w : RANK_PAD;
+			REC_SIG(rec)[w] = 0;
+			own[w] = 0;
 		}
+		for (uint32_t w = 0; w < llc->ways; w++)
+			REC_TAG(rec, wide)[w] = TAG_NONE;
 	}
 	for (uint32_t c = 0; c < llc->nclasses; c++)
-		llc->cls[c].lines = 0;
+		llc->lines[c] = 0;
 }
 
 int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_err *err)
@@ -540,12 +578,39 @@ int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_
 	if (cfg->sample_shift && ((llc->sgroups - 1) << cfg->sample_shift) +
 					 stratum_pick(llc, llc->sgroups - 1) >= llc->ngroups)
 		llc->nsampled--;
+	llc->block_mask = (1ull << llc->block_bits) - 1;
+	llc->bmemo = malloc(SIM_LLC_BMEMO * sizeof(*llc->bmemo));
+	if (llc->bmemo == NULL) {
+		rxb_err_set(err, "llc: out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < SIM_LLC_BMEMO; i++) {
+		llc->bmemo[i].block = UINT64_MAX;
+		llc->bmemo[i].off = 0;
+	}
+	if (llc->ngroups <= (1u << 20)) {
+		/* group -> record: the sampling decision as one load */
+		llc->gmap = malloc((size_t)llc->ngroups * sizeof(*llc->gmap));
+		if (llc->gmap == NULL) {
+			sim_llc_free(llc);
+			rxb_err_set(err, "llc: out of memory for %u set groups", llc->ngroups);
+			return -ENOMEM;
+		}
+		for (uint32_t g = 0; g < llc->ngroups; g++) {
+			uint32_t st = g >> cfg->sample_shift;
+
+			llc->gmap[g] = cfg->sample_shift == 0 ? g :
+				       (g & ((1u << cfg->sample_shift) - 1)) == stratum_pick(llc, st) ?
+				       st : GROUP_NONE;
+		}
+	}
 	llc->rate_shift = rate_shift;
 	llc->index = cfg->index;
 	llc->migrate_io_lines = cfg->migrate_io_lines;
 	llc->size_bytes = cfg->size_bytes;
 	llc->rank_slots = cfg->ways <= 16 ? 16 : 32;
-	llc->tag_off = (8 + llc->rank_slots + cfg->ways + 7) & ~7u;
+	llc->way_bits = sim_llc_ways(0, cfg->ways);
+	llc->tag_off = REC_TAG_OFF(llc->rank_slots > 16);
 	llc->stride = (llc->tag_off + 8 * cfg->ways + 63) & ~63u;
 	/* Set records are read at random: back them with transparent huge
 	 * pages where the kernel allows (madvise mode), so that a record
@@ -557,12 +622,15 @@ int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_
 	if (llc->sets)
 		madvise(llc->sets, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
 #endif
-	if (llc->sets == NULL) {
+	llc->owners = malloc((size_t)llc->sgroups * SIM_LLC_CHUNK_LINES * llc->rank_slots);
+	if (llc->sets == NULL || llc->owners == NULL) {
+		sim_llc_free(llc);
 		rxb_err_set(err, "llc: out of memory for %u simulated sets",
 			    llc->sgroups * SIM_LLC_CHUNK_LINES);
 		return -ENOMEM;
 	}
 	sim_rng_seed(&llc->rng, cfg->seed, 0x11c);
+	llc->rbuf_pos = SIM_LLC_RBUF; /* drawn at the first use */
 	sim_llc_invalidate(llc);
 	return 0;
 }
@@ -570,7 +638,12 @@ int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_
 void sim_llc_free(struct sim_llc *llc)
 {
 	free(llc->sets);
-	llc->sets = NULL;
+	free(llc->owners);
+	free(llc->gmap);
+	free(llc->bmemo);
+	llc->sets = llc->owners = NULL;
+	llc->gmap = NULL;
+	llc->bmemo = NULL;
 }
 
 static int check_mask(const struct sim_llc *llc, const char *name, uint32_t mask,
@@ -605,6 +678,13 @@ int sim_llc_add_class(struct sim_llc *llc, const char *name, uint32_t way_mask, 
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->mask = way_mask;
 	c->io = io ? 1 : 0;
+	llc->lines[llc->nclasses] = 0;
+	if (c->io)
+		llc->io_classes |= 1u << llc->nclasses;
+	for (unsigned op = 0; op < SIM_LLC_OPS; op++) {
+		c->l[op].allocates = !(c->io && op == SIM_LLC_RD);
+		c->l[op].reads_dram = !(c->io && op == SIM_LLC_WR);
+	}
 	return (int)llc->nclasses++;
 }
 
@@ -633,7 +713,7 @@ void sim_llc_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
 	if (cls >= llc->nclasses)
 		return;
 	for (unsigned o = lo; o < hi; o++) {
-		const struct sim_llc_counts *k = &llc->cls[cls].c[o];
+		const struct sim_llc_counts *k = &llc->cls[cls].l[o].c;
 
 		sum.accesses += k->accesses;
 		sum.s_accesses += k->s_accesses;
@@ -666,12 +746,13 @@ double sim_llc_occupancy(const struct sim_llc *llc, unsigned cls)
 {
 	if (cls >= llc->nclasses)
 		return 0.0;
-	return (double)llc->cls[cls].lines * SIM_LLC_LINE * (double)llc->ngroups /
+	return (double)llc->lines[cls] * SIM_LLC_LINE * (double)llc->ngroups /
 	       (double)llc->nsampled;
 }
 
 void sim_llc_reset_stats(struct sim_llc *llc)
 {
 	for (uint32_t c = 0; c < llc->nclasses; c++)
-		memset(llc->cls[c].c, 0, sizeof(llc->cls[c].c));
+		for (unsigned op = 0; op < SIM_LLC_OPS; op++)
+			memset(&llc->cls[c].l[op].c, 0, sizeof(llc->cls[c].l[op].c));
 }

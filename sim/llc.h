@@ -87,6 +87,7 @@ extern "C" {
 #define SIM_LLC_CHUNK_LINES 32u    /* lines per set group / chunk (2 KiB) */
 #define SIM_LLC_MAX_WAYS 32u
 #define SIM_LLC_MAX_CLASSES 32u
+#define SIM_LLC_RBUF 64u           /* 32-bit random values drawn ahead */
 
 enum sim_llc_index {
 	SIM_LLC_INDEX_HASH = 0,
@@ -143,23 +144,30 @@ struct sim_llc_stats {
 	double hit_rate;  /* hits / accesses; 0 when there were none */
 };
 
+/* One class and op: its counters, the rates learned on the simulated sets
+ * and the carries of range apportioning. */
+struct sim_llc_lane {
+	struct sim_llc_counts c;
+	/* Recent rates on simulated sets, Q30 fixed point: P(hit) and
+	 * P(dirty victim | allocating miss). n_* count observations for the
+	 * warm-up average before the moving average takes over. */
+	int64_t p_hit, p_wb;
+	uint64_t n_hit, n_wb;
+	/* migrate_io_lines: P(dirty victim | hit) — a migrating hit may evict
+	 * a dirty line — for drawn hits (Q30), with its warm-up count. */
+	int64_t p_hwb;
+	uint64_t n_hwb;
+	/* Fractional hits / write-backs carried between ranges (Q30). */
+	uint64_t carry_hit, carry_wb, carry_hwb;
+	uint8_t allocates;  /* a miss allocates (all but DMA reads) */
+	uint8_t reads_dram; /* a miss reads DRAM (all but DMA writes) */
+};
+
 struct sim_llc_class {
 	char name[24];
 	uint32_t mask;                    /* allocation ways */
 	uint8_t io;                       /* DMA (DDIO) semantics */
-	struct sim_llc_counts c[SIM_LLC_OPS];
-	/* Recent rates on simulated sets, Q30 fixed point: P(hit) and
-	 * P(dirty victim | allocating miss). n_* count observations for the
-	 * warm-up average before the moving average takes over. */
-	int64_t p_hit[SIM_LLC_OPS], p_wb[SIM_LLC_OPS];
-	uint64_t n_hit[SIM_LLC_OPS], n_wb[SIM_LLC_OPS];
-	/* migrate_io_lines: P(dirty victim | hit) — a migrating hit may evict
-	 * a dirty line — for drawn hits (Q30), with its warm-up count. */
-	int64_t p_hwb[SIM_LLC_OPS];
-	uint64_t n_hwb[SIM_LLC_OPS];
-	/* Fractional hits / write-backs carried between ranges (Q30). */
-	uint64_t carry_hit[SIM_LLC_OPS], carry_wb[SIM_LLC_OPS], carry_hwb[SIM_LLC_OPS];
-	int64_t lines; /* lines this class allocated that are in simulated sets */
+	struct sim_llc_lane l[SIM_LLC_OPS];
 };
 
 struct sim_llc {
@@ -176,14 +184,35 @@ struct sim_llc {
 	uint32_t rate_shift;
 	enum sim_llc_index index;
 	uint8_t *sets;           /* sgroups × 32 set records */
+	uint8_t *owners;         /* per set record: the class owning each way */
 	uint32_t nclasses;
 	struct sim_llc_class cls[SIM_LLC_MAX_CLASSES];
 	struct sim_rng rng;
-	uint64_t rbits;          /* buffered random bits for drawn outcomes */
-	uint32_t rbits_left;     /* 32-bit draws left in rbits */
+	/* Random bits for drawn outcomes, drawn ahead: the 32-bit halves of
+	 * successive 64-bit draws (low half first), rbuf_pos the next one.
+	 * Refilled when used up, so the stream is the same as drawing one
+	 * 64-bit value every second use. */
+	uint32_t rbuf[SIM_LLC_RBUF];
+	uint32_t rbuf_pos;
 	uint64_t size_bytes;
 	int migrate_io_lines;
 	uint64_t migrated;       /* lines moved out of I/O ways (simulated sets) */
+	uint32_t way_bits;       /* mask of the ways that exist */
+	uint32_t io_classes;     /* bit c: class c is an I/O class */
+	/* per class: lines it allocated that are in simulated sets */
+	int64_t lines[SIM_LLC_MAX_CLASSES];
+	uint64_t block_mask;     /* 2^block_bits − 1 */
+	uint32_t *gmap;          /* group -> record group or SIM_LLC_GROUP_NONE
+				  * (when the group count is at most 2^20) */
+	struct sim_llc_bmemo *bmemo; /* SIM_LLC_BMEMO recent blocks' hashed offsets */
+};
+
+/* A block's hashed group offset, remembered (direct-mapped by the block's
+ * low bits: the 2 MiB regions of an address map rarely collide). */
+#define SIM_LLC_BMEMO 1024u
+struct sim_llc_bmemo {
+	uint64_t block; /* UINT64_MAX: empty */
+	uint32_t off;
 };
 
 int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_err *err);
@@ -212,8 +241,105 @@ int sim_llc_add_class(struct sim_llc *llc, const char *name, uint32_t way_mask, 
 int sim_llc_set_mask(struct sim_llc *llc, unsigned cls, uint32_t way_mask,
 		     struct rxb_err *err);
 
+/* ---- the hot half, inline (accesses to sets that are not simulated);
+ * simulated sets go to the out-of-line functions below ---- */
+
+#define SIM_LLC_GROUP_NONE UINT32_MAX
+#define SIM_LLC_RATE_ONE (1ll << 30) /* rates are Q30 fixed point */
+
+/* Which group of a stratum of 2^sample_shift consecutive groups is
+ * simulated: a multiplicative hash of the stratum number (stratified random
+ * sampling: every run of consecutive groups is sampled in proportion, and a
+ * pattern with a power-of-two stride still meets different residues). */
+static inline uint32_t sim_llc__stratum_pick(const struct sim_llc *llc, uint32_t stratum)
+{
+	return ((stratum + 1) * 0x9e3779b1u) >> (32 - llc->sample_shift);
+}
+
+/* Map a 32-line chunk to its set group, and the group to its simulated
+ * record. Returns the record's group index, or SIM_LLC_GROUP_NONE when the
+ * group is not simulated. Line j of the chunk goes to set j of the group,
+ * as set-index bits 6-10 would place it. */
+static inline uint32_t sim_llc__chunk_group(const struct sim_llc *llc, uint64_t chunk)
+{
+	uint32_t g, stratum;
+
+	if (llc->index == SIM_LLC_INDEX_HASH) {
+		/* Within a block of 2^block_bits chunks, consecutive chunks
+		 * take consecutive groups (like set-index bits: a contiguous
+		 * buffer pool spreads evenly); each block starts at a hashed
+		 * offset (like the slice hash: blocks land independently).
+		 * Lemire's multiply-shift maps the hash onto any group count. */
+		uint64_t block = chunk >> llc->block_bits;
+		struct sim_llc_bmemo *m = &llc->bmemo[block & (SIM_LLC_BMEMO - 1)];
+
+		if (m->block != block) {
+			m->block = block;
+			m->off = (uint32_t)(((sim_mix64(block) >> 32) * (uint64_t)llc->ngroups) >> 32);
+		}
+		g = (uint32_t)(chunk & llc->block_mask) + m->off;
+		/* Wrap without a branch: it would be taken at random. */
+		g -= llc->ngroups & -(uint32_t)(g >= llc->ngroups);
+	} else {
+		g = (uint32_t)(chunk & (llc->ngroups - 1));
+	}
+	if (llc->gmap)
+		return llc->gmap[g];
+	if (llc->sample_shift == 0)
+		return g;
+	stratum = g >> llc->sample_shift;
+	if ((g & ((1u << llc->sample_shift) - 1)) != sim_llc__stratum_pick(llc, stratum))
+		return SIM_LLC_GROUP_NONE;
+	return stratum;
+}
+
+void sim_llc__refill(struct sim_llc *llc);
+
+/* 32 random bits: a 64-bit draw cut in two (its low half first). */
+static inline uint32_t sim_llc__rnd32(struct sim_llc *llc)
+{
+	if (llc->rbuf_pos == SIM_LLC_RBUF)
+		sim_llc__refill(llc);
+	return llc->rbuf[llc->rbuf_pos++];
+}
+
+/* Outcome of an access to a set that is not simulated, drawn from the
+ * class's rates on the simulated sets: 16 random bits against P(hit), 16
+ * against P(dirty victim). Branch-free, because the outcome is random and
+ * a mispredicted branch would cost more than the draw. */
+static inline uint32_t sim_llc__drawn(struct sim_llc *llc, struct sim_llc_lane *L)
+{
+	uint32_t r = sim_llc__rnd32(llc);
+	uint32_t hit = (r & 0xffff) < (uint32_t)(L->p_hit >> 14);
+	uint32_t rd = (hit ^ 1) & L->reads_dram;
+	/* A drawn hit writes back with the migrating hits' rate (0 unless
+	 * migrate_io_lines), a drawn miss with the allocating misses' rate. */
+	uint32_t pwb = (uint32_t)((L->p_wb ^ ((L->p_wb ^ L->p_hwb) & -(int64_t)hit)) >> 14);
+	uint32_t wb = (hit | L->allocates) & ((r >> 16) < pwb);
+
+	L->c.d_hits += hit;
+	L->c.d_dram_rd += rd;
+	L->c.d_dram_wr += wb;
+	return hit * SIM_LLC_HIT | rd * SIM_LLC_DRAM_RD | wb * SIM_LLC_DRAM_WR;
+}
+
+/* Out of line: one line of a simulated set (group = its record's group). */
+uint32_t sim_llc__access_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+				 uint32_t group, uint64_t line);
+
 /* One line access by class `cls`; returns SIM_LLC_* flags. */
-uint32_t sim_llc_access(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint64_t addr);
+static inline uint32_t sim_llc_access(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+				      uint64_t addr)
+{
+	struct sim_llc_lane *L = &llc->cls[cls].l[op];
+	uint64_t line = addr >> SIM_LLC_LINE_SHIFT;
+	uint32_t g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+
+	L->c.accesses++;
+	if (g == SIM_LLC_GROUP_NONE)
+		return sim_llc__drawn(llc, L);
+	return sim_llc__access_sampled(llc, cls, op, g, line);
+}
 
 /* Totals of a range access. */
 struct sim_llc_range {
@@ -228,8 +354,92 @@ struct sim_llc_range {
  * per line of a sampled chunk, O(1) for a chunk that is not sampled (its
  * lines' outcomes are apportioned from the class's rates by error
  * diffusion: within one line of the expectation, exact in total). */
-void sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint64_t addr,
-			  uint64_t len, struct sim_llc_range *out);
+static inline void sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+					uint64_t addr, uint64_t len, struct sim_llc_range *out);
+
+/* Out of line: the lines [line, end] of one chunk, in simulated sets. */
+void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+			    uint32_t group, uint64_t line, uint64_t end, struct sim_llc_range *out);
+
+/* Outcomes of n lines of a range in sets that are not simulated, at O(1)
+ * cost: the expected numbers (n · P(hit), misses · P(write-back)) are
+ * apportioned by error diffusion — the fractional remainder is carried to
+ * the class's next range — so totals match the rates exactly over time and
+ * each range is within one line of its expectation. Drawing a random number
+ * per line would cost ~3 ns × 24 lines per packet; single-line accesses
+ * still draw (their individual outcome sets a latency). */
+static inline void sim_llc__range_drawn(struct sim_llc_lane *L, uint32_t n,
+					struct sim_llc_range *out)
+{
+	uint32_t hits, misses, wbs = 0;
+
+	L->carry_hit += (uint64_t)n * (uint64_t)L->p_hit;
+	hits = (uint32_t)(L->carry_hit >> 30);
+	L->carry_hit &= SIM_LLC_RATE_ONE - 1;
+	if (hits > n)
+		hits = n;
+	misses = n - hits;
+	if (L->allocates) {
+		L->carry_wb += (uint64_t)misses * (uint64_t)L->p_wb;
+		wbs = (uint32_t)(L->carry_wb >> 30);
+		L->carry_wb &= SIM_LLC_RATE_ONE - 1;
+		if (wbs > misses)
+			wbs = misses;
+	}
+	if (L->p_hwb) { /* migrating hits' write-backs */
+		uint32_t hw;
+
+		L->carry_hwb += (uint64_t)hits * (uint64_t)L->p_hwb;
+		hw = (uint32_t)(L->carry_hwb >> 30);
+		L->carry_hwb &= SIM_LLC_RATE_ONE - 1;
+		wbs += hw > hits ? hits : hw;
+	}
+	L->c.d_hits += hits;
+	L->c.d_dram_wr += wbs;
+	out->hits += hits;
+	out->dram_wr += wbs;
+	if (L->reads_dram) {
+		L->c.d_dram_rd += misses;
+		out->dram_rd += misses;
+	}
+}
+
+/* The lines [line, end] of one chunk: one sampling decision, since a
+ * chunk's lines all live in one set group. */
+static inline __attribute__((always_inline)) void
+sim_llc__range_chunk(struct sim_llc *llc, struct sim_llc_lane *L, unsigned cls,
+		     enum sim_llc_op op, uint64_t line, uint64_t end, struct sim_llc_range *out)
+{
+	uint32_t n = (uint32_t)(end - line + 1);
+	uint32_t g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+
+	L->c.accesses += n;
+	out->lines += n;
+	if (g == SIM_LLC_GROUP_NONE)
+		sim_llc__range_drawn(L, n, out);
+	else
+		sim_llc__range_sampled(llc, cls, op, g, line, end, out);
+}
+
+static inline __attribute__((always_inline)) void
+sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint64_t addr,
+		     uint64_t len, struct sim_llc_range *out)
+{
+	struct sim_llc_lane *L = &llc->cls[cls].l[op];
+	uint64_t line, last;
+
+	if (len == 0)
+		return;
+	line = addr >> SIM_LLC_LINE_SHIFT;
+	last = (addr + len - 1) >> SIM_LLC_LINE_SHIFT;
+	while (line <= last) {
+		uint64_t end = (line | (SIM_LLC_CHUNK_LINES - 1)) < last ?
+				       line | (SIM_LLC_CHUNK_LINES - 1) : last;
+
+		sim_llc__range_chunk(llc, L, cls, op, line, end, out);
+		line = end + 1;
+	}
+}
 
 /* DMA write with DDIO disabled (IIO LLC WAYS = 0): the write goes to
  * memory; every line of [addr, addr + len) that the LLC holds is

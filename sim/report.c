@@ -99,6 +99,8 @@ static json_t *params(const struct sim *s)
 	set(p, "arch.name", json_string(c->arch_name));
 	set(p, "run.seed", json_integer((json_int_t)c->seed));
 	set(p, "arch.emulated", json_boolean(c->emulated));
+	if (c->arch == RXB_ARCH_SHRING_LIST && c->rxlist_batch > 1)
+		set(p, "arch.rxlist_batch", jcount(c->rxlist_batch));
 	set(p, "system.profile", json_string(c->profile_name));
 	set(p, "system.cores", jcount(c->cores));
 	set(p, "system.nics", jcount(c->nics));
@@ -309,6 +311,7 @@ int sim_report(struct sim *s, FILE *out)
 	struct sim_dram_stats ds;
 	double hits = 0, acc = 0, nh = 0, na = 0, cp;
 	struct rxb_pool_core_stats pst;
+	struct rxb_shring_wait dw;
 	char hex[24];
 	int rc;
 
@@ -376,9 +379,11 @@ int sim_report(struct sim *s, FILE *out)
 	set(o, "packets_ok", json_boolean(s->packets_ok));
 	set(o, "buffers_ok", json_boolean(s->buffers_ok));
 	set(m, "conservation", o);
-	if (s->nsh && s->dwait.n) {
-		set(m, "desc_wait_us_mean", jnum(sim_hist_mean(&s->dwait) / 1e6));
-		set(m, "desc_wait_us_p99", jnum(sim_hist_quantile(&s->dwait, 0.99) / 1e6));
+	if (s->nsh)
+		sim_desc_waits(s, &dw);
+	if (s->nsh && dw.returned) {
+		set(m, "desc_wait_us_mean", jnum((double)dw.wait_sum / (double)dw.returned / 1e6));
+		set(m, "desc_wait_us_p99", jnum((double)rxb_shring_wait_quantile(&dw, 0.99) / 1e6));
 	} else {
 		set(m, "desc_wait_us_mean", json_null());
 		set(m, "desc_wait_us_p99", json_null());

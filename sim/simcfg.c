@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "rxb/shring.h"
 #include "simcfg.h"
 
 /* A cursor over one section; the first error sticks. */
@@ -206,6 +207,8 @@ static void parse_arch(struct sim_cfg *c, struct rd *r)
 	c->coalesce = boolean(r, "coalesce");
 	c->coalesce_timeout_ns = num(r, "coalesce_timeout_ns");
 	c->batch = u32(r, "batch");
+	/* optional (added with contract 1 in place): older front ends omit it */
+	c->rxlist_batch = (uint32_t)uint_opt(r, "rxlist_batch", 1, 0);
 	c->buffer_bytes = u32(r, "buffer_bytes");
 	c->headroom_bytes = u32(r, "headroom_bytes");
 	c->alloc_cache = u32(r, "alloc_cache");
@@ -436,6 +439,15 @@ static int check(struct sim_cfg *c, uint32_t n_cpn, struct rxb_err *err)
 	if (c->batch < 1 || c->batch > RXB_BURST_MAX)
 		REJECT("arch.batch = %u: the ring library receives at most %u packets a call",
 		       c->batch, RXB_BURST_MAX);
+	if (c->rxlist_batch < 1 || c->rxlist_batch > RXB_SHRING_BATCH_MAX ||
+	    !rxb_is_pow2(c->rxlist_batch))
+		REJECT("arch.rxlist_batch = %u: must be a power of two from 1 (not batched) to %u",
+		       c->rxlist_batch, RXB_SHRING_BATCH_MAX);
+	if (c->arch == RXB_ARCH_SHRING_LIST &&
+	    (uint64_t)c->rx_size * c->rxlist_batch > RXB_RING_MAX)
+		REJECT("arch.rxlist_batch = %u: arch.rx_size x arch.rxlist_batch = %llu buffer "
+		       "slots, at most %u", c->rxlist_batch,
+		       (unsigned long long)c->rx_size * c->rxlist_batch, RXB_RING_MAX);
 	if (!(c->duration_ms > 0) || c->warmup_ms < 0 || c->warmup_ms >= c->duration_ms)
 		REJECT("run.warmup_ms = %g, run.duration_ms = %g: need 0 <= warmup < duration",
 		       c->warmup_ms, c->duration_ms);

@@ -59,6 +59,7 @@ struct sim_cfg {
 	enum rxb_arch arch;
 	char arch_name[32];
 	uint32_t rx_size, ax_size, bx_size, cr_size, share_degree, groups, batch;
+	uint32_t rxlist_batch;   /* batched RxList: buffer slots per descriptor (1: not batched) */
 	uint32_t buffer_bytes, headroom_bytes, alloc_cache, pool_buffers;
 	uint32_t spool_ports, spool_low, spool_high, dyn_window;
 	enum rxb_spool_mode spool_mode;

@@ -489,7 +489,15 @@ static inline void fill_flow(struct sim_traffic *g, struct sim_pkt *p, uint8_t c
 		if (g->pool_main)
 			id = g->pool_main[id];
 	}
-	sim_flow_tuple(g->tuple_seed, id, c->proto, p);
+	if (c->lazy_tuple) {
+		p->sip = p->dip = 0;
+		p->sport = p->dport = 0;
+		p->proto = c->proto;
+		p->l3 = 4;
+		p->flow = id;
+	} else {
+		sim_flow_tuple(g->tuple_seed, id, c->proto, p);
+	}
 	p->key = key;
 }
 

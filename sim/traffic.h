@@ -172,6 +172,11 @@ struct sim_traffic_cfg {
 	sim_queue_fn queue_of;
 	void *queue_ctx;
 	int32_t target_queue;       /* -1 = no target */
+	int lazy_tuple;             /* packets carry their flow id (and proto, l3)
+				     * but not the addresses and ports: the
+				     * caller rebuilds them with sim_flow_tuple(
+				     * tuple_seed, flow, proto) when it needs
+				     * them (it caches per flow what it derives) */
 	double target_share;        /* fraction of main-stream packets to the target */
 	struct sim_stream_cfg target; /* size and flows of target packets; with
 				       * rate_bps > 0, an own stream at that rate */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Traffic generator: Ethernet arithmetic, constant / Poisson / on-off
  * arrivals, target share and target rate, flow and key popularity, key
- * steering, determinism, config errors. */
+ * steering, determinism, lazy tuples, config errors. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -319,6 +319,43 @@ static void test_determinism(void)
 	CHECK(digest(1) != digest(2));
 }
 
+static void test_lazy_tuple(void)
+{
+	/* lazy_tuple: the same packets (time, size, class, flow, key) without
+	 * the addresses and ports, which sim_flow_tuple rebuilds from the flow
+	 * id exactly. */
+	struct sim_traffic_cfg cfg;
+	struct sim_traffic full, lazy;
+	struct sim_pkt a, b, t;
+	uint32_t nq = 4, n = 0, bad = 0;
+
+	sim_traffic_cfg_default(&cfg);
+	cfg.main.arrival = SIM_ARRIVAL_POISSON;
+	cfg.main.rate_bps = 60000000000ull;
+	steer(&cfg, &nq);
+	cfg.target_queue = 1;
+	cfg.target_share = 0.1;
+	cfg.keys = 1000;
+	cfg.max_pkts = 20000;
+	CHECK_EQ(sim_traffic_init(&full, &cfg, NULL), 0);
+	cfg.lazy_tuple = 1;
+	CHECK_EQ(sim_traffic_init(&lazy, &cfg, NULL), 0);
+	while (sim_traffic_next(&full, &a)) {
+		CHECK_EQ(sim_traffic_next(&lazy, &b), 1);
+		n++;
+		bad += a.t_ps != b.t_ps || a.len != b.len || a.cls != b.cls || a.nic != b.nic ||
+		       a.flow != b.flow || a.key != b.key || a.proto != b.proto || a.l3 != b.l3;
+		bad += (b.sip | b.dip | b.sport | b.dport) != 0;
+		t = b;
+		sim_flow_tuple(lazy.tuple_seed, b.flow, b.proto, &t);
+		bad += t.sip != a.sip || t.dip != a.dip || t.sport != a.sport || t.dport != a.dport;
+	}
+	CHECK_EQ(n, 20000);
+	CHECK_EQ(bad, 0);
+	sim_traffic_free(&full);
+	sim_traffic_free(&lazy);
+}
+
 static void test_config_errors(void)
 {
 	struct sim_traffic_cfg cfg;
@@ -369,6 +406,7 @@ int main(void)
 	RUN(test_popularity);
 	RUN(test_key_steer);
 	RUN(test_determinism);
+	RUN(test_lazy_tuple);
 	RUN(test_config_errors);
 	return check_summary();
 }

@@ -62,6 +62,18 @@ def test_conservation_every_interface(arch):
         assert r.metrics["offered_packets"] > 20000
 
 
+def test_batched_rxlist_runs_end_to_end():
+    """arch.rxlist_batch reaches the library (struct rxb_iface_config.batch): batched RxList
+    conserves packets and buffers (also at every sample), carries the load, and the engine
+    echoes the batch it ran."""
+    r = sim("arch.name=shring_list", "arch.rxlist_batch=8", "run.duration_ms=3",
+            "run.check_invariants=true")
+    m = r.metrics
+    assert r.params["arch.rxlist_batch"] == 8
+    assert m["offered_packets"] > 20000
+    assert m["delivered_packets"] > 0.9 * m["offered_packets"]
+
+
 def test_ddio_hit_rate_falls_past_ddio_and_again_past_llc():
     """privRing, LB (the core reads the packet's first line). Reference LLC 22 MiB, DDIO 2 of
     11 ways = 4 MiB; I/O working set = 16 rings x rx_size x 2 KiB:
