@@ -23,7 +23,7 @@
 #include <rte_pause.h>
 
 #include "emu_int.h"
-#include "nf/rand.h"
+#include "rng.h"
 
 static bool is_target_flow(void *arg, uint32_t flow, const struct rxb_gen_flow *f)
 {
@@ -113,7 +113,7 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 struct pois {
 	double period;   /* TSC cycles */
 	double next;
-	struct rxb_rng rng;
+	struct sim_rng rng;
 	bool started;
 };
 
@@ -132,7 +132,7 @@ static unsigned pois_due(struct pois *p, uint64_t now, unsigned max, rxb_counter
 		p->next = (double)now;
 	}
 	while (n < max && p->next <= (double)now) {
-		double u = rxb_rng_double(&p->rng);
+		double u = sim_rng_uniform(&p->rng);
 
 		p->next += -log(1.0 - u) * p->period;
 		n++;
@@ -296,7 +296,7 @@ int emu_gen_main(void *arg)
 		goto out;
 	}
 	pois.period = (double)e->hz / e->gen_pps;
-	rxb_rng_seed(&pois.rng, c->seed ^ 0x9e3779b97f4a7c15ull);
+	sim_rng_seed(&pois.rng, c->seed ^ 0x9e3779b97f4a7c15ull, 0);
 
 	while (!atomic_load_explicit(&e->gen_stop, memory_order_relaxed) &&
 	       !atomic_load_explicit(&e->quit, memory_order_relaxed)) {

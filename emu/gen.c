@@ -11,13 +11,13 @@
 
 #include "gen.h"
 #include "nf/pkt.h"
-#include "nf/rand.h"
+#include "rng.h"
 
 /* Flow set to draw from: flow ids ranked by popularity (rank r -> ids[r-1]). */
 struct flow_set {
 	uint32_t *ids;
 	uint32_t n;
-	struct rxb_zipf zipf;
+	struct sim_zipf zipf;
 };
 
 struct rxb_gen {
@@ -26,12 +26,12 @@ struct rxb_gen {
 	uint32_t *tcp_seq;           /* per flow, TCP only */
 	struct flow_set target, other, all;
 	bool has_target;
-	struct rxb_zipf key_zipf;
+	struct sim_zipf key_zipf;
 	uint64_t size_weight_total;
 	uint16_t max_frame;
 
 	/* Pattern state: everything that decides packet contents. */
-	struct rxb_rng rng;
+	struct sim_rng rng;
 	uint64_t seq;                /* packets filled (IP id) */
 	uint64_t req_id;             /* KV requests filled */
 	uint32_t burst_pos;          /* packets of the current on-period filled */
@@ -207,11 +207,11 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 	return check_dist("gen.kv.dist", c->kv.dist, c->kv.zipf_s, err);
 }
 
-static uint32_t random_in(struct rxb_rng *r, uint32_t net, uint8_t depth)
+static uint32_t random_in(struct sim_rng *r, uint32_t net, uint8_t depth)
 {
 	uint32_t host_mask = depth >= 32 ? 0 : UINT32_MAX >> depth;
 
-	return (net & ~host_mask) | ((uint32_t)rxb_rng_u64(r) & host_mask);
+	return (net & ~host_mask) | ((uint32_t)sim_rng_next(r) & host_mask);
 }
 
 static int set_init(struct flow_set *s, uint32_t cap, const struct rxb_gen_cfg *c)
@@ -224,16 +224,16 @@ static int set_init(struct flow_set *s, uint32_t cap, const struct rxb_gen_cfg *
 static void set_finish(struct flow_set *s, const struct rxb_gen_cfg *c)
 {
 	if (s->n > 0)
-		rxb_zipf_init(&s->zipf, s->n, c->flow_dist == RXB_GEN_ZIPF ? c->flow_zipf_s : 0);
+		sim_zipf_init(&s->zipf, s->n, c->flow_dist == RXB_GEN_ZIPF ? c->flow_zipf_s : 0, NULL);
 }
 
 static int build_flows(struct rxb_gen *g, struct rxb_err *err)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
 	/* Its own stream, so flows do not change with the rest of cfg. */
-	struct rxb_rng r;
+	struct sim_rng r;
 
-	rxb_rng_seed(&r, c->seed ^ 0xf10f10f10f10f10full);
+	sim_rng_seed(&r, c->seed ^ 0xf10f10f10f10f10full, 0);
 	g->flows = calloc(c->n_flows, sizeof(*g->flows));
 	if (g->flows == NULL || set_init(&g->all, c->n_flows, c) < 0 ||
 	    set_init(&g->target, c->n_flows, c) < 0 || set_init(&g->other, c->n_flows, c) < 0)
@@ -248,11 +248,11 @@ static int build_flows(struct rxb_gen *g, struct rxb_err *err)
 
 		f->src_ip = random_in(&r, c->src_net, c->src_depth);
 		f->dst_ip = random_in(&r, c->dst_net, c->dst_depth);
-		f->src_port = (uint16_t)(1024 + rxb_rng_below(&r, 65536 - 1024));
-		f->dst_port = (uint16_t)(1 + rxb_rng_below(&r, 65535));
+		f->src_port = (uint16_t)(1024 + sim_rng_below(&r, 65536 - 1024));
+		f->dst_port = (uint16_t)(1 + sim_rng_below(&r, 65535));
 		f->proto = c->proto;
 		if (g->tcp_seq != NULL)
-			g->tcp_seq[i] = (uint32_t)rxb_rng_u64(&r);
+			g->tcp_seq[i] = (uint32_t)sim_rng_next(&r);
 	}
 	g->has_target = c->n_target_flows > 0 || c->is_target != NULL;
 	for (uint32_t i = 0; i < c->n_flows; i++) {
@@ -331,10 +331,10 @@ int rxb_gen_create(const struct rxb_gen_cfg *cfg, struct rxb_gen **out, struct r
 	g->max_frame = RTE_MAX(g->max_frame, cfg->target_frame_size);
 	if (cfg->kv.enabled) {
 		g->max_frame = kv_frame(cfg, cfg->kv.val_len);
-		rxb_zipf_init(&g->key_zipf, cfg->kv.n_keys,
-			      cfg->kv.dist == RXB_GEN_ZIPF ? cfg->kv.zipf_s : 0);
+		sim_zipf_init(&g->key_zipf, cfg->kv.n_keys,
+			      cfg->kv.dist == RXB_GEN_ZIPF ? cfg->kv.zipf_s : 0, NULL);
 	}
-	rxb_rng_seed(&g->rng, cfg->seed);
+	sim_rng_seed(&g->rng, cfg->seed, 0);
 	hz = cfg->tsc_hz ? cfg->tsc_hz : rte_get_tsc_hz();
 	g->period = cfg->pps > 0 ? (double)hz / cfg->pps : 0;
 	g->gap = (uint64_t)((double)cfg->burst_gap_ns * (double)hz / 1e9);
@@ -388,7 +388,7 @@ void rxb_gen_kv_key(uint64_t k, uint8_t key[RXB_KV_KEY_LEN])
 
 	memcpy(key, &w, 8);
 	for (unsigned i = 8; i < RXB_KV_KEY_LEN; i += 8) {
-		w = rxb_splitmix64(&x);
+		w = sim_splitmix64(&x);
 		memcpy(key + i, &w, 8);
 	}
 }
@@ -409,9 +409,9 @@ void rxb_gen_kv_value(uint64_t k, uint64_t req_id, uint8_t *val, uint16_t len)
 
 /* ---- packet pattern ------------------------------------------------------ */
 
-static uint32_t draw(struct rxb_rng *r, const struct flow_set *s)
+static uint32_t draw(struct sim_rng *r, const struct flow_set *s)
 {
-	return s->ids[rxb_zipf_sample(&s->zipf, r) - 1];
+	return s->ids[sim_zipf_draw(&s->zipf, r) - 1];
 }
 
 static uint32_t pick_flow(struct rxb_gen *g, bool *target)
@@ -429,7 +429,7 @@ static uint32_t pick_flow(struct rxb_gen *g, bool *target)
 	} else {
 		/* Draw the set even when target_share is 0 or 1, so the
 		 * random stream has one shape for every share. */
-		*target = rxb_rng_double(&g->rng) < c->target_share;
+		*target = sim_rng_uniform(&g->rng) < c->target_share;
 		f = draw(&g->rng, *target ? &g->target : &g->other);
 	}
 	g->burst_flow = f;
@@ -446,7 +446,7 @@ static uint16_t pick_size(struct rxb_gen *g, bool target)
 		return c->target_frame_size;
 	if (c->n_sizes == 0)
 		return c->frame_size;
-	w = rxb_rng_below(&g->rng, g->size_weight_total);
+	w = sim_rng_below(&g->rng, g->size_weight_total);
 	for (uint32_t i = 0;; i++) {
 		if (w < c->sizes[i].weight)
 			return c->sizes[i].size;
@@ -512,8 +512,8 @@ static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 	pi->flow = pick_flow(g, &pi->target);
 	f = &g->flows[pi->flow];
 	if (c->kv.enabled) {
-		pi->kv_op = rxb_rng_double(&g->rng) < c->kv.get_ratio ? RXB_KV_GET : RXB_KV_PUT;
-		pi->kv_key = rxb_zipf_sample(&g->key_zipf, &g->rng) - 1;
+		pi->kv_op = sim_rng_uniform(&g->rng) < c->kv.get_ratio ? RXB_KV_GET : RXB_KV_PUT;
+		pi->kv_key = sim_zipf_draw(&g->key_zipf, &g->rng) - 1;
 		pi->kv_req_id = g->req_id++;
 		len = kv_frame(c, pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0);
 	} else {

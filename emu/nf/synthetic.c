@@ -18,7 +18,7 @@
 #include <rte_malloc.h>
 
 #include "nf_impl.h"
-#include "rand.h"
+#include "rng.h"
 
 #define LINE 64u
 #define WORDS_PER_LINE (LINE / sizeof(uint64_t))
@@ -32,7 +32,7 @@ struct synth {
 	bool dependent;
 	enum rxb_nf_payload payload;
 	uint64_t cursor;     /* dependent chain position (line index) */
-	struct rxb_rng rng;
+	struct sim_rng rng;
 	uint64_t sink;       /* sum of everything read; exported for tests */
 };
 
@@ -49,7 +49,7 @@ static inline uint64_t synth_reads(struct synth *s)
 		return c;
 	}
 	for (uint32_t r = 0; r < s->reads; r++)
-		sum += s->buf[rxb_rng_below(&s->rng, s->n_lines) * WORDS_PER_LINE];
+		sum += s->buf[sim_rng_below(&s->rng, s->n_lines) * WORDS_PER_LINE];
 	return sum;
 }
 
@@ -135,7 +135,7 @@ static void build_chain(struct synth *s)
 	for (uint64_t i = 0; i < n; i++)
 		s->buf[i * WORDS_PER_LINE] = i;
 	for (uint64_t i = n - 1; i > 0; i--) {
-		uint64_t j = rxb_rng_below(&s->rng, i);  /* j < i: Sattolo, not Fisher-Yates */
+		uint64_t j = sim_rng_below(&s->rng, i);  /* j < i: Sattolo, not Fisher-Yates */
 		uint64_t tmp = s->buf[i * WORDS_PER_LINE];
 
 		s->buf[i * WORDS_PER_LINE] = s->buf[j * WORDS_PER_LINE];
@@ -168,7 +168,7 @@ static int synth_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **
 	s->reads = cfg->synth.reads;
 	s->dependent = cfg->synth.dependent;
 	s->payload = cfg->synth.payload;
-	rxb_rng_seed(&s->rng, cfg->seed ^ ((uint64_t)cfg->instance << 32));
+	sim_rng_seed(&s->rng, cfg->seed ^ ((uint64_t)cfg->instance << 32), 0);
 	/* DPDK memory, so the buffer sits on the core's socket and, with
 	 * hugepages, costs the TLB what a real NF's tables would. */
 	s->buf = rte_malloc_socket("rxb_synth_buf", s->n_lines * LINE, LINE, socket);

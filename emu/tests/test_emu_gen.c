@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "emu_test.h"
-#include "nf/rand.h"
+#include "rng.h"
 
 static struct rte_mempool *mp;
 
@@ -235,20 +235,20 @@ static void test_zipf_sampler(void)
 {
 	enum { RANKS = 10, DRAWS = 1000000 };
 	const double s_values[] = { 0.99, 1.0, 2.0, 0.3 };
-	struct rxb_zipf z;
-	struct rxb_rng r;
+	struct sim_zipf z;
+	struct sim_rng r;
 
-	CHECK_EQ(rxb_zipf_init(&z, 0, 1.0), -EINVAL);
-	CHECK_EQ(rxb_zipf_init(&z, 10, -1.0), -EINVAL);
-	CHECK_EQ(rxb_zipf_init(&z, 10, NAN), -EINVAL);
-	rxb_rng_seed(&r, 3);
+	CHECK_EQ(sim_zipf_init(&z, 0, 1.0, NULL), -EINVAL);
+	CHECK_EQ(sim_zipf_init(&z, 10, -1.0, NULL), -EINVAL);
+	CHECK_EQ(sim_zipf_init(&z, 10, NAN, NULL), -EINVAL);
+	sim_rng_seed(&r, 3, 0);
 	for (unsigned si = 0; si < RTE_DIM(s_values); si++) {
 		unsigned count[RANKS + 1] = { 0 };
 		double h = 0;
 
-		CHECK_EQ(rxb_zipf_init(&z, RANKS, s_values[si]), 0);
+		CHECK_EQ(sim_zipf_init(&z, RANKS, s_values[si], NULL), 0);
 		for (unsigned i = 0; i < DRAWS; i++) {
-			uint64_t k = rxb_zipf_sample(&z, &r);
+			uint64_t k = sim_zipf_draw(&z, &r);
 
 			CHECK(k >= 1 && k <= RANKS);
 			if (k >= 1 && k <= RANKS)

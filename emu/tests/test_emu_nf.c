@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "emu_test.h"
-#include "nf/rand.h"
+#include "rng.h"
 
 static struct rte_mempool *mp;
 
@@ -107,9 +107,9 @@ static void test_checksums(void)
 {
 	struct rxb_gen_cfg g;
 	struct rte_mbuf *pkts[64];
-	struct rxb_rng r;
+	struct sim_rng r;
 
-	rxb_rng_seed(&r, 7);
+	sim_rng_seed(&r, 7, 0);
 	for (int proto = 0; proto < 2; proto++) {
 		gen_defaults(&g, proto ? IPPROTO_TCP : IPPROTO_UDP, 0);
 		g.n_sizes = 3;
@@ -125,7 +125,7 @@ static void test_checksums(void)
 
 			CHECK(emu_pkt_ok(pkts[i]));
 			/* Corrupt one payload byte: caught, then undone. */
-			off = (unsigned)rxb_rng_below(&r, v.payload_len);
+			off = (unsigned)sim_rng_below(&r, v.payload_len);
 			save = v.payload[off];
 			v.payload[off] ^= 0x10;
 			CHECK(!emu_pkt_ok(pkts[i]));
@@ -138,9 +138,9 @@ static void test_checksums(void)
 			/* Incremental rewrites of addresses, ports and payload
 			 * words keep the checksum valid... */
 			for (int k = 0; k < 8; k++) {
-				uint32_t ip = (uint32_t)rxb_rng_u64(&r);
-				uint16_t port = (uint16_t)rxb_rng_u64(&r);
-				uint64_t w = rxb_rng_u64(&r);
+				uint32_t ip = (uint32_t)sim_rng_next(&r);
+				uint16_t port = (uint16_t)sim_rng_next(&r);
+				uint64_t w = sim_rng_next(&r);
 
 				rxb_pkt_rewrite(&v, &v.ip->src_addr, &ip, 4, true);
 				rxb_pkt_rewrite(&v, &((struct rte_udp_hdr *)v.l4)->dst_port, &port,
