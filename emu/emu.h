@@ -82,6 +82,10 @@ struct rxb_emu_cfg {
 	uint32_t pool_buffers;   /* 0 = auto */
 	struct rxb_dynctl_config dyn;
 	double dyn_sample_ms;
+	/* arch spool: representor ports sharing a page pool (interfaces.md §6);
+	 * rx_size is the none/basic depth, system.nics basic's PF queues */
+	enum rxb_spool_mode spool_mode;
+	uint32_t spool_ports, spool_low, spool_high;
 
 	/* system */
 	uint32_t cores;          /* workers */
@@ -163,10 +167,14 @@ uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c);
 
 /* ---- results ---- */
 
-struct rxb_emu_ring_res {          /* per destination (CR / Bx) */
+struct rxb_emu_ring_res {          /* per destination (CR / Bx; spool: port) */
 	uint64_t offered, delivered, drops[RXB_DROP_CAUSES];
 	uint64_t occ_max;
 	double occ_mean;
+	/* spool: buffers posted to the port's queue (shared by its ports in
+	 * basic mode), sampled every millisecond; × buffer bytes = memory */
+	uint64_t posted_max;
+	double posted_mean;
 };
 
 struct rxb_emu_worker_res {

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <rte_config.h>
+
 #include "emu.h"
 #include "nf/nf.h"
 #include "nf/wire.h"
@@ -28,6 +30,10 @@ void rxb_emu_cfg_defaults(struct rxb_emu_cfg *c)
 	c->alloc_cache = 256;
 	c->dyn = rxb_dynctl_config_default();
 	c->dyn_sample_ms = 10.0;
+	c->spool_mode = RXB_SPOOL_SPP;
+	c->spool_ports = 4;
+	c->spool_low = 128;
+	c->spool_high = 1024;
 
 	c->cores = 2;
 	c->nics = 1;
@@ -219,14 +225,14 @@ static int set_string(const char *key, const char *val, char *dst, size_t cap,
 static const char *const ignored_keys[] = {
 	"system.profile", "system.cores_per_nic", "system.ddio_ways", "system.cat_ways",
 	"system.mlp", "system.hog", "system.hog_instances", "run.llc_sample_shift",
-	"arch.headroom_bytes", "arch.spool_mode", "arch.spool_ports", "arch.spool_low",
-	"arch.spool_high", "workload.kvs_key_bytes", NULL,
+	"arch.headroom_bytes", "workload.kvs_key_bytes", NULL,
 };
 
 static const char *const arch_names[] = {
 	"privring", "small_privring", "shring", "shring_list", "dyn_shring", "rxbisect", "spool",
 	NULL,
 };
+static const char *const spool_mode_names[] = { "none", "basic", "spp", NULL };
 static const char *const policy_names[] = {
 	"linked_random", "round_robin", "most_available", NULL,
 };
@@ -246,16 +252,24 @@ static int set_arch(struct rxb_emu_cfg *c, const char *k, const char *v, struct 
 
 	if (strcmp(k, "arch.name") == 0) {
 		rc = parse_choice(k, v, arch_names, &i, err);
-		if (rc == 0 && i == RXB_ARCH_SPOOL)
-			return bad(err, k, v, "the emulator does not drive representor ports "
-				   "(one physical queue per port) yet; simulate it with "
-				   "`rxb sim --set arch.name=spool`; allowed here: "
-				   "privring, small_privring, shring, shring_list, dyn_shring, "
-				   "rxbisect");
 		if (rc == 0)
 			c->arch = (enum rxb_arch)i;
 		return rc;
 	}
+	if (strcmp(k, "arch.spool_mode") == 0) {
+		rc = parse_choice(k, v, spool_mode_names, &i, err);
+		if (rc == 0)
+			c->spool_mode = (enum rxb_spool_mode)i;
+		return rc;
+	}
+	/* Ranges of the scenario; what this emulator can run is checked with
+	 * the other keys (rxb_emu_cfg_check). */
+	if (strcmp(k, "arch.spool_ports") == 0)
+		return parse_u32(k, v, 1, 1u << 20, false, &c->spool_ports, err);
+	if (strcmp(k, "arch.spool_low") == 0)
+		return parse_u32(k, v, 1, 1u << 16, false, &c->spool_low, err);
+	if (strcmp(k, "arch.spool_high") == 0)
+		return parse_ring(k, v, false, &c->spool_high, err);
 	if (strcmp(k, "arch.rx_size") == 0)
 		return parse_ring(k, v, true, &c->rx_size, err);
 	if (strcmp(k, "arch.cr_size") == 0)
@@ -543,6 +557,8 @@ uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c)
 	case RXB_ARCH_RXBISECT:
 		return c->association == RXB_EMU_ASSOC_ALL ? 1 :
 		       c->association == RXB_EMU_ASSOC_PER_NIC ? c->nics : c->groups;
+	case RXB_ARCH_SPOOL: /* rxb_spool_n_queues: basic's PF queues = system.nics */
+		return c->spool_mode == RXB_SPOOL_BASIC ? c->nics : c->spool_ports;
 	default:
 		return 1;
 	}
@@ -563,7 +579,44 @@ int rxb_emu_cfg_check(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	uint32_t share = c->share_degree ? c->share_degree : cpn;
 	uint32_t groups = rxb_emu_phys_queues(c);
 
-	if (c->cores % c->nics != 0) {
+	if (c->arch == RXB_ARCH_SPOOL) {
+		uint32_t q = rxb_emu_phys_queues(c);
+		uint32_t vmax = c->source == RXB_EMU_SRC_GEN ? RTE_PMD_RING_MAX_RX_RINGS :
+				c->source == RXB_EMU_SRC_PCAP ? 64 : RXB_EMU_MAX_WORKERS;
+
+		if (!c->emulated)
+			return CFG_FAIL(err, "arch.emulated = false with arch.name = spool: no PMD "
+					"exposes representor queues fed from one shared page pool; "
+					"allowed with emulated = false: privring, small_privring");
+		if (c->spool_ports > RXB_EMU_MAX_WORKERS)
+			return CFG_FAIL(err, "arch.spool_ports = %u: the emulator drives at most %u "
+					"representor ports (one result row each); simulate more with "
+					"`rxb sim`; allowed: 1..%u", c->spool_ports,
+					RXB_EMU_MAX_WORKERS, RXB_EMU_MAX_WORKERS);
+		if (q > vmax)
+			return CFG_FAIL(err, "arch.spool_ports = %u: spool_mode = %s needs %u physical "
+					"Rx queues and the %s vdev has at most %u; allowed: "
+					"arch.spool_ports <= %u (or spool_mode = basic)", c->spool_ports,
+					rxb_spool_mode_name[c->spool_mode], q,
+					c->source == RXB_EMU_SRC_GEN ? "generator's net_ring" :
+					c->source == RXB_EMU_SRC_PCAP ? "net_pcap" : "input",
+					vmax, vmax);
+		if (c->spool_mode == RXB_SPOOL_BASIC && c->nics > c->spool_ports)
+			return CFG_FAIL(err, "system.nics = %u: spool_mode = basic uses one shared PF "
+					"queue per NIC, at most arch.spool_ports = %u", c->nics,
+					c->spool_ports);
+		if (c->spool_mode == RXB_SPOOL_SPP && c->spool_low > c->spool_high)
+			return CFG_FAIL(err, "arch.spool_low = %u: must not exceed arch.spool_high = "
+					"%u", c->spool_low, c->spool_high);
+		if (c->target_core >= c->spool_ports)
+			return CFG_FAIL(err, "traffic.target_core = %u: with arch.name = spool the "
+					"target is a representor port; allowed: 0..%u",
+					c->target_core, c->spool_ports - 1);
+		if (strcmp(c->nf, "kvs") == 0)
+			return CFG_FAIL(err, "workload.nf = kvs with arch.name = spool: KV requests are "
+					"steered to their partition's core, spool steers to ports; "
+					"allowed: l3fwd, nat, lb, synthetic, counter");
+	} else if (c->cores % c->nics != 0) {
 		rxb_err_set(err, "system.nics = %u: must divide system.cores = %u (each NIC "
 			    "serves an equal share of the workers)", c->nics, c->cores);
 		return -EINVAL;
@@ -600,7 +653,7 @@ int rxb_emu_cfg_check(const struct rxb_emu_cfg *c, struct rxb_err *err)
 			return -EINVAL;
 		}
 	}
-	if (c->target_core >= cpn) {
+	if (c->arch != RXB_ARCH_SPOOL && c->target_core >= cpn) {
 		rxb_err_set(err, "traffic.target_core = %u: must be below the %u cores of a NIC",
 			    c->target_core, cpn);
 		return -EINVAL;
@@ -649,7 +702,7 @@ int rxb_emu_cfg_check(const struct rxb_emu_cfg *c, struct rxb_err *err)
 void rxb_emu_cfg_print_keys(FILE *f)
 {
 	fprintf(f,
-		"arch.name            privring | small_privring | shring | shring_list | dyn_shring | rxbisect\n"
+		"arch.name            privring | small_privring | shring | shring_list | dyn_shring | rxbisect | spool\n"
 		"arch.emulated        true (software NIC) | false (native: privring, small_privring)\n"
 		"arch.rx_size         power of two | auto (1024; 128 for small_privring)\n"
 		"arch.cr_size         power of two | auto (= rx_size)\n"
@@ -663,6 +716,9 @@ void rxb_emu_cfg_print_keys(FILE *f)
 		"arch.batch           1..64 (32)             arch.buffer_bytes  data room (2048)\n"
 		"arch.alloc_cache     0..512 (256)           arch.pool_buffers  integer | auto\n"
 		"arch.dyn_sample_ms, dyn_window, dyn_tput_gbps, dyn_membw_gibps, dyn_overload_factor\n"
+		"arch.spool_mode      none | basic | spp (spp)  arch.spool_ports  1..64 (4; <= 16 with emu.source = gen)\n"
+		"arch.spool_low (128), arch.spool_high (1024): spp watermarks; none/basic depth = arch.rx_size;\n"
+		"                     basic: system.nics = shared PF queues\n"
 		"system.cores         workers 1..64 (2)      system.nics    queue groups (1)\n"
 		"system.stalled_cores [ids]  system.stall_at_ms  system.stall_for_ms (0 = to the end)\n"
 		"system.slow_cores    [ids]  system.slow_extra_ns\n"
@@ -682,5 +738,5 @@ void rxb_emu_cfg_print_keys(FILE *f)
 		"emu.drain_ms (3000)  emu.telemetry (true)  emu.progress (false)\n"
 		"emu.sink             workers free packets unprocessed (benchmarks) (false)\n"
 		"Accepted without effect: system.profile, ddio_ways, cat_ways, mlp, hog*, cores_per_nic,\n"
-		"                         run.llc_sample_shift, arch.headroom_bytes, arch.spool_*\n");
+		"                         run.llc_sample_shift, arch.headroom_bytes\n");
 }

@@ -27,6 +27,7 @@
 #include "rxb/rss.h"
 #include "rxb/rxbisect.h"
 #include "rxb/shring.h"
+#include "rxb/spool.h"
 
 #define EMU_BURST 32u          /* physical Rx burst */
 #define EMU_FETCH_CHUNK 32u    /* descriptors fetched from one virtual ring per visit */
@@ -49,7 +50,7 @@ static inline struct emu_meta *emu_meta(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, emu_meta_off, struct emu_meta *);
 }
 
-enum emu_src_kind { EMU_KIND_PRIV = 0, EMU_KIND_SHARED, EMU_KIND_AX };
+enum emu_src_kind { EMU_KIND_PRIV = 0, EMU_KIND_SHARED, EMU_KIND_AX, EMU_KIND_SPOOL };
 
 /* A virtual ring that supplies buffers to a physical queue: a privRing Rx
  * ring, a shRing shared ring, or an rxBisect Ax ring. E-private. */
@@ -147,8 +148,9 @@ struct emu_dstats {
 	rxb_counter_t offered;
 	rxb_counter_t drops[RXB_DROP_CAUSES];
 	rxb_counter_t bytes;
-	/* M: occupancy samples */
+	/* M: occupancy samples (spool: and posted buffers of its queue) */
 	uint64_t occ_sum, occ_n, occ_max;
+	uint64_t posted_sum, posted_max;
 } __rte_cache_aligned;
 
 struct emu {
@@ -156,6 +158,7 @@ struct emu {
 	uint32_t run_id;
 	uint64_t hz;
 	uint32_t cores, cpn, share;
+	uint32_t n_dest;              /* destinations: cores, or spool ports */
 	uint32_t dmax;                /* design's "no descriptor" drop cause */
 	uint32_t dest_size;           /* entries of a destination ring (CR / Bx) */
 	bool kv_steer;
@@ -166,6 +169,8 @@ struct emu {
 	struct rxb_privring *pr;
 	struct rxb_shring *sh;
 	struct rxb_bisect *bs;
+	struct rxb_spool *sp;
+	_Atomic uint32_t *qposted;    /* spool, per queue: posted buffers (W, read by M) */
 	struct rxb_allocator *allocs;
 
 	uint32_t n_src;
@@ -206,7 +211,7 @@ struct emu {
 	uint64_t t_start, t_warm, t_stop;
 
 	struct emu_nstats ns;         /* E */
-	struct emu_dstats *d;         /* per dest */
+	struct emu_dstats *d;         /* per dest (n_dest) */
 	rxb_counter_t gen_late, gen_pipeline; /* S */
 	_Atomic uint64_t in_use_max;  /* M */
 	uint64_t mode_switches;       /* M */

@@ -68,6 +68,12 @@ static void params(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_re
 	u64(f, "arch.batch", c->batch, true);
 	u64(f, "arch.buffer_bytes", c->buffer_bytes, true);
 	u64(f, "arch.alloc_cache", c->alloc_cache, true);
+	if (c->arch == RXB_ARCH_SPOOL) {
+		str(f, "arch.spool_mode", rxb_spool_mode_name[c->spool_mode], true);
+		u64(f, "arch.spool_ports", c->spool_ports, true);
+		u64(f, "arch.spool_low", c->spool_low, true);
+		u64(f, "arch.spool_high", c->spool_high, true);
+	}
 	u64(f, "system.cores", c->cores, true);
 	u64(f, "system.nics", c->nics, true);
 	off += (size_t)snprintf(cores + off, sizeof(cores) - off, "[");
@@ -204,6 +210,12 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 		u64(f, "delivered", o->delivered, true);
 		drops(f, "drops", o->drops, true);
 		num(f, "occupancy_mean", o->occ_mean, true);
+		if (c->arch == RXB_ARCH_SPOOL) {
+			/* per representor port: its queue's posted buffers × buffer
+			 * bytes (basic: the shared PF queue the port maps to) */
+			num(f, "memory_bytes_mean", o->posted_mean * c->buffer_bytes, true);
+			u64(f, "memory_bytes_max", o->posted_max * c->buffer_bytes, true);
+		}
 		u64(f, "occupancy_max", o->occ_max, false);
 		fprintf(f, "}");
 	}

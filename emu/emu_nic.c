@@ -85,7 +85,7 @@ uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool ha
 	/* KV: the NIC steers a request to its partition's core by destination
 	 * port (a flow-director rule, as MICA uses), not by RSS. */
 	if (e->kv_steer && have_dport && dport >= RXB_KV_UDP_PORT)
-		return (uint32_t)(dport - RXB_KV_UDP_PORT) % e->cores;
+		return (uint32_t)(dport - RXB_KV_UDP_PORT) % e->n_dest;
 	return rxb_reta_lookup(&e->reta, hash);
 }
 
@@ -99,6 +99,8 @@ uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
 		return dyn_set == RXB_DYN_PRIVATE ? core : e->cores + core / e->share;
 	case RXB_ARCH_RXBISECT:
 		return (uint32_t)((uint64_t)core * e->n_pq / e->cores);
+	case RXB_ARCH_SPOOL: /* "core" is a port here */
+		return e->cfg->spool_mode == RXB_SPOOL_BASIC ? core % e->n_pq : core;
 	default:
 		return core;
 	}
@@ -113,6 +115,8 @@ static unsigned src_fetch(struct emu *e, struct emu_src *s, rxb_buf_t *bufs, uns
 		return rxb_privring_nic_fetch(e->pr, s->id, bufs, n);
 	case EMU_KIND_SHARED:
 		return rxb_shring_nic_fetch(e->sh, s->id, bufs, n);
+	case EMU_KIND_SPOOL:
+		return rxb_spool_nic_fetch(e->sp, s->id, bufs, n);
 	default:
 		return rxb_bisect_nic_fetch(e->bs, s->id, bufs, n);
 	}
@@ -192,6 +196,8 @@ static int deliver(struct emu *e, struct emu_pq *pq, struct emu_src *s,
 	switch (s->kind) {
 	case EMU_KIND_AX:
 		return rxb_bisect_nic_deliver_from(e->bs, s->id, meta, d);
+	case EMU_KIND_SPOOL: /* meta->dest is the port */
+		return rxb_spool_nic_deliver(e->sp, meta, d);
 	case EMU_KIND_SHARED:
 		if (e->cfg->arch == RXB_ARCH_DYN_SHRING && pq->set == e->applied_mode &&
 		    rxb_iface_dyn_mode(e->iface) != e->applied_mode)
@@ -239,7 +245,18 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		rxb_counter_add(&e->ns.sw_hash, 1);
 	}
 	core = emu_core_of(e, hash, dport, have_dport);
-	if (core - pq->core_first >= pq->core_n) {
+	if (e->sp != NULL) {
+		/* spool: core is the packet's port (RETA over the ports, as the
+		 * generator steered it); it must belong to this queue. */
+		uint32_t q = (uint32_t)(pq - e->pq);
+
+		if (emu_pq_of_core(e, core, 0) != q) {
+			uint32_t per = (e->n_dest - q + e->n_pq - 1) / e->n_pq;
+
+			core = e->cfg->spool_mode == RXB_SPOOL_BASIC ? q + (hash % per) * e->n_pq : q;
+			rxb_counter_add(&e->ns.steer_fixups, 1);
+		}
+	} else if (core - pq->core_first >= pq->core_n) {
 		/* The port steered differently from our RETA (a real NIC's own
 		 * RSS): pick among the cores this queue's buffers may serve. */
 		core = pq->core_first + hash % pq->core_n;

@@ -96,7 +96,8 @@ static int build_queues(struct emu *e)
 
 	e->n_pq = rxb_emu_phys_queues(c);
 	e->pq = rte_zmalloc("rxb_pq", sizeof(*e->pq) * e->n_pq, RTE_CACHE_LINE_SIZE);
-	e->src = rte_zmalloc("rxb_src", sizeof(*e->src) * (n + rings + 1), RTE_CACHE_LINE_SIZE);
+	e->src = rte_zmalloc("rxb_src", sizeof(*e->src) * RTE_MAX(n + rings + 1, e->n_pq),
+			     RTE_CACHE_LINE_SIZE);
 	if (e->pq == NULL || e->src == NULL)
 		return -ENOMEM;
 	if (!c->emulated) {
@@ -129,6 +130,18 @@ static int build_queues(struct emu *e)
 			rc = add_src(e, EMU_KIND_SHARED, g, rs, n + g);
 		}
 		break;
+	case RXB_ARCH_SPOOL: {
+		/* One physical queue per library queue (a port's own, or one of
+		 * basic's shared PF queues), fed by that queue's Rx ring; its
+		 * packets may go to any port mapped to it. */
+		uint32_t cap = c->spool_mode == RXB_SPOOL_SPP ? c->spool_high : rs;
+
+		for (uint32_t q = 0; rc == 0 && q < e->n_pq; q++) {
+			set_pq(e, q, q, 1, cap, 0, e->n_dest, 0);
+			rc = add_src(e, EMU_KIND_SPOOL, q, cap, q);
+		}
+		break;
+	}
 	default: { /* rxBisect: one shared physical queue per association set,
 		    * as deep as the set's Ax rings together */
 		uint32_t per = n / e->n_pq;
@@ -251,6 +264,14 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 	ic.coalesce = c->coalesce;
 	ic.coalesce_timeout = emu_ns_to_cyc(e, c->coalesce_timeout_ns);
 	ic.seed = c->seed;
+	if (c->arch == RXB_ARCH_SPOOL) { /* n_cores = the workers' allocators */
+		ic.spool.n_ports = c->spool_ports;
+		ic.spool.mode = c->spool_mode;
+		ic.spool.depth = ring_size_of(c);
+		ic.spool.basic_queues = c->nics;
+		ic.spool.low = c->spool_low;
+		ic.spool.high = c->spool_high;
+	}
 	if (c->arch == RXB_ARCH_DYN_SHRING) {
 		ic.dyn = c->dyn;
 		ic.dyn.sample_period = emu_ns_to_cyc(e, c->dyn_sample_ms * 1e6);
@@ -263,6 +284,19 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 	e->pr = rxb_iface_privring(e->iface);
 	e->sh = rxb_iface_shring(e->iface);
 	e->bs = rxb_iface_bisect(e->iface);
+	e->sp = rxb_iface_spool(e->iface);
+	if (e->sp != NULL) {
+		if (rxb_spool_n_queues(e->sp) != e->n_pq) {
+			rxb_err_set(err, "spool: the library has %u queues, the emulator built %u",
+				    rxb_spool_n_queues(e->sp), e->n_pq);
+			return -EINVAL;
+		}
+		e->qposted = rte_zmalloc("rxb_qposted", sizeof(*e->qposted) * e->n_pq, 0);
+		if (e->qposted == NULL)
+			return -ENOMEM;
+		for (uint32_t q = 0; q < e->n_pq; q++)
+			atomic_store(&e->qposted[q], rxb_spool_posted(e->sp, q));
+	}
 	return 0;
 }
 
@@ -375,7 +409,7 @@ static uint64_t src_offered(struct emu *e, uint64_t *bytes)
 	uint64_t n = 0, b = 0;
 
 	if (e->cfg->source == RXB_EMU_SRC_GEN) {
-		for (uint32_t d = 0; d < e->cores; d++) {
+		for (uint32_t d = 0; d < e->n_dest; d++) {
 			n += rxb_counter_read(&e->d[d].offered);
 			b += rxb_counter_read(&e->d[d].bytes);
 		}
@@ -415,7 +449,7 @@ static void sample_occupancy(struct emu *e)
 
 	if (in_use > atomic_load(&e->in_use_max))
 		atomic_store(&e->in_use_max, in_use);
-	for (uint32_t d = 0; d < e->cores; d++) {
+	for (uint32_t d = 0; d < e->n_dest; d++) {
 		uint64_t o;
 
 		if (e->cfg->emulated)
@@ -426,6 +460,14 @@ static void sample_occupancy(struct emu *e)
 		e->d[d].occ_n++;
 		if (o > e->d[d].occ_max)
 			e->d[d].occ_max = o;
+		if (e->sp != NULL) {
+			uint64_t p = atomic_load_explicit(&e->qposted[rxb_spool_queue_of(e->sp, d)],
+							  memory_order_relaxed);
+
+			e->d[d].posted_sum += p;
+			if (p > e->d[d].posted_max)
+				e->d[d].posted_max = p;
+		}
 	}
 }
 
@@ -481,6 +523,8 @@ uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter)
 		v += rxb_counter_read(&rxb_shring_nic_stats(e->sh, d)->c[counter]);
 	if (e->bs != NULL)
 		v += rxb_counter_read(&rxb_bisect_nic_stats(e->bs, d)->c[counter]);
+	if (e->sp != NULL) /* per port */
+		v += rxb_counter_read(&rxb_spool_port_stats(e->sp, d)->c[counter]);
 	return v;
 }
 
@@ -507,7 +551,7 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 	struct rxb_census cs;
 	struct rxb_err err = { "" };
 
-	for (uint32_t d = 0; d < e->cores; d++)
+	for (uint32_t d = 0; d < e->n_dest; d++)
 		for (int k = 0; k < RXB_DROP_CAUSES; k++) {
 			uint64_t v = rxb_counter_read(&e->d[d].drops[k]);
 
@@ -542,7 +586,7 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 				 r->offered, processed, phys_drops, r->in_flight);
 		return;
 	}
-	for (uint32_t d = 0; d < e->cores; d++)
+	for (uint32_t d = 0; d < e->n_dest; d++)
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
 			r->drops[k] += emu_lib_nic(e, d, RXB_NIC_DROP_FIRST + k);
 	if (rxb_iface_check(e->iface, NULL, &err) != 0) {
@@ -615,6 +659,8 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 				      rxb_privring_nic_fetch(e->pr, s->id, bufs, EMU_FETCH_CHUNK) :
 				      s->kind == EMU_KIND_SHARED ?
 				      rxb_shring_nic_fetch(e->sh, s->id, bufs, EMU_FETCH_CHUNK) :
+				      s->kind == EMU_KIND_SPOOL ?
+				      rxb_spool_nic_fetch(e->sp, s->id, bufs, EMU_FETCH_CHUNK) :
 				      rxb_bisect_nic_fetch(e->bs, s->id, bufs, EMU_FETCH_CHUNK)) != 0)
 				rte_mempool_put_bulk(e->wpool, (void **)bufs, got);
 		}
@@ -669,7 +715,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	r->drop_rate = r->offered ? (double)dropped / (double)r->offered : 0;
 
 	r->n_workers = e->cores;
-	r->n_rings = e->cores;
+	r->n_rings = e->n_dest;
 	for (uint32_t w = 0; w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];
 		struct rxb_emu_worker_res *o = &r->worker[w];
@@ -697,7 +743,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		lat_sum += wk->lat_sum;
 		lat_max = RTE_MAX(lat_max, wk->lat_max);
 	}
-	for (uint32_t d = 0; d < e->cores; d++) {
+	for (uint32_t d = 0; d < e->n_dest; d++) {
 		struct rxb_emu_ring_res *o = &r->ring[d];
 
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
@@ -715,6 +761,8 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		}
 		o->occ_max = e->d[d].occ_max;
 		o->occ_mean = e->d[d].occ_n ? (double)e->d[d].occ_sum / (double)e->d[d].occ_n : 0;
+		o->posted_max = e->d[d].posted_max;
+		o->posted_mean = e->d[d].occ_n ? (double)e->d[d].posted_sum / (double)e->d[d].occ_n : 0;
 		occ_sum += e->d[d].occ_sum;
 		occ_n += e->d[d].occ_n;
 		r->occ_max = RTE_MAX(r->occ_max, o->occ_max);
@@ -819,6 +867,7 @@ static void teardown(struct emu *e)
 	rte_free(e->allocs);
 	rte_free(e->src);
 	rte_free(e->pq);
+	rte_free(e->qposted);
 	rte_free(e->d);
 	rte_free(e);
 }
@@ -971,10 +1020,14 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 	e->hz = rte_get_tsc_hz();
 	e->cores = c->cores;
 	e->cpn = c->cores / c->nics;
+	e->n_dest = c->cores;
+	if (c->arch == RXB_ARCH_SPOOL) /* dests are ports; one NIC's RETA spreads over them */
+		e->n_dest = e->cpn = c->spool_ports;
 	e->share = c->share_degree ? c->share_degree : e->cpn;
 	e->dmax = c->arch == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
 	e->kv_steer = strcmp(c->nf, "kvs") == 0;
 	e->dest_size = c->arch == RXB_ARCH_RXBISECT ? (c->bx_size ? c->bx_size : RXB_DEFAULT_BX_SIZE) :
+		       c->arch == RXB_ARCH_SPOOL && c->spool_mode == RXB_SPOOL_SPP ? c->spool_high :
 		       c->cr_size ? c->cr_size : ring_size_of(c);
 	e->applied_mode = RXB_DYN_PRIVATE;
 	{
@@ -989,9 +1042,9 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 	rte_rwlock_init(&e->tel_lock);
 	for (uint32_t i = 0; i < RXB_EMU_MAX_WORKERS; i++)
 		rte_spinlock_init(&e->out_lock[i]);
-	e->d = rte_zmalloc("rxb_dstats", sizeof(*e->d) * e->cores, RTE_CACHE_LINE_SIZE);
+	e->d = rte_zmalloc("rxb_dstats", sizeof(*e->d) * e->n_dest, RTE_CACHE_LINE_SIZE);
 	if (e->d == NULL || rxb_rss_init(&e->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err) != 0 ||
-	    rxb_reta_init(&e->reta, RXB_RETA_DEFAULT_SIZE, e->cores, err) != 0) {
+	    rxb_reta_init(&e->reta, RXB_RETA_DEFAULT_SIZE, e->n_dest, err) != 0) {
 		rc = -ENOMEM;
 		goto fail;
 	}

@@ -51,7 +51,7 @@ static int tel_emulator(const char *cmd, const char *params, struct rte_tel_data
 	rte_tel_data_add_dict_u64(d, "sw_hash", rxb_counter_read(&e->ns.sw_hash));
 	rte_tel_data_add_dict_u64(d, "port_hash", rxb_counter_read(&e->ns.port_hash));
 	rte_tel_data_add_dict_u64(d, "dma_bytes", rxb_counter_read(&e->ns.dma_bytes));
-	for (uint32_t c = 0; c < e->cores; c++) {
+	for (uint32_t c = 0; c < e->n_dest; c++) {
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
 			drops[k] += rxb_counter_read(&e->d[c].drops[k]);
 	}
@@ -92,7 +92,9 @@ static struct emu *tel_begin(struct rte_tel_data *d, const char *params, const c
 	rte_tel_data_start_dict(d);
 	rte_rwlock_read_lock(&tel_lock);
 	e = tel_emu;
-	if (e == NULL || one_id(params, e->cores, first, end) != 0) {
+	/* rings are destinations (spool: ports), workers are workers */
+	if (e == NULL || one_id(params, strcmp(what, "no such ring") == 0 ? e->n_dest : e->cores,
+				first, end) != 0) {
 		rte_tel_data_add_dict_string(d, "error", e ? what : "idle");
 		rte_rwlock_read_unlock(&tel_lock);
 		return NULL;

@@ -113,6 +113,14 @@ static bool stalled(const struct emu_worker *w, uint64_t now)
 /* Has everything meant for this worker arrived and been taken? */
 static bool drained(struct emu *e, struct emu_worker *w)
 {
+	if (e->sp != NULL) { /* spool: the queues q = id, id + workers, ... */
+		if (!atomic_load_explicit(&e->emu_done, memory_order_acquire))
+			return false;
+		for (uint32_t q = w->id; q < e->n_pq; q += e->cores)
+			if (rxb_spool_occupancy(e->sp, q) != 0)
+				return false;
+		return true;
+	}
 	if (e->cfg->emulated)
 		return atomic_load_explicit(&e->emu_done, memory_order_acquire) &&
 		       rxb_iface_occupancy(e->iface, w->id) == 0;
@@ -150,6 +158,11 @@ int emu_worker_main(void *arg)
 	struct rxb_pkt pkts[RXB_BURST_MAX];
 	struct rte_mbuf *mb[RXB_BURST_MAX];
 	rxb_buf_t fr[RXB_BURST_MAX];
+	/* spool: this worker polls queues q with q % workers == id, in turn
+	 * (rxb_iface_rx(i, q) uses allocator q % workers: this worker's) */
+	const bool spool = e->sp != NULL;
+	const uint32_t nq = !spool ? 1 : e->n_pq > w->id ? (e->n_pq - 1 - w->id) / e->cores + 1 : 0;
+	uint32_t qi = 0;
 
 	for (;;) {
 		uint64_t t0 = rte_rdtsc(), t1, t2, t3, a0, a1, wm, bytes = 0, free_cyc = 0;
@@ -169,15 +182,28 @@ int emu_worker_main(void *arg)
 			w->warm_seen = wm;
 		}
 		a0 = w->alloc.cyc;
+		uint32_t rq = w->id; /* the library's core (spool: queue) polled now */
+
+		if (spool) {
+			rq = w->id + (nq ? qi++ % nq : 0) * e->cores;
+			if (nq == 0) {
+				n = 0;
+				goto polled;
+			}
+		}
 		if (native) {
 			n = rte_eth_rx_burst(e->in_port, e->pq[w->id].qid, mb, (uint16_t)batch);
 			if (cfg->source == RXB_EMU_SRC_PCAP && n < batch)
 				e->pq[w->id].eof = true;
 		} else {
-			n = rxb_iface_rx(e->iface, w->id, pkts, batch, t0);
+			n = rxb_iface_rx(e->iface, rq, pkts, batch, t0);
 			for (unsigned i = 0; i < n; i++)
 				mb[i] = (struct rte_mbuf *)(uintptr_t)pkts[i].buf;
+			if (spool)
+				atomic_store_explicit(&e->qposted[rq], rxb_spool_posted(e->sp, rq),
+						      memory_order_relaxed);
 		}
+polled:
 		t1 = rte_rdtsc();
 		if (dyn) {
 			if (w->last_poll != 0) {
@@ -223,7 +249,7 @@ int emu_worker_main(void *arg)
 		/* The Tx path frees what it sent; the rest goes back through the
 		 * allocator endpoint, so the census balances either way. */
 		if (!native && sent != 0)
-			rxb_iface_note_released(e->iface, w->id, sent);
+			rxb_iface_note_released(e->iface, rq, sent);
 		nfree = n - sent;
 		a1 = w->alloc.cyc;
 		if (nfree != 0) {
@@ -235,7 +261,7 @@ int emu_worker_main(void *arg)
 			} else {
 				for (unsigned i = 0; i < nfree; i++)
 					fr[i] = (rxb_buf_t)(uintptr_t)mb[sent + i];
-				rxb_iface_free(e->iface, w->id, fr, nfree);
+				rxb_iface_free(e->iface, rq, fr, nfree);
 				free_cyc = w->alloc.cyc - a1;
 			}
 		}

@@ -103,7 +103,9 @@ static void test_bad_options(void)
 		const char *key;
 	} cases[] = {
 		{ { "--set", "arch.name=foo" }, "arch.name" },
-		{ { "--set", "arch.name=spool" }, "representor ports" },
+		{ { "--set", "arch.name=spool", "--set", "arch.emulated=false" }, "representor queues" },
+		{ { "--set", "arch.name=spool", "--set", "arch.spool_ports=32" }, "arch.spool_ports" },
+		{ { "--set", "arch.spool_mode=shared" }, "arch.spool_mode" },
 		{ { "--set", "traffic.rate_gbps=fast" }, "traffic.rate_gbps" },
 		{ { "--set", "arch.rx_size=1000" }, "arch.rx_size" },
 		{ { "--set", "system.cores=0" }, "system.cores" },

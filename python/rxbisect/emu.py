@@ -36,8 +36,7 @@ NAME = "rxb-emu"
 # ignored_keys): the modelled hardware and the simulator's machinery.
 IGNORED = ("system.profile", "system.cores_per_nic", "system.ddio_ways", "system.cat_ways",
            "system.mlp", "system.hog", "system.hog_instances", "run.llc_sample_shift",
-           "arch.headroom_bytes", "arch.spool_mode", "arch.spool_ports", "arch.spool_low",
-           "arch.spool_high", "workload.kvs_key_bytes")
+           "arch.headroom_bytes", "workload.kvs_key_bytes")
 
 # What the emulator record must hold: the simulator's metrics (docs/engine-contract.md §4.1)
 # except that DRAM bandwidth is null without resctrl, plus the emulator's own block (nulls
