@@ -44,8 +44,14 @@ struct dyn {
 	_Atomic uint32_t requested;        /* control → NIC: mode to steer to */
 	uint32_t nic_mode;                 /* NIC-private: mode it steers to */
 	_Atomic uint32_t nic_mode_pub RXB_CACHE_ALIGNED; /* NIC → cores */
-	struct rxb_sw_stats *polling;      /* per core: c[0] = mode it polls */
 };
+
+/* Per-core state the generic layer keeps, one line per core: written only by
+ * that core, read by others (relaxed) for the census and the dyn switch. */
+struct iface_core {
+	_Atomic uint32_t polling; /* dynamic shRing: the ring set this core polls */
+	rxb_counter_t released;   /* buffers freed by a transmit path (note_released) */
+} RXB_CACHE_ALIGNED;
 
 struct rxb_iface {
 	struct rxb_iface_config cfg;
@@ -56,7 +62,7 @@ struct rxb_iface {
 	struct rxb_spool *sp;
 	struct dyn *dyn;
 	struct rxb_nic_stats *pipeline; /* per dest: drops before steering */
-	struct rxb_sw_stats *released;  /* per core: buffers freed by others */
+	struct iface_core *core;        /* per polling core */
 };
 
 /* ------------------------------------------------------- configuration */
@@ -160,9 +166,6 @@ static int make_dyn(struct rxb_iface *i, struct rxb_err *err)
 
 	i->dyn = rxb_zalloc_aligned(sizeof(*i->dyn));
 	if (i->dyn == NULL)
-		return -ENOMEM;
-	i->dyn->polling = rxb_zalloc_aligned(sizeof(*i->dyn->polling) * i->cfg.n_cores);
-	if (i->dyn->polling == NULL)
 		return -ENOMEM;
 	return rxb_dynctl_init(&i->dyn->ctl, dc, RXB_DYN_PRIVATE, err);
 }
@@ -270,8 +273,8 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 	if (i->allocs == NULL || iface_build(i, err) != 0)
 		goto fail;
 	i->pipeline = rxb_zalloc_aligned(sizeof(*i->pipeline) * rxb_iface_n_dests(i));
-	i->released = rxb_zalloc_aligned(sizeof(*i->released) * rxb_iface_n_cores(i));
-	if (i->pipeline == NULL || i->released == NULL)
+	i->core = rxb_zalloc_aligned(sizeof(*i->core) * rxb_iface_n_cores(i));
+	if (i->pipeline == NULL || i->core == NULL)
 		goto fail;
 	if (iface_prime(i, err) != 0) {
 		iface_unprime(i);
@@ -291,11 +294,9 @@ void rxb_iface_destroy(struct rxb_iface *i)
 	rxb_shring_destroy(i->sh);
 	rxb_bisect_destroy(i->bs);
 	rxb_spool_destroy(i->sp);
-	if (i->dyn != NULL)
-		rxb_free_aligned(i->dyn->polling);
 	rxb_free_aligned(i->dyn);
 	rxb_free_aligned(i->pipeline);
-	rxb_free_aligned(i->released);
+	rxb_free_aligned(i->core);
 	free(i->allocs);
 	free(i);
 }
@@ -410,8 +411,8 @@ static bool dyn_old_set_empty(struct rxb_iface *i, uint32_t mode, uint32_t core)
 static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
 		       uint64_t now)
 {
-	rxb_counter_t *polling = &i->dyn->polling[core].c[0];
-	uint32_t mode = (uint32_t)rxb_counter_read(polling);
+	_Atomic uint32_t *polling = &i->core[core].polling;
+	uint32_t mode = rxb_relaxed_load(polling);
 	/* acquire: pairs with the release in dyn_nic_mode(). */
 	uint32_t nic = atomic_load_explicit(&i->dyn->nic_mode_pub, memory_order_acquire);
 	unsigned got;
@@ -421,7 +422,7 @@ static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, 
 	got = dyn_rx_set(i, mode, core, out, n, now);
 	if (got != 0 || !dyn_old_set_empty(i, mode, core))
 		return got;
-	atomic_store_explicit(polling, nic, memory_order_relaxed);
+	rxb_relaxed_store(polling, nic);
 	return dyn_rx_set(i, nic, core, out, n, now);
 }
 
@@ -462,7 +463,7 @@ void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, u
 
 void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n)
 {
-	rxb_counter_add(&i->released[core].c[RXB_SW_FREED], n);
+	rxb_counter_add(&i->core[core].released, n);
 }
 
 /* --------------------------------------------------------- observability */
@@ -473,7 +474,7 @@ const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint3
 		return rxb_bisect_nic_stats(i->bs, dest);
 	if (i->sp != NULL)
 		return rxb_spool_port_stats(i->sp, dest);
-	if (i->dyn != NULL && i->dyn->nic_mode == RXB_DYN_SHARED)
+	if (i->dyn != NULL && rxb_iface_dyn_mode(i) == RXB_DYN_SHARED)
 		return rxb_shring_nic_stats(i->sh, dest);
 	return i->pr ? rxb_privring_nic_stats(i->pr, dest) : rxb_shring_nic_stats(i->sh, dest);
 }
@@ -510,7 +511,7 @@ uint64_t rxb_iface_posted(struct rxb_iface *i)
 static bool dyn_all_cores_on(struct rxb_iface *i, uint32_t mode)
 {
 	for (uint32_t c = 0; c < i->cfg.n_cores; c++)
-		if (rxb_counter_read(&i->dyn->polling[c].c[0]) != mode)
+		if (rxb_relaxed_load(&i->core[c].polling) != mode)
 			return false;
 	return true;
 }
@@ -571,7 +572,7 @@ static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
 		c->dropped += rxb_nic_drops(&i->pipeline[d]);
 	}
 	for (uint32_t k = 0; rc == 0 && k < rxb_iface_n_cores(i); k++)
-		c->app_held -= rxb_counter_read(&i->released[k].c[RXB_SW_FREED]);
+		c->app_held -= rxb_counter_read(&i->core[k].released);
 	return rc;
 }
 

@@ -481,12 +481,11 @@ static void bisect_notify(struct rxb_bisect *bs, uint32_t link, uint32_t ax, uin
 
 /* Write the packet entry for a buffer of a linked Ax: it carries the
  * consumption itself. */
-static int deliver_linked(struct rxb_bx *bx, uint32_t a, const struct rxb_rx_meta *meta,
-			  struct rxb_delivery *d)
+static void deliver_linked(struct rxb_bx *bx, uint32_t a, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
 {
 	bx_write(bx, d->buf, meta, BX_HAS_PKT | BX_HAS_CONS, a, d->src_index);
 	bx->nic.linked_uses++;
-	return 0;
 }
 
 /* Write the packet entry for a foreign buffer, carrying a held notice of
@@ -510,7 +509,8 @@ static void deliver_foreign(struct rxb_bisect *bs, struct rxb_bx *bx, uint32_t a
 	bisect_notify(bs, bs->ax[a].link, a, d->src_index, meta->now, d);
 }
 
-/* Consume the next buffer of Ax a for a packet to Bx d->ring. */
+/* Consume the next buffer of Ax a for a packet to Bx d->ring.
+ * Returns d->drop (-1: delivered), so a drop can end the function in one line. */
 static int bisect_consume(struct rxb_bisect *bs, uint32_t a, const struct rxb_rx_meta *meta,
 			  struct rxb_delivery *d)
 {
@@ -613,16 +613,14 @@ uint32_t rxb_bisect_nic_ax_avail(struct rxb_bisect *bs, uint32_t ax)
 unsigned rxb_bisect_nic_tick(struct rxb_bisect *bs, uint64_t now)
 {
 	unsigned written = 0;
+	uint64_t before; /* notices held since then or earlier are due */
 
-	if (!bs->cfg.coalesce)
+	if (!bs->cfg.coalesce || now < bs->cfg.coalesce_timeout)
 		return 0;
-	for (uint32_t b = 0; b < bs->cfg.n_bx; b++) {
-		uint64_t before = now >= bs->cfg.coalesce_timeout ?
-				  now - bs->cfg.coalesce_timeout : 0;
-
-		if (bx_pending(&bs->bx[b]) != 0 && now >= bs->cfg.coalesce_timeout)
+	before = now - bs->cfg.coalesce_timeout;
+	for (uint32_t b = 0; b < bs->cfg.n_bx; b++)
+		if (bx_pending(&bs->bx[b]) != 0)
 			written += bx_flush_notices(&bs->bx[b], before);
-	}
 	return written;
 }
 
