@@ -116,6 +116,7 @@ static int run(enum rxb_arch arch, void (*scenario)(struct rxb_iface *, struct r
 	struct rxb_iface_config cfg = config_for(arch);
 	struct rxb_err err;
 	struct rxb_iface *i = rxb_iface_create(&cfg, allocs, &err);
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (i == NULL) {
@@ -125,14 +126,13 @@ static int run(enum rxb_arch arch, void (*scenario)(struct rxb_iface *, struct r
 	}
 	*posted = rxb_iface_posted(i);
 	scenario(i, r);
-	if (rxb_iface_check(i, pool, &err) != 0) {
+	rc = rxb_iface_check(i, pool, &err);
+	if (rc != 0)
 		fprintf(stderr, "rxb-demo: %s: invariant violated: %s\n", rxb_arch_name[arch],
 			err.msg);
-		return -1;
-	}
 	rxb_iface_destroy(i);
 	rxb_pool_destroy(pool);
-	return 0;
+	return rc;
 }
 
 static void print_row(const char *arch, const struct result *r, uint64_t posted, int healthy)
