@@ -406,6 +406,22 @@ static int load_calib(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 	return rc;
 }
 
+int simcfg_parse_calibration(struct sim_calib *cal, const char *text, struct rxb_err *err)
+{
+	json_error_t je;
+	json_t *doc = json_loads(text, 0, &je);
+	int rc;
+
+	memset(cal, 0, sizeof(*cal));
+	if (doc == NULL) {
+		rxb_err_set(err, "calibration: line %d: %s", je.line, je.text);
+		return -EINVAL;
+	}
+	rc = parse_calib(cal, doc, err);
+	json_decref(doc);
+	return rc;
+}
+
 /* ---------------------------------------------------------- top level */
 
 static int check(struct sim_cfg *c, uint32_t n_cpn, struct rxb_err *err)

@@ -114,6 +114,10 @@ int simcfg_load(struct sim_cfg *cfg, const char *path, struct rxb_err *err);
 /* Same from a JSON text (tests). */
 int simcfg_parse(struct sim_cfg *cfg, const char *text, struct rxb_err *err);
 
+/* Parse a calibration document (the shape of sim/calibration/default.json)
+ * from a JSON text. 0, or -EINVAL with a message. */
+int simcfg_parse_calibration(struct sim_calib *cal, const char *text, struct rxb_err *err);
+
 /* The compiled-in default calibration (sim/calibration/default.json). */
 extern const char sim_default_calibration_json[];
 
