@@ -19,19 +19,23 @@
  * so that what the design shares between cores (RxArr: ring, bitmap, repost
  * lock, doorbell) is really shared while the timed path stays the same.
  *
- * Functions used (not rxb_iface_*, whose switch would add the same small
- * constant to every design): rxb_privring_rx_burst / _free,
+ * Functions used by default (--api design): rxb_privring_rx_burst / _free,
  * rxb_bisect_rx / _free, rxb_shring_rx_burst / _free (RxArr and RxList),
  * with the rxb_allocator endpoint of rxb_pool (rxb_pool_allocator()).
+ * With --api iface the same designs are built with rxb_iface_create() and
+ * driven through rxb_iface_rx / rxb_iface_free (and the NIC side through
+ * rxb_iface_deliver): what the generic layer's dispatch adds per packet.
  * See bench/README.md for the method, its reasons and its limits.
  *
  * Usage: bench_rings [--reps N] [--ms T] [--round K] [--outlier-us U]
  *                    [--json PATH] [--only NAME] [--rounds N] [--no-threads]
+ *                    [--api design|iface]
  *   --only NAME   run one configuration (privring, rxbisect, shring_arr,
  *                 shring_list, or NAME_2threads)
  *   --rounds N    run a fixed number of rounds once, no warm-up, no timing
  *                 report (for valgrind --tool=callgrind
- *                 --toggle-collect=rx_round_NAME)
+ *                 --toggle-collect=rx_round_NAME, or rx_round_iface_NAME
+ *                 with --api iface)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rxb/iface.h"
 #include "rxb/pool.h"
 #include "rxb/privring.h"
 #include "rxb/rxbisect.h"
@@ -160,6 +165,7 @@ struct rig {
 	struct rxb_privring *pr;
 	struct rxb_bisect *bs;
 	struct rxb_shring *sh;
+	struct rxb_iface *ifc; /* --api iface: the design behind rxb_iface_* */
 	struct rxb_allocator alloc[MAX_THREADS];
 	/* The NIC side is called by one thread at a time (rxb/common.h); with
 	 * two core threads, whichever plays the NIC holds this flag. */
@@ -178,6 +184,24 @@ static bool nic_try_acquire(struct rig *r)
 static void nic_release(struct rig *r)
 {
 	atomic_store_explicit(&r->nic_busy, 0, memory_order_release);
+}
+
+/* --api iface: the same rings as rig_create_rings(), built and primed by
+ * rxb_iface_create() (which posts what rig_prime() posts). */
+static int rig_create_iface(struct rig *r, struct rxb_err *err)
+{
+	static const enum rxb_arch iface_arch[N_ARCH] = {
+		[A_PRIVRING] = RXB_ARCH_PRIVRING, [A_RXBISECT] = RXB_ARCH_RXBISECT,
+		[A_SHRING_ARR] = RXB_ARCH_SHRING, [A_SHRING_LIST] = RXB_ARCH_SHRING_LIST,
+	};
+	struct rxb_iface_config c = {
+		.arch = iface_arch[r->arch], .n_cores = r->n_cores, .rx_size = RING_SIZE,
+		.share_degree = r->n_cores, .ax_size = AX_SIZE, .bx_size = RING_SIZE,
+		.enforce_vendor_min = true,
+	};
+
+	r->ifc = rxb_iface_create(&c, r->alloc, err);
+	return r->ifc ? 0 : -1;
 }
 
 static int rig_create_rings(struct rig *r, struct rxb_err *err)
@@ -244,16 +268,17 @@ static int rig_prime(struct rig *r)
 
 static void rig_destroy(struct rig *r)
 {
+	rxb_iface_destroy(r->ifc);
 	rxb_privring_destroy(r->pr);
 	rxb_bisect_destroy(r->bs);
 	rxb_shring_destroy(r->sh);
 	rxb_pool_destroy(r->pool);
 }
 
-static int rig_create(struct rig *r, enum arch arch, unsigned n_cores)
+static int rig_create(struct rig *r, enum arch arch, unsigned n_cores, bool iface)
 {
 	struct rxb_pool_config pc = rxb_pool_config_default();
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 
 	memset(r, 0, sizeof(*r));
 	r->arch = arch;
@@ -262,14 +287,15 @@ static int rig_create(struct rig *r, enum arch arch, unsigned n_cores)
 	pc.n_cores = n_cores;
 	pc.cache_size = POOL_CACHE;
 	r->pool = rxb_pool_create(&pc, &err);
-	if (r->pool == NULL || rig_create_rings(r, &err) != 0) {
+	for (unsigned c = 0; r->pool != NULL && c < n_cores; c++)
+		r->alloc[c] = rxb_pool_allocator(r->pool, c);
+	if (r->pool == NULL ||
+	    (iface ? rig_create_iface(r, &err) : rig_create_rings(r, &err)) != 0) {
 		fprintf(stderr, "bench: %s: %s\n", arch_name[arch], err.msg);
 		rig_destroy(r);
 		return -1;
 	}
-	for (unsigned c = 0; c < n_cores; c++)
-		r->alloc[c] = rxb_pool_allocator(r->pool, c);
-	if (rig_prime(r) != 0) {
+	if (!iface && rig_prime(r) != 0) {
 		rig_destroy(r);
 		return -1;
 	}
@@ -279,6 +305,8 @@ static int rig_create(struct rig *r, enum arch arch, unsigned n_cores)
 /* Entries in core's completion / Bx ring not yet read. */
 static unsigned rig_backlog(struct rig *r, unsigned core)
 {
+	if (r->ifc != NULL)
+		return rxb_iface_occupancy(r->ifc, core);
 	switch (r->arch) {
 	case A_PRIVRING:
 		return rxb_privring_occupancy(r->pr, core);
@@ -304,15 +332,19 @@ static unsigned nic_deliver(struct rig *r, unsigned core, unsigned n, uint64_t n
 		int rc;
 
 		m.hash = 0x9e3779b9u * (i + 1);
-		switch (r->arch) {
+		switch (r->ifc != NULL ? N_ARCH : r->arch) {
 		case A_PRIVRING:
 			rc = rxb_privring_nic_deliver(r->pr, &m, &d);
 			break;
 		case A_RXBISECT:
 			rc = rxb_bisect_nic_deliver(r->bs, &m, &d);
 			break;
-		default:
+		case A_SHRING_ARR:
+		case A_SHRING_LIST:
 			rc = rxb_shring_nic_deliver(r->sh, &m, &d);
+			break;
+		default: /* --api iface */
+			rc = rxb_iface_deliver(r->ifc, &m, &d);
 			break;
 		}
 		if (rc != 0) {
@@ -376,6 +408,7 @@ static uint64_t net_ticks(uint64_t t_begin, uint64_t t_end)
 		rxb_buf_t bufs[BURST];                                               \
 		unsigned done = 0;                                                   \
                                                                                      \
+		(void)a; /* the iface rounds use the interface's own endpoints */   \
 		while (done < want) {                                                \
 			unsigned n = want - done < BURST ? want - done : BURST;      \
 			unsigned got = RX;                                           \
@@ -400,9 +433,29 @@ DEFINE_RX_ROUND(shring_arr, rxb_shring_rx_burst(r->sh, core, pkts, n, a, cr->now
 		rxb_shring_free(r->sh, core, a, bufs, got))
 DEFINE_RX_ROUND(shring_list, rxb_shring_rx_burst(r->sh, core, pkts, n, a, cr->now),
 		rxb_shring_free(r->sh, core, a, bufs, got))
+/* --api iface: one copy per design, for the same reason. */
+#define DEFINE_RX_ROUND_IFACE(NAME)                                                   \
+	DEFINE_RX_ROUND(iface_##NAME, rxb_iface_rx(r->ifc, core, pkts, n, cr->now),    \
+			rxb_iface_free(r->ifc, core, bufs, got))
+DEFINE_RX_ROUND_IFACE(privring)
+DEFINE_RX_ROUND_IFACE(rxbisect)
+DEFINE_RX_ROUND_IFACE(shring_arr)
+DEFINE_RX_ROUND_IFACE(shring_list)
 
 static unsigned rx_round(struct core_run *cr, unsigned want)
 {
+	if (cr->rig->ifc != NULL) {
+		switch (cr->rig->arch) {
+		case A_PRIVRING:
+			return rx_round_iface_privring(cr, want);
+		case A_RXBISECT:
+			return rx_round_iface_rxbisect(cr, want);
+		case A_SHRING_ARR:
+			return rx_round_iface_shring_arr(cr, want);
+		default:
+			return rx_round_iface_shring_list(cr, want);
+		}
+	}
 	switch (cr->rig->arch) {
 	case A_PRIVRING:
 		return rx_round_privring(cr, want);
@@ -620,10 +673,10 @@ static struct sample measure(struct rig *r, unsigned round, uint64_t ms, uint64_
 static int rig_check(struct rig *r, uint64_t *drops)
 {
 	struct rxb_census c = { 0 };
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	int rc = 0;
 
-	switch (r->arch) {
+	switch (r->ifc != NULL ? N_ARCH : r->arch) {
 	case A_PRIVRING:
 		for (unsigned q = 0; q < r->n_cores && rc == 0; q++)
 			rc = rxb_privring_census(r->pr, q, &c, NULL, &err);
@@ -631,12 +684,17 @@ static int rig_check(struct rig *r, uint64_t *drops)
 	case A_RXBISECT:
 		rc = rxb_bisect_census(r->bs, &c, NULL, &err);
 		break;
-	default:
+	case A_SHRING_ARR:
+	case A_SHRING_LIST:
 		rc = rxb_shring_census(r->sh, &c, NULL, &err);
+		break;
+	default: /* --api iface */
+		rc = rxb_iface_census(r->ifc, &c, &err);
 		break;
 	}
 	for (unsigned core = 0; core < r->n_cores && rc == 0; core++) {
 		const struct rxb_sw_stats *sw =
+			r->ifc != NULL ? rxb_iface_sw_stats(r->ifc, core) :
 			r->arch == A_PRIVRING ? rxb_privring_sw_stats(r->pr, core) :
 			r->arch == A_RXBISECT ? rxb_bisect_sw_stats(r->bs, core) :
 						rxb_shring_sw_stats(r->sh, core);
@@ -705,12 +763,14 @@ struct opts {
 	uint64_t ms, fixed_rounds, outlier_us;
 	const char *json, *only;
 	bool threads;
+	bool iface; /* --api iface */
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_rings [--reps N (1..64)] [--ms T] [--round K (1..%u)] "
-		"[--outlier-us U] [--json PATH] [--only NAME] [--rounds N] [--no-threads]\n",
+		"[--outlier-us U] [--json PATH] [--only NAME] [--rounds N] [--no-threads] "
+		"[--api design|iface]\n",
 		AX_SIZE);
 	exit(2);
 }
@@ -743,6 +803,9 @@ static struct opts parse(int argc, char **argv)
 			o.json = v;
 		else if (strcmp(a, "--only") == 0)
 			o.only = v;
+		else if (strcmp(a, "--api") == 0 && (strcmp(v, "design") == 0 ||
+						     strcmp(v, "iface") == 0))
+			o.iface = strcmp(v, "iface") == 0;
 		else
 			usage();
 	}
@@ -884,11 +947,12 @@ static int write_json(const char *path, struct config *cfg, unsigned n, const st
 	}
 	fprintf(f, "\n  },\n  \"method\": {\"timed\": \"per core: rx bursts of %u + free of each "
 		"burst through the core's rxb_pool cache; NIC side outside the timed region\", "
-		"\"api\": \"rxb_privring_rx_burst/_free, rxb_bisect_rx/_free, "
-		"rxb_shring_rx_burst/_free\", \"packets_per_round\": %u, \"repetitions\": %u, "
+		"\"api\": \"%s\", \"packets_per_round\": %u, \"repetitions\": %u, "
 		"\"ms_per_repetition\": %llu, \"timer_overhead_ticks\": %llu, \"tsc_ghz\": %.3f, "
 		"\"outlier_us\": %llu, \"ring_size\": %u, \"ax_size\": %u, \"pool_cache\": %u},\n",
-		BURST, o->round, o->reps, (unsigned long long)o->ms,
+		BURST, o->iface ? "rxb_iface_rx/_free (rxb_iface_deliver on the NIC side)" :
+		"rxb_privring_rx_burst/_free, rxb_bisect_rx/_free, rxb_shring_rx_burst/_free",
+		o->round, o->reps, (unsigned long long)o->ms,
 		(unsigned long long)clk.overhead, 1.0 / clk.ns_per_tick,
 		(unsigned long long)o->outlier_us, RING_SIZE, AX_SIZE, POOL_CACHE);
 	fprintf(f, "  \"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"compiler\": \"%s\", "
@@ -942,7 +1006,7 @@ static unsigned setup(struct config *cfg, const struct opts *o)
 				 t > 1 ? "_2threads" : "");
 			if (o->only && strcmp(o->only, c->name) != 0)
 				continue;
-			if (rig_create(&c->rig, a, t) != 0)
+			if (rig_create(&c->rig, a, t, o->iface) != 0)
 				exit(1);
 			c->ok = true;
 			n++;
@@ -998,8 +1062,9 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < n; i++) {
 			struct sample s = measure(&cfg[i].rig, o.round, 0, o.fixed_rounds);
 
-			printf("%s: %llu packets through rx_round_%s\n", cfg[i].name,
-			       (unsigned long long)s.pkts, arch_name[cfg[i].arch]);
+			printf("%s: %llu packets through rx_round_%s%s\n", cfg[i].name,
+			       (unsigned long long)s.pkts, o.iface ? "iface_" : "",
+			       arch_name[cfg[i].arch]);
 		}
 	} else {
 		run_reps(cfg, n, &o);
@@ -1011,7 +1076,8 @@ int main(int argc, char **argv)
 			c->ok = false, rc = 1;
 		rxb_pool_stats(c->rig.pool, RXB_NONE, &c->pool_stats);
 		if (c->arch == A_SHRING_ARR)
-			rxb_shring_wait_stats(c->rig.sh, 0, &c->wait);
+			rxb_shring_wait_stats(c->rig.ifc ? rxb_iface_shring(c->rig.ifc) : c->rig.sh,
+					      0, &c->wait);
 		if (c->short_rounds && c->threads == 1)
 			fprintf(stderr, "bench: %s: %llu short rounds (drops %llu)\n", c->name,
 				(unsigned long long)c->short_rounds, (unsigned long long)c->drops);
