@@ -13,6 +13,12 @@ const char *const rxb_drop_cause_name[RXB_DROP_CAUSES] = {
 	[RXB_DROP_PIPELINE] = "pipeline",
 };
 
+static void err_vset(struct rxb_err *err, int code, const char *fmt, va_list ap)
+{
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err->code = code;
+}
+
 void rxb_err_set(struct rxb_err *err, const char *fmt, ...)
 {
 	va_list ap;
@@ -20,8 +26,20 @@ void rxb_err_set(struct rxb_err *err, const char *fmt, ...)
 	if (err == NULL)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err_vset(err, -EINVAL, fmt, ap);
 	va_end(ap);
+}
+
+int rxb_err_fail(struct rxb_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	va_start(ap, fmt);
+	err_vset(err, code, fmt, ap);
+	va_end(ap);
+	return code;
 }
 
 int rxb_check_ring_size(const char *field, uint32_t size, struct rxb_err *err)

@@ -23,7 +23,7 @@ static const struct rxb_dynctl_sample HIGH_OVERLOAD = { 200.0, 30.0, 2 };
 
 static void init_ref(struct rxb_dynctl *dc, enum rxb_dyn_mode mode)
 {
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 
 	CHECK_EQ(rxb_dynctl_init(dc, NULL, mode, &err), 0);
 	CHECK_EQ(rxb_dynctl_mode(dc), mode);
@@ -245,7 +245,7 @@ static void test_overload(void)
 static void test_pending(void)
 {
 	struct rxb_dynctl dc;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 
 	init_ref(&dc, RXB_DYN_PRIVATE);
 	CHECK_EQ(feed(&dc, &HIGH, 16), RXB_DYN_TO_SHARED);
@@ -307,7 +307,7 @@ static void test_pending(void)
 static void test_sliding_window(void)
 {
 	struct rxb_dynctl dc;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 
 	/* A burst of 8 high, then many low: if the burst were remembered, the
 	 * first new high would make 9 and switch. It takes 9 new ones. */
@@ -580,7 +580,7 @@ static void test_random_vs_naive(void)
 	enum { N = 100000 };
 	struct rxb_dynctl dc;
 	struct naive m;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	uint64_t decisions[RXB_DYN_DECISIONS] = { 0 }, mismatches = 0, bad_checks = 0;
 	uint32_t p_high = 50, p_ovl = 2, wait = 0;
 
@@ -668,7 +668,7 @@ static void test_random_vs_naive(void)
 static void test_check_detects(void)
 {
 	struct rxb_dynctl dc;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 
 	init_ref(&dc, RXB_DYN_PRIVATE);
 	feed(&dc, &LOW, 20);

@@ -12,7 +12,7 @@
 
 static struct rxb_iface *make(struct rxb_iface_config *cfg, struct test_pool *tp)
 {
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	struct rxb_iface *i;
 
 	test_pool_init(tp, 16384, CORES);
@@ -38,7 +38,7 @@ static unsigned poll_core(struct rxb_iface *i, uint32_t core, uint64_t now)
 
 static int checked(struct rxb_iface *i, struct test_pool *tp)
 {
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	int rc = rxb_iface_check(i, tp->pool, &err);
 
 	if (rc != 0)
@@ -215,7 +215,7 @@ static void test_released_by_transmit(void)
 
 static void test_names_and_errors(void)
 {
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	enum rxb_arch a;
 
 	for (int k = 0; k < RXB_ARCHS; k++) {

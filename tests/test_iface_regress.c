@@ -36,7 +36,7 @@ static void deliver_seq(struct rxb_iface *i, uint32_t dest, uint32_t seq)
 static void dyn_switch_with(uint32_t n_bufs, unsigned first_budget, bool expect_progress)
 {
 	struct test_pool tp;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	struct rxb_iface_config c = { .arch = RXB_ARCH_DYN_SHRING, .n_cores = 2,
 				      .rx_size = 32 };
 	struct rxb_dynctl_sample high = { .tput_gbps = 200, .mem_bw_gibps = 30 };
@@ -88,7 +88,7 @@ static void test_check_with_every_buffer_held(void)
 	struct rxb_iface_config c = { .arch = RXB_ARCH_SPOOL, .n_cores = 1,
 				      .spool = { .n_ports = 1, .mode = RXB_SPOOL_SPP,
 						 .low = 2, .high = 2 } };
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	struct rxb_pkt pk[2];
 	struct rxb_allocator a;
 	struct rxb_pool *pool;
@@ -116,7 +116,7 @@ static void test_check_with_every_buffer_held(void)
 static void test_failed_create_returns_buffers(void)
 {
 	struct test_pool tp;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	struct rxb_iface_config c = { .arch = RXB_ARCH_PRIVRING, .n_cores = 2, .rx_size = 128 };
 
 	test_pool_init(&tp, 100, 2);

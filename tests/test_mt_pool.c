@@ -195,7 +195,7 @@ static void *worker_main(void *arg)
 static void test_mt_pool(void)
 {
 	struct rxb_pool_config cfg = rxb_pool_config_default();
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_pool_core_stats sum, one;
 	struct handoff *rings;
 	struct worker w[N_THREADS];

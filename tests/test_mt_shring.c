@@ -248,7 +248,7 @@ static void check_end(struct run *r, int list)
 {
 	struct rxb_census c = { 0 };
 	struct rxb_buflist l = { 0 };
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	struct rxb_shring_wait w;
 	uint64_t received = 0, rearmed = 0, returned = 0, drops = 0, long_stalls = 0;
 	int rc = rxb_shring_census(r->sh, &c, &l, &err);
@@ -317,7 +317,7 @@ static void stress(int list)
 {
 	struct rxb_shring_config cfg = { .n_cores = N_CORES, .share_degree = N_CORES,
 					 .ring_size = RING_SIZE, .cr_size = CR_SIZE, .list = list };
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	struct run *r = calloc(1, sizeof(*r));
 	pthread_t nic;
 

@@ -445,7 +445,7 @@ static void check_end(struct run *r)
 	const struct rxb_shring *sh = rxb_iface_privring(r->iface) ?
 				      rxb_iface_shring(r->iface) : NULL;
 	struct rxb_census cen;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	uint64_t dropped = 0, received = 0;
 	int rc = rxb_iface_check(r->iface, r->tp.pool, &err);
 
@@ -545,7 +545,7 @@ static void report(struct run *r, double secs)
 static void run_case(const struct stress_case *sc)
 {
 	struct run *r = calloc(1, sizeof(*r));
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	uint64_t t0;
 	int converged;
 

@@ -13,7 +13,7 @@
 static struct rxb_pool *make_pool(uint32_t n_bufs, uint32_t n_cores, uint32_t cache_size)
 {
 	struct rxb_pool_config cfg = rxb_pool_config_default();
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_pool *pool;
 
 	cfg.n_bufs = n_bufs;
@@ -49,7 +49,7 @@ static uint64_t shared_len(const struct rxb_pool *pool)
 /* Every buffer is free or held by the test, exactly once. */
 static void check_conserved(const struct rxb_pool *pool, uint64_t held)
 {
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	int rc = rxb_pool_check(pool, &err);
 
 	if (rc)
@@ -492,7 +492,7 @@ static void test_invalid_free(void)
 static void test_double_free(void)
 {
 	struct rxb_pool *pool = make_pool(16, 1, 4);
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	rxb_buf_t b[2], same[40];
 	char want[64];
 	int i;

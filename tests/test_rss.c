@@ -237,7 +237,7 @@ static void test_reta_round_robin(void)
 static void test_reta_lookup(void)
 {
 	struct rxb_reta reta;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_rss rss;
 
 	CHECK_EQ(rxb_reta_init(&reta, RXB_RETA_DEFAULT_SIZE, 4, &err), 0);

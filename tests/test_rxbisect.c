@@ -51,7 +51,7 @@ static int census_ok(struct rxb_bisect *bs, struct test_pool *tp)
 {
 	struct rxb_census c = { 0 };
 	struct rxb_buflist l = { 0 };
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	int bad = 0;
 
 	if (rxb_bisect_census(bs, &c, &l, &err) != 0) {
@@ -480,7 +480,7 @@ static void test_config_errors(void)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct rxb_err err = { { 0 } };
+		struct rxb_err err = { 0 };
 
 		CHECK(rxb_bisect_create(&bad[i].c, &err) == NULL);
 		if (strstr(err.msg, bad[i].field) == NULL)

@@ -17,7 +17,7 @@
 /* A pool of n_bufs buffers and a shRing with every ring primed. */
 static struct rxb_shring *make(struct rxb_shring_config *c, struct test_pool *tp, uint32_t n_bufs)
 {
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	struct rxb_shring *sh;
 
 	test_pool_init(tp, n_bufs, c->n_cores);
@@ -88,7 +88,7 @@ static int census_ok(struct rxb_shring *sh, struct test_pool *tp, const rxb_buf_
 {
 	struct rxb_census c = { 0 };
 	struct rxb_buflist l = { 0 };
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	int rc = rxb_shring_census(sh, &c, full ? &l : NULL, &err);
 	int before = check_failures_in_test;
 

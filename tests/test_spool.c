@@ -174,7 +174,7 @@ static void test_config_errors(void)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct rxb_err err = { { 0 } };
+		struct rxb_err err = { 0 };
 
 		CHECK(rxb_spool_create(&bad[i].c, &err) == NULL);
 		CHECK(strstr(err.msg, bad[i].field) != NULL);

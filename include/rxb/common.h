@@ -16,6 +16,7 @@
 #ifndef RXB_COMMON_H
 #define RXB_COMMON_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -181,15 +182,45 @@ struct rxb_census {
 	uint64_t notices_pending; /* rxBisect: consumption notices not yet acted on */
 };
 
-/* Configuration errors: functions return a negative errno and, when `err`
- * is not NULL, a message naming the offending field, what it was and what
- * is allowed. */
+/* Errors, as Linux and DPDK report them. A function that can fail returns
+ * 0 or a negative errno; a constructor that returns a pointer returns NULL
+ * and sets errno to the (positive) code, as DPDK sets rte_errno. When the
+ * caller passes a `struct rxb_err`, it also gets the code and a message
+ * saying why. The library uses exactly these codes:
+ *
+ *   -EINVAL           configuration rejected. The message names the field,
+ *                     the value and what is allowed: "privring.ring_size =
+ *                     1000: must be a power of two in [2, 1048576]".
+ *   -ENOMEM           out of memory: "out of memory: <what> (<bytes> bytes)".
+ *                     A constructor that fails has freed all it took.
+ *   -ENOBUFS          the allocator could not supply the buffers the rings
+ *                     start with (rxb_iface_create); nothing stays posted.
+ *   -RXB_E_INVARIANT  an internal invariant (spec §8) is broken: census and
+ *                     check functions, with a message saying what disagrees.
+ *                     One code for every design, the allocator and the
+ *                     dynamic shRing controller.
+ *
+ * Fast-path verbs do not fail this way: they count what went wrong (drops by
+ * cause, alloc_fail, order_errors) and return -EINVAL only for an argument
+ * out of range (a destination that does not exist). */
+#define RXB_E_INVARIANT EPROTO
+
 struct rxb_err {
 	char msg[256];
+	int code; /* the negative errno msg explains; 0 = none. After msg, so
+	           * that `struct rxb_err e = { 0 };` and `{ "" }` still work */
 };
 
+/* A configuration was rejected: sets code -EINVAL and the message.
+ * Tolerates err == NULL. */
 void rxb_err_set(struct rxb_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Any other failure: sets code (a negative errno) and the message and
+ * returns code, so `return rxb_err_fail(err, -ENOMEM, ...);` is one step.
+ * Tolerates err == NULL. */
+int rxb_err_fail(struct rxb_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Validate a ring size: non-zero power of two within [RXB_RING_MIN, RXB_RING_MAX].
  * `field` names the configuration key in the message. */
