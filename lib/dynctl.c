@@ -402,9 +402,9 @@ int rxb_dynctl_check(const struct rxb_dynctl *dc, struct rxb_err *err)
 
 	if (dc->fill > w || dc->head >= w ||
 	    (dc->fill < w && dc->head != dc->fill)) {
-		rxb_err_set(err, "dynctl: window fill %u head %u inconsistent with window %u",
-			    dc->fill, dc->head, w);
-		return -EFAULT;
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "dynctl: window fill %u head %u inconsistent with window %u",
+				    dc->fill, dc->head, w);
 	}
 	/* The fill samples end just before head. */
 	for (i = 0; i < dc->fill; i++) {
@@ -412,17 +412,16 @@ int rxb_dynctl_check(const struct rxb_dynctl *dc, struct rxb_err *err)
 		high += !!(dc->flags[slot] & DYN_F_HIGH);
 		ovl += !!(dc->flags[slot] & DYN_F_OVERLOAD);
 	}
-	if (high != dc->n_high || ovl != dc->n_overload) {
-		rxb_err_set(err, "dynctl: running counts high %u overload %u, recount %u %u",
-			    dc->n_high, dc->n_overload, high, ovl);
-		return -EFAULT;
-	}
+	if (high != dc->n_high || ovl != dc->n_overload)
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "dynctl: running counts high %u overload %u, recount %u %u",
+				    dc->n_high, dc->n_overload, high, ovl);
 	if (dc->pending != RXB_DYN_STAY &&
 	    !(dc->pending == RXB_DYN_TO_SHARED && dc->mode == RXB_DYN_PRIVATE) &&
 	    !(dc->pending == RXB_DYN_TO_PRIVATE && dc->mode == RXB_DYN_SHARED)) {
-		rxb_err_set(err, "dynctl: pending %d does not leave mode %s",
-			    (int)dc->pending, rxb_dyn_mode_name[dc->mode]);
-		return -EFAULT;
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "dynctl: pending %d does not leave mode %s", (int)dc->pending,
+				    rxb_dyn_mode_name[dc->mode]);
 	}
 	return 0;
 }

@@ -584,18 +584,17 @@ int rxb_iface_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_err *
 
 static int check_packets(const struct rxb_census *c, struct rxb_err *err)
 {
-	if (c->offered != c->delivered + c->dropped) {
-		rxb_err_set(err, "packet conservation: offered %llu != delivered %llu + "
-			    "dropped %llu", (unsigned long long)c->offered,
-			    (unsigned long long)c->delivered, (unsigned long long)c->dropped);
-		return -EPROTO;
-	}
-	if (c->delivered != c->received + c->in_entries) {
-		rxb_err_set(err, "packet conservation: delivered %llu != received %llu + "
-			    "unread %llu", (unsigned long long)c->delivered,
-			    (unsigned long long)c->received, (unsigned long long)c->in_entries);
-		return -EPROTO;
-	}
+	if (c->offered != c->delivered + c->dropped)
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "packet conservation: offered %llu != delivered %llu + "
+				    "dropped %llu", (unsigned long long)c->offered,
+				    (unsigned long long)c->delivered, (unsigned long long)c->dropped);
+	if (c->delivered != c->received + c->in_entries)
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "packet conservation: delivered %llu != received %llu + "
+				    "unread %llu", (unsigned long long)c->delivered,
+				    (unsigned long long)c->received,
+				    (unsigned long long)c->in_entries);
 	return 0;
 }
 
@@ -610,15 +609,15 @@ static int check_buffers(const struct rxb_census *c, const struct rxb_pool *pool
 	uint64_t free_bufs = rxb_pool_free_count(pool);
 	uint64_t placed = free_bufs + c->posted + c->nic_held + c->in_entries + c->app_held;
 
-	if (placed != pool->cfg.n_bufs) {
-		rxb_err_set(err, "buffer conservation: pool %llu + posted %llu + in NIC %llu + "
-			    "unread %llu + application %llu = %llu, but the pool has %u buffers",
-			    (unsigned long long)free_bufs, (unsigned long long)c->posted,
-			    (unsigned long long)c->nic_held, (unsigned long long)c->in_entries,
-			    (unsigned long long)c->app_held, (unsigned long long)placed,
-			    pool->cfg.n_bufs);
-		return -EPROTO;
-	}
+	if (placed != pool->cfg.n_bufs)
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "buffer conservation: pool %llu + posted %llu + in NIC %llu + "
+				    "unread %llu + application %llu = %llu, but the pool has %u buffers",
+				    (unsigned long long)free_bufs, (unsigned long long)c->posted,
+				    (unsigned long long)c->nic_held,
+				    (unsigned long long)c->in_entries,
+				    (unsigned long long)c->app_held, (unsigned long long)placed,
+				    pool->cfg.n_bufs);
 	rxb_pool_for_each_free(pool, push_free, bufs);
 	return 0;
 }

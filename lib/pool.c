@@ -30,10 +30,6 @@
 
 #include "rxb/pool.h"
 
-#ifndef EUCLEAN
-#define EUCLEAN EINVAL
-#endif
-
 /* Sentinel in owner[] for a handle no core has allocated yet. */
 #define RXB_POOL_NO_OWNER UINT16_MAX
 
@@ -483,17 +479,17 @@ static void rxb_pool_census_one(rxb_buf_t h, uint32_t where, void *arg)
 		return; /* report the first problem only */
 	rxb_pool_place(cs->pool, where, here, sizeof(here));
 	if (h >= cs->pool->cfg.n_bufs) {
-		rxb_err_set(cs->err, "pool: free handle %llu in %s is out of range "
-				     "(pool.n_bufs = %u)",
-			    (unsigned long long)h, here, cs->pool->cfg.n_bufs);
-		cs->rc = -EUCLEAN;
+		cs->rc = rxb_err_fail(cs->err, -RXB_E_INVARIANT,
+				      "pool: free handle %llu in %s is out of range "
+				      "(pool.n_bufs = %u)", (unsigned long long)h, here,
+				      cs->pool->cfg.n_bufs);
 		return;
 	}
 	if (cs->where[h] != RXB_NONE) {
 		rxb_pool_place(cs->pool, cs->where[h], there, sizeof(there));
-		rxb_err_set(cs->err, "pool: handle %llu is free twice, in %s and in %s",
-			    (unsigned long long)h, there, here);
-		cs->rc = -EUCLEAN;
+		cs->rc = rxb_err_fail(cs->err, -RXB_E_INVARIANT,
+				      "pool: handle %llu is free twice, in %s and in %s",
+				      (unsigned long long)h, there, here);
 		return;
 	}
 	cs->where[h] = where;
@@ -507,19 +503,15 @@ int rxb_pool_check(const struct rxb_pool *pool, struct rxb_err *err)
 	for (c = 0; c < pool->cfg.n_cores; c++) {
 		const struct rxb_pool_cache *cache = &pool->caches[c];
 
-		if (cache->len > cache->flush_thresh) {
-			rxb_err_set(err, "pool: core %u's cache holds %u handles, above its "
-					 "flush threshold %u",
-				    c, cache->len, cache->flush_thresh);
-			return -EUCLEAN;
-		}
+		if (cache->len > cache->flush_thresh)
+			return rxb_err_fail(err, -RXB_E_INVARIANT,
+					    "pool: core %u's cache holds %u handles, above its "
+					    "flush threshold %u", c, cache->len, cache->flush_thresh);
 	}
-	if (pool->shared.len > pool->cfg.n_bufs) {
-		rxb_err_set(err, "pool: shared pool holds %u handles, more than "
-				 "pool.n_bufs = %u",
-			    pool->shared.len, pool->cfg.n_bufs);
-		return -EUCLEAN;
-	}
+	if (pool->shared.len > pool->cfg.n_bufs)
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "pool: shared pool holds %u handles, more than "
+				    "pool.n_bufs = %u", pool->shared.len, pool->cfg.n_bufs);
 	cs.where = malloc(rxb_pool_bytes(pool->cfg.n_bufs, sizeof(*cs.where)));
 	if (cs.where == NULL) {
 		rxb_err_set(err, "pool: out of memory for the census");

@@ -296,10 +296,10 @@ int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *
 	 * must be named by exactly one unread CR entry. */
 	if (tail != pq->sw.tail || head - pq->sw.reclaimed != written ||
 	    tail - head > pq->rx.size) {
-		rxb_err_set(err, "privring queue %u: tail %u (posted %u) head %u reclaimed %u "
-			    "unread entries %u are inconsistent", q, tail, pq->sw.tail, head,
-			    pq->sw.reclaimed, written);
-		return -EPROTO;
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "privring queue %u: tail %u (posted %u) head %u reclaimed %u "
+				    "unread entries %u are inconsistent", q, tail, pq->sw.tail,
+				    head, pq->sw.reclaimed, written);
 	}
 	c->posted += tail - pq->rx.nic.fetched;
 	c->nic_held += pq->rx.nic.fetched - head;

@@ -94,11 +94,10 @@ int rxb_buflist_check_unique(struct rxb_buflist *l, const char *what, struct rxb
 		return 0; /* also: qsort(NULL, 0, ...) is undefined */
 	qsort(l->v, l->n, sizeof(*l->v), cmp_buf);
 	for (size_t i = 1; i < l->n; i++) {
-		if (l->v[i] == l->v[i - 1]) {
-			rxb_err_set(err, "%s: buffer %#llx is in two places at once", what,
-				    (unsigned long long)l->v[i]);
-			return -EPROTO;
-		}
+		if (l->v[i] == l->v[i - 1])
+			return rxb_err_fail(err, -RXB_E_INVARIANT,
+					    "%s: buffer %#llx is in two places at once", what,
+					    (unsigned long long)l->v[i]);
 	}
 	return 0;
 }

@@ -912,9 +912,9 @@ static int ax_census(struct rxb_bisect *bs, uint32_t a, struct rxb_census *c,
 
 	if (tail != ax->sw.tail || tail - head > ax->ring.size ||
 	    head - ax->sw.reclaimed > ax->ring.size) {
-		rxb_err_set(err, "rxbisect Ax %u: tail %u (software %u) head %u reclaimed %u "
-			    "are inconsistent", a, tail, ax->sw.tail, head, ax->sw.reclaimed);
-		return -EPROTO;
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "rxbisect Ax %u: tail %u (software %u) head %u reclaimed %u "
+				    "are inconsistent", a, tail, ax->sw.tail, head, ax->sw.reclaimed);
 	}
 	c->posted += tail - ax->ring.nic.fetched;
 	c->nic_held += ax->ring.nic.fetched - head;
@@ -949,11 +949,12 @@ static int bx_census(struct rxb_bisect *bs, uint32_t b, struct rxb_census *c,
 	}
 	if (prod - bx->cr.sw.cons > bx->cr.size || foreign > bx->foreign_budget ||
 	    foreign != bx->nic.foreign_written - bx->sw.foreign_cons || cons > bx->reserved) {
-		rxb_err_set(err, "rxbisect Bx %u: %u unread entries, %u foreign (budget %u, "
-			    "counted %u), %u carrying consumptions (reserved %u)", b,
-			    prod - bx->cr.sw.cons, foreign, bx->foreign_budget,
-			    bx->nic.foreign_written - bx->sw.foreign_cons, cons, bx->reserved);
-		return -EPROTO;
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "rxbisect Bx %u: %u unread entries, %u foreign (budget %u, "
+				    "counted %u), %u carrying consumptions (reserved %u)", b,
+				    prod - bx->cr.sw.cons, foreign, bx->foreign_budget,
+				    bx->nic.foreign_written - bx->sw.foreign_cons, cons,
+				    bx->reserved);
 	}
 	*notices += cons;
 	c->notices_pending += cons;
@@ -988,11 +989,10 @@ int rxb_bisect_census(struct rxb_bisect *bs, struct rxb_census *c, struct rxb_bu
 	}
 	/* Every consumed, unreclaimed Ax slot has exactly one notice on its
 	 * way: in a Bx entry or held by the NIC. */
-	if (outstanding != notices) {
-		rxb_err_set(err, "rxbisect: %u Ax slots consumed and not refilled but %u "
-			    "consumption notices pending: a notice was lost or duplicated",
-			    outstanding, notices);
-		return -EPROTO;
-	}
+	if (outstanding != notices)
+		return rxb_err_fail(err, -RXB_E_INVARIANT,
+				    "rxbisect: %u Ax slots consumed and not refilled but %u "
+				    "consumption notices pending: a notice was lost or duplicated",
+				    outstanding, notices);
 	return 0;
 }

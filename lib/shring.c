@@ -734,13 +734,11 @@ int shring_census_mark(struct rxb_shgroup *g, struct shring_census *sc, uint32_t
 {
 	uint32_t n = shring_n_slots(g);
 
-	if (slot >= n || sc->role[slot] != SHRING_ROLE_NONE) {
-		rxb_err_set(sc->err, "shring ring %u: %s %u is %s%s%s", sc->ring,
-			    g->batch > 1 ? "buffer slot" : "descriptor", slot, role_name[role],
-			    slot < n ? " and also " : " (out of range)",
-			    slot < n ? role_name[sc->role[slot]] : "");
-		return -EPROTO;
-	}
+	if (slot >= n || sc->role[slot] != SHRING_ROLE_NONE)
+		return rxb_err_fail(sc->err, -RXB_E_INVARIANT, "shring ring %u: %s %u is %s%s%s",
+				    sc->ring, g->batch > 1 ? "buffer slot" : "descriptor", slot,
+				    role_name[role], slot < n ? " and also " : " (out of range)",
+				    slot < n ? role_name[sc->role[slot]] : "");
 	sc->role[slot] = (uint8_t)role;
 	sc->n[role]++;
 	sc->c->posted += role == SHRING_ROLE_POSTED || role == SHRING_ROLE_RELEASED;
@@ -769,11 +767,10 @@ static int cr_census(struct rxb_shring *sh, uint32_t core, struct rxb_shgroup *g
 	uint32_t prod = rxb_relaxed_load(&cr->nic.prod);
 	int rc = 0;
 
-	if (prod - cr->sw.cons > cr->size) {
-		rxb_err_set(sc->err, "shring core %u: CR producer %u and consumer %u are "
-			    "inconsistent", core, prod, cr->sw.cons);
-		return -EPROTO;
-	}
+	if (prod - cr->sw.cons > cr->size)
+		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
+				    "shring core %u: CR producer %u and consumer %u are "
+				    "inconsistent", core, prod, cr->sw.cons);
 	for (uint32_t i = cr->sw.cons; rc == 0 && i != prod; i++) {
 		const struct rxb_cr_entry *e = (const struct rxb_cr_entry *)cr->ent + (i & cr->mask);
 
@@ -803,9 +800,9 @@ static int group_check_indices(struct rxb_shring *sh, uint32_t ring, struct shri
 
 	if (db == tail && tail - head <= g->rx.size && fetched - head <= tail - head)
 		return 0;
-	rxb_err_set(sc->err, "%s ring %u: doorbell %u, posted count %u, NIC fetched %u and "
-		    "head %u are inconsistent", sh->ops->name, ring, db, tail, fetched, head);
-	return -EPROTO;
+	return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
+			    "%s ring %u: doorbell %u, posted count %u, NIC fetched %u and "
+			    "head %u are inconsistent", sh->ops->name, ring, db, tail, fetched, head);
 }
 
 /* Every descriptor (batched: buffer slot) is in exactly one place (the
@@ -822,22 +819,21 @@ static int group_check_totals(struct rxb_shring *sh, uint32_t ring, struct shrin
 
 	for (int r = 0; r < SHRING_ROLES; r++)
 		total += sc->n[r];
-	if (total != g->primed << g->batch_shift) {
-		rxb_err_set(sc->err, "%s ring %u: %u of its %u buffer slots accounted for "
-			    "(posted %u, in the NIC %u, unread %u, released %u, current %u)",
-			    sh->ops->name, ring, total, g->primed << g->batch_shift,
-			    sc->n[SHRING_ROLE_POSTED], sc->n[SHRING_ROLE_NIC_HELD],
-			    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED],
-			    sc->n[SHRING_ROLE_CURRENT]);
-		return -EPROTO;
-	}
-	if (consumed << g->batch_shift != taken) {
-		rxb_err_set(sc->err, "%s ring %u: %u descriptors of %u slots consumed and not "
-			    "returned, but %u unread CR entries + %u released + %u unfilled current",
-			    sh->ops->name, ring, consumed, g->batch, sc->n[SHRING_ROLE_UNREAD],
-			    sc->n[SHRING_ROLE_RELEASED], sc->n[SHRING_ROLE_CURRENT]);
-		return -EPROTO;
-	}
+	if (total != g->primed << g->batch_shift)
+		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
+				    "%s ring %u: %u of its %u buffer slots accounted for "
+				    "(posted %u, in the NIC %u, unread %u, released %u, current %u)",
+				    sh->ops->name, ring, total, g->primed << g->batch_shift,
+				    sc->n[SHRING_ROLE_POSTED], sc->n[SHRING_ROLE_NIC_HELD],
+				    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED],
+				    sc->n[SHRING_ROLE_CURRENT]);
+	if (consumed << g->batch_shift != taken)
+		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
+				    "%s ring %u: %u descriptors of %u slots consumed and not "
+				    "returned, but %u unread CR entries + %u released + %u unfilled current",
+				    sh->ops->name, ring, consumed, g->batch,
+				    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED],
+				    sc->n[SHRING_ROLE_CURRENT]);
 	return 0;
 }
 

@@ -115,7 +115,7 @@ struct shring_census {
 };
 
 /* Account buffer slot `slot` (the descriptor unless batched) in `role`:
- * -EPROTO (message) when it is out of range or already accounted for,
+ * -RXB_E_INVARIANT (message) when it is out of range or already accounted for,
  * -ENOMEM, else 0. */
 int shring_census_mark(struct rxb_shgroup *g, struct shring_census *sc, uint32_t slot,
 		       enum shring_role role);

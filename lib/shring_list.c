@@ -118,11 +118,10 @@ static int list_census(struct rxb_shgroup *g, struct shring_census *sc)
 	uint32_t tail = g->rep.tail, x = g->nic.cursor;
 	int rc = 0;
 
-	if (tail != 0 && fetched == tail) {
-		rxb_err_set(sc->err, "shring_list ring %u: the NIC fetched the list's tail %u "
-			    "(the sentinel must stay posted)", sc->ring, g->rep.last);
-		return -EPROTO;
-	}
+	if (tail != 0 && fetched == tail)
+		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
+				    "shring_list ring %u: the NIC fetched the list's tail %u "
+				    "(the sentinel must stay posted)", sc->ring, g->rep.last);
 	for (uint32_t p = head; rc == 0 && p != fetched; p++)
 		rc = shring_census_mark_slots(g, sc, g->fifo[p & g->rx.mask], 0, g->batch,
 					      SHRING_ROLE_NIC_HELD);
@@ -131,11 +130,10 @@ static int list_census(struct rxb_shgroup *g, struct shring_census *sc)
 		if (rc == 0 && p + 1 != tail)
 			x = g->next[x];
 	}
-	if (rc == 0 && tail != 0 && x != g->rep.last) {
-		rxb_err_set(sc->err, "shring_list ring %u: the %u posted descriptors end at %u "
-			    "but the list's tail is %u", sc->ring, tail - head, x, g->rep.last);
-		rc = -EPROTO;
-	}
+	if (rc == 0 && tail != 0 && x != g->rep.last)
+		rc = rxb_err_fail(sc->err, -RXB_E_INVARIANT,
+				  "shring_list ring %u: the %u posted descriptors end at %u "
+				  "but the list's tail is %u", sc->ring, tail - head, x, g->rep.last);
 	return rc;
 }
 

@@ -676,7 +676,7 @@ static void test_check_detects(void)
 	CHECK_EQ(rxb_dynctl_check(&dc, &err), 0);
 	CHECK_EQ(dc.n_high, 5);
 	dc.n_high--;
-	CHECK_EQ(rxb_dynctl_check(&dc, &err), -EFAULT);
+	CHECK_EQ(rxb_dynctl_check(&dc, &err), -RXB_E_INVARIANT);
 	CHECK(strstr(err.msg, "running counts") != NULL);
 }
 

@@ -500,7 +500,7 @@ static void test_double_free(void)
 	CHECK_EQ(rxb_pool_get(pool, 0, b, 2), 2);
 	rxb_pool_put(pool, 0, b, 1);
 	rxb_pool_put(pool, 0, b, 1);
-	CHECK_EQ(rxb_pool_check(pool, &err), -EUCLEAN);
+	CHECK_EQ(rxb_pool_check(pool, &err), -RXB_E_INVARIANT);
 	snprintf(want, sizeof(want), "handle %llu is free twice", (unsigned long long)b[0]);
 	CHECK(strstr(err.msg, want) != NULL);
 	CHECK(strstr(err.msg, "core 0's cache") != NULL);
@@ -516,7 +516,7 @@ static void test_double_free(void)
 	CHECK(shared_len(pool) <= 8);
 	CHECK(rxb_pool_cached(pool, 0) <= 3);
 	CHECK(stats_of(pool, 0).invalid_free > 0);
-	CHECK_EQ(rxb_pool_check(pool, &err), -EUCLEAN);
+	CHECK_EQ(rxb_pool_check(pool, &err), -RXB_E_INVARIANT);
 	CHECK(strstr(err.msg, "free twice") != NULL);
 	rxb_pool_destroy(pool);
 }

@@ -231,8 +231,8 @@ enum rxb_dyn_reason rxb_dynctl_reason_code(const struct rxb_dynctl *dc);
 const char *rxb_dynctl_reason(const struct rxb_dynctl *dc);
 
 /* Invariant check (quiescent point): recount the window from its ring and
- * compare with the running counts and bounds. Returns 0 or -EFAULT with a
- * message saying what disagrees. */
+ * compare with the running counts and bounds. Returns 0 or -RXB_E_INVARIANT
+ * with a message saying what disagrees. */
 int rxb_dynctl_check(const struct rxb_dynctl *dc, struct rxb_err *err);
 
 #ifdef __cplusplus

@@ -134,7 +134,8 @@ const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i);
  * invariants, packet conservation (offered = delivered + dropped, delivered
  * = received + unread), and, when `pool` is given, buffer conservation
  * (pool free + posted + in NIC + unread + held by the application = all
- * buffers) with no buffer in two places. 0, or -EPROTO with a message. */
+ * buffers) with no buffer in two places. 0, or -RXB_E_INVARIANT with a
+ * message (-ENOMEM if the census cannot allocate its lists). */
 int rxb_iface_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_err *err);
 struct rxb_pool;
 int rxb_iface_check(struct rxb_iface *i, const struct rxb_pool *pool, struct rxb_err *err);

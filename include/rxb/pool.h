@@ -240,8 +240,8 @@ int rxb_pool_for_each_free(const struct rxb_pool *pool,
 			   void (*fn)(rxb_buf_t h, void *arg), void *arg);
 
 /* Debug check (quiescent point only): every free handle is < n_bufs, none
- * is free twice, every cache is within its threshold. 0; -EUCLEAN with a
- * message naming the handle and both places it was found; -ENOMEM. */
+ * is free twice, every cache is within its threshold. 0; -RXB_E_INVARIANT
+ * with a message naming the handle and both places it was found; -ENOMEM. */
 int rxb_pool_check(const struct rxb_pool *pool, struct rxb_err *err);
 
 #ifdef __cplusplus

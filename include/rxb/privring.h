@@ -80,7 +80,7 @@ uint32_t rxb_privring_occupancy(struct rxb_privring *pr, uint32_t q);
 
 /* Census of queue q at a quiescent point, added to *c. Appends every buffer
  * held by the queue to `bufs` when not NULL (struct rxb_buflist, lib
- * internal). Returns 0, or -EPROTO with a message when an internal
+ * internal). Returns 0, or -RXB_E_INVARIANT with a message when an internal
  * invariant (spec §8) is broken. */
 struct rxb_buflist;
 int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *c,

@@ -132,6 +132,11 @@ uint64_t rxb_bisect_foreign_uses(const struct rxb_bisect *bs, uint32_t bx);
 /* Slots of Bx b reserved for entries that carry a consumption: R(b). */
 uint32_t rxb_bisect_reserved(const struct rxb_bisect *bs, uint32_t bx);
 
+/* Census at a quiescent point, added to *c; appends every buffer held to
+ * `bufs` when not NULL (lib internal). Returns 0, -ENOMEM, or
+ * -RXB_E_INVARIANT with a message when an invariant is broken: Ax indices,
+ * foreign entries within their budget, consumption entries within R(b),
+ * consumed-unrefilled Ax slots = pending notices. */
 struct rxb_buflist;
 int rxb_bisect_census(struct rxb_bisect *bs, struct rxb_census *c, struct rxb_buflist *bufs,
 		      struct rxb_err *err);

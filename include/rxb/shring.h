@@ -254,8 +254,8 @@ void rxb_shring_fetch_stats(const struct rxb_shring *sh, uint32_t ring,
  * complete as posted. Appends every buffer held in a descriptor slot
  * (posted, inside the NIC, released, or holding an unread packet) to `bufs`
  * when not NULL (struct rxb_buflist, lib internal). Returns 0, -ENOMEM, or
- * -EPROTO with a message when an internal invariant (spec §8) is broken:
- * RxArr, descriptors consumed and not returned = unread CR entries +
+ * -RXB_E_INVARIANT with a message when an internal invariant (spec §8) is
+ * broken: RxArr, descriptors consumed and not returned = unread CR entries +
  * released bits; RxList, the posted count matches the list's length and ends
  * at its tail; batched, every slot of every descriptor is in exactly one
  * place and the consumed descriptors' slots are exactly the unread,

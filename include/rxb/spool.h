@@ -73,6 +73,7 @@ const struct rxb_nic_stats *rxb_spool_nic_stats(const struct rxb_spool *sp, uint
 const struct rxb_sw_stats *rxb_spool_sw_stats(const struct rxb_spool *sp, uint32_t q);
 uint32_t rxb_spool_occupancy(struct rxb_spool *sp, uint32_t q);
 
+/* Census of every queue (rxb_privring_census's rules and codes). */
 struct rxb_buflist;
 int rxb_spool_census(struct rxb_spool *sp, struct rxb_census *c, struct rxb_buflist *bufs,
 		     struct rxb_err *err);
