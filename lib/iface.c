@@ -125,16 +125,20 @@ static struct rxb_bisect *make_bisect(const struct rxb_iface_config *cfg, struct
 	const uint32_t **assoc = NULL;
 	struct rxb_bisect *bs = NULL;
 
+	int rc = 0;
+
 	if (groups > n) {
 		rxb_err_set(err, "rxbisect.n_groups = %u: must be at most the %u cores", groups, n);
-		return NULL;
+		return rxb_fail_null(-EINVAL);
 	}
 	if (groups > 1) {
-		members = calloc(n, sizeof(*members));
-		len = calloc(n, sizeof(*len));
-		assoc = calloc(n, sizeof(*assoc));
+		members = rxb_calloc(n, sizeof(*members));
+		len = rxb_calloc(n, sizeof(*len));
+		assoc = rxb_calloc(n, sizeof(*assoc));
 		if (members == NULL || len == NULL || assoc == NULL) {
-			rxb_err_set(err, "rxbisect: out of memory");
+			rc = rxb_err_nomem(err, n * (sizeof(*members) + sizeof(*len) +
+						     sizeof(*assoc)),
+					   "rxbisect: association sets of %u groups", groups);
 			goto out;
 		}
 		for (uint32_t c = 0; c < n; c++)
@@ -151,11 +155,13 @@ static struct rxb_bisect *make_bisect(const struct rxb_iface_config *cfg, struct
 		bc.assoc_len = len;
 	}
 	bs = rxb_bisect_create(&bc, err);
+	if (bs == NULL)
+		rc = -errno;
 out:
 	free(members);
 	free(len);
 	free(assoc);
-	return bs;
+	return bs ? bs : rxb_fail_null(rc);
 }
 
 static int make_dyn(struct rxb_iface *i, struct rxb_err *err)
@@ -166,7 +172,7 @@ static int make_dyn(struct rxb_iface *i, struct rxb_err *err)
 
 	i->dyn = rxb_zalloc_aligned(sizeof(*i->dyn));
 	if (i->dyn == NULL)
-		return -ENOMEM;
+		return rxb_err_nomem(err, sizeof(*i->dyn), "dyn_shring controller");
 	return rxb_dynctl_init(&i->dyn->ctl, dc, RXB_DYN_PRIVATE, err);
 }
 
@@ -174,27 +180,31 @@ static int iface_build(struct rxb_iface *i, struct rxb_err *err)
 {
 	const struct rxb_iface_config *cfg = &i->cfg;
 
+	/* Each design's constructor sets errno (and err) when it fails. */
 	switch (cfg->arch) {
 	case RXB_ARCH_PRIVRING:
 	case RXB_ARCH_SMALL_PRIVRING:
 		i->pr = make_privring(cfg, err);
-		return i->pr ? 0 : -EINVAL;
+		return i->pr ? 0 : -errno;
 	case RXB_ARCH_SHRING:
 	case RXB_ARCH_SHRING_LIST:
 		i->sh = make_shring(cfg, err);
-		return i->sh ? 0 : -EINVAL;
+		return i->sh ? 0 : -errno;
 	case RXB_ARCH_DYN_SHRING:
 		i->pr = make_privring(cfg, err);
-		i->sh = i->pr ? make_shring(cfg, err) : NULL;
-		return i->sh ? make_dyn(i, err) : -EINVAL;
+		if (i->pr == NULL)
+			return -errno;
+		i->sh = make_shring(cfg, err);
+		return i->sh ? make_dyn(i, err) : -errno;
 	case RXB_ARCH_RXBISECT:
 		i->bs = make_bisect(cfg, err);
-		return i->bs ? 0 : -EINVAL;
+		return i->bs ? 0 : -errno;
 	case RXB_ARCH_SPOOL:
 		i->sp = rxb_spool_create(&cfg->spool, err);
-		return i->sp ? 0 : -EINVAL;
+		return i->sp ? 0 : -errno;
 	default:
-		rxb_err_set(err, "arch = %d: unknown interface", (int)cfg->arch);
+		rxb_err_set(err, "arch.name = %d: must be an enum rxb_arch below %d", (int)cfg->arch,
+			    RXB_ARCHS);
 		return -EINVAL;
 	}
 }
@@ -229,12 +239,10 @@ static int iface_prime(struct rxb_iface *i, struct rxb_err *err)
 		want += rxb_shring_ring_size(i->sh);
 		got += rxb_shring_prime(i->sh, r, &i->allocs[core]);
 	}
-	if (got != want) {
-		rxb_err_set(err, "allocator: could post only %llu of the %llu buffers the rings "
-			    "need; give the pool more buffers", (unsigned long long)got,
-			    (unsigned long long)want);
-		return -ENOBUFS;
-	}
+	if (got != want)
+		return rxb_err_fail(err, -ENOBUFS, "allocator: could post only %llu of the %llu "
+				    "buffers the rings need; give the pool more buffers",
+				    (unsigned long long)got, (unsigned long long)want);
 	return 0;
 }
 
@@ -253,37 +261,80 @@ static void iface_unprime(struct rxb_iface *i)
 	rxb_buflist_fini(&bufs);
 }
 
+/* The endpoints: n_cores of them, each with get and put. */
+static int check_allocs(const struct rxb_iface_config *cfg, const struct rxb_allocator *allocs,
+			struct rxb_err *err)
+{
+	if (allocs == NULL) {
+		rxb_err_set(err, "allocators = NULL: need one endpoint per core (%u)", cfg->n_cores);
+		return -EINVAL;
+	}
+	for (uint32_t c = 0; c < cfg->n_cores; c++) {
+		if (allocs[c].get == NULL || allocs[c].put == NULL) {
+			rxb_err_set(err, "allocators[%u]: get or put is NULL; every one of the %u "
+				    "cores needs an endpoint (a pool with as many cores?)", c,
+				    cfg->n_cores);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 				   const struct rxb_allocator *allocs, struct rxb_err *err)
 {
 	struct rxb_iface *i;
+	size_t bytes;
+	int rc;
 
+	if (cfg == NULL) {
+		rxb_err_set(err, "iface: the configuration is NULL");
+		return rxb_fail_null(-EINVAL);
+	}
 	if (cfg->n_cores == 0 || cfg->n_cores > RXB_MAX_CORES) {
 		rxb_err_set(err, "system.cores = %u: must be in [1, %u]", cfg->n_cores,
 			    RXB_MAX_CORES);
-		return NULL;
+		return rxb_fail_null(-EINVAL);
 	}
-	i = calloc(1, sizeof(*i));
+	rc = check_allocs(cfg, allocs, err);
+	if (rc != 0)
+		return rxb_fail_null(rc);
+	i = rxb_calloc(1, sizeof(*i));
 	if (i == NULL)
-		return NULL;
+		return rxb_fail_null(rxb_err_nomem(err, sizeof(*i), "iface"));
 	i->cfg = *cfg;
-	i->allocs = calloc(cfg->n_cores, sizeof(*i->allocs));
-	if (i->allocs != NULL)
-		memcpy(i->allocs, allocs, sizeof(*allocs) * cfg->n_cores);
-	if (i->allocs == NULL || iface_build(i, err) != 0)
+	bytes = sizeof(*i->allocs) * cfg->n_cores;
+	i->allocs = rxb_malloc(bytes);
+	if (i->allocs == NULL) {
+		rc = rxb_err_nomem(err, bytes, "iface: %u allocator endpoints", cfg->n_cores);
 		goto fail;
-	i->pipeline = rxb_zalloc_aligned(sizeof(*i->pipeline) * rxb_iface_n_dests(i));
-	i->core = rxb_zalloc_aligned(sizeof(*i->core) * rxb_iface_n_cores(i));
-	if (i->pipeline == NULL || i->core == NULL)
+	}
+	memcpy(i->allocs, allocs, bytes);
+	rc = iface_build(i, err);
+	if (rc != 0)
 		goto fail;
-	if (iface_prime(i, err) != 0) {
+	bytes = sizeof(*i->pipeline) * rxb_iface_n_dests(i);
+	i->pipeline = rxb_zalloc_aligned(bytes);
+	if (i->pipeline == NULL) {
+		rc = rxb_err_nomem(err, bytes, "iface: pipeline counters of %u destinations",
+				   rxb_iface_n_dests(i));
+		goto fail;
+	}
+	bytes = sizeof(*i->core) * rxb_iface_n_cores(i);
+	i->core = rxb_zalloc_aligned(bytes);
+	if (i->core == NULL) {
+		rc = rxb_err_nomem(err, bytes, "iface: state of %u cores", rxb_iface_n_cores(i));
+		goto fail;
+	}
+	rc = iface_prime(i, err);
+	if (rc != 0) {
 		iface_unprime(i);
 		goto fail;
 	}
 	return i;
 fail:
 	rxb_iface_destroy(i);
-	return NULL;
+	return rxb_fail_null(rc);
 }
 
 void rxb_iface_destroy(struct rxb_iface *i)
@@ -598,9 +649,18 @@ static int check_packets(const struct rxb_census *c, struct rxb_err *err)
 	return 0;
 }
 
+struct push_ctx {
+	struct rxb_buflist *bufs;
+	struct rxb_err *err;
+	int rc; /* the first failure */
+};
+
 static void push_free(rxb_buf_t h, void *arg)
 {
-	rxb_buflist_push(arg, h);
+	struct push_ctx *p = arg;
+
+	if (p->rc == 0)
+		p->rc = rxb_buflist_push(p->bufs, h, p->err);
 }
 
 static int check_buffers(const struct rxb_census *c, const struct rxb_pool *pool,
@@ -608,6 +668,7 @@ static int check_buffers(const struct rxb_census *c, const struct rxb_pool *pool
 {
 	uint64_t free_bufs = rxb_pool_free_count(pool);
 	uint64_t placed = free_bufs + c->posted + c->nic_held + c->in_entries + c->app_held;
+	struct push_ctx p = { bufs, err, 0 };
 
 	if (placed != pool->cfg.n_bufs)
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
@@ -618,8 +679,8 @@ static int check_buffers(const struct rxb_census *c, const struct rxb_pool *pool
 				    (unsigned long long)c->in_entries,
 				    (unsigned long long)c->app_held, (unsigned long long)placed,
 				    pool->cfg.n_bufs);
-	rxb_pool_for_each_free(pool, push_free, bufs);
-	return 0;
+	rxb_pool_for_each_free(pool, push_free, &p);
+	return p.rc;
 }
 
 int rxb_iface_check(struct rxb_iface *i, const struct rxb_pool *pool, struct rxb_err *err)

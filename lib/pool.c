@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "rxb/pool.h"
 
 /* Sentinel in owner[] for a handle no core has allocated yet. */
@@ -118,53 +119,81 @@ static size_t rxb_pool_bytes(uint64_t a, uint64_t b)
 	return (size_t)(a * b);
 }
 
-/* aligned_alloc wants a size that is a multiple of the alignment. */
+/* Whole cache lines, zeroed; at least one line (a pool without caches
+ * still gets an objs block to point into). */
 static void *rxb_pool_alloc_lines(size_t bytes)
 {
-	size_t rounded = (bytes + RXB_CACHE_LINE - 1) / RXB_CACHE_LINE * RXB_CACHE_LINE;
+	return rxb_zalloc_aligned(bytes ? bytes : RXB_CACHE_LINE);
+}
 
-	if (rounded < bytes)
-		return NULL;
-	if (rounded == 0)
-		rounded = RXB_CACHE_LINE;
-	return aligned_alloc(RXB_CACHE_LINE, rounded);
+/* Free what a pool under construction holds (free(NULL) is a no-op). */
+static void rxb_pool_free_parts(struct rxb_pool *pool)
+{
+	free(pool->caches);
+	free(pool->owner);
+	free(pool->shared.stack);
+	free(pool->objs_block);
+	free(pool);
+}
+
+/* Allocate the pool's arrays: 0, or -ENOMEM with a message naming the one
+ * that failed. */
+static int rxb_pool_alloc_parts(struct rxb_pool *pool, uint32_t cap, struct rxb_err *err)
+{
+	const struct rxb_pool_config *cfg = &pool->cfg;
+	size_t cache_bytes = rxb_pool_bytes(cfg->n_cores, sizeof(struct rxb_pool_cache));
+	size_t owner_bytes = rxb_pool_bytes(cfg->n_bufs, sizeof(_Atomic uint16_t));
+	size_t stack_bytes = rxb_pool_bytes(cfg->n_bufs, sizeof(rxb_buf_t));
+	size_t objs_bytes = rxb_pool_bytes((uint64_t)cfg->n_cores * cap, sizeof(rxb_buf_t));
+
+	if (!cache_bytes || !owner_bytes || !stack_bytes || (cap && !objs_bytes))
+		return rxb_err_nomem(err, SIZE_MAX, "pool of %u buffers and %u caches: more "
+				     "than the address space", cfg->n_bufs, cfg->n_cores);
+	pool->caches = rxb_pool_alloc_lines(cache_bytes);
+	if (pool->caches == NULL)
+		return rxb_err_nomem(err, cache_bytes, "pool: %u per-core caches", cfg->n_cores);
+	pool->owner = rxb_malloc(owner_bytes);
+	if (pool->owner == NULL)
+		return rxb_err_nomem(err, owner_bytes, "pool: owners of %u buffers", cfg->n_bufs);
+	pool->shared.stack = rxb_malloc(stack_bytes);
+	if (pool->shared.stack == NULL)
+		return rxb_err_nomem(err, stack_bytes, "pool: shared stack of %u buffers",
+				     cfg->n_bufs);
+	pool->objs_block = rxb_pool_alloc_lines(objs_bytes);
+	if (pool->objs_block == NULL)
+		return rxb_err_nomem(err, objs_bytes, "pool: %u cache stacks of %u handles",
+				     cfg->n_cores, cap);
+	return 0;
 }
 
 struct rxb_pool *rxb_pool_create(const struct rxb_pool_config *cfg, struct rxb_err *err)
 {
 	struct rxb_pool *pool;
 	uint32_t thresh, cap, c, i;
-	size_t cache_bytes, owner_bytes, stack_bytes, objs_bytes;
 	int rc;
 
 	rc = rxb_pool_config_check(cfg, err);
-	if (rc) {
-		errno = -rc;
-		return NULL;
-	}
+	if (rc)
+		return rxb_fail_null(rc);
 	thresh = rxb_pool_flush_thresh(cfg);
 	cap = (uint32_t)((thresh + RXB_POOL_OBJS_PER_LINE - 1) / RXB_POOL_OBJS_PER_LINE *
 			 RXB_POOL_OBJS_PER_LINE);
-	cache_bytes = rxb_pool_bytes(cfg->n_cores, sizeof(struct rxb_pool_cache));
-	owner_bytes = rxb_pool_bytes(cfg->n_bufs, sizeof(_Atomic uint16_t));
-	stack_bytes = rxb_pool_bytes(cfg->n_bufs, sizeof(rxb_buf_t));
-	objs_bytes = rxb_pool_bytes((uint64_t)cfg->n_cores * cap, sizeof(rxb_buf_t));
 
 	pool = rxb_pool_alloc_lines(sizeof(*pool));
 	if (pool == NULL)
-		goto nomem;
-	memset(pool, 0, sizeof(*pool));
+		return rxb_fail_null(rxb_err_nomem(err, sizeof(*pool), "pool"));
 	pool->cfg = *cfg;
-	if (!cache_bytes || !owner_bytes || !stack_bytes || (cap && !objs_bytes))
-		goto nomem;
-	pool->caches = rxb_pool_alloc_lines(cache_bytes);
-	pool->owner = malloc(owner_bytes);
-	pool->shared.stack = malloc(stack_bytes);
-	pool->objs_block = rxb_pool_alloc_lines(objs_bytes);
-	if (!pool->caches || !pool->owner || !pool->shared.stack || !pool->objs_block)
-		goto nomem;
-	if (pthread_mutex_init(&pool->shared.lock, NULL) != 0)
-		goto nomem;
+	rc = rxb_pool_alloc_parts(pool, cap, err);
+	if (rc == 0) {
+		rc = -pthread_mutex_init(&pool->shared.lock, NULL);
+		if (rc != 0)
+			rxb_err_fail(err, rc, "pool: cannot initialize the shared pool's mutex: %s",
+				     strerror(-rc));
+	}
+	if (rc != 0) {
+		rxb_pool_free_parts(pool);
+		return rxb_fail_null(rc);
+	}
 
 	for (i = 0; i < cfg->n_bufs; i++) {
 		atomic_init(&pool->owner[i], RXB_POOL_NO_OWNER);
@@ -173,7 +202,6 @@ struct rxb_pool *rxb_pool_create(const struct rxb_pool_config *cfg, struct rxb_e
 	}
 	pool->shared.len = cfg->n_bufs;
 
-	memset(pool->caches, 0, cache_bytes);
 	for (c = 0; c < cfg->n_cores; c++) {
 		struct rxb_pool_cache *cache = &pool->caches[c];
 
@@ -184,27 +212,13 @@ struct rxb_pool *rxb_pool_create(const struct rxb_pool_config *cfg, struct rxb_e
 		cache->objs = pool->objs_block + (size_t)c * cap;
 		cache->owner = pool->owner;
 		cache->pool = pool;
-		/* The counters are zero from the memset; atomic_init keeps the
-		 * C11 rules about initializing atomics honest. */
+		/* The counters are zero (rxb_pool_alloc_lines zeroes); atomic_init
+		 * keeps the C11 rules about initializing atomics honest. */
 #define RXB_POOL_STAT_INIT(name) atomic_init(&cache->ctr.name, 0);
 		RXB_POOL_STATS(RXB_POOL_STAT_INIT)
 #undef RXB_POOL_STAT_INIT
 	}
 	return pool;
-
-nomem:
-	rxb_err_set(err, "pool: out of memory for pool.n_bufs = %u, pool.n_cores = %u, "
-			 "pool.cache_size = %u",
-		    cfg->n_bufs, cfg->n_cores, cfg->cache_size);
-	if (pool) {
-		free(pool->caches);
-		free(pool->owner);
-		free(pool->shared.stack);
-		free(pool->objs_block);
-		free(pool);
-	}
-	errno = ENOMEM;
-	return NULL;
 }
 
 void rxb_pool_destroy(struct rxb_pool *pool)
@@ -212,11 +226,7 @@ void rxb_pool_destroy(struct rxb_pool *pool)
 	if (pool == NULL)
 		return;
 	pthread_mutex_destroy(&pool->shared.lock);
-	free(pool->caches);
-	free(pool->owner);
-	free(pool->shared.stack);
-	free(pool->objs_block);
-	free(pool);
+	rxb_pool_free_parts(pool);
 }
 
 /*
@@ -498,6 +508,7 @@ static void rxb_pool_census_one(rxb_buf_t h, uint32_t where, void *arg)
 int rxb_pool_check(const struct rxb_pool *pool, struct rxb_err *err)
 {
 	struct rxb_pool_census cs = { pool, NULL, err, 0 };
+	size_t where_bytes;
 	uint32_t c, i;
 
 	for (c = 0; c < pool->cfg.n_cores; c++) {
@@ -512,11 +523,11 @@ int rxb_pool_check(const struct rxb_pool *pool, struct rxb_err *err)
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "pool: shared pool holds %u handles, more than "
 				    "pool.n_bufs = %u", pool->shared.len, pool->cfg.n_bufs);
-	cs.where = malloc(rxb_pool_bytes(pool->cfg.n_bufs, sizeof(*cs.where)));
-	if (cs.where == NULL) {
-		rxb_err_set(err, "pool: out of memory for the census");
-		return -ENOMEM;
-	}
+	where_bytes = rxb_pool_bytes(pool->cfg.n_bufs, sizeof(*cs.where));
+	cs.where = rxb_malloc(where_bytes);
+	if (cs.where == NULL)
+		return rxb_err_nomem(err, where_bytes, "pool check: places of %u buffers",
+				     pool->cfg.n_bufs);
 	for (i = 0; i < pool->cfg.n_bufs; i++)
 		cs.where[i] = RXB_NONE;
 	rxb_pool_walk(pool, rxb_pool_census_one, &cs);

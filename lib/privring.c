@@ -52,29 +52,41 @@ struct rxb_privring *rxb_privring_create(const struct rxb_privring_config *cfg,
 					 struct rxb_err *err)
 {
 	struct rxb_privring *pr;
-	uint32_t cr_size = cfg->cr_size ? cfg->cr_size : cfg->ring_size;
-	uint32_t prefetch = cfg->desc_prefetch ? cfg->desc_prefetch : RXB_DESC_PREFETCH_DEFAULT;
+	uint32_t cr_size, prefetch;
+	size_t bytes;
+	int rc;
 
-	if (privring_validate(cfg, err) != 0)
-		return NULL;
-	pr = calloc(1, sizeof(*pr));
-	if (pr == NULL)
-		goto nomem;
-	pr->cfg = *cfg;
-	pr->q = rxb_zalloc_aligned(sizeof(*pr->q) * cfg->n_queues);
-	if (pr->q == NULL)
-		goto nomem;
-	for (uint32_t i = 0; i < cfg->n_queues; i++) {
-		if (rxb_descring_init(&pr->q[i].rx, cfg->ring_size, prefetch) != 0 ||
-		    rxb_cr_init(&pr->q[i].cr, cr_size, sizeof(struct rxb_cr_entry)) != 0)
-			goto nomem;
+	if (cfg == NULL) {
+		rxb_err_set(err, "privring: the configuration is NULL");
+		return rxb_fail_null(-EINVAL);
 	}
-	return pr;
-nomem:
+	rc = privring_validate(cfg, err);
+	if (rc != 0)
+		return rxb_fail_null(rc);
+	cr_size = cfg->cr_size ? cfg->cr_size : cfg->ring_size;
+	prefetch = cfg->desc_prefetch ? cfg->desc_prefetch : RXB_DESC_PREFETCH_DEFAULT;
+	pr = rxb_calloc(1, sizeof(*pr));
+	if (pr == NULL)
+		return rxb_fail_null(rxb_err_nomem(err, sizeof(*pr), "privring"));
+	pr->cfg = *cfg;
+	bytes = sizeof(*pr->q) * cfg->n_queues;
+	pr->q = rxb_zalloc_aligned(bytes);
+	if (pr->q == NULL) {
+		rc = rxb_err_nomem(err, bytes, "privring: %u queues", cfg->n_queues);
+		goto fail;
+	}
+	for (uint32_t i = 0; rc == 0 && i < cfg->n_queues; i++) {
+		rc = rxb_descring_init(&pr->q[i].rx, cfg->ring_size, prefetch, "privring Rx ring",
+				       err);
+		if (rc == 0)
+			rc = rxb_cr_init(&pr->q[i].cr, cr_size, sizeof(struct rxb_cr_entry),
+					 "privring CR", err);
+	}
+	if (rc == 0)
+		return pr;
+fail:
 	rxb_privring_destroy(pr);
-	rxb_err_set(err, "privring: out of memory for %u queues of %u entries",
-		    cfg->n_queues, cfg->ring_size);
-	return NULL;
+	return rxb_fail_null(rc);
 }
 
 void rxb_privring_destroy(struct rxb_privring *pr)
@@ -311,7 +323,7 @@ int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *
 	c->app_held += rxb_counter_read(&pq->sw_stats.c[RXB_SW_RECEIVED]) -
 		       rxb_counter_read(&pq->sw_stats.c[RXB_SW_FREED]);
 	for (uint32_t i = pq->sw.reclaimed; bufs != NULL && i != tail; i++)
-		if (rxb_buflist_push(bufs, pq->rx.desc[i & pq->rx.mask]) != 0)
+		if (rxb_buflist_push(bufs, pq->rx.desc[i & pq->rx.mask], err) != 0)
 			return -ENOMEM;
 	return 0;
 }

@@ -1,17 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ring.h"
 
+unsigned long rxb_test_fail_alloc_after;
+
+/* The fault-injection hook: true when this allocation must fail. */
+static int alloc_fails(void)
+{
+	if (__builtin_expect(rxb_test_fail_alloc_after == 0, 1))
+		return 0;
+	return --rxb_test_fail_alloc_after == 0;
+}
+
 void *rxb_zalloc_aligned(size_t size)
 {
 	void *p = NULL;
 
 	size = (size + RXB_CACHE_LINE - 1) & ~(size_t)(RXB_CACHE_LINE - 1);
-	if (size == 0 || posix_memalign(&p, RXB_CACHE_LINE, size) != 0)
+	if (size == 0 || alloc_fails() || posix_memalign(&p, RXB_CACHE_LINE, size) != 0)
 		return NULL;
 	memset(p, 0, size);
 	return p;
@@ -22,12 +33,43 @@ void rxb_free_aligned(void *p)
 	free(p);
 }
 
-int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch)
+void *rxb_malloc(size_t size)
 {
-	memset(r, 0, sizeof(*r));
-	r->desc = rxb_zalloc_aligned(sizeof(rxb_buf_t) * size);
-	if (r->desc == NULL)
+	return alloc_fails() ? NULL : malloc(size);
+}
+
+void *rxb_calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(n, size);
+}
+
+void *rxb_realloc(void *p, size_t size)
+{
+	return alloc_fails() ? NULL : realloc(p, size);
+}
+
+int rxb_err_nomem(struct rxb_err *err, size_t bytes, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	if (err == NULL)
 		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return rxb_err_fail(err, -ENOMEM, "out of memory: %s (%zu bytes)", what, bytes);
+}
+
+int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch,
+		      const char *what, struct rxb_err *err)
+{
+	size_t bytes = sizeof(rxb_buf_t) * size;
+
+	memset(r, 0, sizeof(*r));
+	r->desc = rxb_zalloc_aligned(bytes);
+	if (r->desc == NULL)
+		return rxb_err_nomem(err, bytes, "%s of %u descriptors", what, size);
 	for (uint32_t i = 0; i < size; i++)
 		r->desc[i] = RXB_BUF_NONE;
 	r->size = size;
@@ -42,12 +84,15 @@ void rxb_descring_fini(struct rxb_descring *r)
 	r->desc = NULL;
 }
 
-int rxb_cr_init(struct rxb_cr *cr, uint32_t size, size_t entry_size)
+int rxb_cr_init(struct rxb_cr *cr, uint32_t size, size_t entry_size, const char *what,
+		struct rxb_err *err)
 {
+	size_t bytes = entry_size * size;
+
 	memset(cr, 0, sizeof(*cr));
-	cr->ent = rxb_zalloc_aligned(entry_size * size);
+	cr->ent = rxb_zalloc_aligned(bytes);
 	if (cr->ent == NULL)
-		return -ENOMEM;
+		return rxb_err_nomem(err, bytes, "%s of %u entries", what, size);
 	cr->size = size;
 	cr->mask = size - 1;
 	cr->shift = (uint32_t)__builtin_ctz(size);
@@ -67,14 +112,14 @@ static int cmp_buf(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int rxb_buflist_push(struct rxb_buflist *l, rxb_buf_t b)
+int rxb_buflist_push(struct rxb_buflist *l, rxb_buf_t b, struct rxb_err *err)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 1024;
-		rxb_buf_t *v = realloc(l->v, cap * sizeof(*v));
+		rxb_buf_t *v = rxb_realloc(l->v, cap * sizeof(*v));
 
 		if (v == NULL)
-			return -ENOMEM;
+			return rxb_err_nomem(err, cap * sizeof(*v), "census list of %zu buffers", cap);
 		l->v = v;
 		l->cap = cap;
 	}

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "alloc.h"
 #include "rxb/common.h"
 
 /* Debug builds (RXB_DEBUG, the CMake Debug configuration) check the spec §8
@@ -63,7 +64,10 @@ struct rxb_descring {
 	} nic RXB_CACHE_ALIGNED;
 };
 
-int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch);
+/* Allocate the descriptors; -ENOMEM with "out of memory: <what> of <size>
+ * descriptors (<bytes> bytes)" in err. */
+int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch,
+		      const char *what, struct rxb_err *err);
 void rxb_descring_fini(struct rxb_descring *r);
 
 static inline uint32_t rxb_relaxed_load(_Atomic uint32_t *p)
@@ -183,7 +187,8 @@ _Static_assert(offsetof(struct rxb_descring, db) >= RXB_CACHE_LINE &&
 
 /* The index logic (room, generation, publish) is shared by completion rings
  * and rxBisect's Bx rings; only the entry layout differs. */
-int rxb_cr_init(struct rxb_cr *cr, uint32_t size, size_t entry_size);
+int rxb_cr_init(struct rxb_cr *cr, uint32_t size, size_t entry_size, const char *what,
+		struct rxb_err *err);
 void rxb_cr_fini(struct rxb_cr *cr);
 
 /* Sense reversal: entries start zeroed; the pass starting at index i writes
@@ -311,13 +316,11 @@ struct rxb_buflist {
 	size_t cap;
 };
 
-int rxb_buflist_push(struct rxb_buflist *l, rxb_buf_t b);
+/* Append b: 0, or -ENOMEM with a message in err. */
+int rxb_buflist_push(struct rxb_buflist *l, rxb_buf_t b, struct rxb_err *err);
 void rxb_buflist_fini(struct rxb_buflist *l);
 /* Check no handle appears twice (sorts the list); message into err. */
 int rxb_buflist_check_unique(struct rxb_buflist *l, const char *what, struct rxb_err *err);
-
-void *rxb_zalloc_aligned(size_t size);
-void rxb_free_aligned(void *p);
 
 /* ------------------------------------------------------------- spinlock */
 

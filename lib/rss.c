@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "rxb/rss.h"
 
 const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN] = {
@@ -171,11 +172,9 @@ int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues,
 	if (ret)
 		return ret;
 
-	reta->queue = malloc(size * sizeof(*reta->queue));
-	if (reta->queue == NULL) {
-		rxb_err_set(err, "reta.size = %u: cannot allocate the table", size);
-		return -ENOMEM;
-	}
+	reta->queue = rxb_malloc(size * sizeof(*reta->queue));
+	if (reta->queue == NULL)
+		return rxb_err_nomem(err, size * sizeof(*reta->queue), "RETA of %u entries", size);
 	for (uint32_t i = 0; i < size; i++)
 		reta->queue[i] = (uint16_t)(i % n_queues);
 	reta->size = size;

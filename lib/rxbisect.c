@@ -171,15 +171,8 @@ static int bisect_validate_links(const struct rxb_bisect_config *cfg, struct rxb
 				    "at least one Ax ring", b);
 			return -EINVAL;
 		}
-		for (uint32_t i = 0; i < cfg->assoc_len[b]; i++) {
-			if (cfg->assoc[b][i] >= cfg->n_ax) {
-				rxb_err_set(err, "rxbisect.assoc[%u][%u] = %u: must name an Ax "
-					    "ring in [0, %u)", b, i, cfg->assoc[b][i], cfg->n_ax);
-				return -EINVAL;
-			}
-		}
 	}
-	return 0;
+	return 0; /* assoc[b][i] themselves: bx_add_assoc() */
 }
 
 static bool bx_has_ax(const struct rxb_bx *bx, uint32_t a)
@@ -187,8 +180,15 @@ static bool bx_has_ax(const struct rxb_bx *bx, uint32_t a)
 	return (bx->assoc_bits[a / 64] >> (a % 64)) & 1;
 }
 
-static int bx_add_assoc(struct rxb_bx *bx, uint32_t a)
+/* Put assoc[b][i] = a into Bx b's set: -EINVAL when a names no Ax ring. */
+static int bx_add_assoc(struct rxb_bx *bx, uint32_t b, uint32_t i, uint32_t a, uint32_t n_ax,
+			struct rxb_err *err)
 {
+	if (a >= n_ax) {
+		rxb_err_set(err, "rxbisect.assoc[%u][%u] = %u: must name an Ax ring in [0, %u)", b,
+			    i, a, n_ax);
+		return -EINVAL;
+	}
 	if (bx_has_ax(bx, a))
 		return 0; /* duplicates in the config are harmless */
 	bx->assoc_bits[a / 64] |= 1ull << (a % 64);
@@ -210,18 +210,30 @@ static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 {
 	const struct rxb_bisect_config *cfg = &bs->cfg;
 	uint32_t words = (cfg->n_ax + 63) / 64;
+	int rc = 0;
 
 	for (uint32_t b = 0; b < cfg->n_bx; b++) {
 		struct rxb_bx *bx = &bs->bx[b];
 		uint32_t n = cfg->assoc ? cfg->assoc_len[b] : cfg->n_ax;
 
-		bx->assoc = calloc(n, sizeof(*bx->assoc));
-		bx->assoc_bits = calloc(words, sizeof(*bx->assoc_bits));
-		bx->linked = calloc(cfg->n_ax, sizeof(*bx->linked));
-		if (bx->assoc == NULL || bx->assoc_bits == NULL || bx->linked == NULL)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < n; i++)
-			bx_add_assoc(bx, cfg->assoc ? cfg->assoc[b][i] : i);
+		bx->assoc = rxb_calloc(n, sizeof(*bx->assoc));
+		if (bx->assoc == NULL)
+			return rxb_err_nomem(err, n * sizeof(*bx->assoc),
+					     "rxbisect Bx %u: association set of %u Ax rings", b, n);
+		bx->assoc_bits = rxb_calloc(words, sizeof(*bx->assoc_bits));
+		if (bx->assoc_bits == NULL)
+			return rxb_err_nomem(err, words * sizeof(*bx->assoc_bits),
+					     "rxbisect Bx %u: association bitmap of %u Ax rings", b,
+					     cfg->n_ax);
+		bx->linked = rxb_calloc(cfg->n_ax, sizeof(*bx->linked));
+		if (bx->linked == NULL)
+			return rxb_err_nomem(err, cfg->n_ax * sizeof(*bx->linked),
+					     "rxbisect Bx %u: linked Ax list of %u", b, cfg->n_ax);
+		for (uint32_t i = 0; rc == 0 && i < n; i++)
+			rc = bx_add_assoc(bx, b, i, cfg->assoc ? cfg->assoc[b][i] : i, cfg->n_ax,
+					  err);
+		if (rc != 0)
+			return rc;
 	}
 	for (uint32_t a = 0; a < cfg->n_ax; a++) {
 		uint32_t b = cfg_link(cfg, a);
@@ -248,29 +260,35 @@ static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 		}
 		bx->foreign_budget = cfg->bx_size - bx->reserved;
 		bx->pend_mask = pow2_at_least(bx->reserved ? bx->reserved : 1) - 1;
-		bx->pend = calloc(bx->pend_mask + 1, sizeof(*bx->pend));
+		bx->pend = rxb_calloc(bx->pend_mask + 1, sizeof(*bx->pend));
 		if (bx->pend == NULL)
-			return -ENOMEM;
+			return rxb_err_nomem(err, (bx->pend_mask + 1) * sizeof(*bx->pend),
+					     "rxbisect Bx %u: %u held notices", b,
+					     bx->pend_mask + 1);
 	}
 	return 0;
 }
 
-static int bisect_alloc_rings(struct rxb_bisect *bs)
+static int bisect_alloc_rings(struct rxb_bisect *bs, struct rxb_err *err)
 {
 	const struct rxb_bisect_config *cfg = &bs->cfg;
 	uint32_t prefetch = cfg->desc_prefetch ? cfg->desc_prefetch : RXB_DESC_PREFETCH_DEFAULT;
+	size_t ax_bytes = sizeof(*bs->ax) * cfg->n_ax, bx_bytes = sizeof(*bs->bx) * cfg->n_bx;
+	int rc = 0;
 
-	bs->ax = rxb_zalloc_aligned(sizeof(*bs->ax) * cfg->n_ax);
-	bs->bx = rxb_zalloc_aligned(sizeof(*bs->bx) * cfg->n_bx);
-	if (bs->ax == NULL || bs->bx == NULL)
-		return -ENOMEM;
-	for (uint32_t a = 0; a < cfg->n_ax; a++)
-		if (rxb_descring_init(&bs->ax[a].ring, cfg->ax_size, prefetch) != 0)
-			return -ENOMEM;
-	for (uint32_t b = 0; b < cfg->n_bx; b++)
-		if (rxb_cr_init(&bs->bx[b].cr, cfg->bx_size, sizeof(struct rxb_bx_entry)) != 0)
-			return -ENOMEM;
-	return 0;
+	bs->ax = rxb_zalloc_aligned(ax_bytes);
+	if (bs->ax == NULL)
+		return rxb_err_nomem(err, ax_bytes, "rxbisect: %u Ax rings", cfg->n_ax);
+	bs->bx = rxb_zalloc_aligned(bx_bytes);
+	if (bs->bx == NULL)
+		return rxb_err_nomem(err, bx_bytes, "rxbisect: %u Bx rings", cfg->n_bx);
+	for (uint32_t a = 0; rc == 0 && a < cfg->n_ax; a++)
+		rc = rxb_descring_init(&bs->ax[a].ring, cfg->ax_size, prefetch, "rxbisect Ax ring",
+				       err);
+	for (uint32_t b = 0; rc == 0 && b < cfg->n_bx; b++)
+		rc = rxb_cr_init(&bs->bx[b].cr, cfg->bx_size, sizeof(struct rxb_bx_entry),
+				 "rxbisect Bx ring", err);
+	return rc;
 }
 
 struct rxb_bisect *rxb_bisect_create(const struct rxb_bisect_config *cfg, struct rxb_err *err)
@@ -278,30 +296,31 @@ struct rxb_bisect *rxb_bisect_create(const struct rxb_bisect_config *cfg, struct
 	struct rxb_bisect *bs;
 	int rc;
 
-	if (bisect_validate_sizes(cfg, err) != 0 || bisect_validate_links(cfg, err) != 0)
-		return NULL;
-	bs = calloc(1, sizeof(*bs));
-	if (bs == NULL) {
-		rxb_err_set(err, "rxbisect: out of memory");
-		return NULL;
+	if (cfg == NULL) {
+		rxb_err_set(err, "rxbisect: the configuration is NULL");
+		return rxb_fail_null(-EINVAL);
 	}
+	rc = bisect_validate_sizes(cfg, err);
+	if (rc == 0)
+		rc = bisect_validate_links(cfg, err);
+	if (rc != 0)
+		return rxb_fail_null(rc);
+	bs = rxb_calloc(1, sizeof(*bs));
+	if (bs == NULL)
+		return rxb_fail_null(rxb_err_nomem(err, sizeof(*bs), "rxbisect"));
 	bs->cfg = *cfg;
 	bs->rng = cfg->seed * 0x9E3779B97F4A7C15ull + 1;
-	rc = bisect_alloc_rings(bs);
+	rc = bisect_alloc_rings(bs, err);
 	if (rc == 0)
 		rc = bisect_build_sets(bs, err);
 	/* Copied into the rings: the caller's arrays need not outlive us. */
 	bs->cfg.link = NULL;
 	bs->cfg.assoc = NULL;
 	bs->cfg.assoc_len = NULL;
-	if (rc != 0) {
-		if (rc == -ENOMEM)
-			rxb_err_set(err, "rxbisect: out of memory for %u Ax and %u Bx rings",
-				    cfg->n_ax, cfg->n_bx);
-		rxb_bisect_destroy(bs);
-		return NULL;
-	}
-	return bs;
+	if (rc == 0)
+		return bs;
+	rxb_bisect_destroy(bs);
+	return rxb_fail_null(rc);
 }
 
 void rxb_bisect_destroy(struct rxb_bisect *bs)
@@ -920,7 +939,7 @@ static int ax_census(struct rxb_bisect *bs, uint32_t a, struct rxb_census *c,
 	c->nic_held += ax->ring.nic.fetched - head;
 	*outstanding += head - ax->sw.reclaimed;
 	for (uint32_t i = head; bufs != NULL && i != tail; i++)
-		if (rxb_buflist_push(bufs, ax->ring.desc[i & ax->ring.mask]) != 0)
+		if (rxb_buflist_push(bufs, ax->ring.desc[i & ax->ring.mask], err) != 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -944,7 +963,7 @@ static int bx_census(struct rxb_bisect *bs, uint32_t b, struct rxb_census *c,
 		if (!(flags & BX_HAS_PKT))
 			continue;
 		c->in_entries++;
-		if (bufs != NULL && rxb_buflist_push(bufs, e->buf) != 0)
+		if (bufs != NULL && rxb_buflist_push(bufs, e->buf, err) != 0)
 			return -ENOMEM;
 	}
 	if (prod - bx->cr.sw.cons > bx->cr.size || foreign > bx->foreign_budget ||

@@ -100,43 +100,54 @@ static int shring_validate(const struct rxb_shring_config *cfg, struct rxb_err *
 	return rc == 0 ? shring_validate_batch(cfg, err) : rc;
 }
 
-static int shring_alloc(struct rxb_shring *sh)
+static int shring_alloc(struct rxb_shring *sh, struct rxb_err *err)
 {
 	const struct rxb_shring_config *cfg = &sh->cfg;
+	size_t g_bytes = sizeof(*sh->g) * sh->n_rings, c_bytes = sizeof(*sh->c) * cfg->n_cores;
+	int rc = 0;
 
-	sh->g = rxb_zalloc_aligned(sizeof(*sh->g) * sh->n_rings);
-	sh->c = rxb_zalloc_aligned(sizeof(*sh->c) * cfg->n_cores);
-	if (sh->g == NULL || sh->c == NULL)
-		return -ENOMEM;
-	for (uint32_t r = 0; r < sh->n_rings; r++) {
+	sh->g = rxb_zalloc_aligned(g_bytes);
+	if (sh->g == NULL)
+		return rxb_err_nomem(err, g_bytes, "shring: %u shared rings", sh->n_rings);
+	sh->c = rxb_zalloc_aligned(c_bytes);
+	if (sh->c == NULL)
+		return rxb_err_nomem(err, c_bytes, "shring: %u cores", cfg->n_cores);
+	for (uint32_t r = 0; rc == 0 && r < sh->n_rings; r++) {
 		struct rxb_shgroup *g = &sh->g[r];
 
 		g->first_core = r * cfg->share_degree;
 		g->rep.last = RXB_NONE;
 		g->batch = cfg->batch;
 		g->batch_shift = (uint32_t)__builtin_ctz(cfg->batch);
-		if (rxb_descring_init(&g->rx, cfg->ring_size, cfg->desc_prefetch) != 0 ||
-		    sh->ops->init(g) != 0)
-			return -ENOMEM;
+		rc = rxb_descring_init(&g->rx, cfg->ring_size, cfg->desc_prefetch,
+				       "shring shared ring", err);
+		if (rc == 0)
+			rc = sh->ops->init(g, err);
 	}
-	for (uint32_t c = 0; c < cfg->n_cores; c++) {
+	for (uint32_t c = 0; rc == 0 && c < cfg->n_cores; c++) {
 		sh->c[c].cur.desc = RXB_NONE;
 		sh->c[c].cur.fill = cfg->batch; /* no current descriptor */
-		if (rxb_cr_init(&sh->c[c].cr, cfg->cr_size, sizeof(struct rxb_cr_entry)) != 0)
-			return -ENOMEM;
+		rc = rxb_cr_init(&sh->c[c].cr, cfg->cr_size, sizeof(struct rxb_cr_entry), "shring CR",
+				 err);
 	}
-	return 0;
+	return rc;
 }
 
 struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct rxb_err *err)
 {
 	struct rxb_shring *sh;
+	int rc;
 
-	if (shring_validate(cfg, err) != 0)
-		return NULL;
-	sh = calloc(1, sizeof(*sh));
+	if (cfg == NULL) {
+		rxb_err_set(err, "shring: the configuration is NULL");
+		return rxb_fail_null(-EINVAL);
+	}
+	rc = shring_validate(cfg, err);
+	if (rc != 0)
+		return rxb_fail_null(rc);
+	sh = rxb_calloc(1, sizeof(*sh));
 	if (sh == NULL)
-		goto nomem;
+		return rxb_fail_null(rxb_err_nomem(err, sizeof(*sh), "shring"));
 	sh->cfg = *cfg;
 	if (sh->cfg.batch == 0)
 		sh->cfg.batch = 1;
@@ -150,13 +161,11 @@ struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct
 		  sh->cfg.batch > 1 ? &rxb_shring_batch_ops : &rxb_shring_list_ops;
 	sh->plain_cores = sh->cfg.batch > 1 ? 0 : cfg->n_cores;
 	sh->n_rings = cfg->n_cores / cfg->share_degree;
-	if (shring_alloc(sh) == 0)
+	rc = shring_alloc(sh, err);
+	if (rc == 0)
 		return sh;
-nomem:
 	rxb_shring_destroy(sh);
-	rxb_err_set(err, "shring: out of memory for %u rings of %u entries and %u CRs",
-		    cfg->n_cores / cfg->share_degree, cfg->ring_size, cfg->n_cores);
-	return NULL;
+	return rxb_fail_null(rc);
 }
 
 void rxb_shring_destroy(struct rxb_shring *sh)
@@ -459,13 +468,21 @@ void shring_publish_unlock(struct rxb_shgroup *g, struct rxb_sw_stats *s, uint32
 
 #define WORD_BITS 64u
 
-static int arr_init(struct rxb_shgroup *g)
+static int arr_init(struct rxb_shgroup *g, struct rxb_err *err)
 {
 	uint32_t words = (g->rx.size + WORD_BITS - 1) / WORD_BITS;
+	size_t bitmap_bytes = sizeof(*g->bitmap) * words;
+	size_t time_bytes = sizeof(*g->rel_time) * g->rx.size;
 
-	g->bitmap = rxb_zalloc_aligned(sizeof(*g->bitmap) * words);
-	g->rel_time = rxb_zalloc_aligned(sizeof(*g->rel_time) * g->rx.size);
-	return g->bitmap && g->rel_time ? 0 : -ENOMEM;
+	g->bitmap = rxb_zalloc_aligned(bitmap_bytes);
+	if (g->bitmap == NULL)
+		return rxb_err_nomem(err, bitmap_bytes, "shring release bitmap of %u descriptors",
+				     g->rx.size);
+	g->rel_time = rxb_zalloc_aligned(time_bytes);
+	if (g->rel_time == NULL)
+		return rxb_err_nomem(err, time_bytes, "shring release times of %u descriptors",
+				     g->rx.size);
+	return 0;
 }
 
 static void arr_fini(struct rxb_shgroup *g)
@@ -744,7 +761,7 @@ int shring_census_mark(struct rxb_shgroup *g, struct shring_census *sc, uint32_t
 	sc->c->posted += role == SHRING_ROLE_POSTED || role == SHRING_ROLE_RELEASED;
 	sc->c->nic_held += role == SHRING_ROLE_NIC_HELD || role == SHRING_ROLE_CURRENT;
 	sc->c->in_entries += role == SHRING_ROLE_UNREAD;
-	if (sc->bufs != NULL && rxb_buflist_push(sc->bufs, g->rx.desc[slot]) != 0)
+	if (sc->bufs != NULL && rxb_buflist_push(sc->bufs, g->rx.desc[slot], sc->err) != 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -858,12 +875,13 @@ static int group_census(struct rxb_shring *sh, uint32_t ring, struct shring_cens
 int rxb_shring_census(struct rxb_shring *sh, struct rxb_census *c, struct rxb_buflist *bufs,
 		      struct rxb_err *err)
 {
+	size_t slots = (size_t)sh->cfg.ring_size * sh->cfg.batch;
 	struct shring_census sc = { .c = c, .bufs = bufs, .err = err };
 	int rc = 0;
 
-	sc.role = malloc((size_t)sh->cfg.ring_size * sh->cfg.batch);
+	sc.role = rxb_malloc(slots);
 	if (sc.role == NULL)
-		return -ENOMEM;
+		return rxb_err_nomem(err, slots, "shring census of %zu buffer slots", slots);
 	for (uint32_t r = 0; rc == 0 && r < sh->n_rings; r++)
 		rc = group_census(sh, r, &sc);
 	for (uint32_t k = 0; rc == 0 && k < sh->cfg.n_cores; k++)

@@ -127,8 +127,8 @@ int shring_census_mark_slots(struct rxb_shgroup *g, struct shring_census *sc, ui
 struct shring_ops {
 	const char *name; /* for messages: "shring" (RxArr), "shring_list" */
 	/* Allocate the variant's state (g->batch is set; batched also
-	 * resizes desc[] to every buffer slot). */
-	int (*init)(struct rxb_shgroup *g);
+	 * resizes desc[] to every buffer slot): 0 or -ENOMEM with a message. */
+	int (*init)(struct rxb_shgroup *g, struct rxb_err *err);
 	void (*fini)(struct rxb_shgroup *g);
 	/* NIC: move up to n posted descriptors into the NIC's prefetch and
 	 * add the read transactions it took to *reads. Returns the count. */

@@ -26,13 +26,20 @@
 
 #include "shring_internal.h"
 
-static int list_init(struct rxb_shgroup *g)
+static int list_init(struct rxb_shgroup *g, struct rxb_err *err)
 {
-	g->next = rxb_zalloc_aligned(sizeof(*g->next) * g->rx.size);
-	g->fifo = rxb_zalloc_aligned(sizeof(*g->fifo) * g->rx.size);
+	size_t bytes = sizeof(uint32_t) * g->rx.size;
+
 	/* The list starts at descriptor 0 (the NIC's list-head register). */
 	g->nic.cursor = 0;
-	return g->next && g->fifo ? 0 : -ENOMEM;
+	g->next = rxb_zalloc_aligned(bytes);
+	if (g->next == NULL)
+		return rxb_err_nomem(err, bytes, "shring_list links of %u descriptors", g->rx.size);
+	g->fifo = rxb_zalloc_aligned(bytes);
+	if (g->fifo == NULL)
+		return rxb_err_nomem(err, bytes, "shring_list NIC prefetch list of %u descriptors",
+				     g->rx.size);
+	return 0;
 }
 
 static void list_fini(struct rxb_shgroup *g)
@@ -152,18 +159,19 @@ const struct shring_ops rxb_shring_list_ops = {
 
 /* desc[] grows to every buffer slot: slot k of descriptor x is
  * desc[x << batch_shift | k]. */
-static int batch_init(struct rxb_shgroup *g)
+static int batch_init(struct rxb_shgroup *g, struct rxb_err *err)
 {
 	uint32_t n = shring_n_slots(g);
-	rxb_buf_t *slots = rxb_zalloc_aligned(sizeof(*slots) * n);
+	size_t bytes = sizeof(rxb_buf_t) * n;
+	rxb_buf_t *slots = rxb_zalloc_aligned(bytes);
 
 	if (slots == NULL)
-		return -ENOMEM;
+		return rxb_err_nomem(err, bytes, "batched shring_list: %u buffer slots", n);
 	for (uint32_t i = 0; i < n; i++)
 		slots[i] = RXB_BUF_NONE;
 	rxb_free_aligned(g->rx.desc);
 	g->rx.desc = slots;
-	return list_init(g);
+	return list_init(g, err);
 }
 
 /* slots[] are buffer slots the core received and re-armed, in its CR's

@@ -32,6 +32,21 @@ static int spool_validate(const struct rxb_spool_config *cfg, struct rxb_err *er
 		rxb_err_set(err, "spool.mode = %d: must be none, basic or spp", (int)cfg->mode);
 		return -EINVAL;
 	}
+	/* none and spp give every port a privRing queue, basic a shared one
+	 * per basic_queues: at most RXB_MAX_CORES queues either way. */
+	if (cfg->mode != RXB_SPOOL_BASIC && cfg->n_ports > RXB_MAX_CORES) {
+		rxb_err_set(err, "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s "
+			    "(a queue per port)", cfg->n_ports, RXB_MAX_CORES,
+			    rxb_spool_mode_name[cfg->mode]);
+		return -EINVAL;
+	}
+	if (cfg->mode == RXB_SPOOL_BASIC &&
+	    (cfg->basic_queues > cfg->n_ports || cfg->basic_queues > RXB_MAX_CORES)) {
+		rxb_err_set(err, "spool.basic_queues = %u: must be at most spool.n_ports = %u "
+			    "and at most %u (0 = 1)", cfg->basic_queues, cfg->n_ports,
+			    RXB_MAX_CORES);
+		return -EINVAL;
+	}
 	if (cfg->mode != RXB_SPOOL_SPP)
 		return rxb_check_ring_size("spool.depth", cfg->depth, err);
 	if (rxb_check_ring_size("spool.high", cfg->high, err) != 0)
@@ -55,31 +70,38 @@ struct rxb_spool *rxb_spool_create(const struct rxb_spool_config *cfg, struct rx
 {
 	struct rxb_privring_config pc = { 0 };
 	struct rxb_spool *sp;
+	size_t bytes;
+	int rc;
 
-	if (spool_validate(cfg, err) != 0)
-		return NULL;
-	if (cfg->mode == RXB_SPOOL_BASIC && spool_n_queues_of(cfg) > cfg->n_ports) {
-		rxb_err_set(err, "spool.basic_queues = %u: must be at most spool.n_ports = %u",
-			    cfg->basic_queues, cfg->n_ports);
-		return NULL;
+	if (cfg == NULL) {
+		rxb_err_set(err, "spool: the configuration is NULL");
+		return rxb_fail_null(-EINVAL);
 	}
-	sp = calloc(1, sizeof(*sp));
-	if (sp == NULL) {
-		rxb_err_set(err, "spool: out of memory");
-		return NULL;
-	}
+	rc = spool_validate(cfg, err);
+	if (rc != 0)
+		return rxb_fail_null(rc);
+	sp = rxb_calloc(1, sizeof(*sp));
+	if (sp == NULL)
+		return rxb_fail_null(rxb_err_nomem(err, sizeof(*sp), "spool"));
 	sp->cfg = *cfg;
 	pc.n_queues = spool_n_queues_of(cfg);
 	pc.ring_size = cfg->mode == RXB_SPOOL_SPP ? cfg->high : cfg->depth;
 	pc.desc_prefetch = cfg->desc_prefetch;
 	sp->pr = rxb_privring_create(&pc, err);
-	sp->port_stats = rxb_zalloc_aligned(sizeof(*sp->port_stats) * cfg->n_ports);
-	if (sp->pr == NULL || sp->port_stats == NULL) {
-		rxb_spool_destroy(sp);
-		rxb_err_set(err, "spool: out of memory for %u ports", cfg->n_ports);
-		return NULL;
+	if (sp->pr == NULL) {
+		rc = -errno; /* err says why */
+		goto fail;
+	}
+	bytes = sizeof(*sp->port_stats) * cfg->n_ports;
+	sp->port_stats = rxb_zalloc_aligned(bytes);
+	if (sp->port_stats == NULL) {
+		rc = rxb_err_nomem(err, bytes, "spool: counters of %u ports", cfg->n_ports);
+		goto fail;
 	}
 	return sp;
+fail:
+	rxb_spool_destroy(sp);
+	return rxb_fail_null(rc);
 }
 
 void rxb_spool_destroy(struct rxb_spool *sp)

@@ -241,7 +241,7 @@ static void monitor(struct run *r)
 
 static void push_free(rxb_buf_t h, void *arg)
 {
-	rxb_buflist_push(arg, h);
+	rxb_buflist_push(arg, h, NULL);
 }
 
 static void check_end(struct run *r, int list)

@@ -14,7 +14,7 @@ static void cr_roundtrip(uint32_t size, uint32_t start, uint32_t rounds)
 	struct rxb_cr cr;
 	uint32_t written = 0, read = 0;
 
-	CHECK_EQ(rxb_cr_init(&cr, size, sizeof(struct rxb_cr_entry)), 0);
+	CHECK_EQ(rxb_cr_init(&cr, size, sizeof(struct rxb_cr_entry), "test CR", NULL), 0);
 	cr.nic.prod = start;
 	cr.nic.cons_seen = start;
 	cr.sw.cons = start;
@@ -63,7 +63,7 @@ static void test_cr_full_then_room_after_publish(void)
 {
 	struct rxb_cr cr;
 
-	rxb_cr_init(&cr, 4, sizeof(struct rxb_cr_entry));
+	rxb_cr_init(&cr, 4, sizeof(struct rxb_cr_entry), "test CR", NULL);
 	for (int i = 0; i < 4; i++) {
 		CHECK(rxb_cr_nic_has_room(&cr));
 		rxb_cr_nic_write(&cr, i, 1, i);
@@ -81,7 +81,7 @@ static void test_prefetch_reads_split_at_wrap(void)
 	struct rxb_descring r;
 	uint16_t reads = 0;
 
-	rxb_descring_init(&r, 16, 8);
+	rxb_descring_init(&r, 16, 8, "test ring", NULL);
 	rxb_descring_doorbell(&r, 16);
 	CHECK_EQ(rxb_descring_nic_fetch(&r, 12, &reads), 12);
 	CHECK_EQ(reads, 1);
@@ -110,9 +110,9 @@ static void test_buflist_unique(void)
 	struct rxb_err err;
 
 	for (rxb_buf_t b = 0; b < 5000; b++)
-		rxb_buflist_push(&l, b * 3);
+		rxb_buflist_push(&l, b * 3, NULL);
 	CHECK_EQ(rxb_buflist_check_unique(&l, "t", &err), 0);
-	rxb_buflist_push(&l, 300);
+	rxb_buflist_push(&l, 300, NULL);
 	CHECK(rxb_buflist_check_unique(&l, "t", &err) != 0);
 	CHECK(strstr(err.msg, "0x12c") != NULL);
 	rxb_buflist_fini(&l);

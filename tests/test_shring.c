@@ -78,7 +78,7 @@ static unsigned drain(struct rxb_shring *sh, uint32_t c, struct test_pool *tp, u
 
 static void push_free(rxb_buf_t h, void *arg)
 {
-	rxb_buflist_push(arg, h);
+	rxb_buflist_push(arg, h, NULL);
 }
 
 /* Census and conservation. With `full`, every buffer must also be in exactly
@@ -102,7 +102,7 @@ static int census_ok(struct rxb_shring *sh, struct test_pool *tp, const rxb_buf_
 		 tp->pool->cfg.n_bufs);
 	if (full) {
 		for (uint32_t i = 0; i < n_held; i++)
-			rxb_buflist_push(&l, held[i]);
+			rxb_buflist_push(&l, held[i], NULL);
 		rxb_pool_for_each_free(tp->pool, push_free, &l);
 		CHECK_EQ(l.n, tp->pool->cfg.n_bufs);
 		rc = rxb_buflist_check_unique(&l, "shring", &err);

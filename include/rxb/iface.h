@@ -77,7 +77,12 @@ struct rxb_iface_config {
 struct rxb_iface;
 
 /* Create the interface and post its initial buffers, core c's from
- * allocs[c] (n_cores endpoints). The allocators must outlive the interface. */
+ * allocs[c] (n_cores endpoints). The allocators must outlive the interface.
+ * NULL on failure with errno and err set (common.h): -EINVAL (this
+ * configuration or the design's, its message unchanged), -ENOMEM, or
+ * -ENOBUFS when the allocators cannot fill the rings (every buffer taken
+ * is given back). Destroying an interface does not give its posted buffers
+ * back: they belong to the caller's pool. */
 struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 				   const struct rxb_allocator *allocs, struct rxb_err *err);
 void rxb_iface_destroy(struct rxb_iface *i);

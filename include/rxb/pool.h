@@ -138,8 +138,8 @@ struct rxb_pool {
 };
 
 /* Build a pool with every handle in the shared pool and empty caches (as
- * DPDK starts), handle 0 on top. NULL on error with errno set (EINVAL with
- * a message naming the field, or ENOMEM). */
+ * DPDK starts), handle 0 on top. NULL on failure with errno and err set
+ * (common.h): -EINVAL naming the field, -ENOMEM naming the array. */
 struct rxb_pool *rxb_pool_create(const struct rxb_pool_config *cfg, struct rxb_err *err);
 void rxb_pool_destroy(struct rxb_pool *pool);
 

@@ -29,6 +29,8 @@ struct rxb_privring_config {
 
 struct rxb_privring;
 
+/* NULL on failure with errno and err set (common.h): -EINVAL naming the
+ * field, -ENOMEM naming what could not be allocated. */
 struct rxb_privring *rxb_privring_create(const struct rxb_privring_config *cfg,
 					 struct rxb_err *err);
 void rxb_privring_destroy(struct rxb_privring *pr);

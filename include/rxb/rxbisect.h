@@ -74,6 +74,9 @@ struct rxb_bisect_config {
 
 struct rxb_bisect;
 
+/* NULL on failure with errno and err set (common.h): -EINVAL naming the
+ * field (sizes, links, association sets, the notification invariant's
+ * |Bx| >= R(b)), -ENOMEM naming what could not be allocated. */
 struct rxb_bisect *rxb_bisect_create(const struct rxb_bisect_config *cfg, struct rxb_err *err);
 void rxb_bisect_destroy(struct rxb_bisect *bs);
 const struct rxb_bisect_config *rxb_bisect_config(const struct rxb_bisect *bs);

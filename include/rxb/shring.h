@@ -115,8 +115,8 @@ struct rxb_shring_config {
 
 struct rxb_shring;
 
-/* NULL on a configuration error (message naming the field in err) or when
- * out of memory. */
+/* NULL on failure with errno and err set (common.h): -EINVAL naming the
+ * field, -ENOMEM naming what could not be allocated. */
 struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct rxb_err *err);
 void rxb_shring_destroy(struct rxb_shring *sh);
 uint32_t rxb_shring_n_rings(const struct rxb_shring *sh);    /* n_cores / share_degree */

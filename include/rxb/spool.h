@@ -40,6 +40,9 @@ struct rxb_spool_config {
 
 struct rxb_spool;
 
+/* NULL on failure with errno and err set (common.h): -EINVAL naming the
+ * field (none and spp need n_ports <= RXB_MAX_CORES: a queue per port),
+ * -ENOMEM naming what could not be allocated. */
 struct rxb_spool *rxb_spool_create(const struct rxb_spool_config *cfg, struct rxb_err *err);
 void rxb_spool_destroy(struct rxb_spool *sp);
 uint32_t rxb_spool_n_queues(const struct rxb_spool *sp);
