@@ -24,19 +24,6 @@ const char *const rxb_arch_name[RXB_ARCHS] = {
 	[RXB_ARCH_SPOOL] = "spool",
 };
 
-int rxb_arch_from_name(const char *name, enum rxb_arch *arch, struct rxb_err *err)
-{
-	for (int a = 0; a < RXB_ARCHS; a++) {
-		if (strcmp(name, rxb_arch_name[a]) == 0) {
-			*arch = (enum rxb_arch)a;
-			return 0;
-		}
-	}
-	rxb_err_set(err, "arch.name = '%s': must be one of privring, small_privring, shring, "
-		    "shring_list, dyn_shring, rxbisect, spool", name);
-	return -EINVAL;
-}
-
 /* Dynamic shRing: both ring sets exist and stay primed; only one is steered
  * to. The NIC owns the switch point, each core its own drain. */
 struct dyn {

@@ -213,18 +213,28 @@ static void test_released_by_transmit(void)
 	test_pool_fini(&tp);
 }
 
-static void test_names_and_errors(void)
+/* The name tables the scenario parser uses: one name per enum value, in
+ * order, with the names the scenario keys spell. */
+static void test_names(void)
+{
+	static const char *const arch[RXB_ARCHS] = { "privring", "small_privring", "shring",
+						     "shring_list", "dyn_shring", "rxbisect",
+						     "spool" };
+	static const char *const policy[RXB_AX_POLICIES] = { "random", "round_robin",
+							     "most_available" };
+	static const char *const spool[RXB_SPOOL_MODES] = { "none", "basic", "spp" };
+
+	for (int k = 0; k < RXB_ARCHS; k++)
+		CHECK(strcmp(rxb_arch_name[k], arch[k]) == 0);
+	for (int k = 0; k < RXB_AX_POLICIES; k++)
+		CHECK(strcmp(rxb_ax_policy_name[k], policy[k]) == 0);
+	for (int k = 0; k < RXB_SPOOL_MODES; k++)
+		CHECK(strcmp(rxb_spool_mode_name[k], spool[k]) == 0);
+}
+
+static void test_errors(void)
 {
 	struct rxb_err err = { 0 };
-	enum rxb_arch a;
-
-	for (int k = 0; k < RXB_ARCHS; k++) {
-		CHECK_EQ(rxb_arch_from_name(rxb_arch_name[k], &a, &err), 0);
-		CHECK_EQ(a, k);
-	}
-	CHECK_EQ(rxb_arch_from_name("rxbissect", &a, &err), -EINVAL);
-	CHECK(strstr(err.msg, "arch.name") != NULL);
-
 	struct test_pool tp;
 	struct rxb_iface_config cfg = { .arch = RXB_ARCH_PRIVRING, .n_cores = 0 };
 	test_pool_init(&tp, 1024, CORES);
@@ -251,6 +261,7 @@ int main(void)
 	RUN(test_dyn_shring_switches_without_loss);
 	RUN(test_dyn_drain_keeps_old_packets);
 	RUN(test_released_by_transmit);
-	RUN(test_names_and_errors);
+	RUN(test_names);
+	RUN(test_errors);
 	return check_summary();
 }

@@ -39,9 +39,11 @@ enum rxb_arch {
 	RXB_ARCHS
 };
 /* "privring", "small_privring", "shring", "shring_list", "dyn_shring",
- * "rxbisect", "spool" — the names of the scenario key arch.name. */
+ * "rxbisect", "spool", in enum order: the values of the scenario key
+ * arch.name. The scenario parser reads the names from this table (as it
+ * does rxb_ax_policy_name[RXB_AX_POLICIES] and
+ * rxb_spool_mode_name[RXB_SPOOL_MODES]), so a name is defined once. */
 extern const char *const rxb_arch_name[RXB_ARCHS];
-int rxb_arch_from_name(const char *name, enum rxb_arch *arch, struct rxb_err *err);
 
 /* Defaults of the reference setup (evaluation.md §2.4). */
 #define RXB_DEFAULT_RX_SIZE 1024u

@@ -47,6 +47,8 @@ enum rxb_ax_policy {
 	RXB_AX_MOST_AVAILABLE, /* the associated Ax with most posted buffers */
 	RXB_AX_POLICIES
 };
+/* "random", "round_robin", "most_available", in enum order: the values of
+ * the scenario key arch.ax_policy (the parser reads them from here). */
 extern const char *const rxb_ax_policy_name[RXB_AX_POLICIES];
 
 struct rxb_bisect_config {

@@ -26,6 +26,8 @@ extern "C" {
 #endif
 
 enum rxb_spool_mode { RXB_SPOOL_NONE = 0, RXB_SPOOL_BASIC, RXB_SPOOL_SPP, RXB_SPOOL_MODES };
+/* "none", "basic", "spp", in enum order: the values of the scenario key
+ * arch.spool_mode (the parser reads them from here). */
 extern const char *const rxb_spool_mode_name[RXB_SPOOL_MODES];
 
 struct rxb_spool_config {
