@@ -26,6 +26,7 @@
 #include "rxb/common.h"
 #include "rxb/dynctl.h"
 #include "rxb/iface.h"
+#include "scenario.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,110 +35,21 @@ extern "C" {
 #define RXB_EMU_MAX_WORKERS 64u
 #define RXB_EMU_PATH_MAX 512u
 
-enum rxb_emu_source {
-	RXB_EMU_SRC_GEN = 0, /* net_ring fed by the generator lcore (emu/gen.h) */
-	RXB_EMU_SRC_PCAP,    /* net_pcap reading traffic.pcap */
-	RXB_EMU_SRC_NULL,    /* net_null: an endless stream of empty frames */
-	RXB_EMU_SRC_PORT,    /* an ethdev port the EAL probed (a real NIC) */
-};
-
 enum rxb_emu_out {
 	RXB_EMU_OUT_NULL = 0, /* net_null: transmitted packets are freed */
-	RXB_EMU_OUT_PCAP,     /* net_pcap writing emu.out_pcap */
+	RXB_EMU_OUT_PCAP,     /* net_pcap writing out_pcap */
 	RXB_EMU_OUT_PORT,     /* back out of the input port (real NIC) */
 	RXB_EMU_OUT_RING,     /* an rte_ring the caller passes (in-process tests) */
 };
 
-enum rxb_emu_rss {
-	RXB_EMU_RSS_AUTO = 0, /* the port's hash when a packet carries one, else software */
-	RXB_EMU_RSS_SW,       /* always Toeplitz in software (rxb_rss, Microsoft key) */
-};
-
-enum rxb_emu_assoc { RXB_EMU_ASSOC_ALL = 0, RXB_EMU_ASSOC_PER_NIC, RXB_EMU_ASSOC_GROUPS };
-
-enum rxb_emu_pattern {
-	RXB_EMU_PAT_CONSTANT = 0,
-	RXB_EMU_PAT_POISSON,
-	RXB_EMU_PAT_ONOFF,
-	RXB_EMU_PAT_TARGET,
-	RXB_EMU_PAT_TRACE,
-};
-
 struct rxb_emu_cfg {
-	/* arch */
-	enum rxb_arch arch;
-	bool emulated;
-	uint32_t rx_size;        /* 0 = design default */
-	uint32_t cr_size;
-	uint32_t ax_size, bx_size;
-	uint32_t share_degree;   /* 0 = cores of a NIC */
-	enum rxb_ax_policy ax_policy;
-	uint32_t association;    /* enum rxb_emu_assoc */
-	uint32_t groups;         /* association = groups: disjoint sets */
-	bool coalesce;
-	double coalesce_timeout_ns;
-	uint32_t batch;          /* packets per receive call, <= RXB_BURST_MAX */
-	uint32_t buffer_bytes;   /* data room after the DPDK headroom */
-	uint32_t alloc_cache;    /* per-lcore mempool cache */
-	uint32_t pool_buffers;   /* 0 = auto */
-	struct rxb_dynctl_config dyn;
-	double dyn_sample_ms;
-	/* arch spool: representor ports sharing a page pool (interfaces.md §6);
-	 * rx_size is the none/basic depth, system.nics basic's PF queues */
-	enum rxb_spool_mode spool_mode;
-	uint32_t spool_ports, spool_low, spool_high;
+	/* the scenario: every key of python/rxbisect/scenario_keys.toml, at the
+	 * emulator's defaults unless set; "auto" resolved by rxb_emu_cfg_check */
+	struct rxb_scn scn;
 
-	/* system */
-	uint32_t cores;          /* workers */
-	uint32_t nics;           /* queue groups of the one port */
-	uint8_t stalled[RXB_EMU_MAX_WORKERS];
-	double stall_at_ms, stall_for_ms;
-	uint8_t slow[RXB_EMU_MAX_WORKERS];
-	double slow_extra_ns;
-
-	/* traffic */
-	double rate_gbps;        /* per NIC, on the wire */
-	uint32_t packet_bytes;   /* frame incl. FCS */
-	enum rxb_emu_pattern pattern;
-	double target_share, target_rate_gbps;
-	uint32_t target_packet_bytes, target_core;
-	uint32_t burst_packets;
-	double burst_duty;
-	char pcap[RXB_EMU_PATH_MAX];
-	double pcap_speedup;
-	uint32_t flows;
-	bool zipf;               /* traffic.key_dist */
-	double zipf_s;
-
-	/* workload */
-	char nf[32];
-	uint32_t reads;
-	double buffer_mib;
-	int payload;             /* enum rxb_nf_payload */
-	uint32_t target_reads;
-	double compute_ns;
-	uint32_t nat_flows, lb_backends;
-	double kvs_put_share;
-	uint64_t kvs_keys;
-	uint32_t kvs_value_bytes;
-	uint32_t counter_slots;
-
-	/* run */
-	double duration_ms, warmup_ms, sample_ms;
-	uint64_t seed;
-	bool check_invariants;
-
-	/* emu */
-	enum rxb_emu_source source;
-	uint16_t port;           /* emu.port for source = port */
+	/* emu.out, parsed */
 	enum rxb_emu_out out;
 	char out_pcap[RXB_EMU_PATH_MAX];
-	enum rxb_emu_rss rss;
-	uint64_t packets;        /* stop the source after this many (0 = by time) */
-	double drain_ms;         /* longest wait for rings to empty at the end */
-	bool telemetry;
-	bool progress;           /* "progress <f>" lines on stderr */
-	bool sink;               /* workers free what they receive, no NF, no Tx (benchmarks) */
 	struct rte_ring *out_ring; /* RXB_EMU_OUT_RING: multi-producer ring */
 	/* Called once the run is over and checked, before its mempool goes:
 	 * the place to inspect (and free) what the output ring holds. */
@@ -154,8 +66,9 @@ void rxb_emu_cfg_defaults(struct rxb_emu_cfg *c);
 int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value,
 		    struct rxb_err *err);
 
-/* Cross-key rules and what this machine/build can do. 0 or -EINVAL. */
-int rxb_emu_cfg_check(const struct rxb_emu_cfg *c, struct rxb_err *err);
+/* Resolve "auto" (rxb_scn_resolve_arch), then check the cross-key rules and
+ * what this machine/build can do. 0 or -EINVAL. */
+int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err);
 
 /* Every key with its allowed values, one per line (for --help). */
 void rxb_emu_cfg_print_keys(FILE *f);
@@ -242,8 +155,9 @@ struct rxb_emu_result {
 /* Run one experiment. Returns 0 when the run completed (whatever the
  * conservation checks said: see res), or a negative errno with a message
  * (set-up failure). Requires the EAL to be initialised with at least
- * rxb_emu_lcores_needed() worker lcores. May be called again for another run. */
-int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err);
+ * rxb_emu_lcores_needed() worker lcores. Resolves c's "auto" values first
+ * (rxb_emu_cfg_check). May be called again for another run. */
+int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err);
 
 /* The result record of evaluation.md §4 on one line:
  * {"experiment": "emu", "arch", "params", "metrics", ...}. */

@@ -167,21 +167,21 @@ int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb
 		"\"lcores\": %u, \"tsc_hz\": %.0f}, ", model, rte_lcore_count(), hz);
 	fprintf(f, "\"params\": {\"system.cores\": %u, \"traffic.packet_bytes\": %u, "
 		"\"traffic.flows\": %u, \"bench_ms\": %g, \"emu.source\": \"null\", "
-		"\"emu.rss\": \"sw\"}, \"dispatch\": [", base->cores, base->packet_bytes, base->flows,
+		"\"emu.rss\": \"sw\"}, \"dispatch\": [", base->scn.system.cores, base->scn.traffic.packet_bytes, base->scn.traffic.flows,
 		ms);
 	for (size_t k = 0; k < RTE_DIM(bench_archs); k++) {
 		struct rxb_emu_cfg c = *base;
 
-		c.arch = bench_archs[k];
-		c.emulated = true;
-		c.duration_ms = ms;
-		c.warmup_ms = ms / 10;
-		c.telemetry = false;
-		c.progress = false;
+		c.scn.arch.name = bench_archs[k];
+		c.scn.arch.emulated = true;
+		c.scn.run.duration_ms = ms;
+		c.scn.run.warmup_ms = ms / 10;
+		c.scn.emu.telemetry = false;
+		c.scn.emu.progress = false;
 		rc = rxb_emu_run(&c, r, err);
 		if (rc != 0)
 			break;
-		fprintf(f, "%s{\"arch\": \"%s\", ", k ? ", " : "", rxb_arch_name[c.arch]);
+		fprintf(f, "%s{\"arch\": \"%s\", ", k ? ", " : "", rxb_arch_name[c.scn.arch.name]);
 		jnum(f, "achieved_mpps", r->emu_mpps, true);
 		jnum(f, "cycles_per_packet", r->emu_cycles_per_pkt, true);
 		jnum(f, "ns_per_packet", r->emu_cycles_per_pkt / hz * 1e9, true);

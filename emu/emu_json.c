@@ -10,10 +10,6 @@
 
 #include "emu.h"
 
-static const char *const pattern_name[] = { "constant", "poisson", "onoff", "target", "trace" };
-static const char *const source_name[] = { "gen", "pcap", "null", "port" };
-static const char *const payload_name[] = { "untouched", "read", "written" };
-static const char *const assoc_name[] = { "all", "per_nic", "groups" };
 
 static void num(FILE *f, const char *key, double v, bool comma)
 {
@@ -57,54 +53,53 @@ static void params(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_re
 	size_t off = 0;
 
 	fprintf(f, "\"params\": {");
-	str(f, "arch.name", rxb_arch_name[c->arch], true);
-	fprintf(f, "\"arch.emulated\": %s, ", c->emulated ? "true" : "false");
-	u64(f, "arch.rx_size", c->rx_size ? c->rx_size :
-	    c->arch == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE : RXB_DEFAULT_RX_SIZE, true);
-	u64(f, "arch.ax_size", c->ax_size ? c->ax_size : RXB_DEFAULT_AX_SIZE, true);
-	u64(f, "arch.bx_size", c->bx_size ? c->bx_size : RXB_DEFAULT_BX_SIZE, true);
-	u64(f, "arch.share_degree", c->share_degree ? c->share_degree : c->cores / c->nics, true);
-	str(f, "arch.association", assoc_name[c->association], true);
-	u64(f, "arch.batch", c->batch, true);
-	u64(f, "arch.buffer_bytes", c->buffer_bytes, true);
-	u64(f, "arch.alloc_cache", c->alloc_cache, true);
-	if (c->arch == RXB_ARCH_SPOOL) {
-		str(f, "arch.spool_mode", rxb_spool_mode_name[c->spool_mode], true);
-		u64(f, "arch.spool_ports", c->spool_ports, true);
-		u64(f, "arch.spool_low", c->spool_low, true);
-		u64(f, "arch.spool_high", c->spool_high, true);
+	str(f, "arch.name", rxb_arch_name[c->scn.arch.name], true);
+	fprintf(f, "\"arch.emulated\": %s, ", c->scn.arch.emulated ? "true" : "false");
+	u64(f, "arch.rx_size", c->scn.arch.rx_size ? c->scn.arch.rx_size :
+	    c->scn.arch.name == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE : RXB_DEFAULT_RX_SIZE, true);
+	u64(f, "arch.ax_size", c->scn.arch.ax_size ? c->scn.arch.ax_size : RXB_DEFAULT_AX_SIZE, true);
+	u64(f, "arch.bx_size", c->scn.arch.bx_size ? c->scn.arch.bx_size : RXB_DEFAULT_BX_SIZE, true);
+	u64(f, "arch.share_degree", c->scn.arch.share_degree, true);
+	str(f, "arch.association", rxb_assoc_name[c->scn.arch.association], true);
+	u64(f, "arch.batch", c->scn.arch.batch, true);
+	u64(f, "arch.buffer_bytes", c->scn.arch.buffer_bytes, true);
+	u64(f, "arch.alloc_cache", c->scn.arch.alloc_cache, true);
+	if (c->scn.arch.name == RXB_ARCH_SPOOL) {
+		str(f, "arch.spool_mode", rxb_spool_mode_name[c->scn.arch.spool_mode], true);
+		u64(f, "arch.spool_ports", c->scn.arch.spool_ports, true);
+		u64(f, "arch.spool_low", c->scn.arch.spool_low, true);
+		u64(f, "arch.spool_high", c->scn.arch.spool_high, true);
 	}
-	u64(f, "system.cores", c->cores, true);
-	u64(f, "system.nics", c->nics, true);
+	u64(f, "system.cores", c->scn.system.cores, true);
+	u64(f, "system.nics", c->scn.system.nics, true);
 	off += (size_t)snprintf(cores + off, sizeof(cores) - off, "[");
-	for (uint32_t w = 0; w < c->cores; w++)
-		if (c->stalled[w])
-			off += (size_t)snprintf(cores + off, sizeof(cores) - off, "%s%u",
-						off > 1 ? "," : "", w);
+	for (uint32_t i = 0; i < c->scn.system.stalled_cores.n && off < sizeof(cores); i++)
+		off += (size_t)snprintf(cores + off, sizeof(cores) - off, "%s%u", i ? "," : "",
+					c->scn.system.stalled_cores.v[i]);
 	snprintf(cores + off, sizeof(cores) - off, "]");
 	fprintf(f, "\"system.stalled_cores\": %s, ", cores);
-	num(f, "traffic.rate_gbps", c->rate_gbps, true);
-	u64(f, "traffic.packet_bytes", c->packet_bytes, true);
-	str(f, "traffic.pattern", pattern_name[c->pattern], true);
-	num(f, "traffic.target_share", c->target_share, true);
-	u64(f, "traffic.flows", c->flows, true);
-	str(f, "traffic.pcap", c->pcap, true);
-	str(f, "workload.nf", c->nf, true);
-	if (strcmp(c->nf, "synthetic") == 0) {
-		u64(f, "workload.reads", c->reads, true);
-		num(f, "workload.buffer_mib", c->buffer_mib, true);
-		str(f, "workload.payload", payload_name[c->payload], true);
+	num(f, "traffic.rate_gbps", c->scn.traffic.rate_gbps, true);
+	u64(f, "traffic.packet_bytes", c->scn.traffic.packet_bytes, true);
+	str(f, "traffic.pattern", rxb_pattern_name[c->scn.traffic.pattern], true);
+	num(f, "traffic.target_share", c->scn.traffic.target_share, true);
+	u64(f, "traffic.flows", c->scn.traffic.flows, true);
+	str(f, "traffic.pcap", c->scn.traffic.pcap, true);
+	str(f, "workload.nf", rxb_nf_kind_name[c->scn.workload.nf], true);
+	if (c->scn.workload.nf == RXB_NF_KIND_SYNTHETIC) {
+		u64(f, "workload.reads", c->scn.workload.reads, true);
+		num(f, "workload.buffer_mib", c->scn.workload.buffer_mib, true);
+		str(f, "workload.payload", rxb_payload_name[c->scn.workload.payload], true);
 	}
-	num(f, "workload.compute_ns", c->compute_ns, true);
-	num(f, "run.duration_ms", c->duration_ms, true);
-	num(f, "run.warmup_ms", c->warmup_ms, true);
-	u64(f, "run.seed", c->seed, true);
-	str(f, "emu.source", source_name[c->source], true);
+	num(f, "workload.compute_ns", c->scn.workload.compute_ns, true);
+	num(f, "run.duration_ms", c->scn.run.duration_ms, true);
+	num(f, "run.warmup_ms", c->scn.run.warmup_ms, true);
+	u64(f, "run.seed", c->scn.run.seed, true);
+	str(f, "emu.source", rxb_emu_source_name[c->scn.emu.source], true);
 	str(f, "emu.out", c->out == RXB_EMU_OUT_PCAP ? c->out_pcap :
 		c->out == RXB_EMU_OUT_PORT ? "port" : c->out == RXB_EMU_OUT_RING ? "ring" : "null",
 	    true);
-	str(f, "emu.rss", c->rss == RXB_EMU_RSS_SW ? "sw" : "auto", true);
-	u64(f, "emu.packets", c->packets, true);
+	str(f, "emu.rss", c->scn.emu.rss == RXB_EMU_RSS_SW ? "sw" : "auto", true);
+	u64(f, "emu.packets", c->scn.emu.packets, true);
 	u64(f, "derived.phys_queues", rxb_emu_phys_queues(c), true);
 	u64(f, "derived.phys_slots", r->phys_slots, true);
 	u64(f, "derived.virt_slots", r->virt_slots, true);
@@ -115,10 +110,10 @@ static void params(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_re
 
 void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
 {
-	double buf_mib = (double)c->buffer_bytes / 1048576.0;
+	double buf_mib = (double)c->scn.arch.buffer_bytes / 1048576.0;
 
 	fprintf(f, "{\"experiment\": \"emu\", ");
-	str(f, "arch", rxb_arch_name[c->arch], true);
+	str(f, "arch", rxb_arch_name[c->scn.arch.name], true);
 	params(f, c, r);
 	fprintf(f, "\"metrics\": {");
 	u64(f, "offered_packets", r->offered, true);
@@ -167,7 +162,7 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 		u64(f, "pool_exhausted", fails, true);
 	}
 	u64(f, "mode_switches", r->mode_switches, true);
-	if (c->arch == RXB_ARCH_DYN_SHRING) {
+	if (c->scn.arch.name == RXB_ARCH_DYN_SHRING) {
 		u64(f, "mode_switches_confirmed", r->mode_switches_confirmed, true);
 		str(f, "dyn_mode_end", r->dyn_mode_end, true);
 	}
@@ -179,10 +174,10 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 
 	/* The emulator core. */
 	fprintf(f, "\"emulator\": {");
-	num(f, "dispatch_mpps", c->emulated ? r->emu_mpps : NAN, true);
-	num(f, "cycles_per_packet", c->emulated ? r->emu_cycles_per_pkt : NAN, true);
-	num(f, "idle_share", c->emulated ? r->emu_idle_share : NAN, true);
-	num(f, "loaded_cycles_per_packet", c->emulated ? r->emu_loaded_cycles_per_pkt : NAN, true);
+	num(f, "dispatch_mpps", c->scn.arch.emulated ? r->emu_mpps : NAN, true);
+	num(f, "cycles_per_packet", c->scn.arch.emulated ? r->emu_cycles_per_pkt : NAN, true);
+	num(f, "idle_share", c->scn.arch.emulated ? r->emu_idle_share : NAN, true);
+	num(f, "loaded_cycles_per_packet", c->scn.arch.emulated ? r->emu_loaded_cycles_per_pkt : NAN, true);
 	u64(f, "loaded_packets", r->emu_loaded_pkts, true);
 	u64(f, "dispatched", r->emu_dispatched, true);
 	u64(f, "fetched", r->emu_fetched, true);
@@ -210,11 +205,11 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 		u64(f, "delivered", o->delivered, true);
 		drops(f, "drops", o->drops, true);
 		num(f, "occupancy_mean", o->occ_mean, true);
-		if (c->arch == RXB_ARCH_SPOOL) {
+		if (c->scn.arch.name == RXB_ARCH_SPOOL) {
 			/* per representor port: its queue's posted buffers × buffer
 			 * bytes (basic: the shared PF queue the port maps to) */
-			num(f, "memory_bytes_mean", o->posted_mean * c->buffer_bytes, true);
-			u64(f, "memory_bytes_max", o->posted_max * c->buffer_bytes, true);
+			num(f, "memory_bytes_mean", o->posted_mean * c->scn.arch.buffer_bytes, true);
+			u64(f, "memory_bytes_max", o->posted_max * c->scn.arch.buffer_bytes, true);
 		}
 		u64(f, "occupancy_max", o->occ_max, false);
 		fprintf(f, "}");

@@ -91,7 +91,7 @@ uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool ha
 
 uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
 {
-	switch (e->cfg->arch) {
+	switch (e->cfg->scn.arch.name) {
 	case RXB_ARCH_SHRING:
 	case RXB_ARCH_SHRING_LIST:
 		return core / e->share;
@@ -100,7 +100,7 @@ uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
 	case RXB_ARCH_RXBISECT:
 		return (uint32_t)((uint64_t)core * e->n_pq / e->cores);
 	case RXB_ARCH_SPOOL: /* "core" is a port here */
-		return e->cfg->spool_mode == RXB_SPOOL_BASIC ? core % e->n_pq : core;
+		return e->cfg->scn.arch.spool_mode == RXB_SPOOL_BASIC ? core % e->n_pq : core;
 	default:
 		return core;
 	}
@@ -199,12 +199,12 @@ static int deliver(struct emu *e, struct emu_pq *pq, struct emu_src *s,
 	case EMU_KIND_SPOOL: /* meta->dest is the port */
 		return rxb_spool_nic_deliver(e->sp, meta, d);
 	case EMU_KIND_SHARED:
-		if (e->cfg->arch == RXB_ARCH_DYN_SHRING && pq->set == e->applied_mode &&
+		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING && pq->set == e->applied_mode &&
 		    rxb_iface_dyn_mode(e->iface) != e->applied_mode)
 			return rxb_iface_deliver(e->iface, meta, d); /* publishes the switch */
 		return rxb_shring_nic_deliver(e->sh, meta, d);
 	default:
-		if (e->cfg->arch == RXB_ARCH_DYN_SHRING && pq->set == e->applied_mode &&
+		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING && pq->set == e->applied_mode &&
 		    rxb_iface_dyn_mode(e->iface) != e->applied_mode)
 			return rxb_iface_deliver(e->iface, meta, d);
 		return rxb_privring_nic_deliver(e->pr, meta, d);
@@ -234,7 +234,7 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		mt->epoch = epoch;
 		rxb_counter_add(&e->ns.ws_distinct, 1);
 	}
-	if (e->cfg->rss == RXB_EMU_RSS_AUTO && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) &&
+	if (e->cfg->scn.emu.rss == RXB_EMU_RSS_PORT && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) &&
 	    !e->kv_steer) {
 		hash = m->hash.rss;
 		rxb_counter_add(&e->ns.port_hash, 1);
@@ -253,7 +253,7 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		if (emu_pq_of_core(e, core, 0) != q) {
 			uint32_t per = (e->n_dest - q + e->n_pq - 1) / e->n_pq;
 
-			core = e->cfg->spool_mode == RXB_SPOOL_BASIC ? q + (hash % per) * e->n_pq : q;
+			core = e->cfg->scn.arch.spool_mode == RXB_SPOOL_BASIC ? q + (hash % per) * e->n_pq : q;
 			rxb_counter_add(&e->ns.steer_fixups, 1);
 		}
 	} else if (core - pq->core_first >= pq->core_n) {
@@ -262,7 +262,7 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		core = pq->core_first + hash % pq->core_n;
 		rxb_counter_add(&e->ns.steer_fixups, 1);
 	}
-	if (e->cfg->source != RXB_EMU_SRC_GEN)
+	if (e->cfg->scn.emu.source != RXB_EMU_SOURCE_GEN)
 		mt->t_arr = now;
 	rxb_counter_add(&e->ns.dma_bytes, rte_pktmbuf_pkt_len(m));
 
@@ -366,7 +366,7 @@ static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint3
 			return 0;
 	}
 	n = rte_eth_rx_burst(e->in_port, pq->qid, pkts, (uint16_t)want);
-	if (e->cfg->source == RXB_EMU_SRC_PCAP && n < want)
+	if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < want)
 		pq->eof = true;
 	for (unsigned i = 0; i < n; i++) {
 		if (i + 1 < n)
@@ -381,8 +381,8 @@ static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint3
 int emu_nic_main(void *arg)
 {
 	struct emu *e = arg;
-	const bool dyn = e->cfg->arch == RXB_ARCH_DYN_SHRING;
-	const bool coalesce = e->cfg->coalesce && e->bs != NULL;
+	const bool dyn = e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING;
+	const bool coalesce = e->cfg->scn.arch.coalesce && e->bs != NULL;
 	uint32_t epoch = atomic_load_explicit(&e->ws_epoch, memory_order_relaxed);
 	uint64_t last = rte_rdtsc(), idle_polls = 0;
 
@@ -441,7 +441,7 @@ int emu_nic_main(void *arg)
 		}
 		last = t;
 
-		if (e->cfg->source == RXB_EMU_SRC_PCAP && !atomic_load(&e->src_done)) {
+		if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && !atomic_load(&e->src_done)) {
 			bool all = true;
 
 			for (uint32_t q = 0; q < e->n_pq; q++)
@@ -453,7 +453,7 @@ int emu_nic_main(void *arg)
 			break;
 		if (atomic_load_explicit(&e->emu_stop, memory_order_acquire) &&
 		    !physical_busy(e, 0, false) &&
-		    (e->cfg->source != RXB_EMU_SRC_PORT || idle_polls > 1000))
+		    (e->cfg->scn.emu.source != RXB_EMU_SOURCE_PORT || idle_polls > 1000))
 			break;
 	}
 	/* Coalesced notices still held: write them now, so the owners refill

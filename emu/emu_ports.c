@@ -35,8 +35,8 @@ static int split_pcap(struct emu *e, struct rxb_err *err)
 		rxb_err_set(err, "emu.source = pcap: %u physical queues, at most 64", e->n_pq);
 		return -EINVAL;
 	}
-	if (rxb_pcap_open_read(&rd, c->pcap, msg, sizeof(msg)) != 0) {
-		rxb_err_set(err, "traffic.pcap = %s: %s", c->pcap, msg);
+	if (rxb_pcap_open_read(&rd, c->scn.traffic.pcap, msg, sizeof(msg)) != 0) {
+		rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, msg);
 		return -EINVAL;
 	}
 	for (uint32_t q = 0; q < e->n_pq; q++) {
@@ -63,7 +63,7 @@ static int split_pcap(struct emu *e, struct rxb_err *err)
 		}
 	}
 	if (got < 0) {
-		rxb_err_set(err, "traffic.pcap = %s: truncated or corrupt record", c->pcap);
+		rxb_err_set(err, "traffic.pcap = %s: truncated or corrupt record", c->scn.traffic.pcap);
 		rc = -EINVAL;
 	}
 done:
@@ -99,8 +99,8 @@ static int make_input(struct emu *e, struct rxb_err *err)
 	size_t off = 0;
 	int rc;
 
-	switch (c->source) {
-	case RXB_EMU_SRC_GEN: {
+	switch (c->scn.emu.source) {
+	case RXB_EMU_SOURCE_GEN: {
 		struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT], *tx[1];
 		char name[64];
 		int port;
@@ -132,7 +132,7 @@ static int make_input(struct emu *e, struct rxb_err *err)
 		e->in_vdev = true;
 		return 0;
 	}
-	case RXB_EMU_SRC_PCAP:
+	case RXB_EMU_SOURCE_PCAP:
 		if (e->n_pq > 1) {
 			rc = split_pcap(e, err);
 			if (rc != 0)
@@ -145,12 +145,12 @@ static int make_input(struct emu *e, struct rxb_err *err)
 			char msg[256];
 
 			/* Check it here: net_pcap's own message is a log line. */
-			if (rxb_pcap_open_read(&rd, c->pcap, msg, sizeof(msg)) != 0) {
-				rxb_err_set(err, "traffic.pcap = %s: %s", c->pcap, msg);
+			if (rxb_pcap_open_read(&rd, c->scn.traffic.pcap, msg, sizeof(msg)) != 0) {
+				rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, msg);
 				return -EINVAL;
 			}
 			rxb_pcap_close_read(&rd);
-			snprintf(args, sizeof(args), "rx_pcap=%s", c->pcap);
+			snprintf(args, sizeof(args), "rx_pcap=%s", c->scn.traffic.pcap);
 		}
 		if (off >= sizeof(args)) {
 			rxb_err_set(err, "emu.source = pcap: too many queue files");
@@ -160,20 +160,20 @@ static int make_input(struct emu *e, struct rxb_err *err)
 		e->in_vdev = true;
 		e->pmd_allocates = true;
 		return vdev_port(e, e->in_name, args, &e->in_port, err);
-	case RXB_EMU_SRC_NULL:
-		snprintf(args, sizeof(args), "size=%u", c->packet_bytes - 4);
+	case RXB_EMU_SOURCE_NULL:
+		snprintf(args, sizeof(args), "size=%u", c->scn.traffic.packet_bytes - 4);
 		snprintf(e->in_name, sizeof(e->in_name), "net_null_rxbi%u", e->run_id);
 		e->in_vdev = true;
 		e->pmd_allocates = true;
 		return vdev_port(e, e->in_name, args, &e->in_port, err);
 	default:
-		if (!rte_eth_dev_is_valid_port(c->port)) {
+		if (!rte_eth_dev_is_valid_port(c->scn.emu.port)) {
 			rxb_err_set(err, "emu.port = %u: no such ethdev port (the EAL found %u; a "
 				    "real NIC needs its PCI address or a vdev in --eal, and no "
-				    "--no-pci)", c->port, rte_eth_dev_count_avail());
+				    "--no-pci)", c->scn.emu.port, rte_eth_dev_count_avail());
 			return -ENODEV;
 		}
-		e->in_port = c->port;
+		e->in_port = c->scn.emu.port;
 		return 0;
 	}
 }
@@ -194,15 +194,15 @@ static int setup_input(struct emu *e, struct rxb_err *err)
 	}
 	if (info.max_rx_queues < e->n_pq) {
 		rxb_err_set(err, "emu.source = %s: port %u (%s) has %u Rx queues, arch.name = %s "
-			    "needs %u physical queues%s", c->source == RXB_EMU_SRC_PORT ? "port" : "vdev",
-			    e->in_port, info.driver_name, info.max_rx_queues, rxb_arch_name[c->arch],
-			    e->n_pq, c->arch <= RXB_ARCH_SMALL_PRIVRING ? " (one per worker)" : "");
+			    "needs %u physical queues%s", c->scn.emu.source == RXB_EMU_SOURCE_PORT ? "port" : "vdev",
+			    e->in_port, info.driver_name, info.max_rx_queues, rxb_arch_name[c->scn.arch.name],
+			    e->n_pq, c->scn.arch.name <= RXB_ARCH_SMALL_PRIVRING ? " (one per worker)" : "");
 		return -EINVAL;
 	}
 	nb_tx = c->out == RXB_EMU_OUT_PORT ? (uint16_t)e->cores : 1;
 	if (info.max_tx_queues < nb_tx)
 		nb_tx = info.max_tx_queues;
-	if (c->source == RXB_EMU_SRC_PORT && e->n_pq > 1) {
+	if (c->scn.emu.source == RXB_EMU_SOURCE_PORT && e->n_pq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
 						    RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
@@ -217,7 +217,7 @@ static int setup_input(struct emu *e, struct rxb_err *err)
 	}
 	for (uint32_t q = 0; q < e->n_pq; q++) {
 		uint16_t nd = (uint16_t)RTE_MIN(e->pq[q].cap, 32768u);
-		struct rte_mempool *mp = c->emulated ? e->pq[q].vpool : e->wpool;
+		struct rte_mempool *mp = c->scn.arch.emulated ? e->pq[q].vpool : e->wpool;
 
 		if (info.rx_desc_lim.nb_max != 0 && nd > info.rx_desc_lim.nb_max)
 			nd = info.rx_desc_lim.nb_max;
@@ -339,13 +339,13 @@ int emu_ports_start(struct emu *e, struct rxb_err *err)
 
 	if (rc != 0) {
 		rxb_err_set(err, "input port %u: start failed: %s%s", e->in_port, rte_strerror(-rc),
-			    e->cfg->emulated ? " (with an emulated arch the PMD draws its first "
+			    e->cfg->scn.arch.emulated ? " (with an emulated arch the PMD draws its first "
 					       "buffers from the virtual rings: rings too small for "
 					       "its descriptor count?)" : "");
 		return rc;
 	}
 	e->in_started = true;
-	if (e->cfg->source == RXB_EMU_SRC_PORT)
+	if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PORT)
 		rte_eth_promiscuous_enable(e->in_port);
 	if (e->out_port != e->in_port) {
 		rc = rte_eth_dev_start(e->out_port);

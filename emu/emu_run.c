@@ -44,13 +44,6 @@ static int meta_register(struct rxb_err *err)
 
 /* ------------------------------------------------------------ set-up */
 
-static uint32_t ring_size_of(const struct rxb_emu_cfg *c)
-{
-	if (c->rx_size != 0)
-		return c->rx_size;
-	return c->arch == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE : RXB_DEFAULT_RX_SIZE;
-}
-
 static uint32_t pow2_at_least(uint32_t v)
 {
 	uint32_t p = 1;
@@ -90,7 +83,7 @@ static void set_pq(struct emu *e, uint32_t q, uint32_t src_first, uint32_t src_n
 static int build_queues(struct emu *e)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
-	uint32_t rs = ring_size_of(c), ax = c->ax_size ? c->ax_size : RXB_DEFAULT_AX_SIZE;
+	uint32_t rs = c->scn.arch.rx_size, ax = c->scn.arch.ax_size;
 	uint32_t n = e->cores, rings = n / e->share;
 	int rc = 0;
 
@@ -100,12 +93,12 @@ static int build_queues(struct emu *e)
 			     RTE_CACHE_LINE_SIZE);
 	if (e->pq == NULL || e->src == NULL)
 		return -ENOMEM;
-	if (!c->emulated) {
+	if (!c->scn.arch.emulated) {
 		for (uint32_t q = 0; q < n; q++)
 			set_pq(e, q, 0, 0, rs, q, 1, 0);
 		return 0;
 	}
-	switch (c->arch) {
+	switch (c->scn.arch.name) {
 	case RXB_ARCH_PRIVRING:
 	case RXB_ARCH_SMALL_PRIVRING:
 		for (uint32_t q = 0; rc == 0 && q < n; q++) {
@@ -134,7 +127,7 @@ static int build_queues(struct emu *e)
 		/* One physical queue per library queue (a port's own, or one of
 		 * basic's shared PF queues), fed by that queue's Rx ring; its
 		 * packets may go to any port mapped to it. */
-		uint32_t cap = c->spool_mode == RXB_SPOOL_SPP ? c->spool_high : rs;
+		uint32_t cap = c->scn.arch.spool_mode == RXB_SPOOL_SPP ? c->scn.arch.spool_high : rs;
 
 		for (uint32_t q = 0; rc == 0 && q < e->n_pq; q++) {
 			set_pq(e, q, q, 1, cap, 0, e->n_dest, 0);
@@ -158,7 +151,7 @@ static int build_queues(struct emu *e)
 
 static int create_queues(struct emu *e, struct rxb_err *err)
 {
-	for (uint32_t q = 0; e->cfg->emulated && q < e->n_pq; q++) {
+	for (uint32_t q = 0; e->cfg->scn.arch.emulated && q < e->n_pq; q++) {
 		int rc = emu_pq_create(e, &e->pq[q], q);
 
 		if (rc != 0) {
@@ -175,15 +168,15 @@ static uint32_t pool_size(const struct emu *e)
 	const struct rxb_emu_cfg *c = e->cfg;
 	uint64_t n = 0;
 
-	if (c->pool_buffers != 0)
-		return c->pool_buffers;
-	if (!c->emulated)
-		n = (uint64_t)e->cores * ring_size_of(c);
+	if (c->scn.arch.pool_buffers != RXB_SCN_AUTO)
+		return c->scn.arch.pool_buffers;
+	if (!c->scn.arch.emulated)
+		n = (uint64_t)e->cores * c->scn.arch.rx_size;
 	for (uint32_t i = 0; i < e->n_src; i++)
 		n += e->src[i].size;
-	if (c->arch == RXB_ARCH_RXBISECT && c->emulated) /* to fill every Bx */
-		n += (uint64_t)e->cores * (c->bx_size ? c->bx_size : RXB_DEFAULT_BX_SIZE);
-	n += (uint64_t)rte_lcore_count() * c->alloc_cache * 3 / 2;
+	if (c->scn.arch.name == RXB_ARCH_RXBISECT && c->scn.arch.emulated) /* to fill every Bx */
+		n += (uint64_t)e->cores * c->scn.arch.bx_size;
+	n += (uint64_t)rte_lcore_count() * c->scn.arch.alloc_cache * 3 / 2;
 	if (c->out == RXB_EMU_OUT_RING && c->out_ring != NULL) /* it keeps what it gets */
 		n += rte_ring_free_count(c->out_ring);
 	n += (uint64_t)e->cores * RXB_BURST_MAX * 2 + 1024;
@@ -193,8 +186,8 @@ static uint32_t pool_size(const struct emu *e)
 static int make_pools(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
-	uint32_t n = pool_size(e), cache = c->alloc_cache;
-	uint16_t room = (uint16_t)(c->buffer_bytes + RTE_PKTMBUF_HEADROOM);
+	uint32_t n = pool_size(e), cache = c->scn.arch.alloc_cache;
+	uint16_t room = (uint16_t)(c->scn.arch.buffer_bytes + RTE_PKTMBUF_HEADROOM);
 	char name[RTE_MEMPOOL_NAMESIZE];
 
 	if (cache > RTE_MEMPOOL_CACHE_MAX_SIZE)
@@ -235,9 +228,9 @@ static int prefill(struct emu *e, struct rxb_err *err)
 	struct rxb_gen *gen;
 
 	rxb_gen_cfg_defaults(&g);
-	g.seed = e->cfg->seed;
-	g.n_flows = e->cfg->flows;
-	g.frame_size = (uint16_t)(e->cfg->packet_bytes - 4);
+	g.seed = e->cfg->scn.run.seed;
+	g.n_flows = e->cfg->scn.traffic.flows;
+	g.frame_size = (uint16_t)(e->cfg->scn.traffic.packet_bytes - 4);
 	g.stamp = false;
 	if (rxb_gen_create(&g, &gen, err) != 0)
 		return -EINVAL;
@@ -251,33 +244,7 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 	const struct rxb_emu_cfg *c = e->cfg;
 	struct rxb_iface_config ic;
 
-	memset(&ic, 0, sizeof(ic));
-	ic.arch = c->arch;
-	ic.n_cores = e->cores;
-	ic.rx_size = c->rx_size;
-	ic.cr_size = c->cr_size;
-	ic.share_degree = e->share;
-	ic.ax_size = c->ax_size;
-	ic.bx_size = c->bx_size;
-	ic.ax_policy = c->ax_policy;
-	ic.n_groups = c->arch == RXB_ARCH_RXBISECT ? e->n_pq : 0;
-	ic.coalesce = c->coalesce;
-	ic.coalesce_timeout = emu_ns_to_cyc(e, c->coalesce_timeout_ns);
-	ic.seed = c->seed;
-	if (c->arch == RXB_ARCH_SPOOL) { /* n_cores = the workers' allocators */
-		ic.spool.n_ports = c->spool_ports;
-		ic.spool.mode = c->spool_mode;
-		ic.spool.depth = ring_size_of(c);
-		ic.spool.basic_queues = c->nics;
-		ic.spool.low = c->spool_low;
-		ic.spool.high = c->spool_high;
-	}
-	if (c->arch == RXB_ARCH_DYN_SHRING) {
-		ic.dyn = c->dyn;
-		ic.dyn.sample_period = emu_ns_to_cyc(e, c->dyn_sample_ms * 1e6);
-		if (ic.dyn.sample_period == 0)
-			ic.dyn.sample_period = 1;
-	}
+	rxb_scn_iface_config(&c->scn, 0, (double)e->hz / 1e9, &ic);
 	e->iface = rxb_iface_create(&ic, e->allocs, err);
 	if (e->iface == NULL)
 		return -EINVAL;
@@ -312,49 +279,50 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 	if (e->w == NULL || e->allocs == NULL)
 		return -ENOMEM;
 	rxb_nf_cfg_defaults(&nc);
-	if (strcmp(c->nf, "l3fwd") == 0 || strcmp(c->nf, "synthetic") == 0) {
+	if (c->scn.workload.nf == RXB_NF_KIND_L3FWD || c->scn.workload.nf == RXB_NF_KIND_SYNTHETIC) {
 		rc = rxb_nf_lpm_create(&nc, socket, &e->lpm, err);
 		if (rc != 0)
 			return rc;
 	}
-	if (strcmp(c->nf, "counter") == 0) {
-		e->counters = rte_zmalloc("rxb_counters", sizeof(*e->counters) * c->counter_slots,
+	if (c->scn.workload.nf == RXB_NF_KIND_COUNTER) {
+		e->counters = rte_zmalloc("rxb_counters", sizeof(*e->counters) * c->scn.workload.counter_slots,
 					  RTE_CACHE_LINE_SIZE);
 		if (e->counters == NULL)
 			return -ENOMEM;
 	}
 	for (uint32_t w = 0; w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];
-		bool target = w % e->cpn == c->target_core;
-		uint64_t keys = c->kvs_keys / e->cores + 1;
+		bool target = w % e->cpn == c->scn.traffic.target_core;
+		uint64_t keys = c->scn.workload.kvs_keys / e->cores + 1;
 
 		wk->e = e;
 		wk->id = w;
 		wk->alloc.mp = e->wpool;
 		emu_alloc_endpoint(&wk->alloc, &e->allocs[w]);
-		wk->extra_cyc = emu_ns_to_cyc(e, c->compute_ns + (c->slow[w] ? c->slow_extra_ns : 0));
+		wk->extra_cyc = emu_ns_to_cyc(e, c->scn.workload.compute_ns + (rxb_scn_list_has(&c->scn.system.slow_cores, w) ?
+						    c->scn.system.slow_extra_ns : 0));
 		rxb_nf_cfg_defaults(&nc);
 		nc.instance = w;
-		nc.seed = c->seed * 7919 + w;
+		nc.seed = c->scn.run.seed * 7919 + w;
 		nc.lpm = e->lpm;
-		nc.nat.capacity = c->nat_flows;
-		nc.lb.capacity = RTE_MAX(c->flows, 1024u);
+		nc.nat.capacity = c->scn.workload.nat_flows;
+		nc.lb.capacity = RTE_MAX(c->scn.traffic.flows, 1024u);
 		if (nc.lb.capacity > RXB_NF_MAX_FLOWS)
 			nc.lb.capacity = RXB_NF_MAX_FLOWS;
-		nc.lb.n_backends = c->lb_backends;
-		nc.synth.buf_bytes = (uint64_t)(c->buffer_mib * 1048576.0);
+		nc.lb.n_backends = c->scn.workload.lb_backends;
+		nc.synth.buf_bytes = (uint64_t)(c->scn.workload.buffer_mib * 1048576.0);
 		if (nc.synth.buf_bytes < 64)
 			nc.synth.buf_bytes = 64;
-		nc.synth.reads = c->reads + (target ? c->target_reads : 0);
-		nc.synth.payload = (enum rxb_nf_payload)c->payload;
+		nc.synth.reads = c->scn.workload.reads + (target ? c->scn.workload.target_reads : 0);
+		nc.synth.payload = (enum rxb_nf_payload)c->scn.workload.payload;
 		/* One partition per worker; the value array is capacity x 1088
 		 * bytes, so it is capped to what -m 2048 can hold. */
 		nc.kvs.capacity = (uint32_t)RTE_MIN(keys + keys / 4 + 64, 131072ull);
 		nc.kvs.partition = w;
 		nc.kvs.n_partitions = e->cores;
-		nc.counter.n_counters = c->counter_slots;
+		nc.counter.n_counters = c->scn.workload.counter_slots;
 		nc.counter.shared = e->counters;
-		rc = rxb_nf_create(c->nf, &nc, socket, &wk->nf, err);
+		rc = rxb_nf_create(rxb_nf_kind_name[c->scn.workload.nf], &nc, socket, &wk->nf, err);
 		if (rc != 0)
 			return rc;
 	}
@@ -408,12 +376,12 @@ static uint64_t src_offered(struct emu *e, uint64_t *bytes)
 {
 	uint64_t n = 0, b = 0;
 
-	if (e->cfg->source == RXB_EMU_SRC_GEN) {
+	if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_GEN) {
 		for (uint32_t d = 0; d < e->n_dest; d++) {
 			n += rxb_counter_read(&e->d[d].offered);
 			b += rxb_counter_read(&e->d[d].bytes);
 		}
-	} else if (e->cfg->emulated) {
+	} else if (e->cfg->scn.arch.emulated) {
 		for (uint32_t q = 0; q < e->n_pq; q++)
 			n += rxb_counter_read(&e->pq[q].received);
 		b = rxb_counter_read(&e->ns.dma_bytes);
@@ -452,7 +420,7 @@ static void sample_occupancy(struct emu *e)
 	for (uint32_t d = 0; d < e->n_dest; d++) {
 		uint64_t o;
 
-		if (e->cfg->emulated)
+		if (e->cfg->scn.arch.emulated)
 			o = rxb_iface_occupancy(e->iface, d);
 		else
 			o = e->pq[d].wire ? rte_ring_count(e->pq[d].wire) : 0;
@@ -501,7 +469,7 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 		wk->ivl_read = n;
 		/* No receive call in a whole period: the core is wedged. */
 		if ((n == 0 || k == 0) ||
-		    rxb_dynctl_core_overloaded(buf, k, c->dyn.overload_stddev_over_median) == 1)
+		    rxb_dynctl_core_overloaded(buf, k, c->scn.arch.dyn_overload_factor) == 1)
 			s.overloaded_cores++;
 	}
 	dec = rxb_iface_dyn_sample(e->iface, &s);
@@ -549,7 +517,7 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 	const struct rxb_emu_cfg *c = e->cfg;
 	uint64_t phys_drops = 0, resid = wire_residual(e), received = 0, processed = 0;
 	struct rxb_census cs;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 
 	for (uint32_t d = 0; d < e->n_dest; d++)
 		for (int k = 0; k < RXB_DROP_CAUSES; k++) {
@@ -558,7 +526,7 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 			r->drops[k] += v;
 			phys_drops += v;
 		}
-	if (c->source == RXB_EMU_SRC_PORT) {
+	if (c->scn.emu.source == RXB_EMU_SOURCE_PORT) {
 		struct rte_eth_stats st;
 
 		if (rte_eth_stats_get(e->in_port, &st) == 0) {
@@ -575,9 +543,9 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 		r->tx_packets += rxb_counter_read(&e->w[w].st.tx);
 		r->tx_drops += rxb_counter_read(&e->w[w].st.tx_drops);
 	}
-	r->offered = src_offered(e, NULL) + (c->source == RXB_EMU_SRC_PORT ? phys_drops : 0);
+	r->offered = src_offered(e, NULL) + (c->scn.emu.source == RXB_EMU_SOURCE_PORT ? phys_drops : 0);
 	r->delivered = processed;
-	if (!c->emulated) {
+	if (!c->scn.arch.emulated) {
 		r->in_flight = resid + (received - processed);
 		r->packets_ok = r->offered == processed + phys_drops + r->in_flight;
 		if (!r->packets_ok)
@@ -624,13 +592,13 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 {
 	uint64_t in_use = rte_mempool_in_use_count(e->wpool), held = out_held(e);
 	struct rxb_census cs = { 0 };
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	rxb_buf_t bufs[EMU_FETCH_CHUNK];
 
 	r->pool_size = e->wpool->size;
 	r->out_ring_held = held;
 	r->buffers_ok = true;
-	if (e->cfg->emulated) {
+	if (e->cfg->scn.arch.emulated) {
 		uint64_t want;
 
 		rxb_iface_census(e->iface, &cs, &err);
@@ -673,9 +641,9 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 	 * so does each RxList's tail: the NIC never fetches that sentinel
 	 * descriptor (include/rxb/shring.h), so it is never handed back; it
 	 * goes away with the mempool. */
-	if (e->cfg->emulated) {
+	if (e->cfg->scn.arch.emulated) {
 		held += cs.in_entries;
-		if (e->cfg->arch == RXB_ARCH_SHRING_LIST)
+		if (e->cfg->scn.arch.name == RXB_ARCH_SHRING_LIST)
 			held += rxb_shring_n_rings(e->sh);
 	}
 	in_use = rte_mempool_in_use_count(e->wpool);
@@ -748,7 +716,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
 			o->drops[k] = rxb_counter_read(&e->d[d].drops[k]);
-		if (c->emulated) {
+		if (c->scn.arch.emulated) {
 			o->offered = emu_lib_nic(e, d, RXB_NIC_OFFERED);
 			o->delivered = emu_lib_nic(e, d, RXB_NIC_DELIVERED);
 			for (int k = 0; k < RXB_DROP_CAUSES; k++)
@@ -831,7 +799,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		r->desc_wait_us_max = (double)mx * 1e6 / (double)e->hz;
 		r->has_desc_wait = true;
 	}
-	if (c->arch == RXB_ARCH_DYN_SHRING && e->iface != NULL) {
+	if (c->scn.arch.name == RXB_ARCH_DYN_SHRING && e->iface != NULL) {
 		const struct rxb_dynctl *dc = rxb_iface_dynctl(e->iface);
 
 		/* Switches the NIC made; the controller confirms one only once
@@ -884,7 +852,7 @@ static int launch(struct emu *e, struct rxb_err *err)
 		if (k < e->cores) {
 			e->w[k].lcore = lcore;
 			rc = rte_eal_remote_launch(emu_worker_main, &e->w[k], lcore);
-		} else if (k == e->cores && e->cfg->emulated) {
+		} else if (k == e->cores && e->cfg->scn.arch.emulated) {
 			rc = rte_eal_remote_launch(emu_nic_main, e, lcore);
 		} else {
 			rc = rte_eal_remote_launch(emu_gen_main, e, lcore);
@@ -903,15 +871,15 @@ static bool all_done(struct emu *e)
 	for (uint32_t w = 0; w < e->cores; w++)
 		if (!atomic_load_explicit(&e->w[w].done, memory_order_acquire))
 			return false;
-	return !e->cfg->emulated || atomic_load(&e->emu_done);
+	return !e->cfg->scn.arch.emulated || atomic_load(&e->emu_done);
 }
 
 static void progress(struct emu *e, uint64_t now)
 {
 	double f = (double)(now - e->t_start) / (double)(e->t_stop - e->t_start);
 
-	if (e->cfg->packets != 0)
-		f = RTE_MAX(f, (double)src_offered(e, NULL) / (double)e->cfg->packets);
+	if (e->cfg->scn.emu.packets != 0)
+		f = RTE_MAX(f, (double)src_offered(e, NULL) / (double)e->cfg->scn.emu.packets);
 	fprintf(stderr, "progress %.3f\n", RTE_MIN(f, 1.0));
 	fflush(stderr);
 }
@@ -920,8 +888,8 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
 	uint64_t occ_every = e->hz / 1000, tel_every = e->hz / 10;
-	uint64_t dyn_every = emu_ns_to_cyc(e, c->dyn_sample_ms * 1e6);
-	uint64_t ws_every = emu_ns_to_cyc(e, c->sample_ms * 1e6);
+	uint64_t dyn_every = emu_ns_to_cyc(e, c->scn.arch.dyn_sample_ms * 1e6);
+	uint64_t ws_every = emu_ns_to_cyc(e, c->scn.run.sample_ms * 1e6);
 	uint64_t next_occ = e->t_start, next_tel = e->t_start + tel_every;
 	uint64_t next_dyn = e->t_start + dyn_every, next_ws = e->t_start + ws_every;
 	uint64_t next_prog = e->t_start + e->hz / 4;
@@ -947,7 +915,7 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 			atomic_fetch_add(&e->ws_epoch, 1);
 			next_ws = now + ws_every;
 		}
-		if (c->arch == RXB_ARCH_DYN_SHRING && now >= next_dyn) {
+		if (c->scn.arch.name == RXB_ARCH_DYN_SHRING && now >= next_dyn) {
 			take_snap(e, &now_s);
 			dyn_sample(e, &dyn_prev, &now_s);
 			dyn_prev = now_s;
@@ -967,11 +935,11 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 			tel_prev = now_s;
 			next_tel = now + tel_every;
 		}
-		if (c->progress && now >= next_prog) {
+		if (c->scn.emu.progress && now >= next_prog) {
 			progress(e, now);
 			next_prog = now + e->hz / 4;
 		}
-		if (!c->emulated && c->source == RXB_EMU_SRC_PCAP) {
+		if (!c->scn.arch.emulated && c->scn.emu.source == RXB_EMU_SOURCE_PCAP) {
 			bool all = true; /* the workers poll the trace queues themselves */
 
 			for (uint32_t q = 0; q < e->n_pq; q++)
@@ -988,7 +956,7 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 		*warm = *stop;
 }
 
-int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err)
+int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err)
 {
 	static uint32_t run_counter;
 	struct snap warm, stop;
@@ -1003,9 +971,9 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 	if (rte_lcore_count() - 1 < rxb_emu_lcores_needed(c)) {
 		rxb_err_set(err, "the EAL has %u lcores besides the main one, the run needs %u "
 			    "(%u workers%s%s): give more with --lcores in --eal",
-			    rte_lcore_count() - 1, rxb_emu_lcores_needed(c), c->cores,
-			    c->emulated ? " + the emulator" : "",
-			    c->source == RXB_EMU_SRC_GEN ? " + the generator" : "");
+			    rte_lcore_count() - 1, rxb_emu_lcores_needed(c), c->scn.system.cores,
+			    c->scn.arch.emulated ? " + the emulator" : "",
+			    c->scn.emu.source == RXB_EMU_SOURCE_GEN ? " + the generator" : "");
 		return -EINVAL;
 	}
 	if (meta_register(err) != 0 || emu_virt_register() != 0)
@@ -1018,23 +986,23 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 	e->cfg = c;
 	e->run_id = ++run_counter;
 	e->hz = rte_get_tsc_hz();
-	e->cores = c->cores;
-	e->cpn = c->cores / c->nics;
-	e->n_dest = c->cores;
-	if (c->arch == RXB_ARCH_SPOOL) /* dests are ports; one NIC's RETA spreads over them */
-		e->n_dest = e->cpn = c->spool_ports;
-	e->share = c->share_degree ? c->share_degree : e->cpn;
-	e->dmax = c->arch == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
-	e->kv_steer = strcmp(c->nf, "kvs") == 0;
-	e->dest_size = c->arch == RXB_ARCH_RXBISECT ? (c->bx_size ? c->bx_size : RXB_DEFAULT_BX_SIZE) :
-		       c->arch == RXB_ARCH_SPOOL && c->spool_mode == RXB_SPOOL_SPP ? c->spool_high :
-		       c->cr_size ? c->cr_size : ring_size_of(c);
+	e->cores = c->scn.system.cores;
+	e->cpn = c->scn.system.cores / c->scn.system.nics;
+	e->n_dest = c->scn.system.cores;
+	if (c->scn.arch.name == RXB_ARCH_SPOOL) /* dests are ports; one NIC's RETA spreads over them */
+		e->n_dest = e->cpn = c->scn.arch.spool_ports;
+	e->share = c->scn.arch.share_degree;
+	e->dmax = c->scn.arch.name == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
+	e->kv_steer = c->scn.workload.nf == RXB_NF_KIND_KVS;
+	e->dest_size = c->scn.arch.name == RXB_ARCH_RXBISECT ? c->scn.arch.bx_size :
+		       c->scn.arch.name == RXB_ARCH_SPOOL && c->scn.arch.spool_mode == RXB_SPOOL_SPP ? c->scn.arch.spool_high :
+		       c->scn.arch.cr_size;
 	e->applied_mode = RXB_DYN_PRIVATE;
 	{
 		uint64_t mbm;
 
 		e->has_mbm = emu_mbm_read(&mbm) == 0;
-		if (!e->has_mbm && c->arch == RXB_ARCH_DYN_SHRING)
+		if (!e->has_mbm && c->scn.arch.name == RXB_ARCH_DYN_SHRING)
 			fprintf(stderr, "note: no resctrl memory bandwidth monitoring on this machine: "
 				"the dynamic shRing controller gets the DMA write rate as its memory "
 				"bandwidth input\n");
@@ -1055,20 +1023,20 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 		rxb_err_set(err, "out of memory for the physical queues");
 	if (rc == 0)
 		rc = create_queues(e, err);
-	if (rc == 0 && c->source == RXB_EMU_SRC_NULL)
+	if (rc == 0 && c->scn.emu.source == RXB_EMU_SOURCE_NULL)
 		rc = prefill(e, err);
 	if (rc == 0)
 		rc = make_workers(e, err);
-	if (rc == 0 && c->emulated)
+	if (rc == 0 && c->scn.arch.emulated)
 		rc = make_iface(e, err);
-	if (rc == 0 && c->source == RXB_EMU_SRC_GEN)
+	if (rc == 0 && c->scn.emu.source == RXB_EMU_SOURCE_GEN)
 		rc = emu_gen_setup(e, err);
 	if (rc == 0)
 		rc = emu_ports_setup(e, err);
 	if (rc != 0)
 		goto fail;
 	/* The physical queues start full, as a driver's do. */
-	for (uint32_t q = 0; c->emulated && q < e->n_pq; q++)
+	for (uint32_t q = 0; c->scn.arch.emulated && q < e->n_pq; q++)
 		while (emu_refill(e, &e->pq[q], 0) != 0)
 			;
 	rc = emu_ports_start(e, err);
@@ -1076,16 +1044,16 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 		goto fail;
 
 	e->t_start = rte_rdtsc();
-	e->t_warm = e->t_start + emu_ns_to_cyc(e, c->warmup_ms * 1e6);
-	e->t_stop = e->t_start + emu_ns_to_cyc(e, c->duration_ms * 1e6);
+	e->t_warm = e->t_start + emu_ns_to_cyc(e, c->scn.run.warmup_ms * 1e6);
+	e->t_stop = e->t_start + emu_ns_to_cyc(e, c->scn.run.duration_ms * 1e6);
 	for (uint32_t w = 0; w < e->cores; w++)
-		if (c->stalled[w]) {
-			e->w[w].stall_from = e->t_start + emu_ns_to_cyc(e, c->stall_at_ms * 1e6) + 1;
-			e->w[w].stall_to = c->stall_for_ms > 0 ?
-					   e->w[w].stall_from + emu_ns_to_cyc(e, c->stall_for_ms * 1e6) :
+		if (rxb_scn_list_has(&c->scn.system.stalled_cores, w)) {
+			e->w[w].stall_from = e->t_start + emu_ns_to_cyc(e, c->scn.system.stall_at_ms * 1e6) + 1;
+			e->w[w].stall_to = c->scn.system.stall_for_ms > 0 ?
+					   e->w[w].stall_from + emu_ns_to_cyc(e, c->scn.system.stall_for_ms * 1e6) :
 					   0;
 		}
-	if (c->telemetry)
+	if (c->scn.emu.telemetry)
 		emu_telemetry_attach(e);
 	rc = launch(e, err);
 	if (rc != 0) {
@@ -1099,8 +1067,8 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 	/* Stop the source, let the emulator empty the physical side, then the
 	 * workers their rings. */
 	atomic_store(&e->gen_stop, 1);
-	deadline = rte_rdtsc() + emu_ns_to_cyc(e, c->drain_ms * 1e6);
-	if (c->source == RXB_EMU_SRC_GEN)
+	deadline = rte_rdtsc() + emu_ns_to_cyc(e, c->scn.emu.drain_ms * 1e6);
+	if (c->scn.emu.source == RXB_EMU_SOURCE_GEN)
 		while (!atomic_load(&e->src_done) && rte_rdtsc() < deadline)
 			usleep(100);
 	atomic_store(&e->src_done, 1);
@@ -1109,14 +1077,14 @@ int rxb_emu_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct 
 	while (!all_done(e)) {
 		if (rte_rdtsc() > deadline) {
 			fprintf(stderr, "warning: the rings did not drain within emu.drain_ms = %g ms; "
-				"stopping (packets left in flight are reported)\n", c->drain_ms);
+				"stopping (packets left in flight are reported)\n", c->scn.emu.drain_ms);
 			atomic_store(&e->quit, 1);
 			break;
 		}
 		usleep(200);
 	}
 	rte_eal_mp_wait_lcore();
-	if (c->telemetry)
+	if (c->scn.emu.telemetry)
 		emu_telemetry_detach();
 
 	check_packets(e, res);

@@ -32,7 +32,7 @@ static bool is_target_flow(void *arg, uint32_t flow, const struct rxb_gen_flow *
 	uint32_t core = emu_core_of(e, hash, f->dst_port, true);
 
 	(void)flow;
-	return core % e->cpn == e->cfg->target_core;
+	return core % e->cpn == e->cfg->scn.traffic.target_core;
 }
 
 static double wire_pps(double gbps, double frame_with_fcs)
@@ -44,18 +44,18 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
 	struct rxb_gen_cfg g;
-	double share = c->target_share, pps, avg;
-	uint32_t tpb = c->target_packet_bytes ? c->target_packet_bytes : c->packet_bytes;
+	double share = c->scn.traffic.target_share, pps, avg;
+	uint32_t tpb = c->scn.traffic.target_packet_bytes ? c->scn.traffic.target_packet_bytes : c->scn.traffic.packet_bytes;
 
 	rxb_gen_cfg_defaults(&g);
-	g.seed = c->seed;
-	g.n_flows = c->flows;
-	g.flow_dist = c->zipf ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
-	g.flow_zipf_s = c->zipf_s;
-	g.frame_size = (uint16_t)(c->packet_bytes - 4);
-	if (c->target_rate_gbps > 0) {
-		double tp = wire_pps(c->target_rate_gbps, tpb);
-		double op = wire_pps(c->rate_gbps - c->target_rate_gbps, c->packet_bytes);
+	g.seed = c->scn.run.seed;
+	g.n_flows = c->scn.traffic.flows;
+	g.flow_dist = c->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
+	g.flow_zipf_s = c->scn.traffic.zipf_s;
+	g.frame_size = (uint16_t)(c->scn.traffic.packet_bytes - 4);
+	if (c->scn.traffic.target_rate_gbps > 0) {
+		double tp = wire_pps(c->scn.traffic.target_rate_gbps, tpb);
+		double op = wire_pps(c->scn.traffic.rate_gbps - c->scn.traffic.target_rate_gbps, c->scn.traffic.packet_bytes);
 
 		share = tp / (tp + op);
 	}
@@ -63,35 +63,35 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 		g.target_share = share;
 		g.is_target = is_target_flow;
 		g.is_target_arg = e;
-		if (c->target_packet_bytes != 0)
-			g.target_frame_size = (uint16_t)(c->target_packet_bytes - 4);
+		if (c->scn.traffic.target_packet_bytes != 0)
+			g.target_frame_size = (uint16_t)(c->scn.traffic.target_packet_bytes - 4);
 	}
-	avg = share * (tpb + 20.0) + (1 - share) * (c->packet_bytes + 20.0) - 20.0;
-	if (strcmp(c->nf, "kvs") == 0) {
-		double put = c->kvs_put_share;
+	avg = share * (tpb + 20.0) + (1 - share) * (c->scn.traffic.packet_bytes + 20.0) - 20.0;
+	if (c->scn.workload.nf == RXB_NF_KIND_KVS) {
+		double put = c->scn.workload.kvs_put_share;
 
 		g.kv.enabled = true;
 		g.kv.get_ratio = 1.0 - put;
-		g.kv.n_keys = c->kvs_keys;
-		g.kv.dist = c->zipf ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
-		g.kv.zipf_s = c->zipf_s;
+		g.kv.n_keys = c->scn.workload.kvs_keys;
+		g.kv.dist = c->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
+		g.kv.zipf_s = c->scn.traffic.zipf_s;
 		g.kv.n_partitions = e->cores;
-		g.kv.val_len = (uint16_t)c->kvs_value_bytes;
-		avg = 14 + 20 + 8 + 4 + put * RXB_KV_MSG_LEN(c->kvs_value_bytes) +
+		g.kv.val_len = (uint16_t)c->scn.workload.kvs_value_bytes;
+		avg = 14 + 20 + 8 + 4 + put * RXB_KV_MSG_LEN(c->scn.workload.kvs_value_bytes) +
 		      (1 - put) * RXB_KV_MSG_LEN(0);
 	}
-	pps = (double)c->nics * wire_pps(c->rate_gbps, avg);
-	switch (c->pattern) {
-	case RXB_EMU_PAT_POISSON:
+	pps = (double)c->scn.system.nics * wire_pps(c->scn.traffic.rate_gbps, avg);
+	switch (c->scn.traffic.pattern) {
+	case RXB_PATTERN_POISSON:
 		g.pps = 0; /* paced here, exponential gaps */
 		break;
-	case RXB_EMU_PAT_ONOFF: {
-		double on_pps = pps / c->burst_duty;
-		double on_s = c->burst_packets / on_pps;
+	case RXB_PATTERN_ONOFF: {
+		double on_pps = pps / c->scn.traffic.burst_duty;
+		double on_s = c->scn.traffic.burst_packets / on_pps;
 
 		g.pps = on_pps;
-		g.burst_pkts = c->burst_packets;
-		g.burst_gap_ns = (uint64_t)(on_s * (1 - c->burst_duty) / c->burst_duty * 1e9);
+		g.burst_pkts = c->scn.traffic.burst_packets;
+		g.burst_gap_ns = (uint64_t)(on_s * (1 - c->scn.traffic.burst_duty) / c->scn.traffic.burst_duty * 1e9);
 		break;
 	}
 	default:
@@ -101,9 +101,9 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	e->gen_pps = pps;
 	if (rxb_gen_create(&g, &e->gen, err) != 0)
 		return -EINVAL;
-	if (rxb_gen_max_frame(e->gen) > c->buffer_bytes) {
+	if (rxb_gen_max_frame(e->gen) > c->scn.arch.buffer_bytes) {
 		rxb_err_set(err, "arch.buffer_bytes = %u: the generator's largest frame is %u bytes",
-			    c->buffer_bytes, rxb_gen_max_frame(e->gen));
+			    c->scn.arch.buffer_bytes, rxb_gen_max_frame(e->gen));
 		return -EINVAL;
 	}
 	return 0;
@@ -171,7 +171,7 @@ static void count_drop(struct emu *e, struct gen_ctx *x, uint32_t core, uint64_t
 {
 	enum rxb_drop_cause cause = emu_nodesc_cause(e);
 
-	if (e->cfg->emulated) {
+	if (e->cfg->scn.arch.emulated) {
 		uint64_t loops = rxb_counter_read(&e->ns.loops);
 
 		if (loops != x->emu_loops) {
@@ -244,7 +244,7 @@ static void burst_copy(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t no
 
 		rxb_counter_add(&e->d[core].offered, 1);
 		rxb_counter_add(&e->d[core].bytes, s->pkt_len);
-		if (e->cfg->emulated) {
+		if (e->cfg->scn.arch.emulated) {
 			if (emu_pq_take(pq, &m, 1) == 0)
 				rte_pktmbuf_reset(m);
 			else
@@ -263,7 +263,7 @@ static void burst_copy(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t no
 		m->tx_offload = s->tx_offload;
 		mark(e, m, hash);
 		x->out[q * EMU_BURST + x->n_out[q]++] = m;
-		if (!e->cfg->emulated)
+		if (!e->cfg->scn.arch.emulated)
 			x->room[q]--;
 	}
 	for (uint32_t q = 0; q < e->n_pq; q++) {
@@ -279,8 +279,8 @@ int emu_gen_main(void *arg)
 {
 	struct emu *e = arg;
 	const struct rxb_emu_cfg *c = e->cfg;
-	const bool direct = c->emulated && e->n_pq == 1;
-	const bool dyn = c->arch == RXB_ARCH_DYN_SHRING;
+	const bool direct = c->scn.arch.emulated && e->n_pq == 1;
+	const bool dyn = c->scn.arch.name == RXB_ARCH_DYN_SHRING;
 	struct gen_ctx x;
 	struct pois pois = { 0 };
 	uint64_t offered = 0;
@@ -296,14 +296,14 @@ int emu_gen_main(void *arg)
 		goto out;
 	}
 	pois.period = (double)e->hz / e->gen_pps;
-	sim_rng_seed(&pois.rng, c->seed ^ 0x9e3779b97f4a7c15ull, 0);
+	sim_rng_seed(&pois.rng, c->scn.run.seed ^ 0x9e3779b97f4a7c15ull, 0);
 
 	while (!atomic_load_explicit(&e->gen_stop, memory_order_relaxed) &&
 	       !atomic_load_explicit(&e->quit, memory_order_relaxed)) {
 		uint64_t now = rte_rdtsc();
 		unsigned n;
 
-		if (c->packets != 0 && offered >= c->packets)
+		if (c->scn.emu.packets != 0 && offered >= c->scn.emu.packets)
 			break;
 		if (dyn) {
 			uint32_t cm = atomic_load_explicit(&e->ctl_mode, memory_order_relaxed);
@@ -315,15 +315,15 @@ int emu_gen_main(void *arg)
 				atomic_store_explicit(&e->gen_mode, mode, memory_order_release);
 			}
 		}
-		n = c->pattern == RXB_EMU_PAT_POISSON ? pois_due(&pois, now, EMU_BURST, &e->gen_late) :
+		n = c->scn.traffic.pattern == RXB_PATTERN_POISSON ? pois_due(&pois, now, EMU_BURST, &e->gen_late) :
 							rxb_gen_due(e->gen, now, EMU_BURST);
-		if (c->packets != 0 && n > c->packets - offered)
-			n = (unsigned)(c->packets - offered);
+		if (c->scn.emu.packets != 0 && n > c->scn.emu.packets - offered)
+			n = (unsigned)(c->scn.emu.packets - offered);
 		if (n == 0) {
 			rte_pause();
 			continue;
 		}
-		if (!c->emulated)
+		if (!c->scn.arch.emulated)
 			for (uint32_t q = 0; q < e->n_pq; q++)
 				x.room[q] = rte_ring_free_count(e->pq[q].wire);
 		if (direct)

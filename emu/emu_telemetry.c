@@ -37,8 +37,8 @@ static int tel_emulator(const char *cmd, const char *params, struct rte_tel_data
 		return 0;
 	}
 	rte_tel_data_add_dict_string(d, "state", atomic_load(&e->drain) ? "draining" : "running");
-	rte_tel_data_add_dict_string(d, "arch", rxb_arch_name[e->cfg->arch]);
-	rte_tel_data_add_dict_int(d, "emulated", e->cfg->emulated);
+	rte_tel_data_add_dict_string(d, "arch", rxb_arch_name[e->cfg->scn.arch.name]);
+	rte_tel_data_add_dict_int(d, "emulated", e->cfg->scn.arch.emulated);
 	rte_tel_data_add_dict_u64(d, "workers", e->cores);
 	rte_tel_data_add_dict_u64(d, "phys_queues", e->n_pq);
 	rte_tel_data_add_dict_u64(d, "dispatched", rxb_counter_read(&e->ns.dispatched));
@@ -117,7 +117,7 @@ static int tel_rings(const char *cmd, const char *params, struct rte_tel_data *d
 		if (c == NULL)
 			break;
 		rte_tel_data_start_dict(c);
-		if (e->cfg->emulated) {
+		if (e->cfg->scn.arch.emulated) {
 			rte_tel_data_add_dict_u64(c, "offered", emu_lib_nic(e, r, RXB_NIC_OFFERED));
 			rte_tel_data_add_dict_u64(c, "delivered", emu_lib_nic(e, r, RXB_NIC_DELIVERED));
 			rte_tel_data_add_dict_u64(c, "occupancy", rxb_iface_occupancy(e->iface, r));
@@ -131,7 +131,7 @@ static int tel_rings(const char *cmd, const char *params, struct rte_tel_data *d
 		for (int k = 0; k < RXB_DROP_CAUSES; k++) {
 			uint64_t v = rxb_counter_read(&e->d[r].drops[k]);
 
-			if (e->cfg->emulated)
+			if (e->cfg->scn.arch.emulated)
 				v += emu_lib_nic(e, r, RXB_NIC_DROP_FIRST + k);
 			rte_tel_data_add_dict_u64(c, rxb_drop_cause_name[k], v);
 		}

@@ -121,14 +121,14 @@ static bool drained(struct emu *e, struct emu_worker *w)
 				return false;
 		return true;
 	}
-	if (e->cfg->emulated)
+	if (e->cfg->scn.arch.emulated)
 		return atomic_load_explicit(&e->emu_done, memory_order_acquire) &&
 		       rxb_iface_occupancy(e->iface, w->id) == 0;
 	if (!atomic_load_explicit(&e->src_done, memory_order_acquire))
 		return false;
 	if (e->pq[w->id].wire != NULL)
 		return rte_ring_count(e->pq[w->id].wire) == 0;
-	return e->cfg->source != RXB_EMU_SRC_PCAP || e->pq[w->id].eof;
+	return e->cfg->scn.emu.source != RXB_EMU_SOURCE_PCAP || e->pq[w->id].eof;
 }
 
 static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf **mb,
@@ -137,9 +137,9 @@ static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t t;
 
-		if (e->cfg->source == RXB_EMU_SRC_GEN)
+		if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_GEN)
 			t = rxb_stamp_read_mbuf(mb[i]);
-		else if (e->cfg->emulated)
+		else if (e->cfg->scn.arch.emulated)
 			t = emu_meta(mb[i])->t_arr;
 		else
 			t = 0;
@@ -153,8 +153,8 @@ int emu_worker_main(void *arg)
 	struct emu_worker *w = arg;
 	struct emu *e = w->e;
 	const struct rxb_emu_cfg *cfg = e->cfg;
-	const bool native = !cfg->emulated, dyn = cfg->arch == RXB_ARCH_DYN_SHRING;
-	const unsigned batch = cfg->batch;
+	const bool native = !cfg->scn.arch.emulated, dyn = cfg->scn.arch.name == RXB_ARCH_DYN_SHRING;
+	const unsigned batch = cfg->scn.arch.batch;
 	struct rxb_pkt pkts[RXB_BURST_MAX];
 	struct rte_mbuf *mb[RXB_BURST_MAX];
 	rxb_buf_t fr[RXB_BURST_MAX];
@@ -193,7 +193,7 @@ int emu_worker_main(void *arg)
 		}
 		if (native) {
 			n = rte_eth_rx_burst(e->in_port, e->pq[w->id].qid, mb, (uint16_t)batch);
-			if (cfg->source == RXB_EMU_SRC_PCAP && n < batch)
+			if (cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < batch)
 				e->pq[w->id].eof = true;
 		} else {
 			n = rxb_iface_rx(e->iface, rq, pkts, batch, t0);
@@ -228,7 +228,7 @@ polled:
 		for (unsigned i = 0; i < n; i++)
 			bytes += rte_pktmbuf_pkt_len(mb[i]);
 
-		kept = cfg->sink ? 0 : rxb_nf_process(w->nf, mb, (uint16_t)n);
+		kept = cfg->scn.emu.sink ? 0 : rxb_nf_process(w->nf, mb, (uint16_t)n);
 		if (w->extra_cyc != 0) {
 			uint64_t until = rte_rdtsc() + w->extra_cyc * n;
 

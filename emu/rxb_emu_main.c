@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	char *eal_argv[MAX_EAL_ARGS + 16];
 	struct rxb_emu_cfg cfg;
 	struct rxb_emu_result *res;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	bool bench = false, user_eal = false, cores_set = false;
 	double bench_ms = 300;
 	int eal_argc = 0, rc;
@@ -195,11 +195,11 @@ int main(int argc, char **argv)
 		if (!cores_set) {
 			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-			cfg.cores = (uint32_t)RTE_MAX(1L, RTE_MIN(ncpu - 1, 8L));
+			cfg.scn.system.cores = (uint32_t)RTE_MAX(1L, RTE_MIN(ncpu - 1, 8L));
 		}
-		cfg.source = RXB_EMU_SRC_NULL;
-		cfg.rss = RXB_EMU_RSS_SW;
-		cfg.sink = true;
+		cfg.scn.emu.source = RXB_EMU_SOURCE_NULL;
+		cfg.scn.emu.rss = RXB_EMU_RSS_SW;
+		cfg.scn.emu.sink = true;
 	}
 	if (rxb_emu_cfg_check(&cfg, &err) != 0)
 		return fail_cfg(err.msg);
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 	if (!has_opt(eal_argv, eal_argc, lcore_opts)) {
 		unsigned need = 1 + rxb_emu_lcores_needed(&cfg);
 
-		lcore_map(lcores, sizeof(lcores), need, cfg.emulated ? cfg.cores + 1 : 0);
+		lcore_map(lcores, sizeof(lcores), need, cfg.scn.arch.emulated ? cfg.scn.system.cores + 1 : 0);
 		eal_argv[eal_argc++] = lcores;
 	}
 	if (!has_opt(eal_argv, eal_argc, prefix_opts)) {
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 			eal_argv[eal_argc++] = "2048";
 		}
 	}
-	if (!has_opt(eal_argv, eal_argc, pci_opts) && cfg.source != RXB_EMU_SRC_PORT)
+	if (!has_opt(eal_argv, eal_argc, pci_opts) && cfg.scn.emu.source != RXB_EMU_SOURCE_PORT)
 		eal_argv[eal_argc++] = "--no-pci";
 	if (!user_eal)
 		eal_argv[eal_argc++] = "--log-level=*:warning";
@@ -241,13 +241,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	emu_telemetry_register();
-	if (cfg.telemetry && !bench) {
+	if (cfg.scn.emu.telemetry && !bench) {
 		const char *dir = rte_eal_get_runtime_dir(), *p = strrchr(dir, '/');
 
 		fprintf(stderr, "telemetry: %s/dpdk_telemetry.v2 (dpdk-telemetry.py -f %s)\n", dir,
 			p ? p + 1 : dir);
 	}
-	if (cfg.source == RXB_EMU_SRC_PORT && rte_eth_dev_count_avail() == 0)
+	if (cfg.scn.emu.source == RXB_EMU_SOURCE_PORT && rte_eth_dev_count_avail() == 0)
 		fprintf(stderr, "warning: no ethdev port was probed: this machine has no NIC DPDK "
 			"can drive (or --eal lacks its PCI address)\n");
 

@@ -46,7 +46,7 @@ static void *xcalloc(size_t n, size_t sz)
 
 	if (p == NULL) {
 		fprintf(stderr, "error: out of memory (%zu x %zu bytes)\n", n, sz);
-		exit(1);
+		exit(SIM_EXIT_NOMEM);
 	}
 	return p;
 }
@@ -62,7 +62,7 @@ static inline void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
 
 uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
 {
-	uint32_t mlp = s->cfg->mlp, inwave = 0;
+	uint32_t mlp = s->cfg->scn.system.mlp, inwave = 0;
 	uint64_t total = 0, wmax = 0, rd = 0, wr = 0, dlat;
 
 	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
@@ -110,7 +110,7 @@ static inline uint32_t pkt_hash(const struct sim *s, const struct sim_pkt *p)
 static inline uint32_t steer_local(const struct sim *s, const struct nic *n, uint32_t h)
 {
 	if (s->arch == RXB_ARCH_SPOOL)
-		return (uint32_t)(((uint64_t)h * s->cfg->spool_ports) >> 32);
+		return (uint32_t)(((uint64_t)h * s->cfg->scn.arch.spool_ports) >> 32);
 	return rxb_reta_lookup(&n->reta, h);
 }
 
@@ -260,7 +260,7 @@ static uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t 
 	const struct sim_cfg *cfg = s->cfg;
 	struct sim_llc_range r = { 0 };
 	uint64_t wr_lines, up, down, start, vis, dlat;
-	bool missed, ddio = cfg->ddio_ways > 0;
+	bool missed, ddio = cfg->scn.system.ddio_ways > 0;
 
 	if (ddio) {
 		sim_llc_access_range(&s->llc, n->cls_wr, SIM_LLC_WR, addr, dma, &r);
@@ -341,7 +341,7 @@ static uint32_t phys_queue(const struct sim *s, uint32_t dest, const struct nic 
 	switch (s->arch) {
 	case RXB_ARCH_SHRING:
 	case RXB_ARCH_SHRING_LIST:
-		return dest / s->cfg->share_degree;
+		return dest / s->cfg->scn.arch.share_degree;
 	case RXB_ARCH_RXBISECT:
 		return n->id;
 	default:
@@ -368,10 +368,10 @@ static void emu_phys_packet(struct sim *s, struct nic *n, const struct sim_pkt *
 	f->head = (f->head + 1) % f->cap;
 	f->n--;
 	cnt = s->cq_w[s->nrings + pq];
-	vis = dma_complete(s, n, t, pa + s->cfg->headroom_bytes, dma, NULL, 0, 1, 0, 0,
+	vis = dma_complete(s, n, t, pa + s->cfg->scn.arch.headroom_bytes, dma, NULL, 0, 1, 0, 0,
 			   s->pcq_base + pq * s->cq_ring_bytes, &cnt);
 	s->cq_w[s->nrings + pq] = cnt;
-	ws_mark(s, (pa - s->pool_base) / s->cfg->buffer_bytes);
+	ws_mark(s, (pa - s->pool_base) / s->cfg->scn.arch.buffer_bytes);
 	ep = &e->fifo[(e->head + e->n) % e->cap];
 	e->n++;
 	ep->arr = t;
@@ -462,7 +462,7 @@ static void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, ui
 		s->pipeline_nicbuf += cohort;
 		return;
 	}
-	if (cfg->emulated) {
+	if (cfg->scn.arch.emulated) {
 		emu_phys_packet(s, n, p, t, h, fid, dest, cohort);
 		return;
 	}
@@ -484,7 +484,7 @@ static void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, ui
 		fetched = f - s->fetched_seen[dest];
 		s->fetched_seen[dest] = f;
 	}
-	vis = dma_complete(s, n, t, sim_buf_addr(s, d.buf) + cfg->headroom_bytes, dma, rings,
+	vis = dma_complete(s, n, t, sim_buf_addr(s, d.buf) + cfg->scn.arch.headroom_bytes, dma, rings,
 			   d.notify_ring != RXB_NONE ? 2 : 1, d.cmpl_writes ? d.cmpl_writes : 1,
 			   d.desc_reads, fetched, 0, NULL);
 	ws_mark(s, d.buf);
@@ -514,7 +514,7 @@ static void ev_emu(struct sim *s, uint64_t now)
 			}
 			e->t = ep->vis;
 		}
-		e->in_batch = (e->in_batch + 1) % s->cfg->batch;
+		e->in_batch = (e->in_batch + 1) % s->cfg->scn.arch.batch;
 		e->t += cost;
 		if (s->warm) {
 			e->busy += cost;
@@ -668,7 +668,7 @@ static uint32_t ring_occupancy(struct sim *s, uint32_t r)
 static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dlock, uint64_t dors,
 			uint64_t dret)
 {
-	uint32_t g = q / s->cfg->share_degree;
+	uint32_t g = q / s->cfg->scn.arch.share_degree;
 	uint64_t ps = 0;
 
 	for (uint64_t j = 0; j < dors; j++) {
@@ -743,7 +743,7 @@ static int poll(struct sim *s, struct core *k)
 			s->occ_poll_max = o;
 		k->polls++;
 	}
-	n = rxb_iface_rx(s->ifc, q, k->pk, cfg->batch, t);
+	n = rxb_iface_rx(s->ifc, q, k->pk, cfg->scn.arch.batch, t);
 	if (s->arch == RXB_ARCH_SPOOL) {
 		/* per-queue counters: no deltas kept per queue; doorbells charged
 		 * per non-empty poll */
@@ -805,19 +805,19 @@ static int poll(struct sim *s, struct core *k)
 	 * are waited for (the core would have spun on them). */
 	if (s->pinfo[k->pk[0].buf].vis > k->t)
 		k->t = s->pinfo[k->pk[0].buf].vis;
-	if (n == 1 && !cfg->emulated) { /* one packet: sim_mem_par of one access each */
+	if (n == 1 && !cfg->scn.arch.emulated) { /* one packet: sim_mem_par of one access each */
 		rx = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD,
 				 cq_next(s, cq_ring_base(s, cq_ring(s, q)), &k->cq_r));
 		k->t += rx;
 		k->cost.rx += rx;
 		rx = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD,
-				 sim_buf_addr(s, k->pk[0].buf) + cfg->headroom_bytes);
+				 sim_buf_addr(s, k->pk[0].buf) + cfg->scn.arch.headroom_bytes);
 		k->t += rx;
 		k->cost.app += rx;
 		return POLL_BATCH;
 	}
 	for (unsigned j = 0; j < n; j++) {
-		if (cfg->emulated) {
+		if (cfg->scn.arch.emulated) {
 			a[j].cls = ACC_FIXED;
 			a[j].addr = s->c.xsocket;
 		} else {
@@ -832,7 +832,7 @@ static int poll(struct sim *s, struct core *k)
 	for (unsigned j = 0; j < n; j++) {
 		a[j].cls = (uint8_t)k->cls_pkt;
 		a[j].op = SIM_LLC_RD;
-		a[j].addr = sim_buf_addr(s, k->pk[j].buf) + cfg->headroom_bytes;
+		a[j].addr = sim_buf_addr(s, k->pk[j].buf) + cfg->scn.arch.headroom_bytes;
 	}
 	rx = sim_mem_par(s, k->t, a, n);
 	k->t += rx;
@@ -850,7 +850,7 @@ static void transmit(struct sim *s, struct core *k, rxb_buf_t b, const struct pi
 	k->t += s->c.tx_pkt;
 	k->cost.app += s->c.tx_pkt;
 	sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, sim_buf_addr(s, b) +
-			     s->cfg->headroom_bytes, dma, &r);
+			     s->cfg->scn.arch.headroom_bytes, dma, &r);
 	if (r.dram_rd)
 		sim_dram_account(&s->dram, k->t, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
 	if (s->warm)
@@ -894,7 +894,7 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 		if (pi->vis > k->t)
 			k->t = pi->vis;
 		nf_packet(s, k, pk->buf, pi);
-		k->tr_left = k->target ? s->cfg->target_reads : 0;
+		k->tr_left = k->target ? s->cfg->scn.workload.target_reads : 0;
 		k->step = 1;
 	}
 	while (k->tr_left) {
@@ -985,14 +985,14 @@ static void ev_hog(struct sim *s, uint32_t h, uint64_t now)
 	struct hog *g = &s->hog[h];
 	uint64_t limit = now + s->horizon_ps, third = g->lines / 3;
 	struct acc a[64];
-	unsigned m = s->cfg->mlp < 64 ? s->cfg->mlp : 64;
+	unsigned m = s->cfg->scn.system.mlp < 64 ? s->cfg->scn.system.mlp : 64;
 
 	if (g->t < now)
 		g->t = now;
 	while (g->t <= limit) {
 		for (unsigned j = 0; j < m; j++) {
 			a[j].cls = (uint8_t)s->cls_hog;
-			if (s->cfg->hog == HOG_STREAM) {
+			if (s->cfg->scn.system.hog == RXB_HOG_STREAM) {
 				/* triad a[i] = b[i] + s * c[i]: read b, read c, write a */
 				uint64_t which = g->pos % 3, line = (g->pos / 3) % third;
 
@@ -1021,7 +1021,7 @@ static void ev_hog(struct sim *s, uint32_t h, uint64_t now)
 
 static void check_invariants(struct sim *s)
 {
-	struct rxb_err e = { { 0 } };
+	struct rxb_err e = { 0 };
 	struct rxb_census c;
 	uint64_t unprocessed = 0;
 
@@ -1107,7 +1107,7 @@ static void ev_sample(struct sim *s, uint64_t now)
 	s->cur.dram_bytes = ds.rd_bytes + ds.wr_bytes; /* baseline of the next window */
 	memset(s->ws_bits, 0, ((s->ws_slots + 63) / 64) * sizeof(uint64_t));
 	s->ws_count = 0;
-	if (s->cfg->check_invariants)
+	if (s->cfg->scn.run.check_invariants)
 		check_invariants(s);
 	if (now + s->sample_ps <= s->end_ps)
 		push(s, now + s->sample_ps, EV_SAMPLE, 0);
@@ -1116,7 +1116,7 @@ static void ev_sample(struct sim *s, uint64_t now)
 static void ev_dyn(struct sim *s, uint64_t now)
 {
 	const struct sim_cfg *cfg = s->cfg;
-	double period_s = cfg->dyn_sample_ms * 1e-3;
+	double period_s = cfg->scn.arch.dyn_sample_ms * 1e-3;
 	struct sim_dram_stats ds;
 	struct rxb_dynctl_sample smp = { 0 };
 	struct dyn_pt *p;
@@ -1138,7 +1138,7 @@ static void ev_dyn(struct sim *s, uint64_t now)
 		/* The rule needs two intervals; a core that made at most one
 		 * receive call in the period while packets wait for it is wedged
 		 * (stalled), which the library leaves to the caller to catch. */
-		if (sim_overloaded(k->ivals, cfg->dyn_overload_factor, s->ival_scratch,
+		if (sim_overloaded(k->ivals, cfg->scn.arch.dyn_overload_factor, s->ival_scratch,
 				   IVAL_SCRATCH) == 1 ||
 		    (k->ivals->n < 2 && rxb_iface_occupancy(s->ifc, c) > 0))
 			smp.overloaded_cores++;
@@ -1162,13 +1162,13 @@ static void ev_dyn(struct sim *s, uint64_t now)
 	p->mode = (int)rxb_iface_dyn_mode(s->ifc);
 	s->dyn_dep_bits = 0;
 	s->dyn_dram_bytes = dram;
-	if (now + (uint64_t)(cfg->dyn_sample_ms * PS_PER_MS) <= s->end_ps)
-		push(s, now + (uint64_t)llround(cfg->dyn_sample_ms * PS_PER_MS), EV_DYN, 0);
+	if (now + (uint64_t)(cfg->scn.arch.dyn_sample_ms * PS_PER_MS) <= s->end_ps)
+		push(s, now + (uint64_t)llround(cfg->scn.arch.dyn_sample_ms * PS_PER_MS), EV_DYN, 0);
 }
 
 static void ev_tick(struct sim *s, uint64_t now)
 {
-	uint64_t period = (uint64_t)llround(s->cfg->coalesce_timeout_ns * PS_PER_NS / 2);
+	uint64_t period = (uint64_t)llround(s->cfg->scn.arch.coalesce_timeout_ns * PS_PER_NS / 2);
 
 	if (rxb_iface_tick(s->ifc, now) != 0) {
 		for (uint32_t c = 0; c < s->ncores; c++)
@@ -1218,15 +1218,15 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	sim_llc_cfg_reference(&lc);
 	lc.size_bytes = (uint64_t)llround(cfg->llc_mib * (double)(1u << 20));
 	lc.ways = cfg->llc_ways;
-	lc.sample_shift = cfg->llc_sample_shift;
-	lc.seed = sim_mix64(cfg->seed ^ 0x11c);
+	lc.sample_shift = cfg->scn.run.llc_sample_shift;
+	lc.seed = sim_mix64(cfg->scn.run.seed ^ 0x11c);
 	lc.migrate_io_lines = !cfg->llc_inclusive;
 	rc = sim_llc_init(&s->llc, &lc, err);
 	if (rc)
 		return rc;
 	all = sim_llc_ways(0, cfg->llc_ways);
-	ddio = cfg->ddio_ways ? sim_llc_ways(cfg->llc_ways - cfg->ddio_ways, cfg->ddio_ways) : all;
-	cat = cfg->cat_ways ? sim_llc_ways(0, cfg->cat_ways) : 0;
+	ddio = cfg->scn.system.ddio_ways ? sim_llc_ways(cfg->llc_ways - cfg->scn.system.ddio_ways, cfg->scn.system.ddio_ways) : all;
+	cat = cfg->scn.system.cat_ways ? sim_llc_ways(0, cfg->scn.system.cat_ways) : 0;
 	s->mask_cpu = all & ~cat;
 #define ADD(var, nm, mask, io)                                                 \
 	do {                                                                   \
@@ -1235,7 +1235,7 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 			return rc;                                             \
 		var = (unsigned)rc;                                            \
 	} while (0)
-	for (uint32_t n = 0; n < cfg->nics; n++) {
+	for (uint32_t n = 0; n < cfg->scn.system.nics; n++) {
 		if (n < 4) {
 			snprintf(name, sizeof(name), "nic%u", n);
 			ADD(s->nic[n].cls_wr, name, ddio, 1);
@@ -1269,57 +1269,27 @@ static int setup_iface(struct sim *s, struct rxb_err *err)
 {
 	const struct sim_cfg *cfg = s->cfg;
 	struct rxb_pool_config pc = {
-		.n_bufs = cfg->pool_buffers,
-		.n_cores = cfg->cores,
-		.cache_size = cfg->alloc_cache,
+		.n_bufs = cfg->scn.arch.pool_buffers,
+		.n_cores = cfg->scn.system.cores,
+		.cache_size = cfg->scn.arch.alloc_cache,
 		.flush_factor_pct = 150,
-		.buf_size = cfg->buffer_bytes,
+		.buf_size = cfg->scn.arch.buffer_bytes,
 	};
-	struct rxb_iface_config ic = { 0 };
+	struct rxb_iface_config ic;
 
 	s->pool = rxb_pool_create(&pc, err);
 	if (s->pool == NULL)
-		return -EINVAL;
-	s->allocs = xcalloc(cfg->cores, sizeof(*s->allocs));
-	for (uint32_t c = 0; c < cfg->cores; c++)
+		return err->code;
+	s->allocs = xcalloc(cfg->scn.system.cores, sizeof(*s->allocs));
+	for (uint32_t c = 0; c < cfg->scn.system.cores; c++)
 		s->allocs[c] = rxb_pool_allocator(s->pool, c);
-	ic.arch = cfg->arch;
-	ic.n_cores = cfg->cores;
-	ic.rx_size = cfg->rx_size;
-	ic.cr_size = cfg->cr_size;
-	ic.desc_prefetch = cfg->desc_prefetch;
-	ic.share_degree = cfg->share_degree;
-	ic.batch = cfg->rxlist_batch; /* batched RxList; the library ignores it elsewhere */
-	ic.ax_size = cfg->ax_size;
-	ic.bx_size = cfg->bx_size;
-	ic.ax_policy = cfg->ax_policy;
-	ic.n_groups = cfg->association == ASSOC_ALL ? 1 :
-		      cfg->association == ASSOC_PER_NIC ? cfg->nics : cfg->groups;
-	ic.enforce_vendor_min = false;
-	ic.coalesce = cfg->coalesce;
-	ic.coalesce_timeout = (uint64_t)llround(cfg->coalesce_timeout_ns * PS_PER_NS);
-	ic.seed = sim_mix64(cfg->seed ^ 0xb15ec7);
-	ic.spool.n_ports = cfg->spool_ports;
-	ic.spool.mode = cfg->spool_mode;
-	ic.spool.depth = cfg->rx_size;
-	ic.spool.basic_queues = cfg->nics;
-	ic.spool.low = cfg->spool_low;
-	ic.spool.high = cfg->spool_high;
-	ic.spool.desc_prefetch = cfg->desc_prefetch;
-	if (cfg->arch == RXB_ARCH_DYN_SHRING) {
-		ic.dyn = rxb_dynctl_config_default();
-		ic.dyn.tput_gbps_threshold = cfg->dyn_tput_gbps;
-		ic.dyn.mem_bw_gibps_threshold = cfg->dyn_membw_gibps;
-		ic.dyn.window = cfg->dyn_window;
-		ic.dyn.overload_stddev_over_median = cfg->dyn_overload_factor;
-		ic.dyn.sample_period = (uint64_t)llround(cfg->dyn_sample_ms * PS_PER_MS);
-	}
+	rxb_scn_iface_config(&cfg->scn, cfg->desc_prefetch, (double)PS_PER_NS, &ic);
 	s->ifc = rxb_iface_create(&ic, s->allocs, err);
 	if (s->ifc == NULL)
-		return -EINVAL;
-	s->arch = cfg->arch;
+		return err->code;
+	s->arch = cfg->scn.arch.name;
 	s->ndests = rxb_iface_n_dests(s->ifc);
-	s->nrings = cfg->arch == RXB_ARCH_SPOOL ? rxb_iface_n_cores(s->ifc) : cfg->cores;
+	s->nrings = cfg->scn.arch.name == RXB_ARCH_SPOOL ? rxb_iface_n_cores(s->ifc) : cfg->scn.system.cores;
 	if (rxb_iface_shring(s->ifc))
 		s->nsh = rxb_shring_n_rings(rxb_iface_shring(s->ifc));
 	return 0;
@@ -1331,55 +1301,56 @@ static int setup_nics(struct sim *s, struct rxb_err *err)
 	uint32_t first = 0;
 	int rc;
 
-	for (uint32_t i = 0; i < cfg->nics; i++) {
+	for (uint32_t i = 0; i < cfg->scn.system.nics; i++) {
 		struct nic *n = &s->nic[i];
 		struct sim_traffic_cfg tc;
 
 		n->s = s;
 		n->id = i;
 		n->first_core = first;
-		n->ncores = cfg->cores_per_nic[i];
+		n->ncores = cfg->scn.system.cores_per_nic.v[i];
 		first += n->ncores;
 		rc = rxb_reta_init(&n->reta, cfg->reta_size, n->ncores, err);
 		if (rc)
 			return rc;
-		if (cfg->pattern == PAT_TRACE)
+		if (cfg->scn.traffic.pattern == RXB_PATTERN_TRACE)
 			continue;
 		sim_traffic_cfg_default(&tc);
-		tc.seed = sim_mix64(cfg->seed * 0x9e3779b97f4a7c15ull + 0x100 + i);
+		tc.seed = sim_mix64(cfg->scn.run.seed * 0x9e3779b97f4a7c15ull + 0x100 + i);
 		tc.nic = i;
 		tc.line_bps = (uint64_t)llround(cfg->link_gbps * 1e9);
 		tc.start_ps = 0;
 		tc.stop_ps = s->end_ps;
-		tc.main.rate_bps = (uint64_t)llround(cfg->rate_gbps * 1e9);
-		tc.main.arrival = cfg->pattern == PAT_POISSON ? SIM_ARRIVAL_POISSON :
-				  cfg->pattern == PAT_ONOFF ? SIM_ARRIVAL_ONOFF : SIM_ARRIVAL_CONST;
-		tc.main.burst_pkts = cfg->burst_packets;
-		tc.main.duty = cfg->pattern == PAT_ONOFF ? cfg->burst_duty : 1.0;
-		sim_size_fixed(&tc.main.size, cfg->packet_bytes);
-		tc.main.flows = cfg->flows;
-		tc.main.flow_pop = cfg->zipf && cfg->nf != NF_KVS ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
-		tc.main.flow_zipf_s = cfg->zipf_s;
-		tc.nqueues = s->arch == RXB_ARCH_SPOOL ? cfg->spool_ports : n->ncores;
+		tc.main.rate_bps = (uint64_t)llround(cfg->scn.traffic.rate_gbps * 1e9);
+		tc.main.arrival = cfg->scn.traffic.pattern == RXB_PATTERN_POISSON ? SIM_ARRIVAL_POISSON :
+				  cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? SIM_ARRIVAL_ONOFF : SIM_ARRIVAL_CONST;
+		tc.main.burst_pkts = cfg->scn.traffic.burst_packets;
+		tc.main.duty = cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? cfg->scn.traffic.burst_duty : 1.0;
+		sim_size_fixed(&tc.main.size, cfg->scn.traffic.packet_bytes);
+		tc.main.flows = cfg->scn.traffic.flows;
+		tc.main.flow_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF &&
+				   cfg->scn.workload.nf != RXB_NF_KIND_KVS ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+		tc.main.flow_zipf_s = cfg->scn.traffic.zipf_s;
+		tc.nqueues = s->arch == RXB_ARCH_SPOOL ? cfg->scn.arch.spool_ports : n->ncores;
 		tc.queue_of = gen_queue_of;
 		tc.queue_ctx = n;
-		if (cfg->nf == NF_KVS) {
-			tc.keys = cfg->kvs_keys;
-			tc.key_pop = cfg->zipf ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
-			tc.key_zipf_s = cfg->zipf_s;
+		if (cfg->scn.workload.nf == RXB_NF_KIND_KVS) {
+			tc.keys = cfg->scn.workload.kvs_keys;
+			tc.key_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+			tc.key_zipf_s = cfg->scn.traffic.zipf_s;
 			tc.key_steer = 1;
 		}
-		if (cfg->pattern == PAT_TARGET) {
-			tc.target_queue = (int32_t)cfg->target_core;
-			tc.target_share = cfg->target_rate_gbps > 0 ? 0.0 : cfg->target_share;
-			tc.target.rate_bps = (uint64_t)llround(cfg->target_rate_gbps * 1e9);
+		if (cfg->scn.traffic.pattern == RXB_PATTERN_TARGET) {
+			tc.target_queue = (int32_t)cfg->scn.traffic.target_core;
+			tc.target_share = cfg->scn.traffic.target_rate_gbps > 0 ? 0.0 : cfg->scn.traffic.target_share;
+			tc.target.rate_bps = (uint64_t)llround(cfg->scn.traffic.target_rate_gbps * 1e9);
 			tc.target.arrival = SIM_ARRIVAL_CONST;
-			sim_size_fixed(&tc.target.size, cfg->target_packet_bytes ?
-							       cfg->target_packet_bytes :
-							       cfg->packet_bytes);
+			sim_size_fixed(&tc.target.size, cfg->scn.traffic.target_packet_bytes ?
+							       cfg->scn.traffic.target_packet_bytes :
+							       cfg->scn.traffic.packet_bytes);
 		}
 		/* flow ids stay below a few times traffic.flows (steering pools) */
-		n->nmemo = cfg->flows < (1u << 22) ? 4 * cfg->flows + 64 : 0;
+		n->nmemo = cfg->scn.traffic.flows < (1u << 22) ? 4 * cfg->scn.traffic.flows + 64 : 0;
 		/* With the per-flow memo, the 5-tuple is only needed the first
 		 * time a flow is seen: the generator leaves it to pkt_ids. */
 		tc.lazy_tuple = n->nmemo > 0;
@@ -1392,10 +1363,10 @@ static int setup_nics(struct sim *s, struct rxb_err *err)
 			n->hvalid = xcalloc((n->nmemo + 63) / 64, sizeof(*n->hvalid));
 		}
 	}
-	if (cfg->pattern == PAT_TRACE) {
-		rc = sim_pcap_open(&s->pcap, cfg->pcap, 0, err);
+	if (cfg->scn.traffic.pattern == RXB_PATTERN_TRACE) {
+		rc = sim_pcap_open(&s->pcap, cfg->scn.traffic.pcap, 0, err);
 		if (rc)
-			return -EINVAL;
+			return rc;
 	}
 	return 0;
 }
@@ -1410,29 +1381,29 @@ static void setup_cores(struct sim *s)
 
 		k->id = c;
 		k->nic = n->id;
-		sim_rng_seed(&k->rng, cfg->seed, 0x5000 + c);
+		sim_rng_seed(&k->rng, cfg->scn.run.seed, 0x5000 + c);
 		k->state = CS_SLEEP;
 		k->sleeping_since_poll = true;
 		k->stall_from = k->stall_to = UINT64_MAX;
-		for (uint32_t j = 0; j < cfg->n_stalled; j++) {
-			if (cfg->stalled[j] == c) {
-				k->stall_from = (uint64_t)llround(cfg->stall_at_ms * PS_PER_MS);
-				k->stall_to = cfg->stall_for_ms > 0 ?
+		for (uint32_t j = 0; j < cfg->scn.system.stalled_cores.n; j++) {
+			if (cfg->scn.system.stalled_cores.v[j] == c) {
+				k->stall_from = (uint64_t)llround(cfg->scn.system.stall_at_ms * PS_PER_MS);
+				k->stall_to = cfg->scn.system.stall_for_ms > 0 ?
 						      k->stall_from +
-							      (uint64_t)llround(cfg->stall_for_ms *
+							      (uint64_t)llround(cfg->scn.system.stall_for_ms *
 										PS_PER_MS) :
 						      UINT64_MAX;
 			}
 		}
-		for (uint32_t j = 0; j < cfg->n_slow; j++)
-			k->slow |= cfg->slow[j] == c;
-		k->target = cfg->pattern == PAT_TARGET && c == n->first_core + cfg->target_core;
+		for (uint32_t j = 0; j < cfg->scn.system.slow_cores.n; j++)
+			k->slow |= cfg->scn.system.slow_cores.v[j] == c;
+		k->target = cfg->scn.traffic.pattern == RXB_PATTERN_TARGET && c == n->first_core + cfg->scn.traffic.target_core;
 		if (s->arch == RXB_ARCH_SPOOL)
 			k->nq = c < s->nrings ? (s->nrings - c + s->ncores - 1) / s->ncores : 0;
 		else
 			k->nq = 1;
 		rxb_pool_stats(s->pool, c, &k->ps);
-		if (cfg->arch == RXB_ARCH_DYN_SHRING)
+		if (cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
 			k->ivals = xcalloc(1, sizeof(*k->ivals));
 	}
 	/* Library counters after priming are the baseline of the deltas. */
@@ -1459,25 +1430,25 @@ static uint64_t emu_phys_slots(const struct sim *s, uint32_t *npq, uint32_t *cap
 	switch (s->arch) {
 	case RXB_ARCH_SHRING:
 	case RXB_ARCH_SHRING_LIST:
-		*npq = cfg->cores / cfg->share_degree;
-		*cap = cfg->rx_size;
+		*npq = cfg->scn.system.cores / cfg->scn.arch.share_degree;
+		*cap = cfg->scn.arch.rx_size;
 		break;
 	case RXB_ARCH_RXBISECT:
-		*npq = cfg->nics;
+		*npq = cfg->scn.system.nics;
 		*cap = 0;
-		for (uint32_t n = 0; n < cfg->nics; n++)
-			if (cfg->cores_per_nic[n] * cfg->ax_size > *cap)
-				*cap = cfg->cores_per_nic[n] * cfg->ax_size;
+		for (uint32_t n = 0; n < cfg->scn.system.nics; n++)
+			if (cfg->scn.system.cores_per_nic.v[n] * cfg->scn.arch.ax_size > *cap)
+				*cap = cfg->scn.system.cores_per_nic.v[n] * cfg->scn.arch.ax_size;
 		break;
 	default:
-		*npq = cfg->cores;
-		*cap = cfg->rx_size;
+		*npq = cfg->scn.system.cores;
+		*cap = cfg->scn.arch.rx_size;
 	}
 	if (s->arch == RXB_ARCH_RXBISECT) {
 		uint64_t total = 0;
 
-		for (uint32_t n = 0; n < cfg->nics; n++)
-			total += (uint64_t)cfg->cores_per_nic[n] * cfg->ax_size;
+		for (uint32_t n = 0; n < cfg->scn.system.nics; n++)
+			total += (uint64_t)cfg->scn.system.cores_per_nic.v[n] * cfg->scn.arch.ax_size;
 		return total;
 	}
 	return (uint64_t)*npq * *cap;
@@ -1496,17 +1467,17 @@ static void setup_emu(struct sim *s, uint64_t extra_base)
 	for (uint32_t q = 0; q < e->npq; q++) {
 		struct addr_fifo *f = &e->pq[q];
 
-		f->cap = s->arch == RXB_ARCH_RXBISECT ? cfg->cores_per_nic[q] * cfg->ax_size : cap;
+		f->cap = s->arch == RXB_ARCH_RXBISECT ? cfg->scn.system.cores_per_nic.v[q] * cfg->scn.arch.ax_size : cap;
 		f->a = xcalloc(f->cap, sizeof(*f->a));
 		for (uint32_t j = 0; j < f->cap; j++, slot++)
-			f->a[j] = extra_base + slot * cfg->buffer_bytes;
+			f->a[j] = extra_base + slot * cfg->scn.arch.buffer_bytes;
 		f->n = f->cap;
 		e->cap += f->cap;
 	}
 	e->fifo = xcalloc(e->cap, sizeof(*e->fifo));
-	s->addr_of = xcalloc(cfg->pool_buffers, sizeof(*s->addr_of));
-	for (uint32_t b = 0; b < cfg->pool_buffers; b++)
-		s->addr_of[b] = s->pool_base + (uint64_t)b * cfg->buffer_bytes;
+	s->addr_of = xcalloc(cfg->scn.arch.pool_buffers, sizeof(*s->addr_of));
+	for (uint32_t b = 0; b < cfg->scn.arch.pool_buffers; b++)
+		s->addr_of[b] = s->pool_base + (uint64_t)b * cfg->scn.arch.buffer_bytes;
 }
 
 int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
@@ -1518,18 +1489,18 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 
 	memset(s, 0, sizeof(*s));
 	s->cfg = cfg;
-	s->ncores = cfg->cores;
+	s->ncores = cfg->scn.system.cores;
 	s->packets_ok = s->buffers_ok = true;
-	s->end_ps = (uint64_t)llround(cfg->duration_ms * PS_PER_MS);
-	s->warm_ps = (uint64_t)llround(cfg->warmup_ms * PS_PER_MS);
-	s->sample_ps = (uint64_t)llround(cfg->sample_ms * PS_PER_MS);
+	s->end_ps = (uint64_t)llround(cfg->scn.run.duration_ms * PS_PER_MS);
+	s->warm_ps = (uint64_t)llround(cfg->scn.run.warmup_ms * PS_PER_MS);
+	s->sample_ps = (uint64_t)llround(cfg->scn.run.sample_ms * PS_PER_MS);
 	s->occ_ps = s->sample_ps < OCC_PERIOD_PS ? s->sample_ps : OCC_PERIOD_PS;
 	s->horizon_ps = HORIZON_PS;
 	if (s->sample_ps == 0)
 		s->sample_ps = 1;
 	/* costs */
 	s->c.rx_call = cyc_ps(cfg, cfg->cal.rx_per_call);
-	s->c.rx_pkt = cyc_ps(cfg, cfg->cal.rx_per_pkt[cfg->arch]);
+	s->c.rx_pkt = cyc_ps(cfg, cfg->cal.rx_per_pkt[cfg->scn.arch.name]);
 	s->c.empty_poll = cyc_ps(cfg, cfg->cal.empty_poll);
 	s->c.doorbell = cyc_ps(cfg, cfg->cal.doorbell);
 	s->c.alloc_obj = cyc_ps(cfg, cfg->cal.alloc_per_obj);
@@ -1539,22 +1510,22 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	s->c.bitmap_or = cyc_ps(cfg, cfg->cal.bitmap_or);
 	s->c.ret_desc = cyc_ps(cfg, cfg->cal.return_per_desc);
 	s->c.tx_pkt = cyc_ps(cfg, cfg->cal.tx_per_pkt);
-	s->c.emu_pkt = cyc_ps(cfg, cfg->cal.emu_per_pkt[cfg->arch]);
+	s->c.emu_pkt = cyc_ps(cfg, cfg->cal.emu_per_pkt[cfg->scn.arch.name]);
 	s->c.emu_batch = cyc_ps(cfg, cfg->cal.emu_per_batch);
 	s->c.llc_hit = cyc_ps(cfg, cfg->llc_latency_cycles);
 	s->c.xfer = s->c.llc_hit; /* a line another core modified: via the LLC/snoop filter */
 	s->c.l2_hit = cyc_ps(cfg, cfg->l2_latency_cycles);
 	s->c.dma_write = (uint64_t)llround(cfg->dma_write_ns * PS_PER_NS);
 	s->c.xsocket = (uint64_t)llround(cfg->xsocket_ns * PS_PER_NS);
-	s->c.nf_compute = cyc_ps(cfg, nf_compute_cycles(cfg->nf));
-	s->c.compute_extra = (uint64_t)llround(cfg->compute_ns * PS_PER_NS);
-	s->c.slow_extra = (uint64_t)llround(cfg->slow_extra_ns * PS_PER_NS);
+	s->c.nf_compute = cyc_ps(cfg, nf_compute_cycles(cfg->scn.workload.nf));
+	s->c.compute_extra = (uint64_t)llround(cfg->scn.workload.compute_ns * PS_PER_NS);
+	s->c.slow_extra = (uint64_t)llround(cfg->scn.system.slow_extra_ns * PS_PER_NS);
 	s->c.pcie_ps_per_byte = 8000.0 / cfg->pcie_gbps;
 	s->nicbuf_bytes = (uint64_t)(cfg->nic_buffer_kib * 1024.0);
 	s->tlp_memo_len = UINT32_MAX;
 	s->up_memo = UINT64_MAX;
 
-	s->nic = xcalloc(cfg->nics, sizeof(*s->nic));
+	s->nic = xcalloc(cfg->scn.system.nics, sizeof(*s->nic));
 	s->core = xcalloc(s->ncores, sizeof(*s->core));
 	{ /* event queue slots: one per source */
 		static const uint8_t types[] = { EV_ARRIVAL, EV_TRACE, EV_CORE, EV_EMU, EV_HOG,
@@ -1563,9 +1534,9 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 		uint32_t nslots = 0;
 
 		for (unsigned i = 0; i < sizeof(types); i++) {
-			uint32_t n = types[i] == EV_ARRIVAL ? cfg->nics :
+			uint32_t n = types[i] == EV_ARRIVAL ? cfg->scn.system.nics :
 				     types[i] == EV_CORE ? s->ncores :
-				     types[i] == EV_HOG ? cfg->hog_instances : 1;
+				     types[i] == EV_HOG ? cfg->scn.system.hog_instances : 1;
 
 			s->slot_base[types[i]] = nslots;
 			nslots += n;
@@ -1608,18 +1579,18 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 		return rc;
 	/* Address map: 2 MiB-aligned regions (hugepages), starting at 4 GiB. */
 	s->pool_base = 4ull << 30;
-	next = align_up(s->pool_base + (uint64_t)cfg->pool_buffers * cfg->buffer_bytes, HUGE_ALIGN);
-	if (cfg->emulated) {
+	next = align_up(s->pool_base + (uint64_t)cfg->scn.arch.pool_buffers * cfg->scn.arch.buffer_bytes, HUGE_ALIGN);
+	if (cfg->scn.arch.emulated) {
 		extra = emu_phys_slots(s, &npq, &pqcap);
 		setup_emu(s, next);
-		next = align_up(next + extra * cfg->buffer_bytes, HUGE_ALIGN);
+		next = align_up(next + extra * cfg->scn.arch.buffer_bytes, HUGE_ALIGN);
 	}
-	s->ws_slots = cfg->pool_buffers + extra;
+	s->ws_slots = cfg->scn.arch.pool_buffers + extra;
 	s->ws_bits = xcalloc((s->ws_slots + 63) / 64, sizeof(uint64_t));
-	s->cq_entries = cfg->arch == RXB_ARCH_RXBISECT ? cfg->bx_size :
-			cfg->arch == RXB_ARCH_SPOOL ? (cfg->spool_high > cfg->rx_size ?
-						       cfg->spool_high : cfg->rx_size) :
-						      cfg->cr_size;
+	s->cq_entries = cfg->scn.arch.name == RXB_ARCH_RXBISECT ? cfg->scn.arch.bx_size :
+			cfg->scn.arch.name == RXB_ARCH_SPOOL ? (cfg->scn.arch.spool_high > cfg->scn.arch.rx_size ?
+						       cfg->scn.arch.spool_high : cfg->scn.arch.rx_size) :
+						      cfg->scn.arch.cr_size;
 	s->cq_ring_bytes = align_up((uint64_t)s->cq_entries * cfg->cqe_bytes, 4096);
 	s->cq_base = next;
 	next = align_up(next + s->cq_ring_bytes * s->nrings, HUGE_ALIGN);
@@ -1630,20 +1601,20 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	rc = nf_init(s, &next, err);
 	if (rc)
 		return rc;
-	if (cfg->hog != HOG_NONE && cfg->hog_instances) {
+	if (cfg->scn.system.hog != RXB_HOG_NONE && cfg->scn.system.hog_instances) {
 		uint64_t llc = (uint64_t)llround(cfg->llc_mib * (double)(1u << 20));
 
-		s->hog = xcalloc(cfg->hog_instances, sizeof(*s->hog));
-		for (uint32_t h = 0; h < cfg->hog_instances; h++) {
+		s->hog = xcalloc(cfg->scn.system.hog_instances, sizeof(*s->hog));
+		for (uint32_t h = 0; h < cfg->scn.system.hog_instances; h++) {
 			struct hog *g = &s->hog[h];
 			/* STREAM: three arrays of 4 x LLC (STREAM's own sizing
 			 * rule); PageRank-like: 1 GiB of graph. */
-			uint64_t bytes = cfg->hog == HOG_STREAM ? 3 * 4 * llc : 1ull << 30;
+			uint64_t bytes = cfg->scn.system.hog == RXB_HOG_STREAM ? 3 * 4 * llc : 1ull << 30;
 
 			g->base = next;
 			g->lines = bytes / SIM_LLC_LINE / 3 * 3;
 			next = align_up(next + bytes, HUGE_ALIGN);
-			sim_rng_seed(&g->rng, cfg->seed, 0x7000 + h);
+			sim_rng_seed(&g->rng, cfg->scn.run.seed, 0x7000 + h);
 			g->t = h * 37 * PS_PER_NS; /* staggered starts */
 		}
 	}
@@ -1651,7 +1622,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	if (rc)
 		return rc;
 	setup_cores(s);
-	s->pinfo = xcalloc(cfg->pool_buffers, sizeof(*s->pinfo));
+	s->pinfo = xcalloc(cfg->scn.arch.pool_buffers, sizeof(*s->pinfo));
 	s->dst = xcalloc(s->ndests, sizeof(*s->dst));
 	s->fetched_seen = xcalloc(s->ndests, sizeof(*s->fetched_seen));
 	for (uint32_t d = 0; d < s->ndests; d++)
@@ -1666,7 +1637,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 			s->lock[g].last = s->bmp_last[g] = UINT32_MAX;
 	}
 	s->plock.last = UINT32_MAX;
-	if (cfg->arch == RXB_ARCH_DYN_SHRING)
+	if (cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
 		s->ival_scratch = xcalloc(IVAL_SCRATCH, sizeof(uint64_t));
 	return 0;
 }
@@ -1682,8 +1653,8 @@ static int trace_next(struct sim *s, struct rxb_err *err)
 
 	if (rc <= 0)
 		return rc;
-	t = (uint64_t)((double)p.t_ps / s->cfg->pcap_speedup);
-	n = &s->nic[(sim_mix64(tuple_sum(&p)) >> 32) % s->cfg->nics];
+	t = (uint64_t)((double)p.t_ps / s->cfg->scn.traffic.pcap_speedup);
+	n = &s->nic[(sim_mix64(tuple_sum(&p)) >> 32) % s->cfg->scn.system.nics];
 	/* the link serialises frames: the last bit arrives after the frame */
 	wire = (uint64_t)llround(8.0 * sim_wire_bytes(p.len) * 1000.0 / s->cfg->link_gbps);
 	if (t < n->link_free + wire)
@@ -1714,7 +1685,7 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 	int rc;
 
 	s->wall0 = s->wall_last = wall_now();
-	for (uint32_t i = 0; i < cfg->nics; i++) {
+	for (uint32_t i = 0; i < cfg->scn.system.nics; i++) {
 		struct nic *n = &s->nic[i];
 
 		if (n->gen_ok && sim_traffic_next(&n->gen, &n->next) == 1)
@@ -1723,17 +1694,17 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 	if (s->pcap) {
 		rc = trace_next(s, err);
 		if (rc < 0)
-			return -EINVAL;
+			return rc;
 		if (rc == 1)
 			push(s, s->trace_next.t_ps, EV_TRACE, 0);
 	}
-	for (uint32_t h = 0; s->hog && h < cfg->hog_instances; h++)
+	for (uint32_t h = 0; s->hog && h < cfg->scn.system.hog_instances; h++)
 		push(s, s->hog[h].t, EV_HOG, h);
 	push(s, 0, EV_OCC, 0);
 	push(s, s->sample_ps, EV_SAMPLE, 0);
-	if (cfg->arch == RXB_ARCH_DYN_SHRING)
-		push(s, (uint64_t)llround(cfg->dyn_sample_ms * PS_PER_MS), EV_DYN, 0);
-	if (cfg->arch == RXB_ARCH_RXBISECT && cfg->coalesce)
+	if (cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
+		push(s, (uint64_t)llround(cfg->scn.arch.dyn_sample_ms * PS_PER_MS), EV_DYN, 0);
+	if (cfg->scn.arch.name == RXB_ARCH_RXBISECT && cfg->scn.arch.coalesce)
 		push(s, 0, EV_TICK, 0);
 	if (s->warm_ps == 0)
 		ev_warmup(s);
@@ -1802,7 +1773,7 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 
 			rc = trace_next(s, err);
 			if (rc < 0)
-				return -EINVAL;
+				return rc;
 			if (rc == 1)
 				push(s, s->trace_next.t_ps, EV_TRACE, 0);
 			nic_packet(s, &s->nic[p.nic], &p, p.t_ps);
@@ -1850,7 +1821,7 @@ void sim_free(struct sim *s)
 
 	if (cfg == NULL)
 		return;
-	for (uint32_t i = 0; s->nic && i < cfg->nics; i++) {
+	for (uint32_t i = 0; s->nic && i < cfg->scn.system.nics; i++) {
 		if (s->nic[i].gen_ok)
 			sim_traffic_free(&s->nic[i].gen);
 		rxb_reta_free(&s->nic[i].reta);

@@ -45,6 +45,11 @@
 extern "C" {
 #endif
 
+/* rxb-sim's exit codes (docs/engine-contract.md §2). */
+#define SIM_EXIT_FAILED 1   /* anything else: a bug, an I/O error */
+#define SIM_EXIT_REJECTED 2 /* the configuration or a file it names */
+#define SIM_EXIT_NOMEM 3    /* this machine has not the memory for the scenario */
+
 #define PS_PER_NS 1000ull
 #define PS_PER_MS 1000000000ull
 
@@ -355,7 +360,7 @@ static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
 {
 	if (s->addr_of)
 		return s->addr_of[b];
-	return s->pool_base + b * (uint64_t)s->cfg->buffer_bytes;
+	return s->pool_base + b * (uint64_t)s->cfg->scn.arch.buffer_bytes;
 }
 
 /* nf.c */
@@ -364,7 +369,7 @@ int nf_init(struct sim *s, uint64_t *next_addr, struct rxb_err *err);
  * memory stalls and compute and charges them to k->cost.app. */
 void nf_packet(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *pi);
 /* Compute cycles per packet of each NF (documented estimates). */
-double nf_compute_cycles(enum sim_nf nf);
+double nf_compute_cycles(enum rxb_nf_kind nf);
 /* Target cores' extra random access (one dependent step). */
 uint64_t nf_target_access(struct sim *s, struct core *k);
 

@@ -14,6 +14,24 @@
 
 #include "engine.h"
 
+/* Exit codes of docs/engine-contract.md §2: what the front end tells the user. */
+static int exit_code(int rc)
+{
+	switch (rc) {
+	case 0:
+		return 0;
+	case -EINVAL:  /* a key or a combination of keys rejected */
+	case -ENOBUFS: /* the pool cannot fill the rings */
+	case -ENOENT:  /* a file the scenario names is missing */
+	case -EBADMSG: /* a file the scenario names is malformed */
+		return SIM_EXIT_REJECTED;
+	case -ENOMEM:
+		return SIM_EXIT_NOMEM;
+	default:
+		return SIM_EXIT_FAILED;
+	}
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: rxb-sim --config FILE.json (docs/engine-contract.md)\n");
@@ -24,37 +42,39 @@ int main(int argc, char **argv)
 {
 	static struct sim_cfg cfg;
 	static struct sim s;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	int rc;
 
+	if (argc == 2 && strcmp(argv[1], "--keys") == 0) {
+		rxb_scn_dump_json(stdout);
+		return 0;
+	}
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		fprintf(stdout, "usage: rxb-sim --config FILE.json\n"
+		fprintf(stdout, "usage: rxb-sim --config FILE.json | --keys\n"
 				"Simulates the scenario in FILE.json (written by `rxb sim`, see "
-				"docs/engine-contract.md) and prints one JSON result object.\n");
+				"docs/engine-contract.md) and prints one JSON result object; --keys prints the "
+				"scenario key table it was built with.\n");
 		return 0;
 	}
 	if (argc != 3 || strcmp(argv[1], "--config") != 0)
 		return usage();
-	if (simcfg_load(&cfg, argv[2], &err) != 0) {
+	rc = simcfg_load(&cfg, argv[2], &err);
+	if (rc != 0) {
 		fprintf(stderr, "error: %s\n", err.msg);
-		return 2;
+		return exit_code(rc);
 	}
 	rc = sim_init(&s, &cfg, &err);
+	if (rc == 0)
+		rc = sim_run(&s, 1, &err);
 	if (rc != 0) {
 		fprintf(stderr, "error: %s\n", err.msg[0] ? err.msg : strerror(-rc));
 		sim_free(&s);
-		return rc == -EINVAL || rc == -ENOBUFS ? 2 : 1;
-	}
-	rc = sim_run(&s, 1, &err);
-	if (rc != 0) {
-		fprintf(stderr, "error: %s\n", err.msg);
-		sim_free(&s);
-		return 2;
+		return exit_code(rc);
 	}
 	if (!s.packets_ok || !s.buffers_ok)
 		fprintf(stderr, "warning: conservation check failed: %s\n", s.inv_msg);
 	rc = sim_report(&s, stdout);
 	fflush(stdout);
 	sim_free(&s);
-	return rc == 0 ? 0 : 1;
+	return rc == 0 ? 0 : SIM_EXIT_FAILED;
 }

@@ -17,20 +17,20 @@
 /* Non-memory work per packet (parse, hash, compare, rewrite, checksum),
  * cycles. Estimates, not measurements: docs/simulator.md gives the
  * reasoning; override with workload.compute_ns where it matters. */
-double nf_compute_cycles(enum sim_nf nf)
+double nf_compute_cycles(enum rxb_nf_kind nf)
 {
 	switch (nf) {
-	case NF_L3FWD:
+	case RXB_NF_KIND_L3FWD:
 		return 60;  /* parse, LPM index, MAC rewrite, TTL and checksum update */
-	case NF_NAT:
+	case RXB_NF_KIND_NAT:
 		return 100; /* 5-tuple hash, key compare, address/port rewrite, L3+L4 checksums */
-	case NF_LB:
+	case RXB_NF_KIND_LB:
 		return 80;  /* 5-tuple hash, key compare, backend pick, dst rewrite, checksum */
-	case NF_SYNTHETIC:
+	case RXB_NF_KIND_SYNTHETIC:
 		return 40;  /* loop control of the reads, route lookup index, rewrite */
-	case NF_KVS:
+	case RXB_NF_KIND_KVS:
 		return 200; /* parse request, hash a 128 B key, compare it, bookkeeping */
-	case NF_COUNTER:
+	case RXB_NF_KIND_COUNTER:
 		return 20;  /* index, lock-prefixed add, store into the packet */
 	default:
 		return 0;
@@ -52,43 +52,43 @@ int nf_init(struct sim *s, uint64_t *next, struct rxb_err *err)
 	uint64_t lines;
 
 	/* Route table (l3fwd, synthetic's route lookup): lpm_table_mib. */
-	l->lpm_lines = (uint64_t)fmax(1.0, cfg->lpm_table_mib * (double)(1u << 20) / 64.0);
+	l->lpm_lines = (uint64_t)fmax(1.0, cfg->scn.workload.lpm_table_mib * (double)(1u << 20) / 64.0);
 	l->lpm_base = region(next, l->lpm_lines * 64);
 	/* Random-read buffer (synthetic, target reads): buffer_mib, shared. */
-	l->buf_lines = (uint64_t)fmax(1.0, cfg->buffer_mib * (double)(1u << 20) / 64.0);
+	l->buf_lines = (uint64_t)fmax(1.0, cfg->scn.workload.buffer_mib * (double)(1u << 20) / 64.0);
 	l->buf_base = region(next, l->buf_lines * 64);
-	switch (cfg->nf) {
-	case NF_LB: /* per core: a flow table of 64 B entries */
-		l->tbl_lines = cfg->lb_table_entries;
+	switch (cfg->scn.workload.nf) {
+	case RXB_NF_KIND_LB: /* per core: a flow table of 64 B entries */
+		l->tbl_lines = cfg->scn.workload.lb_table_entries;
 		break;
-	case NF_NAT: /* per core: 2 entries a flow; buckets of 8 signatures a line */
-		l->tbl_lines = 2 * cfg->nat_flows;
-		l->bkt_lines = (2 * cfg->nat_flows + 7) / 8;
+	case RXB_NF_KIND_NAT: /* per core: 2 entries a flow; buckets of 8 signatures a line */
+		l->tbl_lines = 2 * cfg->scn.workload.nat_flows;
+		l->bkt_lines = (2 * cfg->scn.workload.nat_flows + 7) / 8;
 		break;
-	case NF_KVS: /* per core (EREW partition): index buckets of 8 keys, items */
-		l->keys_per_core = (cfg->kvs_keys + cfg->cores - 1) / cfg->cores;
+	case RXB_NF_KIND_KVS: /* per core (EREW partition): index buckets of 8 keys, items */
+		l->keys_per_core = (cfg->scn.workload.kvs_keys + cfg->scn.system.cores - 1) / cfg->scn.system.cores;
 		l->tbl_lines = (l->keys_per_core + 7) / 8;
-		l->val_lines = (cfg->kvs_key_bytes + cfg->kvs_value_bytes + 63) / 64;
+		l->val_lines = (cfg->scn.workload.kvs_key_bytes + cfg->scn.workload.kvs_value_bytes + 63) / 64;
 		break;
 	default:
 		break;
 	}
 	if (l->tbl_lines) {
 		l->tbl_stride = (l->tbl_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
-		l->tbl_base = region(next, l->tbl_stride * cfg->cores);
+		l->tbl_base = region(next, l->tbl_stride * cfg->scn.system.cores);
 	}
 	if (l->bkt_lines) {
 		l->bkt_stride = (l->bkt_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
-		l->bkt_base = region(next, l->bkt_stride * cfg->cores);
+		l->bkt_base = region(next, l->bkt_stride * cfg->scn.system.cores);
 	}
 	if (l->val_lines) {
 		lines = l->keys_per_core * l->val_lines;
 		l->val_stride = (lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
-		l->val_base = region(next, l->val_stride * cfg->cores);
+		l->val_base = region(next, l->val_stride * cfg->scn.system.cores);
 	}
 	/* Counters: 8 B each, packed (a "small array"). */
-	l->ctr_base = region(next, (uint64_t)cfg->counter_slots * 8 + 64);
-	l->ctr_lines = ((uint64_t)cfg->counter_slots * 8 + 63) / 64;
+	l->ctr_base = region(next, (uint64_t)cfg->scn.workload.counter_slots * 8 + 64);
+	l->ctr_lines = ((uint64_t)cfg->scn.workload.counter_slots * 8 + 63) / 64;
 	l->ctr_last = malloc(l->ctr_lines * sizeof(*l->ctr_last));
 	if (l->ctr_last == NULL) {
 		rxb_err_set(err, "out of memory");
@@ -134,44 +134,44 @@ void nf_packet(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *p
 {
 	const struct sim_cfg *cfg = s->cfg;
 	const struct nf_layout *l = &s->nf;
-	uint64_t t0 = k->t, hdr = sim_buf_addr(s, b) + cfg->headroom_bytes;
+	uint64_t t0 = k->t, hdr = sim_buf_addr(s, b) + cfg->scn.arch.headroom_bytes;
 	uint64_t h = sim_mix64(pi->flow), compute;
 	uint32_t payload = (pi->len - SIM_ETH_FCS + 63) / 64; /* lines of the frame */
 	struct acc a[ACC_MAX];
 	unsigned n = 0;
 
-	switch (cfg->nf) {
-	case NF_L3FWD:
+	switch (cfg->scn.workload.nf) {
+	case RXB_NF_KIND_L3FWD:
 		dep(s, k, l->cls_main, SIM_LLC_RD, l->lpm_base + pick(h, l->lpm_lines) * 64);
 		break;
-	case NF_LB:
+	case RXB_NF_KIND_LB:
 		dep(s, k, l->cls_main, SIM_LLC_RD,
 		    l->tbl_base + k->id * l->tbl_stride + pick(h, l->tbl_lines) * 64);
 		k->t += s->c.l2_hit; /* backend table: a few lines, private-cache resident */
 		break;
-	case NF_NAT:
+	case RXB_NF_KIND_NAT:
 		dep(s, k, l->cls_aux, SIM_LLC_RD,
 		    l->bkt_base + k->id * l->bkt_stride + pick(h, l->bkt_lines) * 64);
 		dep(s, k, l->cls_main, SIM_LLC_WR,
 		    l->tbl_base + k->id * l->tbl_stride + pick(sim_mix64(h), l->tbl_lines) * 64);
 		break;
-	case NF_SYNTHETIC:
-		for (uint32_t r = 0; r < cfg->reads; r++)
+	case RXB_NF_KIND_SYNTHETIC:
+		for (uint32_t r = 0; r < cfg->scn.workload.reads; r++)
 			dep(s, k, l->cls_main, SIM_LLC_RD,
 			    l->buf_base + sim_rng_below(&k->rng, l->buf_lines) * 64);
 		dep(s, k, l->cls_aux, SIM_LLC_RD, l->lpm_base + pick(h, l->lpm_lines) * 64);
-		if (cfg->payload != PAY_UNTOUCHED) {
+		if (cfg->scn.workload.payload != RXB_PAYLOAD_UNTOUCHED) {
 			for (uint32_t j = 1; j < payload && n < ACC_MAX; j++, n++) {
 				a[n].addr = hdr + 64ull * j;
 				a[n].cls = (uint8_t)k->cls_pkt;
-				a[n].op = cfg->payload == PAY_READ ? SIM_LLC_RD : SIM_LLC_WR;
+				a[n].op = cfg->scn.workload.payload == RXB_PAYLOAD_READ ? SIM_LLC_RD : SIM_LLC_WR;
 			}
 			k->t += sim_mem_par(s, k->t, a, n);
 		}
 		break;
-	case NF_KVS: {
+	case RXB_NF_KIND_KVS: {
 		uint64_t kh = sim_mix64((uint64_t)pi->key + 0x4b5), item;
-		bool put = sim_rng_uniform(&k->rng) < cfg->kvs_put_share;
+		bool put = sim_rng_uniform(&k->rng) < cfg->scn.workload.kvs_put_share;
 		uint32_t plines = payload > 1 ? payload - 1 : 0;
 
 		dep(s, k, l->cls_main, SIM_LLC_RD,
@@ -193,8 +193,8 @@ void nf_packet(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *p
 		k->t += sim_mem_par(s, k->t, a, n);
 		break;
 	}
-	case NF_COUNTER:
-		counter_access(s, k, l->ctr_base + pick(h, cfg->counter_slots) * 8);
+	case RXB_NF_KIND_COUNTER:
+		counter_access(s, k, l->ctr_base + pick(h, cfg->scn.workload.counter_slots) * 8);
 		break;
 	default:
 		break;

@@ -96,23 +96,23 @@ static json_t *params(const struct sim *s)
 	const struct sim_cfg *c = s->cfg;
 	json_t *p = json_object();
 
-	set(p, "arch.name", json_string(c->arch_name));
-	set(p, "run.seed", json_integer((json_int_t)c->seed));
-	set(p, "arch.emulated", json_boolean(c->emulated));
-	if (c->arch == RXB_ARCH_SHRING_LIST && c->rxlist_batch > 1)
-		set(p, "arch.rxlist_batch", jcount(c->rxlist_batch));
+	set(p, "arch.name", json_string(rxb_arch_name[c->scn.arch.name]));
+	set(p, "run.seed", json_integer((json_int_t)c->scn.run.seed));
+	set(p, "arch.emulated", json_boolean(c->scn.arch.emulated));
+	if (c->scn.arch.name == RXB_ARCH_SHRING_LIST && c->scn.arch.rxlist_batch > 1)
+		set(p, "arch.rxlist_batch", jcount(c->scn.arch.rxlist_batch));
 	set(p, "system.profile", json_string(c->profile_name));
-	set(p, "system.cores", jcount(c->cores));
-	set(p, "system.nics", jcount(c->nics));
-	set(p, "traffic.rate_gbps", jnum(c->rate_gbps));
-	set(p, "traffic.packet_bytes", jcount(c->packet_bytes));
+	set(p, "system.cores", jcount(c->scn.system.cores));
+	set(p, "system.nics", jcount(c->scn.system.nics));
+	set(p, "traffic.rate_gbps", jnum(c->scn.traffic.rate_gbps));
+	set(p, "traffic.packet_bytes", jcount(c->scn.traffic.packet_bytes));
 	set(p, "traffic.pattern", json_string((const char *[]){ "constant", "poisson", "onoff",
-								  "target", "trace" }[c->pattern]));
+								  "target", "trace" }[c->scn.traffic.pattern]));
 	set(p, "workload.nf", json_string((const char *[]){ "l3fwd", "nat", "lb", "synthetic",
-							      "kvs", "counter" }[c->nf]));
-	set(p, "run.duration_ms", jnum(c->duration_ms));
-	set(p, "run.warmup_ms", jnum(c->warmup_ms));
-	set(p, "run.llc_sample_shift", jcount(c->llc_sample_shift));
+							      "kvs", "counter" }[c->scn.workload.nf]));
+	set(p, "run.duration_ms", jnum(c->scn.run.duration_ms));
+	set(p, "run.warmup_ms", jnum(c->scn.run.warmup_ms));
+	set(p, "run.llc_sample_shift", jcount(c->scn.run.llc_sample_shift));
 	return p;
 }
 
@@ -202,7 +202,7 @@ static json_t *shared_rings(const struct sim *s)
 		rxb_shring_wait_stats(sh, g, &w);
 		rxb_shring_fetch_stats(sh, g, &f);
 		set(o, "ring", jcount(g));
-		set(o, "cores", jcount(s->cfg->share_degree));
+		set(o, "cores", jcount(s->cfg->scn.arch.share_degree));
 		set(o, "returned", jcount(w.returned));
 		set(o, "desc_wait_us_mean",
 		    w.returned ? jnum((double)w.wait_sum / (double)w.returned / 1e6) : json_null());
@@ -235,7 +235,7 @@ static json_t *series(const struct sim *s)
 		set(o, "mem_bw_gibps", jnum((double)p->dram_bytes / w / (double)(1ull << 30)));
 		set(o, "ring_occupancy_mean", jnum(p->occ_n ? p->occ_sum / (double)p->occ_n : 0));
 		set(o, "io_working_set_mib",
-		    jnum((double)p->ws_bufs * s->cfg->buffer_bytes / (double)(1u << 20)));
+		    jnum((double)p->ws_bufs * s->cfg->scn.arch.buffer_bytes / (double)(1u << 20)));
 		set(o, "buffers_in_use", jcount(p->in_use));
 		set(o, "ddio_hit_rate", p->nic_wr > 0 ? jfrac(p->nic_hit / p->nic_wr) : json_null());
 		if (p->mode >= 0)
@@ -274,7 +274,7 @@ static json_t *spool_obj(const struct sim *s)
 {
 	struct rxb_spool *sp = rxb_iface_spool(s->ifc);
 	json_t *o = json_object();
-	uint32_t ports = s->cfg->spool_ports;
+	uint32_t ports = s->cfg->scn.arch.spool_ports;
 	uint64_t posted = 0;
 	double sum = 0, sq = 0;
 	uint32_t nshare = 0;
@@ -292,11 +292,11 @@ static json_t *spool_obj(const struct sim *s)
 		sq += x * x;
 		nshare++;
 	}
-	set(o, "mode", json_string(rxb_spool_mode_name[s->cfg->spool_mode]));
+	set(o, "mode", json_string(rxb_spool_mode_name[s->cfg->scn.arch.spool_mode]));
 	set(o, "ports", jcount(ports));
 	set(o, "queues", jcount(s->nrings));
-	set(o, "memory_bytes", jcount(posted * s->cfg->buffer_bytes));
-	set(o, "memory_bytes_per_port", jnum((double)posted * s->cfg->buffer_bytes / ports));
+	set(o, "memory_bytes", jcount(posted * s->cfg->scn.arch.buffer_bytes));
+	set(o, "memory_bytes_per_port", jnum((double)posted * s->cfg->scn.arch.buffer_bytes / ports));
 	set(o, "fairness_jain", nshare && sq > 0 ? jfrac(sum * sum / (nshare * sq)) : json_null());
 	return o;
 }
@@ -360,10 +360,10 @@ int sim_report(struct sim *s, FILE *out)
 	}
 	set(m, "io_working_set_mib",
 	    jnum((s->ws_windows ? s->ws_sum / (double)s->ws_windows : (double)s->ws_count) *
-		 cfg->buffer_bytes / (double)(1u << 20)));
-	for (uint32_t n = 0; n < cfg->nics && n < 4; n++)
+		 cfg->scn.arch.buffer_bytes / (double)(1u << 20)));
+	for (uint32_t n = 0; n < cfg->scn.system.nics && n < 4; n++)
 		llc_sum(s, s->nic[n].cls_wr, SIM_LLC_WR, &nh, &na);
-	set(m, "ddio_hit_rate", cfg->ddio_ways == 0 ? jnum(0) : na > 0 ? jfrac(nh / na) :
+	set(m, "ddio_hit_rate", cfg->scn.system.ddio_ways == 0 ? jnum(0) : na > 0 ? jfrac(nh / na) :
 									   json_null());
 	for (uint32_t c = 0; c < s->ncls_pkt; c++)
 		llc_sum(s, s->core[c].cls_pkt, SIM_LLC_OPS, &hits, &acc);
@@ -406,7 +406,7 @@ int sim_report(struct sim *s, FILE *out)
 		for (uint32_t q = 0; q < s->emu.npq; q++)
 			posted += s->emu.pq[q].n;
 		set(m, "nominal_working_set_mib",
-		    jnum((double)posted * cfg->buffer_bytes / (double)(1u << 20)));
+		    jnum((double)posted * cfg->scn.arch.buffer_bytes / (double)(1u << 20)));
 	}
 	set(m, "service_ns_per_packet", s->departures ? jnum(cp / (double)s->departures / 1e3) :
 							json_null());
@@ -424,7 +424,7 @@ int sim_report(struct sim *s, FILE *out)
 	{
 		json_t *pc = json_array();
 
-		for (uint32_t n = 0; n < cfg->nics; n++)
+		for (uint32_t n = 0; n < cfg->scn.system.nics; n++)
 			json_array_append_new(
 				pc, json_pack("{s:I,s:o,s:o}", "nic", (json_int_t)n, "up_gbps",
 					      jnum(8.0 * (double)s->nic[n].up_bytes / T / 1e9),
@@ -432,7 +432,7 @@ int sim_report(struct sim *s, FILE *out)
 					      jnum(8.0 * (double)s->nic[n].down_bytes / T / 1e9)));
 		set(m, "pcie", pc);
 	}
-	if (cfg->emulated)
+	if (cfg->scn.arch.emulated)
 		set(m, "emulator", json_pack("{s:o,s:I,s:o}", "busy_fraction",
 					     jfrac((double)s->emu.busy / (T * 1e12)), "packets",
 					     (json_int_t)s->emu.pkts, "ns_per_packet",
@@ -440,11 +440,11 @@ int sim_report(struct sim *s, FILE *out)
 	if (s->hog) {
 		uint64_t a = 0;
 
-		for (uint32_t h = 0; h < cfg->hog_instances; h++)
+		for (uint32_t h = 0; h < cfg->scn.system.hog_instances; h++)
 			a += s->hog[h].accesses;
 		set(m, "hog", json_pack("{s:s,s:I,s:o}", "kind",
-					cfg->hog == HOG_STREAM ? "stream" : "pagerank", "instances",
-					(json_int_t)cfg->hog_instances, "gibps",
+					cfg->scn.system.hog == RXB_HOG_STREAM ? "stream" : "pagerank", "instances",
+					(json_int_t)cfg->scn.system.hog_instances, "gibps",
 					jnum((double)a * 64 / T / (double)(1ull << 30))));
 	}
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)s->trace_sum);

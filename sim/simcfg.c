@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "rxb/shring.h"
 #include "simcfg.h"
 
 /* A cursor over one section; the first error sticks. */
@@ -112,27 +112,6 @@ static void str_copy(struct rd *r, const char *key, char *dst, size_t cap)
 	strcpy(dst, s);
 }
 
-/* Index of s in names[0..n), or -1 with an error naming the choices. */
-static int choice(struct rd *r, const char *key, const char *const *names, int n)
-{
-	const char *s = str(r, key);
-
-	for (int i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	if (!r->bad) {
-		char allowed[256] = "";
-
-		for (int i = 0; i < n; i++)
-			snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s",
-				 i ? ", " : "", names[i]);
-		rxb_err_set(r->err, "%s.%s = '%s': this engine simulates %s", r->sec, key, s,
-			    allowed);
-		r->bad = 1;
-	}
-	return 0;
-}
-
 static uint32_t u32_list(struct rd *r, const char *key, uint32_t *out, uint32_t cap)
 {
 	json_t *v = field(r, key, 1), *e;
@@ -179,114 +158,96 @@ static struct rd sub(struct rd *parent, const char *key)
 	return r;
 }
 
-static const char *const ARCH_NAMES[] = { "privring", "small_privring", "shring", "shring_list",
-					   "dyn_shring", "rxbisect", "spool" };
-static const char *const POLICY_NAMES[] = { "linked_random", "round_robin", "most_available" };
-static const char *const ASSOC_NAMES[] = { "all", "per_nic", "groups" };
-static const char *const SPOOL_NAMES[] = { "none", "basic", "spp" };
-static const char *const PATTERN_NAMES[] = { "constant", "poisson", "onoff", "target",
-					     "trace" };
-static const char *const NF_NAMES[] = { "l3fwd", "nat", "lb", "synthetic", "kvs", "counter" };
-static const char *const PAYLOAD_NAMES[] = { "untouched", "read", "written" };
-static const char *const HOG_NAMES[] = { "none", "stream", "pagerank" };
-static const char *const DIST_NAMES[] = { "uniform", "zipf" };
+/* ------------------------------------------------------------- scenario */
 
-static void parse_arch(struct sim_cfg *c, struct rd *r)
+/* A JSON value as the scenario table's checker reads it. `list` has room for
+ * RXB_SCN_LIST_MAX + 1 elements (one more is "too many"). */
+static int json_val(json_t *j, struct rxb_scn_val *v, uint64_t *list)
 {
-	str_copy(r, "name", c->arch_name, sizeof(c->arch_name));
-	c->arch = (enum rxb_arch)choice(r, "name", ARCH_NAMES, RXB_ARCHS);
-	c->rx_size = u32(r, "rx_size");
-	c->ax_size = u32(r, "ax_size");
-	c->bx_size = u32(r, "bx_size");
-	c->cr_size = u32(r, "cr_size");
-	c->emulated = boolean(r, "emulated");
-	c->share_degree = u32(r, "share_degree");
-	c->ax_policy = (enum rxb_ax_policy)choice(r, "ax_policy", POLICY_NAMES, 3);
-	c->association = (enum sim_assoc)choice(r, "association", ASSOC_NAMES, 3);
-	c->groups = u32(r, "groups");
-	c->coalesce = boolean(r, "coalesce");
-	c->coalesce_timeout_ns = num(r, "coalesce_timeout_ns");
-	c->batch = u32(r, "batch");
-	/* optional (added with contract 1 in place): older front ends omit it */
-	c->rxlist_batch = (uint32_t)uint_opt(r, "rxlist_batch", 1, 0);
-	c->buffer_bytes = u32(r, "buffer_bytes");
-	c->headroom_bytes = u32(r, "headroom_bytes");
-	c->alloc_cache = u32(r, "alloc_cache");
-	c->pool_buffers = u32(r, "pool_buffers");
-	c->spool_mode = (enum rxb_spool_mode)choice(r, "spool_mode", SPOOL_NAMES, 3);
-	c->spool_ports = u32(r, "spool_ports");
-	c->spool_low = u32(r, "spool_low");
-	c->spool_high = u32(r, "spool_high");
-	c->dyn_sample_ms = num(r, "dyn_sample_ms");
-	c->dyn_window = u32(r, "dyn_window");
-	c->dyn_tput_gbps = num(r, "dyn_tput_gbps");
-	c->dyn_membw_gibps = num(r, "dyn_membw_gibps");
-	c->dyn_overload_factor = num(r, "dyn_overload_factor");
+	size_t i;
+	json_t *e;
+
+	if (json_is_boolean(j)) {
+		v->type = RXB_VAL_BOOL;
+		v->b = json_is_true(j);
+	} else if (json_is_integer(j)) {
+		v->type = RXB_VAL_INT;
+		v->negative = json_integer_value(j) < 0;
+		v->u = v->negative ? 0 - (uint64_t)json_integer_value(j) :
+				     (uint64_t)json_integer_value(j);
+	} else if (json_is_real(j)) {
+		v->type = RXB_VAL_NUM;
+		v->f = json_real_value(j);
+	} else if (json_is_string(j)) {
+		v->type = RXB_VAL_STR;
+		v->s = json_string_value(j);
+	} else if (json_is_array(j)) {
+		v->type = RXB_VAL_LIST;
+		v->list = list;
+		v->n = json_array_size(j) > RXB_SCN_LIST_MAX ? RXB_SCN_LIST_MAX + 1 :
+							       json_array_size(j);
+		json_array_foreach(j, i, e) {
+			if (i > RXB_SCN_LIST_MAX)
+				break;
+			if (!json_is_integer(e) || json_integer_value(e) < 0)
+				return -1;
+			list[i] = (uint64_t)json_integer_value(e);
+		}
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
-static void parse_system(struct sim_cfg *c, struct rd *r, uint32_t *n_cpn)
+/* One key of the scenario from its section object. Keys the simulator does
+ * not honour (emu.*) may be absent; every other key is required. */
+static int scn_key(struct sim_cfg *c, json_t *root, const struct rxb_scn_key *k,
+		   uint64_t *list, struct rxb_err *err)
 {
-	c->cores = u32(r, "cores");
-	c->nics = u32(r, "nics");
-	*n_cpn = u32_list(r, "cores_per_nic", c->cores_per_nic, SIMCFG_MAX_NICS);
-	c->ddio_ways = u32(r, "ddio_ways");
-	c->cat_ways = u32(r, "cat_ways");
-	c->mlp = u32(r, "mlp");
-	c->n_stalled = u32_list(r, "stalled_cores", c->stalled, SIMCFG_MAX_LIST);
-	c->stall_at_ms = num(r, "stall_at_ms");
-	c->stall_for_ms = num(r, "stall_for_ms");
-	c->n_slow = u32_list(r, "slow_cores", c->slow, SIMCFG_MAX_LIST);
-	c->slow_extra_ns = num(r, "slow_extra_ns");
-	c->hog = (enum sim_hog)choice(r, "hog", HOG_NAMES, 3);
-	c->hog_instances = u32(r, "hog_instances");
+	json_t *j = json_object_get(json_object_get(root, k->section), k->name);
+	struct rxb_scn_val v = { 0 };
+	char *text;
+	int rc;
+
+	if (j == NULL) {
+		if (!rxb_scn_honours(k, RXB_ENGINE_SIM))
+			return 0;
+		rxb_err_set(err, "%s: missing from the config (docs/engine-contract.md §3)",
+			    k->full);
+		return -EINVAL;
+	}
+	text = json_dumps(j, JSON_ENCODE_ANY);
+	v.as_text = text ? text : "?";
+	if (json_val(j, &v, list) != 0) {
+		rxb_err_set(err, "%s = %s: wrong type", k->full, v.as_text);
+		rc = -EINVAL;
+	} else {
+		rc = rxb_scn_set(&c->scn, RXB_ENGINE_SIM, k, &v, err);
+	}
+	free(text);
+	return rc;
 }
 
-static void parse_traffic(struct sim_cfg *c, struct rd *r)
+static int parse_scenario(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 {
-	c->rate_gbps = num(r, "rate_gbps");
-	c->packet_bytes = u32(r, "packet_bytes");
-	c->pattern = (enum sim_pattern)choice(r, "pattern", PATTERN_NAMES, 5);
-	c->target_share = num(r, "target_share");
-	c->target_rate_gbps = num(r, "target_rate_gbps");
-	c->target_packet_bytes = u32(r, "target_packet_bytes");
-	c->target_core = u32(r, "target_core");
-	c->burst_packets = u32(r, "burst_packets");
-	c->burst_duty = num(r, "burst_duty");
-	str_copy(r, "pcap", c->pcap, sizeof(c->pcap));
-	c->pcap_speedup = num(r, "pcap_speedup");
-	c->flows = u32(r, "flows");
-	c->zipf = choice(r, "key_dist", DIST_NAMES, 2) == 1;
-	c->zipf_s = num(r, "zipf_s");
-}
+	static const char *const sections[] = { "arch", "system", "traffic", "workload", "run" };
+	uint64_t *list = calloc(RXB_SCN_LIST_MAX + 1, sizeof(*list));
+	int rc = 0;
 
-static void parse_workload(struct sim_cfg *c, struct rd *r)
-{
-	c->nf = (enum sim_nf)choice(r, "nf", NF_NAMES, NF_COUNT);
-	c->reads = u32(r, "reads");
-	c->buffer_mib = num(r, "buffer_mib");
-	c->payload = (enum sim_payload)choice(r, "payload", PAYLOAD_NAMES, 3);
-	c->target_reads = u32(r, "target_reads");
-	c->compute_ns = num(r, "compute_ns");
-	c->nat_flows = uint_opt(r, "nat_flows", 0, 1);
-	c->lb_backends = u32(r, "lb_backends");
-	c->kvs_put_share = num(r, "kvs_put_share");
-	c->kvs_keys = uint_opt(r, "kvs_keys", 0, 1);
-	c->kvs_key_bytes = u32(r, "kvs_key_bytes");
-	c->kvs_value_bytes = u32(r, "kvs_value_bytes");
-	c->counter_slots = u32(r, "counter_slots");
-	/* Engine extension keys (optional). */
-	c->lpm_table_mib = num_opt(r, "lpm_table_mib", 1.0, 0);
-	c->lb_table_entries = uint_opt(r, "lb_table_entries", 1u << 20, 0);
-}
-
-static void parse_run(struct sim_cfg *c, struct rd *r)
-{
-	c->duration_ms = num(r, "duration_ms");
-	c->warmup_ms = num(r, "warmup_ms");
-	c->seed = uint_opt(r, "seed", 0, 1);
-	c->sample_ms = num(r, "sample_ms");
-	c->check_invariants = boolean(r, "check_invariants");
-	c->llc_sample_shift = u32(r, "llc_sample_shift");
+	if (list == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: a list value");
+	for (size_t i = 0; rc == 0 && i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (!json_is_object(json_object_get(root, sections[i]))) {
+			rxb_err_set(err, "%s: missing or not an object (docs/engine-contract.md §3)",
+				    sections[i]);
+			rc = -EINVAL;
+		}
+	}
+	rxb_scn_defaults(&c->scn, RXB_ENGINE_SIM);
+	for (unsigned i = 0; rc == 0 && i < RXB_SCN_N_KEYS; i++)
+		rc = scn_key(c, root, &rxb_scn_keys[i], list, err);
+	free(list);
+	return rc;
 }
 
 static void parse_profile(struct sim_cfg *c, struct rd *r)
@@ -348,8 +309,8 @@ static int parse_calib(struct sim_calib *cal, json_t *doc, struct rxb_err *err)
 	rx = sub(&cy, "rx_per_pkt");
 	emu = sub(&cy, "emu_per_pkt");
 	for (int a = 0; a < RXB_ARCHS; a++) {
-		cal->rx_per_pkt[a] = num(&rx, ARCH_NAMES[a]);
-		cal->emu_per_pkt[a] = num(&emu, ARCH_NAMES[a]);
+		cal->rx_per_pkt[a] = num(&rx, rxb_arch_name[a]);
+		cal->emu_per_pkt[a] = num(&emu, rxb_arch_name[a]);
 	}
 	cal->rx_per_call = num(&cy, "rx_per_call");
 	cal->empty_poll = num(&cy, "empty_poll");
@@ -424,8 +385,14 @@ int simcfg_parse_calibration(struct sim_calib *cal, const char *text, struct rxb
 
 /* ---------------------------------------------------------- top level */
 
-static int check(struct sim_cfg *c, uint32_t n_cpn, struct rxb_err *err)
+/* Rules that involve several keys or the profile (single-key ranges are the
+ * table's, checked as each key is read). */
+static int check(const struct sim_cfg *c, struct rxb_err *err)
 {
+	const struct rxb_scn_arch *a = &c->scn.arch;
+	const struct rxb_scn_system *sy = &c->scn.system;
+	const struct rxb_scn_traffic *t = &c->scn.traffic;
+	const struct rxb_scn_run *run = &c->scn.run;
 	uint32_t sum = 0;
 
 #define REJECT(...)                              \
@@ -433,110 +400,88 @@ static int check(struct sim_cfg *c, uint32_t n_cpn, struct rxb_err *err)
 		rxb_err_set(err, __VA_ARGS__);   \
 		return -EINVAL;                  \
 	} while (0)
-	if (c->cores < 1 || c->cores > RXB_MAX_CORES)
-		REJECT("system.cores = %u: must be in [1, %u]", c->cores, RXB_MAX_CORES);
-	if (c->nics < 1 || c->nics > SIMCFG_MAX_NICS)
-		REJECT("system.nics = %u: must be in [1, %u]", c->nics, SIMCFG_MAX_NICS);
-	if (n_cpn != c->nics)
-		REJECT("system.cores_per_nic: %u entries for %u NICs", n_cpn, c->nics);
-	for (uint32_t n = 0; n < c->nics; n++) {
-		if (c->cores_per_nic[n] == 0)
-			REJECT("system.cores_per_nic[%u] = 0: every NIC needs a core", n);
-		sum += c->cores_per_nic[n];
+	if (sy->cores_per_nic.n != sy->nics)
+		REJECT("system.cores_per_nic: %u entries for %u NICs", sy->cores_per_nic.n,
+		       sy->nics);
+	for (uint32_t n = 0; n < sy->nics; n++)
+		sum += sy->cores_per_nic.v[n];
+	if (sum != sy->cores)
+		REJECT("system.cores_per_nic sums to %u, not system.cores = %u", sum, sy->cores);
+	for (uint32_t i = 0; i < sy->stalled_cores.n; i++)
+		if (sy->stalled_cores.v[i] >= sy->cores)
+			REJECT("system.stalled_cores: core %u does not exist", sy->stalled_cores.v[i]);
+	for (uint32_t i = 0; i < sy->slow_cores.n; i++)
+		if (sy->slow_cores.v[i] >= sy->cores)
+			REJECT("system.slow_cores: core %u does not exist", sy->slow_cores.v[i]);
+	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
+		const struct rxb_scn_key *k = &rxb_scn_keys[i];
+
+		if (k->auto_ok && *(const uint32_t *)((const char *)&c->scn + k->offset) ==
+				      RXB_SCN_AUTO)
+			REJECT("%s = \"auto\": the front end resolves every \"auto\" "
+			       "(docs/engine-contract.md §3)", k->full);
 	}
-	if (sum != c->cores)
-		REJECT("system.cores_per_nic sums to %u, not system.cores = %u", sum, c->cores);
-	for (uint32_t i = 0; i < c->n_stalled; i++)
-		if (c->stalled[i] >= c->cores)
-			REJECT("system.stalled_cores: core %u does not exist", c->stalled[i]);
-	for (uint32_t i = 0; i < c->n_slow; i++)
-		if (c->slow[i] >= c->cores)
-			REJECT("system.slow_cores: core %u does not exist", c->slow[i]);
-	if (c->batch < 1 || c->batch > RXB_BURST_MAX)
-		REJECT("arch.batch = %u: the ring library receives at most %u packets a call",
-		       c->batch, RXB_BURST_MAX);
-	if (c->rxlist_batch < 1 || c->rxlist_batch > RXB_SHRING_BATCH_MAX ||
-	    !rxb_is_pow2(c->rxlist_batch))
-		REJECT("arch.rxlist_batch = %u: must be a power of two from 1 (not batched) to %u",
-		       c->rxlist_batch, RXB_SHRING_BATCH_MAX);
-	if (c->arch == RXB_ARCH_SHRING_LIST &&
-	    (uint64_t)c->rx_size * c->rxlist_batch > RXB_RING_MAX)
+	if (a->name == RXB_ARCH_SHRING_LIST && (uint64_t)a->rx_size * a->rxlist_batch > RXB_RING_MAX)
 		REJECT("arch.rxlist_batch = %u: arch.rx_size x arch.rxlist_batch = %llu buffer "
-		       "slots, at most %u", c->rxlist_batch,
-		       (unsigned long long)c->rx_size * c->rxlist_batch, RXB_RING_MAX);
-	if (!(c->duration_ms > 0) || c->warmup_ms < 0 || c->warmup_ms >= c->duration_ms)
+		       "slots, at most %u", a->rxlist_batch,
+		       (unsigned long long)a->rx_size * a->rxlist_batch, RXB_RING_MAX);
+	if (run->warmup_ms >= run->duration_ms)
 		REJECT("run.warmup_ms = %g, run.duration_ms = %g: need 0 <= warmup < duration",
-		       c->warmup_ms, c->duration_ms);
-	if (c->duration_ms > 1e6)
-		REJECT("run.duration_ms = %g: at most 1000 s of simulated time", c->duration_ms);
-	if (!(c->sample_ms > 0))
-		REJECT("run.sample_ms = %g: must be > 0", c->sample_ms);
-	if (c->duration_ms / c->sample_ms > 100000)
+		       run->warmup_ms, run->duration_ms);
+	if (run->duration_ms / run->sample_ms > 100000)
 		REJECT("run.sample_ms = %g: more than 100000 samples in run.duration_ms = %g",
-		       c->sample_ms, c->duration_ms);
-	if (c->llc_sample_shift > 16)
-		REJECT("run.llc_sample_shift = %u: must be in [0, 16]", c->llc_sample_shift);
+		       run->sample_ms, run->duration_ms);
 	if (!(c->freq_ghz > 0) || !(c->pcie_gbps > 0) || !(c->link_gbps > 0))
 		REJECT("profile: cpu.freq_ghz, pcie.gbps and nic.link_gbps must be > 0");
 	if (c->llc_line != 64)
 		REJECT("profile.llc.line_bytes = %u: the LLC model has 64 B lines", c->llc_line);
-	if (c->ddio_ways > c->llc_ways || c->cat_ways >= c->llc_ways)
-		REJECT("system.ddio_ways = %u / cat_ways = %u: the LLC has %u ways", c->ddio_ways,
-		       c->cat_ways, c->llc_ways);
+	if (sy->ddio_ways > c->llc_ways || sy->cat_ways >= c->llc_ways)
+		REJECT("system.ddio_ways = %u / cat_ways = %u: the LLC has %u ways", sy->ddio_ways,
+		       sy->cat_ways, c->llc_ways);
 	if (c->cqe_bytes == 0 || c->cqe_bytes > 4096 || c->desc_bytes == 0)
 		REJECT("profile.nic.cqe_bytes = %u, desc_bytes = %u: must be in 1..4096",
 		       c->cqe_bytes, c->desc_bytes);
 	if (c->mps_bytes == 0)
 		REJECT("profile.pcie.mps_bytes = 0: must be > 0");
-	if (c->mlp < 1)
-		REJECT("system.mlp = %u: must be >= 1", c->mlp);
-	if (c->packet_bytes < 64 || c->packet_bytes + c->headroom_bytes > c->buffer_bytes)
+	if (t->packet_bytes + a->headroom_bytes > a->buffer_bytes)
 		REJECT("traffic.packet_bytes = %u: does not fit arch.buffer_bytes = %u",
-		       c->packet_bytes, c->buffer_bytes);
-	if (c->target_packet_bytes &&
-	    (c->target_packet_bytes < 64 ||
-	     c->target_packet_bytes + c->headroom_bytes > c->buffer_bytes))
-		REJECT("traffic.target_packet_bytes = %u: must be 64..%u", c->target_packet_bytes,
-		       c->buffer_bytes - c->headroom_bytes);
-	if (c->rate_gbps > c->link_gbps * (1 + 1e-9) || !(c->rate_gbps > 0))
-		REJECT("traffic.rate_gbps = %g: must be in (0, %g]", c->rate_gbps, c->link_gbps);
-	if (c->flows < 1)
-		REJECT("traffic.flows = 0: must be >= 1");
-	if (c->pattern == PAT_TARGET) {
-		for (uint32_t n = 0; n < c->nics; n++)
-			if (c->target_core >= c->cores_per_nic[n] || c->cores_per_nic[n] < 2)
+		       t->packet_bytes, a->buffer_bytes);
+	if (t->target_packet_bytes &&
+	    (t->target_packet_bytes < 64 ||
+	     t->target_packet_bytes + a->headroom_bytes > a->buffer_bytes))
+		REJECT("traffic.target_packet_bytes = %u: must be 64..%u", t->target_packet_bytes,
+		       a->buffer_bytes - a->headroom_bytes);
+	if (t->rate_gbps > c->link_gbps * (1 + 1e-9))
+		REJECT("traffic.rate_gbps = %g: must be in (0, %g]", t->rate_gbps, c->link_gbps);
+	if (t->pattern == RXB_PATTERN_TARGET) {
+		for (uint32_t n = 0; n < sy->nics; n++)
+			if (t->target_core >= sy->cores_per_nic.v[n] || sy->cores_per_nic.v[n] < 2)
 				REJECT("traffic.target_core = %u: NIC %u has %u cores (pattern "
 				       "target needs 2 or more and the target among them)",
-				       c->target_core, n, c->cores_per_nic[n]);
-		if (c->target_share <= 0 && c->target_rate_gbps <= 0)
+				       t->target_core, n, sy->cores_per_nic.v[n]);
+		if (t->target_share <= 0 && t->target_rate_gbps <= 0)
 			REJECT("traffic.target_share = 0 and target_rate_gbps = 0: pattern target "
 			       "needs one of them");
 	}
-	if (c->pattern == PAT_TRACE && c->pcap[0] == '\0')
+	if (t->pattern == RXB_PATTERN_TRACE && t->pcap[0] == '\0')
 		REJECT("traffic.pcap: required when traffic.pattern = 'trace'");
-	if (c->arch == RXB_ARCH_SPOOL && c->emulated)
+	if (a->name == RXB_ARCH_SPOOL && a->emulated)
 		REJECT("arch.emulated = true with arch.name = 'spool': the simulator models the "
 		       "emulator for privring, small_privring, shring, shring_list, dyn_shring "
 		       "and rxbisect");
-	if (c->arch == RXB_ARCH_RXBISECT && c->association == ASSOC_PER_NIC) {
-		for (uint32_t n = 1; n < c->nics; n++)
-			if (c->cores_per_nic[n] != c->cores_per_nic[0])
+	if (a->name == RXB_ARCH_RXBISECT && a->association == RXB_ASSOC_PER_NIC) {
+		for (uint32_t n = 1; n < sy->nics; n++)
+			if (sy->cores_per_nic.v[n] != sy->cores_per_nic.v[0])
 				REJECT("arch.association = 'per_nic' with uneven "
 				       "system.cores_per_nic: the library's association groups "
 				       "are equal blocks of cores");
 	}
-	if (c->arch == RXB_ARCH_RXBISECT && c->association == ASSOC_GROUPS &&
-	    (c->groups < 1 || c->cores % c->groups))
-		REJECT("arch.groups = %u: must divide system.cores = %u", c->groups, c->cores);
-	if (c->nf == NF_KVS && c->kvs_keys > UINT32_MAX)
+	if (a->name == RXB_ARCH_RXBISECT && a->association == RXB_ASSOC_GROUPS &&
+	    sy->cores % a->groups)
+		REJECT("arch.groups = %u: must divide system.cores = %u", a->groups, sy->cores);
+	if (c->scn.workload.nf == RXB_NF_KIND_KVS && c->scn.workload.kvs_keys > UINT32_MAX)
 		REJECT("workload.kvs_keys = %llu: at most 2^32 - 1",
-		       (unsigned long long)c->kvs_keys);
-	if (c->counter_slots < 1 || c->lb_backends < 1 || c->nat_flows < 1 || c->kvs_keys < 1)
-		REJECT("workload: counter_slots, lb_backends, nat_flows and kvs_keys must be >= 1");
-	if (!(c->buffer_mib > 0) || !(c->lpm_table_mib > 0))
-		REJECT("workload.buffer_mib / lpm_table_mib: must be > 0");
-	if (c->lb_table_entries < 1)
-		REJECT("workload.lb_table_entries: must be >= 1");
+		       (unsigned long long)c->scn.workload.kvs_keys);
 #undef REJECT
 	return 0;
 }
@@ -544,9 +489,10 @@ static int check(struct sim_cfg *c, uint32_t n_cpn, struct rxb_err *err)
 static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 {
 	int bad = 0;
-	uint32_t n_cpn = 0, n_noc;
+	uint32_t n_noc;
 	json_t *contract = json_object_get(root, "contract");
 	struct rd r, d;
+	int rc;
 
 	memset(c, 0, sizeof(*c));
 	if (!json_is_object(root)) {
@@ -557,21 +503,9 @@ static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 		rxb_err_set(err, "contract: this engine speaks contract 1 (docs/engine-contract.md)");
 		return -EINVAL;
 	}
-	r = section(root, "arch", err, &bad);
-	parse_arch(c, &r);
-	bad |= r.bad;
-	r = section(root, "system", err, &bad);
-	parse_system(c, &r, &n_cpn);
-	bad |= r.bad;
-	r = section(root, "traffic", err, &bad);
-	parse_traffic(c, &r);
-	bad |= r.bad;
-	r = section(root, "workload", err, &bad);
-	parse_workload(c, &r);
-	bad |= r.bad;
-	r = section(root, "run", err, &bad);
-	parse_run(c, &r);
-	bad |= r.bad;
+	rc = parse_scenario(c, root, err);
+	if (rc != 0)
+		return rc;
 	r = section(root, "profile", err, &bad);
 	parse_profile(c, &r);
 	bad |= r.bad;
@@ -580,14 +514,15 @@ static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 	bad |= d.bad;
 	if (bad)
 		return -EINVAL;
-	if (n_noc != c->cores) {
-		rxb_err_set(err, "derived.nic_of_core: %u entries for %u cores", n_noc, c->cores);
+	if (n_noc != c->scn.system.cores) {
+		rxb_err_set(err, "derived.nic_of_core: %u entries for %u cores", n_noc,
+			    c->scn.system.cores);
 		return -EINVAL;
 	}
-	if (check(c, n_cpn, err) != 0)
+	if (check(c, err) != 0)
 		return -EINVAL;
-	for (uint32_t k = 0, core = 0; k < c->nics; k++)
-		for (uint32_t j = 0; j < c->cores_per_nic[k]; j++, core++)
+	for (uint32_t k = 0, core = 0; k < c->scn.system.nics; k++)
+		for (uint32_t j = 0; j < c->scn.system.cores_per_nic.v[k]; j++, core++)
 			if (c->nic_of_core[core] != k) {
 				rxb_err_set(err, "derived.nic_of_core[%u] = %u: cores are numbered "
 					    "NIC by NIC (expected %u)", core, c->nic_of_core[core], k);

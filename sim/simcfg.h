@@ -20,19 +20,12 @@
 #include <stdint.h>
 
 #include "rxb/iface.h"
+#include "scenario.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SIMCFG_MAX_NICS 64u
-#define SIMCFG_MAX_LIST 1024u
-
-enum sim_pattern { PAT_CONSTANT, PAT_POISSON, PAT_ONOFF, PAT_TARGET, PAT_TRACE };
-enum sim_nf { NF_L3FWD, NF_NAT, NF_LB, NF_SYNTHETIC, NF_KVS, NF_COUNTER, NF_COUNT };
-enum sim_payload { PAY_UNTOUCHED, PAY_READ, PAY_WRITTEN };
-enum sim_hog { HOG_NONE, HOG_STREAM, HOG_PAGERANK };
-enum sim_assoc { ASSOC_ALL, ASSOC_PER_NIC, ASSOC_GROUPS };
 
 /* Software cycle costs (sim/calibration/default.json "cycles"). */
 struct sim_calib {
@@ -55,44 +48,8 @@ struct sim_calib {
 };
 
 struct sim_cfg {
-	/* arch */
-	enum rxb_arch arch;
-	char arch_name[32];
-	uint32_t rx_size, ax_size, bx_size, cr_size, share_degree, groups, batch;
-	uint32_t rxlist_batch;   /* batched RxList: buffer slots per descriptor (1: not batched) */
-	uint32_t buffer_bytes, headroom_bytes, alloc_cache, pool_buffers;
-	uint32_t spool_ports, spool_low, spool_high, dyn_window;
-	enum rxb_spool_mode spool_mode;
-	enum rxb_ax_policy ax_policy;
-	enum sim_assoc association;
-	bool emulated, coalesce;
-	double coalesce_timeout_ns, dyn_sample_ms, dyn_tput_gbps, dyn_membw_gibps;
-	double dyn_overload_factor;
-	/* system */
-	uint32_t cores, nics, ddio_ways, cat_ways, mlp, hog_instances;
-	uint32_t cores_per_nic[SIMCFG_MAX_NICS];
-	uint32_t n_stalled, n_slow;
-	uint32_t stalled[SIMCFG_MAX_LIST], slow[SIMCFG_MAX_LIST];
-	double stall_at_ms, stall_for_ms, slow_extra_ns;
-	enum sim_hog hog;
-	/* traffic */
-	enum sim_pattern pattern;
-	double rate_gbps, target_share, target_rate_gbps, burst_duty, pcap_speedup, zipf_s;
-	uint32_t packet_bytes, target_packet_bytes, target_core, burst_packets, flows;
-	bool zipf;
-	char pcap[4096];
-	/* workload */
-	enum sim_nf nf;
-	enum sim_payload payload;
-	uint32_t reads, target_reads, lb_backends, kvs_key_bytes, kvs_value_bytes;
-	uint32_t counter_slots;
-	uint64_t nat_flows, kvs_keys, lb_table_entries;
-	double buffer_mib, compute_ns, kvs_put_share, lpm_table_mib;
-	/* run */
-	double duration_ms, warmup_ms, sample_ms;
-	uint64_t seed;
-	bool check_invariants;
-	uint32_t llc_sample_shift;
+	/* the scenario: every key of python/rxbisect/scenario_keys.toml */
+	struct rxb_scn scn;
 	/* profile */
 	char profile_name[64];
 	double freq_ghz, llc_mib, dram_idle_ns, dram_efficiency, dram_service_ns, dram_rho_max;

@@ -73,15 +73,15 @@ static inline void emu_rt_fini(void)
 static inline void emu_rt_cfg(struct rxb_emu_cfg *c, enum rxb_arch arch, uint64_t packets)
 {
 	rxb_emu_cfg_defaults(c);
-	c->arch = arch;
-	c->cores = 2;
-	c->packets = packets;
-	c->duration_ms = 20000;
-	c->rate_gbps = 0.3;
-	c->flows = 256;
-	c->packet_bytes = 600;
-	c->telemetry = false;
-	c->drain_ms = 10000;
+	c->scn.arch.name = arch;
+	c->scn.system.cores = 2;
+	c->scn.emu.packets = packets;
+	c->scn.run.duration_ms = 20000;
+	c->scn.traffic.rate_gbps = 0.3;
+	c->scn.traffic.flows = 256;
+	c->scn.traffic.packet_bytes = 600;
+	c->scn.emu.telemetry = false;
+	c->scn.emu.drain_ms = 10000;
 	c->out = RXB_EMU_OUT_RING;
 	c->out_ring = emu_rt_out;
 }
@@ -95,10 +95,10 @@ static inline uint64_t emu_rt_drops(const struct rxb_emu_result *r)
 	return n;
 }
 
-static inline int emu_rt_run(const struct rxb_emu_cfg *c, struct rxb_emu_result *r,
+static inline int emu_rt_run(struct rxb_emu_cfg *c, struct rxb_emu_result *r,
 			     const char *what)
 {
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	int rc = rxb_emu_run(c, r, &err);
 
 	if (rc != 0) {
@@ -139,7 +139,7 @@ static inline int emu_rt_make_pcap(const char *path, const struct rxb_gen_cfg *g
 {
 	static struct rte_mempool *mp;
 	struct rte_mbuf *pkts[32];
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_gen *gen;
 	FILE *f;
 

@@ -50,7 +50,7 @@ static inline void emu_test_fini(void)
 static inline int emu_gen(struct rte_mempool *mp, const struct rxb_gen_cfg *cfg,
 			  struct rte_mbuf **pkts, unsigned n, struct rxb_gen_pkt_info *info)
 {
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_gen *g;
 	unsigned filled;
 
@@ -133,7 +133,7 @@ static inline bool emu_tuple_eq(const struct emu_tuple *a, const struct emu_tupl
 
 static inline struct rxb_nf *emu_nf(const char *name, const struct rxb_nf_cfg *cfg)
 {
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_nf *nf = NULL;
 
 	if (rxb_nf_create(name, cfg, SOCKET_ID_ANY, &nf, &err) != 0)

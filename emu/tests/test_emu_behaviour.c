@@ -49,11 +49,11 @@ static void test_burst_absorbed_by_rxbisect_not_small_privring(void)
 		char what[64];
 
 		emu_rt_cfg(&c, archs[i], 900);
-		c.rate_gbps = 1000;        /* unpaced: as fast as the generator can */
-		c.target_share = 1.0;      /* every flow RSS sends to worker 0 */
-		c.target_core = 0;
-		c.compute_ns = 50000;
-		c.ax_size = 512;
+		c.scn.traffic.rate_gbps = 1000;        /* unpaced: as fast as the generator can */
+		c.scn.traffic.target_share = 1.0;      /* every flow RSS sends to worker 0 */
+		c.scn.traffic.target_core = 0;
+		c.scn.workload.compute_ns = 50000;
+		c.scn.arch.ax_size = 512;
 		snprintf(what, sizeof(what), "burst %s", rxb_arch_name[archs[i]]);
 		if (run(&c, &r, what) != 0)
 			continue;
@@ -85,10 +85,10 @@ static void test_stalled_worker_blocks_shring_not_rxbisect(void)
 		double share;
 
 		emu_rt_cfg(&c, archs[i], 8000);
-		c.rate_gbps = 0.1;
-		c.stalled[1] = 1;
-		c.stall_at_ms = 0;
-		c.ax_size = 512;
+		c.scn.traffic.rate_gbps = 0.1;
+		CHECK(rxb_emu_cfg_set(&c, "system.stalled_cores", "[1]", NULL) == 0);
+		c.scn.system.stall_at_ms = 0;
+		c.scn.arch.ax_size = 512;
 		snprintf(what, sizeof(what), "stall %s", rxb_arch_name[archs[i]]);
 		if (run(&c, &r, what) != 0)
 			continue;
@@ -168,10 +168,10 @@ static void test_kvs(void)
 		char what[64];
 
 		emu_rt_cfg(&c, archs[i], 4000);
-		snprintf(c.nf, sizeof(c.nf), "kvs");
-		c.kvs_keys = 200;
-		c.kvs_put_share = 0.5;
-		c.kvs_value_bytes = 256;
+		c.scn.workload.nf = RXB_NF_KIND_KVS;
+		c.scn.workload.kvs_keys = 200;
+		c.scn.workload.kvs_put_share = 0.5;
+		c.scn.workload.kvs_value_bytes = 256;
 		snprintf(what, sizeof(what), "kvs %s", rxb_arch_name[archs[i]]);
 		memset(&out, 0, sizeof(out));
 		out.check = check_kv;
@@ -205,15 +205,15 @@ static void test_dyn_shring_switches(void)
 	struct rxb_emu_cfg c;
 
 	emu_rt_cfg(&c, RXB_ARCH_DYN_SHRING, 0);
-	c.duration_ms = 700;
-	c.rate_gbps = 0.1;
-	c.dyn.tput_gbps_threshold = 1e-6;
-	c.dyn.mem_bw_gibps_threshold = 1e-9;
-	c.dyn.window = 3;
-	c.dyn_sample_ms = 25;
-	c.dyn.overload_stddev_over_median = 1e9;
-	c.stalled[1] = 1;
-	c.stall_at_ms = 450;
+	c.scn.run.duration_ms = 700;
+	c.scn.traffic.rate_gbps = 0.1;
+	c.scn.arch.dyn_tput_gbps = 1e-6;
+	c.scn.arch.dyn_membw_gibps = 1e-9;
+	c.scn.arch.dyn_window = 3;
+	c.scn.arch.dyn_sample_ms = 25;
+	c.scn.arch.dyn_overload_factor = 1e9;
+	CHECK(rxb_emu_cfg_set(&c, "system.stalled_cores", "[1]", NULL) == 0);
+	c.scn.system.stall_at_ms = 450;
 	if (run(&c, &r, "dyn_shring") != 0)
 		return;
 	printf("    %llu mode switches, ends %s\n", (unsigned long long)r.mode_switches,

@@ -13,7 +13,7 @@ static struct rte_mempool *mp;
 
 static struct rxb_gen *gen_new(const struct rxb_gen_cfg *cfg)
 {
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_gen *g = NULL;
 
 	if (rxb_gen_create(cfg, &g, &err) != 0)
@@ -541,7 +541,7 @@ static void test_config_errors(void)
 
 	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
 		struct rxb_gen_cfg c;
-		struct rxb_err err = { "" };
+		struct rxb_err err = { 0 };
 		struct rxb_gen *g = (struct rxb_gen *)1;
 		struct rxb_gen_size sizes[2] = { { 64, 1 }, { 20000, 1 } };
 

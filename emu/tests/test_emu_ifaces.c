@@ -61,7 +61,7 @@ static void test_gen_every_interface(void)
 	}
 	for (int a = RXB_ARCH_PRIVRING; a <= RXB_ARCH_SMALL_PRIVRING; a++) {
 		emu_rt_cfg(&c, (enum rxb_arch)a, N_PKTS);
-		c.emulated = false;
+		c.scn.arch.emulated = false;
 		snprintf(what, sizeof(what), "gen native %s", rxb_arch_name[a]);
 		run_one(&c, what, N_PKTS, emu_rt_check_lb, false);
 	}
@@ -87,17 +87,17 @@ static void test_pcap_every_interface(void)
 		if (emulated[i] == RXB_ARCH_DYN_SHRING)
 			continue; /* needs a source that can re-steer: covered above */
 		emu_rt_cfg(&c, emulated[i], 0);
-		c.source = RXB_EMU_SRC_PCAP;
-		snprintf(c.pcap, sizeof(c.pcap), "%s", path);
-		snprintf(c.nf, sizeof(c.nf), "nat");
+		c.scn.emu.source = RXB_EMU_SOURCE_PCAP;
+		snprintf(c.scn.traffic.pcap, sizeof(c.scn.traffic.pcap), "%s", path);
+		c.scn.workload.nf = RXB_NF_KIND_NAT;
 		snprintf(what, sizeof(what), "pcap %s", rxb_arch_name[emulated[i]]);
 		run_one(&c, what, N_PKTS, emu_rt_check_nat, emulated[i] != RXB_ARCH_RXBISECT);
 	}
 	emu_rt_cfg(&c, RXB_ARCH_PRIVRING, 0);
-	c.emulated = false;
-	c.source = RXB_EMU_SRC_PCAP;
-	snprintf(c.pcap, sizeof(c.pcap), "%s", path);
-	snprintf(c.nf, sizeof(c.nf), "nat");
+	c.scn.arch.emulated = false;
+	c.scn.emu.source = RXB_EMU_SOURCE_PCAP;
+	snprintf(c.scn.traffic.pcap, sizeof(c.scn.traffic.pcap), "%s", path);
+	c.scn.workload.nf = RXB_NF_KIND_NAT;
 	run_one(&c, "pcap native privring", N_PKTS, emu_rt_check_nat, true);
 	remove(path);
 }
@@ -119,14 +119,14 @@ static void test_null_every_interface(void)
 		if (emulated[i] == RXB_ARCH_DYN_SHRING)
 			continue;
 		emu_rt_cfg(&c, emulated[i], 0);
-		c.source = RXB_EMU_SRC_NULL;
-		c.rss = RXB_EMU_RSS_SW;
-		c.duration_ms = 120;
+		c.scn.emu.source = RXB_EMU_SOURCE_NULL;
+		c.scn.emu.rss = RXB_EMU_RSS_SW;
+		c.scn.run.duration_ms = 120;
 		c.out = RXB_EMU_OUT_NULL;
-		c.sink = i % 2 == 0;
-		snprintf(c.nf, sizeof(c.nf), "counter");
+		c.scn.emu.sink = i % 2 == 0;
+		c.scn.workload.nf = RXB_NF_KIND_COUNTER;
 		snprintf(what, sizeof(what), "null %s%s", rxb_arch_name[emulated[i]],
-			 c.sink ? " sink" : " counter");
+			 c.scn.emu.sink ? " sink" : " counter");
 		if (emu_rt_run(&c, &r, what) != 0) {
 			CHECK(0);
 			continue;
@@ -134,7 +134,7 @@ static void test_null_every_interface(void)
 		EMU_RT_CHECK_CONSERVED(&r, 0, what);
 		CHECK(r.delivered > 0);
 		CHECK_EQ(r.emu_sw_hash, r.emu_dispatched);
-		if (!c.sink)
+		if (!c.scn.emu.sink)
 			CHECK_EQ(r.nf_drops, 0);
 	}
 }
@@ -149,9 +149,9 @@ static void test_two_nics(void)
 
 	for (size_t i = 0; i < RTE_DIM(archs); i++) {
 		emu_rt_cfg(&c, archs[i], N_PKTS);
-		c.cores = 4;
-		c.nics = 2;
-		c.association = RXB_EMU_ASSOC_PER_NIC;
+		c.scn.system.cores = 4;
+		c.scn.system.nics = 2;
+		c.scn.arch.association = RXB_ASSOC_PER_NIC;
 		CHECK_EQ(rxb_emu_phys_queues(&c), 2);
 		snprintf(what, sizeof(what), "2 NICs %s", rxb_arch_name[archs[i]]);
 		run_one(&c, what, N_PKTS, emu_rt_check_lb, false);
@@ -175,11 +175,11 @@ static void test_spool_modes(void)
 		uint64_t offered = 0, delivered = 0, dropped = 0, busy = 0;
 
 		emu_rt_cfg(&c, RXB_ARCH_SPOOL, N_PKTS);
-		c.spool_mode = modes[i];
-		c.spool_ports = 4;
-		c.spool_low = 64;
-		c.spool_high = 256;
-		c.rx_size = 256;
+		c.scn.arch.spool_mode = modes[i];
+		c.scn.arch.spool_ports = 4;
+		c.scn.arch.spool_low = 64;
+		c.scn.arch.spool_high = 256;
+		c.scn.arch.rx_size = 256;
 		CHECK_EQ(rxb_emu_phys_queues(&c), modes[i] == RXB_SPOOL_BASIC ? 1 : 4);
 		snprintf(what, sizeof(what), "gen spool %s", rxb_spool_mode_name[modes[i]]);
 		memset(&out, 0, sizeof(out));

@@ -75,7 +75,7 @@ static void test_kvs_get_returns_last_put(void)
 	struct rxb_gen_cfg g;
 	struct rxb_nf_cfg cfg;
 	struct rxb_gen *gen;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_nf *kv;
 	unsigned gets_hit = 0, gets_miss = 0;
 

@@ -27,7 +27,7 @@ static void test_registry(void)
 {
 	const char *names[] = { "l3fwd", "nat", "lb", "synthetic", "kvs", "counter" };
 	struct rxb_nf_cfg cfg;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	struct rxb_nf *nf = (struct rxb_nf *)1;
 	unsigned n = 0;
 
@@ -73,7 +73,7 @@ static void test_config_errors(void)
 
 	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
 		struct rxb_nf_cfg cfg;
-		struct rxb_err err = { "" };
+		struct rxb_err err = { 0 };
 		struct rxb_nf *nf = NULL;
 		int rc;
 
@@ -253,7 +253,7 @@ static void test_l3fwd(void)
 	struct rte_mbuf *pkts[N + 1], *orig[N + 1];
 	struct rxb_nf *nf;
 	struct rte_lpm *lpm = NULL;
-	struct rxb_err err = { "" };
+	struct rxb_err err = { 0 };
 	uint16_t kept;
 
 	memset(hops, 0, sizeof(hops));

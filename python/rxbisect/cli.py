@@ -142,7 +142,8 @@ def cmd_keys(args) -> int:
         infos = [k for k in infos if k.section in args.sections]
     if args.json:
         _print_json([{"key": k.full, "type": k.type_name(), "default": k.default,
-                      "allowed": k.allowed(), "unit": k.spec.unit, "doc": k.spec.doc}
+                      "allowed": k.allowed(), "unit": k.spec.unit, "doc": k.spec.doc,
+                      "engines": list(k.spec.engines), "emu": k.spec.emu or {}}
                      for k in infos])
     else:
         print(report.keys(infos), end="")

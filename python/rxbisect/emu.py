@@ -4,14 +4,14 @@ The emulator speaks the scenario vocabulary of `rxb sim` where it applies, throu
 `--set key=value`. This module loads the scenario with scenario.py (so a file or `--set`
 is checked by the same typed schema, with the same messages), and passes on **only the keys
 the scenario file or the command line name**: the emulator's own defaults (2 workers, 1 NIC,
-1 Gbps, 1 s) are the ones that run on a small machine, where the simulator's (16 cores,
-2 x 100 Gbps) describe a server. `emu.*` keys are the emulator's own and go to it unchecked
-(it checks them before DPDK starts). EAL options are rxb-emu's business too: it picks
+1 Gbps, 1 s: the `[key.emu]` overrides of scenario_keys.toml) are the ones that run on a
+small machine, where the simulator's (16 cores, 2 x 100 Gbps) describe a server. `emu.*`
+keys are scenario keys that only the emulator honours. EAL options are rxb-emu's business too: it picks
 `--no-huge -m 2048`, `--no-pci`, the virtual devices and an `--lcores` map for this machine
 unless `--eal` says otherwise.
 
-Keys of the scenario that describe the simulated machine (IGNORED) are not passed: one
-warning names them. Keys whose value asks for something the emulator cannot do
+Keys the emulator does not honour (scenario_keys.toml `engines`: the simulated machine) are
+not passed: one warning names them. Keys whose value asks for something the emulator cannot do
 (CONTRADICTS) are rejected, naming the key and why.
 
 rxb-emu is found through $RXB_EMU_BIN, else build/emu/rxb-emu under the repository root,
@@ -31,12 +31,6 @@ from .schema import show
 
 ENV_BIN = "RXB_EMU_BIN"
 NAME = "rxb-emu"
-
-# The scenario keys rxb-emu accepts with a warning and no effect (emu/emu_cfg.c
-# ignored_keys): the modelled hardware and the simulator's machinery.
-IGNORED = ("system.profile", "system.cores_per_nic", "system.ddio_ways", "system.cat_ways",
-           "system.mlp", "system.hog", "system.hog_instances", "run.llc_sample_shift",
-           "arch.headroom_bytes", "workload.kvs_key_bytes")
 
 # What the emulator record must hold: the simulator's metrics (docs/engine-contract.md §4.1)
 # except that DRAM bandwidth is null without resctrl, plus the emulator's own block (nulls
@@ -90,20 +84,18 @@ def _text(v: Any) -> str:
 
 
 def emu_sets(ref: str | None, sets: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(the `key=value`s to pass to rxb-emu, the scenario keys ignored)."""
-    own = [s for s in sets if s.partition("=")[0].strip().startswith("emu.")]
-    scn_sets = [s for s in sets if s not in own]
-    scn = scenario.load(ref, scn_sets)  # typed checks; relative paths made absolute
-    given = scenario.given_keys(ref, scn_sets)
+    """(the `key=value`s to pass to rxb-emu, the given keys the emulator does not honour)."""
+    scn = scenario.load(ref, sets)  # typed checks; relative paths made absolute
+    given = scenario.given_keys(ref, sets)
     _contradictions(scn, given)
     passed, ignored = [], []
     for full in given:
-        if full in IGNORED:
+        if not scenario.honours(full, "emu"):
             ignored.append(full)
             continue
         sec, key = full.split(".", 1)
         passed.append(f"{full}={_text(getattr(getattr(scn, sec), key))}")
-    return passed + [s.strip() for s in own], ignored
+    return passed, ignored
 
 
 def command(ref: str | None, sets: Sequence[str], eal: str | None = None,

@@ -13,7 +13,7 @@ what was simulated. The contract, in full, is docs/engine-contract.md:
       stdout     ONE JSON object {"params", "metrics", "sim_packets", "sim_wall_s"}
       stderr     "progress <fraction>" lines drive the progress bar; "warning: ..."
                  lines are shown to the user; "error: ..." lines explain a failure
-      exit code  0 success, 2 configuration rejected, anything else a failure
+      exit code  0 success, 2 configuration rejected, 3 out of memory, anything else a failure
 
 The engine is found through $RXB_SIM_BIN, else build/sim/rxb-sim under the
 repository root, else `rxb-sim` on PATH.
@@ -39,6 +39,7 @@ from .errors import EngineError, RxbError, UsageError
 from .scenario import Resolved, derived
 
 CONTRACT_VERSION = 1
+EXIT_NOMEM = 3  # an engine's exit code for "valid, but this machine has not the memory"
 ENV_BIN = "RXB_SIM_BIN"
 DROP_CAUSES = ("no_rx_desc", "no_ax_buf", "no_bx_slot", "cr_full", "pipeline")  # lib/common.c
 
@@ -131,7 +132,7 @@ def build_config(res: Resolved, calibration: dict | None = None) -> dict:
     """
     scn = res.scenario
     cfg = {"contract": CONTRACT_VERSION, "description": scn.description,
-           **scn.sections(), "profile": res.profile.to_dict(), "derived": derived(res)}
+           **{k: v for k, v in scn.sections().items() if k != "emu"}, "profile": res.profile.to_dict(), "derived": derived(res)}
     if calibration is not None:
         cfg["calibration"] = calibration
     return cfg
@@ -251,6 +252,8 @@ def _failure(name: str, rc: int, stderr: list[str]) -> str:
         return f"{name} was killed by {sig}: {detail}"
     if rc == 2:
         return f"{name} rejected the configuration: {detail}"
+    if rc == EXIT_NOMEM:
+        return f"{name} ran out of memory: {detail}"
     return f"{name} failed with exit code {rc}: {detail}"
 
 

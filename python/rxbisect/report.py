@@ -156,5 +156,13 @@ def keys(infos: Sequence[KeyInfo]) -> str:
         unit = f"  ({k.spec.unit})" if k.spec.unit else ""
         out.append(f"{k.full}  [{k.type_name()}] = {default}{unit}")
         out.append(f"    {k.spec.doc}")
+        if k.spec.auto_doc:
+            out.append(f"    auto: {k.spec.auto_doc}")
         out.append(f"    allowed: {k.allowed()}")
+        if k.spec.engines:
+            out.append(f"    engines: {', '.join(k.spec.engines)}")
+        if k.spec.emu:
+            differs = ", ".join(f"{n} {toml_value(v)}" for n, v in k.spec.emu.items()
+                                if n in ("default", "lo", "hi"))
+            out.append(f"    on the emulator: {differs} ({k.spec.emu['why']})")
     return "\n".join(out) + "\n"

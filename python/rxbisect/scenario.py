@@ -1,7 +1,9 @@
 """Scenarios: what to simulate, as typed sections with documented defaults.
 
-A scenario file is TOML with sections arch, system, traffic, workload and run.
-Loading merges the file over the defaults, then applies `--set section.key=value`
+A scenario file is TOML with sections arch, system, traffic, workload, run and
+emu. Every key is defined once, in scenario_keys.toml beside this file: this
+module builds the section dataclasses from it, and the C engines compile the
+same table (scripts/gen_scenario.py, docs/scenario-keys.md). Loading merges the file over the defaults, then applies `--set section.key=value`
 overrides typed by the key; `resolve` then loads the hardware profile, checks
 the rules that involve several keys, and replaces every "auto" by a number, so
 the engine never has to guess. The defaults reproduce the reference setup of
@@ -15,188 +17,64 @@ FCS, without the 20 B of preamble and inter-frame gap.
 """
 
 import dataclasses
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from . import profile as profiles
 from .errors import ScenarioError
-from .schema import AUTO, Schema, as_dict, key, read_toml, show, suggest, to_toml
+from .schema import AUTO, Schema, Spec, as_dict, read_toml, show, suggest, to_toml
 
-ARCHS = ("privring", "small_privring", "shring", "shring_list", "dyn_shring", "rxbisect", "spool")
-SHARED = ("shring", "shring_list", "dyn_shring")  # archs with rings shared by share_degree cores
-RING = dict(lo=2, hi=2**20, pow2=True)  # RXB_RING_MIN / RXB_RING_MAX of include/rxb/common.h
-AX_VENDOR_MIN = 64  # RXB_AX_VENDOR_MIN: smallest Ax ring a NIC accepts (interfaces.md §5.1)
-RXLIST_BATCH_MAX = 64  # RXB_SHRING_BATCH_MAX of include/rxb/shring.h
+KEYS_FILE = Path(__file__).parent / "scenario_keys.toml"
+ENGINES = ("sim", "emu")
+SECTIONS = ("arch", "system", "traffic", "workload", "run", "emu")
 ETH_OVERHEAD_BYTES = 20  # preamble 7 + SFD 1 + inter-frame gap 12
 Auto = Literal["auto"]
+_TYPES = {"bool": bool, "int": int, "float": float, "string": str, "enum": str,
+          "list": tuple[int, ...]}
 
 
-@dataclass(frozen=True)
-class Arch:
-    """The receive interface under test and its rings, buffers and policies."""
-
-    name: str = key("rxbisect", "receive interface (interfaces.md §3-§6)", choices=ARCHS)
-    rx_size: int | Auto = key(AUTO, "Rx ring entries (privRing per core, shRing per shared "
-                              "ring, spool per representor with spool_mode none); auto = 128 for "
-                              "small_privring, else 1024", unit="descriptors", **RING)
-    ax_size: int = key(128, "rxBisect Ax ring entries per core (empty buffers, core -> NIC)",
-                       unit="descriptors", lo=AX_VENDOR_MIN, hi=2**20, pow2=True)
-    bx_size: int = key(1024, "rxBisect Bx ring entries per core (completions, NIC -> core)",
-                       unit="entries", **RING)
-    cr_size: int | Auto = key(AUTO, "completion ring entries per core for privRing/shRing; "
-                              "auto = rx_size (x rxlist_batch for shring_list)",
-                              unit="entries", **RING)
-    emulated: bool = key(False, "model the software NIC of the emulator (virtual + physical "
-                         "rings, emulator core) instead of a hardware NIC")
-    share_degree: int | Auto = key(AUTO, "cores sharing one Rx ring (shRing variants); auto = "
-                                   "all cores of a NIC", unit="cores", lo=1)
-    rxlist_batch: int = key(1, "shring_list only (others ignore it): buffer slots per RxList "
-                            "descriptor, the library's batched RxList (a core appends a "
-                            "descriptor, under the lock, once per rxlist_batch packets); 1 = "
-                            "not batched", unit="buffers", lo=1, hi=RXLIST_BATCH_MAX, pow2=True)
-    ax_policy: str = key("linked_random", "rxBisect: the Ax linked to the Bx is used first when "
-                         "it holds a buffer; otherwise another associated Ax chosen at random, "
-                         "round-robin, or the one with most posted buffers",
-                         choices=("linked_random", "round_robin", "most_available"))
-    association: str = key("all", "rxBisect: which Ax rings may hold a Bx's packets: all Ax "
-                           "rings, those of the same NIC, or `groups` disjoint applications",
-                           choices=("all", "per_nic", "groups"))
-    groups: int = key(2, "number of disjoint applications when association = groups "
-                      "(equal, contiguous core ranges)", lo=1)
-    coalesce: bool = key(False, "rxBisect: NIC holds a consumption-only Bx entry until a packet "
-                         "for that Bx arrives or coalesce_timeout_ns passes")
-    coalesce_timeout_ns: float = key(1000.0, "longest a coalesced notification may wait",
-                                     unit="ns", lo=0, lo_open=True)
-    batch: int = key(32, "most packets one receive call returns", unit="packets", lo=1, hi=1024)
-    buffer_bytes: int | Auto = key(AUTO, "buffer data room; auto = 4096 (pages) for spool, "
-                                   "else 2048", unit="bytes", lo=64, hi=65536)
-    headroom_bytes: int = key(0, "bytes before packet data in each buffer", unit="bytes", lo=0)
-    alloc_cache: int = key(256, "per-core buffer cache of the two-level allocator; flushed to "
-                           "the shared pool above 1.5 x this (DPDK rule)", unit="buffers", lo=0)
-    pool_buffers: int | Auto = key(AUTO, "buffers in the shared pool; auto = enough to fill every "
-                                   "ring, Bx and per-core cache", unit="buffers", lo=1)
-    spool_mode: str = key("spp", "representor queues: dedicated (none), all in the PF's shared "
-                          "queues (basic), or shared page pool with adjustable depth (spp)",
-                          choices=("none", "basic", "spp"))
-    spool_ports: int = key(1024, "representor ports", unit="ports", lo=1)
-    spool_low: int = key(128, "spp: filled depth of an idle port's queue", unit="buffers", lo=1)
-    spool_high: int = key(1024, "spp: filled depth of a busy port's queue", unit="buffers", lo=1)
-    dyn_sample_ms: float = key(10.0, "dynamic shRing: sampling period", unit="ms",
-                               lo=0, lo_open=True)
-    dyn_window: int = key(16, "dynamic shRing: samples in the sliding window", lo=1)
-    dyn_tput_gbps: float = key(170.0, "dynamic shRing: throughput threshold", unit="Gbps", lo=0)
-    dyn_membw_gibps: float = key(25.0, "dynamic shRing: memory-bandwidth threshold",
-                                 unit="GiB/s", lo=0)
-    dyn_overload_factor: float = key(32.0, "dynamic shRing: a core is overloaded when the std "
-                                     "deviation of its receive-call intervals exceeds this x "
-                                     "the median", lo=0, lo_open=True)
+def _read_keys() -> dict[str, dict[str, dict[str, Any]]]:
+    with open(KEYS_FILE, "rb") as f:
+        return tomllib.load(f)
 
 
-@dataclass(frozen=True)
-class System:
-    """The machine: hardware profile, cores and NICs used, cache knobs, faults, co-runners."""
-
-    profile: str = key("reference", "hardware profile: a built-in name (reference, large) or a "
-                       "path to a profile TOML file")
-    cores: int = key(16, "worker cores running the network function (one socket)",
-                     unit="cores", lo=1)
-    nics: int = key(2, "NICs receiving traffic", unit="NICs", lo=1)
-    cores_per_nic: tuple[int, ...] = key((), "cores serving each NIC, in NIC order; empty = "
-                                         "split evenly", unit="cores", lo=1)
-    ddio_ways: int | Auto = key(AUTO, "LLC ways DDIO may allocate into (0 = DDIO off); auto = "
-                                "the profile's default", unit="ways", lo=0)
-    cat_ways: int = key(0, "LLC ways reserved (Intel CAT) for the network function's critical "
-                        "structure (darkpackets.md)", unit="ways", lo=0)
-    mlp: int | Auto = key(AUTO, "outstanding memory accesses per core; auto = the profile's",
-                          lo=1)
-    stalled_cores: tuple[int, ...] = key((), "cores that stop polling at stall_at_ms (fault "
-                                         "injection)", unit="core ids", lo=0)
-    stall_at_ms: float = key(0.0, "when stalled_cores stop", unit="ms", lo=0)
-    stall_for_ms: float = key(0.0, "how long they stay stopped; 0 = until the end", unit="ms",
-                              lo=0)
-    slow_cores: tuple[int, ...] = key((), "cores that pay slow_extra_ns more per packet",
-                                      unit="core ids", lo=0)
-    slow_extra_ns: float = key(0.0, "extra per-packet cost on slow_cores", unit="ns", lo=0)
-    hog: str = key("none", "co-located memory hog: STREAM-triad-like streaming or "
-                   "PageRank-like random access", choices=("none", "stream", "pagerank"))
-    hog_instances: int = key(0, "instances of the hog, each on its own core", lo=0)
+TABLE = _read_keys()  # section -> key -> its definition (scenario_keys.toml)
 
 
-@dataclass(frozen=True)
-class Traffic:
-    """Offered load: rate, sizes, arrival process, steering, flows."""
-
-    rate_gbps: float = key(100.0, "offered load per NIC, on the wire (frames + 20 B overhead)",
-                           unit="Gbps", lo=0, lo_open=True)
-    packet_bytes: int = key(1518, "Ethernet frame size including FCS; the spec's \"1500 B "
-                            "packets\" (IP MTU 1500) are 1518 B frames", unit="bytes",
-                            lo=64, hi=9018)
-    pattern: str = key("constant", "arrival process: constant rate, Poisson, on/off bursts, "
-                       "per-core targeting (target_*), or pcap replay",
-                       choices=("constant", "poisson", "onoff", "target", "trace"))
-    target_share: float = key(0.0, "pattern target: fraction of each NIC's packets sent to its "
-                              "target core", unit="fraction", lo=0, hi=1)
-    target_rate_gbps: float = key(0.0, "pattern target: fixed rate to the target core instead "
-                                  "of target_share (0 = use target_share)", unit="Gbps", lo=0)
-    target_packet_bytes: int = key(0, "pattern target: frame size of the target's packets "
-                                   "(0 = packet_bytes)", unit="bytes", lo=0, hi=9018)
-    target_core: int = key(0, "pattern target: index of the target core among each NIC's cores",
-                           lo=0)
-    burst_packets: int = key(1024, "pattern onoff: packets per burst", unit="packets", lo=1)
-    burst_duty: float = key(0.5, "pattern onoff: fraction of time bursts are on; the on-rate "
-                            "is rate_gbps / burst_duty", unit="fraction", lo=0, hi=1,
-                            lo_open=True)
-    pcap: str = key("", "pattern trace: packet trace to replay (timing and 5-tuples)", path=True)
-    pcap_speedup: float = key(1.0, "pattern trace: replay speed factor", lo=0, lo_open=True)
-    flows: int = key(65536, "distinct 5-tuples (random, so RSS spreads evenly)", unit="flows",
-                     lo=1)
-    key_dist: str = key("uniform", "flow / key popularity", choices=("uniform", "zipf"))
-    zipf_s: float = key(0.99, "Zipf exponent when key_dist = zipf", lo=0, lo_open=True)
+def _spec(k: dict[str, Any]) -> Spec:
+    return Spec(k["doc"], unit=k.get("unit", ""), choices=tuple(k.get("values", ())),
+                lo=k.get("lo"), hi=k.get("hi"), lo_open=k.get("lo_open", False),
+                pow2=k.get("pow2", False), path=k.get("path", False),
+                engines=tuple(k["engines"]), auto_doc=k.get("auto", ""), emu=k.get("emu"))
 
 
-@dataclass(frozen=True)
-class Workload:
-    """The network function each core runs (evaluation.md §3)."""
-
-    nf: str = key("lb", "network function", choices=("l3fwd", "nat", "lb", "synthetic", "kvs",
-                                                      "counter"))
-    reads: int = key(2, "synthetic: random reads per packet in a buffer of buffer_mib",
-                     unit="reads", lo=0)
-    buffer_mib: float = key(40.0, "synthetic: size of the randomly read buffer", unit="MiB",
-                            lo=0, lo_open=True)
-    payload: str = key("untouched", "synthetic: what happens to the payload",
-                       choices=("untouched", "read", "written"))
-    target_reads: int = key(0, "extra random memory accesses per packet on each target core "
-                            "(processing variability)", unit="accesses", lo=0)
-    compute_ns: float = key(0.0, "extra pure compute per packet on every core", unit="ns", lo=0)
-    nat_flows: int = key(10_000_000, "nat: flow table capacity per core (two entries a flow)",
-                         unit="flows", lo=1)
-    lb_backends: int = key(32, "lb: backends flows are assigned to round-robin", lo=1)
-    kvs_put_share: float = key(0.95, "kvs: fraction of PUT requests", unit="fraction", lo=0, hi=1)
-    kvs_keys: int = key(1_000_000, "kvs: distinct keys", unit="keys", lo=1)
-    kvs_key_bytes: int = key(128, "kvs: key size", unit="bytes", lo=1)
-    kvs_value_bytes: int = key(1024, "kvs: value size", unit="bytes", lo=1)
-    counter_slots: int = key(64, "counter: size of the counter array", unit="counters", lo=1)
+def _section_class(section: str) -> type:
+    """A frozen dataclass with one documented field per key of the section."""
+    fields = []
+    for name, k in TABLE[section].items():
+        kind = _TYPES[k["type"]]
+        default = tuple(k["default"]) if k["type"] == "list" else k["default"]
+        fields.append((name, kind | Auto if "auto" in k else kind,
+                       field(default=default, metadata={"spec": _spec(k)})))
+    return dataclasses.make_dataclass(section.capitalize(), fields, frozen=True)
 
 
-@dataclass(frozen=True)
-class Run:
-    """How long, how reproducibly, and what the engine records."""
+Arch, System, Traffic, Workload, Run, Emu = (_section_class(s) for s in SECTIONS)
+ARCHS = tuple(TABLE["arch"]["name"]["values"])
+SHARED = ("shring", "shring_list", "dyn_shring")  # archs with rings shared by share_degree cores
+RING_MAX = TABLE["arch"]["rx_size"]["hi"]  # RXB_RING_MAX of include/rxb/common.h
 
-    duration_ms: float = key(10.0, "simulated time", unit="ms", lo=0, lo_open=True)
-    warmup_ms: float = key(1.0, "simulated time excluded from the metrics", unit="ms", lo=0)
-    seed: int = key(1, "random seed (the engine is deterministic for a given seed)", lo=0,
-                    hi=2**64 - 1)
-    sample_ms: float = key(1.0, "interval of time-series samples", unit="ms", lo=0, lo_open=True)
-    check_invariants: bool = key(False, "check the conservation invariants (interfaces.md §8) at "
-                                 "every sample (slower)")
-    llc_sample_shift: int = key(4, "LLC set sampling: simulate 1 in 2^k set groups (0 = every "
-                                "set; exact but slower)", lo=0, hi=16)
+
+def honours(full: str, engine: str) -> bool:
+    """Whether `engine` (sim or emu) gives key `full` an effect."""
+    sec, name = full.split(".", 1)
+    return engine in TABLE[sec][name]["engines"]
 
 
 SCHEMA = Schema({"arch": Arch, "system": System, "traffic": Traffic, "workload": Workload,
-                 "run": Run}, top=("description",))
+                 "run": Run, "emu": Emu}, top=("description",))
 
 
 @dataclass(frozen=True)
@@ -206,6 +84,7 @@ class Scenario:
     traffic: Traffic = field(default_factory=Traffic)
     workload: Workload = field(default_factory=Workload)
     run: Run = field(default_factory=Run)
+    emu: Emu = field(default_factory=Emu)
     description: str = ""
     base: Path | None = None  # folder of the scenario file: relative profile paths start there
 
@@ -380,10 +259,10 @@ def _resolve_arch(a: Arch, sy: System, t: Traffic, split: tuple[int, ...]) -> Ar
                    "a divisor of system.cores")
     # batched RxList: every descriptor of the shared ring holds rxlist_batch buffers
     slots = a.rxlist_batch if a.name == "shring_list" else 1
-    if rx * slots > RING["hi"]:
+    if rx * slots > RING_MAX:
         raise _bad("arch.rxlist_batch", a.rxlist_batch, f"arch.rx_size x arch.rxlist_batch = "
-                   f"{rx * slots} buffer slots, more than the library's {RING['hi']}",
-                   f"1 to {RING['hi'] // rx} (a power of two)")
+                   f"{rx * slots} buffer slots, more than the library's {RING_MAX}",
+                   f"1 to {RING_MAX // rx} (a power of two)")
     if a.spool_low > a.spool_high:
         raise _bad("arch.spool_low", a.spool_low, f"above arch.spool_high = {a.spool_high}",
                    f"1 to {a.spool_high}")

@@ -49,6 +49,9 @@ class Spec:
     lo_open: bool = False  # lo itself is not allowed (v > lo)
     pow2: bool = False  # integers (or each list element) must be powers of two
     path: bool = False  # a string naming a readable file ("" = none)
+    engines: tuple[str, ...] = ()  # scenario keys: the engines that honour it
+    auto_doc: str = ""  # what "auto" resolves to
+    emu: Mapping[str, Any] | None = None  # scenario keys: what differs on the emulator
 
 
 def key(default: Any, doc: str, **spec: Any) -> Any:
@@ -109,7 +112,9 @@ def _num(x: float) -> str:
 
 def _range_text(s: Spec) -> str:
     if s.lo is not None and s.hi is not None:
-        return f"from {_num(s.lo)} to {_num(s.hi)}" + (f" (excluding {_num(s.lo)})" if s.lo_open else "")
+        if s.lo_open:
+            return f"> {_num(s.lo)} and <= {_num(s.hi)}"
+        return f"from {_num(s.lo)} to {_num(s.hi)}"
     if s.lo is not None:
         return f"{'>' if s.lo_open else '>='} {_num(s.lo)}"
     if s.hi is not None:

@@ -18,8 +18,8 @@
  * and description dropped). */
 static const char TEMPLATE[] =
 	"{\"contract\":1,\"description\":\"\",\"arch\":{\"name\":\"rxbisect\",\"rx_size\":1024,\"ax_size"
-	"\":128,\"bx_size\":1024,\"cr_size\":1024,\"emulated\":false,\"share_degree\":8,\"ax_policy"
-	"\":\"linked_random\",\"association\":\"all\",\"groups\":2,\"coalesce\":false,\"coalesce_time"
+	"\":128,\"bx_size\":1024,\"cr_size\":1024,\"emulated\":false,\"share_degree\":8,\"rxlist_batch\":1,\"ax_policy"
+	"\":\"random\",\"association\":\"all\",\"groups\":2,\"coalesce\":false,\"coalesce_time"
 	"out_ns\":1000.0,\"batch\":32,\"buffer_bytes\":2048,\"headroom_bytes\":0,\"alloc_cache\":2"
 	"56,\"pool_buffers\":40000,\"spool_mode\":\"spp\",\"spool_ports\":1024,\"spool_low\":128,\"s"
 	"pool_high\":1024,\"dyn_sample_ms\":10.0,\"dyn_window\":16,\"dyn_tput_gbps\":170.0,\"dyn_"
@@ -32,7 +32,7 @@ static const char TEMPLATE[] =
 	"\"pcap_speedup\":1.0,\"flows\":65536,\"key_dist\":\"uniform\",\"zipf_s\":0.99},\"workload\":"
 	"{\"nf\":\"lb\",\"reads\":2,\"buffer_mib\":40.0,\"payload\":\"untouched\",\"target_reads\":0,\"c"
 	"ompute_ns\":0.0,\"nat_flows\":10000000,\"lb_backends\":32,\"kvs_put_share\":0.95,\"kvs_k"
-	"eys\":1000000,\"kvs_key_bytes\":128,\"kvs_value_bytes\":1024,\"counter_slots\":64},\"run"
+	"eys\":1000000,\"kvs_key_bytes\":128,\"kvs_value_bytes\":1024,\"counter_slots\":64,\"lpm_table_mib\":1.0,\"lb_table_entries\":1048576},\"run"
 	"\":{\"duration_ms\":2.0,\"warmup_ms\":0.5,\"seed\":1,\"sample_ms\":0.5,\"check_invariants\""
 	":false,\"llc_sample_shift\":4},\"profile\":{\"name\":\"reference\",\"cpu\":{\"model\":\"Intel"
 	" Xeon Silver 4216\",\"sockets\":2,\"cores_per_socket\":16,\"freq_ghz\":2.1,\"mlp\":10,\"l1"
@@ -73,7 +73,7 @@ static char *config(const char *const *sets, int n)
 static int run(const char *const *sets, int n, char **text, struct sim_cfg *cfg, struct sim *s)
 {
 	char *cf = config(sets, n), *buf = NULL;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	size_t len = 0;
 	FILE *f;
 	int rc = simcfg_parse(cfg, cf, &err);
@@ -189,7 +189,7 @@ static void test_emulated(void)
 	CHECK(run(sets, 4, NULL, &cfg, &s) == 0);
 	CHECK(s.packets_ok && s.buffers_ok);
 	/* 16 virtual rings of 128 + 16 physical queues of 128 buffers */
-	CHECK(s.ws_slots == cfg.pool_buffers + 16 * 128);
+	CHECK(s.ws_slots == cfg.scn.arch.pool_buffers + 16 * 128);
 	CHECK(s.emu.pkts > 10000);
 	CHECK(s.departures > s.offered * 9 / 10);
 	sim_free(&s);
@@ -227,7 +227,7 @@ static void test_batched_rxlist(void)
 	sim_free(&s);
 
 	CHECK(run(batched, 5, &text, &cfg, &s) == 0);
-	CHECK(cfg.rxlist_batch == 8);
+	CHECK(cfg.scn.arch.rxlist_batch == 8);
 	CHECK(s.packets_ok && s.buffers_ok);
 	CHECK(s.checks > 1); /* conservation checked at every sample, too */
 	CHECK(s.offered > 20000);
@@ -247,7 +247,7 @@ static void test_batched_rxlist(void)
 static void expect_rejected(const char *const *sets, int n, const char *msg)
 {
 	static struct sim_cfg cfg;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	char *c = config(sets, n);
 
 	CHECK(simcfg_parse(&cfg, c, &err) == -EINVAL);
@@ -258,7 +258,7 @@ static void expect_rejected(const char *const *sets, int n, const char *msg)
 static void test_errors(void)
 {
 	static struct sim_cfg cfg;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	const char *bad1[] = { "arch.name=\"ringo\"" };
 	const char *bad2[] = { "arch.batch=100" };
 	const char *bad3[] = { "traffic.packet_bytes=\"big\"" };

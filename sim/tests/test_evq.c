@@ -111,7 +111,7 @@ static void test_same_order_as_heap(void)
 static void test_empty_and_errors(void)
 {
 	struct sim_evq q;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 
 	CHECK_EQ(sim_evq_init(&q, 5, NULL), 0);
 	CHECK_EQ(sim_evq_top(&q), -1);

@@ -14,7 +14,7 @@ def test_scenario_keys_lists_every_key_with_type_default_allowed_unit():
     assert set(by_name) == {k.full for k in scenario.SCHEMA.keys()}
     rate = by_name["traffic.rate_gbps"]
     assert (rate["type"], rate["default"], rate["unit"]) == ("float", 100.0, "Gbps")
-    assert "> 0" in rate["allowed"] and rate["doc"]
+    assert "> 0 and <= 100000" in rate["allowed"] and rate["doc"]
     assert by_name["arch.rx_size"]["type"] == 'int or "auto"'
     assert "privring" in by_name["arch.name"]["allowed"]
     for name in ("arch.name", "arch.rx_size", "arch.ax_size", "arch.bx_size", "arch.emulated",

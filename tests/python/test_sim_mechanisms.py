@@ -8,6 +8,7 @@ They need the built engine ($RXB_SIM_BIN, or build/sim/rxb-sim after `make build
 skipped, saying so, when it is missing.
 """
 
+import dataclasses
 import json
 import math
 import struct
@@ -15,7 +16,7 @@ import struct
 import pytest
 
 from rxbisect import darkpackets, engine, scenario
-from rxbisect.errors import EngineError
+from rxbisect.errors import ScenarioError, EngineError
 
 try:
     ENGINE = engine.find_engine()
@@ -202,8 +203,14 @@ def test_shring_head_of_line_blocking_emerges():
 
 
 def test_engine_rejects_what_it_cannot_simulate(tmp_path):
-    """Exit 2 with the key named, e.g. a batch above the library's burst limit."""
-    res = scenario.load_resolved(None, ("arch.batch=100",))
-    with pytest.raises(EngineError, match="rejected the configuration.*arch.batch"):
-        engine.run(res, progress=False)
+    """Exit 2 with the key named, e.g. a batch above the library's burst limit: the engine
+    checks the same table as the front end, even when handed a config that skipped it."""
+    with pytest.raises(ScenarioError, match="arch.batch = 100: out of range"):
+        scenario.load_resolved(None, ("arch.batch=100",))
+    res = scenario.load_resolved(None, ())
+    bad = dataclasses.replace(res, scenario=dataclasses.replace(
+        res.scenario, arch=dataclasses.replace(res.scenario.arch, batch=100)))
+    with pytest.raises(EngineError, match="rejected the configuration.*arch.batch = 100: "
+                       "out of range; allowed: an integer from 1 to 64"):
+        engine.run(bad, progress=False)
     assert math.isfinite(1.0)

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * scenario.h — the scenario vocabulary as the C engines read it.
+ *
+ * Every key is defined once, in python/rxbisect/scenario_keys.toml; the build
+ * generates scenario_gen.h (struct rxb_scn, the scenario's own enums) and the
+ * key table rxb_scn_keys[] from it (scripts/gen_scenario.py). This library is
+ * the one place the simulator and the emulator check a value against that
+ * table, fill in defaults, resolve "auto" and map a scenario onto the ring
+ * library's rxb_iface_config. docs/scenario-keys.md tells the whole story.
+ *
+ * Errors have one shape, the front end's: "key = value: why; allowed: what".
+ */
+#ifndef RXB_SCENARIO_H
+#define RXB_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "rxb/common.h"
+#include "rxb/iface.h"
+
+/* The engines a key may be honoured by. */
+enum rxb_engine { RXB_ENGINE_SIM = 0, RXB_ENGINE_EMU, RXB_ENGINES };
+#define RXB_ENGINE_BIT(e) (1u << (e))
+extern const char *const rxb_engine_name[RXB_ENGINES];
+
+enum rxb_scn_kind {
+	RXB_SCN_BOOL,
+	RXB_SCN_U32,
+	RXB_SCN_U64,
+	RXB_SCN_F64,
+	RXB_SCN_STR,
+	RXB_SCN_ENUM, /* stored as unsigned: the index in `names` */
+	RXB_SCN_LIST, /* struct rxb_scn_list of unsigned integers */
+};
+
+/* What one engine accepts for a key, and its default there. */
+struct rxb_scn_limits {
+	double lo, hi;       /* numbers and list elements; +-HUGE_VAL = none */
+	const char *dflt;    /* the default, in --set syntax */
+	const char *why;     /* why this engine differs from the key ("" = it does not) */
+};
+
+struct rxb_scn_key {
+	const char *full, *section, *name;
+	enum rxb_scn_kind kind;
+	size_t offset;                /* of the value in struct rxb_scn */
+	size_t size;                  /* string capacity; list: most elements */
+	const char *const *names;     /* enum: the names the parser accepts */
+	unsigned n_names;
+	const char *const *listed;    /* enum: the names scenario_keys.toml lists */
+	bool auto_ok, lo_open, pow2, path;
+	unsigned engines;             /* RXB_ENGINE_BIT()s that honour the key */
+	struct rxb_scn_limits lim[RXB_ENGINES];
+	const char *unit, *doc, *auto_doc;
+};
+
+#include "scenario_gen.h"
+
+extern const struct rxb_scn_key rxb_scn_keys[RXB_SCN_N_KEYS];
+
+/* A value as read from a file or a command line, before it is checked. */
+enum rxb_scn_val_type { RXB_VAL_BOOL, RXB_VAL_INT, RXB_VAL_NUM, RXB_VAL_STR, RXB_VAL_LIST };
+
+struct rxb_scn_val {
+	enum rxb_scn_val_type type;
+	bool b;
+	bool negative;        /* RXB_VAL_INT below zero (always out of range) */
+	uint64_t u;           /* RXB_VAL_INT magnitude */
+	double f;             /* RXB_VAL_NUM */
+	const char *s;        /* RXB_VAL_STR */
+	const uint64_t *list; /* RXB_VAL_LIST */
+	size_t n;
+	const char *as_text;  /* the value as the user wrote it, for messages */
+};
+
+/* The key named "section.name", or NULL. */
+const struct rxb_scn_key *rxb_scn_key_find(const char *full);
+bool rxb_scn_honours(const struct rxb_scn_key *k, enum rxb_engine e);
+
+/* Check v against k's type and engine e's limits and store it. 0, or
+ * -EINVAL with "key = value: why; allowed: what" in err. */
+int rxb_scn_set(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *k,
+		const struct rxb_scn_val *v, struct rxb_err *err);
+
+/* Parse `text` in --set syntax for key `full` (true/false, integers, numbers,
+ * names, "[1,2]", "auto") and store it. 0; 1 when the key exists but engine e
+ * does not honour it (stored; the caller warns); -EINVAL with a message
+ * (unknown key, bad value). */
+int rxb_scn_set_text(struct rxb_scn *s, enum rxb_engine e, const char *full, const char *text,
+		     struct rxb_err *err);
+
+/* Every key at engine e's default. */
+void rxb_scn_defaults(struct rxb_scn *s, enum rxb_engine e);
+
+/* "an integer from 1 to 64 (packets)": what engine e accepts for k. */
+void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, size_t cap);
+
+/* Replace every "auto" of the arch section by its value (the rules of the
+ * table's `auto` texts, the same as python/rxbisect/scenario.py resolve()):
+ * rx_size, cr_size, share_degree, buffer_bytes. pool_buffers, ddio_ways and
+ * mlp depend on the engine's machine and stay RXB_SCN_AUTO for it to fill.
+ * `min_cores_per_nic` is the fewest cores any NIC has. */
+void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic);
+
+/* The one mapping from a scenario to the ring library's configuration, for
+ * both engines: `desc_prefetch` is the NIC's (0 = the library's default) and
+ * `ticks_per_ns` the caller's time unit (simulated ps: 1000; TSC: GHz). */
+void rxb_scn_iface_config(const struct rxb_scn *s, uint32_t desc_prefetch, double ticks_per_ns,
+			  struct rxb_iface_config *ic);
+
+/* Association sets rxBisect is built with (1 = all-to-all). */
+uint32_t rxb_scn_assoc_groups(const struct rxb_scn *s);
+
+bool rxb_scn_list_has(const struct rxb_scn_list *l, uint32_t v);
+
+/* Every key for engine e, with its default and allowed values (--help). */
+void rxb_scn_print_keys(FILE *f, enum rxb_engine e);
+/* The compiled table as one JSON object (--keys; the drift test reads it). */
+void rxb_scn_dump_json(FILE *f);
+
+#endif /* RXB_SCENARIO_H */

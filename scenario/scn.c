@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Checking and storing scenario values against the key table (scenario.h).
+ * The rules and the message shape are those of python/rxbisect/schema.py, so
+ * a user sees the same "key = value: why; allowed: what" from either side.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "scenario.h"
+
+const char *const rxb_engine_name[RXB_ENGINES] = { "sim", "emu" };
+
+const struct rxb_scn_key *rxb_scn_key_find(const char *full)
+{
+	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++)
+		if (strcmp(rxb_scn_keys[i].full, full) == 0)
+			return &rxb_scn_keys[i];
+	return NULL;
+}
+
+bool rxb_scn_honours(const struct rxb_scn_key *k, enum rxb_engine e)
+{
+	return (k->engines & RXB_ENGINE_BIT(e)) != 0;
+}
+
+bool rxb_scn_list_has(const struct rxb_scn_list *l, uint32_t v)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i] == v)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------- messages */
+
+/* Append to buf (always terminated, never overflowing). */
+static void cat(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void cat(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, cap - len, fmt, ap);
+	va_end(ap);
+}
+
+static void range_text(const struct rxb_scn_limits *l, bool lo_open, char *buf, size_t cap)
+{
+	bool lo = isfinite(l->lo), hi = isfinite(l->hi);
+
+	if (lo && hi && lo_open)
+		cat(buf, cap, " > %.17g and <= %.17g", l->lo, l->hi);
+	else if (lo && hi)
+		cat(buf, cap, " from %.17g to %.17g", l->lo, l->hi);
+	else if (lo)
+		cat(buf, cap, " %s %.17g", lo_open ? ">" : ">=", l->lo);
+	else if (hi)
+		cat(buf, cap, " <= %.17g", l->hi);
+}
+
+void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, size_t cap)
+{
+	const struct rxb_scn_limits *l = &k->lim[e];
+
+	buf[0] = '\0';
+	switch (k->kind) {
+	case RXB_SCN_BOOL:
+		cat(buf, cap, "true or false");
+		break;
+	case RXB_SCN_ENUM:
+		cat(buf, cap, "one of ");
+		for (unsigned i = 0; i < k->n_names; i++)
+			cat(buf, cap, "%s%s", i ? ", " : "", k->names[i]);
+		break;
+	case RXB_SCN_STR:
+		cat(buf, cap, k->path ? "a path to a readable file, or \"\" for none" : "a string");
+		break;
+	default:
+		cat(buf, cap, "%s", k->kind == RXB_SCN_F64 ? "a number" :
+				   k->kind == RXB_SCN_LIST ? "a list of integers" :
+				   k->pow2 ? "a power-of-two integer" : "an integer");
+		range_text(l, k->lo_open, buf, cap);
+	}
+	if (k->unit[0] != '\0')
+		cat(buf, cap, " (%s)", k->unit);
+	if (k->auto_ok)
+		cat(buf, cap, ", or \"auto\"");
+	if (l->why[0] != '\0' && rxb_scn_honours(k, e))
+		cat(buf, cap, " on the %s: %s", e == RXB_ENGINE_EMU ? "emulator" : "simulator",
+		    l->why);
+}
+
+static int reject(struct rxb_err *err, enum rxb_engine e, const struct rxb_scn_key *k,
+		  const struct rxb_scn_val *v, const char *why)
+{
+	char allowed[512];
+
+	rxb_scn_allowed(k, e, allowed, sizeof(allowed));
+	rxb_err_set(err, "%s = %s: %s; allowed: %s", k->full, v->as_text, why, allowed);
+	return -EINVAL;
+}
+
+/* --------------------------------------------------------------- checks */
+
+static const char *val_noun(enum rxb_scn_val_type t)
+{
+	static const char *const noun[] = { "a boolean", "an integer", "a number", "a string",
+					    "a list" };
+
+	return noun[t];
+}
+
+/* One number against the engine's limits; NULL when allowed. */
+static const char *out_of_range(const struct rxb_scn_key *k, enum rxb_engine e, double x)
+{
+	const struct rxb_scn_limits *l = &k->lim[e];
+
+	if (x < l->lo || (k->lo_open && x == l->lo) || x > l->hi)
+		return "out of range";
+	return NULL;
+}
+
+static const char *bad_integer(const struct rxb_scn_key *k, enum rxb_engine e, bool negative,
+			       uint64_t u)
+{
+	const char *why = negative ? "out of range" : out_of_range(k, e, (double)u);
+
+	if (why == NULL && k->lim[e].hi < 0x1p64 && u > (uint64_t)k->lim[e].hi)
+		why = "out of range"; /* exact above 2^53, where doubles round */
+	if (why == NULL && k->pow2 && (u == 0 || (u & (u - 1)) != 0))
+		why = "not a power of two";
+	return why;
+}
+
+static int set_enum(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *k,
+		    const struct rxb_scn_val *v, struct rxb_err *err)
+{
+	for (unsigned i = 0; i < k->n_names; i++) {
+		if (strcmp(v->s, k->names[i]) == 0) {
+			*(unsigned *)((char *)s + k->offset) = i;
+			return 0;
+		}
+	}
+	return reject(err, e, k, v, "unknown value");
+}
+
+static int set_list(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *k,
+		    const struct rxb_scn_val *v, struct rxb_err *err)
+{
+	struct rxb_scn_list *l = (struct rxb_scn_list *)((char *)s + k->offset);
+
+	if (v->n > k->size)
+		return reject(err, e, k, v, "too many elements");
+	for (size_t i = 0; i < v->n; i++) {
+		const char *why = bad_integer(k, e, false, v->list[i]);
+
+		if (why != NULL)
+			return reject(err, e, k, v, why);
+	}
+	for (size_t i = 0; i < v->n; i++)
+		l->v[i] = (uint32_t)v->list[i];
+	l->n = (uint32_t)v->n;
+	return 0;
+}
+
+static int set_number(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *k,
+		      const struct rxb_scn_val *v, struct rxb_err *err)
+{
+	double x = v->type == RXB_VAL_NUM ? v->f : v->negative ? -(double)v->u : (double)v->u;
+	const char *why = isfinite(x) ? out_of_range(k, e, x) : "not a finite number";
+
+	if (why != NULL)
+		return reject(err, e, k, v, why);
+	*(double *)((char *)s + k->offset) = x;
+	return 0;
+}
+
+static int set_integer(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *k,
+		       const struct rxb_scn_val *v, struct rxb_err *err)
+{
+	const char *why = bad_integer(k, e, v->negative, v->u);
+
+	if (why != NULL)
+		return reject(err, e, k, v, why);
+	if (k->kind == RXB_SCN_U64)
+		*(uint64_t *)((char *)s + k->offset) = v->u;
+	else
+		*(uint32_t *)((char *)s + k->offset) = (uint32_t)v->u;
+	return 0;
+}
+
+/* Does a value of type t fit a key of kind `kind` at all? */
+static bool type_fits(enum rxb_scn_kind kind, enum rxb_scn_val_type t)
+{
+	switch (kind) {
+	case RXB_SCN_BOOL:
+		return t == RXB_VAL_BOOL;
+	case RXB_SCN_U32:
+	case RXB_SCN_U64:
+		return t == RXB_VAL_INT;
+	case RXB_SCN_F64:
+		return t == RXB_VAL_INT || t == RXB_VAL_NUM;
+	case RXB_SCN_STR:
+	case RXB_SCN_ENUM:
+		return t == RXB_VAL_STR;
+	default:
+		return t == RXB_VAL_LIST;
+	}
+}
+
+int rxb_scn_set(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *k,
+		const struct rxb_scn_val *v, struct rxb_err *err)
+{
+	char why[64];
+
+	if (k->auto_ok && v->type == RXB_VAL_STR && strcmp(v->s, "auto") == 0) {
+		*(uint32_t *)((char *)s + k->offset) = RXB_SCN_AUTO;
+		return 0;
+	}
+	if (!type_fits(k->kind, v->type)) {
+		snprintf(why, sizeof(why), "wrong type (%s)", val_noun(v->type));
+		return reject(err, e, k, v, why);
+	}
+	switch (k->kind) {
+	case RXB_SCN_BOOL:
+		*(bool *)((char *)s + k->offset) = v->b;
+		return 0;
+	case RXB_SCN_U32:
+	case RXB_SCN_U64:
+		return set_integer(s, e, k, v, err);
+	case RXB_SCN_F64:
+		return set_number(s, e, k, v, err);
+	case RXB_SCN_ENUM:
+		return set_enum(s, e, k, v, err);
+	case RXB_SCN_LIST:
+		return set_list(s, e, k, v, err);
+	default:
+		if (strlen(v->s) >= k->size)
+			return reject(err, e, k, v, "too long");
+		memcpy((char *)s + k->offset, v->s, strlen(v->s) + 1);
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------ --set text */
+
+static bool parse_u64(const char *t, uint64_t *out, bool *negative)
+{
+	char *end;
+
+	while (*t == ' ')
+		t++;
+	*negative = *t == '-';
+	if (*negative)
+		t++;
+	if (*t < '0' || *t > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(t, &end, 0);
+	while (*end == ' ')
+		end++;
+	return errno == 0 && *end == '\0';
+}
+
+/* "[1, 2]", "1,2" or "[]" into at most cap integers. */
+static bool parse_list(const char *t, uint64_t *out, size_t cap, size_t *n)
+{
+	char buf[8192];
+	char *p, *save = NULL;
+	size_t len;
+
+	while (*t == ' ')
+		t++;
+	len = strlen(t);
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, t, len + 1);
+	if (buf[0] == '[') {
+		if (len < 2 || buf[len - 1] != ']')
+			return false;
+		buf[len - 1] = '\0';
+		memmove(buf, buf + 1, len - 1);
+	}
+	*n = 0;
+	for (p = strtok_r(buf, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+		bool negative;
+
+		if (strspn(p, " ") == strlen(p))
+			continue;
+		if (*n == cap || !parse_u64(p, &out[*n], &negative) || negative)
+			return false;
+		(*n)++;
+	}
+	return true;
+}
+
+/* Read text as key k expects; false when it cannot be read as that type. */
+static bool read_text(const struct rxb_scn_key *k, const char *text, struct rxb_scn_val *v,
+		      uint64_t *list)
+{
+	char *end;
+
+	v->as_text = text;
+	if (k->auto_ok && strcmp(text, "auto") == 0) {
+		v->type = RXB_VAL_STR;
+		v->s = text;
+		return true;
+	}
+	switch (k->kind) {
+	case RXB_SCN_BOOL:
+		v->type = RXB_VAL_BOOL;
+		v->b = strcasecmp(text, "true") == 0 || strcasecmp(text, "yes") == 0 ||
+		       strcasecmp(text, "on") == 0 || strcmp(text, "1") == 0;
+		return v->b || strcasecmp(text, "false") == 0 || strcasecmp(text, "no") == 0 ||
+		       strcasecmp(text, "off") == 0 || strcmp(text, "0") == 0;
+	case RXB_SCN_U32:
+	case RXB_SCN_U64:
+		v->type = RXB_VAL_INT;
+		return parse_u64(text, &v->u, &v->negative);
+	case RXB_SCN_F64:
+		v->type = RXB_VAL_NUM;
+		errno = 0;
+		v->f = strtod(text, &end);
+		return errno == 0 && end != text && *end == '\0';
+	case RXB_SCN_LIST:
+		v->type = RXB_VAL_LIST;
+		v->list = list;
+		return parse_list(text, list, RXB_SCN_LIST_MAX + 1, &v->n);
+	default:
+		v->type = RXB_VAL_STR;
+		v->s = text;
+		return true;
+	}
+}
+
+int rxb_scn_set_text(struct rxb_scn *s, enum rxb_engine e, const char *full, const char *text,
+		     struct rxb_err *err)
+{
+	static const char *const kind_noun[] = { "true or false", "an integer", "an integer",
+						 "a number", "a string", "a name", "a list" };
+	const struct rxb_scn_key *k = rxb_scn_key_find(full);
+	uint64_t *list;
+	struct rxb_scn_val v = { 0 };
+	int rc;
+
+	if (k == NULL) {
+		rxb_err_set(err, "%s = %s: unknown key; allowed: the keys `rxb scenario keys` "
+			    "lists", full, text);
+		return -EINVAL;
+	}
+	list = calloc(RXB_SCN_LIST_MAX + 1, sizeof(*list));
+	if (list == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: a list value (%zu bytes)",
+				    (size_t)(RXB_SCN_LIST_MAX + 1) * sizeof(*list));
+	if (!read_text(k, text, &v, list)) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "cannot be read as %s", kind_noun[k->kind]);
+		rc = reject(err, e, k, &v, why);
+	} else {
+		rc = rxb_scn_set(s, e, k, &v, err);
+	}
+	free(list);
+	if (rc == 0 && !rxb_scn_honours(k, e))
+		return 1;
+	return rc;
+}
+
+void rxb_scn_defaults(struct rxb_scn *s, enum rxb_engine e)
+{
+	struct rxb_err err;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
+		int rc = rxb_scn_set_text(s, e, rxb_scn_keys[i].full, rxb_scn_keys[i].lim[e].dflt,
+					  &err);
+
+		/* The generator and test_scenario check every default parses. */
+		if (rc < 0) {
+			fprintf(stderr, "scenario table: default of %s: %s\n", rxb_scn_keys[i].full,
+				err.msg);
+			abort();
+		}
+	}
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * From a checked scenario to what the engines build: "auto" values, the ring
+ * library's rxb_iface_config (one mapping for the simulator and the
+ * emulator), and the table printed for people (--help) and for the drift
+ * test (--keys).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "rng.h"
+#include "scenario.h"
+
+static uint32_t auto_or(uint32_t v, uint32_t resolved)
+{
+	return v == RXB_SCN_AUTO ? resolved : v;
+}
+
+/* Buffer slots of one descriptor: batched RxList holds several. */
+static uint32_t slots_per_desc(const struct rxb_scn_arch *a)
+{
+	return a->name == RXB_ARCH_SHRING_LIST ? a->rxlist_batch : 1;
+}
+
+void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic)
+{
+	struct rxb_scn_arch *a = &s->arch;
+
+	a->rx_size = auto_or(a->rx_size, a->name == RXB_ARCH_SMALL_PRIVRING ?
+						 RXB_DEFAULT_SMALL_RX_SIZE : RXB_DEFAULT_RX_SIZE);
+	a->cr_size = auto_or(a->cr_size, a->rx_size * slots_per_desc(a));
+	a->share_degree = auto_or(a->share_degree, min_cores_per_nic);
+	a->buffer_bytes = auto_or(a->buffer_bytes, a->name == RXB_ARCH_SPOOL ? 4096 : 2048);
+}
+
+uint32_t rxb_scn_assoc_groups(const struct rxb_scn *s)
+{
+	switch (s->arch.association) {
+	case RXB_ASSOC_PER_NIC:
+		return s->system.nics;
+	case RXB_ASSOC_GROUPS:
+		return s->arch.groups;
+	default:
+		return 1;
+	}
+}
+
+static uint64_t ticks(double ns, double ticks_per_ns)
+{
+	return (uint64_t)llround(ns * ticks_per_ns);
+}
+
+void rxb_scn_iface_config(const struct rxb_scn *s, uint32_t desc_prefetch, double ticks_per_ns,
+			  struct rxb_iface_config *ic)
+{
+	const struct rxb_scn_arch *a = &s->arch;
+
+	memset(ic, 0, sizeof(*ic));
+	ic->arch = a->name;
+	ic->n_cores = s->system.cores;
+	ic->rx_size = a->rx_size;
+	ic->cr_size = a->cr_size;
+	ic->desc_prefetch = desc_prefetch;
+	ic->share_degree = a->share_degree;
+	ic->batch = slots_per_desc(a); /* RxList buffer slots per descriptor */
+	ic->ax_size = a->ax_size;
+	ic->bx_size = a->bx_size;
+	ic->ax_policy = a->ax_policy;
+	ic->n_groups = a->name == RXB_ARCH_RXBISECT ? rxb_scn_assoc_groups(s) : 1;
+	/* Scenarios may go below the vendor minimum on purpose (sizing studies);
+	 * the sizing calculator says when they do. */
+	ic->enforce_vendor_min = false;
+	ic->coalesce = a->coalesce;
+	ic->coalesce_timeout = ticks(a->coalesce_timeout_ns, ticks_per_ns);
+	/* The NIC's PRNG gets a stream of its own, apart from the traffic's. */
+	ic->seed = sim_mix64(s->run.seed ^ 0xb15ec7);
+	ic->spool.n_ports = a->spool_ports;
+	ic->spool.mode = a->spool_mode;
+	ic->spool.depth = a->rx_size;
+	ic->spool.basic_queues = s->system.nics;
+	ic->spool.low = a->spool_low;
+	ic->spool.high = a->spool_high;
+	ic->spool.desc_prefetch = desc_prefetch;
+	if (a->name == RXB_ARCH_DYN_SHRING) {
+		ic->dyn = rxb_dynctl_config_default();
+		ic->dyn.tput_gbps_threshold = a->dyn_tput_gbps;
+		ic->dyn.mem_bw_gibps_threshold = a->dyn_membw_gibps;
+		ic->dyn.window = a->dyn_window;
+		ic->dyn.overload_stddev_over_median = a->dyn_overload_factor;
+		ic->dyn.sample_period = ticks(a->dyn_sample_ms * 1e6, ticks_per_ns);
+		if (ic->dyn.sample_period == 0)
+			ic->dyn.sample_period = 1;
+	}
+}
+
+/* ---------------------------------------------------------------- output */
+
+void rxb_scn_print_keys(FILE *f, enum rxb_engine e)
+{
+	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
+		const struct rxb_scn_key *k = &rxb_scn_keys[i];
+		char allowed[512];
+
+		rxb_scn_allowed(k, e, allowed, sizeof(allowed));
+		fprintf(f, "%-28s %s%s\n%-28s default %s; %s\n", k->full, k->doc,
+			rxb_scn_honours(k, e) ? "" : " [no effect here]", "", k->lim[e].dflt,
+			allowed);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_bound(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.17g", x);
+	else
+		fputs("null", f);
+}
+
+static void dump_key(FILE *f, const struct rxb_scn_key *k)
+{
+	static const char *const kind[] = { "bool", "int", "int", "float", "string", "enum",
+					    "list" };
+
+	json_str(f, k->full);
+	fprintf(f, ": {\"type\": \"%s\", \"auto\": %s, \"pow2\": %s, \"lo_open\": %s, ",
+		kind[k->kind], k->auto_ok ? "true" : "false", k->pow2 ? "true" : "false",
+		k->lo_open ? "true" : "false");
+	fputs("\"names\": [", f);
+	for (unsigned n = 0; n < k->n_names; n++) {
+		fputs(n ? ", " : "", f);
+		json_str(f, k->names[n]);
+	}
+	fputs("], \"engines\": {", f);
+	for (int e = 0; e < RXB_ENGINES; e++) {
+		fprintf(f, "%s\"%s\": {\"honours\": %s, \"lo\": ", e ? ", " : "", rxb_engine_name[e],
+			rxb_scn_honours(k, e) ? "true" : "false");
+		json_bound(f, k->lim[e].lo);
+		fputs(", \"hi\": ", f);
+		json_bound(f, k->lim[e].hi);
+		fputs(", \"default\": ", f);
+		json_str(f, k->lim[e].dflt);
+		fputc('}', f);
+	}
+	fputs("}}", f);
+}
+
+void rxb_scn_dump_json(FILE *f)
+{
+	fputs("{", f);
+	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
+		fputs(i ? ",\n " : "\n ", f);
+		dump_key(f, &rxb_scn_keys[i]);
+	}
+	fputs("\n}\n", f);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The scenario table as the C engines see it: enum names agree with the ring
+ * library's own tables, every default parses for both engines, values are
+ * checked with the front end's message shape, "auto" and the mapping to
+ * rxb_iface_config follow the documented rules.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "check.h"
+#include "scenario.h"
+
+static void test_enum_names_are_the_librarys(void)
+{
+	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
+		const struct rxb_scn_key *k = &rxb_scn_keys[i];
+
+		if (k->kind != RXB_SCN_ENUM)
+			continue;
+		for (unsigned n = 0; n < k->n_names; n++)
+			if (strcmp(k->names[n], k->listed[n]) != 0)
+				fprintf(stderr, "%s: scenario_keys.toml lists '%s' where the library "
+					"says '%s'\n", k->full, k->listed[n], k->names[n]);
+		for (unsigned n = 0; n < k->n_names; n++)
+			CHECK(strcmp(k->names[n], k->listed[n]) == 0);
+	}
+}
+
+static void test_every_default_parses_for_each_engine(void)
+{
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	for (int e = 0; e < RXB_ENGINES; e++)
+		for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++)
+			CHECK(rxb_scn_set_text(&s, e, rxb_scn_keys[i].full, rxb_scn_keys[i].lim[e].dflt,
+					       &err) >= 0);
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
+	CHECK_EQ(s.system.cores, 16);
+	CHECK_EQ(s.arch.rx_size, RXB_SCN_AUTO);
+	CHECK_EQ(s.arch.name, RXB_ARCH_RXBISECT);
+	rxb_scn_defaults(&s, RXB_ENGINE_EMU);
+	CHECK_EQ(s.system.cores, 2);
+	CHECK(s.arch.emulated);
+}
+
+static void expect_error(enum rxb_engine e, const char *key, const char *text, const char *msg)
+{
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	rxb_scn_defaults(&s, e);
+	CHECK_EQ(rxb_scn_set_text(&s, e, key, text, &err), -EINVAL);
+	CHECK_EQ(err.code, -EINVAL);
+	if (strstr(err.msg, msg) == NULL)
+		fprintf(stderr, "expected '%s' in '%s'\n", msg, err.msg);
+	CHECK(strstr(err.msg, msg) != NULL);
+}
+
+static void test_errors_name_key_value_and_what_is_allowed(void)
+{
+	expect_error(RXB_ENGINE_SIM, "arch.batch", "100",
+		     "arch.batch = 100: out of range; allowed: an integer from 1 to 64 (packets)");
+	expect_error(RXB_ENGINE_SIM, "arch.rx_size", "1000", "not a power of two");
+	expect_error(RXB_ENGINE_SIM, "arch.ax_policy", "linked_random",
+		     "unknown value; allowed: one of random, round_robin, most_available");
+	expect_error(RXB_ENGINE_SIM, "traffic.rate_gbps", "fast", "cannot be read as a number");
+	expect_error(RXB_ENGINE_SIM, "traffic.rate_gbps", "0",
+		     "out of range; allowed: a number > 0 and <= 100000 (Gbps)");
+	expect_error(RXB_ENGINE_SIM, "arch.rx_sise", "1024", "unknown key");
+	expect_error(RXB_ENGINE_SIM, "system.stalled_cores", "[1,x]", "cannot be read as a list");
+	expect_error(RXB_ENGINE_SIM, "run.seed", "-1", "out of range");
+	/* the emulator's narrower range says why */
+	expect_error(RXB_ENGINE_EMU, "system.cores", "65",
+		     "from 1 to 64 (cores) on the emulator: runs on a 2-CPU laptop");
+	expect_error(RXB_ENGINE_EMU, "arch.rxlist_batch", "2", "simulate batched RxList");
+}
+
+static void test_keys_an_engine_does_not_honour(void)
+{
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	rxb_scn_defaults(&s, RXB_ENGINE_EMU);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_EMU, "system.hog", "stream", &err), 1);
+	CHECK_EQ(s.system.hog, RXB_HOG_STREAM);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "emu.sink", "true", &err), 1);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_EMU, "emu.sink", "true", &err), 0);
+}
+
+static void test_auto_rules(void)
+{
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.name", "shring_list", &err), 0);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.rxlist_batch", "4", &err), 0);
+	rxb_scn_resolve_arch(&s, 8);
+	CHECK_EQ(s.arch.rx_size, 1024);
+	CHECK_EQ(s.arch.cr_size, 4096);
+	CHECK_EQ(s.arch.share_degree, 8);
+	CHECK_EQ(s.arch.buffer_bytes, 2048);
+	CHECK_EQ(s.arch.pool_buffers, RXB_SCN_AUTO); /* the engine's own */
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.name", "small_privring", &err), 0);
+	rxb_scn_resolve_arch(&s, 8);
+	CHECK_EQ(s.arch.rx_size, 128);
+	CHECK_EQ(s.arch.cr_size, 128);
+}
+
+static void test_iface_mapping(void)
+{
+	static struct rxb_scn s;
+	struct rxb_iface_config ic;
+	struct rxb_err err = { 0 };
+
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.association", "per_nic", &err), 0);
+	rxb_scn_resolve_arch(&s, 8);
+	rxb_scn_iface_config(&s, 8, 1000.0, &ic);
+	CHECK_EQ(ic.arch, RXB_ARCH_RXBISECT);
+	CHECK_EQ(ic.n_cores, 16);
+	CHECK_EQ(ic.n_groups, 2);
+	CHECK_EQ(ic.ax_size, 128);
+	CHECK_EQ(ic.coalesce_timeout, 1000000); /* 1000 ns in ps */
+	CHECK_EQ(ic.desc_prefetch, 8);
+	CHECK(!ic.enforce_vendor_min);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.name", "dyn_shring", &err), 0);
+	rxb_scn_iface_config(&s, 0, 1000.0, &ic);
+	CHECK_EQ(ic.n_groups, 1);
+	CHECK_EQ(ic.dyn.window, 16);
+	CHECK_EQ(ic.dyn.sample_period, 10000000000ull); /* 10 ms in ps */
+}
+
+int main(void)
+{
+	RUN(test_enum_names_are_the_librarys);
+	RUN(test_every_default_parses_for_each_engine);
+	RUN(test_errors_name_key_value_and_what_is_allowed);
+	RUN(test_keys_an_engine_does_not_honour);
+	RUN(test_auto_rules);
+	RUN(test_iface_mapping);
+	return check_summary();
+}

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Generate the C side of the scenario vocabulary from its one definition.
+
+    gen_scenario.py KEYS.toml OUT_DIR
+
+reads python/rxbisect/scenario_keys.toml (format in its header) and writes
+OUT_DIR/scenario_gen.h (the enums the scenario owns, struct rxb_scn with
+one typed field per key) and OUT_DIR/scenario_gen.c (the key table: kinds,
+offsets, per-engine ranges and defaults, enum names, docs). Standard library
+only: the build runs it with the system's python3 (>= 3.11 for tomllib).
+Every check of the table that C can make at compile time is emitted as a
+_Static_assert (a bound equal to the library constant it mirrors, an enum
+with as many names as the library's table).
+"""
+
+import sys
+import tomllib
+from pathlib import Path
+
+ENGINES = ("sim", "emu")
+LIBRARY_HEADERS = ("rxb/common.h", "rxb/dynctl.h", "rxb/iface.h", "rxb/rxbisect.h",
+                   "rxb/shring.h", "rxb/spool.h")
+U32_MAX = 2**32 - 1
+AUTO_SENTINEL = U32_MAX  # RXB_SCN_AUTO: an "auto" int stored before resolution
+
+
+class TableError(Exception):
+    pass
+
+
+def c_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def c_num(x: float) -> str:
+    """A double literal that round-trips (integers stay exact up to 2^64)."""
+    if float(x).is_integer() and abs(x) < 2**64:
+        return f"{int(x)}.0"
+    return repr(float(x))
+
+
+def load(path: Path) -> list[dict]:
+    """The keys in file order, each a dict with section, name and its fields."""
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    keys = []
+    for section, body in doc.items():
+        for name, k in body.items():
+            k = dict(k, section=section, name=name)
+            validate(k)
+            keys.append(k)
+    return keys
+
+
+def validate(k: dict) -> None:
+    full = f"{k['section']}.{k['name']}"
+    t = k.get("type")
+    if t not in ("bool", "int", "float", "string", "enum", "list"):
+        raise TableError(f"{full}: type {t!r} is not one of bool, int, float, string, enum, list")
+    if not set(k.get("engines", ())) <= set(ENGINES) or not k.get("engines"):
+        raise TableError(f"{full}: engines must be a non-empty subset of {ENGINES}")
+    if t == "enum" and not k.get("values"):
+        raise TableError(f"{full}: an enum needs values")
+    if t == "enum" and ("c_names" in k) == ("c_enum" in k):
+        raise TableError(f"{full}: an enum names either c_names (library) or c_enum")
+    if ("auto" in k) != (t == "int" and k.get("default") == "auto"):
+        raise TableError(f"{full}: an int key defaults to \"auto\" exactly when `auto` says how")
+    if t == "int" and k.get("default") == "auto" and k.get("hi", 0) >= AUTO_SENTINEL:
+        raise TableError(f"{full}: an \"auto\" int must stay below {AUTO_SENTINEL}")
+    for eng in ENGINES:
+        if eng in k and not k[eng].get("why"):
+            raise TableError(f"{full}.{eng}: an engine override says why")
+
+
+def c_kind(k: dict) -> str:
+    t = k["type"]
+    if t == "int":
+        return "RXB_SCN_U64" if k.get("hi", 0) > U32_MAX else "RXB_SCN_U32"
+    return {"bool": "RXB_SCN_BOOL", "float": "RXB_SCN_F64", "string": "RXB_SCN_STR",
+            "enum": "RXB_SCN_ENUM", "list": "RXB_SCN_LIST"}[t]
+
+
+def c_enum_type(k: dict) -> str:
+    return k["c_type"] if "c_names" in k else f"enum {k['c_enum']}"
+
+
+def c_field(k: dict) -> str:
+    kind, name = c_kind(k), k["name"]
+    return {"RXB_SCN_BOOL": f"bool {name};",
+            "RXB_SCN_U32": f"uint32_t {name};",
+            "RXB_SCN_U64": f"uint64_t {name};",
+            "RXB_SCN_F64": f"double {name};",
+            "RXB_SCN_STR": f"char {name}[{k.get('max_bytes', 256)}];",
+            "RXB_SCN_ENUM": f"{c_enum_type(k) if k['type'] == 'enum' else ''} {name};",
+            "RXB_SCN_LIST": f"struct rxb_scn_list {name};"}[kind]
+
+
+def text(v) -> str:
+    """A default as the text parser reads it (the --set syntax)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ",".join(str(x) for x in v) + "]"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def limits(k: dict, eng: str) -> dict:
+    o = k.get(eng, {})
+    return {"lo": o.get("lo", k.get("lo")), "hi": o.get("hi", k.get("hi")),
+            "default": o.get("default", k.get("default")), "why": o.get("why", "")}
+
+
+def header(keys: list[dict]) -> str:
+    out = ["/* Generated from python/rxbisect/scenario_keys.toml by scripts/gen_scenario.py:",
+           " * do not edit. The scenario's own enums and struct rxb_scn, one typed field",
+           " * per key (docs/scenario-keys.md). */",
+           "#ifndef RXB_SCENARIO_GEN_H", "#define RXB_SCENARIO_GEN_H", "",
+           "#include <stdbool.h>", "#include <stdint.h>", ""]
+    out += [f'#include "{h}"' for h in LIBRARY_HEADERS] + [""]
+    out += ["/* An \"auto\" integer not yet resolved (rxb_scn_resolve). */",
+            f"#define RXB_SCN_AUTO {AUTO_SENTINEL}u",
+            f"#define RXB_SCN_LIST_MAX {max(k.get('max_len', 0) for k in keys)}u", "",
+            "struct rxb_scn_list {", "\tuint32_t n;", "\tuint32_t v[RXB_SCN_LIST_MAX];",
+            "};", ""]
+    for k in keys:
+        if "c_enum" not in k:
+            continue
+        e, up = k["c_enum"], k["c_enum"].upper()
+        consts = [f"\t{up}_{v.upper()}," for v in k["values"]]
+        out += [f"/* {k['section']}.{k['name']} */", f"enum {e} {{"] + consts + \
+               [f"\t{up}_COUNT", "};", f"extern const char *const {e}_name[{up}_COUNT];", ""]
+    sections = list(dict.fromkeys(k["section"] for k in keys))
+    for s in sections:
+        out += [f"struct rxb_scn_{s} {{"]
+        out += [f"\t{c_field(k)}" for k in keys if k["section"] == s]
+        out += ["};", ""]
+    out += ["struct rxb_scn {"] + [f"\tstruct rxb_scn_{s} {s};" for s in sections] + ["};", ""]
+    out += [f"#define RXB_SCN_N_KEYS {len(keys)}u", ""]
+    out += ["/* The emulator's narrower bounds that mirror its own constants: expanded",
+            " * where those are visible (emu/emu_cfg.c). */",
+            "#define RXB_SCN_EMU_STATIC_CHECKS \\"]
+    out += [f"\t{a} \\" for k in keys for a in static_asserts(k, k.get("emu", {}))]
+    out += ["\t_Static_assert(1, \"\")", "", "#endif /* RXB_SCENARIO_GEN_H */", ""]
+    return "\n".join(out)
+
+
+def names_ref(k: dict) -> tuple[str, str]:
+    if "c_names" in k:
+        return k["c_names"], k["c_count"]
+    return f"{k['c_enum']}_name", f"{k['c_enum'].upper()}_COUNT"
+
+
+def static_asserts(k: dict, where: dict) -> list[str]:
+    """Bounds of `where` (the key, or its engine override) that mirror a C
+    constant; for the key itself also the enum sizes."""
+    full = f"{k['section']}.{k['name']}"
+    out = []
+    for bound in ("lo", "hi"):
+        const = where.get(f"{bound}_c")
+        if const:
+            out.append(f"_Static_assert({const} == {int(where[bound])}ull, "
+                       f"{c_str(f'{full}: {bound} must equal {const}')});")
+    if where is k and "c_names" in k:
+        out.append(f"_Static_assert({k['c_count']} == {len(k['values'])}, "
+                   f"{c_str(f'{full}: the library has another number of names')});")
+        out.append(f"_Static_assert(sizeof({k['c_type']}) == sizeof(unsigned), "
+                   f"{c_str(f'{full}: stored as unsigned')});")
+    return out
+
+
+def key_entry(k: dict) -> str:
+    full = f"{k['section']}.{k['name']}"
+    kind = c_kind(k)
+    size = (f"sizeof(((struct rxb_scn *)0)->{k['section']}.{k['name']})" if kind == "RXB_SCN_STR"
+            else str(k.get("max_len", 0)))
+    names, count = names_ref(k) if kind == "RXB_SCN_ENUM" else ("NULL", "0")
+    # the names as this table lists them: a test checks they are the library's
+    listed = ("(const char *const[]){ " + ", ".join(c_str(v) for v in k["values"]) + " }"
+              if kind == "RXB_SCN_ENUM" else "NULL")
+    engines = " | ".join(f"RXB_ENGINE_BIT({'RXB_ENGINE_' + e.upper()})" for e in k["engines"])
+    lims = []
+    for eng in ENGINES:
+        lm = limits(k, eng)
+        lo = c_num(lm["lo"]) if lm["lo"] is not None else "-HUGE_VAL"
+        hi = c_num(lm["hi"]) if lm["hi"] is not None else "HUGE_VAL"
+        lims.append(f"{{ {lo}, {hi}, {c_str(text(lm['default']))}, {c_str(lm['why'])} }}")
+    return "\n".join([
+        "\t{",
+        f"\t\t.full = {c_str(full)}, .section = {c_str(k['section'])}, .name = {c_str(k['name'])},",
+        f"\t\t.kind = {kind}, .offset = offsetof(struct rxb_scn, {k['section']}.{k['name']}),",
+        f"\t\t.size = {size}, .names = {names}, .n_names = {count}, .listed = {listed},",
+        f"\t\t.auto_ok = {'true' if 'auto' in k else 'false'}, "
+        f".lo_open = {'true' if k.get('lo_open') else 'false'}, "
+        f".pow2 = {'true' if k.get('pow2') else 'false'}, "
+        f".path = {'true' if k.get('path') else 'false'},",
+        f"\t\t.engines = {engines},",
+        f"\t\t.lim = {{ {', '.join(lims)} }},",
+        f"\t\t.unit = {c_str(k.get('unit', ''))}, .doc = {c_str(k['doc'])}, "
+        f".auto_doc = {c_str(k.get('auto', ''))},",
+        "\t},"])
+
+
+def source(keys: list[dict]) -> str:
+    out = ["/* Generated from python/rxbisect/scenario_keys.toml by scripts/gen_scenario.py:",
+           " * do not edit. The key table of the scenario vocabulary. */",
+           "#include <math.h>", "#include <stddef.h>", "",
+           '#include "scenario.h"', ""]
+    for k in keys:
+        if "c_enum" in k:
+            e, up = k["c_enum"], k["c_enum"].upper()
+            out.append(f"const char *const {e}_name[{up}_COUNT] = {{ "
+                       + ", ".join(c_str(v) for v in k["values"]) + " };")
+    out.append("")
+    for k in keys:
+        out += static_asserts(k, k)
+    out += ["", "const struct rxb_scn_key rxb_scn_keys[RXB_SCN_N_KEYS] = {"]
+    out += [key_entry(k) for k in keys]
+    out += ["};", ""]
+    return "\n".join(out)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    src, out = Path(argv[1]), Path(argv[2])
+    try:
+        keys = load(src)
+    except (TableError, tomllib.TOMLDecodeError, OSError) as e:
+        print(f"gen_scenario: {src}: {e}", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    for path, body in ((out / "scenario_gen.h", header(keys)),
+                       (out / "scenario_gen.c", source(keys))):
+        if not path.exists() or path.read_text() != body:  # keep timestamps: no rebuilds
+            path.write_text(body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
