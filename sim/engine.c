@@ -336,14 +336,14 @@ static void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t v
 
 /* Emulated NIC: the physical NIC writes into the next buffer of the
  * packet's physical queue and the emulator core takes it from there. */
-static uint32_t phys_queue(const struct sim *s, uint32_t dest, const struct nic *n)
+static uint32_t phys_queue(const struct sim *s, uint32_t dest)
 {
 	switch (s->arch) {
 	case RXB_ARCH_SHRING:
 	case RXB_ARCH_SHRING_LIST:
 		return dest / s->cfg->scn.arch.share_degree;
-	case RXB_ARCH_RXBISECT:
-		return n->id;
+	case RXB_ARCH_RXBISECT: /* the physical queue of dest's association set */
+		return dest / (s->cfg->scn.system.cores / rxb_scn_assoc_groups(&s->cfg->scn));
 	default:
 		return dest;
 	}
@@ -353,7 +353,7 @@ static void emu_phys_packet(struct sim *s, struct nic *n, const struct sim_pkt *
 			    uint32_t h, uint32_t fid, uint32_t dest, bool cohort)
 {
 	struct emu *e = &s->emu;
-	uint32_t pq = phys_queue(s, dest, n), dma = p->len - SIM_ETH_FCS;
+	uint32_t pq = phys_queue(s, dest), dma = p->len - SIM_ETH_FCS;
 	struct addr_fifo *f = &e->pq[pq];
 	struct emu_pkt *ep;
 	uint64_t pa, vis, cnt;
@@ -1434,22 +1434,14 @@ static uint64_t emu_phys_slots(const struct sim *s, uint32_t *npq, uint32_t *cap
 		*cap = cfg->scn.arch.rx_size;
 		break;
 	case RXB_ARCH_RXBISECT:
-		*npq = cfg->scn.system.nics;
-		*cap = 0;
-		for (uint32_t n = 0; n < cfg->scn.system.nics; n++)
-			if (cfg->scn.system.cores_per_nic.v[n] * cfg->scn.arch.ax_size > *cap)
-				*cap = cfg->scn.system.cores_per_nic.v[n] * cfg->scn.arch.ax_size;
+		/* as the emulator: one shared physical queue per association set,
+		 * as deep as the set's Ax rings together */
+		*npq = rxb_scn_assoc_groups(&cfg->scn);
+		*cap = cfg->scn.system.cores / *npq * cfg->scn.arch.ax_size;
 		break;
 	default:
 		*npq = cfg->scn.system.cores;
 		*cap = cfg->scn.arch.rx_size;
-	}
-	if (s->arch == RXB_ARCH_RXBISECT) {
-		uint64_t total = 0;
-
-		for (uint32_t n = 0; n < cfg->scn.system.nics; n++)
-			total += (uint64_t)cfg->scn.system.cores_per_nic.v[n] * cfg->scn.arch.ax_size;
-		return total;
 	}
 	return (uint64_t)*npq * *cap;
 }
@@ -1467,7 +1459,7 @@ static void setup_emu(struct sim *s, uint64_t extra_base)
 	for (uint32_t q = 0; q < e->npq; q++) {
 		struct addr_fifo *f = &e->pq[q];
 
-		f->cap = s->arch == RXB_ARCH_RXBISECT ? cfg->scn.system.cores_per_nic.v[q] * cfg->scn.arch.ax_size : cap;
+		f->cap = cap;
 		f->a = xcalloc(f->cap, sizeof(*f->a));
 		for (uint32_t j = 0; j < f->cap; j++, slot++)
 			f->a[j] = extra_base + slot * cfg->scn.arch.buffer_bytes;
