@@ -214,11 +214,9 @@ struct emu {
 	struct emu_dstats *d;         /* per dest (n_dest) */
 	rxb_counter_t gen_late, gen_pipeline; /* S */
 	_Atomic uint64_t in_use_max;  /* M */
-	uint64_t mode_switches;       /* M */
 
 	/* M: recent rates for telemetry */
 	_Atomic uint64_t tel_mpps_milli, tel_idle_permille;
-	rte_rwlock_t tel_lock;
 };
 
 /* ---- emu_virt.c: the "rxb_virt" mempool and the fill hand-off ---- */

@@ -1007,7 +1007,6 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 				"the dynamic shRing controller gets the DMA write rate as its memory "
 				"bandwidth input\n");
 	}
-	rte_rwlock_init(&e->tel_lock);
 	for (uint32_t i = 0; i < RXB_EMU_MAX_WORKERS; i++)
 		rte_spinlock_init(&e->out_lock[i]);
 	e->d = rte_zmalloc("rxb_dstats", sizeof(*e->d) * e->n_dest, RTE_CACHE_LINE_SIZE);

@@ -373,11 +373,11 @@ double nf_compute_cycles(enum rxb_nf_kind nf);
 /* Target cores' extra random access (one dependent step). */
 uint64_t nf_target_access(struct sim *s, struct core *k);
 
+/* Descriptor-return waits of every shared ring over the measured interval:
+ * the library's histograms and totals minus those at warm-up's end. */
+void sim_desc_waits(const struct sim *s, struct rxb_shring_wait *out);
+
 #ifdef __cplusplus
 }
 #endif
 #endif /* SIM_ENGINE_H */
-
-/* Descriptor-return waits of every shared ring over the measured interval:
- * the library's histograms and totals minus those at warm-up's end. */
-void sim_desc_waits(const struct sim *s, struct rxb_shring_wait *out);
