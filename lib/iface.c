@@ -3,6 +3,11 @@
  * The generic interface: maps one configuration vocabulary and one set of
  * verbs onto each design, and implements the dynamic shRing switch
  * (privRing and shRing sets side by side, drain-then-switch).
+ *
+ * Dispatch: one table of operations per design (struct iface_ops), chosen
+ * once at creation. A verb is one indirect call into the design's entry,
+ * which is a thin adapter around the design's own function (a tail call
+ * once compiled); no verb tests which design it runs on.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,16 +45,53 @@ struct iface_core {
 	rxb_counter_t released;   /* buffers freed by a transmit path (note_released) */
 } RXB_CACHE_ALIGNED;
 
+/* One design behind the generic verbs (the public verb of the same name
+ * documents each). Every entry is set: callers never test for NULL.
+ * Arguments are in range when a verb is reached through the public API,
+ * except where the verb says it checks. */
+struct iface_ops {
+	/* set-up: create the design(s); post every ring's starting buffers,
+	 * adding what the rings need to *want and what was posted to *got */
+	int (*build)(struct rxb_iface *i, struct rxb_err *err);
+	void (*prime)(struct rxb_iface *i, uint64_t *want, uint64_t *got);
+	/* NIC side */
+	int (*deliver)(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		       struct rxb_delivery *d);
+	int (*deliver_from)(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			    struct rxb_delivery *d);
+	unsigned (*nic_fetch)(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n);
+	unsigned (*tick)(struct rxb_iface *i, uint64_t now);
+	/* software side */
+	unsigned (*rx)(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		       uint64_t now);
+	void (*free)(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n);
+	/* observability */
+	const struct rxb_nic_stats *(*nic_stats)(const struct rxb_iface *i, uint32_t dest);
+	uint64_t (*nic_counter)(const struct rxb_iface *i, uint32_t dest,
+				enum rxb_nic_counter c);
+	const struct rxb_sw_stats *(*sw_stats)(const struct rxb_iface *i, uint32_t core);
+	uint32_t (*occupancy)(struct rxb_iface *i, uint32_t dest);
+	/* census of the design's rings, added to *c; buffers into bufs */
+	int (*census)(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+		      struct rxb_err *err);
+};
+
 struct rxb_iface {
-	struct rxb_iface_config cfg;
-	struct rxb_allocator *allocs;
-	struct rxb_privring *pr;
-	struct rxb_shring *sh;
+	/* What every verb reads first, on one line. */
+	const struct iface_ops *ops;
+	struct rxb_allocator *allocs;   /* per core (cfg.n_cores) */
+	struct rxb_privring *pr;        /* privRing, small privRing, dyn's private set */
+	struct rxb_shring *sh;          /* shRing, dyn's shared set */
 	struct rxb_bisect *bs;
 	struct rxb_spool *sp;
 	struct dyn *dyn;
+	uint32_t n_dests;               /* destinations: cores, or spool ports */
+	uint32_t n_polled;              /* what cores poll: cores, or spool queues */
+	uint32_t n_srcs;                /* NIC-side sources (rxb_iface_n_srcs) */
+
+	struct rxb_iface_config cfg;
 	struct rxb_nic_stats *pipeline; /* per dest: drops before steering */
-	struct iface_core *core;        /* per polling core */
+	struct iface_core *core;        /* per polled core / queue */
 };
 
 /* ------------------------------------------------------- configuration */
@@ -151,81 +193,590 @@ out:
 	return bs ? bs : rxb_fail_null(rc);
 }
 
-static int make_dyn(struct rxb_iface *i, struct rxb_err *err)
+/* ---------------------------------------------------- privRing, small privRing */
+
+static int pr_build(struct rxb_iface *i, struct rxb_err *err)
+{
+	i->pr = make_privring(&i->cfg, err);
+	if (i->pr == NULL)
+		return -errno;
+	i->n_dests = i->n_polled = i->n_srcs = i->cfg.n_cores;
+	return 0;
+}
+
+static void pr_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
+{
+	uint32_t size = rxb_privring_ring_size(i->pr);
+
+	for (uint32_t c = 0; c < i->cfg.n_cores; c++) {
+		*want += size;
+		*got += rxb_privring_post(i->pr, c, &i->allocs[c], size);
+	}
+}
+
+static int pr_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		      struct rxb_delivery *d)
+{
+	return rxb_privring_nic_deliver(i->pr, meta, d);
+}
+
+/* The source of a packet to core c is c's Rx ring. */
+static int pr_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	if (src != meta->dest) {
+		rxb_delivery_start(d, meta->dest);
+		return -EINVAL;
+	}
+	return rxb_privring_nic_deliver(i->pr, meta, d);
+}
+
+static unsigned pr_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
+{
+	return rxb_privring_nic_fetch(i->pr, src, bufs, n);
+}
+
+/* Designs without time-driven NIC work. */
+static unsigned no_tick(struct rxb_iface *i, uint64_t now)
+{
+	(void)i, (void)now; /* nothing is held for later */
+	return 0;
+}
+
+static unsigned pr_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		      uint64_t now)
+{
+	(void)now; /* privRing keeps no time */
+	return rxb_privring_rx_burst(i->pr, core, out, n, &i->allocs[core]);
+}
+
+/* Also dynamic shRing's: a core frees into its own allocator whichever set
+ * the buffers came from, and the frees are counted on the privRing side. */
+static void pr_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_privring_free(i->pr, core, &i->allocs[core], bufs, n);
+}
+
+static const struct rxb_nic_stats *pr_nic_stats(const struct rxb_iface *i, uint32_t dest)
+{
+	return rxb_privring_nic_stats(i->pr, dest);
+}
+
+static uint64_t pr_nic_counter(const struct rxb_iface *i, uint32_t dest,
+			       enum rxb_nic_counter c)
+{
+	return rxb_counter_read(&rxb_privring_nic_stats(i->pr, dest)->c[c]);
+}
+
+static const struct rxb_sw_stats *pr_sw_stats(const struct rxb_iface *i, uint32_t core)
+{
+	return rxb_privring_sw_stats(i->pr, core);
+}
+
+static uint32_t pr_occupancy(struct rxb_iface *i, uint32_t dest)
+{
+	return rxb_privring_occupancy(i->pr, dest);
+}
+
+static int pr_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+		     struct rxb_err *err)
+{
+	int rc = 0;
+
+	for (uint32_t q = 0; rc == 0 && q < rxb_privring_n_queues(i->pr); q++)
+		rc = rxb_privring_census(i->pr, q, c, bufs, err);
+	return rc;
+}
+
+static const struct iface_ops privring_ops = {
+	.build = pr_build,
+	.prime = pr_prime,
+	.deliver = pr_deliver,
+	.deliver_from = pr_deliver_from,
+	.nic_fetch = pr_nic_fetch,
+	.tick = no_tick,
+	.rx = pr_rx,
+	.free = pr_free,
+	.nic_stats = pr_nic_stats,
+	.nic_counter = pr_nic_counter,
+	.sw_stats = pr_sw_stats,
+	.occupancy = pr_occupancy,
+	.census = pr_census,
+};
+
+/* ---------------------------------------------------- shRing: RxArr, RxList */
+
+static int sh_build(struct rxb_iface *i, struct rxb_err *err)
+{
+	i->sh = make_shring(&i->cfg, err);
+	if (i->sh == NULL)
+		return -errno;
+	i->n_dests = i->n_polled = i->cfg.n_cores;
+	i->n_srcs = rxb_shring_n_rings(i->sh);
+	return 0;
+}
+
+/* Shared ring r is primed from the allocator of its group's first core. */
+static void sh_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
+{
+	uint32_t rings = rxb_shring_n_rings(i->sh);
+
+	for (uint32_t r = 0; r < rings; r++) {
+		*want += rxb_shring_ring_size(i->sh);
+		*got += rxb_shring_prime(i->sh, r, &i->allocs[r * (i->cfg.n_cores / rings)]);
+	}
+}
+
+static int sh_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		      struct rxb_delivery *d)
+{
+	return rxb_shring_nic_deliver(i->sh, meta, d);
+}
+
+/* The source of a packet to core c is the ring c's group shares. */
+static int sh_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	if (meta->dest >= i->cfg.n_cores || src != rxb_shring_ring_of(i->sh, meta->dest)) {
+		rxb_delivery_start(d, meta->dest);
+		return -EINVAL;
+	}
+	return rxb_shring_nic_deliver(i->sh, meta, d);
+}
+
+static unsigned sh_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
+{
+	return rxb_shring_nic_fetch(i->sh, src, bufs, n);
+}
+
+static unsigned sh_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		      uint64_t now)
+{
+	return rxb_shring_rx_burst(i->sh, core, out, n, &i->allocs[core], now);
+}
+
+static void sh_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_shring_free(i->sh, core, &i->allocs[core], bufs, n);
+}
+
+static const struct rxb_nic_stats *sh_nic_stats(const struct rxb_iface *i, uint32_t dest)
+{
+	return rxb_shring_nic_stats(i->sh, dest);
+}
+
+static uint64_t sh_nic_counter(const struct rxb_iface *i, uint32_t dest,
+			       enum rxb_nic_counter c)
+{
+	return rxb_counter_read(&rxb_shring_nic_stats(i->sh, dest)->c[c]);
+}
+
+static const struct rxb_sw_stats *sh_sw_stats(const struct rxb_iface *i, uint32_t core)
+{
+	return rxb_shring_sw_stats(i->sh, core);
+}
+
+static uint32_t sh_occupancy(struct rxb_iface *i, uint32_t dest)
+{
+	return rxb_shring_occupancy(i->sh, dest);
+}
+
+static int sh_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+		     struct rxb_err *err)
+{
+	return rxb_shring_census(i->sh, c, bufs, err);
+}
+
+static const struct iface_ops shring_ops = {
+	.build = sh_build,
+	.prime = sh_prime,
+	.deliver = sh_deliver,
+	.deliver_from = sh_deliver_from,
+	.nic_fetch = sh_nic_fetch,
+	.tick = no_tick,
+	.rx = sh_rx,
+	.free = sh_free,
+	.nic_stats = sh_nic_stats,
+	.nic_counter = sh_nic_counter,
+	.sw_stats = sh_sw_stats,
+	.occupancy = sh_occupancy,
+	.census = sh_census,
+};
+
+/* ---------------------------------------------------------- dynamic shRing */
+
+static int dyn_build(struct rxb_iface *i, struct rxb_err *err)
 {
 	static const struct rxb_dynctl_config zero;
 	const struct rxb_dynctl_config *dc =
 		memcmp(&i->cfg.dyn, &zero, sizeof(zero)) == 0 ? NULL : &i->cfg.dyn;
+	int rc = pr_build(i, err);
 
+	if (rc == 0)
+		rc = sh_build(i, err);
+	if (rc != 0)
+		return rc;
+	/* Sources: the private Rx rings, then the shared rings. */
+	i->n_srcs = i->cfg.n_cores + rxb_shring_n_rings(i->sh);
 	i->dyn = rxb_zalloc_aligned(sizeof(*i->dyn));
 	if (i->dyn == NULL)
 		return rxb_err_nomem(err, sizeof(*i->dyn), "dyn_shring controller");
 	return rxb_dynctl_init(&i->dyn->ctl, dc, RXB_DYN_PRIVATE, err);
 }
 
-static int iface_build(struct rxb_iface *i, struct rxb_err *err)
+/* Both sets stay primed (the cost of switching quickly), private first. */
+static void dyn_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 {
-	const struct rxb_iface_config *cfg = &i->cfg;
+	pr_prime(i, want, got);
+	sh_prime(i, want, got);
+}
 
-	/* Each design's constructor sets errno (and err) when it fails. */
-	switch (cfg->arch) {
-	case RXB_ARCH_PRIVRING:
-	case RXB_ARCH_SMALL_PRIVRING:
-		i->pr = make_privring(cfg, err);
-		return i->pr ? 0 : -errno;
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		i->sh = make_shring(cfg, err);
-		return i->sh ? 0 : -errno;
-	case RXB_ARCH_DYN_SHRING:
-		i->pr = make_privring(cfg, err);
-		if (i->pr == NULL)
-			return -errno;
-		i->sh = make_shring(cfg, err);
-		return i->sh ? make_dyn(i, err) : -errno;
-	case RXB_ARCH_RXBISECT:
-		i->bs = make_bisect(cfg, err);
-		return i->bs ? 0 : -errno;
-	case RXB_ARCH_SPOOL:
-		i->sp = rxb_spool_create(&cfg->spool, err);
-		return i->sp ? 0 : -errno;
-	default:
-		rxb_err_set(err, "arch.name = %d: must be an enum rxb_arch below %d", (int)cfg->arch,
-			    RXB_ARCHS);
-		return -EINVAL;
+/* Dynamic shRing, NIC side: apply a requested switch before this packet.
+ * release: pairs with the acquire in dyn_rx(); every entry written to the
+ * old set before the switch is visible to a core that sees the new mode,
+ * so an empty old CR then means drained for good. */
+static enum rxb_dyn_mode dyn_nic_mode(struct dyn *d)
+{
+	uint32_t req = atomic_load_explicit(&d->requested, memory_order_relaxed);
+
+	if (req != d->nic_mode) {
+		d->nic_mode = req;
+		atomic_store_explicit(&d->nic_mode_pub, req, memory_order_release);
+	}
+	return (enum rxb_dyn_mode)d->nic_mode;
+}
+
+static int dyn_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		       struct rxb_delivery *d)
+{
+	if (dyn_nic_mode(i->dyn) == RXB_DYN_SHARED)
+		return rxb_shring_nic_deliver(i->sh, meta, d);
+	return rxb_privring_nic_deliver(i->pr, meta, d);
+}
+
+/* A packet in a buffer of the set the NIC does not steer to yet is the
+ * first of a switch the NIC side already made (the emulator moves its
+ * physical queues first): apply the switch the controller requested, then
+ * deliver into the set the buffer came from. */
+static int dyn_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			    struct rxb_delivery *d)
+{
+	struct dyn *y = i->dyn;
+	uint32_t set = src < i->cfg.n_cores ? RXB_DYN_PRIVATE : RXB_DYN_SHARED;
+
+	if (set != y->nic_mode && atomic_load_explicit(&y->requested, memory_order_relaxed) == set)
+		dyn_nic_mode(y);
+	if (set == RXB_DYN_SHARED)
+		return sh_deliver_from(i, src - i->cfg.n_cores, meta, d);
+	return pr_deliver_from(i, src, meta, d);
+}
+
+static unsigned dyn_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
+{
+	if (src < i->cfg.n_cores)
+		return rxb_privring_nic_fetch(i->pr, src, bufs, n);
+	return rxb_shring_nic_fetch(i->sh, src - i->cfg.n_cores, bufs, n);
+}
+
+static unsigned dyn_rx_set(struct rxb_iface *i, uint32_t mode, uint32_t core,
+			   struct rxb_pkt *out, unsigned n, uint64_t now)
+{
+	if (mode == RXB_DYN_SHARED)
+		return rxb_shring_rx_burst(i->sh, core, out, n, &i->allocs[core], now);
+	return rxb_privring_rx_burst(i->pr, core, out, n, &i->allocs[core]);
+}
+
+/* Has the NIC written entries to core c's CR in ring set `mode` that the core
+ * has not read? Exact once the core has seen the NIC switch away from it. */
+static bool dyn_old_set_empty(struct rxb_iface *i, uint32_t mode, uint32_t core)
+{
+	if (mode == RXB_DYN_SHARED)
+		return rxb_shring_occupancy(i->sh, core) == 0;
+	return rxb_privring_occupancy(i->pr, core) == 0;
+}
+
+/* Dynamic shRing, core side: keep polling the old set until it is empty
+ * after the NIC has switched, then move to the new one. Nothing is lost and
+ * order is kept: a receive may return nothing with packets still there (a
+ * zero budget, an empty allocator), so the move waits for an empty ring. */
+static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		       uint64_t now)
+{
+	_Atomic uint32_t *polling = &i->core[core].polling;
+	uint32_t mode = rxb_relaxed_load(polling);
+	/* acquire: pairs with the release in dyn_nic_mode(). */
+	uint32_t nic = atomic_load_explicit(&i->dyn->nic_mode_pub, memory_order_acquire);
+	unsigned got;
+
+	if (nic == mode)
+		return dyn_rx_set(i, mode, core, out, n, now);
+	got = dyn_rx_set(i, mode, core, out, n, now);
+	if (got != 0 || !dyn_old_set_empty(i, mode, core))
+		return got;
+	rxb_relaxed_store(polling, nic);
+	return dyn_rx_set(i, nic, core, out, n, now);
+}
+
+/* The counters of the set the NIC steers to now. */
+static const struct rxb_nic_stats *dyn_nic_stats(const struct rxb_iface *i, uint32_t dest)
+{
+	if (rxb_iface_dyn_mode(i) == RXB_DYN_SHARED)
+		return rxb_shring_nic_stats(i->sh, dest);
+	return rxb_privring_nic_stats(i->pr, dest);
+}
+
+static uint64_t dyn_nic_counter(const struct rxb_iface *i, uint32_t dest,
+				enum rxb_nic_counter c)
+{
+	return pr_nic_counter(i, dest, c) + sh_nic_counter(i, dest, c);
+}
+
+static uint32_t dyn_occupancy(struct rxb_iface *i, uint32_t dest)
+{
+	return rxb_privring_occupancy(i->pr, dest) + rxb_shring_occupancy(i->sh, dest);
+}
+
+static int dyn_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+		      struct rxb_err *err)
+{
+	int rc = pr_census(i, c, bufs, err);
+
+	return rc == 0 ? sh_census(i, c, bufs, err) : rc;
+}
+
+static const struct iface_ops dyn_shring_ops = {
+	.build = dyn_build,
+	.prime = dyn_prime,
+	.deliver = dyn_deliver,
+	.deliver_from = dyn_deliver_from,
+	.nic_fetch = dyn_nic_fetch,
+	.tick = no_tick,
+	.rx = dyn_rx,
+	.free = pr_free,
+	.nic_stats = dyn_nic_stats,
+	.nic_counter = dyn_nic_counter,
+	.sw_stats = pr_sw_stats, /* frees are counted there (pr_free) */
+	.occupancy = dyn_occupancy,
+	.census = dyn_census,
+};
+
+/* ---------------------------------------------------------------- rxBisect */
+
+static int bs_build(struct rxb_iface *i, struct rxb_err *err)
+{
+	i->bs = make_bisect(&i->cfg, err);
+	if (i->bs == NULL)
+		return -errno;
+	i->n_dests = i->n_polled = i->n_srcs = i->cfg.n_cores;
+	return 0;
+}
+
+/* Core c fills the Ax rings linked to its Bx (one each here). */
+static void bs_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
+{
+	for (uint32_t c = 0; c < i->cfg.n_cores; c++) {
+		*want += rxb_bisect_config(i->bs)->ax_size;
+		*got += rxb_bisect_prime(i->bs, c, &i->allocs[c]);
 	}
 }
+
+static int bs_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		      struct rxb_delivery *d)
+{
+	return rxb_bisect_nic_deliver(i->bs, meta, d);
+}
+
+static int bs_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	return rxb_bisect_nic_deliver_from(i->bs, src, meta, d);
+}
+
+static unsigned bs_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
+{
+	return rxb_bisect_nic_fetch(i->bs, src, bufs, n);
+}
+
+static unsigned bs_tick(struct rxb_iface *i, uint64_t now)
+{
+	return rxb_bisect_nic_tick(i->bs, now);
+}
+
+static unsigned bs_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
+		      uint64_t now)
+{
+	(void)now; /* rxBisect's receive keeps no time */
+	return rxb_bisect_rx(i->bs, core, out, n, &i->allocs[core]);
+}
+
+static void bs_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_bisect_free(i->bs, core, &i->allocs[core], bufs, n);
+}
+
+static const struct rxb_nic_stats *bs_nic_stats(const struct rxb_iface *i, uint32_t dest)
+{
+	return rxb_bisect_nic_stats(i->bs, dest);
+}
+
+static uint64_t bs_nic_counter(const struct rxb_iface *i, uint32_t dest,
+			       enum rxb_nic_counter c)
+{
+	return rxb_counter_read(&rxb_bisect_nic_stats(i->bs, dest)->c[c]);
+}
+
+static const struct rxb_sw_stats *bs_sw_stats(const struct rxb_iface *i, uint32_t core)
+{
+	return rxb_bisect_sw_stats(i->bs, core);
+}
+
+static uint32_t bs_occupancy(struct rxb_iface *i, uint32_t dest)
+{
+	return rxb_bisect_occupancy(i->bs, dest);
+}
+
+static int bs_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+		     struct rxb_err *err)
+{
+	return rxb_bisect_census(i->bs, c, bufs, err);
+}
+
+static const struct iface_ops rxbisect_ops = {
+	.build = bs_build,
+	.prime = bs_prime,
+	.deliver = bs_deliver,
+	.deliver_from = bs_deliver_from,
+	.nic_fetch = bs_nic_fetch,
+	.tick = bs_tick,
+	.rx = bs_rx,
+	.free = bs_free,
+	.nic_stats = bs_nic_stats,
+	.nic_counter = bs_nic_counter,
+	.sw_stats = bs_sw_stats,
+	.occupancy = bs_occupancy,
+	.census = bs_census,
+};
+
+/* ------------------------------------------------------- shared page pool */
+
+/* Destinations are ports; cores poll queues: core (queue) q uses allocator
+ * q % n_cores. */
+static int sp_build(struct rxb_iface *i, struct rxb_err *err)
+{
+	i->sp = rxb_spool_create(&i->cfg.spool, err);
+	if (i->sp == NULL)
+		return -errno;
+	i->n_dests = i->cfg.spool.n_ports;
+	i->n_polled = i->n_srcs = rxb_spool_n_queues(i->sp);
+	return 0;
+}
+
+/* A queue that posts nothing (an empty allocator) still counts as short. */
+static void sp_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
+{
+	for (uint32_t q = 0; q < i->n_polled; q++) {
+		unsigned posted = rxb_spool_prime(i->sp, q, &i->allocs[q % i->cfg.n_cores]);
+
+		*want += posted ? posted : 1;
+		*got += posted;
+	}
+}
+
+static int sp_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
+		      struct rxb_delivery *d)
+{
+	return rxb_spool_nic_deliver(i->sp, meta, d);
+}
+
+/* The source of a packet to port p is the queue p is mapped to. */
+static int sp_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	if (meta->dest >= i->n_dests || src != rxb_spool_queue_of(i->sp, meta->dest)) {
+		rxb_delivery_start(d, meta->dest);
+		return -EINVAL;
+	}
+	return rxb_spool_nic_deliver(i->sp, meta, d);
+}
+
+static unsigned sp_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
+{
+	return rxb_spool_nic_fetch(i->sp, src, bufs, n);
+}
+
+static unsigned sp_rx(struct rxb_iface *i, uint32_t queue, struct rxb_pkt *out, unsigned n,
+		      uint64_t now)
+{
+	(void)now; /* the refill policy counts polls, not time */
+	return rxb_spool_poll(i->sp, queue, out, n, &i->allocs[queue % i->cfg.n_cores]);
+}
+
+static void sp_free(struct rxb_iface *i, uint32_t queue, const rxb_buf_t *bufs, unsigned n)
+{
+	rxb_spool_free(i->sp, queue, &i->allocs[queue % i->cfg.n_cores], bufs, n);
+}
+
+static const struct rxb_nic_stats *sp_nic_stats(const struct rxb_iface *i, uint32_t port)
+{
+	return rxb_spool_port_stats(i->sp, port);
+}
+
+static uint64_t sp_nic_counter(const struct rxb_iface *i, uint32_t port,
+			       enum rxb_nic_counter c)
+{
+	return rxb_counter_read(&rxb_spool_port_stats(i->sp, port)->c[c]);
+}
+
+static const struct rxb_sw_stats *sp_sw_stats(const struct rxb_iface *i, uint32_t queue)
+{
+	return rxb_spool_sw_stats(i->sp, queue);
+}
+
+static uint32_t sp_occupancy(struct rxb_iface *i, uint32_t port)
+{
+	return rxb_spool_occupancy(i->sp, rxb_spool_queue_of(i->sp, port));
+}
+
+static int sp_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+		     struct rxb_err *err)
+{
+	return rxb_spool_census(i->sp, c, bufs, err);
+}
+
+static const struct iface_ops spool_ops = {
+	.build = sp_build,
+	.prime = sp_prime,
+	.deliver = sp_deliver,
+	.deliver_from = sp_deliver_from,
+	.nic_fetch = sp_nic_fetch,
+	.tick = no_tick,
+	.rx = sp_rx,
+	.free = sp_free,
+	.nic_stats = sp_nic_stats,
+	.nic_counter = sp_nic_counter,
+	.sw_stats = sp_sw_stats,
+	.occupancy = sp_occupancy,
+	.census = sp_census,
+};
+
+static const struct iface_ops *const iface_ops_of[RXB_ARCHS] = {
+	[RXB_ARCH_PRIVRING] = &privring_ops,
+	[RXB_ARCH_SMALL_PRIVRING] = &privring_ops,
+	[RXB_ARCH_SHRING] = &shring_ops,
+	[RXB_ARCH_SHRING_LIST] = &shring_ops,
+	[RXB_ARCH_DYN_SHRING] = &dyn_shring_ops,
+	[RXB_ARCH_RXBISECT] = &rxbisect_ops,
+	[RXB_ARCH_SPOOL] = &spool_ops,
+};
+
+/* ------------------------------------------------------------------ create */
 
 /* Post every ring's starting buffers; fails if the allocators run dry. */
 static int iface_prime(struct rxb_iface *i, struct rxb_err *err)
 {
-	uint32_t n = rxb_iface_n_cores(i);
 	uint64_t want = 0, got = 0;
 
-	for (uint32_t c = 0; c < n; c++) {
-		const struct rxb_allocator *a = &i->allocs[c % i->cfg.n_cores];
-
-		if (i->pr != NULL) {
-			want += rxb_privring_ring_size(i->pr);
-			got += rxb_privring_post(i->pr, c, a, rxb_privring_ring_size(i->pr));
-		}
-		if (i->bs != NULL) {
-			want += rxb_bisect_config(i->bs)->ax_size;
-			got += rxb_bisect_prime(i->bs, c, a);
-		}
-		if (i->sp != NULL) {
-			unsigned posted = rxb_spool_prime(i->sp, c, a);
-
-			want += posted ? posted : 1;
-			got += posted;
-		}
-	}
-	for (uint32_t r = 0; i->sh != NULL && r < rxb_shring_n_rings(i->sh); r++) {
-		uint32_t core = r * (i->cfg.n_cores / rxb_shring_n_rings(i->sh));
-
-		want += rxb_shring_ring_size(i->sh);
-		got += rxb_shring_prime(i->sh, r, &i->allocs[core]);
-	}
+	i->ops->prime(i, &want, &got);
 	if (got != want)
 		return rxb_err_fail(err, -ENOBUFS, "allocator: could post only %llu of the %llu "
 				    "buffers the rings need; give the pool more buffers",
@@ -283,6 +834,11 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 			    RXB_MAX_CORES);
 		return rxb_fail_null(-EINVAL);
 	}
+	if ((unsigned)cfg->arch >= RXB_ARCHS) {
+		rxb_err_set(err, "arch.name = %d: must be an enum rxb_arch below %d", (int)cfg->arch,
+			    RXB_ARCHS);
+		return rxb_fail_null(-EINVAL);
+	}
 	rc = check_allocs(cfg, allocs, err);
 	if (rc != 0)
 		return rxb_fail_null(rc);
@@ -290,6 +846,7 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 	if (i == NULL)
 		return rxb_fail_null(rxb_err_nomem(err, sizeof(*i), "iface"));
 	i->cfg = *cfg;
+	i->ops = iface_ops_of[cfg->arch];
 	bytes = sizeof(*i->allocs) * cfg->n_cores;
 	i->allocs = rxb_malloc(bytes);
 	if (i->allocs == NULL) {
@@ -297,20 +854,20 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 		goto fail;
 	}
 	memcpy(i->allocs, allocs, bytes);
-	rc = iface_build(i, err);
+	rc = i->ops->build(i, err);
 	if (rc != 0)
 		goto fail;
-	bytes = sizeof(*i->pipeline) * rxb_iface_n_dests(i);
+	bytes = sizeof(*i->pipeline) * i->n_dests;
 	i->pipeline = rxb_zalloc_aligned(bytes);
 	if (i->pipeline == NULL) {
 		rc = rxb_err_nomem(err, bytes, "iface: pipeline counters of %u destinations",
-				   rxb_iface_n_dests(i));
+				   i->n_dests);
 		goto fail;
 	}
-	bytes = sizeof(*i->core) * rxb_iface_n_cores(i);
+	bytes = sizeof(*i->core) * i->n_polled;
 	i->core = rxb_zalloc_aligned(bytes);
 	if (i->core == NULL) {
-		rc = rxb_err_nomem(err, bytes, "iface: state of %u cores", rxb_iface_n_cores(i));
+		rc = rxb_err_nomem(err, bytes, "iface: state of %u cores", i->n_polled);
 		goto fail;
 	}
 	rc = iface_prime(i, err);
@@ -346,12 +903,17 @@ enum rxb_arch rxb_iface_arch(const struct rxb_iface *i)
 
 uint32_t rxb_iface_n_dests(const struct rxb_iface *i)
 {
-	return i->sp ? i->cfg.spool.n_ports : i->cfg.n_cores;
+	return i->n_dests;
 }
 
 uint32_t rxb_iface_n_cores(const struct rxb_iface *i)
 {
-	return i->sp ? rxb_spool_n_queues(i->sp) : i->cfg.n_cores;
+	return i->n_polled;
+}
+
+uint32_t rxb_iface_n_srcs(const struct rxb_iface *i)
+{
+	return i->n_srcs;
 }
 
 struct rxb_privring *rxb_iface_privring(struct rxb_iface *i)
@@ -376,40 +938,25 @@ struct rxb_spool *rxb_iface_spool(struct rxb_iface *i)
 
 /* ------------------------------------------------------------- NIC side */
 
-/* Dynamic shRing, NIC side: apply a requested switch before this packet.
- * release: pairs with the acquire in dyn_rx(); every entry written to the
- * old set before the switch is visible to a core that sees the new mode,
- * so an empty old CR then means drained for good. */
-static enum rxb_dyn_mode dyn_nic_mode(struct dyn *d)
-{
-	uint32_t req = atomic_load_explicit(&d->requested, memory_order_relaxed);
-
-	if (req != d->nic_mode) {
-		d->nic_mode = req;
-		atomic_store_explicit(&d->nic_mode_pub, req, memory_order_release);
-	}
-	return (enum rxb_dyn_mode)d->nic_mode;
-}
-
 int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
 		      struct rxb_delivery *d)
 {
-	switch (i->cfg.arch) {
-	case RXB_ARCH_PRIVRING:
-	case RXB_ARCH_SMALL_PRIVRING:
-		return rxb_privring_nic_deliver(i->pr, meta, d);
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		return rxb_shring_nic_deliver(i->sh, meta, d);
-	case RXB_ARCH_DYN_SHRING:
-		if (dyn_nic_mode(i->dyn) == RXB_DYN_SHARED)
-			return rxb_shring_nic_deliver(i->sh, meta, d);
-		return rxb_privring_nic_deliver(i->pr, meta, d);
-	case RXB_ARCH_RXBISECT:
-		return rxb_bisect_nic_deliver(i->bs, meta, d);
-	default:
-		return rxb_spool_nic_deliver(i->sp, meta, d);
+	return i->ops->deliver(i, meta, d);
+}
+
+int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	if (src >= i->n_srcs) {
+		rxb_delivery_start(d, meta->dest);
+		return -EINVAL;
 	}
+	return i->ops->deliver_from(i, src, meta, d);
+}
+
+unsigned rxb_iface_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
+{
+	return src < i->n_srcs ? i->ops->nic_fetch(i, src, bufs, n) : 0;
 }
 
 void rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest)
@@ -420,83 +967,20 @@ void rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest)
 
 unsigned rxb_iface_tick(struct rxb_iface *i, uint64_t now)
 {
-	return i->bs ? rxb_bisect_nic_tick(i->bs, now) : 0;
+	return i->ops->tick(i, now);
 }
 
 /* -------------------------------------------------------- software side */
 
-static unsigned dyn_rx_set(struct rxb_iface *i, uint32_t mode, uint32_t core,
-			   struct rxb_pkt *out, unsigned n, uint64_t now)
-{
-	if (mode == RXB_DYN_SHARED)
-		return rxb_shring_rx_burst(i->sh, core, out, n, &i->allocs[core], now);
-	return rxb_privring_rx_burst(i->pr, core, out, n, &i->allocs[core]);
-}
-
-/* Has the NIC written entries to core c's CR in ring set `mode` that the core
- * has not read? Exact once the core has seen the NIC switch away from it. */
-static bool dyn_old_set_empty(struct rxb_iface *i, uint32_t mode, uint32_t core)
-{
-	if (mode == RXB_DYN_SHARED)
-		return rxb_shring_occupancy(i->sh, core) == 0;
-	return rxb_privring_occupancy(i->pr, core) == 0;
-}
-
-/* Dynamic shRing, core side: keep polling the old set until it is empty
- * after the NIC has switched, then move to the new one. Nothing is lost and
- * order is kept: a receive may return nothing with packets still there (a
- * zero budget, an empty allocator), so the move waits for an empty ring. */
-static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
-		       uint64_t now)
-{
-	_Atomic uint32_t *polling = &i->core[core].polling;
-	uint32_t mode = rxb_relaxed_load(polling);
-	/* acquire: pairs with the release in dyn_nic_mode(). */
-	uint32_t nic = atomic_load_explicit(&i->dyn->nic_mode_pub, memory_order_acquire);
-	unsigned got;
-
-	if (nic == mode)
-		return dyn_rx_set(i, mode, core, out, n, now);
-	got = dyn_rx_set(i, mode, core, out, n, now);
-	if (got != 0 || !dyn_old_set_empty(i, mode, core))
-		return got;
-	rxb_relaxed_store(polling, nic);
-	return dyn_rx_set(i, nic, core, out, n, now);
-}
-
 unsigned rxb_iface_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
 		      uint64_t now)
 {
-	const struct rxb_allocator *a = &i->allocs[core % i->cfg.n_cores];
-
-	switch (i->cfg.arch) {
-	case RXB_ARCH_PRIVRING:
-	case RXB_ARCH_SMALL_PRIVRING:
-		return rxb_privring_rx_burst(i->pr, core, out, n, a);
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		return rxb_shring_rx_burst(i->sh, core, out, n, a, now);
-	case RXB_ARCH_DYN_SHRING:
-		return dyn_rx(i, core, out, n, now);
-	case RXB_ARCH_RXBISECT:
-		return rxb_bisect_rx(i->bs, core, out, n, a);
-	default:
-		return rxb_spool_poll(i->sp, core, out, n, a);
-	}
+	return i->ops->rx(i, core, out, n, now);
 }
 
 void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n)
 {
-	const struct rxb_allocator *a = &i->allocs[core % i->cfg.n_cores];
-
-	if (i->pr != NULL) /* privRing, small privRing, dynamic shRing */
-		rxb_privring_free(i->pr, core, a, bufs, n);
-	else if (i->sh != NULL)
-		rxb_shring_free(i->sh, core, a, bufs, n);
-	else if (i->bs != NULL)
-		rxb_bisect_free(i->bs, core, a, bufs, n);
-	else
-		rxb_spool_free(i->sp, core, a, bufs, n);
+	i->ops->free(i, core, bufs, n);
 }
 
 void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n)
@@ -508,32 +992,22 @@ void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n)
 
 const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest)
 {
-	if (i->bs != NULL)
-		return rxb_bisect_nic_stats(i->bs, dest);
-	if (i->sp != NULL)
-		return rxb_spool_port_stats(i->sp, dest);
-	if (i->dyn != NULL && rxb_iface_dyn_mode(i) == RXB_DYN_SHARED)
-		return rxb_shring_nic_stats(i->sh, dest);
-	return i->pr ? rxb_privring_nic_stats(i->pr, dest) : rxb_shring_nic_stats(i->sh, dest);
+	return i->ops->nic_stats(i, dest);
+}
+
+uint64_t rxb_iface_nic_counter(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c)
+{
+	return i->ops->nic_counter(i, dest, c);
 }
 
 const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core)
 {
-	if (i->bs != NULL)
-		return rxb_bisect_sw_stats(i->bs, core);
-	if (i->sp != NULL)
-		return rxb_spool_sw_stats(i->sp, core);
-	return i->pr ? rxb_privring_sw_stats(i->pr, core) : rxb_shring_sw_stats(i->sh, core);
+	return i->ops->sw_stats(i, core);
 }
 
 uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest)
 {
-	if (i->bs != NULL)
-		return rxb_bisect_occupancy(i->bs, dest);
-	if (i->sp != NULL)
-		return rxb_spool_occupancy(i->sp, rxb_spool_queue_of(i->sp, dest));
-	return (i->pr ? rxb_privring_occupancy(i->pr, dest) : 0) +
-	       (i->sh ? rxb_shring_occupancy(i->sh, dest) : 0);
+	return i->ops->occupancy(i, dest);
 }
 
 uint64_t rxb_iface_posted(struct rxb_iface *i)
@@ -595,21 +1069,13 @@ const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i)
 static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
 			     struct rxb_buflist *bufs, struct rxb_err *err)
 {
-	int rc = 0;
+	int rc = i->ops->census(i, c, bufs, err);
 
-	for (uint32_t q = 0; rc == 0 && i->pr != NULL && q < rxb_privring_n_queues(i->pr); q++)
-		rc = rxb_privring_census(i->pr, q, c, bufs, err);
-	if (rc == 0 && i->sh != NULL)
-		rc = rxb_shring_census(i->sh, c, bufs, err);
-	if (rc == 0 && i->bs != NULL)
-		rc = rxb_bisect_census(i->bs, c, bufs, err);
-	if (rc == 0 && i->sp != NULL)
-		rc = rxb_spool_census(i->sp, c, bufs, err);
-	for (uint32_t d = 0; rc == 0 && d < rxb_iface_n_dests(i); d++) {
+	for (uint32_t d = 0; rc == 0 && d < i->n_dests; d++) {
 		c->offered += rxb_counter_read(&i->pipeline[d].c[RXB_NIC_OFFERED]);
 		c->dropped += rxb_nic_drops(&i->pipeline[d]);
 	}
-	for (uint32_t k = 0; rc == 0 && k < rxb_iface_n_cores(i); k++)
+	for (uint32_t k = 0; rc == 0 && k < i->n_polled; k++)
 		c->app_held -= rxb_counter_read(&i->core[k].released);
 	return rc;
 }

@@ -213,6 +213,100 @@ static void test_released_by_transmit(void)
 	test_pool_fini(&tp);
 }
 
+/* Receive every packet waiting anywhere, free it, then check. */
+static int drained_and_checked(struct rxb_iface *i, struct test_pool *tp)
+{
+	for (uint32_t c = 0; c < rxb_iface_n_cores(i); c++)
+		poll_core(i, c, 0);
+	return checked(i, tp);
+}
+
+/* The emulator's verbs: sources numbered as iface.h says; the buffer
+ * fetched from a source is the one a delivery from it fills; a source the
+ * destination cannot use is refused before anything moves. */
+static void test_sources(void)
+{
+	static const struct {
+		struct rxb_iface_config c;
+		uint32_t n_srcs, n_dests, group; /* dest d's source: d / group */
+	} cases[] = {
+		{ { .arch = RXB_ARCH_PRIVRING, .rx_size = 64 }, CORES, CORES, 1 },
+		{ { .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2 }, 2, CORES, 2 },
+		{ { .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2 }, 2, CORES, 2 },
+		{ { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 }, CORES + 2, CORES,
+		  1 },
+		{ { .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 256 }, CORES, CORES, 1 },
+		{ { .arch = RXB_ARCH_SPOOL, .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE,
+						      .depth = 64 } }, 8, 8, 1 },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct rxb_iface_config cfg = cases[k].c;
+		struct test_pool tp;
+		struct rxb_iface *i = make(&cfg, &tp);
+		uint32_t n = cases[k].n_srcs;
+
+		CHECK(i != NULL);
+		if (i == NULL)
+			continue;
+		CHECK_EQ(rxb_iface_n_srcs(i), n);
+		CHECK_EQ(rxb_iface_n_dests(i), cases[k].n_dests);
+		for (uint32_t dest = 0; dest < cases[k].n_dests; dest++) {
+			struct rxb_rx_meta m = { .len = 64, .dest = dest };
+			uint32_t src = dest / cases[k].group;
+			struct rxb_delivery d;
+			rxb_buf_t b = RXB_BUF_NONE;
+
+			CHECK_EQ(rxb_iface_deliver_from(i, n, &m, &d), -EINVAL);
+			if (cfg.arch != RXB_ARCH_RXBISECT) /* all-to-all: any Ax will do */
+				CHECK_EQ(rxb_iface_deliver_from(i, (src + 1) % n, &m, &d), -EINVAL);
+			CHECK_EQ(rxb_iface_nic_fetch(i, src, &b, 1), 1);
+			CHECK_EQ(rxb_iface_deliver_from(i, src, &m, &d), 0);
+			CHECK_EQ(d.buf, b);
+			CHECK_EQ(rxb_iface_nic_counter(i, dest, RXB_NIC_OFFERED), 1);
+			CHECK_EQ(rxb_iface_nic_counter(i, dest, RXB_NIC_DELIVERED), 1);
+		}
+		CHECK_EQ(rxb_iface_nic_fetch(i, n, NULL, 1), 0);
+		CHECK(drained_and_checked(i, &tp));
+		rxb_iface_destroy(i);
+		test_pool_fini(&tp);
+	}
+}
+
+/* Dynamic shRing from sources: a packet from the set the controller asked
+ * for applies the switch; from the other set it only goes there. */
+static void test_dyn_sources(void)
+{
+	struct test_pool tp;
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64,
+					.share_degree = 2 };
+	struct rxb_dynctl_sample high = { .tput_gbps = 190, .mem_bw_gibps = 30 };
+	struct rxb_rx_meta m = { .len = 64, .dest = 3 };
+	const uint32_t shared = CORES + 1; /* core 3's group's ring */
+	struct rxb_delivery d;
+	struct rxb_iface *i;
+
+	cfg.dyn = rxb_dynctl_config_default();
+	cfg.dyn.window = 1;
+	i = make(&cfg, &tp);
+	CHECK(i != NULL);
+	if (i == NULL)
+		return;
+	CHECK_EQ(rxb_iface_deliver_from(i, shared, &m, &d), 0); /* nothing requested */
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_PRIVATE);
+	CHECK_EQ(rxb_iface_dyn_sample(i, &high), RXB_DYN_TO_SHARED);
+	CHECK_EQ(rxb_iface_deliver_from(i, 3, &m, &d), 0); /* old set: no switch */
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_PRIVATE);
+	CHECK_EQ(rxb_iface_deliver_from(i, shared, &m, &d), 0);
+	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_SHARED);
+	/* both sets' counters, and the current set's alone */
+	CHECK_EQ(rxb_iface_nic_counter(i, 3, RXB_NIC_DELIVERED), 3);
+	CHECK_EQ(rxb_counter_read(&rxb_iface_nic_stats(i, 3)->c[RXB_NIC_DELIVERED]), 2);
+	CHECK(drained_and_checked(i, &tp));
+	rxb_iface_destroy(i);
+	test_pool_fini(&tp);
+}
+
 /* The name tables the scenario parser uses: one name per enum value, in
  * order, with the names the scenario keys spell. */
 static void test_names(void)
@@ -261,6 +355,8 @@ int main(void)
 	RUN(test_dyn_shring_switches_without_loss);
 	RUN(test_dyn_drain_keeps_old_packets);
 	RUN(test_released_by_transmit);
+	RUN(test_sources);
+	RUN(test_dyn_sources);
 	RUN(test_names);
 	RUN(test_errors);
 	return check_summary();

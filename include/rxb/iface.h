@@ -2,17 +2,32 @@
  *
  * One shape for every receive interface (spec §9): configure, NIC-side
  * deliver, software-side receive and free, counters, invariant check. The
- * simulator, the tests, the fuzzer and the stress tests drive any design
- * through this; the emulator may also call a design's own functions.
+ * simulator, the emulator, the tests, the fuzzer and the stress tests drive
+ * any design through this; a design's own header remains for what only that
+ * design has (rxb_iface_<design>() hands out the object).
  *
  * Destinations ("dest") are what steering picks: a core's CR (privRing,
  * shRing, dynamic shRing), a core's Bx (rxBisect), or a port (spool).
  * Software "cores" poll: core c owns dest c, except for spool where core c
  * polls queue c (and uses allocator c % n_cores).
  *
- * Threads: deliver/tick/fetch — the NIC thread; rx/free for core c — core
- * c's thread; dyn_sample — one control thread; stats — anyone; census and
- * check — a quiescent point.
+ * Sources ("src") are the descriptor rings the NIC takes empty buffers
+ * from, numbered 0 .. rxb_iface_n_srcs() - 1:
+ *   privRing, small privRing   Rx ring q (core q's)
+ *   shRing (RxArr, RxList)     shared ring g (cores g × share_degree ...)
+ *   dynamic shRing             the privRing Rx rings 0 .. n_cores - 1, then
+ *                              shared ring g as n_cores + g
+ *   rxBisect                   Ax ring a (core a's)
+ *   spool                      queue q (rxb_spool_queue_of maps ports to it)
+ * The emulator, whose physical queues hold buffers fetched from sources,
+ * uses them (rxb_iface_nic_fetch, rxb_iface_deliver_from).
+ *
+ * Threads: deliver/deliver_from/tick/nic_fetch — the NIC thread; rx/free
+ * for core c — core c's thread; dyn_sample — one control thread; stats —
+ * anyone; census and check — a quiescent point.
+ *
+ * Cost: a verb is one indirect call to the design's entry (a table chosen
+ * at creation), which tail-calls the design's own function.
  */
 #ifndef RXB_IFACE_H
 #define RXB_IFACE_H
@@ -91,10 +106,25 @@ void rxb_iface_destroy(struct rxb_iface *i);
 enum rxb_arch rxb_iface_arch(const struct rxb_iface *i);
 uint32_t rxb_iface_n_dests(const struct rxb_iface *i);
 uint32_t rxb_iface_n_cores(const struct rxb_iface *i); /* pollers: queues for spool */
+uint32_t rxb_iface_n_srcs(const struct rxb_iface *i);  /* NIC-side sources (above) */
 
 /* NIC side. Returns 0 delivered, 1 dropped (d->drop), -EINVAL bad dest. */
 int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
 		      struct rxb_delivery *d);
+/* Deliver a packet that sits in the next buffer of source `src` (the
+ * emulator: its physical queue already holds buffers fetched from sources).
+ * As deliver, and -EINVAL when src does not exist or is not the source
+ * meta->dest can receive from (the Rx ring of that core, its group's shared
+ * ring, an Ax ring of its association set, its port's queue). Dynamic
+ * shRing: a source of the set the NIC does not steer to yet applies the
+ * switch the controller requested to that set (the emulator switches its
+ * physical side first); the packet goes to the set its buffer came from. */
+int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d);
+/* Prefetch up to n posted descriptors of source `src` into the NIC and
+ * return their buffers in the order the NIC will consume them (the design's
+ * *_nic_fetch). Returns the count (0 for a src that does not exist). */
+unsigned rxb_iface_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n);
 /* Count a packet the NIC pipeline itself dropped before steering reached a
  * ring (cause RXB_DROP_PIPELINE), so packet conservation still holds. */
 void rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest);
@@ -112,9 +142,13 @@ void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, u
  * census still balances. Does not touch the allocator. */
 void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n);
 
-/* Counters of destination d (NIC side) and of core c (software side). */
+/* Counters of destination d (NIC side; dynamic shRing: of the set steered
+ * to now) and of core c (software side). */
 const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest);
 const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core);
+/* NIC counter c of destination d summed over every ring set that serves it
+ * (dynamic shRing: both; nic_stats gives the set steered to now). Anyone. */
+uint64_t rxb_iface_nic_counter(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c);
 /* Entries written to dest and not yet read by software. */
 uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest);
 /* Buffers the interface keeps posted for the NIC now (its working set in
