@@ -35,9 +35,8 @@ static int meta_register(struct rxb_err *err)
 	if (emu_meta_off < 0)
 		emu_meta_off = rte_mbuf_dynfield_register(&desc);
 	if (emu_meta_off < 0) {
-		rxb_err_set(err, "cannot register the mbuf dynamic field: %s",
-			    rte_strerror(rte_errno));
-		return -ENOSPC;
+		return rxb_err_fail(err, -ENOSPC, "cannot register the mbuf dynamic field: %s",
+				    rte_strerror(rte_errno));
 	}
 	return 0;
 }
@@ -197,16 +196,16 @@ static int make_pools(struct emu *e, struct rxb_err *err)
 	snprintf(name, sizeof(name), "rxbp%u", e->run_id);
 	e->wpool = rte_pktmbuf_pool_create(name, n, cache, 0, room, (int)rte_socket_id());
 	if (e->wpool == NULL) {
-		rxb_err_set(err, "cannot create the mempool of %u buffers of %u bytes: %s (raise -m "
-			    "in --eal or lower arch.pool_buffers)", n, room, rte_strerror(rte_errno));
-		return -ENOMEM;
+		return rxb_err_fail(err, -ENOMEM, "cannot create the mempool of %u buffers of %u "
+				    "bytes: %s (raise -m in --eal or lower arch.pool_buffers)", n, room,
+				    rte_strerror(rte_errno));
 	}
 	snprintf(name, sizeof(name), "rxbs%u", e->run_id);
 	e->spool = rte_pktmbuf_pool_create(name, 2 * EMU_BURST + 64, 0, 0, room,
 					   (int)rte_socket_id());
 	if (e->spool == NULL) {
-		rxb_err_set(err, "cannot create the staging mempool: %s", rte_strerror(rte_errno));
-		return -ENOMEM;
+		return rxb_err_fail(err, -ENOMEM, "cannot create the staging mempool: %s",
+				    rte_strerror(rte_errno));
 	}
 	return 0;
 }
@@ -260,7 +259,7 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 		}
 		e->qposted = rte_zmalloc("rxb_qposted", sizeof(*e->qposted) * e->n_pq, 0);
 		if (e->qposted == NULL)
-			return -ENOMEM;
+			return rxb_err_fail(err, -ENOMEM, "out of memory: spool queue counters");
 		for (uint32_t q = 0; q < e->n_pq; q++)
 			atomic_store(&e->qposted[q], rxb_spool_posted(e->sp, q));
 	}
@@ -277,7 +276,7 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 	e->w = rte_zmalloc("rxb_workers", sizeof(*e->w) * e->cores, RTE_CACHE_LINE_SIZE);
 	e->allocs = rte_zmalloc("rxb_allocs", sizeof(*e->allocs) * e->cores, 0);
 	if (e->w == NULL || e->allocs == NULL)
-		return -ENOMEM;
+		return rxb_err_fail(err, -ENOMEM, "out of memory: %u workers' state", e->cores);
 	rxb_nf_cfg_defaults(&nc);
 	if (c->scn.workload.nf == RXB_NF_KIND_L3FWD || c->scn.workload.nf == RXB_NF_KIND_SYNTHETIC) {
 		rc = rxb_nf_lpm_create(&nc, socket, &e->lpm, err);
@@ -288,7 +287,8 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		e->counters = rte_zmalloc("rxb_counters", sizeof(*e->counters) * c->scn.workload.counter_slots,
 					  RTE_CACHE_LINE_SIZE);
 		if (e->counters == NULL)
-			return -ENOMEM;
+			return rxb_err_fail(err, -ENOMEM, "out of memory: %u counters",
+					    c->scn.workload.counter_slots);
 	}
 	for (uint32_t w = 0; w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];
@@ -976,12 +976,16 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 			    c->scn.emu.source == RXB_EMU_SOURCE_GEN ? " + the generator" : "");
 		return -EINVAL;
 	}
-	if (meta_register(err) != 0 || emu_virt_register() != 0)
-		return -ENOSPC;
+	rc = meta_register(err);
+	if (rc != 0)
+		return rc;
+	if (emu_virt_register() != 0)
+		return rxb_err_fail(err, -ENOSPC, "cannot register the rxb_virt mempool driver: %s",
+				    rte_strerror(rte_errno));
 	e = rte_zmalloc("rxb_emu", sizeof(*e), RTE_CACHE_LINE_SIZE);
 	if (e == NULL) {
-		rxb_err_set(err, "out of memory");
-		return -ENOMEM;
+		return rxb_err_fail(err, -ENOMEM, "out of memory: the emulator's state (%zu bytes)",
+				    sizeof(*e));
 	}
 	e->cfg = c;
 	e->run_id = ++run_counter;
@@ -1010,16 +1014,21 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	for (uint32_t i = 0; i < RXB_EMU_MAX_WORKERS; i++)
 		rte_spinlock_init(&e->out_lock[i]);
 	e->d = rte_zmalloc("rxb_dstats", sizeof(*e->d) * e->n_dest, RTE_CACHE_LINE_SIZE);
-	if (e->d == NULL || rxb_rss_init(&e->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err) != 0 ||
-	    rxb_reta_init(&e->reta, RXB_RETA_DEFAULT_SIZE, e->n_dest, err) != 0) {
-		rc = -ENOMEM;
+	if (e->d == NULL) {
+		rc = rxb_err_fail(err, -ENOMEM, "out of memory: per-destination counters (%zu "
+				  "bytes)", sizeof(*e->d) * e->n_dest);
 		goto fail;
 	}
+	rc = rxb_rss_init(&e->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err);
+	if (rc == 0)
+		rc = rxb_reta_init(&e->reta, RXB_RETA_DEFAULT_SIZE, e->n_dest, err);
+	if (rc != 0)
+		goto fail;
 	rc = build_queues(e);
 	if (rc == 0)
 		rc = make_pools(e, err);
 	else
-		rxb_err_set(err, "out of memory for the physical queues");
+		rxb_err_fail(err, rc, "out of memory: the physical queues' descriptors");
 	if (rc == 0)
 		rc = create_queues(e, err);
 	if (rc == 0 && c->scn.emu.source == RXB_EMU_SOURCE_NULL)

@@ -45,7 +45,7 @@ static void usage(FILE *f)
 static int fail_cfg(const char *msg)
 {
 	fprintf(stderr, "error: %s\n", msg);
-	return 2;
+	return RXB_EXIT_REJECTED;
 }
 
 /* Split a string on blanks (no quoting: EAL options have none). */
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 			if (eq == NULL || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
 				fprintf(stderr, "error: --set %s: expected key=value; allowed: the keys "
 					"`rxb-emu --keys` lists, e.g. --set arch.name=rxbisect\n", kv);
-				return 2;
+				return RXB_EXIT_REJECTED;
 			}
 			memcpy(key, kv, (size_t)(eq - kv));
 			key[eq - kv] = '\0';
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "error: unknown argument '%s'; allowed: --set key=value, --eal "
 			"\"...\", --bench, --bench-ms N, --keys, --help\n", a);
-		return 2;
+		return RXB_EXIT_REJECTED;
 	}
 	if (bench) {
 		/* The emulator gets a CPU of its own; the sink workers share the
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 		for (int i = 1; i < eal_argc; i++)
 			fprintf(stderr, " %s", eal_argv[i]);
 		fprintf(stderr, "\n");
-		return 1;
+		return RXB_EXIT_FAILED;
 	}
 	emu_telemetry_register();
 	if (cfg.scn.emu.telemetry && !bench) {
@@ -273,5 +273,5 @@ int main(int argc, char **argv)
 	rte_eal_cleanup();
 	if (prefix[0] != '\0') /* a prefix of our own: leave no directory behind */
 		rxb_emu_remove_runtime_dir(eal_buf);
-	return rc == 0 ? 0 : rc == -EINVAL ? 2 : 1;
+	return rxb_engine_exit_code(rc);
 }

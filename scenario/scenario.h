@@ -116,6 +116,13 @@ uint32_t rxb_scn_assoc_groups(const struct rxb_scn *s);
 
 bool rxb_scn_list_has(const struct rxb_scn_list *l, uint32_t v);
 
+/* Exit codes of both engines (docs/engine-contract.md §5), from the negative
+ * errno a run failed with: what the front end tells the user. */
+#define RXB_EXIT_FAILED 1   /* anything else: a bug, an I/O error */
+#define RXB_EXIT_REJECTED 2 /* the configuration, or a file it names */
+#define RXB_EXIT_NOMEM 3    /* valid, but this machine has not the memory */
+int rxb_engine_exit_code(int rc);
+
 /* Every key for engine e, with its default and allowed values (--help). */
 void rxb_scn_print_keys(FILE *f, enum rxb_engine e);
 /* The compiled table as one JSON object (--keys; the drift test reads it). */

@@ -5,6 +5,7 @@
  * emulator), and the table printed for people (--help) and for the drift
  * test (--keys).
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -90,6 +91,23 @@ void rxb_scn_iface_config(const struct rxb_scn *s, uint32_t desc_prefetch, doubl
 		ic->dyn.sample_period = ticks(a->dyn_sample_ms * 1e6, ticks_per_ns);
 		if (ic->dyn.sample_period == 0)
 			ic->dyn.sample_period = 1;
+	}
+}
+
+int rxb_engine_exit_code(int rc)
+{
+	switch (rc) {
+	case 0:
+		return 0;
+	case -EINVAL:  /* a key or a combination of keys rejected */
+	case -ENOBUFS: /* the pool cannot fill the rings */
+	case -ENOENT:  /* a file the scenario names is missing */
+	case -EBADMSG: /* a file the scenario names is malformed */
+		return RXB_EXIT_REJECTED;
+	case -ENOMEM:
+		return RXB_EXIT_NOMEM;
+	default:
+		return RXB_EXIT_FAILED;
 	}
 }
 

@@ -46,7 +46,7 @@ static void *xcalloc(size_t n, size_t sz)
 
 	if (p == NULL) {
 		fprintf(stderr, "error: out of memory (%zu x %zu bytes)\n", n, sz);
-		exit(SIM_EXIT_NOMEM);
+		exit(RXB_EXIT_NOMEM);
 	}
 	return p;
 }

@@ -45,11 +45,6 @@
 extern "C" {
 #endif
 
-/* rxb-sim's exit codes (docs/engine-contract.md §2). */
-#define SIM_EXIT_FAILED 1   /* anything else: a bug, an I/O error */
-#define SIM_EXIT_REJECTED 2 /* the configuration or a file it names */
-#define SIM_EXIT_NOMEM 3    /* this machine has not the memory for the scenario */
-
 #define PS_PER_NS 1000ull
 #define PS_PER_MS 1000000000ull
 

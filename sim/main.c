@@ -14,24 +14,6 @@
 
 #include "engine.h"
 
-/* Exit codes of docs/engine-contract.md §2: what the front end tells the user. */
-static int exit_code(int rc)
-{
-	switch (rc) {
-	case 0:
-		return 0;
-	case -EINVAL:  /* a key or a combination of keys rejected */
-	case -ENOBUFS: /* the pool cannot fill the rings */
-	case -ENOENT:  /* a file the scenario names is missing */
-	case -EBADMSG: /* a file the scenario names is malformed */
-		return SIM_EXIT_REJECTED;
-	case -ENOMEM:
-		return SIM_EXIT_NOMEM;
-	default:
-		return SIM_EXIT_FAILED;
-	}
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: rxb-sim --config FILE.json (docs/engine-contract.md)\n");
@@ -61,7 +43,7 @@ int main(int argc, char **argv)
 	rc = simcfg_load(&cfg, argv[2], &err);
 	if (rc != 0) {
 		fprintf(stderr, "error: %s\n", err.msg);
-		return exit_code(rc);
+		return rxb_engine_exit_code(rc);
 	}
 	rc = sim_init(&s, &cfg, &err);
 	if (rc == 0)
@@ -69,12 +51,12 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "error: %s\n", err.msg[0] ? err.msg : strerror(-rc));
 		sim_free(&s);
-		return exit_code(rc);
+		return rxb_engine_exit_code(rc);
 	}
 	if (!s.packets_ok || !s.buffers_ok)
 		fprintf(stderr, "warning: conservation check failed: %s\n", s.inv_msg);
 	rc = sim_report(&s, stdout);
 	fflush(stdout);
 	sim_free(&s);
-	return rc == 0 ? 0 : SIM_EXIT_FAILED;
+	return rc == 0 ? 0 : RXB_EXIT_FAILED;
 }

@@ -107,6 +107,17 @@ def test_eal_options_reach_rxb_emu_and_its_failure_is_exit_1():
     assert "--no-such-eal-option" in last
 
 
+@needs_bin
+def test_a_mempool_the_eal_cannot_hold_is_out_of_memory_exit_3():
+    """Out of memory is not a configuration error: rxb-emu exits 3, rxb says so."""
+    p = emu_cli(*TINY, "--set", "arch.pool_buffers=16777216",
+                "--eal", "--no-huge -m 300 --no-pci")
+    assert p.returncode == 1, p.stderr  # the engine failed; rxb's own exit is 1
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("rxb: error: rxb-emu ran out of memory: cannot create the mempool "
+                           "of 16777216 buffers"), last
+
+
 def test_eal_value_may_start_with_dashes():
     assert cli._glue_eal(["emu", "--eal", "--no-pci", "--json"]) == \
         ["emu", "--eal=--no-pci", "--json"]

@@ -281,3 +281,24 @@ def test_unwritable_keep_config_is_a_usage_error(make_engine, res, tmp_path):
     make_engine(GOOD_ENGINE)
     with pytest.raises(UsageError, match="cannot write the config"):
         engine.run(res, progress=False, keep_config=tmp_path / "no" / "such" / "dir.json")
+
+
+def test_engine_out_of_memory_is_exit_3_not_a_rejected_configuration(tmp_path):
+    """A valid scenario this machine cannot hold: the pool's allocation fails under an
+    address-space limit, rxb-sim exits 3 (docs/engine-contract.md §5)."""
+    import resource
+    import subprocess
+
+    res = scenario.load_resolved(None, ("arch.pool_buffers=2147483648",))
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps(engine.build_config(res)))
+    limit = 2 << 30
+
+    def cap_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    sim = engine.find_binary(engine.ENV_BIN, "build/sim/rxb-sim", "rxb-sim", "simulator")
+    p = subprocess.run([str(sim), "--config", str(cfg)], capture_output=True, text=True,
+                       timeout=60, preexec_fn=cap_memory)
+    assert p.returncode == engine.EXIT_NOMEM, p.stderr
+    assert "error: out of memory" in p.stderr
