@@ -74,8 +74,7 @@ done:
 	return rc;
 }
 
-static int vdev_port(struct emu *e, const char *name, const char *args, uint16_t *port,
-		     struct rxb_err *err)
+static int vdev_port(const char *name, const char *args, uint16_t *port, struct rxb_err *err)
 {
 	int rc = rte_vdev_init(name, args);
 
@@ -159,13 +158,13 @@ static int make_input(struct emu *e, struct rxb_err *err)
 		snprintf(e->in_name, sizeof(e->in_name), "net_pcap_rxbi%u", e->run_id);
 		e->in_vdev = true;
 		e->pmd_allocates = true;
-		return vdev_port(e, e->in_name, args, &e->in_port, err);
+		return vdev_port(e->in_name, args, &e->in_port, err);
 	case RXB_EMU_SOURCE_NULL:
 		snprintf(args, sizeof(args), "size=%u", c->scn.traffic.packet_bytes - 4);
 		snprintf(e->in_name, sizeof(e->in_name), "net_null_rxbi%u", e->run_id);
 		e->in_vdev = true;
 		e->pmd_allocates = true;
-		return vdev_port(e, e->in_name, args, &e->in_port, err);
+		return vdev_port(e->in_name, args, &e->in_port, err);
 	default:
 		if (!rte_eth_dev_is_valid_port(c->scn.emu.port)) {
 			rxb_err_set(err, "emu.port = %u: no such ethdev port (the EAL found %u; a "
@@ -261,7 +260,7 @@ static int setup_output(struct emu *e, struct rxb_err *err)
 	case RXB_EMU_OUT_PCAP:
 		snprintf(args, sizeof(args), "tx_pcap=%s", c->out_pcap);
 		snprintf(e->out_name, sizeof(e->out_name), "net_pcap_rxbo%u", e->run_id);
-		rc = vdev_port(e, e->out_name, args, &e->out_port, err);
+		rc = vdev_port(e->out_name, args, &e->out_port, err);
 		nb_tx = 1;
 		break;
 	case RXB_EMU_OUT_RING: {
@@ -293,7 +292,7 @@ static int setup_output(struct emu *e, struct rxb_err *err)
 	}
 	default:
 		snprintf(e->out_name, sizeof(e->out_name), "net_null_rxbo%u", e->run_id);
-		rc = vdev_port(e, e->out_name, "", &e->out_port, err);
+		rc = vdev_port(e->out_name, "", &e->out_port, err);
 		break;
 	}
 	if (rc != 0)

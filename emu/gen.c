@@ -80,7 +80,7 @@ static uint16_t l4_hdr_len(uint8_t proto)
 	return proto == IPPROTO_TCP ? sizeof(struct rte_tcp_hdr) : sizeof(struct rte_udp_hdr);
 }
 
-static uint16_t kv_frame(const struct rxb_gen_cfg *cfg, uint16_t val_len)
+static uint16_t kv_frame(uint16_t val_len)
 {
 	return (uint16_t)(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
 			  sizeof(struct rte_udp_hdr) + RXB_KV_MSG_LEN(val_len));
@@ -214,7 +214,7 @@ static uint32_t random_in(struct sim_rng *r, uint32_t net, uint8_t depth)
 	return (net & ~host_mask) | ((uint32_t)sim_rng_next(r) & host_mask);
 }
 
-static int set_init(struct flow_set *s, uint32_t cap, const struct rxb_gen_cfg *c)
+static int set_init(struct flow_set *s, uint32_t cap)
 {
 	s->ids = malloc((size_t)(cap ? cap : 1) * sizeof(*s->ids));
 	s->n = 0;
@@ -235,8 +235,8 @@ static int build_flows(struct rxb_gen *g, struct rxb_err *err)
 
 	sim_rng_seed(&r, c->seed ^ 0xf10f10f10f10f10full, 0);
 	g->flows = calloc(c->n_flows, sizeof(*g->flows));
-	if (g->flows == NULL || set_init(&g->all, c->n_flows, c) < 0 ||
-	    set_init(&g->target, c->n_flows, c) < 0 || set_init(&g->other, c->n_flows, c) < 0)
+	if (g->flows == NULL || set_init(&g->all, c->n_flows) < 0 ||
+	    set_init(&g->target, c->n_flows) < 0 || set_init(&g->other, c->n_flows) < 0)
 		goto nomem;
 	if (c->proto == IPPROTO_TCP) {
 		g->tcp_seq = calloc(c->n_flows, sizeof(*g->tcp_seq));
@@ -330,7 +330,7 @@ int rxb_gen_create(const struct rxb_gen_cfg *cfg, struct rxb_gen **out, struct r
 	}
 	g->max_frame = RTE_MAX(g->max_frame, cfg->target_frame_size);
 	if (cfg->kv.enabled) {
-		g->max_frame = kv_frame(cfg, cfg->kv.val_len);
+		g->max_frame = kv_frame(cfg->kv.val_len);
 		sim_zipf_init(&g->key_zipf, cfg->kv.n_keys,
 			      cfg->kv.dist == RXB_GEN_ZIPF ? cfg->kv.zipf_s : 0, NULL);
 	}
@@ -515,7 +515,7 @@ static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 		pi->kv_op = sim_rng_uniform(&g->rng) < c->kv.get_ratio ? RXB_KV_GET : RXB_KV_PUT;
 		pi->kv_key = sim_zipf_draw(&g->key_zipf, &g->rng) - 1;
 		pi->kv_req_id = g->req_id++;
-		len = kv_frame(c, pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0);
+		len = kv_frame(pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0);
 	} else {
 		len = pick_size(g, pi->target);
 	}
