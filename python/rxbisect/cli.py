@@ -71,6 +71,11 @@ def _bar_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_sim(args) -> int:
     res = scenario.load_resolved(args.scenario, args.sets)
+    idle = [k for k in scenario.given_keys(args.scenario, args.sets)
+            if not scenario.honours(k, "sim")]
+    if idle:
+        print(f"rxb: warning: no effect in the simulator (emulator-only keys): "
+              f"{', '.join(idle)}", file=sys.stderr)
     cal = calibrate.load(args.calibration) if args.calibration else None
     result = engine.run(res, progress=_progress(args), timeout=args.timeout,
                         keep_config=args.keep_config, calibration=cal)

@@ -114,3 +114,10 @@ def test_console_script_is_declared_and_installed():
         import subprocess
         out = subprocess.run([str(script), "--version"], capture_output=True, text=True)
         assert out.returncode == 0 and out.stdout.startswith("rxb ")
+
+
+def test_sim_warns_about_keys_only_the_emulator_honours():
+    p = run_cli("sim", "--set", "run.duration_ms=0.5", "--set", "run.warmup_ms=0.1",
+                "--set", "emu.sink=true", "--set", "arch.name=privring")
+    assert p.returncode == 0, p.stderr
+    assert "rxb: warning: no effect in the simulator (emulator-only keys): emu.sink" in p.stderr
