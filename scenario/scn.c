@@ -4,6 +4,7 @@
  * The rules and the message shape are those of python/rxbisect/schema.py, so
  * a user sees the same "key = value: why; allowed: what" from either side.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -253,19 +254,32 @@ int rxb_scn_set(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *
 
 /* ------------------------------------------------------------ --set text */
 
+#define RXB_SCN_TEXT_MAX 4096 /* the longest string key (a path) */
+
+/* Decimal, or 0x / 0o / 0b prefixed, as Python's int() reads --set values
+ * (a leading 0 is not octal). */
 static bool parse_u64(const char *t, uint64_t *out, bool *negative)
 {
+	static const struct { char c; int base; } prefix[] = { { 'x', 16 }, { 'o', 8 }, { 'b', 2 } };
 	char *end;
+	int base = 10;
 
 	while (*t == ' ')
 		t++;
 	*negative = *t == '-';
 	if (*negative)
 		t++;
-	if (*t < '0' || *t > '9')
+	for (size_t i = 0; t[0] == '0' && i < sizeof(prefix) / sizeof(prefix[0]); i++) {
+		if ((t[1] | 0x20) == prefix[i].c) {
+			base = prefix[i].base;
+			t += 2;
+			break;
+		}
+	}
+	if (!isalnum((unsigned char)*t)) /* strtoull would skip space and take a sign */
 		return false;
 	errno = 0;
-	*out = strtoull(t, &end, 0);
+	*out = strtoull(t, &end, base);
 	while (*end == ' ')
 		end++;
 	return errno == 0 && *end == '\0';
@@ -303,9 +317,22 @@ static bool parse_list(const char *t, uint64_t *out, size_t cap, size_t *n)
 	return true;
 }
 
-/* Read text as key k expects; false when it cannot be read as that type. */
+/* 'x' or "x" → x, as the front end reads a --set string; else text itself. */
+static const char *unquote(const char *text, char *buf, size_t cap)
+{
+	size_t len = strlen(text);
+
+	if (len < 2 || len >= cap || text[0] != text[len - 1] || (text[0] != '\'' && text[0] != '"'))
+		return text;
+	memcpy(buf, text + 1, len - 2);
+	buf[len - 2] = '\0';
+	return buf;
+}
+
+/* Read text as key k expects; false when it cannot be read as that type.
+ * A quoted string is copied into quoted[quoted_cap]. */
 static bool read_text(const struct rxb_scn_key *k, const char *text, struct rxb_scn_val *v,
-		      uint64_t *list)
+		      uint64_t *list, char *quoted, size_t quoted_cap)
 {
 	char *end;
 
@@ -337,7 +364,7 @@ static bool read_text(const struct rxb_scn_key *k, const char *text, struct rxb_
 		return parse_list(text, list, RXB_SCN_LIST_MAX + 1, &v->n);
 	default:
 		v->type = RXB_VAL_STR;
-		v->s = text;
+		v->s = unquote(text, quoted, quoted_cap);
 		return true;
 	}
 }
@@ -348,6 +375,7 @@ int rxb_scn_set_text(struct rxb_scn *s, enum rxb_engine e, const char *full, con
 	static const char *const kind_noun[] = { "true or false", "an integer", "an integer",
 						 "a number", "a string", "a name", "a list" };
 	const struct rxb_scn_key *k = rxb_scn_key_find(full);
+	char quoted[RXB_SCN_TEXT_MAX];
 	uint64_t *list;
 	struct rxb_scn_val v = { 0 };
 	int rc;
@@ -361,7 +389,7 @@ int rxb_scn_set_text(struct rxb_scn *s, enum rxb_engine e, const char *full, con
 	if (list == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: a list value (%zu bytes)",
 				    (size_t)(RXB_SCN_LIST_MAX + 1) * sizeof(*list));
-	if (!read_text(k, text, &v, list)) {
+	if (!read_text(k, text, &v, list, quoted, sizeof(quoted))) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "cannot be read as %s", kind_noun[k->kind]);

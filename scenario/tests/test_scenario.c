@@ -77,6 +77,28 @@ static void test_errors_name_key_value_and_what_is_allowed(void)
 	expect_error(RXB_ENGINE_EMU, "arch.rxlist_batch", "2", "simulate batched RxList");
 }
 
+static void test_text_reads_as_the_front_end_does(void)
+{
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "traffic.flows", "010", &err), 0);
+	CHECK_EQ(s.traffic.flows, 10); /* not octal */
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "traffic.flows", "0x10", &err), 0);
+	CHECK_EQ(s.traffic.flows, 16);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "traffic.flows", "0b101", &err), 0);
+	CHECK_EQ(s.traffic.flows, 5);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.name", "'privring'", &err), 0);
+	CHECK_EQ(s.arch.name, RXB_ARCH_PRIVRING);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.coalesce", "yes", &err), 0);
+	CHECK(s.arch.coalesce);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "system.slow_cores", "[0, 3]", &err), 0);
+	CHECK_EQ(s.system.slow_cores.n, 2);
+	CHECK(rxb_scn_list_has(&s.system.slow_cores, 3));
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "traffic.rate_gbps", "inf", &err), -EINVAL);
+}
+
 static void test_keys_an_engine_does_not_honour(void)
 {
 	static struct rxb_scn s;
@@ -139,6 +161,7 @@ int main(void)
 	RUN(test_enum_names_are_the_librarys);
 	RUN(test_every_default_parses_for_each_engine);
 	RUN(test_errors_name_key_value_and_what_is_allowed);
+	RUN(test_text_reads_as_the_front_end_does);
 	RUN(test_keys_an_engine_does_not_honour);
 	RUN(test_auto_rules);
 	RUN(test_iface_mapping);
