@@ -3,13 +3,18 @@
  * The emulator lcore: the NIC of the design under test, in software.
  *
  * Every loop it (1) fetches posted descriptors from the design's virtual
- * rings (rxb_*_nic_fetch) into the fill rings of the physical queues they
- * feed, stamping each buffer with its source ring; (2) polls the physical
- * queues, and for each packet restores the workers' mempool, takes the
- * port's RSS hash or computes it, steers by RETA, and delivers it with the
- * design's NIC verb, checking the library used the very buffer the packet
- * is in; (3) gives buffers held back by a drop ("holes") back to the
- * physical queue once that is safe. It never reads or writes packet bytes,
+ * rings (rxb_iface_nic_fetch) into the fill rings of the physical queues
+ * they feed, stamping each buffer with its source ring; (2) polls the
+ * physical queues, and for each packet restores the workers' mempool, takes
+ * the port's RSS hash or computes it, steers by RETA, and delivers it from
+ * its source ring (rxb_iface_deliver_from), checking the library used the
+ * very buffer the packet is in; (3) gives buffers held back by a drop
+ * ("holes") back to the physical queue once that is safe.
+ *
+ * Virtual rings are the library's NIC-side sources (include/rxb/iface.h):
+ * e->src[k] is source k, as emu_run.c adds them in the library's order
+ * (privRing Rx rings; shared rings; dynamic shRing's Rx rings then shared
+ * rings; Ax rings; spool queues). It never reads or writes packet bytes,
  * except the headers software RSS hashes when the port gave no hash.
  *
  * Buffer order. The library consumes the buffers of a virtual ring in the
@@ -108,20 +113,6 @@ uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
 
 /* ------------------------------------------------------------ fetching */
 
-static unsigned src_fetch(struct emu *e, struct emu_src *s, rxb_buf_t *bufs, unsigned n)
-{
-	switch (s->kind) {
-	case EMU_KIND_PRIV:
-		return rxb_privring_nic_fetch(e->pr, s->id, bufs, n);
-	case EMU_KIND_SHARED:
-		return rxb_shring_nic_fetch(e->sh, s->id, bufs, n);
-	case EMU_KIND_SPOOL:
-		return rxb_spool_nic_fetch(e->sp, s->id, bufs, n);
-	default:
-		return rxb_bisect_nic_fetch(e->bs, s->id, bufs, n);
-	}
-}
-
 unsigned emu_refill(struct emu *e, struct emu_pq *pq, uint64_t now)
 {
 	rxb_buf_t bufs[EMU_FETCH_CHUNK];
@@ -139,7 +130,7 @@ unsigned emu_refill(struct emu *e, struct emu_pq *pq, uint64_t now)
 		want = RTE_MIN(want, s->size - emu_src_out(s));
 		if (want == 0)
 			continue;
-		got = src_fetch(e, s, bufs, want);
+		got = rxb_iface_nic_fetch(e->iface, si, bufs, want);
 		for (unsigned i = 0; i < got; i++) {
 			struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)bufs[i];
 
@@ -189,30 +180,9 @@ static void swap_area(struct rte_mbuf *h, struct rte_mbuf *m)
 	mh->epoch = mm->epoch;
 }
 
-/* Deliver with the design's NIC verb. */
-static int deliver(struct emu *e, struct emu_pq *pq, struct emu_src *s,
-		   const struct rxb_rx_meta *meta, struct rxb_delivery *d)
-{
-	switch (s->kind) {
-	case EMU_KIND_AX:
-		return rxb_bisect_nic_deliver_from(e->bs, s->id, meta, d);
-	case EMU_KIND_SPOOL: /* meta->dest is the port */
-		return rxb_spool_nic_deliver(e->sp, meta, d);
-	case EMU_KIND_SHARED:
-		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING && pq->set == e->applied_mode &&
-		    rxb_iface_dyn_mode(e->iface) != e->applied_mode)
-			return rxb_iface_deliver(e->iface, meta, d); /* publishes the switch */
-		return rxb_shring_nic_deliver(e->sh, meta, d);
-	default:
-		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING && pq->set == e->applied_mode &&
-		    rxb_iface_dyn_mode(e->iface) != e->applied_mode)
-			return rxb_iface_deliver(e->iface, meta, d);
-		return rxb_privring_nic_deliver(e->pr, meta, d);
-	}
-}
-
+/* spool: steering picks a port, which must be one this queue serves. */
 static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint64_t now,
-		     uint32_t epoch)
+		     uint32_t epoch, bool spool)
 {
 	struct emu_meta *mt = emu_meta(m);
 	uint32_t si = mt->src, hash, core;
@@ -245,7 +215,7 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		rxb_counter_add(&e->ns.sw_hash, 1);
 	}
 	core = emu_core_of(e, hash, dport, have_dport);
-	if (e->sp != NULL) {
+	if (spool) {
 		/* spool: core is the packet's port (RETA over the ports, as the
 		 * generator steered it); it must belong to this queue. */
 		uint32_t q = (uint32_t)(pq - e->pq);
@@ -281,7 +251,10 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 	meta.hash = hash;
 	meta.dest = core;
 	meta.now = now;
-	rc = deliver(e, pq, s, &meta, &d);
+	/* From the ring the buffer came from. Dynamic shRing: the first packet
+	 * of the set E switched to (applied_mode) also switches the library's
+	 * NIC, which publishes it to the cores. */
+	rc = rxb_iface_deliver_from(e->iface, si, &meta, &d);
 	rxb_counter_add(&e->ns.dispatched, 1);
 	if (rc < 0) {
 		rxb_counter_add(&e->ns.mismatch, 1);
@@ -352,7 +325,8 @@ static bool physical_busy(struct emu *e, uint32_t only_set, bool by_set)
 	return false;
 }
 
-static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint32_t epoch)
+static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint32_t epoch,
+			   bool spool)
 {
 	struct rte_mbuf *pkts[EMU_BURST];
 	unsigned want = EMU_BURST, n;
@@ -371,7 +345,7 @@ static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint3
 	for (unsigned i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(pkts[i + 1]);
-		dispatch(e, pq, pkts[i], now, epoch);
+		dispatch(e, pq, pkts[i], now, epoch, spool);
 	}
 	if (n != 0)
 		rxb_counter_add(&pq->received, n);
@@ -382,7 +356,9 @@ int emu_nic_main(void *arg)
 {
 	struct emu *e = arg;
 	const bool dyn = e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING;
-	const bool coalesce = e->cfg->scn.arch.coalesce && e->bs != NULL;
+	const bool spool = e->cfg->scn.arch.name == RXB_ARCH_SPOOL;
+	const bool coalesce = e->cfg->scn.arch.coalesce &&
+			      e->cfg->scn.arch.name == RXB_ARCH_RXBISECT;
 	uint32_t epoch = atomic_load_explicit(&e->ws_epoch, memory_order_relaxed);
 	uint64_t last = rte_rdtsc(), idle_polls = 0;
 
@@ -404,7 +380,7 @@ int emu_nic_main(void *arg)
 		for (uint32_t q = 0; q < e->n_pq; q++) {
 			if (dyn && e->pq[q].set != e->applied_mode)
 				continue; /* not steered to; drained before the switch */
-			pkts += poll_queue(e, &e->pq[q], now, epoch);
+			pkts += poll_queue(e, &e->pq[q], now, epoch, spool);
 		}
 		work += pkts;
 		if (dyn) {

@@ -110,14 +110,15 @@ static bool stalled(const struct emu_worker *w, uint64_t now)
 	       (w->stall_to == 0 || now < w->stall_to);
 }
 
-/* Has everything meant for this worker arrived and been taken? */
-static bool drained(struct emu *e, struct emu_worker *w)
+/* Has everything meant for this worker arrived and been taken? sp: the
+ * spool the worker polls queues of, or NULL. */
+static bool drained(struct emu *e, struct emu_worker *w, struct rxb_spool *sp)
 {
-	if (e->sp != NULL) { /* spool: the queues q = id, id + workers, ... */
+	if (sp != NULL) { /* spool: the queues q = id, id + workers, ... */
 		if (!atomic_load_explicit(&e->emu_done, memory_order_acquire))
 			return false;
 		for (uint32_t q = w->id; q < e->n_pq; q += e->cores)
-			if (rxb_spool_occupancy(e->sp, q) != 0)
+			if (rxb_spool_occupancy(sp, q) != 0)
 				return false;
 		return true;
 	}
@@ -159,8 +160,10 @@ int emu_worker_main(void *arg)
 	struct rte_mbuf *mb[RXB_BURST_MAX];
 	rxb_buf_t fr[RXB_BURST_MAX];
 	/* spool: this worker polls queues q with q % workers == id, in turn
-	 * (rxb_iface_rx(i, q) uses allocator q % workers: this worker's) */
-	const bool spool = e->sp != NULL;
+	 * (rxb_iface_rx(i, q) uses allocator q % workers: this worker's); the
+	 * spool itself for its queue-level queries */
+	struct rxb_spool *sp = e->iface != NULL ? rxb_iface_spool(e->iface) : NULL;
+	const bool spool = sp != NULL;
 	const uint32_t nq = !spool ? 1 : e->n_pq > w->id ? (e->n_pq - 1 - w->id) / e->cores + 1 : 0;
 	uint32_t qi = 0;
 
@@ -200,7 +203,7 @@ int emu_worker_main(void *arg)
 			for (unsigned i = 0; i < n; i++)
 				mb[i] = (struct rte_mbuf *)(uintptr_t)pkts[i].buf;
 			if (spool)
-				atomic_store_explicit(&e->qposted[rq], rxb_spool_posted(e->sp, rq),
+				atomic_store_explicit(&e->qposted[rq], rxb_spool_posted(sp, rq),
 						      memory_order_relaxed);
 		}
 polled:
@@ -219,7 +222,7 @@ polled:
 		if (n == 0) {
 			rxb_counter_add(&w->st.empty_polls, 1);
 			rxb_counter_add(&w->st.cyc_idle, t1 - t0);
-			if (draining && drained(e, w))
+			if (draining && drained(e, w, sp))
 				break;
 			continue;
 		}
