@@ -119,7 +119,7 @@ unsigned emu_refill(struct emu *e, struct emu_pq *pq, uint64_t now)
 	uint32_t room = rte_ring_free_count(pq->fill);
 	unsigned total = 0;
 
-	(void)now;
+	(void)now; /* fetching does not depend on time; emu_int.h keeps it for callers */
 	for (uint32_t k = 0; k < pq->src_n && room > 0; k++) {
 		uint32_t si = pq->src_first + (pq->src_rr + k) % pq->src_n;
 		struct emu_src *s = &e->src[si];

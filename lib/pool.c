@@ -449,7 +449,7 @@ static void rxb_pool_visit_one(rxb_buf_t h, uint32_t where, void *arg)
 {
 	struct rxb_pool_visit *v = arg;
 
-	(void)where;
+	(void)where; /* the public visitor is told the handle only */
 	v->fn(h, v->arg);
 }
 
