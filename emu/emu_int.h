@@ -50,18 +50,15 @@ static inline struct emu_meta *emu_meta(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, emu_meta_off, struct emu_meta *);
 }
 
-enum emu_src_kind { EMU_KIND_PRIV = 0, EMU_KIND_SHARED, EMU_KIND_AX, EMU_KIND_SPOOL };
-
 /* A virtual ring that supplies buffers to a physical queue: a privRing Rx
- * ring, a shRing shared ring, or an rxBisect Ax ring. E-private. */
+ * ring, a shRing shared ring, an rxBisect Ax ring or a spool queue; its index
+ * in e->src is its source number for rxb_iface_nic_fetch(). E-private. */
 struct emu_src {
 	rxb_buf_t *exp;        /* fetched, not yet consumed by the library, in
 	                        * the order the library will consume them */
 	uint32_t mask, head, tail;
 	uint32_t holes;        /* exp[head .. head+holes) are in E's hands, empty */
 	uint32_t pq;           /* physical queue it feeds */
-	uint32_t kind;         /* enum emu_src_kind */
-	uint32_t id;           /* ring index within its design */
 	uint32_t size;         /* its capacity */
 };
 
@@ -166,10 +163,6 @@ struct emu {
 	struct rte_mempool *wpool;    /* the workers' mempool */
 	struct rte_mempool *spool;    /* generator staging mbufs */
 	struct rxb_iface *iface;
-	struct rxb_privring *pr;
-	struct rxb_shring *sh;
-	struct rxb_bisect *bs;
-	struct rxb_spool *sp;
 	_Atomic uint32_t *qposted;    /* spool, per queue: posted buffers (W, read by M) */
 	struct rxb_allocator *allocs;
 
@@ -230,7 +223,7 @@ unsigned emu_pq_avail(const struct emu_pq *pq);
 /* ---- emu_nic.c: the emulator lcore ---- */
 int emu_nic_main(void *arg);
 /* E or M (before launch): fetch from the sources of pq into its fill ring. */
-unsigned emu_refill(struct emu *e, struct emu_pq *pq, uint64_t now);
+unsigned emu_refill(struct emu *e, struct emu_pq *pq);
 /* The software Toeplitz hash of a frame (0 when not IPv4); *dport the L4
  * destination port (0 without). */
 uint32_t emu_hash_frame(const struct rxb_rss *rss, const uint8_t *p, uint32_t len,

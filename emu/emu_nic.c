@@ -113,13 +113,12 @@ uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
 
 /* ------------------------------------------------------------ fetching */
 
-unsigned emu_refill(struct emu *e, struct emu_pq *pq, uint64_t now)
+unsigned emu_refill(struct emu *e, struct emu_pq *pq)
 {
 	rxb_buf_t bufs[EMU_FETCH_CHUNK];
 	uint32_t room = rte_ring_free_count(pq->fill);
 	unsigned total = 0;
 
-	(void)now; /* fetching does not depend on time; emu_int.h keeps it for callers */
 	for (uint32_t k = 0; k < pq->src_n && room > 0; k++) {
 		uint32_t si = pq->src_first + (pq->src_rr + k) % pq->src_n;
 		struct emu_src *s = &e->src[si];
@@ -376,7 +375,7 @@ int emu_nic_main(void *arg)
 			epoch = ep;
 		}
 		for (uint32_t q = 0; q < e->n_pq; q++)
-			work += emu_refill(e, &e->pq[q], now);
+			work += emu_refill(e, &e->pq[q]);
 		for (uint32_t q = 0; q < e->n_pq; q++) {
 			if (dyn && e->pq[q].set != e->applied_mode)
 				continue; /* not steered to; drained before the switch */

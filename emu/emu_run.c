@@ -52,12 +52,10 @@ static uint32_t pow2_at_least(uint32_t v)
 	return p;
 }
 
-static int add_src(struct emu *e, uint32_t kind, uint32_t id, uint32_t size, uint32_t pq)
+static int add_src(struct emu *e, uint32_t size, uint32_t pq)
 {
 	struct emu_src *s = &e->src[e->n_src++];
 
-	s->kind = kind;
-	s->id = id;
 	s->size = size;
 	s->pq = pq;
 	s->mask = pow2_at_least(size) - 1;
@@ -102,24 +100,24 @@ static int build_queues(struct emu *e)
 	case RXB_ARCH_SMALL_PRIVRING:
 		for (uint32_t q = 0; rc == 0 && q < n; q++) {
 			set_pq(e, q, q, 1, rs, q, 1, 0);
-			rc = add_src(e, EMU_KIND_PRIV, q, rs, q);
+			rc = add_src(e, rs, q);
 		}
 		break;
 	case RXB_ARCH_SHRING:
 	case RXB_ARCH_SHRING_LIST:
 		for (uint32_t g = 0; rc == 0 && g < rings; g++) {
 			set_pq(e, g, g, 1, rs, g * e->share, e->share, 0);
-			rc = add_src(e, EMU_KIND_SHARED, g, rs, g);
+			rc = add_src(e, rs, g);
 		}
 		break;
 	case RXB_ARCH_DYN_SHRING:
 		for (uint32_t q = 0; rc == 0 && q < n; q++) {
 			set_pq(e, q, q, 1, rs, q, 1, RXB_DYN_PRIVATE);
-			rc = add_src(e, EMU_KIND_PRIV, q, rs, q);
+			rc = add_src(e, rs, q);
 		}
 		for (uint32_t g = 0; rc == 0 && g < rings; g++) {
 			set_pq(e, n + g, n + g, 1, rs, g * e->share, e->share, RXB_DYN_SHARED);
-			rc = add_src(e, EMU_KIND_SHARED, g, rs, n + g);
+			rc = add_src(e, rs, n + g);
 		}
 		break;
 	case RXB_ARCH_SPOOL: {
@@ -130,7 +128,7 @@ static int build_queues(struct emu *e)
 
 		for (uint32_t q = 0; rc == 0 && q < e->n_pq; q++) {
 			set_pq(e, q, q, 1, cap, 0, e->n_dest, 0);
-			rc = add_src(e, EMU_KIND_SPOOL, q, cap, q);
+			rc = add_src(e, cap, q);
 		}
 		break;
 	}
@@ -141,7 +139,7 @@ static int build_queues(struct emu *e)
 		for (uint32_t g = 0; g < e->n_pq; g++)
 			set_pq(e, g, g * per, per, per * ax, g * per, per, 0);
 		for (uint32_t a = 0; rc == 0 && a < n; a++)
-			rc = add_src(e, EMU_KIND_AX, a, ax, a / per);
+			rc = add_src(e, ax, a / per);
 		break;
 	}
 	}
@@ -242,26 +240,24 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
 	struct rxb_iface_config ic;
+	struct rxb_spool *sp;
 
 	rxb_scn_iface_config(&c->scn, 0, (double)e->hz / 1e9, &ic);
 	e->iface = rxb_iface_create(&ic, e->allocs, err);
 	if (e->iface == NULL)
-		return -EINVAL;
-	e->pr = rxb_iface_privring(e->iface);
-	e->sh = rxb_iface_shring(e->iface);
-	e->bs = rxb_iface_bisect(e->iface);
-	e->sp = rxb_iface_spool(e->iface);
-	if (e->sp != NULL) {
-		if (rxb_spool_n_queues(e->sp) != e->n_pq) {
+		return err->code;
+	sp = rxb_iface_spool(e->iface);
+	if (sp != NULL) {
+		if (rxb_spool_n_queues(sp) != e->n_pq) {
 			rxb_err_set(err, "spool: the library has %u queues, the emulator built %u",
-				    rxb_spool_n_queues(e->sp), e->n_pq);
+				    rxb_spool_n_queues(sp), e->n_pq);
 			return -EINVAL;
 		}
 		e->qposted = rte_zmalloc("rxb_qposted", sizeof(*e->qposted) * e->n_pq, 0);
 		if (e->qposted == NULL)
 			return rxb_err_fail(err, -ENOMEM, "out of memory: spool queue counters");
 		for (uint32_t q = 0; q < e->n_pq; q++)
-			atomic_store(&e->qposted[q], rxb_spool_posted(e->sp, q));
+			atomic_store(&e->qposted[q], rxb_spool_posted(sp, q));
 	}
 	return 0;
 }
@@ -414,6 +410,7 @@ static void take_snap(struct emu *e, struct snap *s)
 static void sample_occupancy(struct emu *e)
 {
 	uint64_t in_use = rte_mempool_in_use_count(e->wpool);
+	struct rxb_spool *sp = e->iface != NULL ? rxb_iface_spool(e->iface) : NULL;
 
 	if (in_use > atomic_load(&e->in_use_max))
 		atomic_store(&e->in_use_max, in_use);
@@ -428,8 +425,8 @@ static void sample_occupancy(struct emu *e)
 		e->d[d].occ_n++;
 		if (o > e->d[d].occ_max)
 			e->d[d].occ_max = o;
-		if (e->sp != NULL) {
-			uint64_t p = atomic_load_explicit(&e->qposted[rxb_spool_queue_of(e->sp, d)],
+		if (sp != NULL) {
+			uint64_t p = atomic_load_explicit(&e->qposted[rxb_spool_queue_of(sp, d)],
 							  memory_order_relaxed);
 
 			e->d[d].posted_sum += p;
@@ -483,17 +480,9 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 
 uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter)
 {
-	uint64_t v = 0;
-
-	if (e->pr != NULL)
-		v += rxb_counter_read(&rxb_privring_nic_stats(e->pr, d)->c[counter]);
-	if (e->sh != NULL)
-		v += rxb_counter_read(&rxb_shring_nic_stats(e->sh, d)->c[counter]);
-	if (e->bs != NULL)
-		v += rxb_counter_read(&rxb_bisect_nic_stats(e->bs, d)->c[counter]);
-	if (e->sp != NULL) /* per port */
-		v += rxb_counter_read(&rxb_spool_port_stats(e->sp, d)->c[counter]);
-	return v;
+	/* both ring sets of dynamic shRing; spool: per port */
+	return e->iface != NULL ?
+	       rxb_iface_nic_counter(e->iface, d, (enum rxb_nic_counter)counter) : 0;
 }
 
 static uint64_t wire_residual(struct emu *e)
@@ -623,13 +612,8 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 				m->pool = e->wpool;
 				rte_mempool_put(e->wpool, m);
 			}
-			while ((got = s->kind == EMU_KIND_PRIV ?
-				      rxb_privring_nic_fetch(e->pr, s->id, bufs, EMU_FETCH_CHUNK) :
-				      s->kind == EMU_KIND_SHARED ?
-				      rxb_shring_nic_fetch(e->sh, s->id, bufs, EMU_FETCH_CHUNK) :
-				      s->kind == EMU_KIND_SPOOL ?
-				      rxb_spool_nic_fetch(e->sp, s->id, bufs, EMU_FETCH_CHUNK) :
-				      rxb_bisect_nic_fetch(e->bs, s->id, bufs, EMU_FETCH_CHUNK)) != 0)
+			/* e->src[i] is the library's source i (emu_nic.c) */
+			while ((got = rxb_iface_nic_fetch(e->iface, i, bufs, EMU_FETCH_CHUNK)) != 0)
 				rte_mempool_put_bulk(e->wpool, (void **)bufs, got);
 		}
 		for (uint32_t q = 0; q < e->n_pq; q++) {
@@ -644,7 +628,7 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 	if (e->cfg->scn.arch.emulated) {
 		held += cs.in_entries;
 		if (e->cfg->scn.arch.name == RXB_ARCH_SHRING_LIST)
-			held += rxb_shring_n_rings(e->sh);
+			held += rxb_shring_n_rings(rxb_iface_shring(e->iface));
 	}
 	in_use = rte_mempool_in_use_count(e->wpool);
 	r->pool_in_use_end = in_use;
@@ -666,6 +650,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	uint64_t hist[EMU_HIST_BUCKETS] = { 0 }, lat_n = 0, lat_sum = 0, lat_max = 0;
 	uint64_t rx = 0, al = 0, app = 0, proc = 0, occ_sum = 0, occ_n = 0, dropped = 0;
 	uint64_t busy = rxb_counter_read(&e->ns.busy_cyc), idle = rxb_counter_read(&e->ns.idle_cyc);
+	struct rxb_shring *sh = e->iface != NULL ? rxb_iface_shring(e->iface) : NULL;
 
 	r->tsc_hz = e->hz;
 	r->measured_s = dt;
@@ -784,13 +769,13 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	r->gen_late = rxb_counter_read(&e->gen_late);
 	r->gen_pipeline_drops = rxb_counter_read(&e->gen_pipeline);
 	r->in_use_max = atomic_load(&e->in_use_max);
-	if (e->sh != NULL) {
+	if (sh != NULL) {
 		uint64_t ret = 0, sum = 0, mx = 0;
 
-		for (uint32_t g = 0; g < rxb_shring_n_rings(e->sh); g++) {
+		for (uint32_t g = 0; g < rxb_shring_n_rings(sh); g++) {
 			struct rxb_shring_wait ws;
 
-			rxb_shring_wait_stats(e->sh, g, &ws);
+			rxb_shring_wait_stats(sh, g, &ws);
 			ret += ws.returned;
 			sum += ws.wait_sum;
 			mx = RTE_MAX(mx, ws.wait_max);
@@ -1045,7 +1030,7 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 		goto fail;
 	/* The physical queues start full, as a driver's do. */
 	for (uint32_t q = 0; c->scn.arch.emulated && q < e->n_pq; q++)
-		while (emu_refill(e, &e->pq[q], 0) != 0)
+		while (emu_refill(e, &e->pq[q]) != 0)
 			;
 	rc = emu_ports_start(e, err);
 	if (rc != 0)
