@@ -129,7 +129,7 @@ static struct rxb_shring *make_shring(const struct rxb_iface_config *cfg, struct
 		.cr_size = cfg->cr_size,
 		.desc_prefetch = cfg->desc_prefetch,
 		.list = cfg->arch == RXB_ARCH_SHRING_LIST,
-		.batch = cfg->arch == RXB_ARCH_SHRING_LIST ? cfg->batch : 0,
+		.batch = cfg->arch == RXB_ARCH_SHRING_LIST ? cfg->rxlist_slots : 0,
 	};
 
 	return rxb_shring_create(&sc, err);

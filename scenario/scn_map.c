@@ -63,7 +63,7 @@ void rxb_scn_iface_config(const struct rxb_scn *s, uint32_t desc_prefetch, doubl
 	ic->cr_size = a->cr_size;
 	ic->desc_prefetch = desc_prefetch;
 	ic->share_degree = a->share_degree;
-	ic->batch = slots_per_desc(a); /* RxList buffer slots per descriptor */
+	ic->rxlist_slots = slots_per_desc(a);
 	ic->ax_size = a->ax_size;
 	ic->bx_size = a->bx_size;
 	ic->ax_policy = a->ax_policy;

@@ -533,7 +533,7 @@ static void test_iface_out_of_memory(void)
 		{ .arch = RXB_ARCH_PRIVRING, .rx_size = 64 },
 		{ .arch = RXB_ARCH_SMALL_PRIVRING },
 		{ .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2 },
-		{ .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2, .batch = 2 },
+		{ .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2, .rxlist_slots = 2 },
 		{ .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 },
 		{ .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 256, .n_groups = 2 },
 		{ .arch = RXB_ARCH_SPOOL, .spool = { .n_ports = 6, .mode = RXB_SPOOL_SPP,

@@ -100,7 +100,7 @@ static struct stress_case *stress_cases(size_t *n)
 		{ "shring_list", { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3 }, PLAUSIBLE_RX,
 		  false },
 		{ "shring_list_batch8", { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3, .rx_size = 256,
-					  .batch = 8 }, PLAUSIBLE_RX, false },
+					  .rxlist_slots = 8 }, PLAUSIBLE_RX, false },
 		{ "rxbisect", { .arch = RXB_ARCH_RXBISECT, .n_cores = 3, .ax_size = 64,
 				.bx_size = 512 }, PLAUSIBLE_BISECT, false },
 		{ "rxbisect_coalesce", { .arch = RXB_ARCH_RXBISECT, .n_cores = 3, .ax_size = 64,
@@ -423,7 +423,7 @@ static uint32_t pool_size(const struct rxb_iface_config *ic, uint32_t n_pollers)
 		ring = ic->spool.mode == RXB_SPOOL_SPP ? ic->spool.high : ic->spool.depth;
 		break;
 	default:
-		ring = rx * (ic->batch > 1 ? ic->batch : 1); /* batched RxList: slots */
+		ring = rx * (ic->rxlist_slots > 1 ? ic->rxlist_slots : 1); /* batched RxList: slots */
 		break;
 	}
 	return (uint32_t)(ring * n_pollers + (uint64_t)HOLD_MAX * n_pollers +

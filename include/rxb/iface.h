@@ -71,12 +71,14 @@ struct rxb_iface_config {
 	enum rxb_arch arch;
 	uint32_t n_cores;        /* cores (= destinations except for spool) */
 	uint32_t rx_size;        /* privRing / shRing Rx ring; 0 = default */
-	uint32_t cr_size;        /* CR entries; 0 = rx_size (× batch if batched) */
+	uint32_t cr_size;        /* CR entries; 0 = rx_size (× rxlist_slots if batched) */
 	uint32_t desc_prefetch;  /* 0 = RXB_DESC_PREFETCH_DEFAULT */
 	uint32_t share_degree;   /* shRing cores per ring; 0 = min(8, n_cores) */
-	uint32_t batch;          /* shring_list: buffer slots per descriptor
-				  * (batched RxList); 0 or 1 = not batched;
-				  * other archs ignore it */
+	uint32_t rxlist_slots;   /* shring_list: buffer slots per descriptor
+				  * (batched RxList; scenario key
+				  * arch.rxlist_batch); 0 or 1 = not batched;
+				  * other archs ignore it. Not the receive
+				  * burst (arch.batch), which is the caller's. */
 	uint32_t ax_size;        /* rxBisect; 0 = 128 */
 	uint32_t bx_size;        /* rxBisect; 0 = 1024 */
 	enum rxb_ax_policy ax_policy;

@@ -147,7 +147,7 @@ static void read_config(struct input *in, struct rxb_pool_config *pc)
 	c->n_groups = h[9] % 4;
 	c->enforce_vendor_min = h[10] & 1;
 	c->coalesce = (h[10] & 2) != 0;
-	c->batch = PICK(batch_table, h[10] >> 3);
+	c->rxlist_slots = PICK(batch_table, h[10] >> 3);
 	c->coalesce_timeout = h[11];
 	c->seed = h[23];
 	c->spool.n_ports = h[12] % 6;
@@ -185,8 +185,8 @@ static unsigned plausible_drops(const struct rxb_iface_config *c)
 		      c->arch == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE :
 							   RXB_DEFAULT_RX_SIZE;
 
-	if (c->arch == RXB_ARCH_SHRING_LIST && c->batch > 1)
-		rx *= c->batch;
+	if (c->arch == RXB_ARCH_SHRING_LIST && c->rxlist_slots > 1)
+		rx *= c->rxlist_slots;
 	if (c->arch == RXB_ARCH_RXBISECT)
 		return m | 1u << RXB_DROP_NO_AX_BUF | 1u << RXB_DROP_NO_BX_SLOT;
 	m |= 1u << RXB_DROP_NO_RX_DESC;
