@@ -65,6 +65,7 @@ Arch, System, Traffic, Workload, Run, Emu = (_section_class(s) for s in SECTIONS
 ARCHS = tuple(TABLE["arch"]["name"]["values"])
 SHARED = ("shring", "shring_list", "dyn_shring")  # archs with rings shared by share_degree cores
 RING_MAX = TABLE["arch"]["rx_size"]["hi"]  # RXB_RING_MAX of include/rxb/common.h
+MAX_QUEUES = TABLE["system"]["cores"]["hi"]  # RXB_MAX_CORES: the library's queue limit
 
 
 def honours(full: str, engine: str) -> bool:
@@ -263,6 +264,10 @@ def _resolve_arch(a: Arch, sy: System, t: Traffic, split: tuple[int, ...]) -> Ar
         raise _bad("arch.rxlist_batch", a.rxlist_batch, f"arch.rx_size x arch.rxlist_batch = "
                    f"{rx * slots} buffer slots, more than the library's {RING_MAX}",
                    f"1 to {RING_MAX // rx} (a power of two)")
+    if a.name == "spool" and a.spool_mode != "basic" and a.spool_ports > MAX_QUEUES:
+        raise _bad("arch.spool_ports", a.spool_ports, f"spool_mode = '{a.spool_mode}' gives every "
+                   f"port a queue of its own and the library has at most {MAX_QUEUES}",
+                   f"1 to {MAX_QUEUES}, or spool_mode = 'basic'")
     if a.spool_low > a.spool_high:
         raise _bad("arch.spool_low", a.spool_low, f"above arch.spool_high = {a.spool_high}",
                    f"1 to {a.spool_high}")

@@ -149,3 +149,11 @@ def test_rxlist_batch_default_resolution_and_validation():
     with pytest.raises(ScenarioError, match="arch.rx_size x arch.rxlist_batch = 2097152"):
         scenario.load_resolved(None, ["arch.name=shring_list", "arch.rx_size=65536",
                                       "arch.rxlist_batch=32"])
+
+
+def test_spool_ports_beyond_the_librarys_queues_need_basic_mode():
+    with pytest.raises(ScenarioError, match="arch.spool_ports = 2000: spool_mode = 'spp' gives"):
+        scenario.load_resolved(None, ["arch.name=spool", "arch.spool_ports=2000"])
+    r = scenario.load_resolved(None, ["arch.name=spool", "arch.spool_ports=2000",
+                                      "arch.spool_mode=basic"])
+    assert r.scenario.arch.spool_ports == 2000
