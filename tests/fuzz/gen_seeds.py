@@ -1,15 +1,37 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write the seed corpus of fuzz_iface (tests/fuzz/seeds/*.bin).
+"""Write the seed corpora of the fuzz targets (docs/fuzzing.md).
 
-The byte layout is documented at the top of fuzz_iface.c: a 24-byte
-configuration header, then operations. One seed per design (and the
-rxBisect options), each with a schedule that delivers bursts, receives,
-frees, ticks and drains, plus a few configurations create() must reject.
+fuzz_iface (OUT_DIR/*.bin): the byte layout is documented at the top of
+fuzz_iface.c: a 24-byte configuration header, then operations. One seed per
+design (and the rxBisect options), each with a schedule that delivers
+bursts, receives, frees, ticks and drains, plus a few configurations
+create() must reject.
+
+fuzz_pcap (OUT_DIR/pcap/): small classic pcap files covering what
+sim/pcap.h reads (both byte orders, µs and ns, every link type, VLAN tags,
+IPv4 options and fragments, IPv6 extension headers, cut headers, oversize
+and reordered packets) and every error it reports.
+
+fuzz_simcfg (OUT_DIR/simcfg/): engine configs from `rxb scenario show
+--json` (compacted), one per design plus profile, pattern, workload and
+calibration variants. Needs .venv/bin/rxb (make build); kept as they are
+without it.
+
+fuzz_calib (OUT_DIR/calib/): sim/calibration/default.json and variants.
+
+fuzz_profile (OUT_DIR/profile/): python/rxbisect/profiles/*.toml as they
+are and without comments, plus a few a profile check must reject.
+
+Also writes the dictionaries tests/fuzz/simcfg.dict (config and
+calibration keys, enum values) and tests/fuzz/profile.dict.
 Run: python3 tests/fuzz/gen_seeds.py [OUT_DIR]
 """
 import os
 import sys
+
+from gen_seeds_parsers import (calib_seeds, pcap_seeds, profile_seeds, simcfg_seeds,
+                               write_dir, write_profile_dict, write_simcfg_dict)
 
 # Header indices (see fuzz_iface.c).
 ARCH = {"privring": 0, "small_privring": 1, "shring": 2, "shring_list": 3,
@@ -85,12 +107,25 @@ def seeds():
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "seeds")
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "seeds")
     os.makedirs(out, exist_ok=True)
     for name, data in sorted(seeds().items()):
         with open(os.path.join(out, name + ".bin"), "wb") as f:
             f.write(data)
     print(f"{len(seeds())} seeds in {out}")
+    write_dir(os.path.join(out, "pcap"), pcap_seeds(), ".pcap")
+    configs = simcfg_seeds(root)
+    if configs is not None:
+        write_dir(os.path.join(out, "simcfg"), configs, ".json")
+    calibs = calib_seeds(root)
+    write_dir(os.path.join(out, "calib"), calibs, ".json")
+    if configs is not None:
+        write_simcfg_dict(os.path.join(here, "simcfg.dict"), configs, calibs)
+    profiles = profile_seeds(root)
+    write_dir(os.path.join(out, "profile"), profiles, ".toml")
+    write_profile_dict(os.path.join(here, "profile.dict"), profiles)
 
 
 if __name__ == "__main__":
