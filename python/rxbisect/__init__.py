@@ -7,3 +7,5 @@ command (`cli`) is a thin layer over these.
 """
 
 __version__ = "0.1.0"
+
+from .sweep import sweep  # noqa: E402,F401  (rxbisect.sweep(...) -> DataFrame; docs/sweeps.md)

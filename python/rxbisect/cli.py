@@ -4,6 +4,7 @@
     rxb emu [SCENARIO] [--set section.key=value ...] [--eal "..."] [--json]
     rxb calibrate [--out FILE] [--quick]
     rxb compare [--set ...] [--json] [--quick] [--plot DIR] [--jobs N]
+    rxb sweep [SCENARIO] --grid KEY=V1,V2 ... [--seeds N] [--out DIR] [--jobs N | --cluster ADDR]
     rxb scenario show [SCENARIO] [--set ...] [--json]
     rxb scenario keys [SECTION ...] [--json]
     rxb scenario list
@@ -123,6 +124,22 @@ def cmd_compare(args) -> int:
     if args.plot:
         path = compare.plot(points, args.plot)
         print(f"\nplot: {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from .sweep import execute, grid_from_args, plan, table  # rxbisect.sweep is the function
+    points = plan(args.scenario, grid_from_args(args.grid), args.seeds, args.sets)
+    idle = [k for k in scenario.given_keys(args.scenario, args.sets)
+            if not scenario.honours(k, "sim")]
+    if idle:
+        print(f"rxb: warning: no effect in the simulator (emulator-only keys): "
+              f"{', '.join(idle)}", file=sys.stderr)
+    outcome = execute(points, args.out, args.cluster, args.jobs, _progress(args))
+    if args.json:
+        _print_json(outcome.records)
+    else:
+        print(table(outcome), end="")
     return 0
 
 
@@ -250,6 +267,24 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--jobs", type=int, metavar="N",
                    help=f"engine runs at once (default {compare.DEFAULT_WORKERS}, at most the CPUs)")
     c.set_defaults(func=cmd_compare)
+
+    w = sub.add_parser("sweep", help="simulate a scenario over the cross product of key grids "
+                       "and seeds; resumable records in DIR/sweep.jsonl (docs/sweeps.md)")
+    _scenario_args(w)
+    w.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="values of one key (repeatable; the points are the cross product)")
+    w.add_argument("--seeds", type=int, metavar="N",
+                   help="run every point with run.seed = 1..N (default: the scenario's seed)")
+    w.add_argument("--out", default="results/sweep", metavar="DIR",
+                   help="folder for sweep.jsonl and sweep.parquet; points already recorded "
+                   "there are skipped (default results/sweep)")
+    w.add_argument("--jobs", type=int, metavar="N",
+                   help="engine runs at once on the local pool (default: every CPU)")
+    w.add_argument("--cluster", metavar="ADDRESS",
+                   help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
+    w.add_argument("--json", action="store_true", help="print the points' records as JSON")
+    _bar_args(w)
+    w.set_defaults(func=cmd_sweep)
 
     sc = sub.add_parser("scenario", help="inspect scenarios and their keys")
     scsub = sc.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)

@@ -1,0 +1,224 @@
+"""Result records on disk: the JSON-lines file a sweep appends to, and tables made from it.
+
+A record is the object of evaluation.md §4, one per simulated point:
+
+    {"experiment", "arch", "point_id", "grid", "seed", "scenario",
+     "params": {...}, "metrics": {...}, "sim_packets", "sim_wall_s", "config": {...}}
+
+(docs/sweeps.md describes every key). `Store` owns DIR/sweep.jsonl for one run:
+
+- it is locked (a POSIX lock, which dies with the process holding it and is not inherited
+  by forked workers), so two sweeps never append to one file;
+- a half-written last line, left when a run was killed in the middle of a write, is cut
+  off before anything is appended after it;
+- each record is one write(2) of one complete line, with SIGINT/SIGTERM/SIGHUP held back
+  for its duration and fdatasync(2) after it, so an interrupted run leaves whole lines only.
+
+The point id (`point_id`) is what makes a sweep resumable: a stable hash of the resolved
+scenario exactly as the engine receives it, so a point already in the file is skipped.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from . import engine
+from .errors import RxbError, UsageError
+from .scenario import Resolved
+
+FILE = "sweep.jsonl"
+TABLE = "sweep.parquet"
+# Top-level record keys that become DataFrame columns as they are; "params" and "metrics"
+# are flattened under their own prefix; "grid" and "config" stay in the JSON lines only
+# (params already holds every grid key's resolved value).
+COLUMNS = ("experiment", "arch", "point_id", "seed", "scenario", "sim_packets", "sim_wall_s")
+_HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_OPEN: set[str] = set()  # files a Store of this process has open
+_OPEN_LOCK = threading.Lock()
+
+
+def identity(res: Resolved) -> dict:
+    """What a point's id is a hash of: the engine's config (engine.build_config) without
+    the free text and the profile's file location, which do not change what is simulated."""
+    cfg = engine.build_config(res)
+    cfg.pop("description", None)
+    cfg["profile"] = {k: v for k, v in cfg["profile"].items()
+                      if k not in ("source", "description")}
+    return cfg
+
+
+def point_id(res: Resolved) -> str:
+    """Stable hash of a resolved scenario: 16 hex digits of SHA-256 over canonical JSON."""
+    text = json.dumps(identity(res), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+class Store:
+    """DIR/sweep.jsonl, open for one run: `records` holds what the file had (by point id,
+    last one wins); `append` adds one record durably."""
+
+    def __init__(self, folder: str | os.PathLike, warn: Callable[[str], None] = _stderr):
+        self.folder = Path(folder)
+        self.path = self.folder / FILE
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"--out {folder}: cannot create the folder "
+                             f"({e.strerror or e})") from None
+        if not self.folder.is_dir():
+            raise UsageError(f"--out {folder}: not a folder")
+        # A POSIX lock excludes other processes (and, unlike flock, is not held on by the
+        # workers a sweep forks). It is dropped when this process closes *any* descriptor of
+        # the file, so a second Store of this process is turned away by _OPEN before it opens
+        # one.
+        self._fd = -1
+        self._key = os.path.realpath(self.path)
+        with _OPEN_LOCK:
+            if self._key in _OPEN:
+                raise self._busy()
+            try:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            except OSError as e:
+                raise UsageError(f"--out {folder}: cannot write {self.path} "
+                                 f"({e.strerror or e})") from None
+            try:
+                fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(self._fd)
+                self._fd = -1
+                raise self._busy() from None
+            _OPEN.add(self._key)
+        try:
+            self.records = self._read(warn)
+        except BaseException:
+            self.close()
+            raise
+
+    def _busy(self) -> UsageError:
+        return UsageError(f"{self.path} is being written by another `rxb sweep`; wait for it "
+                          "to finish, or use another --out")
+
+    def _read(self, warn: Callable[[str], None]) -> dict[str, dict]:
+        size = os.fstat(self._fd).st_size
+        data = os.pread(self._fd, size, 0) if size else b""
+        end = data.rfind(b"\n") + 1  # everything after the last newline is a cut-off write
+        lines = data[:end].split(b"\n")[:-1]
+        records: dict[str, dict] = {}
+        good = 0  # bytes of whole, valid lines
+        for i, line in enumerate(lines):
+            rec = _parse(line)
+            if rec is None:
+                if i < len(lines) - 1:
+                    raise UsageError(f"{self.path} line {i + 1} is not a sweep record; the "
+                                     "file was edited or not written by `rxb sweep`: fix or "
+                                     "remove that line, or use another --out")
+                break  # a damaged last line: dropped below like a cut-off one
+            records[rec["point_id"]] = rec
+            good += len(line) + 1
+        if good < len(data):
+            warn(f"rxb: warning: {self.path}: dropped a half-written last line "
+                 f"({len(data) - good} bytes) left by an interrupted run")
+            os.ftruncate(self._fd, good)
+        return records
+
+    def append(self, record: dict) -> None:
+        """Write one record as one line, durably; never half of it on a Ctrl-C."""
+        data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+            os.fdatasync(self._fd)
+        except OSError as e:
+            raise RxbError(f"cannot append to {self.path} ({e.strerror or e}); the records "
+                           "written so far are intact") from None
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        self.records[record["point_id"]] = record
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # releases the lock
+            self._fd = -1
+            with _OPEN_LOCK:
+                _OPEN.discard(self._key)
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _parse(line: bytes) -> dict | None:
+    try:
+        rec = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(rec, dict) or not isinstance(rec.get("point_id"), str) \
+            or not isinstance(rec.get("metrics"), dict):
+        return None
+    return rec
+
+
+def read(folder: str | os.PathLike) -> list[dict]:
+    """Every whole record of DIR/sweep.jsonl, in file order (a cut-off last line is
+    ignored, not repaired: reading needs no lock). Not while this process has a Store open
+    on the folder: closing any descriptor of a file drops the process's POSIX lock on it."""
+    path = Path(folder) / FILE
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise UsageError(f"cannot read {path} ({e.strerror or e})") from None
+    return [r for line in data[:data.rfind(b"\n") + 1].splitlines()
+            if (r := _parse(line)) is not None]
+
+
+def flatten(record: dict) -> dict[str, Any]:
+    """One table row: COLUMNS as they are, then params and metrics with dotted names
+    (`params.arch.ax_size`, `metrics.drops_by_cause.no_ax_buf`); lists (per-core and
+    per-ring breakdowns, time series) are kept as JSON text."""
+    row = {k: record.get(k) for k in COLUMNS}
+    for top in ("params", "metrics"):
+        _walk(top, record.get(top) or {}, row)
+    return row
+
+
+def _walk(prefix: str, obj: dict, row: dict) -> None:
+    for k, v in obj.items():
+        name = f"{prefix}.{k}"
+        if isinstance(v, dict):
+            _walk(name, v, row)
+        elif isinstance(v, list):
+            row[name] = json.dumps(v, separators=(",", ":"))
+        else:
+            row[name] = v
+
+
+def frame(records: Iterable[dict]):
+    """A pandas DataFrame, one row per record (see flatten)."""
+    import pandas as pd
+    return pd.DataFrame([flatten(r) for r in records])
+
+
+def write_table(records: Iterable[dict], folder: str | os.PathLike) -> Path:
+    """DIR/sweep.parquet from the records, written beside and renamed over the old one."""
+    path = Path(folder) / TABLE
+    tmp = path.with_name(f".{TABLE}.{os.getpid()}.tmp")
+    try:
+        frame(records).to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path

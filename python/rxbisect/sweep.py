@@ -1,0 +1,493 @@
+r"""`rxb sweep`: one scenario over the cross product of key grids, times seeds.
+
+    rxb sweep SCENARIO --grid arch.ax_size=64,128,256 --grid traffic.rate_gbps=50,100 \
+              --seeds 3 --out results/ax --jobs 8            # local process pool
+    rxb sweep SCENARIO --grid ... --cluster tcp://sched:8786 # an existing Dask scheduler
+
+    rxbisect.sweep("reference", grid={"arch.ax_size": [64, 128]}, seeds=3, out="results/ax")
+
+Three steps (docs/sweeps.md):
+
+1. plan: every grid value is read and checked by the scenario schema (the messages of
+   `--set`), then every point is loaded and resolved in this process, so a bad key, value
+   or combination stops the sweep before anything runs. Each point gets its id, a hash of
+   its resolved scenario (records.point_id).
+2. run: the points not yet in DIR/sweep.jsonl go to a local process pool, or to a Dask
+   distributed cluster; each is one engine run (engine.run, no progress bar). A worker
+   receives the resolved scenario itself (absolute paths, no "auto"), rebuilds it, checks
+   it hashes to the same id, runs the engine and returns the record.
+3. record: this process alone writes DIR/sweep.jsonl, one line per point as it finishes
+   (records.Store), then DIR/sweep.parquet from every record in the file.
+
+Local workers run in process groups of their own: a Ctrl-C reaches only this process,
+which then kills each worker together with its engine; if this process is killed, the
+kernel tells each worker (PR_SET_PDEATHSIG), which kills its group. Either way the file
+holds whole records of finished points only, and the same command finishes the sweep.
+"""
+
+import concurrent.futures as cf
+import ctypes
+import itertools
+import json
+import os
+import signal
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from tqdm import tqdm
+
+from . import engine, records, scenario
+from .errors import EngineError, RxbError, ScenarioError, UsageError
+from .schema import parse_text, show, unknown
+
+CONNECT_TIMEOUT_S = 10
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+@dataclass(frozen=True)
+class Point:
+    grid: dict[str, Any]  # key -> value as given (typed; "auto" stays "auto")
+    seed: int  # the run.seed it runs with
+    label: str  # "arch.ax_size=64 run.seed=2", for messages
+    point_id: str
+    task: dict  # what a worker receives (plain JSON-able data)
+
+
+# ---- plan -------------------------------------------------------------------------------
+
+def split_values(text: str) -> list[str]:
+    """V1,V2,... split at commas outside brackets, so list values survive:
+    `system.stalled_cores=[],[0],[0,1]`."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += (ch == "[") - (ch == "]")
+        cur += ch
+    return out + [cur]
+
+
+def parse_grid(text: str) -> tuple[str, list[str]]:
+    """One `--grid KEY=V1,V2,...` into (KEY, [V1, V2, ...]); the values are checked later."""
+    key, eq, values = text.partition("=")
+    key = key.strip()
+    if not eq or not key:
+        raise UsageError(f"--grid {text!r}: expected KEY=V1,V2,... "
+                         "(e.g. --grid arch.ax_size=64,128,256)")
+    items = [v.strip() for v in split_values(values)]
+    if not values.strip():
+        raise UsageError(f"--grid {key}: no values after '='; expected {key}=V1,V2,...")
+    if any(not v for v in items):
+        raise UsageError(f"--grid {key}={values}: an empty value (two commas in a row, or one "
+                         "at an end)")
+    return key, items
+
+
+def _text(v: Any) -> str:
+    """A value from the Python API as `--set` text (strings are taken as typed there)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(str(x) for x in v) + "]"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def check_grid(grid: Mapping[str, Sequence[Any]], where: str = "--grid") \
+        -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Every key and value through the scenario schema: [(key, [(text, value), ...])]."""
+    names = [k.full for k in scenario.SCHEMA.keys()]
+    out = []
+    for key, values in grid.items():
+        info = scenario.SCHEMA.info(key)
+        if info is None:
+            raise unknown("key", key, names, f"{where}: ")
+        if not scenario.honours(key, "sim"):
+            raise UsageError(f"{where} {key}: no effect in the simulator (a key only the "
+                             "emulator honours)")
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            values = [values]
+        values = list(values)
+        if not values:
+            raise UsageError(f"{where} {key}: no values")
+        seen: dict[str, str] = {}
+        parsed = []
+        for v in values:
+            text = _text(v)
+            value = parse_text(info, text, f"{where}: ")
+            shown = show(value)
+            if shown in seen:
+                raise UsageError(f"{where} {key}: value {text} is given twice"
+                                 + (f" (as {seen[shown]})" if seen[shown] != text else ""))
+            seen[shown] = text
+            parsed.append((text, value))
+        out.append((key, parsed))
+    return out
+
+
+def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
+         seeds: int | None = None, sets: Sequence[str] = (), experiment: str = "sweep",
+         where: str = "--grid") -> list[Point]:
+    """Every point of the sweep, checked and resolved; nothing runs."""
+    grid = dict(grid or {})
+    if seeds is not None:
+        if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+            raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
+        if "run.seed" in grid:
+            raise UsageError("run.seed is both a grid key and set by --seeds; use one of them")
+    axes = check_grid(grid, where)
+    scenario.load(ref, sets)  # the scenario and --set alone: their own messages first
+    keys = [k for k, _ in axes]
+    seed_list: list[int | None] = list(range(1, seeds + 1)) if seeds else [None]
+    points: list[Point] = []
+    seen: dict[str, str] = {}
+    for combo in itertools.product(*(vals for _, vals in axes)):
+        for s in seed_list:
+            own = [f"{k}={text}" for k, (text, _) in zip(keys, combo)]
+            own += [f"run.seed={s}"] if s is not None else []
+            label = " ".join(own) or "(the scenario as it is)"
+            try:
+                res = scenario.load_resolved(ref, (*sets, *own))
+            except ScenarioError as e:
+                raise ScenarioError(f"grid point {label}: {e}") from None
+            pid = records.point_id(res)
+            if pid in seen:
+                raise UsageError(f"grid points {seen[pid]} and {label} are the same scenario "
+                                 "once resolved; drop one of the values")
+            seen[pid] = label
+            sections = {k: v for k, v in res.scenario.sections().items() if k != "emu"}
+            resolved_grid = {k: sections[k.split(".")[0]][k.split(".", 1)[1]] for k in keys}
+            seed = res.scenario.run.seed
+            given = {k: value for k, (_, value) in zip(keys, combo)}
+            # plain JSON data (tuples as lists): a fresh record equals one read back
+            task = json.loads(json.dumps(
+                {"experiment": experiment, "scenario": ref, "point_id": pid, "grid": given,
+                 "seed": seed, "resolved_grid": resolved_grid, "sections": sections}))
+            points.append(Point(task["grid"], seed, label, pid, task))
+    return points
+
+
+# ---- one point (in a worker) --------------------------------------------------------------
+
+def rebuild(sections: Mapping[str, Mapping[str, Any]]) -> scenario.Resolved:
+    """The resolved scenario from its sections (as Scenario.sections() gives them)."""
+    vals = scenario.SCHEMA.defaults()
+    scenario.SCHEMA.merge(vals, sections, "point: ")
+    return scenario.resolve(scenario.Scenario(**scenario.SCHEMA.instantiate(vals)))
+
+
+def run_point(task: dict) -> dict:
+    """One engine run for a planned point; returns its record. Runs in a worker (a local
+    process, or a Dask worker, which must import rxbisect and find rxb-sim)."""
+    res = rebuild(task["sections"])
+    if records.point_id(res) != task["point_id"]:
+        raise EngineError(f"point {task['point_id']}: this worker resolves the scenario "
+                          "differently (a profile or pcap file that differs here?)")
+    result = engine.run(res, progress=False)
+    params = {**result.params, **task["resolved_grid"], "run.seed": task["seed"]}
+    return {"experiment": task["experiment"], "arch": result.params.get("arch.name"),
+            "point_id": task["point_id"], "grid": task["grid"], "seed": task["seed"],
+            "scenario": task["scenario"], "params": params, "metrics": result.metrics,
+            "sim_packets": result.sim_packets, "sim_wall_s": result.sim_wall_s,
+            "config": task["sections"]}
+
+
+# ---- local process pool -------------------------------------------------------------------
+
+def _die_with_group(signum=None, frame=None) -> None:
+    """Kill this worker and the engine it runs (never a group the worker does not lead)."""
+    if os.getpgrp() == os.getpid():
+        os.killpg(0, signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _worker_init(parent: int) -> None:
+    """A pool worker: its own process group (a terminal's Ctrl-C reaches only the main
+    process, which decides), and SIGTERM when the main process dies, which takes the
+    worker's engine down with it."""
+    os.setpgrp()
+    signal.signal(signal.SIGTERM, _die_with_group)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: an orphaned worker finishes its one point and exits
+    if os.getppid() != parent:  # the main process died before the line above
+        _die_with_group()
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (a container's or taskset's share, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _kill_groups(pids: Iterable[int]) -> None:
+    for pid in pids:
+        for kill in (os.killpg, os.kill):  # the group; the worker alone if it leads none
+            try:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def _run_local(tasks: list[dict], jobs: int, started: Callable[[], None],
+               done: Callable[[dict, Any, BaseException | None], None]) -> str | None:
+    """Run on a process pool; `started()` once every worker is forked (a progress bar's
+    thread must not exist at fork time), then `done(task, record, error)` per point, in this
+    thread. Returns why it stopped early (a worker died), or None."""
+    import multiprocessing as mp
+    pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
+                                  mp_context=mp.get_context("fork"),
+                                  initializer=_worker_init, initargs=(os.getpid(),))
+    workers: list[int] = []
+    try:
+        futs = {pool.submit(run_point, t): t for t in tasks}
+        workers = list(getattr(pool, "_processes", None) or {})  # all forked by now
+        started()
+        for f in cf.as_completed(futs):
+            err = f.exception()
+            if isinstance(err, cf.process.BrokenProcessPool):
+                _kill_groups(workers)
+                pool.shutdown(wait=False, cancel_futures=True)
+                return "a worker process died (killed, or out of memory)"
+            if err is not None and not isinstance(err, RxbError):
+                raise err  # a bug: keep its traceback
+            done(futs[f], None if err else f.result(), err)
+    except BaseException:
+        _kill_groups(workers)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return None
+
+
+# ---- Dask distributed -------------------------------------------------------------------
+
+def _reachable(address: str) -> None:
+    """Fail fast, with one clear line, on a TCP address nobody listens at (dask itself
+    would retry until its timeout)."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme != "tcp":
+        return  # tls://, ucx://, inproc://: left to dask
+    host, colon, port = rest.rpartition(":")
+    if not colon or not port.isdigit() or not host:
+        raise UsageError(f"--cluster {address}: expected HOST:PORT or tcp://HOST:PORT of a "
+                         "Dask scheduler (e.g. tcp://10.0.0.5:8786)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as e:
+        raise UsageError(f"--cluster {address}: cannot reach a Dask scheduler there "
+                         f"({e.strerror or e})") from None
+
+
+def _client(cluster: Any):
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--cluster needs the Python package 'distributed' "
+                         "(pip install distributed)") from None
+    if isinstance(cluster, Client):
+        return cluster, False
+    address = getattr(cluster, "scheduler_address", cluster)
+    if not isinstance(address, str):
+        raise UsageError(f"cluster {cluster!r}: expected a scheduler address, a "
+                         "distributed.Client or a cluster object")
+    _reachable(address)
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False), True
+    except Exception as e:  # noqa: BLE001 (dask raises OSError, TimeoutError, its own)
+        raise UsageError(f"--cluster {address}: cannot connect to a Dask scheduler there "
+                         f"({type(e).__name__}: {e})") from None
+
+
+def _run_cluster(tasks: list[dict], client: Any, started: Callable[[], None],
+                 done: Callable[[dict, Any, BaseException | None], None]) -> str | None:
+    """Same work on a Dask distributed scheduler: one task per point (futures API)."""
+    from distributed import as_completed
+    futs: dict = {}
+    try:
+        futs = {client.submit(run_point, t, pure=False): t for t in tasks}
+        started()
+        for f in as_completed(futs, loop=client.loop):  # this client, not a default one
+            try:
+                rec, err = f.result(), None
+            except Exception as e:  # noqa: BLE001 (an engine failure, or KilledWorker)
+                rec, err = None, e
+            done(futs[f], rec, err)
+    except BaseException:
+        client.cancel(list(futs))
+        raise
+    return None
+
+
+# ---- the sweep ----------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    points: list[Point]
+    records: list[dict]  # one per point, in plan order (those that have one)
+    ran: int  # points run now
+    skipped: int  # points found in the file
+    folder: Path | None
+    table: Path | None  # DIR/sweep.parquet, if written
+
+
+def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: Any = None,
+            jobs: int | None = None, progress: bool | None = None,
+            warn: Callable[[str], None] | None = None) -> Outcome:
+    """Run the planned points not yet in DIR/sweep.jsonl; raise EngineError if some failed
+    (the others are recorded), KeyboardInterrupt after cleaning up on Ctrl-C."""
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise UsageError(f"--jobs {jobs}: must be an integer, at least 1")
+    if jobs is not None and cluster is not None:
+        raise UsageError("--jobs sets the local pool; a cluster runs as many points at once "
+                         "as its workers have threads")
+    say = warn or (lambda m: tqdm.write(m, file=sys.stderr))
+    client, own_client = _client(cluster) if cluster is not None else (None, False)
+    try:
+        store = records.Store(out, say) if out is not None else None
+    except BaseException:
+        if own_client:
+            client.close()
+        raise
+    have = store.records if store else {}
+    try:
+        pending = [p for p in points if p.point_id not in have]
+        skipped = len(points) - len(pending)
+        new: dict[str, dict] = {}
+        failures: list[tuple[str, str]] = []
+        by_id = {p.point_id: p for p in points}
+        bar = None
+
+        def started() -> None:
+            nonlocal bar
+            bar = tqdm(total=len(points), initial=skipped, desc="sweep", unit="point",
+                       disable=None if progress is None else not progress, file=sys.stderr,
+                       dynamic_ncols=True)
+
+        def done(task: dict, rec: dict | None, err: BaseException | None) -> None:
+            if err is None:
+                if store:
+                    store.append(rec)
+                new[task["point_id"]] = rec
+            else:
+                label = by_id[task["point_id"]].label
+                failures.append((label, str(err) if isinstance(err, RxbError)
+                                 else f"{type(err).__name__}: {err}"))
+                tqdm.write(f"rxb: warning: point {label} failed: {failures[-1][1]}",
+                           file=sys.stderr)
+            bar.update(1)
+
+        stopped = None
+        try:
+            if pending:
+                tasks = [p.task for p in pending]
+                if client is not None:
+                    stopped = _run_cluster(tasks, client, started, done)
+                else:
+                    stopped = _run_local(tasks, jobs or _cpus(), started, done)
+        except KeyboardInterrupt:
+            if bar:
+                bar.close()
+            if store:
+                say(f"rxb: {skipped + len(new)} of {len(points)} points are in {store.path}; "
+                    "run the same command again to finish the sweep")
+            raise
+        finally:
+            if bar:
+                bar.close()
+        table = None
+        if store:
+            try:
+                table = records.write_table(store.records.values(), store.folder)
+            except Exception as e:  # noqa: BLE001 (pandas/pyarrow: the JSON lines are intact)
+                say(f"rxb: warning: could not write {store.folder / records.TABLE} "
+                    f"({type(e).__name__}: {e})")
+        missing = len(points) - skipped - len(new)
+        if stopped or failures:
+            where = f" in {store.path}" if store else ""
+            why = stopped or f"{len(failures)} of {len(pending)} points failed; first: " \
+                f"{failures[0][0]}: {failures[0][1]}"
+            raise EngineError(f"{why}; {len(points) - missing} of {len(points)} points are "
+                              f"recorded{where}"
+                              + ("; run the same command again to run the others" if store
+                                 else ""))
+        recs = [have.get(p.point_id) or new[p.point_id] for p in points]
+        return Outcome(points, recs, len(new), skipped, store.folder if store else None, table)
+    finally:
+        if store:
+            store.close()
+        if own_client:
+            client.close()
+
+
+def sweep(scenario_ref: str | None = None, grid: Mapping[str, Sequence[Any]] | None = None,
+          seeds: int | None = None, out: str | os.PathLike | None = None, cluster: Any = None,
+          jobs: int | None = None, sets: Sequence[str] = (), experiment: str = "sweep",
+          progress: bool | None = None):
+    """Run a scenario over the cross product of `grid` ({key: [values]}) times `seeds`
+    seeds (run.seed = 1..seeds; None: the scenario's seed) and return a pandas DataFrame,
+    one row per point, params and metrics flattened with dotted column names
+    (`params.arch.ax_size`, `metrics.throughput_gbps`; records.flatten).
+
+    scenario_ref: a scenario file or built-in name (None: the defaults, the reference
+    setup); sets: `section.key=value` overrides applied before the grid. out: a folder for
+    sweep.jsonl and sweep.parquet; points already there are not run again (None: nothing
+    is written, everything runs). cluster: a Dask scheduler address, distributed.Client or
+    cluster object (None: a local process pool of `jobs` processes, default all CPUs).
+    experiment: the record's "experiment" field (a catalogue ID).
+    """
+    points = plan(scenario_ref, grid, seeds, sets, experiment, where="grid")
+    outcome = execute(points, out, cluster, jobs, progress)
+    df = records.frame(outcome.records)
+    df.attrs["grid"] = [f"params.{k}" for k in (grid or {})]
+    return df
+
+def grid_from_args(texts: Sequence[str]) -> dict[str, list[str]]:
+    """The `--grid KEY=V1,V2,...` options as {KEY: [texts]}; each key at most once."""
+    grid: dict[str, list[str]] = {}
+    for text in texts:
+        key, values = parse_grid(text)
+        if key in grid:
+            raise UsageError(f"--grid {key} is given twice; list all its values in one --grid")
+        grid[key] = values
+    return grid
+
+
+def _cell(v: Any) -> str:
+    return v if isinstance(v, str) else show(v)
+
+
+def table(outcome: Outcome) -> str:
+    """The points of a sweep, one row each: grid values, seed, headline metrics."""
+    from . import report
+    keys = list(outcome.points[0].grid) if outcome.points else []
+    rows = []
+    for p, r in zip(outcome.points, outcome.records):
+        m = r["metrics"]
+        rows.append((*(_cell(p.grid[k]) for k in keys), p.seed,
+                     f"{m['throughput_gbps']:.2f}", f"{100 * m['drop_rate']:.2f}",
+                     report.num(m["latency_us_p99"], 2), f"{m['mem_bw_gibps']:.2f}",
+                     report.pct(m["ddio_hit_rate"], 1), p.point_id))
+    text = report.table((*keys, "seed", "Gbps", "drop %", "p99 us", "mem GiB/s", "DDIO hit",
+                         "point"), rows, (*(False,) * len(keys), True, True, True, True, True,
+                                          True, False))
+    text += f"\n\n{len(outcome.points)} points: {outcome.ran} run now, {outcome.skipped} " \
+        "already recorded"
+    if outcome.folder:
+        text += f"\nrecords: {outcome.folder / records.FILE}"
+        if outcome.table:
+            text += f"\ntable:   {outcome.table}"
+    return text + "\n"
