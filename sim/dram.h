@@ -22,6 +22,11 @@
  * The latency used during a window is computed from the previous window
  * (causal: the queue a request meets was built by earlier requests).
  *
+ * Time order: accesses come in time order to within cfg.late_ps (the
+ * simulator's horizon); an older one is counted as late (and aborts debug
+ * builds). An access issued ahead of the caller's other sources goes
+ * through sim_dram_account_ahead and closes no window.
+ *
  * Times are in picoseconds (the simulator's unit). Single-threaded.
  */
 #ifndef SIM_DRAM_H
@@ -45,12 +50,19 @@ struct sim_dram_cfg {
 	double service_ns;    /* effective service time of the M/D/1 queue */
 	double rho_max;       /* cap of ρ in the M/D/1 term, (0, 1) */
 	uint64_t window_ps;   /* accounting window */
+	uint64_t late_ps;     /* order tolerance: an access older than the current
+			       * window's start by more than this is counted as
+			       * late (a time-order bug of the caller) */
 };
 
 /* The reference server: Xeon Silver 4216 with 4 × 16 GiB DDR4-2933 DIMMs on
  * 4 of its 6 channels, running at the CPU's 2400 MT/s (see
  * docs/simulator-models.md for each value and its source). */
 void sim_dram_cfg_reference(struct sim_dram_cfg *cfg);
+
+/* Windows ahead of the current one that can hold traffic of accesses
+ * issued ahead of time (sim_dram_account_ahead). */
+#define SIM_DRAM_AHEAD 64u
 
 struct sim_dram {
 	struct sim_dram_cfg cfg;
@@ -59,32 +71,66 @@ struct sim_dram {
 	double sust_Bps;          /* bytes per second, sustainable */
 	double win_capacity;      /* bytes per window at sust_Bps */
 	uint64_t win_start;       /* current window: [win_start, win_start + window) */
+	uint64_t win_idx;         /* its number: win_start / window */
 	uint64_t win_rd, win_wr;  /* bytes in the current window */
 	double backlog;           /* bytes not yet served at the last window end */
 	uint64_t lat_ps;          /* latency for accesses in the current window */
+	/* Traffic of later windows, accounted ahead of time (window w in slot
+	 * w % SIM_DRAM_AHEAD); ahead_n of these slots are not empty. */
+	uint64_t ahead_rd[SIM_DRAM_AHEAD], ahead_wr[SIM_DRAM_AHEAD];
+	uint64_t ahead_bytes;     /* their sum */
+	uint32_t ahead_n;
 	/* statistics */
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t windows;         /* closed windows */
 	uint64_t last_rd, last_wr;/* bytes of the last closed window */
 	double last_util;         /* demand / sustainable of the last closed window */
 	double peak_win_Bps;      /* highest demand of any closed window */
+	double peak_util;         /* highest demand / capacity of any closed window */
+	/* time order of the accesses (see sim_dram_account) */
+	uint64_t early;           /* accesses before the current window (counted in it) */
+	uint64_t late;            /* of those, older than its start by more than late_ps */
+	uint64_t max_age_ps;      /* largest (window start - access time) seen */
+	uint64_t ahead;           /* accesses accounted ahead (sim_dram_account_ahead) */
+	uint64_t far;             /* of those, beyond the last window held: in that one */
 };
 
 int sim_dram_init(struct sim_dram *d, const struct sim_dram_cfg *cfg, struct rxb_err *err);
 
-/* Close the windows that end at or before `now` (times must not go
- * backwards by more than a window; earlier times count in the current one). */
+/* Close the windows that end at or before `now`. */
 void sim_dram_advance(struct sim_dram *d, uint64_t now_ps);
 
-/* Record DRAM traffic at time now. */
+/* An access outside the current window: a later one closes the windows
+ * before it (sim_dram_advance), an earlier one is sim_dram_early's. */
+void sim_dram_outside(struct sim_dram *d, uint64_t now_ps);
+
+/* An access at a time before the current window: it counts in the current
+ * window. Callers keep their accesses in time order to within late_ps
+ * (the simulator's horizon); an older one is a bug of the caller: counted
+ * in `late`, and fatal in debug builds (RXB_DEBUG). */
+void sim_dram_early(struct sim_dram *d, uint64_t now_ps);
+
+/* Record DRAM traffic at time now. Accesses arrive in time order to within
+ * cfg.late_ps: a later time closes the windows before it, an earlier one
+ * counts in the current window. */
 static inline void sim_dram_account(struct sim_dram *d, uint64_t now_ps, uint64_t rd_bytes,
 				    uint64_t wr_bytes)
 {
-	if (now_ps >= d->win_start + d->cfg.window_ps)
-		sim_dram_advance(d, now_ps);
+	/* one unsigned comparison: before the window wraps round to "far" */
+	if (now_ps - d->win_start >= d->cfg.window_ps)
+		sim_dram_outside(d, now_ps);
 	d->win_rd += rd_bytes;
 	d->win_wr += wr_bytes;
 }
+
+/* Record DRAM traffic of an access issued at a time the caller's other
+ * sources have not reached yet (in the simulator: more than the horizon
+ * ahead of the event clock): it counts in the window of its own time, but
+ * closes no window — the windows before it are still open to the accesses
+ * of the other sources, which come in time order. At most SIM_DRAM_AHEAD
+ * - 1 windows ahead (further: counted in `far`, and in the last of them). */
+void sim_dram_account_ahead(struct sim_dram *d, uint64_t t_ps, uint64_t rd_bytes,
+			    uint64_t wr_bytes);
 
 /* Add traffic to the current window, for a caller that has just called
  * sim_dram_account (or sim_dram_advance) with the same time. */
@@ -112,8 +158,11 @@ struct sim_dram_stats {
 	double last_gibps;            /* last closed window, GiB/s */
 	double peak_gibps;            /* busiest closed window, GiB/s */
 	double last_util;
+	double peak_util;             /* busiest closed window: demand / capacity */
 	double backlog_bytes;
 	uint64_t windows;
+	uint64_t late;                /* accesses out of time order by more than late_ps */
+	uint64_t ahead_bytes;         /* accounted in windows not reached yet (in the totals) */
 };
 
 /* elapsed_ps: the simulated time the totals cover. */

@@ -60,39 +60,86 @@ static inline void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
 
 /* ------------------------------------------------------------ memory */
 
+/* An access more than the horizon ahead of the event clock (statistics). */
+static void note_ahead(struct sim *s, uint64_t t)
+{
+	s->lead_over++;
+	if (t - s->now > s->max_ahead_ps)
+		s->max_ahead_ps = t - s->now;
+}
+
 uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
 {
-	uint32_t mlp = s->cfg->scn.system.mlp, inwave = 0;
-	uint64_t total = 0, wmax = 0, rd = 0, wr = 0, dlat;
+	uint32_t mlp = s->cfg->scn.system.mlp;
+	uint64_t total = 0;
 
-	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
-	dlat = sim_dram_latency_ps(&s->dram);
-	for (unsigned j = 0; j < n; j++) {
-		uint64_t lat;
+	/* Wave by wave, each at the time it is issued (after the waves before
+	 * it): its traffic counts in the DRAM window of that time and its
+	 * misses see that window's latency. */
+	for (unsigned j0 = 0; j0 < n; j0 += mlp) {
+		unsigned end = n - j0 < mlp ? n : j0 + mlp;
+		uint64_t tw = t + total, wmax = 0, rd = 0, wr = 0, dlat;
+		bool ahead = tw > s->lim; /* (see sim_mem_one_ahead) */
 
-		if (a[j].cls == ACC_FIXED) {
-			lat = a[j].addr;
-		} else {
-			uint32_t f = sim_llc_access(&s->llc, a[j].cls, (enum sim_llc_op)a[j].op,
-						    a[j].addr);
-			uint64_t miss = (f & SIM_LLC_HIT) ^ 1;
+		if (ahead)
+			note_ahead(s, tw);
+		else /* close finished windows first */
+			sim_dram_account(&s->dram, tw, 0, 0);
+		dlat = sim_dram_latency_ps(&s->dram);
+		for (unsigned j = j0; j < end; j++) {
+			uint64_t lat;
 
-			/* selects, not branches: the outcome is random */
-			lat = miss ? dlat : s->c.llc_hit;
-			s->dram_lat_sum += dlat & -miss;
-			s->dram_lat_n += miss;
-			rd += f / SIM_LLC_DRAM_RD & 1;
-			wr += f / SIM_LLC_DRAM_WR & 1;
+			if (a[j].cls == ACC_FIXED) {
+				lat = a[j].addr;
+			} else {
+				uint32_t f = sim_llc_access(&s->llc, a[j].cls,
+							    (enum sim_llc_op)a[j].op, a[j].addr);
+				uint64_t miss = (f & SIM_LLC_HIT) ^ 1;
+
+				/* selects, not branches: the outcome is random */
+				lat = miss ? dlat : s->c.llc_hit;
+				s->dram_lat_sum += dlat & -miss;
+				s->dram_lat_n += miss;
+				rd += f / SIM_LLC_DRAM_RD & 1;
+				wr += f / SIM_LLC_DRAM_WR & 1;
+			}
+			wmax = lat > wmax ? lat : wmax;
 		}
-		wmax = lat > wmax ? lat : wmax;
-		if (++inwave == mlp) {
-			total += wmax;
-			wmax = 0;
-			inwave = 0;
-		}
+		if (!ahead)
+			sim_dram_add(&s->dram, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
+		else /* (see sim_mem_one) */
+			sim_dram_account_ahead(&s->dram, tw, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
+		total += wmax;
 	}
-	sim_dram_add(&s->dram, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
-	return total + wmax;
+	return total;
+}
+
+uint64_t sim_mem_one_ahead(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
+			   uint64_t addr)
+{
+	uint64_t dlat = sim_dram_latency_ps(&s->dram), miss;
+	uint32_t f = sim_llc_access(&s->llc, cls, op, addr);
+
+	note_ahead(s, t);
+	miss = (f & SIM_LLC_HIT) ^ 1;
+	s->dram_lat_sum += dlat & -miss;
+	s->dram_lat_n += miss;
+	sim_dram_account_ahead(&s->dram, t, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
+			       (f / SIM_LLC_DRAM_WR & 1) * SIM_LLC_LINE);
+	return miss ? dlat : s->c.llc_hit;
+}
+
+/* The event clock moves to t: the lead of the steps made since it last
+ * moved is known (max_lead_ps). Steps start at or after the event clock,
+ * so step_hi >= now. */
+static inline void set_now(struct sim *s, uint64_t t)
+{
+	uint64_t l = s->step_hi - s->now;
+
+	s->max_lead_ps = l > s->max_lead_ps ? l : s->max_lead_ps;
+	s->step_hi = t;
+	s->now = t;
+	s->lim = t + s->horizon_ps;
 }
 
 /* ---------------------------------------------------------- steering */
@@ -514,6 +561,12 @@ static void ev_emu(struct sim *s, uint64_t now)
 			}
 			e->t = ep->vis;
 		}
+		/* The time rule: the delivery (after this packet's cost) must
+		 * fall within the horizon; else resume there. */
+		if (e->t + cost > limit && e->t > now) {
+			push(s, e->t, EV_EMU, 0);
+			return;
+		}
 		e->in_batch = (e->in_batch + 1) % s->cfg->scn.arch.batch;
 		e->t += cost;
 		if (s->warm) {
@@ -521,6 +574,7 @@ static void ev_emu(struct sim *s, uint64_t now)
 			e->pkts++;
 		}
 		m.now = e->t;
+		sim_note_step(s, e->t);
 		rc = rxb_iface_deliver(s->ifc, &m, &d);
 		if (rc < 0) {
 			fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", ep->dest, rc);
@@ -540,10 +594,6 @@ static void ev_emu(struct sim *s, uint64_t now)
 		}
 		e->head = (e->head + 1) % e->cap;
 		e->n--;
-		if (e->t > limit && e->n) {
-			push(s, e->t, EV_EMU, 0);
-			return;
-		}
 	}
 	e->in_batch = 0;
 	e->state = CS_SLEEP;
@@ -558,6 +608,7 @@ static uint64_t res_take(struct sim *s, struct res *r, uint32_t core, uint64_t t
 {
 	uint64_t startt;
 
+	sim_note_step(s, t0);
 	hold += r->last != core ? s->c.xfer : 0;
 	startt = (t0 + hold <= r->from || t0 >= r->to) ? t0 : r->to;
 	if (startt >= r->to) {
@@ -713,6 +764,10 @@ void sim_desc_waits(const struct sim *s, struct rxb_shring_wait *out)
 }
 
 enum { POLL_SLEPT = 0, POLL_BATCH, POLL_AGAIN, POLL_RETRY };
+/* Where a core's loop is (struct core.ph): about to poll; the burst's
+ * completion reads, header reads (wave k->j); packet k->i (step k->step);
+ * the burst's free. */
+enum { PH_POLL = 0, PH_CQ, PH_HDR, PH_PKT, PH_FREE };
 
 /* One receive call of core k: POLL_BATCH with a batch to process,
  * POLL_SLEPT when the core went to sleep, POLL_AGAIN to poll its next queue
@@ -722,7 +777,6 @@ static int poll(struct sim *s, struct core *k)
 	const struct sim_cfg *cfg = s->cfg;
 	uint32_t q = k->id;
 	uint64_t t = k->t, rx, db, notices, afail, lock, ors, ret;
-	struct acc a[2 * RXB_BURST_MAX];
 	unsigned n;
 
 	if (s->arch == RXB_ARCH_SPOOL) {
@@ -743,6 +797,7 @@ static int poll(struct sim *s, struct core *k)
 			s->occ_poll_max = o;
 		k->polls++;
 	}
+	sim_note_step(s, t);
 	n = rxb_iface_rx(s->ifc, q, k->pk, cfg->scn.arch.batch, t);
 	if (s->arch == RXB_ARCH_SPOOL) {
 		/* per-queue counters: no deltas kept per queue; doorbells charged
@@ -797,47 +852,71 @@ static int poll(struct sim *s, struct core *k)
 	k->qempty = 0;
 	k->n = n;
 	k->i = 0;
+	k->j = 0;
 	k->step = 0;
 	k->q = q;
-	/* Completions are read in the receive call (rx); the headers are
-	 * prefetched for the whole burst, as DPDK applications do (app).
-	 * Entries the library returned before their DMA latency had passed
+	k->ph = PH_CQ;
+	/* Entries the library returned before their DMA latency had passed
 	 * are waited for (the core would have spun on them). */
 	if (s->pinfo[k->pk[0].buf].vis > k->t)
 		k->t = s->pinfo[k->pk[0].buf].vis;
-	if (n == 1 && !cfg->scn.arch.emulated) { /* one packet: sim_mem_par of one access each */
-		rx = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD,
-				 cq_next(s, cq_ring_base(s, cq_ring(s, q)), &k->cq_r));
-		k->t += rx;
-		k->cost.rx += rx;
-		rx = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD,
-				 sim_buf_addr(s, k->pk[0].buf) + cfg->scn.arch.headroom_bytes);
-		k->t += rx;
-		k->cost.app += rx;
-		return POLL_BATCH;
-	}
-	for (unsigned j = 0; j < n; j++) {
-		if (cfg->scn.arch.emulated) {
-			a[j].cls = ACC_FIXED;
-			a[j].addr = s->c.xsocket;
+	return POLL_BATCH;
+}
+
+/* The burst's memory prologue, one wave (at most system.mlp independent
+ * reads) at a time: the completion entries (read in the receive call: rx),
+ * then the headers (prefetched for the whole burst, as DPDK applications
+ * do: app). A wave starts only within the horizon; false when the core
+ * must yield first (its clock is past `limit`). */
+static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t mlp = cfg->scn.system.mlp;
+	struct acc a[RXB_BURST_MAX];
+
+	while (k->ph != PH_PKT) {
+		bool cq = k->ph == PH_CQ;
+		unsigned m = k->n - k->j < mlp ? k->n - k->j : mlp;
+		uint64_t l;
+
+		if (k->t > limit)
+			return false;
+		sim_note_step(s, k->t);
+		if (m == 1 && !(cq && cfg->scn.arch.emulated)) {
+			/* one access: sim_mem_par of one, without the array */
+			uint64_t addr = cq ? cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r) :
+					     sim_buf_addr(s, k->pk[k->j].buf) +
+						     cfg->scn.arch.headroom_bytes;
+
+			l = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD, addr);
 		} else {
-			a[j].cls = (uint8_t)k->cls_pkt;
-			a[j].op = SIM_LLC_RD;
-			a[j].addr = cq_next(s, cq_ring_base(s, cq_ring(s, q)), &k->cq_r);
+			for (unsigned j = 0; j < m; j++) {
+				if (cq && cfg->scn.arch.emulated) {
+					/* the emulator's virtual completions, across the socket */
+					a[j].cls = ACC_FIXED;
+					a[j].addr = s->c.xsocket;
+					continue;
+				}
+				a[j].cls = (uint8_t)k->cls_pkt;
+				a[j].op = SIM_LLC_RD;
+				a[j].addr = cq ? cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r) :
+						 sim_buf_addr(s, k->pk[k->j + j].buf) +
+							 cfg->scn.arch.headroom_bytes;
+			}
+			l = sim_mem_par(s, k->t, a, m);
+		}
+		k->t += l;
+		if (cq)
+			k->cost.rx += l;
+		else
+			k->cost.app += l;
+		k->j += m;
+		if (k->j == k->n) {
+			k->j = 0;
+			k->ph = cq ? PH_HDR : PH_PKT;
 		}
 	}
-	rx = sim_mem_par(s, k->t, a, n);
-	k->t += rx;
-	k->cost.rx += rx;
-	for (unsigned j = 0; j < n; j++) {
-		a[j].cls = (uint8_t)k->cls_pkt;
-		a[j].op = SIM_LLC_RD;
-		a[j].addr = sim_buf_addr(s, k->pk[j].buf) + cfg->scn.arch.headroom_bytes;
-	}
-	rx = sim_mem_par(s, k->t, a, n);
-	k->t += rx;
-	k->cost.app += rx;
-	return POLL_BATCH;
+	return true;
 }
 
 /* Transmit: the NIC reads the packet by DMA (LLC or DRAM), PCIe
@@ -849,6 +928,7 @@ static void transmit(struct sim *s, struct core *k, rxb_buf_t b, const struct pi
 
 	k->t += s->c.tx_pkt;
 	k->cost.app += s->c.tx_pkt;
+	sim_note_step(s, k->t);
 	sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, sim_buf_addr(s, b) +
 			     s->cfg->scn.arch.headroom_bytes, dma, &r);
 	if (r.dram_rd)
@@ -884,28 +964,39 @@ static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *p
 	s->cur.lat_n++;
 }
 
-/* Packet k->i of the batch; false when it yielded half-way (target reads). */
+/* Packet k->i of the batch, in steps that each start within the horizon:
+ * the network function (after waiting for the completion's visibility),
+ * each target read, the transmit. false when it yielded before a step. */
 static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 {
 	const struct rxb_pkt *pk = &k->pk[k->i];
 	const struct pinfo *pi = &s->pinfo[pk->buf];
 
 	if (k->step == 0) {
-		if (pi->vis > k->t)
+		if (pi->vis > k->t) {
 			k->t = pi->vis;
+			if (k->t > limit)
+				return false;
+		}
+		sim_note_step(s, k->t);
 		nf_packet(s, k, pk->buf, pi);
 		k->tr_left = k->target ? s->cfg->scn.workload.target_reads : 0;
 		k->step = 1;
 	}
 	while (k->tr_left) {
-		uint64_t l = nf_target_access(s, k);
+		uint64_t l;
 
+		if (k->t > limit)
+			return false;
+		sim_note_step(s, k->t);
+		l = nf_target_access(s, k);
 		k->t += l;
 		k->cost.app += l;
 		k->tr_left--;
-		if (k->t > limit && k->tr_left)
-			return false;
 	}
+	/* the transmit's DMA read follows the descriptor write (tx_pkt) */
+	if (k->t + s->c.tx_pkt > limit && k->t > s->now)
+		return false;
 	finish_packet(s, k, pk, pi);
 	k->i++;
 	k->step = 0;
@@ -944,22 +1035,44 @@ static uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 		k->t = k->stall_to;
 		return k->t;
 	}
+	/* The time rule (docs/simulator.md): every step that touches a shared
+	 * resource starts at a local time within the horizon; past it, the
+	 * core yields and resumes there once the event clock has caught up. */
 	for (;;) {
 		int rc;
 
-		while (k->i < k->n) {
-			if (!packet_step(s, k, limit) || k->t > limit)
+		switch (k->ph) {
+		case PH_CQ:
+		case PH_HDR:
+			if (!burst_reads(s, k, limit))
 				return k->t;
-		}
-		if (k->n) {
+			continue;
+		case PH_PKT:
+			while (k->i < k->n) {
+				if (k->t > limit || !packet_step(s, k, limit))
+					return k->t;
+			}
+			k->ph = PH_FREE;
+			/* fall through */
+		case PH_FREE: {
 			unsigned nd = k->n;
 			rxb_buf_t bufs[RXB_BURST_MAX];
 
+			/* the pool's lock, if a flush takes it, comes after the
+			 * objects' cycles: those too within the horizon */
+			if (k->t + nd * s->c.alloc_obj > limit && k->t > now)
+				return k->t;
 			for (unsigned j = 0; j < nd; j++)
 				bufs[j] = k->pk[j].buf;
 			k->n = k->i = 0;
+			k->ph = PH_POLL;
+			sim_note_step(s, k->t);
 			rxb_iface_free(s->ifc, k->q, bufs, nd);
 			charge_alloc(s, k);
+		}
+			/* fall through */
+		default: /* PH_POLL */
+			break;
 		}
 		if (k->t > now) {
 			/* Poll at the exact time the loop gets there: at once when
@@ -968,6 +1081,7 @@ static uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 			if (next_other(s) <= k->t)
 				return k->t;
 			now = k->t;
+			set_now(s, now); /* no other event before: the event clock is here */
 			limit = now + s->horizon_ps;
 		}
 		rc = poll(s, k);
@@ -1007,6 +1121,7 @@ static void ev_hog(struct sim *s, uint32_t h, uint64_t now)
 		{ /* the DRAM latency statistics are the cores' */
 			uint64_t ls = s->dram_lat_sum, ln = s->dram_lat_n;
 
+			sim_note_step(s, g->t);
 			g->t += sim_mem_par(s, g->t, a, m);
 			s->dram_lat_sum = ls;
 			s->dram_lat_n = ln;
@@ -1560,6 +1675,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	dc.service_ns = cfg->dram_service_ns;
 	dc.rho_max = cfg->dram_rho_max;
 	dc.window_ps = 1000ull * PS_PER_NS;
+	dc.late_ps = s->horizon_ps; /* shared resources see accesses within the horizon */
 	rc = sim_dram_init(&s->dram, &dc, err);
 	if (rc)
 		return rc;
@@ -1714,7 +1830,7 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 		t = sim_evq_top_time(&s->evq);
 		type = s->slot_type[slot];
 		arg = s->slot_arg[slot];
-		s->now = t;
+		set_now(s, t);
 		if ((++s->events & 0xffff) == 0) {
 			/* 2^40 schedules: far beyond any run the config allows */
 			if (sim_evq_scheduled(&s->evq) > SIM_EVQ_MAX_SEQ / 2) {
@@ -1797,7 +1913,7 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 		}
 	}
 done:
-	s->now = s->end_ps;
+	set_now(s, s->end_ps);
 	check_invariants(s);
 	s->wall_s = wall_now() - s->wall0;
 	if (show_progress) {

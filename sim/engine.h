@@ -13,9 +13,10 @@
  *                    event per NIC (lazy generation);
  *   EV_TRACE         the same for a replayed pcap (one source for all NICs);
  *   EV_CORE(core)    a core's run-to-completion loop resumes: poll, batch
- *                    prologue, per-packet work, free; it yields when its
- *                    local time runs ahead of the event clock by more than
- *                    the horizon, and sleeps when a poll finds nothing;
+ *                    prologue, per-packet work, free; it yields before a
+ *                    step that would start more than the horizon ahead of
+ *                    the event clock (the time rule, docs/simulator.md
+ *                    §1.1), and sleeps when a poll finds nothing;
  *   EV_EMU           the emulator core (arch.emulated);
  *   EV_HOG(i)        a co-located memory hog issues a few waves of accesses;
  *   EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK, EV_WARMUP, EV_END: measurements,
@@ -113,9 +114,10 @@ struct core {
 	uint32_t id, nic;
 	uint64_t t;                  /* local time */
 	enum core_state state;
-	/* batch in progress */
+	/* batch in progress: phase (engine.c PH_*), packets, next packet, its
+	 * step, next entry of the burst's completion / header reads */
 	struct rxb_pkt pk[RXB_BURST_MAX];
-	unsigned n, i, step;
+	unsigned ph, n, i, step, j;
 	uint32_t tr_left;            /* target reads left for packet i */
 	uint32_t q;                  /* queue of the batch (spool) */
 	/* spool: queues q0, q0 + cores, ...; round-robin position */
@@ -263,7 +265,16 @@ struct sim {
 	uint64_t up_memo, up_memo_ps; /* PCIe time of the last upstream byte count */
 	/* time */
 	uint64_t now, end_ps, warm_ps, horizon_ps, occ_ps, sample_ps;
+	uint64_t lim;                 /* now + horizon_ps */
 	bool warm;
+	/* Time order (docs/simulator.md, "The time rule"), over the whole run:
+	 * the largest lead of a core's, hog's or the emulator's local time over
+	 * the event clock at the start of a step touching a shared resource
+	 * (never more than horizon_ps); how many memory accesses came more than
+	 * horizon_ps ahead (within a network function's packet, after its
+	 * first access: nf_packet is one step) and the largest lead of those. */
+	uint64_t max_lead_ps, lead_over, max_ahead_ps;
+	uint64_t step_hi;             /* latest step start since the clock last moved (>= now) */
 	/* I/O working set: distinct buffer slots written in the current window */
 	uint64_t *ws_bits;
 	uint64_t ws_slots, ws_count;
@@ -326,8 +337,26 @@ void sim_free(struct sim *s);
 /* ---- shared by engine.c and nf.c ---- */
 
 /* Independent accesses, at most mlp outstanding: returns the stall (ps),
- * with DRAM traffic accounted at time t. */
+ * with DRAM traffic accounted wave by wave, each at the time it is issued
+ * (t, then t + the waves before it). */
 uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n);
+
+/* A core, hog or the emulator starts a step that touches a shared resource
+ * (memory, a lock, the library's rings) at its local time t (for the
+ * statistic max_lead_ps, taken when the event clock moves). */
+static inline void sim_note_step(struct sim *s, uint64_t t)
+{
+	s->step_hi = t > s->step_hi ? t : s->step_hi;
+}
+
+/* sim_mem_one for an access more than the horizon ahead of the event
+ * clock. The engine's own steps never start there, but a network
+ * function's chain of accesses within one packet (nf_packet is one step)
+ * can get there: such an access is accounted in the DRAM window of its
+ * time without closing the windows before it (sim_dram_account_ahead). */
+uint64_t sim_mem_one_ahead(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
+			   uint64_t addr);
+
 /* One access (a dependent step of a chain): its latency (ps), with its
  * DRAM traffic accounted at time t (sim_mem_par of one access). */
 static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
@@ -336,6 +365,8 @@ static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum
 	uint64_t lat, miss, dlat;
 	uint32_t f;
 
+	if (t > s->lim)
+		return sim_mem_one_ahead(s, t, cls, op, addr);
 	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
 	dlat = sim_dram_latency_ps(&s->dram);
 	f = sim_llc_access(&s->llc, cls, op, addr);
