@@ -3,6 +3,7 @@
  * format as documented by libpcap (pcap-savefile(5)) and the IETF draft
  * "PCAP Capture File Format" (draft-ietf-opsawg-pcap). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,8 @@ struct sim_pcap_reader {
 	uint32_t bufsz;
 	uint64_t prev_t;
 	int have_t0;
+	uint64_t rec;        /* records read (skipped ones too) */
+	uint64_t t0_rec;     /* the first packet returned: record 1, 2, ... */
 	struct sim_pcap_info info;
 };
 
@@ -73,9 +76,25 @@ static int parse_ipv4(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct si
 	uint32_t ihl;
 
 	if (n < 20) {
+		/* Cut by the snapshot length. Whether it is IP is decided as for a
+		 * whole header, by the version nibble (nothing captured: not IP).
+		 * If it is, it is returned as IP, l3 = 4 with the fields that were
+		 * captured and the rest of the tuple zero (pcap.h: "captured bytes
+		 * that end inside a header leave the rest of the tuple zero").
+		 * l3 = 0 means non-IP in pcap.h and to the simulator: counted in
+		 * nonip, dropped by SIM_PCAP_SKIP_NONIP, hash 0 in the engine's RSS
+		 * (engine.c pkt_hash). A packet that was IP on the wire stays IP
+		 * traffic when a small snaplen cut it: replayed, steered as IP. */
 		if (info)
 			info->short_hdr++;
-		return n >= 1 && (d[0] >> 4) == 4;
+		if (n < 1 || (d[0] >> 4) != 4)
+			return 0;
+		p->l3 = 4;
+		if (n >= 10)
+			p->proto = d[9];
+		if (n >= 16)
+			p->sip = be32(d + 12);
+		return 1;
 	}
 	if ((d[0] >> 4) != 4)
 		return 0;
@@ -112,9 +131,18 @@ static int parse_ipv6(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct si
 	uint8_t nh;
 
 	if (n < 40) {
+		/* Cut by the snapshot length: IP all the same, as in parse_ipv4
+		 * (l3 = 6, what was captured, the rest of the tuple zero). */
 		if (info)
 			info->short_hdr++;
-		return n >= 1 && (d[0] >> 4) == 6;
+		if (n < 1 || (d[0] >> 4) != 6)
+			return 0;
+		p->l3 = 6;
+		if (n >= 7)
+			p->proto = d[6];
+		if (n >= 24)
+			p->sip = fold128(d + 8);
+		return 1;
 	}
 	if ((d[0] >> 4) != 6)
 		return 0;
@@ -174,7 +202,9 @@ static int parse_ethertype(uint16_t type, const uint8_t *d, uint32_t n, struct s
 int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_t linktype,
 		   struct sim_pkt *p, struct sim_pcap_info *info)
 {
-	uint32_t len = orig_len > caplen ? orig_len : caplen;
+	/* 64 bits: an orig_len within 18 bytes of 2^32 (a corrupt record)
+	 * plus the headers added below would wrap around in 32. */
+	uint64_t len = orig_len > caplen ? orig_len : caplen;
 	uint32_t off = 0, l2 = 0;
 	int ip = 0;
 
@@ -216,6 +246,11 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 	case LT_LINUX_SLL2: {
 		uint32_t hl = linktype == LT_LINUX_SLL ? 16 : 20;
 
+		/* The cooked header is replaced by an Ethernet header whether or
+		 * not the capture holds all of it: the frame's length does not
+		 * depend on the snapshot length. */
+		len = len >= hl ? len - hl : 0;
+		l2 = SIM_ETH_HDR;
 		if (caplen < hl) {
 			if (info)
 				info->short_hdr++;
@@ -223,8 +258,6 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 		}
 		ip = parse_ethertype(be16(d + (linktype == LT_LINUX_SLL ? 14 : 0)), d + hl,
 				     caplen - hl, p, info);
-		len = len >= hl ? len - hl : 0;
-		l2 = SIM_ETH_HDR;
 		break;
 	}
 	case LT_RAW:
@@ -246,7 +279,9 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 		len = SIM_ETH_MIN_FRAME;
 	if (len > SIM_ETH_MAX_FRAME && info)
 		info->oversize++;
-	p->len = len;
+	/* Oversize frames are kept (pcap.h); one beyond 32 bits as the longest
+	 * a sim_pkt holds. */
+	p->len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 	if (!ip) {
 		p->sip = p->dip = 0;
 		p->sport = p->dport = 0;
@@ -257,6 +292,33 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 }
 
 /* ---- reader ------------------------------------------------------------- */
+
+/* Time of a record since the first packet (sec.frac vs t0), in ps, into *t:
+ * 0 when it is not later (the caller clamps it to the previous packet's).
+ * Returns false when it is more than UINT64_MAX ps (~213.5 days) later. */
+static bool time_since_t0(const struct sim_pcap_reader *r, uint32_t sec, uint32_t frac,
+			  uint64_t *t)
+{
+	uint64_t unit = r->info.nsec ? 1000u : 1000000u; /* ps per fraction unit */
+	uint64_t f = frac * unit, f0 = r->info.t0_frac * unit, ds;
+
+	if (sec < r->info.t0_sec || (sec == r->info.t0_sec && f <= f0)) {
+		*t = 0;
+		return true;
+	}
+	ds = sec - r->info.t0_sec;
+	if (ds > UINT64_MAX / SIM_PS_PER_S)
+		return false;
+	*t = ds * SIM_PS_PER_S;
+	if (f >= f0) {
+		if (f - f0 > UINT64_MAX - *t)
+			return false;
+		*t += f - f0;
+	} else {
+		*t -= f0 - f; /* ds >= 1 here: *t >= 10^12 > f0 - f */
+	}
+	return true;
+}
 
 static int supported_linktype(uint32_t lt)
 {
@@ -357,7 +419,7 @@ int sim_pcap_next(struct sim_pcap_reader *r, struct sim_pkt *p, struct rxb_err *
 
 	for (;;) {
 		uint32_t sec, frac, caplen, origlen;
-		uint64_t t, unit = r->info.nsec ? 1000u : 1000000u;
+		uint64_t t, off = r->off, rec;
 		size_t got = fread(h, 1, REC_HDR, r->f);
 		int ip;
 
@@ -404,6 +466,7 @@ int sim_pcap_next(struct sim_pcap_reader *r, struct sim_pkt *p, struct rxb_err *
 			return ferror(r->f) ? -EIO : -EBADMSG;
 		}
 		r->off += REC_HDR + caplen;
+		rec = ++r->rec; /* numbered from 1, as Wireshark numbers frames */
 
 		ip = sim_pcap_parse(r->buf, caplen, origlen, r->info.linktype, p, &r->info);
 		if (!ip && (r->flags & SIM_PCAP_SKIP_NONIP)) {
@@ -414,14 +477,32 @@ int sim_pcap_next(struct sim_pcap_reader *r, struct sim_pkt *p, struct rxb_err *
 			r->have_t0 = 1;
 			r->info.t0_sec = sec;
 			r->info.t0_frac = frac;
+			r->t0_rec = rec;
 		}
-		/* Relative time: absolute ps since 1970 would overflow 64 bits. */
-		{
-			int64_t ds = (int64_t)sec - (int64_t)r->info.t0_sec;
-			int64_t df = (int64_t)frac - (int64_t)r->info.t0_frac;
-			int64_t rel = ds * (int64_t)SIM_PS_PER_S + df * (int64_t)unit;
+		/* Relative time: absolute ps since 1970 would overflow 64 bits.
+		 * A packet later than t_ps can hold is not something to replay
+		 * (merged captures, a corrupt timestamp): an error, not a time
+		 * that wrapped around. Earlier ones are clamped, below. */
+		if (!time_since_t0(r, sec, frac, &t)) {
+			uint32_t one = r->info.nsec ? 1000000000u : 1000000u;
+			uint64_t gs = sec - r->info.t0_sec;
+			uint32_t gf = frac;
 
-			t = rel > 0 ? (uint64_t)rel : 0;
+			if (frac < r->info.t0_frac) {
+				gs--;
+				gf += one;
+			}
+			gf -= r->info.t0_frac;
+			rxb_err_set(err,
+				    "pcap '%s': offset %llu: record %llu: %llu.%0*u s after the first "
+				    "packet (record %llu), beyond the %llu.%03llu s (213 days) a "
+				    "64-bit ps time holds",
+				    r->path, (unsigned long long)off, (unsigned long long)rec,
+				    (unsigned long long)gs, r->info.nsec ? 9 : 6, gf,
+				    (unsigned long long)r->t0_rec,
+				    (unsigned long long)(UINT64_MAX / SIM_PS_PER_S),
+				    (unsigned long long)(UINT64_MAX % SIM_PS_PER_S / 1000000000u));
+			return -EBADMSG;
 		}
 		if (t < r->prev_t) {
 			t = r->prev_t;

@@ -13,13 +13,18 @@
  * What a packet becomes (struct sim_pkt, see traffic.h):
  *   t_ps   time since the first packet of the file, in ps. Timestamps that
  *          go backwards (merged captures) are clamped to the previous
- *          packet's time and counted in `reordered`.
+ *          packet's time and counted in `reordered`. A packet more than
+ *          2^64 - 1 ps (18446744.07 s, 213 days) after the first cannot be
+ *          given a time: sim_pcap_next fails with -EBADMSG, naming the record
+ *          and the gap.
  *   len    the Ethernet frame length with FCS, from the record's original
  *          (on-the-wire) length: captures do not include the FCS, so +4;
  *          raw-IP captures have no Ethernet header either, so +18; cooked
- *          captures replace the SLL header by an Ethernet header. At least
- *          64. Lengths above 9018 (offloaded captures) are kept and counted
- *          in `oversize`.
+ *          captures replace the SLL header by an Ethernet header (also when
+ *          the capture ends inside it). At least 64. Lengths above 9018
+ *          (offloaded captures) are kept and counted in `oversize`; one
+ *          above 2^32 - 1 (an orig_len near 2^32: a corrupt record) becomes
+ *          2^32 - 1.
  *   tuple  addresses in host byte order; IPv6 addresses folded to 32 bits
  *          (XOR of their four words: enough for RSS spreading, not the
  *          exact IPv6 Toeplitz hash). Non-first fragments and protocols
@@ -28,11 +33,15 @@
  *          counted in `nonip`; with SIM_PCAP_SKIP_NONIP they are skipped
  *          and counted in `skipped` instead.
  *   Captured bytes that end inside a header leave the rest of the tuple
- *   zero and count in `short_hdr`.
+ *   zero and count in `short_hdr`. A packet whose IP header is cut is IP
+ *   all the same when its version nibble was captured: l3 = 4 or 6, with
+ *   the fields that were captured (proto, source address).
  *
  * Errors name the file, the byte offset and what was wrong: unreadable
  * file, bad magic, unsupported link type, truncated record header or data,
- * implausible captured length.
+ * implausible captured length, timestamp fraction of a second or more, a
+ * packet too far after the first. After an error the reader is only to be
+ * closed.
  *
  * Writing produces Ethernet/IPv4/UDP-or-TCP frames rebuilt from each
  * packet's tuple (IPv4 header checksum computed, L4 checksums 0, payload

@@ -2,8 +2,9 @@
  * pcap reader/writer and trace generator: round trips in both byte orders
  * and timestamp resolutions, header parsing (VLAN, QinQ, IPv6 extension
  * headers, fragments, raw IP, Linux cooked, non-IP), errors for missing,
- * foreign and truncated files, and a cross-check against libpcap when it is
- * installed. */
+ * foreign and truncated files, regressions of the bugs fuzz_pcap found
+ * (time gaps beyond 64-bit ps, lengths near 2^32, cut cooked and IP
+ * headers), and a cross-check against libpcap when it is installed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,6 +377,269 @@ static void test_errors(void)
 	CHECK(strstr(err.msg, "captured length") != NULL && strstr(err.msg, "offset 24") != NULL);
 }
 
+/* ---- regressions of bugs fuzz_pcap found (docs/fuzzing.md) ---------------- */
+
+struct raw_rec {
+	uint32_t sec, frac, caplen, orig;
+	const uint8_t *data;
+};
+
+/* A little-endian pcap file of these records, as a fuzzer would write it. */
+static void write_raw(const char *path, uint32_t linktype, int nsec, const struct raw_rec *r,
+		      size_t n)
+{
+	uint32_t h[6] = { nsec ? 0xa1b23c4du : 0xa1b2c3d4u, 2 | 4u << 16, 0, 0, 65535, linktype };
+	FILE *f = fopen(path, "wb");
+
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	CHECK_EQ(fwrite(h, 1, sizeof(h), f), sizeof(h));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rh[4] = { r[i].sec, r[i].frac, r[i].caplen, r[i].orig };
+
+		CHECK_EQ(fwrite(rh, 1, sizeof(rh), f), sizeof(rh));
+		if (r[i].caplen)
+			CHECK_EQ(fwrite(r[i].data, 1, r[i].caplen, f), r[i].caplen);
+	}
+	fclose(f);
+}
+
+/* An Ethernet/IPv4/UDP frame (42 bytes) and the same as an IPv6 one (62). */
+static const uint8_t eth4[] = {
+	2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+	0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+	0x04, 0xd2, 0x00, 0x50, 0, 8, 0, 0
+};
+static const uint8_t eth6[] = {
+	2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd,
+	0x60, 0, 0, 0, 0, 8, 17, 64,
+	0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4,
+	0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 8,
+	0x04, 0xd2, 0x00, 0x50, 0, 8, 0, 0
+};
+
+/* pcap-time-overflow: the time since the first packet was (sec - t0) *
+ * 10^12 in int64_t, undefined past 9223372 s either way. Later than 2^64 - 1
+ * ps is now an error naming the record; earlier is clamped as it was. */
+static void test_time_gap(void)
+{
+	const uint32_t t0 = 1000, far = 18446744; /* UINT64_MAX ps = 18446744.073709551615 s */
+	struct sim_pcap_reader *r;
+	struct sim_pkt p;
+	struct rxb_err err;
+	uint64_t n;
+
+	/* µs: just within, then one µs past. */
+	{
+		const struct raw_rec recs[] = {
+			{ t0, 0, sizeof(eth4), sizeof(eth4), eth4 },
+			{ t0 + far, 73709, sizeof(eth4), sizeof(eth4), eth4 },
+			{ t0 + far, 73710, sizeof(eth4), sizeof(eth4), eth4 },
+		};
+
+		write_raw(tmp("gap_us.pcap"), 1, 0, recs, 3);
+		CHECK_EQ(sim_pcap_open(&r, tmp("gap_us.pcap"), 0, &err), 0);
+		CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
+		CHECK_EQ(p.t_ps, 0);
+		CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
+		CHECK(p.t_ps == 18446744073709000000ull);
+		memset(&err, 0, sizeof(err));
+		CHECK_EQ(sim_pcap_next(r, &p, &err), -EBADMSG);
+		printf("  %s\n", err.msg);
+		CHECK(strstr(err.msg, "gap_us.pcap") != NULL && strstr(err.msg, "record 3") != NULL &&
+		      strstr(err.msg, "offset 140") != NULL &&
+		      strstr(err.msg, "18446744.073710 s after the first packet (record 1)") != NULL);
+		CHECK_EQ(sim_pcap_info(r)->pkts, 2);
+		sim_pcap_close(r);
+	}
+	/* ns: the last ns that fits, then the next. */
+	{
+		const struct raw_rec recs[] = {
+			{ t0, 500, sizeof(eth4), sizeof(eth4), eth4 },
+			{ t0 + far, 73709551 + 500, sizeof(eth4), sizeof(eth4), eth4 },
+			{ t0 + far, 73709552 + 500, sizeof(eth4), sizeof(eth4), eth4 },
+		};
+
+		write_raw(tmp("gap_ns.pcap"), 1, 1, recs, 3);
+		CHECK_EQ(sim_pcap_open(&r, tmp("gap_ns.pcap"), 0, &err), 0);
+		CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
+		CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
+		CHECK(p.t_ps == 18446744073709551000ull);
+		CHECK_EQ(sim_pcap_next(r, &p, &err), -EBADMSG);
+		CHECK(strstr(err.msg, "18446744.073709552 s") != NULL);
+		sim_pcap_close(r);
+	}
+	/* The fuzzer's input: 570425345 s earlier than the first packet (the
+	 * UBSan report's -570425345 * 10^12), and 4000000000 s earlier: clamped
+	 * to the previous packet's time, no error. */
+	{
+		const struct raw_rec recs[] = {
+			{ 570425345u + 4000, 0, sizeof(eth4), sizeof(eth4), eth4 },
+			{ 570425345u + 4001, 0, sizeof(eth4), sizeof(eth4), eth4 },
+			{ 4000, 0, sizeof(eth4), sizeof(eth4), eth4 },
+			{ 0, 0, sizeof(eth4), sizeof(eth4), eth4 },
+		};
+		uint64_t t[4];
+		int k = 0;
+
+		write_raw(tmp("gap_back.pcap"), 1, 0, recs, 4);
+		CHECK_EQ(sim_pcap_open(&r, tmp("gap_back.pcap"), 0, &err), 0);
+		while (k < 4 && sim_pcap_next(r, &p, &err) == 1)
+			t[k++] = p.t_ps;
+		CHECK_EQ(k, 4);
+		CHECK(t[0] == 0 && t[1] == SIM_PS_PER_S && t[2] == SIM_PS_PER_S &&
+		      t[3] == SIM_PS_PER_S);
+		CHECK_EQ(sim_pcap_info(r)->reordered, 2);
+		CHECK_EQ(sim_pcap_next(r, &p, &err), 0);
+		sim_pcap_close(r);
+	}
+	/* The first packet is the first one returned: with SKIP_NONIP, a
+	 * non-IP record 300 days before the IP ones does not count. */
+	{
+		static const uint8_t arp[42] = { [12] = 0x08, [13] = 0x06 };
+		const struct raw_rec recs[] = {
+			{ t0, 0, sizeof(arp), sizeof(arp), arp },
+			{ t0 + 300 * 86400, 0, sizeof(eth4), sizeof(eth4), eth4 },
+			{ t0 + 300 * 86400 + 2, 0, sizeof(eth4), sizeof(eth4), eth4 },
+		};
+
+		write_raw(tmp("gap_skip.pcap"), 1, 0, recs, 3);
+		CHECK_EQ(read_all(tmp("gap_skip.pcap"), 0, &err, &n), -EBADMSG);
+		CHECK_EQ(n, 1);
+		CHECK(strstr(err.msg, "record 2") != NULL);
+		CHECK_EQ(read_all(tmp("gap_skip.pcap"), SIM_PCAP_SKIP_NONIP, &err, &n), 0);
+		CHECK_EQ(n, 2);
+	}
+}
+
+/* pcap-len-wrap: max(orig_len, caplen) + headers + FCS wrapped in 32 bits. */
+static void test_len_wrap(void)
+{
+	struct sim_pcap_info info;
+	struct sim_pkt p;
+
+	memset(&info, 0, sizeof(info));
+	/* The fuzzer's record: raw IP, nothing captured, orig_len 2^32 - 1. */
+	CHECK_EQ(sim_pcap_parse(NULL, 0, UINT32_MAX, 101, &p, &info), 0);
+	CHECK_EQ(p.len, UINT32_MAX);
+	CHECK_EQ(info.oversize, 1);
+	/* Raw IP: + 18 lands exactly on 2^32 - 1; one more saturates. */
+	CHECK_EQ(sim_pcap_parse(eth4 + 14, 28, UINT32_MAX - 18, 101, &p, &info), 1);
+	CHECK_EQ(p.len, UINT32_MAX);
+	CHECK_EQ(sim_pcap_parse(eth4 + 14, 28, UINT32_MAX - 17, 101, &p, &info), 1);
+	CHECK_EQ(p.len, UINT32_MAX);
+	/* Ethernet, + 4 FCS; SLL2, - 20 + 18. */
+	CHECK_EQ(sim_pcap_parse(eth4, sizeof(eth4), UINT32_MAX - 2, 1, &p, &info), 1);
+	CHECK(p.len == UINT32_MAX && p.sip == 0x0a000001 && p.dport == 80);
+	CHECK_EQ(sim_pcap_parse(NULL, 0, UINT32_MAX, 276, &p, &info), 0);
+	CHECK_EQ(p.len, UINT32_MAX - 2);
+	CHECK_EQ(info.oversize, 5);
+	/* Below the jumbo limit: not oversize. */
+	CHECK_EQ(sim_pcap_parse(eth4, sizeof(eth4), 9014, 1, &p, &info), 1);
+	CHECK_EQ(p.len, 9018);
+	CHECK_EQ(info.oversize, 5);
+}
+
+/* pcap-short-cooked-len: a Linux cooked record cut inside its SLL (16 B)
+ * or SLL2 (20 B) header kept the cooked header in its length. */
+static void test_short_cooked(void)
+{
+	uint8_t sll[16 + 28] = { [14] = 0x08, [15] = 0x00 }, sll2[20 + 28] = { 0x08, 0x00 };
+	struct sim_pcap_info info;
+	struct sim_pkt whole, cut;
+
+	memcpy(sll + 16, eth4 + 14, 28);
+	memcpy(sll2 + 20, eth4 + 14, 28);
+	memset(&info, 0, sizeof(info));
+	CHECK_EQ(sim_pcap_parse(sll, sizeof(sll), 1016, 113, &whole, &info), 1);
+	CHECK_EQ(whole.len, 1000 + 14 + 4);
+	for (uint32_t caplen = 0; caplen < 16; caplen++) {
+		CHECK_EQ(sim_pcap_parse(sll, caplen, 1016, 113, &cut, &info), 0);
+		CHECK_EQ(cut.len, whole.len);
+		CHECK_EQ(cut.l3, 0);
+	}
+	CHECK_EQ(sim_pcap_parse(sll2, sizeof(sll2), 1020, 276, &whole, &info), 1);
+	CHECK_EQ(whole.len, 1000 + 14 + 4);
+	for (uint32_t caplen = 0; caplen < 20; caplen++) {
+		CHECK_EQ(sim_pcap_parse(sll2, caplen, 1020, 276, &cut, &info), 0);
+		CHECK_EQ(cut.len, whole.len);
+	}
+	CHECK_EQ(info.short_hdr, 16 + 20);
+	/* The fuzzer's record: SLL2, nothing captured, orig_len 181534800. */
+	CHECK_EQ(sim_pcap_parse(NULL, 0, 181534800, 276, &cut, &info), 0);
+	CHECK_EQ(cut.len, 181534800 - 20 + 14 + 4);
+	/* Shorter than the cooked header on the wire too: the minimum frame. */
+	CHECK_EQ(sim_pcap_parse(sll, 10, 10, 113, &cut, &info), 0);
+	CHECK_EQ(cut.len, 64);
+}
+
+/* pcap-short-ip-l3: an IP header cut below 20 (IPv4) or 40 (IPv6) bytes was
+ * reported as IP with l3 = 0. It is IP: l3 set, what was captured kept. */
+static void test_short_ip(void)
+{
+	struct sim_pcap_info info;
+	struct sim_pkt p;
+	uint8_t b[64];
+	uint64_t n;
+
+	memset(&info, 0, sizeof(info));
+	/* IPv4 cut at 16 bytes: protocol and source address, no destination. */
+	CHECK_EQ(sim_pcap_parse(eth4, 14 + 16, 60, 1, &p, &info), 1);
+	CHECK(p.l3 == 4 && p.proto == 17 && p.sip == 0x0a000001 && p.dip == 0 && p.sport == 0 &&
+	      p.dport == 0 && p.len == 64);
+	/* Cut at 5 bytes: IPv4 by its version, nothing else. */
+	CHECK_EQ(sim_pcap_parse(eth4, 14 + 5, 60, 1, &p, &info), 1);
+	CHECK(p.l3 == 4 && p.proto == 0 && p.sip == 0);
+	/* Raw IP, 12 bytes. */
+	CHECK_EQ(sim_pcap_parse(eth4 + 14, 12, 28, 101, &p, &info), 1);
+	CHECK(p.l3 == 4 && p.proto == 17 && p.sip == 0);
+	/* IPv6 cut at 30 bytes: next header and the folded source address. */
+	CHECK_EQ(sim_pcap_parse(eth6, 14 + 30, 62, 1, &p, &info), 1);
+	CHECK(p.l3 == 6 && p.proto == 17 && p.sip == (1u ^ 2u ^ 3u ^ 4u) && p.dip == 0 &&
+	      p.sport == 0);
+	/* IPv6 cut at 7 bytes; raw IPv6 (229) cut at 1 byte. */
+	CHECK_EQ(sim_pcap_parse(eth6, 14 + 7, 62, 1, &p, &info), 1);
+	CHECK(p.l3 == 6 && p.proto == 17 && p.sip == 0);
+	CHECK_EQ(sim_pcap_parse(eth6 + 14, 1, 48, 229, &p, &info), 1);
+	CHECK(p.l3 == 6 && p.proto == 0);
+	CHECK_EQ(info.short_hdr, 6);
+	/* Not IP: no byte of the header, or another version nibble. */
+	CHECK_EQ(sim_pcap_parse(eth4, 14, 60, 1, &p, &info), 0);
+	CHECK_EQ(p.l3, 0);
+	memcpy(b, eth4, 14 + 10);
+	b[14] = 0x55;
+	CHECK_EQ(sim_pcap_parse(b, 14 + 10, 60, 1, &p, &info), 0);
+	CHECK(p.l3 == 0 && p.proto == 0);
+	/* The fuzzer's record: SLL2 with an IPv4 header cut at 7 bytes. */
+	memset(b, 0, 20);
+	b[0] = 0x08;
+	memcpy(b + 20, eth4 + 14, 7);
+	CHECK_EQ(sim_pcap_parse(b, 27, 60, 276, &p, &info), 1);
+	CHECK_EQ(p.l3, 4);
+	/* Through the reader: counted as IP, and kept by SIM_PCAP_SKIP_NONIP. */
+	{
+		const struct raw_rec recs[] = {
+			{ 1, 0, 14 + 16, 60, eth4 },
+			{ 1, 1, 14 + 30, 62, eth6 },
+			{ 1, 2, sizeof(eth4), sizeof(eth4), eth4 },
+		};
+		struct sim_pcap_reader *r;
+		struct rxb_err err;
+
+		write_raw(tmp("short_ip.pcap"), 1, 0, recs, 3);
+		CHECK_EQ(sim_pcap_open(&r, tmp("short_ip.pcap"), 0, &err), 0);
+		while (sim_pcap_next(r, &p, &err) == 1)
+			CHECK(p.l3 != 0);
+		CHECK_EQ(sim_pcap_info(r)->pkts, 3);
+		CHECK_EQ(sim_pcap_info(r)->nonip, 0);
+		CHECK_EQ(sim_pcap_info(r)->short_hdr, 2);
+		sim_pcap_close(r);
+		CHECK_EQ(read_all(tmp("short_ip.pcap"), SIM_PCAP_SKIP_NONIP, &err, &n), 0);
+		CHECK_EQ(n, 3);
+	}
+}
+
 #ifdef RXB_HAVE_LIBPCAP
 /* libpcap reads what we write, and we read what libpcap writes. */
 static void test_libpcap(void)
@@ -476,6 +740,10 @@ int main(void)
 	RUN(test_tracegen_rate);
 	RUN(test_parse);
 	RUN(test_errors);
+	RUN(test_time_gap);
+	RUN(test_len_wrap);
+	RUN(test_short_cooked);
+	RUN(test_short_ip);
 #ifdef RXB_HAVE_LIBPCAP
 	RUN(test_libpcap);
 #else
@@ -484,7 +752,9 @@ int main(void)
 	{
 		const char *names[] = { "rt.pcap",   "trace.pcap", "junk.pcap",  "ng.pcap",
 					"short.pcap", "ok.pcap",   "cut1.pcap",  "cut2.pcap",
-					"huge.pcap", "ours.pcap",  "theirs.pcap", "missing.pcap" };
+					"huge.pcap", "ours.pcap",  "theirs.pcap", "missing.pcap",
+					"gap_us.pcap", "gap_ns.pcap", "gap_back.pcap",
+					"gap_skip.pcap", "short_ip.pcap" };
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			unlink(tmp(names[i]));
