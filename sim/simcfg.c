@@ -393,7 +393,11 @@ static int check(const struct sim_cfg *c, struct rxb_err *err)
 	const struct rxb_scn_system *sy = &c->scn.system;
 	const struct rxb_scn_traffic *t = &c->scn.traffic;
 	const struct rxb_scn_run *run = &c->scn.run;
-	uint32_t sum = 0;
+	/* In 64 bits: parse_root walks nic_of_core by these counts once their
+	 * sum equals system.cores, so a sum that wrapped around to it would
+	 * walk past the array (the table bounds each entry, this does not
+	 * depend on it). */
+	uint64_t sum = 0;
 
 #define REJECT(...)                              \
 	do {                                     \
@@ -406,7 +410,8 @@ static int check(const struct sim_cfg *c, struct rxb_err *err)
 	for (uint32_t n = 0; n < sy->nics; n++)
 		sum += sy->cores_per_nic.v[n];
 	if (sum != sy->cores)
-		REJECT("system.cores_per_nic sums to %u, not system.cores = %u", sum, sy->cores);
+		REJECT("system.cores_per_nic sums to %llu, not system.cores = %u",
+		       (unsigned long long)sum, sy->cores);
 	for (uint32_t i = 0; i < sy->stalled_cores.n; i++)
 		if (sy->stalled_cores.v[i] >= sy->cores)
 			REJECT("system.stalled_cores: core %u does not exist", sy->stalled_cores.v[i]);
