@@ -24,6 +24,7 @@ import functools
 import json
 import math
 import os
+import sys
 import tomllib
 import types
 import typing
@@ -196,8 +197,17 @@ def check(info: KeyInfo, value: Any, where: str = "", base: Path | None = None) 
         if k is tuple and isinstance(value, (list, tuple)):
             what = "a list with a non-integer element"
         raise fail(info, value, f"wrong type ({what})", where)
+    if k in (int, float, tuple) and any(
+            _is_int(n) and _too_long(n) for n in (value if k is tuple else (value,))):
+        # Python will not write it in decimal, so the message cannot show it.
+        raise ScenarioError(f"{where}{info.full} = an integer of more than "
+                            f"{sys.get_int_max_str_digits()} digits: out of range; "
+                            f"allowed: {info.allowed()}")
     if k is float:
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond the float range, as 10**400
+            raise fail(info, value, "not a finite number", where) from None
         if not math.isfinite(value):
             raise fail(info, value, "not a finite number", where)
     if k is tuple:
@@ -348,17 +358,57 @@ class Schema:
         return {s: cls(**vals[s]) for s, cls in self.sections.items()}
 
 
+def _too_long(n: int) -> bool:
+    """An integer Python will not convert to decimal (sys.get_int_max_str_digits)."""
+    limit = sys.get_int_max_str_digits()
+    if limit == 0 or n.bit_length() <= 3 * limit:  # 3 bits < 1 digit: within the limit
+        return False
+    try:
+        str(n)
+    except ValueError:
+        return True
+    return False
+
+
+def _long_int_in(doc: Any) -> bool:
+    """A parsed TOML document holds an integer _too_long (a loop: it may nest deeply)."""
+    todo = [doc]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, dict):
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+        elif _is_int(v) and _too_long(v):
+            return True
+    return False
+
+
 def read_toml(path: str | os.PathLike, what: str = "scenario file") -> dict[str, Any]:
-    """Parse a TOML file; every failure becomes one ScenarioError."""
+    """Parse a TOML file; every failure becomes one ScenarioError naming the file."""
+    digits = (f"an integer of more than {sys.get_int_max_str_digits()} digits "
+              "(TOML integers are 64-bit)")
     try:
         with open(path, "rb") as f:
-            return tomllib.load(f)
+            doc = tomllib.load(f)
     except FileNotFoundError:
         raise ScenarioError(f"{what} '{path}' not found") from None
     except OSError as e:
         raise ScenarioError(f"{what} '{path}': cannot read it ({e.strerror or e})") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:  # tomllib decodes the whole file: offsets are the file's
+        raise ScenarioError(f"{path}: not valid TOML: not UTF-8 text "
+                            f"(byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
+    except ValueError as e:  # int() of a decimal integer longer than Python converts
+        why = digits if "integer string conversion" in str(e) else str(e)
+        raise ScenarioError(f"{path}: not valid TOML: {why}") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ScenarioError(f"{path}: not valid TOML: arrays or inline tables nested "
+                            "too deeply") from None
+    if _long_int_in(doc):  # hexadecimal, octal or binary: tomllib reads it, str() would not
+        raise ScenarioError(f"{path}: not valid TOML: {digits}")
+    return doc
 
 
 def as_dict(section: Any) -> dict[str, Any]:

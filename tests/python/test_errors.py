@@ -139,3 +139,63 @@ def test_missing_scenario_file_and_unknown_builtin(tmp_path):
     assert p.returncode == 2 and "nope.toml' not found" in p.stderr
     p = run_cli("scenario", "show", "refrence")
     assert p.returncode == 2 and "(did you mean 'reference'?)" in p.stderr
+
+
+# Files tomllib cannot turn into values, and values Python cannot turn into
+# floats or decimal text: one ScenarioError naming the file (or the key), as
+# for any other bad input, not a traceback (fuzz_profile found these).
+BAD_FILES = {
+    "not UTF-8": (b"[traffic]\nrate_gbps = 3 # \xff\xfe\n", ["not UTF-8", "byte 0xff at offset 26"]),
+    "integer of 4301 digits": (b"[traffic]\nflows = 1" + b"0" * 4300 + b"\n",
+                               ["more than 4300 digits"]),
+    "hexadecimal integer of 5058 digits": (b"[traffic]\nflows = 0x" + b"f" * 4200 + b"\n",
+                                           ["more than 4300 digits"]),
+    "nested too deeply": (b"[traffic]\nflows = " + b"[" * 2000 + b"]" * 2000 + b"\n",
+                          ["nested too deeply"]),
+}
+
+
+@pytest.mark.parametrize("case", BAD_FILES, ids=list(BAD_FILES))
+def test_unreadable_toml_is_one_error_naming_the_file(case, tmp_path):
+    data, expected = BAD_FILES[case]
+    path = tmp_path / "bad.toml"
+    path.write_bytes(data)
+    with pytest.raises(ScenarioError) as err:
+        scenario.load_resolved(str(path), [])
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(f"{path}: not valid TOML: ")
+    for part in expected:
+        assert part in msg
+    p = run_cli("scenario", "show", str(path))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rxb: error: ") and str(path) in lines[0]
+
+
+def test_integer_beyond_the_float_range_is_not_finite(tmp_path):
+    path = tmp_path / "big.toml"
+    path.write_text("[traffic]\nrate_gbps = 1" + "0" * 400 + "\n")
+    with pytest.raises(ScenarioError) as err:
+        scenario.load_resolved(str(path), [])
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert "traffic.rate_gbps = 1000" in msg and ": not a finite number" in msg
+    p = run_cli("scenario", "show", str(path))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert p.stderr.startswith("rxb: error: ") and "not a finite number" in p.stderr
+
+
+def test_set_integer_too_long_to_print(tmp_path):
+    # --set reads 0x... without Python's digit limit; the message cannot show it.
+    with pytest.raises(ScenarioError) as err:
+        scenario.load_resolved(None, ["arch.rx_size=0x" + "f" * 4200])
+    assert str(err.value).startswith("--set: arch.rx_size = an integer of more than 4300 digits: "
+                                     "out of range; allowed: a power-of-two integer")
+
+
+def test_cores_per_nic_entries_at_most_1024():
+    # The engines' nic_of_core has RXB_MAX_CORES entries; the table bounds each entry.
+    with pytest.raises(ScenarioError) as err:
+        scenario.load_resolved(None, ["system.cores=8", "system.cores_per_nic=4294967295,9"])
+    assert "system.cores_per_nic = [4294967295, 9]: out of range" in str(err.value)
+    assert "from 1 to 1024" in str(err.value)

@@ -46,3 +46,37 @@ def test_a_user_profile_file_works(tmp_path):
     p = profile.load(str(f))
     assert p.ddio_bytes() == 8 * 2**20
     assert p.source == str(f)
+
+
+def _one_error(path):
+    from rxbisect.errors import RxbError
+    with pytest.raises(RxbError) as err:
+        profile.load(str(path))
+    msg = str(err.value)
+    assert msg and "\n" not in msg
+    return msg
+
+
+def test_a_profile_that_is_not_utf8_is_one_error(tmp_path):
+    # fuzz_profile's input: one byte that is not UTF-8 in a key name.
+    text = profile.locate("reference").read_bytes().replace(b"service_ns", b"ser\x98vice_ns")
+    f = tmp_path / "latin.toml"
+    f.write_bytes(text)
+    msg = _one_error(f)
+    assert msg.startswith(f"{f}: not valid TOML: not UTF-8 text (byte 0x98 at offset")
+
+
+def test_a_profile_integer_of_more_than_4300_digits_is_one_error(tmp_path):
+    text = profile.locate("reference").read_text()
+    f = tmp_path / "digits.toml"
+    f.write_text(text.replace("freq_ghz = 2.1", "freq_ghz = 1" + "0" * 4300))
+    assert _one_error(f) == f"{f}: not valid TOML: an integer of more than 4300 digits " \
+                            "(TOML integers are 64-bit)"
+
+
+def test_a_float_key_beyond_the_float_range_is_not_finite(tmp_path):
+    text = profile.locate("reference").read_text()
+    f = tmp_path / "huge.toml"
+    f.write_text(text.replace("freq_ghz = 2.1", "freq_ghz = 1" + "0" * 400))
+    msg = _one_error(f)
+    assert "cpu.freq_ghz = 1" + "0" * 400 + ": not a finite number" in msg
