@@ -15,23 +15,28 @@
  * SIM_PCAP_MAX_CAPLEN, timestamp fraction of a second or more, truncated
  * data), and for every record the reader returns:
  *   - the packet is what sim_pcap_parse() makes of the record's bytes
- *     (the reader passes caplen, orig_len and the link type through);
- *   - len = max(orig_len, caplen) − the cooked header + the Ethernet
- *     header for non-Ethernet link types + FCS, at least 64 (pcap.h);
- *   - l3 is 0, 4 or 6; a packet with l3 = 0 has a zero tuple; an IPv4
- *     packet on Ethernet or raw IP has the header's addresses;
+ *     (the reader passes caplen, orig_len and the link type through), and
+ *     it is counted as IP (not in nonip, not skipped) exactly when
+ *     sim_pcap_parse() says it is;
+ *   - len = max(orig_len, caplen) − the cooked header (captured whole or
+ *     not) + the Ethernet header for non-Ethernet link types + FCS, at
+ *     least 64, computed in 64 bits and saturated at 2^32 − 1 (pcap.h);
+ *   - l3 is 4 or 6 for an IP packet and 0 for the others, which have a zero
+ *     tuple; an IPv4 packet on Ethernet or raw IP has the header's
+ *     addresses, and a raw-IP IPv4 header cut below 20 bytes is l3 = 4
+ *     with the source address when it was captured;
  *   - t_ps = time since the first returned packet, in ps, never below the
- *     previous packet's (computed here in 128 bits);
- *   - the counters: pkts, nonip, skipped, and short_hdr / frags / oversize
- *     equal in both passes (both parse every record);
+ *     previous packet's (computed here in 128 bits; `reordered` counts the
+ *     clamped ones); a packet more than 2^64 − 1 ps after the first makes
+ *     sim_pcap_next fail with -EBADMSG and a message, and that pass ends;
+ *   - the counters: pkts, nonip, skipped, reordered, and short_hdr / frags
+ *     / oversize as sim_pcap_parse() counts the records read;
  *   - with SKIP_NONIP the reader returns exactly the IP packets of the
  *     first pass, and a clean end stays a clean end.
- * A violation prints one line "fuzz_pcap: ..." and aborts. Known, open bugs
- * are filtered (fuzz_common.h, docs/fuzzing.md).
+ * A violation prints one line "fuzz_pcap: ..." and aborts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,36 +68,26 @@ struct model {
 	int end_rc;           /* after the last record: 0 (clean end) or -EBADMSG */
 };
 
-/* What one pass returned, per record. */
+/* sim_pcap_parse() of each record on its own: the packet, whether it is IP,
+ * and what it adds to the counters. */
+struct ref {
+	struct sim_pkt pkt;
+	uint8_t ip;
+	uint8_t short_hdr, frags, oversize;
+};
+
+/* What one pass expects (computed before it runs) and got. */
 struct pass {
-	struct sim_pkt *pkt;  /* indexed by record */
-	uint8_t *ip;          /* record counted as IP (not in nonip / skipped) */
+	const uint8_t *sel;   /* records returned: NULL = all */
+	uint64_t *t;          /* expected t_ps, by record */
+	size_t stop;          /* the record whose time overflows (-EBADMSG), or n */
+	uint64_t reordered;   /* expected `reordered` */
+	struct sim_pkt *pkt;  /* returned, by record (those before stop) */
 	struct sim_pcap_info info;
 };
 
 static int fd = -1;
 static char path[64];
-static const char *known_hit; /* a known bug the current input hit */
-
-/* A broken property that is the known, open bug `name`: abort with
- * RXB_FUZZ_KNOWN_BUGS=1, else note it (the input is dropped at the end). */
-static void known(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void known(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!fuzz_expose_known_bug(name)) {
-		known_hit = name;
-		return;
-	}
-	fprintf(stderr, T ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (known bug %s)\n", name);
-	abort();
-}
 
 static uint32_t rd32(const struct model *m, const uint8_t *p)
 {
@@ -165,7 +160,9 @@ static void walk(struct model *m, const uint8_t *d, size_t n)
 	}
 }
 
-/* Frame length per pcap.h, in 64 bits. */
+/* Frame length per pcap.h, in 64 bits, saturated as a sim_pkt holds it. The
+ * cooked header is taken off whether or not the record captured all of it:
+ * the length is the packet's, not the capture's. */
 static uint64_t model_len(const struct model *m, const struct rec *r)
 {
 	uint64_t len = r->orig > r->caplen ? r->orig : r->caplen, l2 = 14;
@@ -178,46 +175,43 @@ static uint64_t model_len(const struct model *m, const struct rec *r)
 		len = len >= hl ? len - hl : 0;
 	}
 	len += l2 + 4;
-	return len < 64 ? 64 : len;
+	len = len < 64 ? 64 : len;
+	return len > UINT32_MAX ? UINT32_MAX : len;
 }
 
-/* Known bug pcap-short-cooked-len: a Linux cooked (SLL/SLL2) record
- * whose captured bytes end inside the cooked header keeps max(orig_len,
- * caplen) + 4 as its length, without replacing the cooked header by an
- * Ethernet header (sim_pcap_parse leaves the switch before that): 2 bytes
- * (SLL) or 6 bytes (SLL2) more than the same packet captured whole. */
-static bool short_cooked(const struct model *m, const struct rec *r)
+/* Expected t_ps of the records a pass returns (ps->sel), in 128 bits: the
+ * time since the first of them, 0 when earlier, clamped to the previous
+ * one's (counted in ps->reordered). ps->stop: the first whose time is above
+ * UINT64_MAX, where the reader must fail, or m->n. */
+static void model_times(const struct model *m, struct pass *ps)
 {
-	return (m->linktype == 113 && r->caplen < 16) || (m->linktype == 276 && r->caplen < 20);
-}
-
-/* Expected t_ps of the returned records (sel[i]: record i is returned) with
- * the reader's formula in 128 bits. Returns false when the reader's 64-bit
- * signed arithmetic overflows on one of them (a known bug, undefined
- * behaviour in sim_pcap_next). */
-static bool model_times(const struct model *m, const uint8_t *sel, uint64_t *t)
-{
-	const __int128 lim = INT64_MAX, unit = m->nsec ? 1000 : 1000000;
+	const __int128 unit = m->nsec ? 1000 : 1000000;
 	const struct rec *t0 = NULL;
 	uint64_t prev = 0;
 
+	ps->stop = m->n;
+	ps->reordered = 0;
 	for (size_t i = 0; i < m->n; i++) {
-		__int128 prod, rel;
+		__int128 rel;
+		uint64_t t;
 
-		if (sel && !sel[i])
+		if (ps->sel && !ps->sel[i])
 			continue;
 		if (t0 == NULL)
 			t0 = &m->r[i];
-		prod = ((__int128)m->r[i].sec - t0->sec) * (__int128)SIM_PS_PER_S;
-		rel = prod + ((__int128)m->r[i].frac - t0->frac) * unit;
-		if (prod > lim || prod < -lim - 1 || rel > lim || rel < -lim - 1)
-			return false;
-		t[i] = rel > 0 ? (uint64_t)rel : 0;
-		if (t[i] < prev)
-			t[i] = prev;
-		prev = t[i];
+		rel = ((__int128)m->r[i].sec - t0->sec) * (__int128)SIM_PS_PER_S +
+		      ((__int128)m->r[i].frac - t0->frac) * unit;
+		if (rel > (__int128)UINT64_MAX) {
+			ps->stop = i;
+			return;
+		}
+		t = rel > 0 ? (uint64_t)rel : 0;
+		if (t < prev) {
+			t = prev;
+			ps->reordered++;
+		}
+		ps->t[i] = prev = t;
 	}
-	return true;
 }
 
 static void same_pkt(const struct sim_pkt *a, const struct sim_pkt *b, const char *what, size_t i)
@@ -231,7 +225,8 @@ static void same_pkt(const struct sim_pkt *a, const struct sim_pkt *b, const cha
 		     a->dip, b->dip, a->sport, a->dport, b->sport, b->dport);
 }
 
-/* Independent spot check: IPv4 addresses where the header puts them. */
+/* Independent spot check: IPv4 addresses where the header puts them; a
+ * raw-IP IPv4 header cut short is IPv4 with what it holds (pcap.h). */
 static void check_ipv4_addrs(const struct model *m, const struct rec *r, const struct sim_pkt *p,
 			     size_t i)
 {
@@ -240,10 +235,17 @@ static void check_ipv4_addrs(const struct model *m, const struct rec *r, const s
 
 	if (m->linktype == 1 && r->caplen >= 14 + 20 && r->data[12] == 0x08 && r->data[13] == 0)
 		ip = r->data + 14, n = r->caplen - 14;
-	else if ((m->linktype == 101 || m->linktype == 228) && r->caplen >= 20)
+	else if ((m->linktype == 101 || m->linktype == 228) && r->caplen >= 1)
 		ip = r->data, n = r->caplen;
-	if (ip == NULL || n < 20 || ip[0] >> 4 != 4)
+	if (ip == NULL || ip[0] >> 4 != 4)
 		return;
+	if (n < 20) {
+		if (p->l3 != 4 || p->sip != (n >= 16 ? be32(ip + 12) : 0) || p->dip != 0 ||
+		    p->proto != (n >= 10 ? ip[9] : 0) || p->sport || p->dport)
+			FAIL("record %zu: IPv4 header cut at %u bytes read as l3 %u proto %u "
+			     "%08x > %08x", i, n, p->l3, p->proto, p->sip, p->dip);
+		return;
+	}
 	if (p->l3 != 4 || p->sip != be32(ip + 12) || p->dip != be32(ip + 16))
 		FAIL("record %zu: IPv4 %08x > %08x read as l3 %u %08x > %08x", i, be32(ip + 12),
 		     be32(ip + 16), p->l3, p->sip, p->dip);
@@ -257,17 +259,16 @@ static void check_err(int rc, int want, const struct rxb_err *err, const char *w
 		FAIL("%s: failed (%d) without a message", what, rc);
 }
 
-/* One pass. sel == NULL: every record is returned (no SKIP_NONIP), and
- * out->ip learns which are IP; else only the records with sel[i]. */
-static void run_pass(const struct model *m, const uint8_t *sel, const uint64_t *t,
-		     struct pass *out, const struct pass *first)
+/* One pass over the file: SKIP_NONIP when ps->sel (the IP records). */
+static void run_pass(const struct model *m, const struct ref *ref, struct pass *ps,
+		     const struct pass *first)
 {
 	struct sim_pcap_reader *rd = NULL;
 	struct rxb_err err;
-	unsigned flags = sel ? SIM_PCAP_SKIP_NONIP : 0;
-	const char *what = sel ? "skip pass" : "first pass";
+	unsigned flags = ps->sel ? SIM_PCAP_SKIP_NONIP : 0;
+	const char *what = ps->sel ? "skip pass" : "first pass";
 	const struct sim_pcap_info *info;
-	uint64_t returned = 0, nonip = 0;
+	uint64_t returned = 0, nonip = 0, skipped = 0, short_hdr = 0, frags = 0, oversize = 0;
 	int rc;
 
 	memset(&err, 0, sizeof(err));
@@ -283,73 +284,83 @@ static void run_pass(const struct model *m, const uint8_t *sel, const uint64_t *
 		     m->snaplen, m->nsec, m->swapped);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct rec *r = &m->r[i];
-		struct sim_pkt p, q;
+		struct sim_pkt p;
 		uint64_t nonip_before = info->nonip, len;
 
-		if (sel && !sel[i])
+		/* The reader parses every record it reads, the failing one too. */
+		short_hdr += ref[i].short_hdr;
+		frags += ref[i].frags;
+		oversize += ref[i].oversize;
+		if (ps->sel && !ps->sel[i]) {
+			skipped++;
 			continue;
+		}
 		memset(&p, 0xa5, sizeof(p));
+		memset(&err, 0, sizeof(err));
 		rc = sim_pcap_next(rd, &p, &err);
+		if (i == ps->stop) {
+			/* More than 2^64 - 1 ps after the first packet returned. */
+			check_err(rc, -EBADMSG, &err, "sim_pcap_next of a packet too far after the first");
+			if (fuzz_verbose())
+				fprintf(stderr, T ": %s: %s\n", what, err.msg);
+			break;
+		}
 		if (rc != 1)
 			FAIL("%s: record %zu at offset %llu: sim_pcap_next returned %d (%s)", what, i,
 			     (unsigned long long)r->off, rc, err.msg);
 		returned++;
-		if (sel == NULL) {
-			out->ip[i] = info->nonip == nonip_before;
-			nonip += !out->ip[i];
-		} else if (info->nonip != 0) {
-			FAIL("%s: nonip = %llu with SKIP_NONIP", what,
-			     (unsigned long long)info->nonip);
-		}
-		if (p.t_ps != t[i])
+		if ((info->nonip == nonip_before) != ref[i].ip)
+			FAIL("%s: record %zu: %s in nonip, sim_pcap_parse says %s", what, i,
+			     info->nonip == nonip_before ? "not counted" : "counted",
+			     ref[i].ip ? "IP" : "not IP");
+		nonip += !ref[i].ip;
+		if (p.t_ps != ps->t[i])
 			FAIL("%s: record %zu (sec %u frac %u): t_ps %llu, expected %llu", what, i,
-			     r->sec, r->frac, (unsigned long long)p.t_ps, (unsigned long long)t[i]);
+			     r->sec, r->frac, (unsigned long long)p.t_ps, (unsigned long long)ps->t[i]);
 		if (p.nic != 0)
 			FAIL("%s: record %zu: nic %u", what, i, p.nic);
-		memset(&q, 0, sizeof(q));
-		sim_pcap_parse(r->data, r->caplen, r->orig, m->linktype, &q, NULL);
-		same_pkt(&p, &q, "reader vs sim_pcap_parse of the record", i);
+		same_pkt(&p, &ref[i].pkt, "reader vs sim_pcap_parse of the record", i);
 		len = model_len(m, r);
-		if (p.len != len && short_cooked(m, r) &&
-		    p.len == (r->orig > r->caplen ? r->orig : r->caplen) + 4u)
-			known("pcap-short-cooked-len",
-			      "%s: record %zu: Linux cooked record of %u captured bytes (orig %u): "
-			      "len %u, expected %llu", what, i, r->caplen, r->orig, p.len,
-			      (unsigned long long)len);
-		else if (p.len != len)
+		if (p.len != len)
 			FAIL("%s: record %zu (caplen %u orig %u): len %u, expected %llu", what, i,
 			     r->caplen, r->orig, p.len, (unsigned long long)len);
-		if (p.l3 != 0 && p.l3 != 4 && p.l3 != 6)
-			FAIL("%s: record %zu: l3 = %u", what, i, p.l3);
+		if (ref[i].ip ? p.l3 != 4 && p.l3 != 6 : p.l3 != 0)
+			FAIL("%s: record %zu: l3 = %u for a%s IP packet", what, i, p.l3,
+			     ref[i].ip ? "n" : " non-");
 		if (p.l3 == 0 && (p.sip || p.dip || p.sport || p.dport || p.proto))
 			FAIL("%s: record %zu: l3 = 0 with a tuple (proto %u)", what, i, p.proto);
-		/* Known bug pcap-short-ip-l3: a record whose IPv4/IPv6 header is
-		 * cut by the snapshot length is counted as IP (not in nonip,
-		 * not skipped by SKIP_NONIP) but comes back with l3 = 0, which
-		 * pcap.h reserves for non-IP packets ("nonip: returned with
-		 * l3 = 0"). */
-		if (p.l3 == 0 && (sel ? 1 : out->ip[i]))
-			known("pcap-short-ip-l3", "%s: record %zu: counted as IP, returned with "
-			      "l3 = 0", what, i);
 		check_ipv4_addrs(m, r, &p, i);
-		if (first)
+		if (first && i < first->stop)
 			same_pkt(&p, &first->pkt[i], "skip pass vs first pass", i);
-		out->pkt[i] = p;
+		ps->pkt[i] = p;
 	}
-	rc = sim_pcap_next(rd, &(struct sim_pkt){ 0 }, &err);
-	check_err(rc, m->end_rc, &err, "sim_pcap_next after the last record");
-	if (rc == 0) {
+	if (ps->stop == m->n) {
 		rc = sim_pcap_next(rd, &(struct sim_pkt){ 0 }, &err);
-		check_err(rc, 0, &err, "sim_pcap_next after the end");
+		check_err(rc, m->end_rc, &err, "sim_pcap_next after the last record");
+		if (rc == 0) {
+			rc = sim_pcap_next(rd, &(struct sim_pkt){ 0 }, &err);
+			check_err(rc, 0, &err, "sim_pcap_next after the end");
+		}
 	}
-	if (info->pkts != returned || info->nonip != nonip)
-		FAIL("%s: counted pkts %llu nonip %llu, returned %llu of which %llu non-IP", what,
-		     (unsigned long long)info->pkts, (unsigned long long)info->nonip,
-		     (unsigned long long)returned, (unsigned long long)nonip);
-	if (returned && (info->t0_sec != m->r[0].sec || info->t0_frac != m->r[0].frac) && !sel)
+	if (info->pkts != returned || info->nonip != nonip || info->skipped != skipped ||
+	    info->reordered != ps->reordered)
+		FAIL("%s: counted pkts %llu nonip %llu skipped %llu reordered %llu, expected "
+		     "%llu %llu %llu %llu", what, (unsigned long long)info->pkts,
+		     (unsigned long long)info->nonip, (unsigned long long)info->skipped,
+		     (unsigned long long)info->reordered, (unsigned long long)returned,
+		     (unsigned long long)nonip, (unsigned long long)skipped,
+		     (unsigned long long)ps->reordered);
+	if (info->short_hdr != short_hdr || info->frags != frags || info->oversize != oversize)
+		FAIL("%s: counted short_hdr %llu frags %llu oversize %llu, the records read add "
+		     "up to %llu %llu %llu", what, (unsigned long long)info->short_hdr,
+		     (unsigned long long)info->frags, (unsigned long long)info->oversize,
+		     (unsigned long long)short_hdr, (unsigned long long)frags,
+		     (unsigned long long)oversize);
+	if (returned && (info->t0_sec != m->r[0].sec || info->t0_frac != m->r[0].frac) &&
+	    !ps->sel)
 		FAIL("%s: t0 %llu.%u, first record %u.%u", what, (unsigned long long)info->t0_sec,
 		     info->t0_frac, m->r[0].sec, m->r[0].frac);
-	out->info = *info;
+	ps->info = *info;
 	sim_pcap_close(rd);
 }
 
@@ -375,13 +386,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct model m;
 	struct pass a = { 0 }, b = { 0 };
 	struct rxb_err err;
-	uint64_t *t = NULL;
+	struct ref *ref = NULL;
+	uint8_t *ip = NULL;
 	size_t n_ip = 0;
-	bool wrap = false, ovf;
 	int rc;
 
 	memset(&err, 0, sizeof(err));
-	known_hit = NULL;
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		FAIL("cannot write the input to the memfd");
 	walk(&m, data, size);
@@ -396,72 +406,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, T ": open: %s\n", err.msg);
 		return 0;
 	}
-	/* Known bug pcap-len-wrap: max(orig_len, caplen) + the added headers
-	 * (up to 18 bytes) is computed in 32 bits in sim_pcap_parse: an
-	 * orig_len near 2^32 wraps around to a 64-byte frame instead of an
-	 * oversize one. */
-	for (size_t i = 0; i < m.n; i++)
-		wrap |= (uint64_t)(m.r[i].orig > m.r[i].caplen ? m.r[i].orig : m.r[i].caplen) + 18 >
-			UINT32_MAX;
-	t = calloc(m.n + 1, sizeof(*t));
+	ref = calloc(m.n + 1, sizeof(*ref));
+	ip = calloc(m.n + 1, 1);
+	a.t = calloc(m.n + 1, sizeof(*a.t));
+	b.t = calloc(m.n + 1, sizeof(*b.t));
 	a.pkt = calloc(m.n + 1, sizeof(*a.pkt));
 	b.pkt = calloc(m.n + 1, sizeof(*b.pkt));
-	a.ip = calloc(m.n + 1, 1);
-	if (t == NULL || a.pkt == NULL || b.pkt == NULL || a.ip == NULL)
+	if (ref == NULL || ip == NULL || a.t == NULL || b.t == NULL || a.pkt == NULL ||
+	    b.pkt == NULL)
 		FAIL("out of memory");
-	/* Known bug pcap-time-overflow: (sec - t0_sec) * 10^12 in int64_t in
-	 * sim_pcap_next overflows (UBSan: signed integer overflow) once two
-	 * returned packets are more than 9223372 s (~107 days) apart. */
-	ovf = !model_times(&m, NULL, t);
-	wrap = wrap && !fuzz_expose_known_bug("pcap-len-wrap");
-	ovf = ovf && !fuzz_expose_known_bug("pcap-time-overflow");
-	if (wrap || ovf)
-		goto skip;
+	for (size_t i = 0; i < m.n; i++) {
+		struct sim_pcap_info ci = { 0 };
 
-	run_pass(&m, NULL, t, &a, NULL);
-	for (size_t i = 0; i < m.n; i++)
-		n_ip += a.ip[i];
-	if (!model_times(&m, a.ip, t) && !fuzz_expose_known_bug("pcap-time-overflow")) {
-		ovf = true;
-		goto skip;
+		ref[i].ip = ip[i] = (uint8_t)sim_pcap_parse(m.r[i].data, m.r[i].caplen, m.r[i].orig,
+							     m.linktype, &ref[i].pkt, &ci);
+		if (ci.short_hdr > 1 || ci.frags > 1 || ci.oversize > 1)
+			FAIL("record %zu: sim_pcap_parse counted short_hdr %llu frags %llu "
+			     "oversize %llu", i, (unsigned long long)ci.short_hdr,
+			     (unsigned long long)ci.frags, (unsigned long long)ci.oversize);
+		ref[i].short_hdr = (uint8_t)ci.short_hdr;
+		ref[i].frags = (uint8_t)ci.frags;
+		ref[i].oversize = (uint8_t)ci.oversize;
+		if ((model_len(&m, &m.r[i]) > 9018) != ci.oversize)
+			FAIL("record %zu (caplen %u orig %u): oversize %llu for a %llu-byte frame", i,
+			     m.r[i].caplen, m.r[i].orig, (unsigned long long)ci.oversize,
+			     (unsigned long long)model_len(&m, &m.r[i]));
+		n_ip += ip[i];
 	}
-	run_pass(&m, a.ip, t, &b, &a);
-	if (b.info.skipped != m.n - n_ip || b.info.pkts != n_ip)
-		FAIL("skip pass: skipped %llu pkts %llu, expected %zu and %zu",
-		     (unsigned long long)b.info.skipped, (unsigned long long)b.info.pkts, m.n - n_ip,
-		     n_ip);
-	if (a.info.skipped != 0)
-		FAIL("first pass: skipped %llu without SKIP_NONIP",
-		     (unsigned long long)a.info.skipped);
-	if (a.info.short_hdr != b.info.short_hdr || a.info.frags != b.info.frags ||
-	    a.info.oversize != b.info.oversize)
-		FAIL("counters differ between the passes: short_hdr %llu/%llu frags %llu/%llu "
-		     "oversize %llu/%llu",
-		     (unsigned long long)a.info.short_hdr, (unsigned long long)b.info.short_hdr,
-		     (unsigned long long)a.info.frags, (unsigned long long)b.info.frags,
-		     (unsigned long long)a.info.oversize, (unsigned long long)b.info.oversize);
+	model_times(&m, &a);
+	run_pass(&m, ref, &a, NULL);
+	b.sel = ip;
+	model_times(&m, &b);
+	run_pass(&m, ref, &b, &a);
 	if (fuzz_verbose())
-		fprintf(stderr, T ": linktype %u %s%s: %zu records (%zu IP), end %d, short_hdr %llu "
-			"frags %llu oversize %llu reordered %llu\n", m.linktype,
+		fprintf(stderr, T ": linktype %u %s%s: %zu records (%zu IP), end %d, stop %zu/%zu, "
+			"short_hdr %llu frags %llu oversize %llu reordered %llu\n", m.linktype,
 			m.nsec ? "ns" : "us", m.swapped ? " swapped" : "", m.n, n_ip, m.end_rc,
-			(unsigned long long)a.info.short_hdr, (unsigned long long)a.info.frags,
-			(unsigned long long)a.info.oversize, (unsigned long long)a.info.reordered);
-	if (known_hit)
-		goto skip;
-	free(t);
+			a.stop, b.stop, (unsigned long long)a.info.short_hdr,
+			(unsigned long long)a.info.frags, (unsigned long long)a.info.oversize,
+			(unsigned long long)a.info.reordered);
+	free(ref);
+	free(ip);
+	free(a.t);
+	free(b.t);
 	free(a.pkt);
 	free(b.pkt);
-	free(a.ip);
 	free(m.r);
 	return 0;
-skip:
-	if (fuzz_verbose())
-		fprintf(stderr, T ": known bug %s: input skipped (RXB_FUZZ_KNOWN_BUGS=1 runs it)\n",
-			ovf ? "pcap-time-overflow" : wrap ? "pcap-len-wrap" : known_hit);
-	free(t);
-	free(a.pkt);
-	free(b.pkt);
-	free(a.ip);
-	free(m.r);
-	return -1;
 }

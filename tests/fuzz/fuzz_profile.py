@@ -17,19 +17,9 @@ What is checked:
     to_dict() can be written as JSON (the engine config embeds it).
   - An error message is one non-empty line.
 
-Known, open bugs (docs/fuzzing.md) are not reported unless
-RXB_FUZZ_KNOWN_BUGS=1 (all) or RXB_FUZZ_KNOWN_BUGS=name[,name...]:
-  profile-float-overflow  a float key given an integer beyond the float
-      range (freq_ghz = 1 followed by 400 zeros): schema.check() calls
-      float(value) -> OverflowError "int too large to convert to float".
-  profile-int-digits  an integer of more than 4300 digits: tomllib raises
-      ValueError "Exceeds the limit (4300 digits) for integer string
-      conversion" (not a TOMLDecodeError, so read_toml() lets it through);
-      shorter integers that still reach show() in an error message fail the
-      same way there.
-  toml-not-utf8  a file that is not UTF-8: tomllib.load() raises
-      UnicodeDecodeError (a ValueError, not a TOMLDecodeError), which
-      read_toml() does not turn into a ScenarioError (scenario files too).
+Regressions kept as seeds (seeds/profile/regress-*.toml, docs/fuzzing.md):
+a file that is not UTF-8, an integer of more than 4300 digits, and a float
+key given an integer beyond the float range; each is one error line now.
 
 Run it through tests/fuzz/run.sh (corpus and log in the build dir, as for the C targets):
   tests/fuzz/run.sh build-fuzz 300 fuzz_profile
@@ -50,38 +40,10 @@ with atheris.instrument_imports(include=["rxbisect", "tomllib"]):
     from rxbisect import profile
     from rxbisect.errors import RxbError
 
-_EXPOSE = os.environ.get("RXB_FUZZ_KNOWN_BUGS", "")
-
-
-def expose(name):
-    """RXB_FUZZ_KNOWN_BUGS=1 / all: every known bug; name,name: those."""
-    return _EXPOSE in ("1", "all") or name in _EXPOSE.split(",")
-
-
 VERBOSE = os.environ.get("RXB_FUZZ_VERBOSE", "") not in ("", "0")
 
 FD = os.memfd_create("fuzz_profile.toml")
 PATH = f"/proc/self/fd/{FD}"
-
-
-def _frames(e):
-    tb = e.__traceback__
-    while tb is not None:
-        yield tb.tb_frame.f_code
-        tb = tb.tb_next
-
-
-def known_bug(e):
-    """The name of the known bug this exception is, or None."""
-    msg = str(e)
-    if isinstance(e, UnicodeDecodeError) and any(
-            "tomllib" in f.co_filename for f in _frames(e)):
-        return "toml-not-utf8"
-    if isinstance(e, OverflowError) and "int too large to convert to float" in msg:
-        return "profile-float-overflow"
-    if isinstance(e, ValueError) and "Exceeds the limit" in msg and "integer string" in msg:
-        return "profile-int-digits"
-    return None
 
 
 def check_profile(p):
@@ -115,14 +77,6 @@ def TestOneInput(data):
             raise AssertionError(f"error message not one line: {msg!r}") from e
         if VERBOSE:
             print(f"fuzz_profile: rejected: {msg}", file=sys.stderr)
-        return
-    except (OverflowError, ValueError) as e:  # UnicodeDecodeError is a ValueError
-        name = known_bug(e)
-        if name is None or expose(name):
-            raise
-        if VERBOSE:
-            print(f"fuzz_profile: known bug {name}: input skipped "
-                  "(RXB_FUZZ_KNOWN_BUGS=1 runs it)", file=sys.stderr)
         return
     check_profile(p)
     if VERBOSE:

@@ -132,6 +132,28 @@ def pcap_seeds():
     s["pcapng"] = struct.pack("<IIIHHq", 0x0a0d0d0a, 28, 0x1a2b3c4d, 1, 0, -1) + bytes(4)
     s["bad_linktype"] = pcap([(1, 0, b"abcd")], linktype=105)
     s["short_file_header"] = pcap([])[:10]
+    # Regressions (docs/fuzzing.md): inputs of bugs the fuzzer found, as it
+    # found them. time-overflow: a packet 570425345 s before the first
+    # (clamped; its time overflowed int64); len-wrap: raw IP, orig_len
+    # 0xffffffff (oversize, was a 64-byte frame); short-cooked-len: an SLL2
+    # record of 0 captured bytes (its length kept the cooked header);
+    # short-ip-l3: SLL2, an IPv4 header cut at 7 bytes (counted as IP, l3 = 0).
+    s["regress-time-overflow"] = bytes.fromhex(
+        "d4c3b2a1420004000000000000000000ffe4000001000000010000220000000000000000"
+        "08114000000000000000000000000000bb150100")
+    s["regress-len-wrap"] = bytes.fromhex(
+        "d4c3b2a102000400001940000000000000ff000065000000050000000000000000000000"
+        "ffffffff00000000")
+    s["regress-short-cooked-len"] = bytes.fromhex(
+        "a1b2c3d43202000400000000000001000000ffff00000114000000000000000000000000"
+        "0ad20050")
+    s["regress-short-ip-l3"] = bytes.fromhex(
+        "a1b2c3d40002000400000000000000000000ffff0000011400000000000000000000001b"
+        "0000003c0800000000000002000100004500002800010000400001d4c30000")
+    # A packet further after the first than 64-bit picoseconds hold: -EBADMSG
+    # (one µs past 2^64 - 1 ps), after one just within.
+    s["regress-time-too-far"] = pcap([(1000, 0, eth(v4u)), (1000 + 18446744, 73709, eth(v4u)),
+                                      (1000 + 18446744, 73710, eth(v4t))])
     return s
 
 
@@ -202,6 +224,12 @@ def simcfg_seeds(root):
     doc = rxb_json(rxb, rr)
     del doc["derived"]
     s["reject_no_derived"] = compact(doc)
+    # Regression: cores_per_nic summed in 32 bits, [2^32 - 1, 9] passed as
+    # 8 cores and nic_of_core was walked past its end; must be rejected.
+    doc = rxb_json(rxb, ["arch.name=privring", "system.cores=8"] + rr)
+    doc["system"]["cores_per_nic"] = [4294967295, 9]
+    doc["derived"]["nic_of_core"] = [0] * 8
+    s["regress-cpn-wrap"] = compact(doc)
     return s
 
 
@@ -292,13 +320,22 @@ def profile_seeds(root):
     s["reject_missing_section"] = ref.split("[nic]")[0].encode()
     s["dotted_keys"] = re.sub(r"^(\w+) = ", r"cpu.\1 = ", ref.split("[llc]")[0].split("[cpu]")[1],
                               flags=re.M).encode() + b"[llc]" + ref.split("[llc]")[1].encode()
+    # Regressions (docs/fuzzing.md), each must be one error line: a byte that
+    # is not UTF-8 (as the fuzzer found it), a float key given an integer
+    # beyond the float range, an integer of more than 4300 digits, arrays
+    # nested deeper than tomllib's recursion goes.
+    s["regress-not-utf8"] = s["dotted_keys"].replace(b"service_ns", b"ser\x98vice_ns")
+    s["regress-float-overflow"] = ref.replace("freq_ghz = 2.1", "freq_ghz = 1" + "0" * 400).encode()
+    s["regress-int-digits"] = ref.replace("freq_ghz = 2.1", "freq_ghz = 1" + "0" * 4300).encode()
+    s["regress-nested"] = ref.replace("freq_ghz = 2.1",
+                                      "freq_ghz = " + "[" * 1000 + "]" * 1000).encode()
     return s
 
 
 def write_profile_dict(path, seeds):
     keys = set()
     for raw in seeds.values():
-        keys |= set(re.findall(r"^\s*([A-Za-z_]\w*)\s*=", raw.decode(), re.M))
+        keys |= set(re.findall(r"^\s*([A-Za-z_]\w*)\s*=", raw.decode(errors="replace"), re.M))
     lines = ["# libFuzzer dictionary of fuzz_profile (written by gen_seeds.py): profile",
              "# keys, sections, TOML syntax."]
     lines += [dict_line(k + " = ") for k in sorted(keys)]
