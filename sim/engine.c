@@ -60,31 +60,42 @@ static inline void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
 
 /* ------------------------------------------------------------ memory */
 
-/* An access more than the horizon ahead of the event clock (statistics). */
-static void note_ahead(struct sim *s, uint64_t t)
+/* An access issued more than the horizon ahead of the event clock: the
+ * time rule broken. Every step checks its start against the horizon
+ * (docs/simulator.md §1.1), a network function's too (one dependent access
+ * or one wave a step), so nothing should come here: counted for the tests
+ * (lead_over and max_ahead_ps stay 0) and fatal in debug builds. Out of
+ * line: the check costs the hot path one comparison. */
+static __attribute__((noinline, cold)) void over_horizon(struct sim *s, uint64_t t)
 {
 	s->lead_over++;
 	if (t - s->now > s->max_ahead_ps)
 		s->max_ahead_ps = t - s->now;
+#ifdef RXB_DEBUG
+	fprintf(stderr, "sim: memory access at %llu ps, %llu ps ahead of the event clock "
+		"(horizon %llu ps): a step was not checked against the horizon\n",
+		(unsigned long long)t, (unsigned long long)(t - s->now),
+		(unsigned long long)s->horizon_ps);
+	abort();
+#endif
 }
 
-uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
+/* Independent accesses, at most mlp outstanding: returns the stall (ps).
+ * Wave by wave, each at the time it is issued (t, then t + the waves
+ * before it): its traffic counts in the DRAM window of that time and its
+ * misses see that window's latency. */
+static uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
 {
 	uint32_t mlp = s->cfg->scn.system.mlp;
 	uint64_t total = 0;
 
-	/* Wave by wave, each at the time it is issued (after the waves before
-	 * it): its traffic counts in the DRAM window of that time and its
-	 * misses see that window's latency. */
 	for (unsigned j0 = 0; j0 < n; j0 += mlp) {
 		unsigned end = n - j0 < mlp ? n : j0 + mlp;
 		uint64_t tw = t + total, wmax = 0, rd = 0, wr = 0, dlat;
-		bool ahead = tw > s->lim; /* (see sim_mem_one_ahead) */
 
-		if (ahead)
-			note_ahead(s, tw);
-		else /* close finished windows first */
-			sim_dram_account(&s->dram, tw, 0, 0);
+		if (tw > s->lim)
+			over_horizon(s, tw);
+		sim_dram_account(&s->dram, tw, 0, 0); /* close finished windows first */
 		dlat = sim_dram_latency_ps(&s->dram);
 		for (unsigned j = j0; j < end; j++) {
 			uint64_t lat;
@@ -105,28 +116,51 @@ uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
 			}
 			wmax = lat > wmax ? lat : wmax;
 		}
-		if (!ahead)
-			sim_dram_add(&s->dram, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
-		else /* (see sim_mem_one) */
-			sim_dram_account_ahead(&s->dram, tw, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
+		sim_dram_add(&s->dram, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
 		total += wmax;
 	}
 	return total;
 }
 
-uint64_t sim_mem_one_ahead(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
-			   uint64_t addr)
+/* One access (a dependent step of a chain): its latency (ps), with its
+ * DRAM traffic accounted at time t (sim_mem_par of one access). */
+static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
+				   uint64_t addr)
 {
-	uint64_t dlat = sim_dram_latency_ps(&s->dram), miss;
-	uint32_t f = sim_llc_access(&s->llc, cls, op, addr);
+	uint64_t lat, miss, dlat;
+	uint32_t f;
 
-	note_ahead(s, t);
+	if (t > s->lim)
+		over_horizon(s, t);
+	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
+	dlat = sim_dram_latency_ps(&s->dram);
+	f = sim_llc_access(&s->llc, cls, op, addr);
+	/* Selects, not branches: hit or miss is random. Adding zero bytes to
+	 * the window is a no-op (its windows are closed up to t already). */
 	miss = (f & SIM_LLC_HIT) ^ 1;
+	lat = miss ? dlat : s->c.llc_hit;
 	s->dram_lat_sum += dlat & -miss;
 	s->dram_lat_n += miss;
-	sim_dram_account_ahead(&s->dram, t, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
-			       (f / SIM_LLC_DRAM_WR & 1) * SIM_LLC_LINE);
-	return miss ? dlat : s->c.llc_hit;
+	sim_dram_add(&s->dram, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
+		     (f / SIM_LLC_DRAM_WR & 1) * SIM_LLC_LINE);
+	return lat;
+}
+
+/* A core, hog or the emulator starts a step that touches a shared resource
+ * (memory, a lock, the library's rings) at its local time t (for the
+ * statistic max_lead_ps, taken when the event clock moves). */
+static inline void sim_note_step(struct sim *s, uint64_t t)
+{
+	s->step_hi = t > s->step_hi ? t : s->step_hi;
+}
+
+/* Address of the memory of buffer handle b (pool base + b × buffer bytes;
+ * the emulator's pointer swaps remap it). */
+static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
+{
+	if (s->addr_of)
+		return s->addr_of[b];
+	return s->pool_base + b * (uint64_t)s->cfg->scn.arch.buffer_bytes;
 }
 
 /* The event clock moves to t: the lead of the steps made since it last
@@ -768,6 +802,10 @@ enum { POLL_SLEPT = 0, POLL_BATCH, POLL_AGAIN, POLL_RETRY };
  * completion reads, header reads (wave k->j); packet k->i (step k->step);
  * the burst's free. */
 enum { PH_POLL = 0, PH_CQ, PH_HDR, PH_PKT, PH_FREE };
+/* Where packet k->i is (struct core.step): waiting for its completion to
+ * be visible; in its network function (struct core.nf: the next step);
+ * at its target reads, then its transmit. */
+enum { PK_ARRIVE = 0, PK_NF, PK_OUT };
 
 /* One receive call of core k: POLL_BATCH with a batch to process,
  * POLL_SLEPT when the core went to sleep, POLL_AGAIN to poll its next queue
@@ -853,7 +891,7 @@ static int poll(struct sim *s, struct core *k)
 	k->n = n;
 	k->i = 0;
 	k->j = 0;
-	k->step = 0;
+	k->step = PK_ARRIVE;
 	k->q = q;
 	k->ph = PH_CQ;
 	/* Entries the library returned before their DMA latency had passed
@@ -964,32 +1002,77 @@ static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *p
 	s->cur.lat_n++;
 }
 
+/* The network function on packet k->i, one step at a time (nf.h: a
+ * dependent access, or a wave of at most system.mlp independent ones),
+ * then its compute. Each step starts within the horizon like any other:
+ * a chain of dependent misses at a loaded DRAM takes microseconds, and
+ * issued in one go its later accesses would reach the LLC and the DRAM
+ * windows that far out of time order. false when it must yield first;
+ * core.nf keeps which step comes next. */
+static bool nf_steps(struct sim *s, struct core *k, uint64_t limit)
+{
+	struct acc a[ACC_MAX];
+	uint64_t l;
+
+	while (!nf_done(&s->nf, &k->nf)) {
+		uint64_t priv;
+		unsigned n;
+
+		if (k->t > limit)
+			return false;
+		sim_note_step(s, k->t);
+		n = nf_step(&s->nf, &k->nf, &k->rng, a, &priv);
+		if (n == 1) /* sim_mem_par of one, without the loop (NF accesses are lines) */
+			l = sim_mem_one(s, k->t, a[0].cls, (enum sim_llc_op)a[0].op, a[0].addr);
+		else
+			l = n ? sim_mem_par(s, k->t, a, n) : 0;
+		l += priv;
+		k->t += l;
+		k->cost.app += l;
+	}
+	l = s->c.nf_compute + s->c.compute_extra + (k->slow ? s->c.slow_extra : 0);
+	k->t += l;
+	k->cost.app += l;
+	return true;
+}
+
 /* Packet k->i of the batch, in steps that each start within the horizon:
- * the network function (after waiting for the completion's visibility),
- * each target read, the transmit. false when it yielded before a step. */
+ * the network function's (after waiting for the completion's visibility:
+ * nf_steps), each target read, the transmit. false when it yielded before a step. */
 static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 {
 	const struct rxb_pkt *pk = &k->pk[k->i];
 	const struct pinfo *pi = &s->pinfo[pk->buf];
 
-	if (k->step == 0) {
+	switch (k->step) {
+	case PK_ARRIVE:
 		if (pi->vis > k->t) {
 			k->t = pi->vis;
 			if (k->t > limit)
 				return false;
 		}
-		sim_note_step(s, k->t);
-		nf_packet(s, k, pk->buf, pi);
+		nf_begin(&s->nf, &k->nf, k->id, k->cls_pkt, &k->rng, pi->flow, pi->key, pi->len,
+			 sim_buf_addr(s, pk->buf) + s->cfg->scn.arch.headroom_bytes);
+		k->step = PK_NF;
+		/* fall through */
+	case PK_NF:
+		if (!nf_steps(s, k, limit))
+			return false;
 		k->tr_left = k->target ? s->cfg->scn.workload.target_reads : 0;
-		k->step = 1;
+		k->step = PK_OUT;
+		/* fall through */
+	default: /* PK_OUT */
+		break;
 	}
 	while (k->tr_left) {
+		struct acc r;
 		uint64_t l;
 
 		if (k->t > limit)
 			return false;
 		sim_note_step(s, k->t);
-		l = nf_target_access(s, k);
+		r = nf_target_read(&s->nf, &k->rng);
+		l = sim_mem_one(s, k->t, r.cls, (enum sim_llc_op)r.op, r.addr);
 		k->t += l;
 		k->cost.app += l;
 		k->tr_left--;
@@ -999,7 +1082,7 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 		return false;
 	finish_packet(s, k, pk, pi);
 	k->i++;
-	k->step = 0;
+	k->step = PK_ARRIVE;
 	return true;
 }
 
@@ -1364,7 +1447,6 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	ADD(s->nf.cls_main, "nf_main", cat ? cat : s->mask_cpu, 0);
 	ADD(s->nf.cls_aux, "nf_aux", s->mask_cpu, 0);
 	ADD(s->nf.cls_tgt, "nf_target", s->mask_cpu, 0);
-	s->nf.cls_crit = s->nf.cls_main;
 	s->ncls_pkt = SIM_LLC_MAX_CLASSES - s->llc.nclasses;
 	if (s->ncls_pkt > s->ncores)
 		s->ncls_pkt = s->ncores;
@@ -1706,7 +1788,8 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	next = align_up(next + s->cq_ring_bytes * (s->emu.npq + 1), HUGE_ALIGN);
 	s->cq_w = xcalloc(s->nrings + s->emu.npq, sizeof(*s->cq_w));
 	s->tlp_cqe = tlp_bytes(s, cfg->cqe_bytes);
-	rc = nf_init(s, &next, err);
+	s->nf.l2_hit_ps = s->c.l2_hit;
+	rc = nf_init(&s->nf, &cfg->scn, &next, err);
 	if (rc)
 		return rc;
 	if (cfg->scn.system.hog != RXB_HOG_NONE && cfg->scn.system.hog_instances) {
@@ -1967,6 +2050,6 @@ void sim_free(struct sim *s)
 	free(s->ser);
 	free(s->dyn);
 	free(s->ival_scratch);
-	free(s->nf.ctr_last);
+	nf_free(&s->nf);
 	memset(s, 0, sizeof(*s));
 }

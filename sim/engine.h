@@ -34,6 +34,7 @@
 #include "evq.h"
 #include "hist.h"
 #include "llc.h"
+#include "nf.h"
 #include "pcap.h"
 #include "rng.h"
 #include "rxb/iface.h"
@@ -66,16 +67,6 @@ struct pinfo {
 	uint8_t cls;   /* generator class: 1 = target traffic */
 };
 
-/* One memory access of a core: a line through the LLC (cls < 255) or a
- * fixed latency (cls == ACC_FIXED: addr holds the latency in ps). */
-#define ACC_FIXED 255u
-struct acc {
-	uint64_t addr;
-	uint8_t cls;
-	uint8_t op; /* enum sim_llc_op */
-};
-#define ACC_MAX 256u
-
 /* A lock as a resource: the latest hold interval [from, to) and its holder.
  * A core arriving at t waits until `to` unless its whole hold fits before
  * `from` (cores' local clocks run up to the horizon apart, so a later event
@@ -84,6 +75,10 @@ struct res {
 	uint64_t from, to;
 	uint32_t last;
 };
+
+/* A struct acc (nf.h) of the engine's own with cls == ACC_FIXED is a fixed
+ * latency, not a line: addr holds the latency in ps. */
+#define ACC_FIXED 255u
 
 struct ccost { /* per-core cycle accounting, in ps */
 	uint64_t rx, sync, alloc, app;
@@ -115,9 +110,11 @@ struct core {
 	uint64_t t;                  /* local time */
 	enum core_state state;
 	/* batch in progress: phase (engine.c PH_*), packets, next packet, its
-	 * step, next entry of the burst's completion / header reads */
+	 * step (engine.c PK_*), next entry of the burst's completion / header
+	 * reads */
 	struct rxb_pkt pk[RXB_BURST_MAX];
 	unsigned ph, n, i, step, j;
+	struct nf_pkt nf;            /* packet i in the network function: its next step */
 	uint32_t tr_left;            /* target reads left for packet i */
 	uint32_t q;                  /* queue of the batch (spool) */
 	/* spool: queues q0, q0 + cores, ...; round-robin position */
@@ -183,20 +180,6 @@ struct costs {
 	double pcie_ps_per_byte;
 };
 
-/* Where the network function's data lives (nf.c). */
-struct nf_layout {
-	uint64_t lpm_base, lpm_lines;            /* l3fwd / synthetic route table */
-	uint64_t tbl_base, tbl_lines, tbl_stride; /* per core: LB flows, NAT entries, KVS index */
-	uint64_t bkt_base, bkt_lines, bkt_stride; /* per core: NAT buckets */
-	uint64_t val_base, val_stride;            /* per core: KVS values */
-	uint64_t buf_base, buf_lines;             /* synthetic / target-read buffer */
-	uint64_t ctr_base, ctr_lines;             /* counter array */
-	uint32_t *ctr_last;                       /* core that wrote each counter line last */
-	unsigned cls_main, cls_aux, cls_tgt, cls_crit;
-	uint32_t val_lines;                       /* KVS value lines */
-	uint64_t keys_per_core;
-};
-
 struct dest_stats { /* per destination ring / port, packets arrived after warm-up */
 	uint64_t offered, delivered;
 	uint64_t drops[RXB_DROP_CAUSES];
@@ -248,7 +231,7 @@ struct sim {
 	struct sim_pcap_reader *pcap;
 	struct sim_pkt trace_next;
 	struct costs c;
-	struct nf_layout nf;
+	struct nf_ctx nf;             /* the network function (nf.h) */
 	/* LLC classes */
 	unsigned cls_tx, cls_cq, cls_hog;
 	unsigned ncls_pkt;
@@ -271,8 +254,8 @@ struct sim {
 	 * the largest lead of a core's, hog's or the emulator's local time over
 	 * the event clock at the start of a step touching a shared resource
 	 * (never more than horizon_ps); how many memory accesses came more than
-	 * horizon_ps ahead (within a network function's packet, after its
-	 * first access: nf_packet is one step) and the largest lead of those. */
+	 * horizon_ps ahead and the largest lead of those — a broken rule: both
+	 * stay 0 (every step checks before it starts; debug builds abort). */
 	uint64_t max_lead_ps, lead_over, max_ahead_ps;
 	uint64_t step_hi;             /* latest step start since the clock last moved (>= now) */
 	/* I/O working set: distinct buffer slots written in the current window */
@@ -333,71 +316,6 @@ int sim_run(struct sim *s, int progress, struct rxb_err *err);
 /* Print the result object of docs/engine-contract.md §4.1 on `out`. */
 int sim_report(struct sim *s, FILE *out);
 void sim_free(struct sim *s);
-
-/* ---- shared by engine.c and nf.c ---- */
-
-/* Independent accesses, at most mlp outstanding: returns the stall (ps),
- * with DRAM traffic accounted wave by wave, each at the time it is issued
- * (t, then t + the waves before it). */
-uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n);
-
-/* A core, hog or the emulator starts a step that touches a shared resource
- * (memory, a lock, the library's rings) at its local time t (for the
- * statistic max_lead_ps, taken when the event clock moves). */
-static inline void sim_note_step(struct sim *s, uint64_t t)
-{
-	s->step_hi = t > s->step_hi ? t : s->step_hi;
-}
-
-/* sim_mem_one for an access more than the horizon ahead of the event
- * clock. The engine's own steps never start there, but a network
- * function's chain of accesses within one packet (nf_packet is one step)
- * can get there: such an access is accounted in the DRAM window of its
- * time without closing the windows before it (sim_dram_account_ahead). */
-uint64_t sim_mem_one_ahead(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
-			   uint64_t addr);
-
-/* One access (a dependent step of a chain): its latency (ps), with its
- * DRAM traffic accounted at time t (sim_mem_par of one access). */
-static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
-				   uint64_t addr)
-{
-	uint64_t lat, miss, dlat;
-	uint32_t f;
-
-	if (t > s->lim)
-		return sim_mem_one_ahead(s, t, cls, op, addr);
-	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
-	dlat = sim_dram_latency_ps(&s->dram);
-	f = sim_llc_access(&s->llc, cls, op, addr);
-	/* Selects, not branches: hit or miss is random. Adding zero bytes to
-	 * the window is a no-op (its windows are closed up to t already). */
-	miss = (f & SIM_LLC_HIT) ^ 1;
-	lat = miss ? dlat : s->c.llc_hit;
-	s->dram_lat_sum += dlat & -miss;
-	s->dram_lat_n += miss;
-	sim_dram_add(&s->dram, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
-		     (f / SIM_LLC_DRAM_WR & 1) * SIM_LLC_LINE);
-	return lat;
-}
-/* Address of the memory of buffer handle b (pool base + b × buffer bytes;
- * the emulator's pointer swaps remap it). */
-static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
-{
-	if (s->addr_of)
-		return s->addr_of[b];
-	return s->pool_base + b * (uint64_t)s->cfg->scn.arch.buffer_bytes;
-}
-
-/* nf.c */
-int nf_init(struct sim *s, uint64_t *next_addr, struct rxb_err *err);
-/* The network function's work on packet b at core k: advances k->t by its
- * memory stalls and compute and charges them to k->cost.app. */
-void nf_packet(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *pi);
-/* Compute cycles per packet of each NF (documented estimates). */
-double nf_compute_cycles(enum rxb_nf_kind nf);
-/* Target cores' extra random access (one dependent step). */
-uint64_t nf_target_access(struct sim *s, struct core *k);
 
 /* Descriptor-return waits of every shared ring over the measured interval:
  * the library's histograms and totals minus those at warm-up's end. */

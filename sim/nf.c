@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Network functions as access and cost profiles (evaluation.md §3): each
- * packet's accesses go through the LLC model at real addresses of the NF's
- * data structures, in dependent steps (one after the other) or independent
- * groups (overlapped up to the core's memory-level parallelism), plus a
- * compute cost. docs/simulator.md lists every structure size and estimate.
+ * packet's accesses go to real addresses of the NF's data structures, in
+ * dependent steps (one after the other) or independent groups (overlapped
+ * up to the core's memory-level parallelism), plus a compute cost. nf.h:
+ * the engine asks for them one step at a time. docs/simulator.md lists
+ * every structure size and estimate.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "engine.h"
+#include "llc.h"
+#include "nf.h"
+#include "traffic.h"
 
 #define HUGE_ALIGN (2ull << 20)
+#define LINE 64ull
 
 /* Non-memory work per packet (parse, hash, compare, rewrite, checksum),
  * cycles. Estimates, not measurements: docs/simulator.md gives the
@@ -37,6 +41,24 @@ double nf_compute_cycles(enum rxb_nf_kind nf)
 	}
 }
 
+/* A packet's dependent accesses: each needs the one before it. */
+static uint32_t dependent_count(const struct nf_ctx *nf)
+{
+	switch (nf->kind) {
+	case RXB_NF_KIND_NAT:
+		return 2; /* bucket, entry */
+	case RXB_NF_KIND_SYNTHETIC:
+		return nf->reads + 1; /* the reads, the route lookup */
+	case RXB_NF_KIND_L3FWD:
+	case RXB_NF_KIND_LB:
+	case RXB_NF_KIND_KVS: /* the index bucket (its item: the group) */
+	case RXB_NF_KIND_COUNTER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static uint64_t region(uint64_t *next, uint64_t bytes)
 {
 	uint64_t base = *next;
@@ -45,58 +67,71 @@ static uint64_t region(uint64_t *next, uint64_t bytes)
 	return base;
 }
 
-int nf_init(struct sim *s, uint64_t *next, struct rxb_err *err)
+int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct rxb_err *err)
 {
-	const struct sim_cfg *cfg = s->cfg;
-	struct nf_layout *l = &s->nf;
+	const struct rxb_scn_workload *w = &scn->workload;
+	uint32_t cores = scn->system.cores;
 	uint64_t lines;
 
+	nf->kind = w->nf;
+	nf->reads = w->reads;
+	nf->payload = w->payload;
+	nf->kvs_put_share = w->kvs_put_share;
+	nf->counter_slots = w->counter_slots;
+	nf->mlp = scn->system.mlp;
+	nf->deps = dependent_count(nf);
 	/* Route table (l3fwd, synthetic's route lookup): lpm_table_mib. */
-	l->lpm_lines = (uint64_t)fmax(1.0, cfg->scn.workload.lpm_table_mib * (double)(1u << 20) / 64.0);
-	l->lpm_base = region(next, l->lpm_lines * 64);
+	nf->lpm_lines = (uint64_t)fmax(1.0, w->lpm_table_mib * (double)(1u << 20) / 64.0);
+	nf->lpm_base = region(next, nf->lpm_lines * 64);
 	/* Random-read buffer (synthetic, target reads): buffer_mib, shared. */
-	l->buf_lines = (uint64_t)fmax(1.0, cfg->scn.workload.buffer_mib * (double)(1u << 20) / 64.0);
-	l->buf_base = region(next, l->buf_lines * 64);
-	switch (cfg->scn.workload.nf) {
+	nf->buf_lines = (uint64_t)fmax(1.0, w->buffer_mib * (double)(1u << 20) / 64.0);
+	nf->buf_base = region(next, nf->buf_lines * 64);
+	switch (w->nf) {
 	case RXB_NF_KIND_LB: /* per core: a flow table of 64 B entries */
-		l->tbl_lines = cfg->scn.workload.lb_table_entries;
+		nf->tbl_lines = w->lb_table_entries;
 		break;
 	case RXB_NF_KIND_NAT: /* per core: 2 entries a flow; buckets of 8 signatures a line */
-		l->tbl_lines = 2 * cfg->scn.workload.nat_flows;
-		l->bkt_lines = (2 * cfg->scn.workload.nat_flows + 7) / 8;
+		nf->tbl_lines = 2 * w->nat_flows;
+		nf->bkt_lines = (2 * w->nat_flows + 7) / 8;
 		break;
 	case RXB_NF_KIND_KVS: /* per core (EREW partition): index buckets of 8 keys, items */
-		l->keys_per_core = (cfg->scn.workload.kvs_keys + cfg->scn.system.cores - 1) / cfg->scn.system.cores;
-		l->tbl_lines = (l->keys_per_core + 7) / 8;
-		l->val_lines = (cfg->scn.workload.kvs_key_bytes + cfg->scn.workload.kvs_value_bytes + 63) / 64;
+		nf->keys_per_core = (w->kvs_keys + cores - 1) / cores;
+		nf->tbl_lines = (nf->keys_per_core + 7) / 8;
+		nf->val_lines = (w->kvs_key_bytes + w->kvs_value_bytes + 63) / 64;
 		break;
 	default:
 		break;
 	}
-	if (l->tbl_lines) {
-		l->tbl_stride = (l->tbl_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
-		l->tbl_base = region(next, l->tbl_stride * cfg->scn.system.cores);
+	if (nf->tbl_lines) {
+		nf->tbl_stride = (nf->tbl_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->tbl_base = region(next, nf->tbl_stride * cores);
 	}
-	if (l->bkt_lines) {
-		l->bkt_stride = (l->bkt_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
-		l->bkt_base = region(next, l->bkt_stride * cfg->scn.system.cores);
+	if (nf->bkt_lines) {
+		nf->bkt_stride = (nf->bkt_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->bkt_base = region(next, nf->bkt_stride * cores);
 	}
-	if (l->val_lines) {
-		lines = l->keys_per_core * l->val_lines;
-		l->val_stride = (lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
-		l->val_base = region(next, l->val_stride * cfg->scn.system.cores);
+	if (nf->val_lines) {
+		lines = nf->keys_per_core * nf->val_lines;
+		nf->val_stride = (lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->val_base = region(next, nf->val_stride * cores);
 	}
 	/* Counters: 8 B each, packed (a "small array"). */
-	l->ctr_base = region(next, (uint64_t)cfg->scn.workload.counter_slots * 8 + 64);
-	l->ctr_lines = ((uint64_t)cfg->scn.workload.counter_slots * 8 + 63) / 64;
-	l->ctr_last = malloc(l->ctr_lines * sizeof(*l->ctr_last));
-	if (l->ctr_last == NULL) {
+	nf->ctr_base = region(next, (uint64_t)w->counter_slots * 8 + 64);
+	nf->ctr_lines = ((uint64_t)w->counter_slots * 8 + 63) / 64;
+	nf->ctr_last = malloc(nf->ctr_lines * sizeof(*nf->ctr_last));
+	if (nf->ctr_last == NULL) {
 		rxb_err_set(err, "out of memory");
 		return -ENOMEM;
 	}
-	for (uint64_t i = 0; i < l->ctr_lines; i++)
-		l->ctr_last[i] = UINT32_MAX; /* no core holds a counter line yet */
+	for (uint64_t i = 0; i < nf->ctr_lines; i++)
+		nf->ctr_last[i] = UINT32_MAX; /* no core holds a counter line yet */
 	return 0;
+}
+
+void nf_free(struct nf_ctx *nf)
+{
+	free(nf->ctr_last);
+	nf->ctr_last = NULL;
 }
 
 static inline uint64_t pick(uint64_t h, uint64_t n)
@@ -104,108 +139,171 @@ static inline uint64_t pick(uint64_t h, uint64_t n)
 	return (uint64_t)(((unsigned __int128)h * n) >> 64);
 }
 
-/* One dependent access: k->t moves by its latency; returns it. */
-static uint64_t dep(struct sim *s, struct core *k, unsigned cls, enum sim_llc_op op,
-		    uint64_t addr)
+static inline uint32_t min32(uint32_t a, uint32_t b)
 {
-	uint64_t l = sim_mem_one(s, k->t, cls, op, addr);
-
-	k->t += l;
-	return l;
+	return a < b ? a : b;
 }
 
-/* The counter's line: private-cache hit when this core wrote it last,
- * otherwise an LLC access (the line comes from the other core). */
-static uint64_t counter_access(struct sim *s, struct core *k, uint64_t addr)
+/* ------------------------------------------------------- a packet */
+
+/* A packet of `lines` lines: its independent accesses, after the dependent
+ * ones (the group, issued in waves): kvs: the item's lines and as many
+ * payload lines (the value comes from or goes into the packet);
+ * synthetic: the payload's lines past the header, unless untouched. At
+ * most ACC_MAX. */
+static uint32_t group_count(const struct nf_ctx *nf, uint32_t lines)
 {
-	uint32_t *last = s->nf.ctr_last;
-	uint64_t line = (addr - s->nf.ctr_base) >> 6, l;
+	uint32_t beyond_hdr = lines > 1 ? lines - 1 : 0, item;
 
-	if (last[line] == k->id) {
-		l = s->c.l2_hit;
-		k->t += l;
-		return l;
-	}
-	last[line] = k->id;
-	return dep(s, k, s->nf.cls_main, SIM_LLC_WR, addr);
-}
-
-void nf_packet(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *pi)
-{
-	const struct sim_cfg *cfg = s->cfg;
-	const struct nf_layout *l = &s->nf;
-	uint64_t t0 = k->t, hdr = sim_buf_addr(s, b) + cfg->scn.arch.headroom_bytes;
-	uint64_t h = sim_mix64(pi->flow), compute;
-	uint32_t payload = (pi->len - SIM_ETH_FCS + 63) / 64; /* lines of the frame */
-	struct acc a[ACC_MAX];
-	unsigned n = 0;
-
-	switch (cfg->scn.workload.nf) {
-	case RXB_NF_KIND_L3FWD:
-		dep(s, k, l->cls_main, SIM_LLC_RD, l->lpm_base + pick(h, l->lpm_lines) * 64);
-		break;
-	case RXB_NF_KIND_LB:
-		dep(s, k, l->cls_main, SIM_LLC_RD,
-		    l->tbl_base + k->id * l->tbl_stride + pick(h, l->tbl_lines) * 64);
-		k->t += s->c.l2_hit; /* backend table: a few lines, private-cache resident */
-		break;
-	case RXB_NF_KIND_NAT:
-		dep(s, k, l->cls_aux, SIM_LLC_RD,
-		    l->bkt_base + k->id * l->bkt_stride + pick(h, l->bkt_lines) * 64);
-		dep(s, k, l->cls_main, SIM_LLC_WR,
-		    l->tbl_base + k->id * l->tbl_stride + pick(sim_mix64(h), l->tbl_lines) * 64);
-		break;
+	switch (nf->kind) {
+	case RXB_NF_KIND_KVS:
+		item = min32(nf->val_lines, ACC_MAX);
+		return item + min32(min32(beyond_hdr, nf->val_lines), ACC_MAX - item);
 	case RXB_NF_KIND_SYNTHETIC:
-		for (uint32_t r = 0; r < cfg->scn.workload.reads; r++)
-			dep(s, k, l->cls_main, SIM_LLC_RD,
-			    l->buf_base + sim_rng_below(&k->rng, l->buf_lines) * 64);
-		dep(s, k, l->cls_aux, SIM_LLC_RD, l->lpm_base + pick(h, l->lpm_lines) * 64);
-		if (cfg->scn.workload.payload != RXB_PAYLOAD_UNTOUCHED) {
-			for (uint32_t j = 1; j < payload && n < ACC_MAX; j++, n++) {
-				a[n].addr = hdr + 64ull * j;
-				a[n].cls = (uint8_t)k->cls_pkt;
-				a[n].op = cfg->scn.workload.payload == RXB_PAYLOAD_READ ? SIM_LLC_RD : SIM_LLC_WR;
-			}
-			k->t += sim_mem_par(s, k->t, a, n);
-		}
-		break;
-	case RXB_NF_KIND_KVS: {
-		uint64_t kh = sim_mix64((uint64_t)pi->key + 0x4b5), item;
-		bool put = sim_rng_uniform(&k->rng) < cfg->scn.workload.kvs_put_share;
-		uint32_t plines = payload > 1 ? payload - 1 : 0;
-
-		dep(s, k, l->cls_main, SIM_LLC_RD,
-		    l->tbl_base + k->id * l->tbl_stride + pick(kh, l->tbl_lines) * 64);
-		item = l->val_base + k->id * l->val_stride +
-		       pick(sim_mix64(kh), l->keys_per_core) * l->val_lines * 64;
-		/* PUT: read the value from the packet, write the item; GET: read
-		 * the item, write the value into the reply. */
-		for (uint32_t j = 0; j < l->val_lines && n < ACC_MAX; j++, n++) {
-			a[n].addr = item + 64ull * j;
-			a[n].cls = (uint8_t)l->cls_aux;
-			a[n].op = put ? SIM_LLC_WR : SIM_LLC_RD;
-		}
-		for (uint32_t j = 0; j < plines && j < l->val_lines && n < ACC_MAX; j++, n++) {
-			a[n].addr = hdr + 64ull * (j + 1);
-			a[n].cls = (uint8_t)k->cls_pkt;
-			a[n].op = put ? SIM_LLC_RD : SIM_LLC_WR;
-		}
-		k->t += sim_mem_par(s, k->t, a, n);
-		break;
-	}
-	case RXB_NF_KIND_COUNTER:
-		counter_access(s, k, l->ctr_base + pick(h, cfg->scn.workload.counter_slots) * 8);
-		break;
+		return nf->payload == RXB_PAYLOAD_UNTOUCHED ? 0 : min32(beyond_hdr, ACC_MAX);
 	default:
-		break;
+		return 0;
 	}
-	compute = s->c.nf_compute + s->c.compute_extra + (k->slow ? s->c.slow_extra : 0);
-	k->t += compute;
-	k->cost.app += k->t - t0;
 }
 
-uint64_t nf_target_access(struct sim *s, struct core *k)
+void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, unsigned cls_pkt,
+	      struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len, uint64_t hdr)
 {
-	return sim_mem_one(s, k->t, s->nf.cls_tgt, SIM_LLC_RD,
-			   s->nf.buf_base + sim_rng_below(&k->rng, s->nf.buf_lines) * 64);
+	p->hdr = hdr;
+	p->core = core;
+	p->cls_pkt = (uint8_t)cls_pkt;
+	/* a KV store's tables are indexed by the request's key, the others'
+	 * by the flow */
+	p->h = sim_mix64(nf->kind == RXB_NF_KIND_KVS ? (uint64_t)key + 0x4b5 : flow);
+	/* parsing the request tells its kind (the draw: before any access) */
+	p->put = nf->kind == RXB_NF_KIND_KVS && sim_rng_uniform(rng) < nf->kvs_put_share;
+	p->dep = 0;
+	p->group = group_count(nf, (len - SIM_ETH_FCS + 63) / 64);
+	p->in_group = 0;
+}
+
+/* ------------------------------------------------------------- steps */
+
+static unsigned one(struct acc *a, unsigned cls, enum sim_llc_op op, uint64_t addr)
+{
+	a->addr = addr;
+	a->cls = (uint8_t)cls;
+	a->op = (uint8_t)op;
+	return 1;
+}
+
+/* Line `line` of this core's part of a per-core table. */
+static uint64_t own_line(const struct nf_pkt *p, uint64_t base, uint64_t stride, uint64_t line)
+{
+	return base + p->core * stride + line * LINE;
+}
+
+/* The route table's line for the flow (l3fwd, synthetic). */
+static uint64_t route_line(const struct nf_ctx *nf, const struct nf_pkt *p)
+{
+	return nf->lpm_base + pick(p->h, nf->lpm_lines) * LINE;
+}
+
+/* The counter's atomic increment: a private-cache hit when this core
+ * wrote its line last (no access), else an LLC access (the line comes
+ * from the core that did). */
+static unsigned counter_add(struct nf_ctx *nf, const struct nf_pkt *p, struct acc *a,
+			    uint64_t *priv)
+{
+	uint64_t addr = nf->ctr_base + pick(p->h, nf->counter_slots) * 8;
+	uint32_t *last = &nf->ctr_last[(addr - nf->ctr_base) >> 6];
+
+	if (*last == p->core) {
+		*priv = nf->l2_hit_ps;
+		return 0;
+	}
+	*last = p->core;
+	return one(a, nf->cls_main, SIM_LLC_WR, addr);
+}
+
+/* Dependent access i of the packet (i < deps). */
+static unsigned dependent(struct nf_ctx *nf, const struct nf_pkt *p, uint32_t i,
+			  struct sim_rng *rng, struct acc *a, uint64_t *priv)
+{
+	switch (nf->kind) {
+	case RXB_NF_KIND_L3FWD:
+		return one(a, nf->cls_main, SIM_LLC_RD, route_line(nf, p));
+	case RXB_NF_KIND_LB:
+		*priv = nf->l2_hit_ps; /* then the backend table: a few lines, private-cache resident */
+		return one(a, nf->cls_main, SIM_LLC_RD,
+			   own_line(p, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)));
+	case RXB_NF_KIND_NAT:
+		if (i == 0) /* the bucket of the flow's signature */
+			return one(a, nf->cls_aux, SIM_LLC_RD,
+				   own_line(p, nf->bkt_base, nf->bkt_stride, pick(p->h, nf->bkt_lines)));
+		/* the entry it points to, rewritten */
+		return one(a, nf->cls_main, SIM_LLC_WR,
+			   own_line(p, nf->tbl_base, nf->tbl_stride,
+				    pick(sim_mix64(p->h), nf->tbl_lines)));
+	case RXB_NF_KIND_SYNTHETIC:
+		if (i < nf->reads) /* a random line of the shared buffer */
+			return one(a, nf->cls_main, SIM_LLC_RD,
+				   nf->buf_base + sim_rng_below(rng, nf->buf_lines) * LINE);
+		return one(a, nf->cls_aux, SIM_LLC_RD, route_line(nf, p));
+	case RXB_NF_KIND_KVS: /* the key's index bucket, in this core's partition */
+		return one(a, nf->cls_main, SIM_LLC_RD,
+			   own_line(p, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)));
+	case RXB_NF_KIND_COUNTER:
+		return counter_add(nf, p, a, priv);
+	default:
+		return 0;
+	}
+}
+
+/* Access g of a KV request's group at its item (first line `item`): PUT
+ * reads the value from the packet and writes the item, GET reads the item
+ * and writes the value into the reply. */
+static void kvs_access(const struct nf_ctx *nf, const struct nf_pkt *p, uint64_t item, uint32_t g,
+		       struct acc *a)
+{
+	uint32_t item_lines = min32(nf->val_lines, ACC_MAX);
+
+	if (g < item_lines)
+		one(a, nf->cls_aux, p->put ? SIM_LLC_WR : SIM_LLC_RD, item + g * LINE);
+	else /* payload lines from the one after the header */
+		one(a, p->cls_pkt, p->put ? SIM_LLC_RD : SIM_LLC_WR,
+		    p->hdr + (g - item_lines + 1) * LINE);
+}
+
+/* The next wave of the packet's group: at most mlp accesses. */
+static unsigned wave(const struct nf_ctx *nf, struct nf_pkt *p, struct acc *a)
+{
+	uint32_t j0 = p->in_group, n = min32(p->group - j0, nf->mlp);
+
+	p->in_group += n;
+	if (nf->kind == RXB_NF_KIND_KVS) {
+		uint64_t item = own_line(p, nf->val_base, nf->val_stride,
+					 pick(sim_mix64(p->h), nf->keys_per_core) * nf->val_lines);
+
+		for (uint32_t j = 0; j < n; j++)
+			kvs_access(nf, p, item, j0 + j, &a[j]);
+	} else { /* synthetic: the payload's lines from the one after the header */
+		enum sim_llc_op op = nf->payload == RXB_PAYLOAD_READ ? SIM_LLC_RD : SIM_LLC_WR;
+
+		for (uint32_t j = 0; j < n; j++)
+			one(&a[j], p->cls_pkt, op, p->hdr + (j0 + j + 1) * LINE);
+	}
+	return n;
+}
+
+unsigned nf_step(struct nf_ctx *nf, struct nf_pkt *p, struct sim_rng *rng, struct acc *a,
+		 uint64_t *priv)
+{
+	*priv = 0;
+	if (p->dep < nf->deps)
+		return dependent(nf, p, p->dep++, rng, a, priv);
+	return wave(nf, p, a);
+}
+
+struct acc nf_target_read(const struct nf_ctx *nf, struct sim_rng *rng)
+{
+	struct acc a;
+
+	one(&a, nf->cls_tgt, SIM_LLC_RD, nf->buf_base + sim_rng_below(rng, nf->buf_lines) * LINE);
+	return a;
 }

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * sim/nf.h — the network functions as access and cost profiles
+ * (evaluation.md §3, docs/simulator.md §2.6), behind a narrow interface:
+ * nf.c knows where each NF's data lives and which accesses a packet makes
+ * in which order; the engine issues them (LLC, DRAM, the horizon), keeps
+ * the time and adds the compute. nf.c sees no struct sim.
+ *
+ * A packet's accesses come in steps: a dependent access (it needs the one
+ * before it: a hash bucket, then the entry it points to), or one wave of at
+ * most system.mlp independent accesses (lines of a value or a payload). The
+ * engine asks for the next step only once it may start it — within the
+ * horizon of the time rule (docs/simulator.md §1.1); otherwise it yields
+ * and resumes later with the packet's state (struct nf_pkt) as it was. So
+ * an NF is a small resumable state machine: nf_begin, then nf_step until
+ * nf_done. Deterministic: the random draws (a synthetic read's address, a
+ * KV request's kind) come from the core's generator at the step that
+ * needs them, in the same order whether or not the core yielded between.
+ */
+#ifndef SIM_NF_H
+#define SIM_NF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rng.h"
+#include "scenario.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rxb_err;
+
+/* One memory access of a core: the line at addr through the LLC as class
+ * cls (the engine's own accesses may instead be a fixed latency: engine.h,
+ * ACC_FIXED). */
+struct acc {
+	uint64_t addr;
+	uint8_t cls;
+	uint8_t op; /* enum sim_llc_op */
+};
+#define ACC_MAX 256u /* most accesses of one step (and of an NF's wave group) */
+
+/* What the network function does and where its data lives. */
+struct nf_ctx {
+	/* from the scenario (nf_init) */
+	enum rxb_nf_kind kind;
+	uint32_t reads;               /* synthetic: dependent random reads */
+	enum rxb_payload payload;     /* synthetic: what it does with the payload */
+	double kvs_put_share;
+	uint32_t counter_slots;
+	uint32_t mlp;                 /* a wave: at most this many independent accesses */
+	uint32_t deps;                /* dependent accesses of a packet (then its group) */
+	/* from the engine (before nf_step) */
+	uint64_t l2_hit_ps;           /* a private-cache hit */
+	unsigned cls_main, cls_aux, cls_tgt; /* its LLC classes (main: the critical structure) */
+	/* layout (nf_init) */
+	uint64_t lpm_base, lpm_lines;            /* l3fwd / synthetic route table */
+	uint64_t tbl_base, tbl_lines, tbl_stride; /* per core: LB flows, NAT entries, KVS index */
+	uint64_t bkt_base, bkt_lines, bkt_stride; /* per core: NAT buckets */
+	uint64_t val_base, val_stride;            /* per core: KVS values */
+	uint64_t buf_base, buf_lines;             /* synthetic / target-read buffer */
+	uint64_t ctr_base, ctr_lines;             /* counter array */
+	uint32_t *ctr_last;                       /* core that wrote each counter line last */
+	uint32_t val_lines;                       /* KVS value lines */
+	uint64_t keys_per_core;
+};
+
+/* A packet in the network function (one per core): which access comes
+ * next. Its accesses are nf_ctx.deps dependent ones, one a step, then a
+ * group of `group` independent ones, a wave of at most mlp a step. */
+struct nf_pkt {
+	uint64_t hdr;       /* address of its first line (the header) */
+	uint64_t h;         /* its flow's hash (kvs: its key's) */
+	uint32_t core;      /* whose per-core tables */
+	uint32_t dep;       /* dependent accesses issued */
+	uint32_t group, in_group; /* independent accesses: how many, how many issued */
+	uint8_t cls_pkt;    /* LLC class of the core's packet data */
+	bool put;           /* kvs: a PUT request (else a GET) */
+};
+
+/* Lay out the NF's data from address *next on (2 MiB-aligned regions;
+ * *next moves past them) and take its parameters from the scenario. The
+ * engine sets l2_hit_ps and the classes. 0 or -ENOMEM. */
+int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct rxb_err *err);
+void nf_free(struct nf_ctx *nf);
+
+/* Start packet work at core `core` (its packet class cls_pkt, its
+ * generator rng): the frame of len bytes (FCS included) with its first
+ * line at hdr, of flow `flow` and KV key `key`. */
+void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, unsigned cls_pkt,
+	      struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len, uint64_t hdr);
+
+/* Nothing left to issue: the NF's compute follows. */
+static inline bool nf_done(const struct nf_ctx *nf, const struct nf_pkt *p)
+{
+	return p->dep == nf->deps && p->in_group == p->group;
+}
+
+/* The next step (not nf_done): its accesses in a[] (lines through the LLC;
+ * at most ACC_MAX, to be issued together at one time),
+ * their number as the result (0: none, only private-cache time), and in
+ * *priv the time the core then spends in its private caches (no shared
+ * resource). Counted as issued and its random draws made: call it when
+ * the step starts. */
+unsigned nf_step(struct nf_ctx *nf, struct nf_pkt *p, struct sim_rng *rng, struct acc *a,
+		 uint64_t *priv);
+
+/* A target core's extra random read (one dependent access). */
+struct acc nf_target_read(const struct nf_ctx *nf, struct sim_rng *rng);
+
+/* Compute cycles per packet of each NF (documented estimates). */
+double nf_compute_cycles(enum rxb_nf_kind nf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SIM_NF_H */
