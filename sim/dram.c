@@ -125,19 +125,7 @@ static void close_window(struct sim_dram *d)
 		d->peak_util = rho;
 	d->windows++;
 	d->win_start += d->cfg.window_ps;
-	d->win_idx++;
 	d->win_rd = d->win_wr = 0;
-	if (d->ahead_n) { /* traffic accounted ahead of time for this window */
-		uint32_t slot = (uint32_t)(d->win_idx % SIM_DRAM_AHEAD);
-
-		if (d->ahead_rd[slot] | d->ahead_wr[slot]) {
-			d->win_rd = d->ahead_rd[slot];
-			d->win_wr = d->ahead_wr[slot];
-			d->ahead_bytes -= d->win_rd + d->win_wr;
-			d->ahead_rd[slot] = d->ahead_wr[slot] = 0;
-			d->ahead_n--;
-		}
-	}
 }
 
 void sim_dram_advance(struct sim_dram *d, uint64_t now_ps)
@@ -147,15 +135,12 @@ void sim_dram_advance(struct sim_dram *d, uint64_t now_ps)
 	while (now_ps >= d->win_start + w) {
 		close_window(d);
 		/* A quiet stretch: idle windows change nothing but the clock
-		 * once the backlog is gone (and no traffic accounted ahead of
-		 * time waits in this or a later window), so jump over them in
-		 * one step. */
-		if (d->backlog == 0.0 && d->ahead_n == 0 && !(d->win_rd | d->win_wr) &&
+		 * once the backlog is gone, so jump over them in one step. */
+		if (d->backlog == 0.0 && !(d->win_rd | d->win_wr) &&
 		    now_ps >= d->win_start + w) {
 			uint64_t skip = (now_ps - d->win_start) / w;
 
 			d->win_start += skip * w;
-			d->win_idx += skip;
 			d->windows += skip;
 			d->last_rd = d->last_wr = 0;
 			d->last_util = 0.0;
@@ -170,33 +155,6 @@ void sim_dram_outside(struct sim_dram *d, uint64_t now_ps)
 		sim_dram_early(d, now_ps);
 	else
 		sim_dram_advance(d, now_ps);
-}
-
-void sim_dram_account_ahead(struct sim_dram *d, uint64_t t_ps, uint64_t rd_bytes,
-			    uint64_t wr_bytes)
-{
-	uint64_t widx;
-	uint32_t slot;
-
-	d->ahead++;
-	if (t_ps < d->win_start + d->cfg.window_ps) { /* the current window after all */
-		if (t_ps < d->win_start)
-			sim_dram_early(d, t_ps);
-		d->win_rd += rd_bytes;
-		d->win_wr += wr_bytes;
-		return;
-	}
-	widx = t_ps / d->cfg.window_ps;
-	if (widx >= d->win_idx + SIM_DRAM_AHEAD) {
-		d->far++;
-		widx = d->win_idx + SIM_DRAM_AHEAD - 1;
-	}
-	slot = (uint32_t)(widx % SIM_DRAM_AHEAD);
-	if (!(d->ahead_rd[slot] | d->ahead_wr[slot]) && (rd_bytes | wr_bytes))
-		d->ahead_n++;
-	d->ahead_rd[slot] += rd_bytes;
-	d->ahead_wr[slot] += wr_bytes;
-	d->ahead_bytes += rd_bytes + wr_bytes;
 }
 
 void sim_dram_early(struct sim_dram *d, uint64_t now_ps)
@@ -226,10 +184,6 @@ void sim_dram_stats(const struct sim_dram *d, uint64_t elapsed_ps, struct sim_dr
 	memset(st, 0, sizeof(*st));
 	st->rd_bytes = d->rd_bytes + d->win_rd;
 	st->wr_bytes = d->wr_bytes + d->win_wr;
-	for (uint32_t i = 0; d->ahead_n && i < SIM_DRAM_AHEAD; i++) {
-		st->rd_bytes += d->ahead_rd[i];
-		st->wr_bytes += d->ahead_wr[i];
-	}
 	if (secs > 0.0) {
 		st->rd_gibps = (double)st->rd_bytes / secs / GIB;
 		st->wr_gibps = (double)st->wr_bytes / secs / GIB;
@@ -240,7 +194,6 @@ void sim_dram_stats(const struct sim_dram *d, uint64_t elapsed_ps, struct sim_dr
 	st->last_util = d->last_util;
 	st->peak_util = d->peak_util;
 	st->late = d->late;
-	st->ahead_bytes = d->ahead_bytes;
 	st->backlog_bytes = d->backlog;
 	st->windows = d->windows;
 }

@@ -24,8 +24,8 @@
  *
  * Time order: accesses come in time order to within cfg.late_ps (the
  * simulator's horizon); an older one is counted as late (and aborts debug
- * builds). An access issued ahead of the caller's other sources goes
- * through sim_dram_account_ahead and closes no window.
+ * builds); the simulator steps every core so that none is ever issued ahead
+ * of the others by more than that (docs/simulator.md §1.1).
  *
  * Times are in picoseconds (the simulator's unit). Single-threaded.
  */
@@ -60,10 +60,6 @@ struct sim_dram_cfg {
  * docs/simulator-models.md for each value and its source). */
 void sim_dram_cfg_reference(struct sim_dram_cfg *cfg);
 
-/* Windows ahead of the current one that can hold traffic of accesses
- * issued ahead of time (sim_dram_account_ahead). */
-#define SIM_DRAM_AHEAD 64u
-
 struct sim_dram {
 	struct sim_dram_cfg cfg;
 	uint32_t mts;             /* effective transfer rate */
@@ -71,15 +67,9 @@ struct sim_dram {
 	double sust_Bps;          /* bytes per second, sustainable */
 	double win_capacity;      /* bytes per window at sust_Bps */
 	uint64_t win_start;       /* current window: [win_start, win_start + window) */
-	uint64_t win_idx;         /* its number: win_start / window */
 	uint64_t win_rd, win_wr;  /* bytes in the current window */
 	double backlog;           /* bytes not yet served at the last window end */
 	uint64_t lat_ps;          /* latency for accesses in the current window */
-	/* Traffic of later windows, accounted ahead of time (window w in slot
-	 * w % SIM_DRAM_AHEAD); ahead_n of these slots are not empty. */
-	uint64_t ahead_rd[SIM_DRAM_AHEAD], ahead_wr[SIM_DRAM_AHEAD];
-	uint64_t ahead_bytes;     /* their sum */
-	uint32_t ahead_n;
 	/* statistics */
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t windows;         /* closed windows */
@@ -91,8 +81,6 @@ struct sim_dram {
 	uint64_t early;           /* accesses before the current window (counted in it) */
 	uint64_t late;            /* of those, older than its start by more than late_ps */
 	uint64_t max_age_ps;      /* largest (window start - access time) seen */
-	uint64_t ahead;           /* accesses accounted ahead (sim_dram_account_ahead) */
-	uint64_t far;             /* of those, beyond the last window held: in that one */
 };
 
 int sim_dram_init(struct sim_dram *d, const struct sim_dram_cfg *cfg, struct rxb_err *err);
@@ -122,15 +110,6 @@ static inline void sim_dram_account(struct sim_dram *d, uint64_t now_ps, uint64_
 	d->win_rd += rd_bytes;
 	d->win_wr += wr_bytes;
 }
-
-/* Record DRAM traffic of an access issued at a time the caller's other
- * sources have not reached yet (in the simulator: more than the horizon
- * ahead of the event clock): it counts in the window of its own time, but
- * closes no window — the windows before it are still open to the accesses
- * of the other sources, which come in time order. At most SIM_DRAM_AHEAD
- * - 1 windows ahead (further: counted in `far`, and in the last of them). */
-void sim_dram_account_ahead(struct sim_dram *d, uint64_t t_ps, uint64_t rd_bytes,
-			    uint64_t wr_bytes);
 
 /* Add traffic to the current window, for a caller that has just called
  * sim_dram_account (or sim_dram_advance) with the same time. */
@@ -162,7 +141,6 @@ struct sim_dram_stats {
 	double backlog_bytes;
 	uint64_t windows;
 	uint64_t late;                /* accesses out of time order by more than late_ps */
-	uint64_t ahead_bytes;         /* accounted in windows not reached yet (in the totals) */
 };
 
 /* elapsed_ps: the simulated time the totals cover. */

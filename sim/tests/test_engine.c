@@ -308,7 +308,6 @@ static void test_time_order(void)
 		 * ones included */
 		CHECK_EQ(s.lead_over, 0);
 		CHECK_EQ(s.max_ahead_ps, 0);
-		CHECK_EQ(s.dram.ahead, 0); /* nothing for the DRAM to file ahead */
 		/* the DRAM model got every access in time order within the horizon */
 		CHECK_EQ(s.dram.late, 0);
 		CHECK(s.dram.max_age_ps <= s.horizon_ps);
