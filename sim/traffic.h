@@ -82,7 +82,7 @@ struct sim_pkt {
 	uint32_t key;        /* key of a key-value request, else 0 */
 };
 
-static inline uint32_t sim_wire_bytes(uint32_t len) { return len + SIM_ETH_OVERHEAD; }
+static inline uint64_t sim_wire_bytes(uint32_t len) { return (uint64_t)len + SIM_ETH_OVERHEAD; }
 static inline uint32_t sim_dma_bytes(uint32_t len) { return len - SIM_ETH_FCS; }
 
 /* Picoseconds per bit at `rate_bps`, in 32.32 fixed point: exact for the
