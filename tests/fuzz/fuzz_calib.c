@@ -59,12 +59,7 @@ static void parse(struct outcome *o, const char *text)
 	memset(&o->cal, FILL, sizeof(o->cal));
 	memset(&o->err, 0, sizeof(o->err));
 	o->rc = simcfg_parse_calibration(&o->cal, text, &o->err);
-	if (o->rc > 0)
-		FAIL("returned %d (%s)", o->rc, o->err.msg);
-	if (strnlen(o->err.msg, sizeof(o->err.msg)) == sizeof(o->err.msg))
-		FAIL("error message not terminated");
-	if (o->rc < 0 && o->err.msg[0] == '\0')
-		FAIL("failed (%d) without a message", o->rc);
+	fuzz_check_outcome(T ": simcfg_parse_calibration", o->rc, o->err.msg, sizeof(o->err.msg));
 }
 
 static void parse_doc(struct outcome *o, json_t *doc, size_t flags)

@@ -71,4 +71,17 @@ static inline bool fuzz_verbose(void)
 	return v;
 }
 
+/* What every parser must do whatever it is fed: return 0 or a negative
+ * errno, and explain a failure in a terminated message. `what` names the
+ * target in the abort. */
+static inline void fuzz_check_outcome(const char *what, int rc, const char *msg, size_t cap)
+{
+	if (rc > 0)
+		FUZZ_FAIL(what, "returned %d (%s)", rc, msg);
+	if (strnlen(msg, cap) == cap)
+		FUZZ_FAIL(what, "error message not terminated");
+	if (rc < 0 && msg[0] == '\0')
+		FUZZ_FAIL(what, "failed (%d) without a message", rc);
+}
+
 #endif /* FUZZ_COMMON_H */
