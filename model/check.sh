@@ -68,13 +68,14 @@ add "all-to-all, 2 cores, stall, unrotated Bx"       safety pass "$ST" 1
 add "all-to-all, 2 cores, stall"                     safety pass "$C $ST"
 add "all-to-all, 2 cores, coalescing, stall"         safety pass "$C $CO $ST"
 add "all-to-all, deliver_from, coalescing, stall"    safety pass "$C -DDELIVER_FROM $CO $ST"
-add "two Ax linked to one Bx"                        safety pass "$C -DCFG_MULTILINK"
-add "two Ax linked to one Bx, coalescing, stall"     safety pass "$C -DCFG_MULTILINK $CO $ST" 1
+add "two Ax linked to one Bx, overlapping sets"     safety pass "$C -DCFG_MULTILINK"
+add "two Ax linked to one Bx, overlapping, coalescing, stall" safety pass "$C -DCFG_MULTILINK $CO $ST" 1
 add "small pool (allocation fails)"                  safety pass "$C -DSMALL_POOL"
 add "small pool, coalescing, stall"                  safety pass "$C -DSMALL_POOL $CO $ST" 1
 # liveness under weak fairness
 add "(c) refill, all-to-all, stall"                  refill pass "$C $ST" 1
 add "(c) refill, all-to-all, coalescing, stall"      refill pass "$C $CO $ST" 1
+add "(c) refill, two Ax linked to one Bx, coalescing, stall" refill pass "$C -DCFG_MULTILINK $CO $ST" 1
 add "(d) progress, all-to-all, stall"                progress pass "$C $ST" 1
 add "(d) progress, all-to-all, coalescing, stall"    progress pass "$C $CO $ST" 1
 add "(d) progress, two Ax linked to one Bx, stall"   progress pass "$C -DCFG_MULTILINK $ST" 1
@@ -87,34 +88,31 @@ add "BUG_DOUBLE_APPLY"                    safety "fail:notice_" "$C -DBUG_DOUBLE
 add "BUG_COALESCE_ORDER"                  safety "fail:notice_out_of_ring_order" "$C -DBUG_COALESCE_ORDER $CO"
 
 if [ "$mode" = long ]; then
+	B=-DBITSTATE   # supertrace (pan -w32): approximate, reported with its hash factor
 	# every 2-core configuration on unrotated Bx rings (sense reversal on the
 	# real wrap-around), and the runs bounded leaves to its STALL supersets
 	add "all-to-all, 2 cores, coalescing, stall, unrotated Bx"  safety pass "$CO $ST" 1
 	add "two Ax linked to one Bx, coalescing, stall, unrotated" safety pass "-DCFG_MULTILINK $CO $ST" 1
-	add "small pool, coalescing, stall, unrotated Bx"           safety pass "-DSMALL_POOL $CO $ST" 1
+	add "small pool, stall, unrotated Bx"                       safety pass "-DSMALL_POOL $ST" 1
 	add "deliver_from, coalescing, stall, unrotated Bx"         safety pass "-DDELIVER_FROM $CO $ST" 1
 	add "(c) refill, all-to-all, no stall (both Ax rings)"      refill pass "$C -DREFILL_ALL" 1
 	add "(c) refill, all-to-all, coalescing, no stall"          refill pass "$C $CO -DREFILL_ALL" 1
-	add "(c) refill, two Ax linked to one Bx, coalescing, stall" refill pass "$C -DCFG_MULTILINK $CO $ST" 1
+	add "(c) refill, two Ax linked to one Bx, stall"            refill pass "$C -DCFG_MULTILINK $ST" 1
 	add "(d) progress, two Ax linked, coalescing, stall"        progress pass "$C -DCFG_MULTILINK $CO $ST" 1
 	# bigger rings, bigger bursts
 	add "|Bx| = 8, coalescing, stall"                safety pass "$C -DBXSZ=8 $CO $ST" 1
 	add "|Ax| = 4, |Bx| = 8, stall"                  safety pass "$C -DAXSZ=4 -DBXSZ=8 $ST" 1
 	add "2 packets per rx call, coalescing, stall"   safety pass "$C -DBURST=2 $CO $ST" 1
 	add "n = 1 < RXB_BURST_MAX = 2, coalescing, stall" safety pass "$C -DBURSTMAX=2 $CO $ST" 1
-	add "(c) refill, two Ax linked to one Bx, stall"  refill pass "$C -DCFG_MULTILINK $ST" 1
 	add "(c) refill, |Bx| = 8, coalescing, stall"    refill pass "$C -DBXSZ=8 $CO $ST" 1
 	add "(d) progress, |Bx| = 8, coalescing, stall"  progress pass "$C -DBXSZ=8 $CO $ST" 1
-	# three cores
+	# three cores: exhaustive without coalescing, supertrace beyond
 	add "all-to-all, 3 cores, stall"                 safety pass "$C -DNCORE=3 $ST" 1
-	add "all-to-all, 3 cores, coalescing, stall"     safety pass "$C -DNCORE=3 $CO $ST" 1
-	add "overlapping sets, 3 cores, stall"           safety pass "$C -DCFG_OVERLAP $ST" 1
-	add "overlapping sets, 3 cores, coalescing, stall" safety pass "$C -DCFG_OVERLAP $CO $ST" 1
-	add "(c) refill, overlapping sets, stall"        refill pass "$C -DCFG_OVERLAP $ST" 1
-	add "(d) progress, overlapping sets, stall"      progress pass "$C -DCFG_OVERLAP $ST" 1
-	add "(c) refill, 3 cores, coalescing, stall"     refill pass "$C -DNCORE=3 $CO $ST" 1
-	add "(d) progress, 3 cores (WATCH's Ax shared with the staller only)" \
-		progress pass "$C -DCFG_OVERLAP $CO $ST" 1
+	add "overlapping sets {0,1} {1,2} {2,0}, 3 cores, stall" safety pass "$C -DCFG_OVERLAP $ST" 1
+	add "all-to-all, 3 cores, coalescing, stall (bitstate)" safety pass "$C -DNCORE=3 $CO $ST" 1 $B
+	add "overlapping sets, 3 cores, coalescing, stall (bitstate)" safety pass "$C -DCFG_OVERLAP $CO $ST" 1 $B
+	add "(c) refill, overlapping sets, 3 cores, stall (bitstate)" refill pass "$C -DCFG_OVERLAP $ST" 1 $B
+	add "(d) progress, overlapping sets, 3 cores, stall (bitstate)" progress pass "$C -DCFG_OVERLAP $ST" 1 $B
 	# seeded bugs without any canonicalisation (it must not hide them)
 	add "BUG_NO_RESERVATION, no canonicalisation"    safety "fail:notice_found_no_bx_slot" "-DNO_CANON -DBUG_NO_RESERVATION $ST"
 	add "BUG_DOORBELL_FIRST, no canonicalisation"    safety "fail:notice_found_no_bx_slot" "-DNO_CANON -DBUG_DOORBELL_FIRST $ST"
@@ -133,12 +131,14 @@ run_one() {
 	refill)   f="$f -DNO_CENSUS -DEV_TICK"; g="-DNFAIR=3"; p="-a -f -N refill" ;;
 	progress) f="$f -DNO_CENSUS -DEV_TICK -DEV_PROGRESS"; g="-DNFAIR=3"; p="-a -f -N progress" ;;
 	esac
+	local width=-w24 st=$store
+	case " ${extras[$i]} " in *" -DBITSTATE "*) width=-w32; st="" ;; esac
 	local t0=$(date +%s%N)
 	{
 		spin $f -a rxbisect.pml >spin.log 2>&1 &&
-		$CC $([ "${opts[$i]}" = 1 ] && echo -O2 || echo -O0) -w -DMEMLIM=$memlim $store $g ${extras[$i]} \
+		$CC $([ "${opts[$i]}" = 1 ] && echo -O2 || echo -O0) -w -DMEMLIM=$memlim $st $g ${extras[$i]} \
 			-o pan pan.c >cc.log 2>&1 &&
-		./pan -m$depth -w24 $p >pan.log 2>&1
+		./pan -m$depth $width $p >pan.log 2>&1
 	}
 	echo $? >rc
 	echo $((($(date +%s%N) - t0) / 1000000)) >ms
@@ -177,6 +177,8 @@ verdict() { # prints the line for check $1, returns 0 when it passed
 			ok=0; why="search incomplete ($(grep -m1 -E 'max search depth|MEMLIM' "$log"))"
 		else
 			why="${states} states, ${secs} s"
+			grep -q 'hash factor' "$log" &&
+				why="$why, bitstate hash factor $(awk '/hash factor/ {print $3; exit}' "$log")"
 		fi ;;
 	fail:*)
 		local pat=${e#fail:}

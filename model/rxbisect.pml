@@ -116,7 +116,8 @@
  * SWITCHES (-D...)
  *   CFG_ALL (default)  NCORE cores (2 or 3), all-to-all association
  *   CFG_OVERLAP        3 cores, sets {0,1} {1,2} {2,0}
- *   CFG_MULTILINK      2 Bx, 3 Ax, links 0->0, 1->1, 2->1 (checked refill path)
+ *   CFG_MULTILINK      2 Bx, 3 Ax, links 0->0, 1->1, 2->1 (checked refill
+ *                      path), overlapping sets {0,2} {0,1,2}
  *   COALESCE           coalescing of consumption-only notices
  *   STALL              core STALLER (0) may stall for ever
  *   DELIVER_FROM       also rxb_bisect_nic_deliver_from(): any associated Ax
@@ -1239,8 +1240,8 @@ init {
 		od;
 #if defined(CFG_MULTILINK)
 		link[2] = 1;
-		assoc[0] = 7;
-		assoc[1] = 7;
+		assoc[0] = 5;  /* {0,2}: Bx 0 may use Ax 2 (linked to Bx 1), not Ax 1 */
+		assoc[1] = 7;  /* {0,1,2}; R(1) = |Bx|: Bx 1 has no foreign budget */
 #elif defined(CFG_OVERLAP)
 		assoc[0] = 3;  /* {0,1} */
 		assoc[1] = 6;  /* {1,2} */
