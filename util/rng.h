@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * sim/rng.h — deterministic random numbers for the simulator.
+ * util/rng.h — deterministic random numbers for the simulator and the
+ * emulator (its traffic generator and network functions).
  *
  * Every random choice of a simulation comes from a `struct sim_rng` seeded
  * from the run's seed and a stream number, so a run is reproducible bit for
