@@ -224,10 +224,6 @@ unsigned emu_pq_avail(const struct emu_pq *pq);
 int emu_nic_main(void *arg);
 /* E or M (before launch): fetch from the sources of pq into its fill ring. */
 unsigned emu_refill(struct emu *e, struct emu_pq *pq);
-/* The software Toeplitz hash of a frame (0 when not IPv4); *dport the L4
- * destination port (0 without). */
-uint32_t emu_hash_frame(const struct rxb_rss *rss, const uint8_t *p, uint32_t len,
-			uint16_t *dport);
 /* The destination core of a packet, and the physical queue it arrives on. */
 uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool have_dport);
 uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set);

@@ -40,51 +40,6 @@
 
 #include "emu_int.h"
 
-uint32_t emu_hash_frame(const struct rxb_rss *rss, const uint8_t *p, uint32_t len,
-			uint16_t *dport)
-{
-	uint16_t type;
-
-	*dport = 0;
-	if (len < RTE_ETHER_HDR_LEN + 20)
-		return 0;
-	type = (uint16_t)(p[12] << 8 | p[13]);
-	if (type == RTE_ETHER_TYPE_IPV4) {
-		const uint8_t *ip = p + RTE_ETHER_HDR_LEN;
-		uint32_t ihl = (ip[0] & 0xfu) * 4u, sip, dip;
-		uint16_t frag = (uint16_t)((ip[6] << 8 | ip[7]) & 0x3fff);
-		uint8_t proto = ip[9];
-
-		if (ihl < 20 || len < RTE_ETHER_HDR_LEN + ihl)
-			return 0;
-		sip = (uint32_t)ip[12] << 24 | (uint32_t)ip[13] << 16 | (uint32_t)ip[14] << 8 | ip[15];
-		dip = (uint32_t)ip[16] << 24 | (uint32_t)ip[17] << 16 | (uint32_t)ip[18] << 8 | ip[19];
-		if (frag == 0 && (proto == IPPROTO_UDP || proto == IPPROTO_TCP) &&
-		    len >= RTE_ETHER_HDR_LEN + ihl + 4) {
-			const uint8_t *l4 = ip + ihl;
-			uint16_t sp = (uint16_t)(l4[0] << 8 | l4[1]);
-
-			*dport = (uint16_t)(l4[2] << 8 | l4[3]);
-			return rxb_rss_ipv4_l4(rss, sip, dip, sp, *dport);
-		}
-		return rxb_rss_ipv4(rss, sip, dip);
-	}
-	if (type == RTE_ETHER_TYPE_IPV6 && len >= RTE_ETHER_HDR_LEN + 40) {
-		const uint8_t *ip = p + RTE_ETHER_HDR_LEN;
-		uint8_t nh = ip[6];
-
-		if ((nh == IPPROTO_UDP || nh == IPPROTO_TCP) && len >= RTE_ETHER_HDR_LEN + 44) {
-			const uint8_t *l4 = ip + 40;
-			uint16_t sp = (uint16_t)(l4[0] << 8 | l4[1]);
-
-			*dport = (uint16_t)(l4[2] << 8 | l4[3]);
-			return rxb_rss_ipv6_l4(rss, ip + 8, ip + 24, sp, *dport);
-		}
-		return rxb_rss_ipv6(rss, ip + 8, ip + 24);
-	}
-	return 0;
-}
-
 uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool have_dport)
 {
 	/* KV: the NIC steers a request to its partition's core by destination
@@ -185,7 +140,7 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 {
 	struct emu_meta *mt = emu_meta(m);
 	uint32_t si = mt->src, hash, core;
-	struct rxb_rx_meta meta;
+	struct rxb_rx_meta meta = { 0 };
 	struct rxb_delivery d;
 	struct emu_src *s;
 	struct rte_mbuf *h, *use = m;
@@ -208,7 +163,7 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		hash = m->hash.rss;
 		rxb_counter_add(&e->ns.port_hash, 1);
 	} else {
-		hash = emu_hash_frame(&e->rss, rte_pktmbuf_mtod(m, const uint8_t *),
+		hash = rxb_rss_frame(&e->rss, rte_pktmbuf_mtod(m, const uint8_t *),
 				      rte_pktmbuf_data_len(m), &dport);
 		have_dport = true;
 		rxb_counter_add(&e->ns.sw_hash, 1);

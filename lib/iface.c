@@ -798,16 +798,18 @@ static int iface_prime(struct rxb_iface *i, struct rxb_err *err)
 static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
 			     struct rxb_buflist *bufs, struct rxb_err *err);
 
-/* Creation failed after some rings were primed: give their buffers back. */
-static void iface_unprime(struct rxb_iface *i)
+long rxb_iface_reclaim(struct rxb_iface *i, struct rxb_err *err)
 {
 	struct rxb_buflist bufs = { 0 };
 	struct rxb_census c = { 0 };
+	int rc = iface_census_into(i, &c, &bufs, err);
+	long n = (long)bufs.n;
 
-	if (iface_census_into(i, &c, &bufs, NULL) == 0)
+	if (rc == 0)
 		for (size_t k = 0; k < bufs.n; k++)
 			i->allocs[0].put(i->allocs[0].ctx, &bufs.v[k], 1);
 	rxb_buflist_fini(&bufs);
+	return rc < 0 ? rc : n;
 }
 
 /* The endpoints: n_cores of them, each with get and put. */
@@ -883,7 +885,7 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 	}
 	rc = iface_prime(i, err);
 	if (rc != 0) {
-		iface_unprime(i);
+		rxb_iface_reclaim(i, NULL); /* creation failed after priming */
 		goto fail;
 	}
 	return i;

@@ -133,6 +133,7 @@ int rxb_privring_nic_deliver(struct rxb_privring *pr, const struct rxb_rx_meta *
 		goto out;
 	}
 	slot = rxb_descring_nic_take(&q->rx, &d->buf);
+	rxb_nic_write_payload(meta, d->buf);
 	rxb_cr_nic_write(&q->cr, slot, meta->len, meta->hash);
 	d->src_ring = meta->dest;
 	d->src_index = slot;

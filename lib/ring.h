@@ -287,6 +287,13 @@ static inline int rxb_nic_drop(struct rxb_nic_stats *s, struct rxb_delivery *d,
 	return d->drop;
 }
 
+/* The NIC took `buf` for the packet: write its bytes (struct rxb_rx_meta). */
+static inline void rxb_nic_write_payload(const struct rxb_rx_meta *meta, rxb_buf_t buf)
+{
+	if (meta->write != NULL)
+		meta->write(meta->write_arg, buf);
+}
+
 /* Start a delivery record for a packet steered to `dest`. */
 static inline void rxb_delivery_start(struct rxb_delivery *d, uint32_t dest)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <assert.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "alloc.h"
@@ -143,6 +144,73 @@ uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
 	return rxb_rss_ipv6(rss, sip, dip) ^
 	       rss->table[32][sport >> 8] ^ rss->table[33][sport & 0xff] ^
 	       rss->table[34][dport >> 8] ^ rss->table[35][dport & 0xff];
+}
+
+static uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)get_be16(p) << 16 | get_be16(p + 2);
+}
+
+enum { ETH_HDR = 14, VLAN_TAG = 4, ETYPE_IPV4 = 0x0800, ETYPE_IPV6 = 0x86dd,
+       ETYPE_VLAN = 0x8100, PROTO_TCP = 6, PROTO_UDP = 17 };
+
+static bool is_tcp_udp(uint8_t proto)
+{
+	return proto == PROTO_TCP || proto == PROTO_UDP;
+}
+
+static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len,
+			  uint16_t *dport)
+{
+	uint32_t ihl = (ip[0] & 0xfu) * 4u;
+	bool fragment = (get_be16(ip + 6) & 0x3fff) != 0;
+
+	if (ihl < 20 || len < ihl)
+		return 0;
+	if (!fragment && is_tcp_udp(ip[9]) && len >= ihl + 4) {
+		*dport = get_be16(ip + ihl + 2);
+		return rxb_rss_ipv4_l4(rss, get_be32(ip + 12), get_be32(ip + 16),
+				       get_be16(ip + ihl), *dport);
+	}
+	return rxb_rss_ipv4(rss, get_be32(ip + 12), get_be32(ip + 16));
+}
+
+static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len,
+			  uint16_t *dport)
+{
+	if (len < 40)
+		return 0;
+	if (is_tcp_udp(ip[6]) && len >= 44) {
+		*dport = get_be16(ip + 42);
+		return rxb_rss_ipv6_l4(rss, ip + 8, ip + 24, get_be16(ip + 40), *dport);
+	}
+	return rxb_rss_ipv6(rss, ip + 8, ip + 24);
+}
+
+uint32_t rxb_rss_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
+		       uint16_t *dport)
+{
+	uint32_t l2 = ETH_HDR;
+	uint16_t type;
+
+	*dport = 0;
+	if (len < ETH_HDR)
+		return 0;
+	type = get_be16(frame + 12);
+	if (type == ETYPE_VLAN && len >= ETH_HDR + VLAN_TAG) {
+		type = get_be16(frame + 16);
+		l2 += VLAN_TAG;
+	}
+	if (type == ETYPE_IPV4)
+		return hash_ipv4(rss, frame + l2, len - l2, dport);
+	if (type == ETYPE_IPV6)
+		return hash_ipv6(rss, frame + l2, len - l2, dport);
+	return 0;
 }
 
 static int check_n_queues(uint32_t n_queues, struct rxb_err *err)

@@ -548,6 +548,7 @@ static int bisect_consume(struct rxb_bisect *bs, uint32_t a, const struct rxb_rx
 		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_AX_BUF);
 	d->src_ring = a;
 	d->src_index = rxb_descring_nic_take(&ax->ring, &d->buf);
+	rxb_nic_write_payload(meta, d->buf);
 	d->cmpl_writes++;
 	if (foreign)
 		deliver_foreign(bs, bx, a, meta, d);

@@ -270,6 +270,7 @@ NIC_INLINE int nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta
 			d->src_index = c->cur.desc << g->batch_shift | c->cur.fill++;
 		}
 		d->buf = g->rx.desc[d->src_index];
+		rxb_nic_write_payload(meta, d->buf);
 		rxb_cr_nic_write(&c->cr, d->src_index, meta->len, meta->hash);
 		d->cmpl_writes = 1;
 		rxb_nic_count(&c->nic_stats, RXB_NIC_DELIVERED, 1);

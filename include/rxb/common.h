@@ -76,6 +76,14 @@ struct rxb_rx_meta {
 	uint32_t hash; /* RSS hash, reported in the completion */
 	uint32_t dest; /* destination CR / Bx / port chosen by steering (RETA) */
 	uint64_t now;  /* current time in the caller's unit (coalescing, waits) */
+	/* A software NIC that moves real bytes (net_rxbisect) writes the frame
+	 * here: called with the buffer the NIC took for the packet, before
+	 * the entry that hands that buffer to software is published, as a
+	 * NIC's DMA write precedes its completion write. NULL: nothing to
+	 * write (the simulator, the emulator, whose packets are already in
+	 * their buffers). Never called for a dropped packet. */
+	void (*write)(void *arg, rxb_buf_t buf);
+	void *write_arg;
 };
 
 /* Where a delivered packet went, or why it was dropped. */

@@ -180,6 +180,13 @@ const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i);
  * buffers) with no buffer in two places. 0, or -RXB_E_INVARIANT with a
  * message (-ENOMEM if the census cannot allocate its lists). */
 int rxb_iface_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_err *err);
+/* At a quiescent point before rxb_iface_destroy(): give every buffer the
+ * interface still holds (posted, prefetched by the NIC, in unread entries)
+ * back through allocator 0's put, so a caller that does not own the pool
+ * (a DPDK application's mempool) gets all of them back. Returns the count,
+ * or -RXB_E_INVARIANT / -ENOMEM when the census fails (nothing given back).
+ * The interface must not be used afterwards except to destroy it. */
+long rxb_iface_reclaim(struct rxb_iface *i, struct rxb_err *err);
 struct rxb_pool;
 int rxb_iface_check(struct rxb_iface *i, const struct rxb_pool *pool, struct rxb_err *err);
 

@@ -71,6 +71,14 @@ uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16],
 uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
 			 const uint8_t dip[16], uint16_t sport, uint16_t dport);
 
+/* The hash a NIC computes for an Ethernet frame (`len` bytes from the
+ * destination MAC, an 802.1Q tag skipped): IPv4 and IPv6 over their
+ * addresses, plus the ports for TCP and UDP (not for IPv4 fragments nor for
+ * IPv6 with extension headers, as NICs do); 0 for anything else. *dport is
+ * the L4 destination port in host order (0 without one). */
+uint32_t rxb_rss_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
+		       uint16_t *dport);
+
 /* Indirection table sizes: a power of two in [64, 4096], 128 by default, as
  * DPDK and ConnectX expose it. */
 #define RXB_RETA_MIN 64u
