@@ -244,14 +244,16 @@ int emu_ports_start(struct emu *e, struct rxb_err *err);
 void emu_ports_stop(struct emu *e);
 void emu_ports_close(struct emu *e);
 
-/* ---- emu_run.c ---- */
+/* ---- emu_stats.c: per destination, any thread ---- */
 /* NIC counter `counter` of destination d, summed over the design's ring
- * sets (both of them for dynamic shRing). Any thread. */
+ * sets (both of them for dynamic shRing). */
 uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter);
-/* Machine-wide memory traffic in bytes from resctrl MBM; -1 without it. */
-int emu_mbm_read(uint64_t *bytes);
+/* Drops of destination d by `cause`: at the physical queue and in the library. */
+uint64_t emu_dest_drops(struct emu *e, uint32_t d, int cause);
+/* Entries waiting in destination d's ring (CR / Bx; native: the wire ring). */
+uint64_t emu_dest_occupancy(struct emu *e, uint32_t d);
 
-/* ---- emu_telemetry.c ---- */
+/* ---- emu_telemetry.c (attached by emu_run.c; reads through emu_stats.c) ---- */
 void emu_telemetry_register(void);
 void emu_telemetry_attach(struct emu *e);
 void emu_telemetry_detach(void);

@@ -4,6 +4,11 @@
  * the ports; launch workers, the emulator and the source; sample while it
  * runs; stop the source, drain, check conservation (interfaces.md §8) and
  * gather the result.
+ *
+ * Dependencies: this file drives the others (launches the lcores' mains,
+ * attaches the run to emu_telemetry.c) and reads per-destination counters
+ * through emu_stats.c, as telemetry does; none of them calls back into it
+ * (its callers are rxb_emu_main.c and emu_bench.c, through emu.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -331,7 +336,7 @@ static int make_workers(struct emu *e, struct rxb_err *err)
  * the root resctrl group's mbm_total_bytes summed over L3 domains (the
  * whole machine's DRAM traffic, not just ours). -1 when resctrl is not
  * mounted or has no MBM (this VM). */
-int emu_mbm_read(uint64_t *bytes)
+static int mbm_read(uint64_t *bytes)
 {
 	DIR *d = opendir("/sys/fs/resctrl/mon_data");
 	struct dirent *de;
@@ -402,7 +407,7 @@ static void take_snap(struct emu *e, struct snap *s)
 		s->wire_bytes += rxb_counter_read(&e->w[w].st.wire_bytes);
 	}
 	s->dispatched = rxb_counter_read(&e->ns.dispatched);
-	s->has_mbm = e->has_mbm && emu_mbm_read(&s->mbm) == 0;
+	s->has_mbm = e->has_mbm && mbm_read(&s->mbm) == 0;
 	s->busy = rxb_counter_read(&e->ns.busy_cyc);
 	s->idle = rxb_counter_read(&e->ns.idle_cyc);
 }
@@ -415,12 +420,8 @@ static void sample_occupancy(struct emu *e)
 	if (in_use > atomic_load(&e->in_use_max))
 		atomic_store(&e->in_use_max, in_use);
 	for (uint32_t d = 0; d < e->n_dest; d++) {
-		uint64_t o;
+		uint64_t o = emu_dest_occupancy(e, d);
 
-		if (e->cfg->scn.arch.emulated)
-			o = rxb_iface_occupancy(e->iface, d);
-		else
-			o = e->pq[d].wire ? rte_ring_count(e->pq[d].wire) : 0;
 		e->d[d].occ_sum += o;
 		e->d[d].occ_n++;
 		if (o > e->d[d].occ_max)
@@ -477,13 +478,6 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 }
 
 /* ------------------------------------------------------------ checks */
-
-uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter)
-{
-	/* both ring sets of dynamic shRing; spool: per port */
-	return e->iface != NULL ?
-	       rxb_iface_nic_counter(e->iface, d, (enum rxb_nic_counter)counter) : 0;
-}
 
 static uint64_t wire_residual(struct emu *e)
 {
@@ -700,12 +694,10 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		struct rxb_emu_ring_res *o = &r->ring[d];
 
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
-			o->drops[k] = rxb_counter_read(&e->d[d].drops[k]);
+			o->drops[k] = emu_dest_drops(e, d, k);
 		if (c->scn.arch.emulated) {
 			o->offered = emu_lib_nic(e, d, RXB_NIC_OFFERED);
 			o->delivered = emu_lib_nic(e, d, RXB_NIC_DELIVERED);
-			for (int k = 0; k < RXB_DROP_CAUSES; k++)
-				o->drops[k] += emu_lib_nic(e, d, RXB_NIC_DROP_FIRST + k);
 			for (int k = 0; k < RXB_DROP_CAUSES; k++)
 				o->offered += rxb_counter_read(&e->d[d].drops[k]);
 		} else {
@@ -990,7 +982,7 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	{
 		uint64_t mbm;
 
-		e->has_mbm = emu_mbm_read(&mbm) == 0;
+		e->has_mbm = mbm_read(&mbm) == 0;
 		if (!e->has_mbm && c->scn.arch.name == RXB_ARCH_DYN_SHRING)
 			fprintf(stderr, "note: no resctrl memory bandwidth monitoring on this machine: "
 				"the dynamic shRing controller gets the DMA write rate as its memory "

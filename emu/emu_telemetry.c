@@ -9,6 +9,9 @@
  *                   allocator / application, idle share; optional: a worker id
  * The callbacks run on the telemetry thread and read relaxed counters; a
  * reader lock keeps the run's state alive while they do.
+ *
+ * Dependencies: emu_run.c attaches a run here (emu_telemetry_attach/detach);
+ * this file reads it through emu_stats.c and calls nothing of emu_run.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -120,21 +123,14 @@ static int tel_rings(const char *cmd, const char *params, struct rte_tel_data *d
 		if (e->cfg->scn.arch.emulated) {
 			rte_tel_data_add_dict_u64(c, "offered", emu_lib_nic(e, r, RXB_NIC_OFFERED));
 			rte_tel_data_add_dict_u64(c, "delivered", emu_lib_nic(e, r, RXB_NIC_DELIVERED));
-			rte_tel_data_add_dict_u64(c, "occupancy", rxb_iface_occupancy(e->iface, r));
 		} else {
 			rte_tel_data_add_dict_u64(c, "offered", rxb_counter_read(&e->d[r].offered));
 			rte_tel_data_add_dict_u64(c, "delivered",
 						  rxb_counter_read(&e->w[r].st.received));
-			rte_tel_data_add_dict_u64(c, "occupancy",
-						  e->pq[r].wire ? rte_ring_count(e->pq[r].wire) : 0);
 		}
-		for (int k = 0; k < RXB_DROP_CAUSES; k++) {
-			uint64_t v = rxb_counter_read(&e->d[r].drops[k]);
-
-			if (e->cfg->scn.arch.emulated)
-				v += emu_lib_nic(e, r, RXB_NIC_DROP_FIRST + k);
-			rte_tel_data_add_dict_u64(c, rxb_drop_cause_name[k], v);
-		}
+		rte_tel_data_add_dict_u64(c, "occupancy", emu_dest_occupancy(e, r));
+		for (int k = 0; k < RXB_DROP_CAUSES; k++)
+			rte_tel_data_add_dict_u64(c, rxb_drop_cause_name[k], emu_dest_drops(e, r, k));
 		rte_tel_data_add_dict_u64(c, "source_offered", rxb_counter_read(&e->d[r].offered));
 		snprintf(name, sizeof(name), "%u", r);
 		rte_tel_data_add_dict_container(d, name, c, 0);
