@@ -83,7 +83,10 @@ struct emu_pq {
 	uint32_t src_first, src_n, src_rr;  /* E: sources feeding it */
 	uint32_t core_first, core_n;        /* destinations packets of this queue may go to */
 	uint32_t set;                       /* dyn: 0 private set, 1 shared set */
-	_Atomic bool eof;                   /* E (W native): the pcap queue reached its end */
+	/* E (W native): the pcap queue reached its end. Relaxed: the thread
+	 * that sets it took the queue's packets itself; others only end a
+	 * phase on it. */
+	_Atomic bool eof;
 	rxb_counter_t fetched;      /* E */
 	rxb_counter_t received;     /* E (or the polling worker, native) */
 	rxb_counter_t returned;     /* Q: buffers the PMD gave back unused */
@@ -192,23 +195,35 @@ struct emu {
 	struct rte_lpm *lpm;
 	_Atomic uint64_t *counters;   /* counter NF: shared array */
 
-	/* phases (M sets, others read) */
+	/* Phases. The flags that hand data over are release/acquire pairs,
+	 * the others relaxed (each access says which and why):
+	 *   gen_stop  M -> S      stop generating
+	 *   src_done  S -> M, W   release: the source's last enqueues are done;
+	 *                         E (pcap) or M (native pcap, the drain) also
+	 *                         set it, relaxed
+	 *   emu_stop  M -> E      release: the source stopped, empty the
+	 *                         physical side
+	 *   emu_done  E -> W, M   release: E's last deliveries are in the rings
+	 *   drain     M -> W      release: stop once the rings are empty
+	 *   quit      any -> all  abort, relaxed */
 	_Atomic int gen_stop, src_done, emu_stop, emu_done, drain, quit;
+	/* M -> S -> E (dyn): release/acquire, so the switch the controller
+	 * requested in the library reaches E before its first packet. */
 	_Atomic uint32_t ctl_mode;    /* M -> S: dyn ring set to steer to */
 	_Atomic uint32_t gen_mode;    /* S -> E: set the generator steers to now */
 	uint32_t applied_mode;        /* E */
 	bool holes_pending;           /* E: some source has holes */
 	bool has_mbm;                 /* resctrl MBM readable */
-	_Atomic uint64_t warm;        /* M -> W: bumped at the end of warm-up */
-	_Atomic uint32_t ws_epoch;    /* M -> E: working-set window */
+	_Atomic uint64_t warm;        /* M -> W: bumped at the end of warm-up (relaxed) */
+	_Atomic uint32_t ws_epoch;    /* M -> E: working-set window (relaxed) */
 	uint64_t t_start, t_warm, t_stop;
 
 	struct emu_nstats ns;         /* E */
 	struct emu_dstats *d;         /* per dest (n_dest) */
 	rxb_counter_t gen_late, gen_pipeline; /* S */
-	_Atomic uint64_t in_use_max;  /* M */
+	uint64_t in_use_max;          /* M */
 
-	/* M: recent rates for telemetry */
+	/* M: recent rates for telemetry (relaxed: standalone numbers) */
 	_Atomic uint64_t tel_mpps_milli, tel_idle_permille;
 };
 

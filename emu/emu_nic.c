@@ -290,12 +290,12 @@ static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint3
 		 * it cannot fill, net_pcap loses the packet it read. The source
 		 * is therefore flow-controlled (like Ethernet PAUSE). */
 		want = RTE_MIN(want, emu_pq_avail(pq));
-		if (want == 0 || pq->eof)
+		if (want == 0 || atomic_load_explicit(&pq->eof, memory_order_relaxed))
 			return 0;
 	}
 	n = rte_eth_rx_burst(e->in_port, pq->qid, pkts, (uint16_t)want);
 	if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < want)
-		pq->eof = true;
+		atomic_store_explicit(&pq->eof, true, memory_order_relaxed);
 	for (unsigned i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(pkts[i + 1]);
@@ -338,8 +338,9 @@ int emu_nic_main(void *arg)
 		}
 		work += pkts;
 		if (dyn) {
-			/* acquire: pairs with the generator's release; its last
-			 * enqueue to the old set is visible. */
+			/* acquire: pairs with the release in emu_gen_main(); its
+			 * last enqueue to the old set is visible, and so is the
+			 * switch the controller requested in the library (ctl_mode). */
 			uint32_t gm = atomic_load_explicit(&e->gen_mode, memory_order_acquire);
 
 			if (gm != e->applied_mode && !physical_busy(e, e->applied_mode, true)) {
@@ -371,16 +372,21 @@ int emu_nic_main(void *arg)
 		}
 		last = t;
 
-		if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && !atomic_load(&e->src_done)) {
+		/* relaxed: a trace that ran dry only ends the control loop; the
+		 * packets it gave are handed over with emu_done */
+		if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP &&
+		    !atomic_load_explicit(&e->src_done, memory_order_relaxed)) {
 			bool all = true;
 
 			for (uint32_t q = 0; q < e->n_pq; q++)
-				all = all && e->pq[q].eof;
+				all = all && atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed);
 			if (all)
-				atomic_store(&e->src_done, 1);
+				atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
 		}
 		if (atomic_load_explicit(&e->quit, memory_order_relaxed))
 			break;
+		/* acquire: pairs with the release in rxb_emu_run()'s drain; the
+		 * source's last packets are visible, so empty wire rings stay empty. */
 		if (atomic_load_explicit(&e->emu_stop, memory_order_acquire) &&
 		    !physical_busy(e, 0, false) &&
 		    (e->cfg->scn.emu.source != RXB_EMU_SOURCE_PORT || idle_polls > 1000))
@@ -390,6 +396,10 @@ int emu_nic_main(void *arg)
 	 * and the workers drain them before they stop. */
 	if (coalesce)
 		rxb_iface_tick(e->iface, UINT64_MAX);
+	/* release: pairs with the acquires in drained() (emu_worker.c) and
+	 * all_done() (emu_run.c); every delivery and held notice is in the
+	 * rings, so a worker that sees emu_done and an empty ring is drained,
+	 * and the counters are final. */
 	atomic_store_explicit(&e->emu_done, 1, memory_order_release);
 	return 0;
 }

@@ -261,8 +261,10 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 		e->qposted = rte_zmalloc("rxb_qposted", sizeof(*e->qposted) * e->n_pq, 0);
 		if (e->qposted == NULL)
 			return rxb_err_fail(err, -ENOMEM, "out of memory: spool queue counters");
+		/* relaxed: before the launch, which publishes it to the workers */
 		for (uint32_t q = 0; q < e->n_pq; q++)
-			atomic_store(&e->qposted[q], rxb_spool_posted(sp, q));
+			atomic_store_explicit(&e->qposted[q], rxb_spool_posted(sp, q),
+					      memory_order_relaxed);
 	}
 	return 0;
 }
@@ -417,8 +419,8 @@ static void sample_occupancy(struct emu *e)
 	uint64_t in_use = rte_mempool_in_use_count(e->wpool);
 	struct rxb_spool *sp = e->iface != NULL ? rxb_iface_spool(e->iface) : NULL;
 
-	if (in_use > atomic_load(&e->in_use_max))
-		atomic_store(&e->in_use_max, in_use);
+	if (in_use > e->in_use_max)
+		e->in_use_max = in_use;
 	for (uint32_t d = 0; d < e->n_dest; d++) {
 		uint64_t o = emu_dest_occupancy(e, d);
 
@@ -458,6 +460,8 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 	s.overloaded_cores = 0;
 	for (uint32_t w = 0; w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];
+		/* acquire: pairs with the release in emu_worker_main(); the
+		 * intervals counted by n are written. */
 		uint64_t n = atomic_load_explicit(&wk->ivl_n, memory_order_acquire);
 		uint64_t k = RTE_MIN(n - wk->ivl_read, (uint64_t)EMU_IVL_RING);
 
@@ -471,10 +475,14 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 			s.overloaded_cores++;
 	}
 	dec = rxb_iface_dyn_sample(e->iface, &s);
+	/* release: pairs with the acquire in emu_gen_main(); the switch just
+	 * requested in the library is visible to the generator and, through
+	 * gen_mode, to the emulator lcore, which applies it on the first
+	 * packet the generator steers to the new set. */
 	if (dec == RXB_DYN_TO_SHARED)
-		atomic_store(&e->ctl_mode, RXB_DYN_SHARED);
+		atomic_store_explicit(&e->ctl_mode, RXB_DYN_SHARED, memory_order_release);
 	else if (dec == RXB_DYN_TO_PRIVATE)
-		atomic_store(&e->ctl_mode, RXB_DYN_PRIVATE);
+		atomic_store_explicit(&e->ctl_mode, RXB_DYN_PRIVATE, memory_order_release);
 }
 
 /* ------------------------------------------------------------ checks */
@@ -610,9 +618,10 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 			while ((got = rxb_iface_nic_fetch(e->iface, i, bufs, EMU_FETCH_CHUNK)) != 0)
 				rte_mempool_put_bulk(e->wpool, (void **)bufs, got);
 		}
+		/* relaxed: every lcore has stopped (rte_eal_mp_wait_lcore()) */
 		for (uint32_t q = 0; q < e->n_pq; q++) {
 			rte_ring_reset(e->pq[q].fill);
-			atomic_store(&e->pq[q].stash_n, 0);
+			atomic_store_explicit(&e->pq[q].stash_n, 0, memory_order_relaxed);
 		}
 	}
 	/* Unread packets left in CR/Bx entries (a forced stop) stay out, and
@@ -760,7 +769,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		r->phys_slots += e->pq[q].cap;
 	r->gen_late = rxb_counter_read(&e->gen_late);
 	r->gen_pipeline_drops = rxb_counter_read(&e->gen_pipeline);
-	r->in_use_max = atomic_load(&e->in_use_max);
+	r->in_use_max = e->in_use_max;
 	if (sh != NULL) {
 		uint64_t ret = 0, sum = 0, mx = 0;
 
@@ -845,10 +854,13 @@ static int launch(struct emu *e, struct rxb_err *err)
 
 static bool all_done(struct emu *e)
 {
+	/* acquire: pairs with the releases at the end of emu_worker_main() and
+	 * emu_nic_main(); each lcore's final counters are visible. */
 	for (uint32_t w = 0; w < e->cores; w++)
 		if (!atomic_load_explicit(&e->w[w].done, memory_order_acquire))
 			return false;
-	return !e->cfg->scn.arch.emulated || atomic_load(&e->emu_done);
+	return !e->cfg->scn.arch.emulated ||
+	       atomic_load_explicit(&e->emu_done, memory_order_acquire);
 }
 
 static void progress(struct emu *e, uint64_t now)
@@ -881,7 +893,8 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 
 		if (!warmed && now >= e->t_warm) {
 			take_snap(e, warm);
-			atomic_fetch_add(&e->warm, 1);
+			/* relaxed: the workers only reset their latency histograms */
+			atomic_fetch_add_explicit(&e->warm, 1, memory_order_relaxed);
 			warmed = true;
 		}
 		if (now >= next_occ) {
@@ -889,7 +902,8 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 			next_occ = now + occ_every;
 		}
 		if (now >= next_ws) {
-			atomic_fetch_add(&e->ws_epoch, 1);
+			/* relaxed: E only starts counting a new window */
+			atomic_fetch_add_explicit(&e->ws_epoch, 1, memory_order_relaxed);
 			next_ws = now + ws_every;
 		}
 		if (c->scn.arch.name == RXB_ARCH_DYN_SHRING && now >= next_dyn) {
@@ -903,12 +917,15 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 
 			take_snap(e, &now_s);
 			dt = (double)(now_s.t - tel_prev.t) / (double)e->hz;
-			atomic_store(&e->tel_mpps_milli,
-				     (uint64_t)((double)(now_s.dispatched - tel_prev.dispatched) / dt / 1e3));
+			atomic_store_explicit(&e->tel_mpps_milli,
+					      (uint64_t)((double)(now_s.dispatched - tel_prev.dispatched) /
+							 dt / 1e3), memory_order_relaxed);
 			if (now_s.busy + now_s.idle > tel_prev.busy + tel_prev.idle)
-				atomic_store(&e->tel_idle_permille,
-					     (now_s.idle - tel_prev.idle) * 1000 /
-					     ((now_s.busy + now_s.idle) - (tel_prev.busy + tel_prev.idle)));
+				atomic_store_explicit(&e->tel_idle_permille,
+						      (now_s.idle - tel_prev.idle) * 1000 /
+						      ((now_s.busy + now_s.idle) -
+						       (tel_prev.busy + tel_prev.idle)),
+						      memory_order_relaxed);
 			tel_prev = now_s;
 			next_tel = now + tel_every;
 		}
@@ -920,11 +937,14 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 			bool all = true; /* the workers poll the trace queues themselves */
 
 			for (uint32_t q = 0; q < e->n_pq; q++)
-				all = all && e->pq[q].eof;
-			if (all)
-				atomic_store(&e->src_done, 1);
+				all = all && atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed);
+			if (all) /* relaxed: the workers read it after the drain flag */
+				atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
 		}
-		if (now >= e->t_stop || atomic_load(&e->src_done) || atomic_load(&e->quit))
+		/* relaxed: these only end the loop; what the source handed over
+		 * is acquired in the drain (rxb_emu_run()) */
+		if (now >= e->t_stop || atomic_load_explicit(&e->src_done, memory_order_relaxed) ||
+		    atomic_load_explicit(&e->quit, memory_order_relaxed))
 			break;
 		usleep(200);
 	}
@@ -1042,7 +1062,8 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 		emu_telemetry_attach(e);
 	rc = launch(e, err);
 	if (rc != 0) {
-		atomic_store(&e->quit, 1);
+		/* relaxed: an abort hands nothing over; the wait collects the lcores */
+		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 		rte_eal_mp_wait_lcore();
 		emu_telemetry_detach();
 		goto fail;
@@ -1050,20 +1071,31 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	control_loop(e, &warm, &stop);
 
 	/* Stop the source, let the emulator empty the physical side, then the
-	 * workers their rings. */
-	atomic_store(&e->gen_stop, 1);
+	 * workers their rings. relaxed: a request to stop, carrying no data. */
+	atomic_store_explicit(&e->gen_stop, 1, memory_order_relaxed);
 	deadline = rte_rdtsc() + emu_ns_to_cyc(e, c->scn.emu.drain_ms * 1e6);
+	/* acquire: pairs with the release at the end of emu_gen_main(); its
+	 * last enqueues happen before the releases of emu_stop and drain
+	 * below, so the emulator and the workers see them too. */
 	if (c->scn.emu.source == RXB_EMU_SOURCE_GEN)
-		while (!atomic_load(&e->src_done) && rte_rdtsc() < deadline)
+		while (!atomic_load_explicit(&e->src_done, memory_order_acquire) &&
+		       rte_rdtsc() < deadline)
 			usleep(100);
-	atomic_store(&e->src_done, 1);
+	/* relaxed: the workers read it only after the drain flag below */
+	atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
+	/* release: pairs with the acquire in emu_nic_main(); the source has
+	 * stopped and its last packets are visible, so an empty wire ring
+	 * stays empty. */
 	atomic_store_explicit(&e->emu_stop, 1, memory_order_release);
+	/* release: pairs with the acquire in emu_worker_main(); a worker that
+	 * sees the drain sees src_done set and the source's last packets. */
 	atomic_store_explicit(&e->drain, 1, memory_order_release);
 	while (!all_done(e)) {
 		if (rte_rdtsc() > deadline) {
 			fprintf(stderr, "warning: the rings did not drain within emu.drain_ms = %g ms; "
 				"stopping (packets left in flight are reported)\n", c->scn.emu.drain_ms);
-			atomic_store(&e->quit, 1);
+			/* relaxed: an abort; rte_eal_mp_wait_lcore() collects the lcores */
+			atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 			break;
 		}
 		usleep(200);

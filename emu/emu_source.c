@@ -292,7 +292,8 @@ int emu_gen_main(void *arg)
 	x.room = rte_zmalloc("rxb_gen_room", sizeof(*x.room) * e->n_pq, 0);
 	if (x.out == NULL || x.n_out == NULL || x.room == NULL ||
 	    rte_pktmbuf_alloc_bulk(e->spool, x.stage, EMU_BURST) != 0) {
-		atomic_store(&e->quit, 1);
+		/* relaxed: an abort; it hands nothing over */
+		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 		goto out;
 	}
 	pois.period = (double)e->hz / e->gen_pps;
@@ -306,12 +307,16 @@ int emu_gen_main(void *arg)
 		if (c->scn.emu.packets != 0 && offered >= c->scn.emu.packets)
 			break;
 		if (dyn) {
-			uint32_t cm = atomic_load_explicit(&e->ctl_mode, memory_order_relaxed);
+			/* acquire: pairs with the release in dyn_sample()
+			 * (emu_run.c); the switch the controller requested in
+			 * the library is visible, and passed on with gen_mode. */
+			uint32_t cm = atomic_load_explicit(&e->ctl_mode, memory_order_acquire);
 
 			if (cm != mode) {
 				mode = cm;
-				/* release: every packet steered to the old set is
-				 * enqueued before the emulator sees the switch. */
+				/* release: pairs with the acquire in emu_nic_main();
+				 * every packet steered to the old set is enqueued
+				 * before the emulator sees the switch. */
 				atomic_store_explicit(&e->gen_mode, mode, memory_order_release);
 			}
 		}
@@ -338,6 +343,8 @@ out:
 	rte_free(x.out);
 	rte_free(x.n_out);
 	rte_free(x.room);
+	/* release: pairs with the acquires in rxb_emu_run()'s drain and in
+	 * drained() (emu_worker.c); every packet enqueued and counted. */
 	atomic_store_explicit(&e->src_done, 1, memory_order_release);
 	return 0;
 }

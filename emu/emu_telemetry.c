@@ -39,14 +39,18 @@ static int tel_emulator(const char *cmd, const char *params, struct rte_tel_data
 		rte_rwlock_read_unlock(&tel_lock);
 		return 0;
 	}
-	rte_tel_data_add_dict_string(d, "state", atomic_load(&e->drain) ? "draining" : "running");
+	/* relaxed: numbers for display, nothing read through them */
+	rte_tel_data_add_dict_string(d, "state", atomic_load_explicit(&e->drain, memory_order_relaxed) ?
+				     "draining" : "running");
 	rte_tel_data_add_dict_string(d, "arch", rxb_arch_name[e->cfg->scn.arch.name]);
 	rte_tel_data_add_dict_int(d, "emulated", e->cfg->scn.arch.emulated);
 	rte_tel_data_add_dict_u64(d, "workers", e->cores);
 	rte_tel_data_add_dict_u64(d, "phys_queues", e->n_pq);
 	rte_tel_data_add_dict_u64(d, "dispatched", rxb_counter_read(&e->ns.dispatched));
-	rte_tel_data_add_dict_u64(d, "dispatch_kpps", atomic_load(&e->tel_mpps_milli));
-	rte_tel_data_add_dict_u64(d, "idle_permille", atomic_load(&e->tel_idle_permille));
+	rte_tel_data_add_dict_u64(d, "dispatch_kpps",
+				  atomic_load_explicit(&e->tel_mpps_milli, memory_order_relaxed));
+	rte_tel_data_add_dict_u64(d, "idle_permille",
+				  atomic_load_explicit(&e->tel_idle_permille, memory_order_relaxed));
 	rte_tel_data_add_dict_u64(d, "fetched", rxb_counter_read(&e->ns.fetched));
 	rte_tel_data_add_dict_u64(d, "buffer_mismatch", rxb_counter_read(&e->ns.mismatch));
 	rte_tel_data_add_dict_u64(d, "swaps", rxb_counter_read(&e->ns.swaps));

@@ -114,6 +114,11 @@ static bool stalled(const struct emu_worker *w, uint64_t now)
  * spool the worker polls queues of, or NULL. */
 static bool drained(struct emu *e, struct emu_worker *w, struct rxb_spool *sp)
 {
+	/* emu_done, acquire: pairs with the release at the end of
+	 * emu_nic_main(); the emulator's last deliveries are in the rings,
+	 * so an empty ring stays empty. src_done, acquire: pairs with the
+	 * release at the end of emu_gen_main(); the generator's last enqueue
+	 * to the wire ring is visible. */
 	if (sp != NULL) { /* spool: the queues q = id, id + workers, ... */
 		if (!atomic_load_explicit(&e->emu_done, memory_order_acquire))
 			return false;
@@ -129,7 +134,8 @@ static bool drained(struct emu *e, struct emu_worker *w, struct rxb_spool *sp)
 		return false;
 	if (e->pq[w->id].wire != NULL)
 		return rte_ring_count(e->pq[w->id].wire) == 0;
-	return e->cfg->scn.emu.source != RXB_EMU_SOURCE_PCAP || e->pq[w->id].eof;
+	return e->cfg->scn.emu.source != RXB_EMU_SOURCE_PCAP ||
+	       atomic_load_explicit(&e->pq[w->id].eof, memory_order_relaxed);
 }
 
 static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf **mb,
@@ -170,6 +176,8 @@ int emu_worker_main(void *arg)
 	for (;;) {
 		uint64_t t0 = rte_rdtsc(), t1, t2, t3, a0, a1, wm, bytes = 0, free_cyc = 0;
 		unsigned n, kept, sent, nfree;
+		/* acquire: pairs with the release in rxb_emu_run()'s drain;
+		 * src_done and the source's last packets are visible. */
 		bool draining = atomic_load_explicit(&e->drain, memory_order_acquire);
 
 		if (atomic_load_explicit(&e->quit, memory_order_relaxed))
@@ -197,7 +205,7 @@ int emu_worker_main(void *arg)
 		if (native) {
 			n = rte_eth_rx_burst(e->in_port, e->pq[w->id].qid, mb, (uint16_t)batch);
 			if (cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < batch)
-				e->pq[w->id].eof = true;
+				atomic_store_explicit(&e->pq[w->id].eof, true, memory_order_relaxed);
 		} else {
 			n = rxb_iface_rx(e->iface, rq, pkts, batch, t0);
 			for (unsigned i = 0; i < n; i++)
@@ -214,6 +222,9 @@ polled:
 
 				atomic_store_explicit(&w->ivl[k % EMU_IVL_RING], t0 - w->last_poll,
 						      memory_order_relaxed);
+				/* release: pairs with the acquire in dyn_sample()
+				 * (emu_run.c); the interval is written before it
+				 * is counted. */
 				atomic_store_explicit(&w->ivl_n, k + 1, memory_order_release);
 			}
 			w->last_poll = t0;
@@ -280,6 +291,8 @@ polled:
 		(void)t2;
 	}
 	rxb_counter_add(&w->st.alloc_fail, w->alloc.fails);
+	/* release: pairs with the acquire in all_done() (emu_run.c); the
+	 * worker's counters are final. */
 	atomic_store_explicit(&w->done, 1, memory_order_release);
 	return 0;
 }

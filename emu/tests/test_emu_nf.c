@@ -521,7 +521,7 @@ static void test_counter(void)
 		}
 	}
 	for (unsigned c = 0; c < C; c++)
-		CHECK_EQ(shared[c], last[c]);
+		CHECK_EQ(atomic_load_explicit(&shared[c], memory_order_relaxed), last[c]);
 	rte_pktmbuf_free_bulk(pkts, N);
 	/* TCP at 62 bytes has an 8-byte payload: no room for the value. */
 	gen_defaults(&g, IPPROTO_TCP, 62);
@@ -585,7 +585,9 @@ static void test_counter_threads(void)
 		for (int i = 0; i < 2; i++)
 			pthread_join(th[i], NULL);
 	}
-	total = shared[0] + shared[1];
+	/* relaxed: pthread_join() ordered the workers' increments before us */
+	total = atomic_load_explicit(&shared[0], memory_order_relaxed) +
+		atomic_load_explicit(&shared[1], memory_order_relaxed);
 	CHECK_EQ(total, 2ull * 32 * ROUNDS);
 	for (int i = 0; i < 2; i++)
 		rxb_nf_destroy(t[i].nf);
