@@ -81,7 +81,7 @@ static int measure_rx(enum rxb_arch arch, double ms, struct rx_cost *out, struct
 	while (rte_rdtsc() < end) {
 		for (int round = 0; round < 64; round++) {
 			struct rxb_delivery d;
-			struct rxb_rx_meta meta = { 64, 0, 0, 0 };
+			struct rxb_rx_meta meta = { .len = 64 };
 			unsigned got, n;
 			uint64_t t0, t1, t2;
 
