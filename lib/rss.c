@@ -165,14 +165,14 @@ static bool is_tcp_udp(uint8_t proto)
 }
 
 static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len,
-			  uint16_t *dport)
+			  bool l4, uint16_t *dport)
 {
 	uint32_t ihl = (ip[0] & 0xfu) * 4u;
 	bool fragment = (get_be16(ip + 6) & 0x3fff) != 0;
 
 	if (ihl < 20 || len < ihl)
 		return 0;
-	if (!fragment && is_tcp_udp(ip[9]) && len >= ihl + 4) {
+	if (l4 && !fragment && is_tcp_udp(ip[9]) && len >= ihl + 4) {
 		*dport = get_be16(ip + ihl + 2);
 		return rxb_rss_ipv4_l4(rss, get_be32(ip + 12), get_be32(ip + 16),
 				       get_be16(ip + ihl), *dport);
@@ -181,19 +181,19 @@ static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 }
 
 static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len,
-			  uint16_t *dport)
+			  bool l4, uint16_t *dport)
 {
 	if (len < 40)
 		return 0;
-	if (is_tcp_udp(ip[6]) && len >= 44) {
+	if (l4 && is_tcp_udp(ip[6]) && len >= 44) {
 		*dport = get_be16(ip + 42);
 		return rxb_rss_ipv6_l4(rss, ip + 8, ip + 24, get_be16(ip + 40), *dport);
 	}
 	return rxb_rss_ipv6(rss, ip + 8, ip + 24);
 }
 
-uint32_t rxb_rss_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
-		       uint16_t *dport)
+static uint32_t hash_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
+			   bool l4, uint16_t *dport)
 {
 	uint32_t l2 = ETH_HDR;
 	uint16_t type;
@@ -207,10 +207,23 @@ uint32_t rxb_rss_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t
 		l2 += VLAN_TAG;
 	}
 	if (type == ETYPE_IPV4)
-		return hash_ipv4(rss, frame + l2, len - l2, dport);
+		return hash_ipv4(rss, frame + l2, len - l2, l4, dport);
 	if (type == ETYPE_IPV6)
-		return hash_ipv6(rss, frame + l2, len - l2, dport);
+		return hash_ipv6(rss, frame + l2, len - l2, l4, dport);
 	return 0;
+}
+
+uint32_t rxb_rss_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
+		       uint16_t *dport)
+{
+	return hash_frame(rss, frame, len, true, dport);
+}
+
+uint32_t rxb_rss_frame_l3(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len)
+{
+	uint16_t dport;
+
+	return hash_frame(rss, frame, len, false, &dport);
 }
 
 static int check_n_queues(uint32_t n_queues, struct rxb_err *err)

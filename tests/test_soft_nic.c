@@ -127,6 +127,7 @@ static void test_frame_hash(void)
 	memcpy(f + 34, (uint8_t[]){ 2794 >> 8, 2794 & 0xff, 1766 >> 8, 1766 & 0xff }, 4);
 	CHECK(rxb_rss_frame(&rss, f, 60, &dport) == 0x51ccc178u);
 	CHECK(dport == 1766);
+	CHECK(rxb_rss_frame_l3(&rss, f, 60) == 0x323e8fc2u); /* addresses only */
 	/* a fragment: addresses only */
 	f[20] = 0x20;
 	CHECK(rxb_rss_frame(&rss, f, 60, &dport) == 0x323e8fc2u);

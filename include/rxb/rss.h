@@ -78,6 +78,8 @@ uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
  * the L4 destination port in host order (0 without one). */
 uint32_t rxb_rss_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
 		       uint16_t *dport);
+/* The same over the addresses only (RSS configured for IP, not TCP/UDP). */
+uint32_t rxb_rss_frame_l3(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len);
 
 /* Indirection table sizes: a power of two in [64, 4096], 128 by default, as
  * DPDK and ConnectX expose it. */

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * pmd.h — net_rxbisect's state, shared by its files (not an interface for
+ * anyone else). docs/pmd.md tells the whole story.
+ *
+ * One port = one receive interface of the ring library (one rxb_iface) in
+ * front of an underlying ethdev, "the wire". The NIC side runs on one
+ * thread, N: a DPDK service (or a dedicated lcore) that polls the wire,
+ * hashes and steers each frame, lets the library pick the buffer by the
+ * design's rules and copies the frame into it before the entry is
+ * published (the NIC's DMA write). Rx queue q is core q of the design:
+ * rte_eth_rx_burst(port, q) is the design's software receive, on whatever
+ * lcore the application polls it from (one at a time, as DPDK requires).
+ * Transmit passes through to the wire's Tx queues.
+ *
+ * Writers: C = the control path (ethdev ops, probe/remove), N = the NIC
+ * thread, Q = the lcore polling that Rx queue, T = the lcore of that Tx
+ * queue. Counters are rxb_counter_t: one writer, relaxed, read by C.
+ */
+#ifndef RXB_PMD_H
+#define RXB_PMD_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <ethdev_driver.h>
+#include <rte_spinlock.h>
+
+#include "rxb/iface.h"
+#include "rxb/rss.h"
+#include "scenario.h"
+
+#define PMD_NAME "net_rxbisect"
+#define PMD_WIRE_BURST 32u
+#define PMD_WIRE_RING 1024u      /* descriptors of the wire's Rx queue */
+#define PMD_MAX_QUEUES RTE_MAX_QUEUES_PER_PORT
+#define PMD_IVL_RING 256u        /* receive-call intervals kept per queue (dyn) */
+
+extern int pmd_logtype;
+#define PMD_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, pmd_logtype, PMD_NAME ": " fmt "\n", ##__VA_ARGS__)
+
+/* What the devargs asked for (pmd_args.c). */
+struct pmd_cfg {
+	struct rxb_scn scn;              /* arch.* from the devargs, the rest at defaults */
+	char port[RTE_DEV_NAME_MAX_LEN]; /* the wire */
+	uint8_t rss_key[RXB_RSS_KEY_LEN];
+	uint32_t reta_size;
+	uint32_t flows;                  /* net_null wire: flows its buffers carry */
+	int nic_lcore;                   /* -1: the NIC runs as a service */
+	/* faults (fault_stall, fault_link_down): -1 / negative = none */
+	int stall_queue;
+	double stall_at_ms, stall_for_ms;
+	double link_down_at_ms, link_down_for_ms;
+};
+
+/* Parse "key=value,..." into cfg. 0, or -EINVAL with one message in err
+ * naming the devarg, what was wrong and what is allowed. */
+int pmd_args_parse(const char *devname, const char *params, struct pmd_cfg *cfg,
+		   struct rxb_err *err);
+
+struct pmd_rxq {
+	struct pmd *p;
+	uint16_t qid;
+	struct rte_mempool *mp;          /* the application's: core qid's allocator */
+	rxb_counter_t bytes;             /* Q */
+	rxb_counter_t alloc_fail;        /* Q (at start: C): buffers the mempool refused */
+	rxb_counter_t stalled_polls;     /* Q: calls the stall fault swallowed */
+	uint64_t last_poll;              /* Q */
+	_Atomic uint64_t ivl[PMD_IVL_RING]; /* Q -> N (dyn): receive-call intervals */
+	_Atomic uint64_t ivl_n;
+	uint64_t ivl_read;               /* N */
+} __rte_cache_aligned;
+
+struct pmd_txq {
+	struct pmd *p;
+	uint16_t qid, wire_q;
+	rte_spinlock_t *lock;            /* when Tx queues share a wire queue */
+	rxb_counter_t pkts, bytes;       /* T */
+} __rte_cache_aligned;
+
+/* NIC-wide counters, N-written. */
+struct pmd_nstats {
+	rxb_counter_t wire_pkts, wire_bytes, oversize, busy_polls, idle_polls;
+	rxb_counter_t link_down_events, dyn_switches;
+};
+
+struct pmd {
+	struct pmd_cfg cfg;
+	struct rte_eth_dev *dev;
+	uint16_t port_id;
+
+	/* the wire (C) */
+	uint16_t wire;
+	uint64_t owner_id;
+	bool wire_created;               /* we rte_vdev_init()ed it: we remove it */
+	bool wire_null;                  /* net_null: it writes no bytes */
+	bool wire_started;
+	struct rte_mempool *wire_pool;
+	uint16_t wire_rxqs, wire_txqs;
+	rte_spinlock_t *wire_tx_locks;
+
+	/* the design (C creates at start; N and Q use it while started) */
+	struct rxb_iface *iface;
+	struct rxb_allocator *allocs;
+	uint32_t max_frame;              /* bytes a buffer of every queue's mempool holds */
+	struct rxb_rss rss;
+	struct rxb_reta reta;            /* N reads, C updates (rte_eth_dev_rss_reta_update) */
+	bool l4;                         /* rss_hf asks for TCP/UDP ports (C, while stopped) */
+
+	/* the NIC thread */
+	uint32_t service_id;
+	bool service_registered;
+	_Atomic int nic_on;              /* C -> N: 1 while started */
+	_Atomic int nic_quit;            /* C -> dedicated lcore: leave the loop */
+	uint64_t hz, t_start;            /* C, before nic_on */
+	uint64_t next_link_check, next_dyn;  /* N */
+	bool link_up;                    /* N's view of the wire */
+	bool fault_link_applied, fault_link_restored;  /* N */
+	uint64_t dyn_bytes_seen;         /* N */
+	struct pmd_nstats ns;            /* N */
+
+	/* stats_reset / xstats_reset: values at the last reset (C) */
+	uint64_t *xbase;
+	uint32_t n_xstats;
+	struct rte_eth_stats sbase;
+};
+
+static inline struct pmd *pmd_of(struct rte_eth_dev *dev)
+{
+	return dev->data->dev_private;
+}
+
+/* ---- pmd_nic.c: the NIC thread, receive and transmit ---- */
+int32_t pmd_nic_service(void *arg);
+int pmd_nic_lcore_main(void *arg);
+uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n);
+uint16_t pmd_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n);
+void pmd_allocator(struct pmd_rxq *rq, struct rxb_allocator *out);
+/* C, with N stopped: give back every wire frame still queued. */
+void pmd_nic_drain_wire(struct pmd *p);
+
+/* ---- pmd_stats.c ---- */
+int pmd_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);
+int pmd_stats_reset(struct rte_eth_dev *dev);
+int pmd_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned n);
+int pmd_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
+			 unsigned n);
+int pmd_xstats_reset(struct rte_eth_dev *dev);
+void pmd_stats_restart(struct pmd *p);
+/* The number of xstats a port with nq Rx queues of this design has. */
+uint32_t pmd_xstats_count(const struct pmd *p, uint16_t nq);
+
+/* ---- pmd_wire.c: the underlying port ---- */
+int pmd_wire_attach(struct pmd *p, struct rxb_err *err);
+int pmd_wire_start(struct pmd *p, struct rxb_err *err);
+void pmd_wire_stop(struct pmd *p);
+void pmd_wire_detach(struct pmd *p);
+
+#endif /* RXB_PMD_H */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The devargs of net_rxbisect: one table names each, says what it sets and
+ * what it accepts. The design's parameters are scenario keys: their values
+ * are checked by the scenario library (scenario/, the same ranges and
+ * names as `rxb sim` and `rxb-emu`), and an error names the devarg.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_kvargs.h>
+
+#include "pmd.h"
+
+struct pmd_arg {
+	const char *name;
+	const char *key;  /* the scenario key it sets, or NULL: parsed here */
+	const char *help; /* for those parsed here: what is allowed */
+};
+
+static const struct pmd_arg pmd_args[] = {
+	{ "port", NULL, "the underlying ethdev's name (net_null0, net_ring0, net_pcap0, a PCI "
+			"address ...); net_null<N> and net_ring<N> are created if absent" },
+	{ "iface", "arch.name", NULL },
+	{ "rx", "arch.rx_size", NULL },
+	{ "cr", "arch.cr_size", NULL },
+	{ "ax", "arch.ax_size", NULL },
+	{ "bx", "arch.bx_size", NULL },
+	{ "share", "arch.share_degree", NULL },
+	{ "assoc", "arch.association", NULL },
+	{ "groups", "arch.groups", NULL },
+	{ "ax_policy", "arch.ax_policy", NULL },
+	{ "coalesce", "arch.coalesce", NULL },
+	{ "coalesce_ns", "arch.coalesce_timeout_ns", NULL },
+	{ "dyn_sample_ms", "arch.dyn_sample_ms", NULL },
+	{ "rss_key", NULL, "40 bytes as 80 hex digits" },
+	{ "reta", NULL, "the RETA size, a power of two from 64 to 4096" },
+	{ "flows", NULL, "0 to 1048576: flows the buffers of a net_null wire carry" },
+	{ "nic_lcore", NULL, "an lcore id: run the NIC there instead of as a service" },
+	{ "fault_stall", NULL, "Q@MS or Q@MS+MS: Rx queue Q receives nothing from MS ms "
+			       "after start (for MS ms), as if its lcore stopped polling" },
+	{ "fault_link_down", NULL, "MS or MS+MS: the wire is set down MS ms after start "
+				   "(and up again after MS ms)" },
+};
+#define PMD_N_ARGS (sizeof(pmd_args) / sizeof(pmd_args[0]))
+
+struct parse_ctx {
+	const char *devname;
+	struct pmd_cfg *cfg;
+	struct rxb_err *err;
+	int rc;
+};
+
+static int fail(struct parse_ctx *x, const char *arg, const char *val, const char *why,
+		const char *allowed)
+{
+	rxb_err_set(x->err, "%s: devarg %s=%s: %s; allowed: %s", x->devname, arg, val, why,
+		    allowed);
+	x->rc = -EINVAL;
+	return -EINVAL;
+}
+
+static const struct pmd_arg *find_arg(const char *name)
+{
+	for (size_t i = 0; i < PMD_N_ARGS; i++)
+		if (strcmp(pmd_args[i].name, name) == 0)
+			return &pmd_args[i];
+	return NULL;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "MS" or "MS+MS": non-negative milliseconds, the second part optional
+ * (a negative *len = for ever). */
+static bool parse_window(const char *s, double *at, double *len)
+{
+	char *end;
+
+	*at = strtod(s, &end);
+	if (end == s || *at < 0)
+		return false;
+	*len = -1;
+	if (*end == '+') {
+		const char *l = end + 1;
+
+		*len = strtod(l, &end);
+		if (end == l || *len <= 0)
+			return false;
+	}
+	return *end == '\0';
+}
+
+static int parse_hex_key(const char *s, uint8_t *key)
+{
+	if (strlen(s) != 2 * RXB_RSS_KEY_LEN)
+		return -1;
+	for (unsigned i = 0; i < RXB_RSS_KEY_LEN; i++) {
+		char byte[3] = { s[2 * i], s[2 * i + 1], 0 };
+		char *end;
+
+		key[i] = (uint8_t)strtoul(byte, &end, 16);
+		if (*end != '\0')
+			return -1;
+	}
+	return 0;
+}
+
+static int set_own(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
+{
+	struct pmd_cfg *c = x->cfg;
+	uint64_t u;
+
+	if (strcmp(a->name, "port") == 0) {
+		if (*v == '\0' || strlen(v) >= sizeof(c->port))
+			return fail(x, a->name, v, "empty or too long", a->help);
+		snprintf(c->port, sizeof(c->port), "%s", v);
+	} else if (strcmp(a->name, "rss_key") == 0) {
+		if (parse_hex_key(v, c->rss_key) != 0)
+			return fail(x, a->name, v, "not 80 hex digits", a->help);
+	} else if (strcmp(a->name, "reta") == 0) {
+		if (!parse_u64(v, RXB_RETA_MAX, &u) || u < RXB_RETA_MIN || (u & (u - 1)) != 0)
+			return fail(x, a->name, v, "not a RETA size", a->help);
+		c->reta_size = (uint32_t)u;
+	} else if (strcmp(a->name, "flows") == 0) {
+		if (!parse_u64(v, 1u << 20, &u))
+			return fail(x, a->name, v, "not a flow count", a->help);
+		c->flows = (uint32_t)u;
+	} else if (strcmp(a->name, "nic_lcore") == 0) {
+		if (!parse_u64(v, RTE_MAX_LCORE - 1, &u))
+			return fail(x, a->name, v, "not an lcore id", a->help);
+		c->nic_lcore = (int)u;
+	} else if (strcmp(a->name, "fault_stall") == 0) {
+		const char *at = strchr(v, '@');
+		char q[16];
+
+		if (at == NULL || (size_t)(at - v) >= sizeof(q))
+			return fail(x, a->name, v, "no queue before '@'", a->help);
+		memcpy(q, v, (size_t)(at - v));
+		q[at - v] = '\0';
+		if (!parse_u64(q, PMD_MAX_QUEUES - 1, &u) ||
+		    !parse_window(at + 1, &c->stall_at_ms, &c->stall_for_ms))
+			return fail(x, a->name, v, "not Q@MS[+MS]", a->help);
+		c->stall_queue = (int)u;
+	} else if (!parse_window(v, &c->link_down_at_ms, &c->link_down_for_ms)) {
+		return fail(x, a->name, v, "not MS[+MS]", a->help);
+	}
+	return 0;
+}
+
+static int one_arg(const char *name, const char *value, void *opaque)
+{
+	struct parse_ctx *x = opaque;
+	const struct pmd_arg *a = find_arg(name);
+	const char *v = value != NULL ? value : "";
+	struct rxb_err e = { 0 };
+
+	if (x->rc != 0)
+		return x->rc; /* report the first error only */
+	if (a == NULL) {
+		char allowed[512];
+		size_t k = 0;
+
+		for (size_t i = 0; i < PMD_N_ARGS && k < sizeof(allowed); i++)
+			k += (size_t)snprintf(allowed + k, sizeof(allowed) - k, "%s%s",
+					      i ? ", " : "", pmd_args[i].name);
+		return fail(x, name, v, "unknown devarg", allowed);
+	}
+	if (a->key == NULL)
+		return set_own(x, a, v);
+	/* The PMD honours every key it maps, including those the emulator
+	 * does not (rc 1: arch.ax_policy, the NIC picks the Ax here). */
+	if (rxb_scn_set_text(&x->cfg->scn, RXB_ENGINE_EMU, a->key, v, &e) < 0) {
+		rxb_err_set(x->err, "%s: devarg %s=%s: %s", x->devname, a->name, v, e.msg);
+		x->rc = -EINVAL;
+	}
+	return x->rc;
+}
+
+static void defaults(struct pmd_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	rxb_scn_defaults(&c->scn, RXB_ENGINE_EMU);
+	c->scn.arch.name = RXB_ARCH_RXBISECT;
+	memcpy(c->rss_key, rxb_rss_default_key, RXB_RSS_KEY_LEN);
+	c->reta_size = RXB_RETA_DEFAULT_SIZE;
+	c->flows = 1024;
+	c->nic_lcore = -1;
+	c->stall_queue = -1;
+	c->link_down_at_ms = -1;
+}
+
+int pmd_args_parse(const char *devname, const char *params, struct pmd_cfg *cfg,
+		   struct rxb_err *err)
+{
+	struct parse_ctx x = { devname, cfg, err, 0 };
+	struct rte_kvargs *kv;
+
+	defaults(cfg);
+	kv = rte_kvargs_parse(params != NULL ? params : "", NULL);
+	if (kv == NULL) {
+		rxb_err_set(err, "%s: devargs '%s': not a list of key=value", devname,
+			    params ? params : "");
+		return -EINVAL;
+	}
+	rte_kvargs_process(kv, NULL, one_arg, &x);
+	rte_kvargs_free(kv);
+	if (x.rc == 0 && cfg->port[0] == '\0')
+		return fail(&x, "port", "", "missing: the underlying port must be named",
+			    pmd_args[0].help);
+	if (x.rc == 0 && cfg->scn.arch.name == RXB_ARCH_SPOOL)
+		return fail(&x, "iface", "spool", "representor ports are not ethdev Rx queues",
+			    "privring, small_privring, shring, shring_list, dyn_shring, rxbisect");
+	return x.rc;
+}

@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * net_rxbisect: the vdev driver, its ethdev operations and the port's life
+ * (probe, configure, queue setup, start, stop, close, remove).
+ *
+ * Start builds the design (rxb_iface_create primes its rings from the Rx
+ * queues' mempools), starts the wire, then lets the NIC run. Stop quiesces
+ * the NIC (the service stops being called, or the dedicated lcore
+ * returns), drains the wire, and gives every buffer the design holds back
+ * to its mempool (rxb_iface_reclaim); the interface is kept until the next
+ * start or close so its counters remain readable.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <bus_vdev_driver.h>
+#include <ethdev_vdev.h>
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_malloc.h>
+#include <rte_service.h>
+#include <rte_service_component.h>
+
+#include "pmd.h"
+
+RTE_LOG_REGISTER(pmd_logtype, pmd.net.rxbisect, NOTICE);
+
+/* What rxb_rss_frame hashes: IPv4 and IPv6 addresses, plus TCP/UDP ports
+ * (unless only IP types are asked for). */
+#define PMD_RSS_L4 (RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_NONFRAG_IPV4_UDP | \
+		    RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
+#define PMD_RSS_TYPES (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER | \
+		       RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | \
+		       PMD_RSS_L4)
+
+static int fail(struct pmd *p, const struct rxb_err *err, int rc)
+{
+	PMD_LOG(ERR, "%s: %s", p->dev->data->name, err->msg);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+/* ------------------------------------------------------------ info, config */
+
+/* The entries of the ring an Rx queue reads (privRing: its Rx ring; shRing:
+ * its CR; rxBisect: its Bx), reported as the default ring size. */
+static uint16_t dest_ring_size(const struct pmd *p)
+{
+	const struct rxb_scn_arch *a = &p->cfg.scn.arch;
+	uint32_t n = a->name == RXB_ARCH_RXBISECT ? a->bx_size :
+		     a->cr_size != RXB_SCN_AUTO ? a->cr_size : a->rx_size;
+
+	return (uint16_t)RTE_MIN(n, UINT16_MAX);
+}
+
+static int dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+{
+	struct pmd *p = pmd_of(dev);
+	struct rte_eth_dev_info wire;
+
+	info->max_rx_queues = RTE_MIN(RXB_MAX_CORES, PMD_MAX_QUEUES);
+	info->max_tx_queues = PMD_MAX_QUEUES;
+	info->max_mac_addrs = 1;
+	info->min_rx_bufsize = RTE_ETHER_MIN_LEN;
+	info->max_rx_pktlen = UINT16_MAX;
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_RSS_HASH;
+	info->rx_queue_offload_capa = 0;
+	info->tx_offload_capa = 0;
+	info->flow_type_rss_offloads = PMD_RSS_TYPES;
+	info->hash_key_size = RXB_RSS_KEY_LEN;
+	info->reta_size = (uint16_t)p->cfg.reta_size;
+	/* Ring sizes are devargs (rx, ax, bx, cr): nb_desc is not used. */
+	info->rx_desc_lim.nb_max = UINT16_MAX;
+	info->rx_desc_lim.nb_min = 1;
+	info->rx_desc_lim.nb_align = 1;
+	info->tx_desc_lim = info->rx_desc_lim;
+	info->default_rxportconf.ring_size = dest_ring_size(p);
+	info->default_rxportconf.burst_size = RXB_BURST_MAX / 2;
+	info->default_rxportconf.nb_queues = 1;
+	if (rte_eth_dev_info_get(p->wire, &wire) == 0)
+		info->speed_capa = wire.speed_capa;
+	return 0;
+}
+
+/* Cross-key checks of the design against the queue count (the scenario
+ * library checks each key alone). */
+static int check_design(struct pmd *p, uint16_t nq, struct rxb_err *err)
+{
+	struct rxb_scn_arch *a = &p->cfg.scn.arch;
+
+	p->cfg.scn.system.cores = nq;
+	p->cfg.scn.system.nics = 1;
+	rxb_scn_resolve_arch(&p->cfg.scn, nq);
+	if ((a->name == RXB_ARCH_SHRING || a->name == RXB_ARCH_SHRING_LIST ||
+	     a->name == RXB_ARCH_DYN_SHRING) && nq % a->share_degree != 0)
+		return rxb_err_fail(err, -EINVAL, "devarg share=%u: must divide the %u Rx queues "
+				    "(share=auto shares all of them)", a->share_degree, nq);
+	if (a->name == RXB_ARCH_RXBISECT && nq % rxb_scn_assoc_groups(&p->cfg.scn) != 0)
+		return rxb_err_fail(err, -EINVAL, "devarg groups=%u: must divide the %u Rx queues",
+				    rxb_scn_assoc_groups(&p->cfg.scn), nq);
+	return 0;
+}
+
+static int dev_configure(struct rte_eth_dev *dev)
+{
+	struct pmd *p = pmd_of(dev);
+	const struct rte_eth_conf *c = &dev->data->dev_conf;
+	const struct rte_eth_rss_conf *rss = &c->rx_adv_conf.rss_conf;
+	uint16_t nq = dev->data->nb_rx_queues;
+	struct rxb_err err = { 0 };
+	int rc;
+
+	if (c->rxmode.mq_mode != RTE_ETH_MQ_RX_NONE && c->rxmode.mq_mode != RTE_ETH_MQ_RX_RSS) {
+		rxb_err_set(&err, "rxmode.mq_mode = %d: only RSS (or none) steers here",
+			    (int)c->rxmode.mq_mode);
+		return fail(p, &err, -ENOTSUP);
+	}
+	if (rss->rss_key != NULL) {
+		if (rss->rss_key_len != RXB_RSS_KEY_LEN) {
+			rxb_err_set(&err, "rss_conf.rss_key_len = %u: the key has %u bytes",
+				    rss->rss_key_len, RXB_RSS_KEY_LEN);
+			return fail(p, &err, -EINVAL);
+		}
+		memcpy(p->cfg.rss_key, rss->rss_key, RXB_RSS_KEY_LEN);
+	}
+	rc = check_design(p, nq, &err);
+	if (rc == 0)
+		rc = rxb_rss_init(&p->rss, p->cfg.rss_key, RXB_RSS_KEY_LEN, &err);
+	rxb_reta_free(&p->reta);
+	if (rc == 0)
+		rc = rxb_reta_init(&p->reta, p->cfg.reta_size, nq, &err);
+	return rc == 0 ? 0 : fail(p, &err, rc);
+}
+
+static bool rss_l4(const struct rte_eth_dev *dev)
+{
+	const struct rte_eth_rss_conf *rss = &dev->data->dev_conf.rx_adv_conf.rss_conf;
+
+	return dev->data->dev_conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS &&
+	       (rss->rss_hf & PMD_RSS_L4) != 0;
+}
+
+/* ------------------------------------------------------------ queues */
+
+static int rx_queue_setup(struct rte_eth_dev *dev, uint16_t q, uint16_t nb_desc,
+			  unsigned int socket, const struct rte_eth_rxconf *conf,
+			  struct rte_mempool *mp)
+{
+	struct pmd *p = pmd_of(dev);
+	struct pmd_rxq *rq;
+
+	(void)nb_desc;
+	(void)conf;
+	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + RTE_ETHER_MIN_LEN) {
+		PMD_LOG(ERR, "%s: Rx queue %u: mempool %s holds %u bytes per mbuf, fewer than a "
+			"minimal frame after the headroom", dev->data->name, q, mp->name,
+			rte_pktmbuf_data_room_size(mp));
+		return -EINVAL;
+	}
+	rte_free(dev->data->rx_queues[q]);
+	rq = rte_zmalloc_socket(NULL, sizeof(*rq), RTE_CACHE_LINE_SIZE, (int)socket);
+	if (rq == NULL)
+		return -ENOMEM;
+	rq->p = p;
+	rq->qid = q;
+	rq->mp = mp;
+	dev->data->rx_queues[q] = rq;
+	return 0;
+}
+
+static void rx_queue_release(struct rte_eth_dev *dev, uint16_t q)
+{
+	rte_free(dev->data->rx_queues[q]);
+	dev->data->rx_queues[q] = NULL;
+}
+
+static int tx_queue_setup(struct rte_eth_dev *dev, uint16_t q, uint16_t nb_desc,
+			  unsigned int socket, const struct rte_eth_txconf *conf)
+{
+	struct pmd_txq *tq;
+
+	(void)nb_desc;
+	(void)conf;
+	rte_free(dev->data->tx_queues[q]);
+	tq = rte_zmalloc_socket(NULL, sizeof(*tq), RTE_CACHE_LINE_SIZE, (int)socket);
+	if (tq == NULL)
+		return -ENOMEM;
+	tq->p = pmd_of(dev);
+	tq->qid = q;
+	dev->data->tx_queues[q] = tq;
+	return 0;
+}
+
+static void tx_queue_release(struct rte_eth_dev *dev, uint16_t q)
+{
+	rte_free(dev->data->tx_queues[q]);
+	dev->data->tx_queues[q] = NULL;
+}
+
+/* ------------------------------------------------------------ start, stop */
+
+static void zero_queue_counters(struct rte_eth_dev *dev)
+{
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct pmd_rxq *rq = dev->data->rx_queues[q];
+
+		memset(&rq->bytes, 0, sizeof(rq->bytes));
+		memset(&rq->alloc_fail, 0, sizeof(rq->alloc_fail));
+		memset(&rq->stalled_polls, 0, sizeof(rq->stalled_polls));
+		rq->last_poll = 0;
+		rq->ivl_read = 0;
+		atomic_store_explicit(&rq->ivl_n, 0, memory_order_relaxed);
+	}
+	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct pmd_txq *tq = dev->data->tx_queues[q];
+
+		memset(&tq->pkts, 0, sizeof(tq->pkts));
+		memset(&tq->bytes, 0, sizeof(tq->bytes));
+	}
+}
+
+static int build_design(struct pmd *p, struct rxb_err *err)
+{
+	struct rte_eth_dev *dev = p->dev;
+	uint16_t nq = dev->data->nb_rx_queues;
+	struct rxb_iface_config ic;
+
+	rxb_iface_destroy(p->iface);
+	p->iface = NULL;
+	rte_free(p->allocs);
+	p->allocs = rte_zmalloc(NULL, sizeof(*p->allocs) * nq, 0);
+	if (p->allocs == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: allocators");
+	p->max_frame = UINT32_MAX;
+	for (uint16_t q = 0; q < nq; q++) {
+		struct pmd_rxq *rq = dev->data->rx_queues[q];
+
+		if (rq == NULL)
+			return rxb_err_fail(err, -EINVAL, "Rx queue %u was not set up", q);
+		pmd_allocator(rq, &p->allocs[q]);
+		/* A buffer of any queue may carry any frame (rxBisect lends
+		 * Ax buffers across queues): the smallest room bounds them. */
+		p->max_frame = RTE_MIN(p->max_frame, (uint32_t)(rte_pktmbuf_data_room_size(rq->mp) -
+								  RTE_PKTMBUF_HEADROOM));
+	}
+	rxb_scn_iface_config(&p->cfg.scn, 0, (double)p->hz / 1e9, &ic);
+	p->iface = rxb_iface_create(&ic, p->allocs, err);
+	if (p->iface == NULL && err->code == -ENOBUFS)
+		rxb_err_set(err, "the Rx queues' mempools cannot fill the design's rings (%s): "
+			    "give them more mbufs or use smaller rings", rxb_arch_name[ic.arch]);
+	return p->iface != NULL ? 0 : err->code;
+}
+
+/* Is any service lcore going to run the NIC? */
+static bool service_mapped(const struct pmd *p)
+{
+	uint32_t lcores[RTE_MAX_LCORE];
+	int n = rte_service_lcore_list(lcores, RTE_MAX_LCORE);
+
+	for (int i = 0; i < n; i++)
+		if (rte_service_map_lcore_get(p->service_id, lcores[i]) == 1)
+			return true;
+	return false;
+}
+
+static int run_nic(struct pmd *p, struct rxb_err *err)
+{
+	if (p->cfg.nic_lcore >= 0) {
+		atomic_store_explicit(&p->nic_quit, 0, memory_order_relaxed);
+		if (rte_eal_remote_launch(pmd_nic_lcore_main, p, (unsigned)p->cfg.nic_lcore) != 0)
+			return rxb_err_fail(err, -EBUSY, "devarg nic_lcore=%d: not an idle worker "
+					    "lcore of this process", p->cfg.nic_lcore);
+		return 0;
+	}
+	rte_service_component_runstate_set(p->service_id, 1);
+	if (!service_mapped(p))
+		PMD_LOG(WARNING, "%s: no service lcore runs its NIC (service \"%s_nic\") yet: "
+			"give the EAL -s/--service-corelist, map it, or use devarg nic_lcore",
+			p->dev->data->name, p->dev->data->name);
+	return 0;
+}
+
+static void update_link(struct pmd *p)
+{
+	struct rte_eth_link l = { 0 };
+
+	if (p->dev->data->dev_started && rte_eth_link_get_nowait(p->wire, &l) != 0)
+		memset(&l, 0, sizeof(l));
+	if (!p->dev->data->dev_started)
+		l.link_status = RTE_ETH_LINK_DOWN;
+	rte_eth_linkstatus_set(p->dev, &l);
+}
+
+static int dev_start(struct rte_eth_dev *dev)
+{
+	struct pmd *p = pmd_of(dev);
+	struct rxb_err err = { 0 };
+	int rc;
+
+	pmd_stats_restart(p);
+	zero_queue_counters(dev);
+	p->hz = rte_get_tsc_hz();
+	p->cfg.scn.run.seed = p->port_id;
+	rc = build_design(p, &err);
+	if (rc == 0)
+		rc = pmd_wire_start(p, &err);
+	if (rc != 0)
+		goto out;
+	p->t_start = rte_rdtsc();
+	p->next_link_check = 0;
+	p->next_dyn = p->t_start;
+	p->dyn_bytes_seen = 0;
+	p->link_up = true;
+	p->fault_link_applied = p->fault_link_restored = false;
+	p->l4 = rss_l4(dev);
+	/* release: pairs with the acquires in pmd_nic_service() and
+	 * pmd_rx_burst(); everything built above is visible there. */
+	atomic_store_explicit(&p->nic_on, 1, memory_order_release);
+	rc = run_nic(p, &err);
+	if (rc != 0) {
+		atomic_store_explicit(&p->nic_on, 0, memory_order_relaxed);
+		pmd_wire_stop(p);
+		goto out;
+	}
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
+	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STARTED;
+	dev->data->dev_started = 1;
+	update_link(p);
+	return 0;
+out:
+	if (p->iface != NULL)
+		rxb_iface_reclaim(p->iface, NULL);
+	return fail(p, &err, rc);
+}
+
+/* Wait until the NIC thread is out of pmd_nic_service() for good. */
+static void quiesce_nic(struct pmd *p)
+{
+	if (p->cfg.nic_lcore >= 0) {
+		/* release: pairs with the acquire in pmd_nic_lcore_main() */
+		atomic_store_explicit(&p->nic_quit, 1, memory_order_release);
+		rte_eal_wait_lcore((unsigned)p->cfg.nic_lcore);
+		return;
+	}
+	rte_service_component_runstate_set(p->service_id, 0);
+	/* The service framework stops calling it; one call may still be in
+	 * flight on a service lcore. */
+	while (rte_service_may_be_active(p->service_id) == 1)
+		rte_pause();
+}
+
+static int dev_stop(struct rte_eth_dev *dev)
+{
+	struct pmd *p = pmd_of(dev);
+	struct rxb_err err = { 0 };
+	long back;
+
+	if (!dev->data->dev_started)
+		return 0;
+	/* A pass that already saw nic_on = 1 finishes; none starts after the
+	 * quiescence below, and receive calls return nothing from now on. */
+	atomic_store_explicit(&p->nic_on, 0, memory_order_relaxed);
+	quiesce_nic(p);
+	pmd_wire_stop(p);
+	back = rxb_iface_reclaim(p->iface, &err);
+	if (back < 0)
+		PMD_LOG(ERR, "%s: buffers not given back at stop: %s", dev->data->name, err.msg);
+	else
+		PMD_LOG(DEBUG, "%s: %ld buffers back to their mempools", dev->data->name, back);
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
+	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
+	dev->data->dev_started = 0;
+	update_link(p);
+	return back < 0 ? (int)back : 0;
+}
+
+static void release_all(struct pmd *p)
+{
+	rxb_iface_destroy(p->iface);
+	p->iface = NULL;
+	rte_free(p->allocs);
+	p->allocs = NULL;
+	rxb_reta_free(&p->reta);
+	pmd_wire_detach(p);
+	if (p->service_registered) {
+		rte_service_component_runstate_set(p->service_id, 0);
+		rte_service_component_unregister(p->service_id);
+		p->service_registered = false;
+	}
+	rte_free(p->xbase);
+	p->xbase = NULL;
+}
+
+/* Every buffer back? At close the application has stopped forwarding on
+ * this port; what its Rx mempools miss is held elsewhere (or lost). */
+static void check_mempools(struct rte_eth_dev *dev)
+{
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct pmd_rxq *rq = dev->data->rx_queues[q];
+		bool seen = false;
+
+		for (uint16_t r = 0; rq != NULL && r < q && !seen; r++)
+			seen = ((struct pmd_rxq *)dev->data->rx_queues[r])->mp == rq->mp;
+		if (rq == NULL || seen)
+			continue;
+		if (rte_mempool_avail_count(rq->mp) == rq->mp->size)
+			PMD_LOG(INFO, "%s: mempool %s: all %u mbufs back", dev->data->name,
+				rq->mp->name, rq->mp->size);
+		else
+			PMD_LOG(WARNING, "%s: mempool %s: %u of %u mbufs not back at close",
+				dev->data->name, rq->mp->name,
+				rq->mp->size - rte_mempool_avail_count(rq->mp), rq->mp->size);
+	}
+}
+
+static int dev_close(struct rte_eth_dev *dev)
+{
+	struct pmd *p = pmd_of(dev);
+	int rc = 0;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return 0;
+	if (dev->data->dev_started)
+		rc = dev_stop(dev);
+	check_mempools(dev);
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+		rx_queue_release(dev, q);
+	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+		tx_queue_release(dev, q);
+	release_all(p);
+	return rc;
+}
+
+/* ------------------------------------------------------------ link, RSS */
+
+static int link_update(struct rte_eth_dev *dev, int wait)
+{
+	(void)wait;
+	update_link(pmd_of(dev));
+	return 0;
+}
+
+static int set_link_up(struct rte_eth_dev *dev)
+{
+	return rte_eth_dev_set_link_up(pmd_of(dev)->wire);
+}
+
+static int set_link_down(struct rte_eth_dev *dev)
+{
+	return rte_eth_dev_set_link_down(pmd_of(dev)->wire);
+}
+
+/* The NIC accepts every frame the wire gives it. */
+static int promiscuous_noop(struct rte_eth_dev *dev)
+{
+	(void)dev;
+	return 0;
+}
+
+static int reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *conf,
+		       uint16_t size)
+{
+	struct pmd *p = pmd_of(dev);
+
+	if (size != p->reta.size) {
+		PMD_LOG(ERR, "%s: RETA update of %u entries: the table has %u (devarg reta)",
+			dev->data->name, size, p->reta.size);
+		return -EINVAL;
+	}
+	for (uint16_t e = 0; e < size; e++) {
+		const struct rte_eth_rss_reta_entry64 *c = &conf[e / RTE_ETH_RETA_GROUP_SIZE];
+		uint16_t i = e % RTE_ETH_RETA_GROUP_SIZE;
+
+		if ((c->mask >> i & 1) && c->reta[i] >= dev->data->nb_rx_queues) {
+			PMD_LOG(ERR, "%s: RETA entry %u = queue %u: the port has %u Rx queues",
+				dev->data->name, e, c->reta[i], dev->data->nb_rx_queues);
+			return -EINVAL;
+		}
+	}
+	for (uint16_t e = 0; e < size; e++) {
+		const struct rte_eth_rss_reta_entry64 *c = &conf[e / RTE_ETH_RETA_GROUP_SIZE];
+		uint16_t i = e % RTE_ETH_RETA_GROUP_SIZE;
+
+		/* relaxed: the NIC thread reads entries one at a time
+		 * (deliver_frame); a NIC's table is updated live too. */
+		if (c->mask >> i & 1)
+			__atomic_store_n(&p->reta.queue[e], c->reta[i], __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static int reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *conf,
+		      uint16_t size)
+{
+	struct pmd *p = pmd_of(dev);
+
+	if (size != p->reta.size)
+		return -EINVAL;
+	for (uint16_t e = 0; e < size; e++) {
+		struct rte_eth_rss_reta_entry64 *c = &conf[e / RTE_ETH_RETA_GROUP_SIZE];
+		uint16_t i = e % RTE_ETH_RETA_GROUP_SIZE;
+
+		if (c->mask >> i & 1)
+			c->reta[i] = p->reta.queue[e];
+	}
+	return 0;
+}
+
+static int rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rss)
+{
+	struct pmd *p = pmd_of(dev);
+	struct rxb_err err = { 0 };
+
+	if (rss->rss_key != NULL) {
+		if (dev->data->dev_started) {
+			rxb_err_set(&err, "RSS key update while started: the NIC reads the key's "
+				    "tables on every frame; stop the port first");
+			return fail(p, &err, -EBUSY);
+		}
+		if (rss->rss_key_len != RXB_RSS_KEY_LEN) {
+			rxb_err_set(&err, "rss_key_len = %u: the key has %u bytes", rss->rss_key_len,
+				    RXB_RSS_KEY_LEN);
+			return fail(p, &err, -EINVAL);
+		}
+		memcpy(p->cfg.rss_key, rss->rss_key, RXB_RSS_KEY_LEN);
+		if (rxb_rss_init(&p->rss, p->cfg.rss_key, RXB_RSS_KEY_LEN, &err) != 0)
+			return fail(p, &err, -EINVAL);
+	}
+	dev->data->dev_conf.rx_adv_conf.rss_conf.rss_hf = rss->rss_hf & PMD_RSS_TYPES;
+	p->l4 = rss_l4(dev);
+	return 0;
+}
+
+static int rss_hash_conf_get(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rss)
+{
+	struct pmd *p = pmd_of(dev);
+
+	if (rss->rss_key != NULL && rss->rss_key_len >= RXB_RSS_KEY_LEN)
+		memcpy(rss->rss_key, p->cfg.rss_key, RXB_RSS_KEY_LEN);
+	rss->rss_key_len = RXB_RSS_KEY_LEN;
+	rss->rss_hf = dev->data->dev_conf.rx_adv_conf.rss_conf.rss_hf;
+	return 0;
+}
+
+static const struct eth_dev_ops pmd_ops = {
+	.dev_configure = dev_configure,
+	.dev_infos_get = dev_infos_get,
+	.dev_start = dev_start,
+	.dev_stop = dev_stop,
+	.dev_close = dev_close,
+	.dev_set_link_up = set_link_up,
+	.dev_set_link_down = set_link_down,
+	.link_update = link_update,
+	.promiscuous_enable = promiscuous_noop,
+	.promiscuous_disable = promiscuous_noop,
+	.allmulticast_enable = promiscuous_noop,
+	.allmulticast_disable = promiscuous_noop,
+	.rx_queue_setup = rx_queue_setup,
+	.rx_queue_release = rx_queue_release,
+	.tx_queue_setup = tx_queue_setup,
+	.tx_queue_release = tx_queue_release,
+	.stats_get = pmd_stats_get,
+	.stats_reset = pmd_stats_reset,
+	.xstats_get = pmd_xstats_get,
+	.xstats_get_names = pmd_xstats_get_names,
+	.xstats_reset = pmd_xstats_reset,
+	.reta_update = reta_update,
+	.reta_query = reta_query,
+	.rss_hash_update = rss_hash_update,
+	.rss_hash_conf_get = rss_hash_conf_get,
+};
+
+/* ------------------------------------------------------------ probe, remove */
+
+static int register_service(struct pmd *p, struct rxb_err *err)
+{
+	struct rte_service_spec spec = { 0 };
+
+	if (p->cfg.nic_lcore >= 0)
+		return 0;
+	snprintf(spec.name, sizeof(spec.name), "%.27s_nic", p->dev->data->name);
+	spec.callback = pmd_nic_service;
+	spec.callback_userdata = p;
+	spec.socket_id = (int)p->dev->data->numa_node;
+	/* Not MT-safe: the NIC is one thread; the framework serialises it. */
+	if (rte_service_component_register(&spec, &p->service_id) != 0)
+		return rxb_err_fail(err, -EINVAL, "cannot register the NIC service %s", spec.name);
+	p->service_registered = true;
+	rte_service_component_runstate_set(p->service_id, 0);
+	return 0;
+}
+
+static int probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct rte_eth_dev *dev;
+	struct rxb_err err = { 0 };
+	struct pmd *p;
+	int rc;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		PMD_LOG(ERR, "%s: secondary processes are not supported", name);
+		return -ENOTSUP;
+	}
+	dev = rte_eth_vdev_allocate(vdev, sizeof(*p));
+	if (dev == NULL)
+		return -ENOMEM;
+	p = dev->data->dev_private;
+	p->dev = dev;
+	p->port_id = dev->data->port_id;
+	rc = pmd_args_parse(name, rte_vdev_device_args(vdev), &p->cfg, &err);
+	if (rc == 0)
+		rc = pmd_wire_attach(p, &err);
+	if (rc == 0)
+		rc = register_service(p, &err);
+	if (rc != 0) {
+		PMD_LOG(ERR, "%s", err.msg);
+		release_all(p);
+		rte_eth_dev_release_port(dev);
+		return rc;
+	}
+	dev->dev_ops = &pmd_ops;
+	dev->rx_pkt_burst = pmd_rx_burst;
+	dev->tx_pkt_burst = pmd_tx_burst;
+	dev->data->mac_addrs = rte_zmalloc(NULL, RTE_ETHER_ADDR_LEN, 0);
+	if (dev->data->mac_addrs == NULL) {
+		release_all(p);
+		rte_eth_dev_release_port(dev);
+		return -ENOMEM;
+	}
+	rte_eth_macaddr_get(p->wire, dev->data->mac_addrs);
+	dev->data->dev_flags |= RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+	rte_eth_dev_probing_finish(dev);
+	PMD_LOG(INFO, "%s: %s over %s", name, rxb_arch_name[p->cfg.scn.arch.name], p->cfg.port);
+	return 0;
+}
+
+static int remove_dev(struct rte_vdev_device *vdev)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
+
+	if (dev == NULL)
+		return 0;
+	dev_close(dev);
+	return rte_eth_dev_release_port(dev);
+}
+
+static struct rte_vdev_driver pmd_driver = {
+	.probe = probe,
+	.remove = remove_dev,
+};
+
+RTE_PMD_REGISTER_VDEV(net_rxbisect, pmd_driver);
+RTE_PMD_REGISTER_PARAM_STRING(net_rxbisect,
+	"port=<ethdev> iface=<privring|small_privring|shring|shring_list|dyn_shring|rxbisect> "
+	"rx=<int> cr=<int> ax=<int> bx=<int> share=<int|auto> assoc=<all|per_nic|groups> "
+	"groups=<int> ax_policy=<random|round_robin|most_available> coalesce=<bool> "
+	"coalesce_ns=<float> dyn_sample_ms=<float> rss_key=<hex> reta=<int> flows=<int> "
+	"nic_lcore=<int> fault_stall=<q@ms[+ms]> fault_link_down=<ms[+ms]>");
