@@ -221,9 +221,12 @@ unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_p
 	if (n > RXB_BURST_MAX)
 		n = RXB_BURST_MAX;
 	got = prq_peek(pq, out, n);
-	if (got != 0 && alloc->get(alloc->ctx, fresh, got) != got) {
-		rxb_sw_count(&pq->sw_stats, RXB_SW_ALLOC_FAIL, 1);
-		got = 0;
+	if (got != 0) {
+		unsigned armed = rxb_alloc_get_upto(alloc, fresh, got);
+
+		if (armed != got)
+			rxb_sw_count(&pq->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+		got = armed; /* the first `armed` of those peeked */
 	}
 	if (got != 0) {
 		prq_consume(pq, got);

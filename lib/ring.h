@@ -287,6 +287,19 @@ static inline int rxb_nic_drop(struct rxb_nic_stats *s, struct rxb_delivery *d,
 	return d->drop;
 }
 
+/* Up to n fresh buffers, as many as the allocator has (its get is
+ * all-or-nothing: halve until it gives). A receive then takes as many
+ * packets as it can re-arm: a short pool slows reception instead of
+ * stopping it until a whole burst's worth is free, which never happens
+ * once the rings hold nearly all of the pool. */
+static inline unsigned rxb_alloc_get_upto(const struct rxb_allocator *a, rxb_buf_t *bufs,
+					  unsigned n)
+{
+	while (n != 0 && a->get(a->ctx, bufs, n) != n)
+		n /= 2;
+	return n;
+}
+
 /* The NIC took `buf` for the packet: write its bytes (struct rxb_rx_meta). */
 static inline void rxb_nic_write_payload(const struct rxb_rx_meta *meta, rxb_buf_t buf)
 {

@@ -780,19 +780,19 @@ static void bisect_rx_scan(struct rxb_bx *bx, const struct rxb_ax *lax, uint32_t
 	s->odd = odd;
 }
 
-/* The allocator could not refill: consume only the entries before the first
- * one that needs a buffer, so no notice is lost. (Rare: recounted here
- * rather than tracked in the scan loop.) */
-static void bisect_rx_cut(const struct rxb_bx *bx, struct rx_scan *s)
+/* The allocator gave only `armed` buffers: consume only the entries before
+ * the one that needs buffer armed + 1, so no notice is lost. (Rare:
+ * recounted here rather than tracked in the scan loop.) */
+static void bisect_rx_cut(const struct rxb_bx *bx, struct rx_scan *s, unsigned armed)
 {
-	unsigned e, pkts = 0, foreign = 0;
+	unsigned e, pkts = 0, foreign = 0, notices = 0;
 
 	for (e = 0; e < s->entries; e++) {
 		uint32_t flags = atomic_load_explicit(
 			(_Atomic uint32_t *)&bx_entry(bx, bx->cr.sw.cons + e)->flags,
 			memory_order_relaxed);
 
-		if (flags & BX_HAS_CONS)
+		if ((flags & BX_HAS_CONS) && notices++ == armed)
 			break;
 		pkts += (flags & BX_HAS_PKT) != 0;
 		foreign += (flags & BX_FOREIGN) != 0;
@@ -800,7 +800,7 @@ static void bisect_rx_cut(const struct rxb_bx *bx, struct rx_scan *s)
 	s->entries = e;
 	s->pkts = pkts;
 	s->foreign = foreign;
-	s->notices = 0;
+	s->notices = armed;
 }
 
 /* Refill entry by entry, checking each notice (several linked Ax rings, or
@@ -863,9 +863,13 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 	if (n > RXB_BURST_MAX)
 		n = RXB_BURST_MAX;
 	bisect_rx_scan(bx, lax, lax_id, out, n, &s);
-	if (s.notices != 0 && alloc->get(alloc->ctx, fresh, s.notices) != s.notices) {
-		rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
-		bisect_rx_cut(bx, &s);
+	if (s.notices != 0) {
+		unsigned armed = rxb_alloc_get_upto(alloc, fresh, s.notices);
+
+		if (armed != s.notices) {
+			rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+			bisect_rx_cut(bx, &s, armed);
+		}
 	}
 	if (s.notices != 0 && !s.odd) {
 		/* Common case: every notice is the next slot of our one Ax. */

@@ -398,9 +398,12 @@ unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pk
 	if (n > RXB_BURST_MAX)
 		n = RXB_BURST_MAX;
 	got = sw_peek(c, g, out, slots, n);
-	if (got != 0 && alloc->get(alloc->ctx, fresh, got) != got) {
-		rxb_sw_count(&c->sw_stats, RXB_SW_ALLOC_FAIL, 1);
-		got = 0;
+	if (got != 0) {
+		unsigned armed = rxb_alloc_get_upto(alloc, fresh, got);
+
+		if (armed != got)
+			rxb_sw_count(&c->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+		got = armed; /* the first `armed` of those peeked */
 	}
 	rxb_sw_count(&c->sw_stats, RXB_SW_POLLS, 1);
 	if (got == 0) {
