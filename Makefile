@@ -66,6 +66,7 @@ bench: build
 	@bash bench/run.sh $(BUILD)
 	@bash bench/sim_bench.sh $(BUILD)
 	@bash bench/emu_bench.sh $(BUILD)
+	@bash bench/pmd_bench.sh $(BUILD)
 
 fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
