@@ -80,4 +80,5 @@ const char *const rxb_sw_counter_name[RXB_SW_COUNTERS] = {
 	[RXB_SW_BITMAP_ORS] = "bitmap_ors",
 	[RXB_SW_RETURNED] = "returned",
 	[RXB_SW_ORDER_ERRORS] = "order_errors",
+	[RXB_SW_RECYCLED] = "recycled",
 };

@@ -803,6 +803,27 @@ static void bisect_rx_cut(const struct rxb_bx *bx, struct rx_scan *s, unsigned a
 	s->notices = armed;
 }
 
+/* The pool is empty and the first entry needs a buffer. If it carries a
+ * packet, drop that packet and re-arm the slot with its buffer, as NIC
+ * drivers do when the mempool runs dry: otherwise the rings can hold the
+ * whole pool (foreign entries hold buffers whose Ax slot was already
+ * refilled) and no core could ever receive again. Returns whether it did. */
+static bool bisect_rx_recycle(const struct rxb_bx *bx, struct rx_scan *s, rxb_buf_t *fresh)
+{
+	const struct rxb_bx_entry *x = bx_entry(bx, bx->cr.sw.cons);
+	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&x->flags,
+					      memory_order_relaxed);
+
+	if (s->entries != 0 || (flags & (BX_HAS_PKT | BX_HAS_CONS)) != (BX_HAS_PKT | BX_HAS_CONS))
+		return false;
+	fresh[0] = x->buf;
+	s->entries = 1;
+	s->pkts = 0;
+	s->notices = 1;
+	s->foreign = (flags & BX_FOREIGN) != 0;
+	return true;
+}
+
 /* Refill entry by entry, checking each notice (several linked Ax rings, or
  * a notice out of order: the latter is a broken invariant, counted). */
 static void bisect_rx_refill_checked(struct rxb_bisect *bs, uint32_t core, struct rxb_bx *bx,
@@ -869,6 +890,8 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 		if (armed != s.notices) {
 			rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
 			bisect_rx_cut(bx, &s, armed);
+			if (armed == 0 && bisect_rx_recycle(bx, &s, fresh))
+				rxb_sw_count(&bx->sw_stats, RXB_SW_RECYCLED, 1);
 		}
 	}
 	if (s.notices != 0 && !s.odd) {
@@ -992,7 +1015,9 @@ static void bx_census_counters(const struct rxb_bx *bx, struct rxb_census *c)
 	c->offered += rxb_counter_read(&bx->nic_stats.c[RXB_NIC_OFFERED]);
 	c->delivered += rxb_counter_read(&bx->nic_stats.c[RXB_NIC_DELIVERED]);
 	c->dropped += rxb_nic_drops(&bx->nic_stats);
-	c->received += rxb_counter_read(&sw->c[RXB_SW_RECEIVED]);
+	/* a recycled packet was taken by software, and dropped there */
+	c->received += rxb_counter_read(&sw->c[RXB_SW_RECEIVED]) +
+		       rxb_counter_read(&sw->c[RXB_SW_RECYCLED]);
 	c->app_held += rxb_counter_read(&sw->c[RXB_SW_RECEIVED]) -
 		       rxb_counter_read(&sw->c[RXB_SW_FREED]);
 }

@@ -214,10 +214,58 @@ static void test_short_pool_keeps_receiving(void)
 	short_pool(RXB_ARCH_RXBISECT);
 }
 
+/* rxBisect with an empty pool and the Bx rings holding every buffer: a
+ * receive drops the packet at the head and re-arms its slot with that
+ * packet's buffer, so reception reaches the foreign packets behind it,
+ * whose buffers go back to the pool, and goes on. */
+static void test_empty_pool_recycles(void)
+{
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_RXBISECT, .n_cores = 2, .ax_size = 64,
+					.bx_size = 256 };
+	struct test_pool tp;
+	struct rxb_err err = { 0 };
+	static rxb_buf_t held[POOL_BUFS];
+	uint64_t n_held = 0, received = 0, recycled = 0;
+	struct rxb_iface *i;
+
+	CHECK(test_pool_init(&tp, 1024, 2) == 0);
+	i = rxb_iface_create(&cfg, tp.alloc, &err);
+	CHECK(i != NULL);
+	if (i == NULL)
+		return;
+	/* Both cores' packets fill the Bx rings: Ax 0 lends to Bx 1 too. */
+	for (uint32_t k = 0; k < 600; k++) {
+		struct rxb_rx_meta m = { .len = 64, .dest = k % 2 };
+		struct rxb_delivery d;
+
+		rxb_iface_deliver(i, &m, &d);
+	}
+	while (tp.alloc[0].get(tp.alloc[0].ctx, &held[n_held], 1) == 1)
+		n_held++;
+	for (int poll = 0; poll < 2000; poll++) {
+		struct rxb_pkt pk[RXB_BURST_MAX];
+		uint32_t core = (uint32_t)poll % 2;
+		unsigned n = rxb_iface_rx(i, core, pk, RXB_BURST_MAX, 0);
+
+		for (unsigned j = 0; j < n; j++)
+			rxb_iface_free(i, core, &pk[j].buf, 1);
+		received += n;
+	}
+	for (uint32_t c = 0; c < 2; c++)
+		recycled += rxb_counter_read(&rxb_iface_sw_stats(i, c)->c[RXB_SW_RECYCLED]);
+	CHECK(recycled > 0);
+	CHECK(received > 0);
+	tp.alloc[0].put(tp.alloc[0].ctx, held, (unsigned)n_held);
+	CHECK(rxb_iface_check(i, tp.pool, &err) == 0);
+	rxb_iface_destroy(i);
+	test_pool_fini(&tp);
+}
+
 int main(void)
 {
 	RUN(test_write_then_publish_and_reclaim);
 	RUN(test_frame_hash);
 	RUN(test_short_pool_keeps_receiving);
+	RUN(test_empty_pool_recycles);
 	return check_summary();
 }

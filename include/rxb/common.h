@@ -153,6 +153,8 @@ enum rxb_sw_counter {
 	RXB_SW_BITMAP_ORS,        /* shRing RxArr: atomic ORs on the bitmap */
 	RXB_SW_RETURNED,          /* shRing: descriptors this core returned to the NIC */
 	RXB_SW_ORDER_ERRORS,      /* invariant violations seen on the fast path */
+	RXB_SW_RECYCLED,          /* rxBisect: packets dropped on receive to re-arm
+	                           * their own slot, the pool being empty */
 	RXB_SW_COUNTERS
 };
 
