@@ -93,6 +93,9 @@ struct rxb_bx {
 	struct {
 		uint32_t foreign_cons;              /* foreign entries read */
 		_Atomic uint32_t foreign_cons_pub;  /* published copy */
+		uint32_t deficit;                   /* notices acted on without a
+		                                     * buffer (pool empty): slots
+		                                     * its linked Ax rings lack */
 	} sw RXB_CACHE_ALIGNED;
 	/* Read-only after create (pend's contents excepted: NIC-private), on
 	 * lines the owner core does not write. */
@@ -669,10 +672,12 @@ static void ax_doorbells(struct rxb_bisect *bs, struct rxb_bx *bx)
 	}
 }
 
-unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
-			  const struct rxb_allocator *alloc)
+/* Post buffers into every free slot of this core's Ax rings (no doorbell).
+ * `upto`: take what the allocator has (a top-up after a deficit) rather
+ * than stop at the first refused chunk (priming). */
+static unsigned ax_fill(struct rxb_bisect *bs, struct rxb_bx *bx,
+			const struct rxb_allocator *alloc, bool upto)
 {
-	struct rxb_bx *bx = &bs->bx[core];
 	rxb_buf_t fresh[RXB_BURST_MAX];
 	unsigned posted = 0;
 
@@ -682,17 +687,28 @@ unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
 		for (;;) {
 			unsigned room = ax->ring.size - (ax->sw.tail - ax->sw.reclaimed);
 			unsigned n = room < RXB_BURST_MAX ? room : RXB_BURST_MAX;
+			unsigned got = !upto ? (alloc->get(alloc->ctx, fresh, n) == n ? n : 0) :
+					       rxb_alloc_get_upto(alloc, fresh, n);
 
 			if (n == 0)
 				break;
-			if (alloc->get(alloc->ctx, fresh, n) != n) {
+			if (got != n)
 				rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+			ax_post(ax, fresh, got);
+			posted += got;
+			if (got != n)
 				break;
-			}
-			ax_post(ax, fresh, n);
-			posted += n;
 		}
 	}
+	return posted;
+}
+
+unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
+			  const struct rxb_allocator *alloc)
+{
+	struct rxb_bx *bx = &bs->bx[core];
+	unsigned posted = ax_fill(bs, bx, alloc, false);
+
 	ax_doorbells(bs, bx);
 	return posted;
 }
@@ -824,6 +840,28 @@ static bool bisect_rx_recycle(const struct rxb_bx *bx, struct rx_scan *s, rxb_bu
 	return true;
 }
 
+/* The pool is empty and the first entry is a consumption-only notice of
+ * one of our Ax rings: act on it without a buffer, leaving that slot empty
+ * (sw.deficit; a later receive tops the ring up). Without this two cores
+ * whose heads are such notices, each for a buffer sitting behind the
+ * other's, would wait for each other for ever. Returns whether it did. */
+static bool bisect_rx_defer(struct rxb_bisect *bs, uint32_t core, struct rxb_bx *bx,
+			    struct rx_scan *s)
+{
+	const struct rxb_bx_entry *x = bx_entry(bx, bx->cr.sw.cons);
+	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&x->flags,
+					      memory_order_relaxed);
+
+	if (s->entries != 0 || (flags & (BX_HAS_PKT | BX_HAS_CONS)) != BX_HAS_CONS ||
+	    x->ax_ring >= bs->cfg.n_ax || bs->ax[x->ax_ring].link != core)
+		return false;
+	bs->ax[x->ax_ring].sw.reclaimed++;
+	bx->sw.deficit++;
+	s->entries = 1;
+	s->pkts = s->notices = s->foreign = 0;
+	return true;
+}
+
 /* Refill entry by entry, checking each notice (several linked Ax rings, or
  * a notice out of order: the latter is a broken invariant, counted). */
 static void bisect_rx_refill_checked(struct rxb_bisect *bs, uint32_t core, struct rxb_bx *bx,
@@ -892,6 +930,8 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 			bisect_rx_cut(bx, &s, armed);
 			if (armed == 0 && bisect_rx_recycle(bx, &s, fresh))
 				rxb_sw_count(&bx->sw_stats, RXB_SW_RECYCLED, 1);
+			else if (armed == 0 && bisect_rx_defer(bs, core, bx, &s))
+				rxb_sw_count(&bx->sw_stats, RXB_SW_DEFERRED, 1);
 		}
 	}
 	if (s.notices != 0 && !s.odd) {
@@ -901,8 +941,12 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 	} else if (s.notices != 0) {
 		bisect_rx_refill_checked(bs, core, bx, &s, fresh, alloc);
 	}
+	if (bx->sw.deficit != 0) /* rare: after the pool ran dry */
+		bx->sw.deficit -= ax_fill(bs, bx, alloc, true);
 	if (s.entries != 0)
 		bisect_rx_publish(bs, bx, &s);
+	else
+		ax_doorbells(bs, bx); /* a top-up alone */
 	rxb_sw_count(&bx->sw_stats, RXB_SW_NOTICES, s.notices);
 	rxb_sw_count(&bx->sw_stats, RXB_SW_POLLS, 1);
 	rxb_sw_count(&bx->sw_stats, s.pkts ? RXB_SW_RECEIVED : RXB_SW_EMPTY_POLLS,

@@ -20,6 +20,7 @@
 #ifndef RXB_PMD_H
 #define RXB_PMD_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -32,7 +33,8 @@
 
 #define PMD_NAME "net_rxbisect"
 #define PMD_WIRE_BURST 32u
-#define PMD_WIRE_RING 1024u      /* descriptors of the wire's Rx queue */
+#define PMD_WIRE_RING 512u       /* descriptors of each wire Rx queue */
+#define PMD_WIRE_MAX_RXQS 8u     /* wire Rx queues polled, at most */
 #define PMD_MAX_QUEUES RTE_MAX_QUEUES_PER_PORT
 #define PMD_IVL_RING 256u        /* receive-call intervals kept per queue (dyn) */
 
@@ -47,7 +49,7 @@ struct pmd_cfg {
 	uint8_t rss_key[RXB_RSS_KEY_LEN];
 	uint32_t reta_size;
 	uint32_t flows;                  /* net_null wire: flows its buffers carry */
-	int nic_lcore;                   /* -1: the NIC runs as a service */
+	int nic_cpu;                     /* -1: the NIC runs as a service */
 	/* faults (fault_stall, fault_link_down): -1 / negative = none */
 	int stall_queue;
 	double stall_at_ms, stall_for_ms;
@@ -64,7 +66,7 @@ struct pmd_rxq {
 	uint16_t qid;
 	struct rte_mempool *mp;          /* the application's: core qid's allocator */
 	rxb_counter_t bytes;             /* Q */
-	rxb_counter_t alloc_fail;        /* Q (at start: C): buffers the mempool refused */
+	rxb_counter_t alloc_fail;        /* Q (at start: C): requests the mempool refused */
 	rxb_counter_t stalled_polls;     /* Q: calls the stall fault swallowed */
 	uint64_t last_poll;              /* Q */
 	_Atomic uint64_t ivl[PMD_IVL_RING]; /* Q -> N (dyn): receive-call intervals */
@@ -93,6 +95,7 @@ struct pmd {
 	/* the wire (C) */
 	uint16_t wire;
 	uint64_t owner_id;
+	bool wire_attached;              /* owned by this port: closed with it */
 	bool wire_created;               /* we rte_vdev_init()ed it: we remove it */
 	bool wire_null;                  /* net_null: it writes no bytes */
 	bool wire_started;
@@ -112,7 +115,8 @@ struct pmd {
 	uint32_t service_id;
 	bool service_registered;
 	_Atomic int nic_on;              /* C -> N: 1 while started */
-	_Atomic int nic_quit;            /* C -> dedicated lcore: leave the loop */
+	_Atomic int nic_quit;            /* C -> dedicated thread: leave the loop */
+	pthread_t nic_thread;            /* nic_cpu */
 	uint64_t hz, t_start;            /* C, before nic_on */
 	uint64_t next_link_check, next_dyn;  /* N */
 	bool link_up;                    /* N's view of the wire */
@@ -133,7 +137,7 @@ static inline struct pmd *pmd_of(struct rte_eth_dev *dev)
 
 /* ---- pmd_nic.c: the NIC thread, receive and transmit ---- */
 int32_t pmd_nic_service(void *arg);
-int pmd_nic_lcore_main(void *arg);
+void *pmd_nic_thread_main(void *arg);
 uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n);
 uint16_t pmd_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n);
 void pmd_allocator(struct pmd_rxq *rq, struct rxb_allocator *out);

@@ -6,6 +6,7 @@
  * names as `rxb sim` and `rxb-emu`), and an error names the devarg.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ static const struct pmd_arg pmd_args[] = {
 	{ "rss_key", NULL, "40 bytes as 80 hex digits" },
 	{ "reta", NULL, "the RETA size, a power of two from 64 to 4096" },
 	{ "flows", NULL, "0 to 1048576: flows the buffers of a net_null wire carry" },
-	{ "nic_lcore", NULL, "an lcore id: run the NIC there instead of as a service" },
+	{ "nic_cpu", NULL, "a CPU id: run the NIC on a thread of its own pinned there, "
+			  "instead of as a service" },
 	{ "fault_stall", NULL, "Q@MS or Q@MS+MS: Rx queue Q receives nothing from MS ms "
 			       "after start (for MS ms), as if its lcore stopped polling" },
 	{ "fault_link_down", NULL, "MS or MS+MS: the wire is set down MS ms after start "
@@ -140,10 +142,10 @@ static int set_own(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
 		if (!parse_u64(v, 1u << 20, &u))
 			return fail(x, a->name, v, "not a flow count", a->help);
 		c->flows = (uint32_t)u;
-	} else if (strcmp(a->name, "nic_lcore") == 0) {
-		if (!parse_u64(v, RTE_MAX_LCORE - 1, &u))
-			return fail(x, a->name, v, "not an lcore id", a->help);
-		c->nic_lcore = (int)u;
+	} else if (strcmp(a->name, "nic_cpu") == 0) {
+		if (!parse_u64(v, CPU_SETSIZE - 1, &u))
+			return fail(x, a->name, v, "not a CPU id", a->help);
+		c->nic_cpu = (int)u;
 	} else if (strcmp(a->name, "fault_stall") == 0) {
 		const char *at = strchr(v, '@');
 		char q[16];
@@ -199,7 +201,7 @@ static void defaults(struct pmd_cfg *c)
 	memcpy(c->rss_key, rxb_rss_default_key, RXB_RSS_KEY_LEN);
 	c->reta_size = RXB_RETA_DEFAULT_SIZE;
 	c->flows = 1024;
-	c->nic_lcore = -1;
+	c->nic_cpu = -1;
 	c->stall_queue = -1;
 	c->link_down_at_ms = -1;
 }

@@ -11,6 +11,9 @@
  * start or close so its counters remain readable.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include <bus_vdev_driver.h>
@@ -218,6 +221,52 @@ static void zero_queue_counters(struct rte_eth_dev *dev)
 	}
 }
 
+/* Is Rx queue q the first to use its mempool? (Queues may share one.) */
+static bool first_of_its_pool(const struct rte_eth_dev *dev, uint16_t q)
+{
+	const struct pmd_rxq *rq = dev->data->rx_queues[q];
+
+	for (uint16_t r = 0; r < q; r++) {
+		const struct pmd_rxq *o = dev->data->rx_queues[r];
+
+		if (o != NULL && o->mp == rq->mp)
+			return false;
+	}
+	return true;
+}
+
+/* Buffers the design's rings can hold at once: posted descriptors plus
+ * filled entries not yet read. */
+static uint64_t ring_capacity(const struct rxb_iface_config *ic)
+{
+	uint64_t n = ic->n_cores;
+
+	switch (ic->arch) {
+	case RXB_ARCH_RXBISECT:
+		return n * (ic->ax_size + ic->bx_size);
+	case RXB_ARCH_DYN_SHRING: /* both ring sets */
+		return n * ic->rx_size * 2 + n * ic->cr_size * 2;
+	default:
+		return n * (ic->rx_size + (ic->cr_size ? ic->cr_size : ic->rx_size));
+	}
+}
+
+/* A pool the rings can swallow works, but slowly: receives re-arm only as
+ * many descriptors as it has free (lib: rxb_alloc_get_upto). Say so. */
+static void warn_small_pools(const struct pmd *p, const struct rxb_iface_config *ic)
+{
+	uint64_t pool = 0, rings = ring_capacity(ic);
+
+	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++)
+		if (first_of_its_pool(p->dev, q))
+			pool += ((const struct pmd_rxq *)p->dev->data->rx_queues[q])->mp->size;
+	if (pool < rings)
+		PMD_LOG(WARNING, "%s: the Rx mempools hold %" PRIu64 " mbufs and the %s rings up "
+			"to %" PRIu64 ": when the application falls behind, the rings can take the "
+			"whole pool and reception slows to what it frees", p->dev->data->name, pool,
+			rxb_arch_name[ic->arch], rings);
+}
+
 static int build_design(struct pmd *p, struct rxb_err *err)
 {
 	struct rte_eth_dev *dev = p->dev;
@@ -243,6 +292,7 @@ static int build_design(struct pmd *p, struct rxb_err *err)
 								  RTE_PKTMBUF_HEADROOM));
 	}
 	rxb_scn_iface_config(&p->cfg.scn, 0, (double)p->hz / 1e9, &ic);
+	warn_small_pools(p, &ic);
 	p->iface = rxb_iface_create(&ic, p->allocs, err);
 	if (p->iface == NULL && err->code == -ENOBUFS)
 		rxb_err_set(err, "the Rx queues' mempools cannot fill the design's rings (%s): "
@@ -262,19 +312,36 @@ static bool service_mapped(const struct pmd *p)
 	return false;
 }
 
+static int start_nic_thread(struct pmd *p, struct rxb_err *err)
+{
+	char name[RTE_MAX_THREAD_NAME_LEN];
+	cpu_set_t cpus;
+	int rc;
+
+	snprintf(name, sizeof(name), "rxb-nic-%u", p->port_id);
+	atomic_store_explicit(&p->nic_quit, 0, memory_order_relaxed);
+	rc = rte_ctrl_thread_create(&p->nic_thread, name, NULL, pmd_nic_thread_main, p);
+	if (rc != 0)
+		return rxb_err_fail(err, -rc, "devarg nic_cpu=%d: cannot create the NIC thread: %s",
+				    p->cfg.nic_cpu, strerror(rc));
+	CPU_ZERO(&cpus);
+	CPU_SET(p->cfg.nic_cpu, &cpus);
+	rc = pthread_setaffinity_np(p->nic_thread, sizeof(cpus), &cpus);
+	if (rc != 0)
+		PMD_LOG(WARNING, "%s: devarg nic_cpu=%d: cannot pin the NIC thread there (%s); "
+			"it runs on the control CPUs", p->dev->data->name, p->cfg.nic_cpu,
+			strerror(rc));
+	return 0;
+}
+
 static int run_nic(struct pmd *p, struct rxb_err *err)
 {
-	if (p->cfg.nic_lcore >= 0) {
-		atomic_store_explicit(&p->nic_quit, 0, memory_order_relaxed);
-		if (rte_eal_remote_launch(pmd_nic_lcore_main, p, (unsigned)p->cfg.nic_lcore) != 0)
-			return rxb_err_fail(err, -EBUSY, "devarg nic_lcore=%d: not an idle worker "
-					    "lcore of this process", p->cfg.nic_lcore);
-		return 0;
-	}
+	if (p->cfg.nic_cpu >= 0)
+		return start_nic_thread(p, err);
 	rte_service_component_runstate_set(p->service_id, 1);
 	if (!service_mapped(p))
 		PMD_LOG(WARNING, "%s: no service lcore runs its NIC (service \"%s_nic\") yet: "
-			"give the EAL -s/--service-corelist, map it, or use devarg nic_lcore",
+			"give the EAL -s/--service-corelist, map it, or use devarg nic_cpu",
 			p->dev->data->name, p->dev->data->name);
 	return 0;
 }
@@ -337,10 +404,10 @@ out:
 /* Wait until the NIC thread is out of pmd_nic_service() for good. */
 static void quiesce_nic(struct pmd *p)
 {
-	if (p->cfg.nic_lcore >= 0) {
-		/* release: pairs with the acquire in pmd_nic_lcore_main() */
+	if (p->cfg.nic_cpu >= 0) {
+		/* release: pairs with the acquire in pmd_nic_thread_main() */
 		atomic_store_explicit(&p->nic_quit, 1, memory_order_release);
-		rte_eal_wait_lcore((unsigned)p->cfg.nic_lcore);
+		pthread_join(p->nic_thread, NULL);
 		return;
 	}
 	rte_service_component_runstate_set(p->service_id, 0);
@@ -348,6 +415,24 @@ static void quiesce_nic(struct pmd *p)
 	 * flight on a service lcore. */
 	while (rte_service_may_be_active(p->service_id) == 1)
 		rte_pause();
+}
+
+/* A quiescent point: the library checks its invariants, packet
+ * conservation and that no buffer sits in two places (spec §8). */
+static void census_at_stop(struct pmd *p)
+{
+	struct rxb_err err = { 0 };
+	struct rxb_census c;
+
+	if (rxb_iface_check(p->iface, NULL, &err) != 0 ||
+	    rxb_iface_census(p->iface, &c, &err) != 0) {
+		PMD_LOG(ERR, "%s: census at stop: %s", p->dev->data->name, err.msg);
+		return;
+	}
+	PMD_LOG(INFO, "%s: census at stop: offered %" PRIu64 " = delivered %" PRIu64
+		" + dropped %" PRIu64 "; delivered = received %" PRIu64 " + unread %" PRIu64
+		"; %" PRIu64 " buffers posted, %" PRIu64 " in the NIC", p->dev->data->name,
+		c.offered, c.delivered, c.dropped, c.received, c.in_entries, c.posted, c.nic_held);
 }
 
 static int dev_stop(struct rte_eth_dev *dev)
@@ -363,6 +448,7 @@ static int dev_stop(struct rte_eth_dev *dev)
 	atomic_store_explicit(&p->nic_on, 0, memory_order_relaxed);
 	quiesce_nic(p);
 	pmd_wire_stop(p);
+	census_at_stop(p);
 	back = rxb_iface_reclaim(p->iface, &err);
 	if (back < 0)
 		PMD_LOG(ERR, "%s: buffers not given back at stop: %s", dev->data->name, err.msg);
@@ -400,11 +486,8 @@ static void check_mempools(struct rte_eth_dev *dev)
 {
 	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
 		struct pmd_rxq *rq = dev->data->rx_queues[q];
-		bool seen = false;
 
-		for (uint16_t r = 0; rq != NULL && r < q && !seen; r++)
-			seen = ((struct pmd_rxq *)dev->data->rx_queues[r])->mp == rq->mp;
-		if (rq == NULL || seen)
+		if (rq == NULL || !first_of_its_pool(dev, q))
 			continue;
 		if (rte_mempool_avail_count(rq->mp) == rq->mp->size)
 			PMD_LOG(INFO, "%s: mempool %s: all %u mbufs back", dev->data->name,
@@ -579,7 +662,7 @@ static int register_service(struct pmd *p, struct rxb_err *err)
 {
 	struct rte_service_spec spec = { 0 };
 
-	if (p->cfg.nic_lcore >= 0)
+	if (p->cfg.nic_cpu >= 0)
 		return 0;
 	snprintf(spec.name, sizeof(spec.name), "%.27s_nic", p->dev->data->name);
 	spec.callback = pmd_nic_service;
@@ -659,4 +742,4 @@ RTE_PMD_REGISTER_PARAM_STRING(net_rxbisect,
 	"rx=<int> cr=<int> ax=<int> bx=<int> share=<int|auto> assoc=<all|per_nic|groups> "
 	"groups=<int> ax_policy=<random|round_robin|most_available> coalesce=<bool> "
 	"coalesce_ns=<float> dyn_sample_ms=<float> rss_key=<hex> reta=<int> flows=<int> "
-	"nic_lcore=<int> fault_stall=<q@ms[+ms]> fault_link_down=<ms[+ms]>");
+	"nic_cpu=<int> fault_stall=<q@ms[+ms]> fault_link_down=<ms[+ms]>");

@@ -28,21 +28,17 @@
 /* ------------------------------------------------------------ allocator */
 
 /* Core q's allocator: mbufs of queue q's mempool, reset (refcnt 1, one
- * segment), as a NIC driver re-arms descriptors. All or nothing per call
- * first; when the pool is short, what it has. */
+ * segment), as a NIC driver re-arms descriptors. All or nothing, as the
+ * library's allocator contract says (it asks for less when refused). */
 static unsigned alloc_get(void *ctx, rxb_buf_t *bufs, unsigned n)
 {
 	struct pmd_rxq *rq = ctx;
-	struct rte_mbuf **m = (struct rte_mbuf **)bufs;
-	unsigned got = 0;
 
 	RTE_BUILD_BUG_ON(sizeof(rxb_buf_t) != sizeof(struct rte_mbuf *));
-	if (rte_pktmbuf_alloc_bulk(rq->mp, m, n) == 0)
+	if (rte_pktmbuf_alloc_bulk(rq->mp, (struct rte_mbuf **)bufs, n) == 0)
 		return n;
-	while (got < n && (m[got] = rte_pktmbuf_alloc(rq->mp)) != NULL)
-		got++;
-	rxb_counter_add(&rq->alloc_fail, n - got);
-	return got;
+	rxb_counter_add(&rq->alloc_fail, 1);
+	return 0;
 }
 
 /* Each mbuf goes back to its own pool (a buffer of queue r's Ax may have
@@ -229,16 +225,18 @@ int32_t pmd_nic_service(void *arg)
 	return work != 0 ? 0 : -EAGAIN;
 }
 
-/* nic_lcore=N: the same passes on a dedicated lcore until stopped. */
-int pmd_nic_lcore_main(void *arg)
+/* nic_cpu=N: the same passes on a thread of its own until stopped. Not an
+ * EAL lcore: an application that waits for all its lcores
+ * (rte_eal_mp_wait_lcore) would wait for it for ever. */
+void *pmd_nic_thread_main(void *arg)
 {
 	struct pmd *p = arg;
 
-	/* acquire: pairs with the release in pmd_dev_stop() */
+	/* acquire: pairs with the release in quiesce_nic() */
 	while (!atomic_load_explicit(&p->nic_quit, memory_order_acquire))
 		if (pmd_nic_service(p) != 0)
 			rte_pause();
-	return 0;
+	return NULL;
 }
 
 /* Frames queued in the wire may be the application's own mbufs (net_ring

@@ -57,6 +57,8 @@ static const struct queue_stat queue_stats[] = {
 	{ "consumption_only_notices", Q_NIC, RXB_NIC_NOTICES, true },
 	{ "notices_coalesced", Q_NIC, RXB_NIC_NOTICES_COALESCED, true },
 	{ "foreign_deliveries", Q_FOREIGN, 0, true },
+	{ "recycled", Q_SW, RXB_SW_RECYCLED, true },
+	{ "deferred_refills", Q_SW, RXB_SW_DEFERRED, true },
 	{ "stalled_polls", Q_STALLED, 0, false },
 };
 #define N_QUEUE_STATS (sizeof(queue_stats) / sizeof(queue_stats[0]))

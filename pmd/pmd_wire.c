@@ -51,6 +51,7 @@ int pmd_wire_attach(struct pmd *p, struct rxb_err *err)
 		return rxb_err_fail(err, -EBUSY, "devarg port=%s: already owned by another "
 				    "device (a bonding or failsafe port?)", p->cfg.port);
 	p->owner_id = owner.id;
+	p->wire_attached = true;
 	return 0;
 }
 
@@ -91,8 +92,9 @@ static int make_pool(struct pmd *p, struct rxb_err *err)
 	if (p->wire_pool != NULL)
 		return 0;
 	snprintf(name, sizeof(name), "rxbw_%u", p->port_id);
-	/* its Rx ring, a burst in the NIC's hands, the per-lcore caches */
-	p->wire_pool = rte_pktmbuf_pool_create(name, PMD_WIRE_RING * 2 + 4 * PMD_WIRE_BURST, 32,
+	/* its Rx rings (all full), a burst in the NIC's hands, the caches */
+	p->wire_pool = rte_pktmbuf_pool_create(name, PMD_WIRE_RING * PMD_WIRE_MAX_RXQS +
+					       4 * PMD_WIRE_BURST, 32,
 					       0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					       (int)rte_eth_dev_socket_id(p->wire));
 	if (p->wire_pool == NULL)
@@ -109,14 +111,18 @@ static int setup_queues(struct pmd *p, struct rxb_err *err)
 	int rc;
 
 	rte_eth_dev_info_get(p->wire, &info);
-	p->wire_rxqs = 1;
 	p->wire_txqs = RTE_MIN(ntx, info.max_tx_queues);
+	/* Polled all: a looping wire (net_ring) returns Tx queue q's frames
+	 * on its Rx queue q. */
+	p->wire_rxqs = RTE_MIN(RTE_MIN(p->wire_txqs, info.max_rx_queues), PMD_WIRE_MAX_RXQS);
 	rc = rte_eth_dev_configure(p->wire, p->wire_rxqs, p->wire_txqs, &conf);
 	if (rc != 0)
-		return rxb_err_fail(err, rc, "devarg port=%s: configure with 1 Rx and %u Tx "
-				    "queues failed: %s", p->cfg.port, p->wire_txqs, rte_strerror(-rc));
-	rc = rte_eth_rx_queue_setup(p->wire, 0, PMD_WIRE_RING, rte_eth_dev_socket_id(p->wire),
-				    NULL, p->wire_pool);
+		return rxb_err_fail(err, rc, "devarg port=%s: configure with %u Rx and %u Tx "
+				    "queues failed: %s", p->cfg.port, p->wire_rxqs, p->wire_txqs,
+				    rte_strerror(-rc));
+	for (uint16_t q = 0; rc == 0 && q < p->wire_rxqs; q++)
+		rc = rte_eth_rx_queue_setup(p->wire, q, PMD_WIRE_RING,
+					    rte_eth_dev_socket_id(p->wire), NULL, p->wire_pool);
 	for (uint16_t q = 0; rc == 0 && q < p->wire_txqs; q++)
 		rc = rte_eth_tx_queue_setup(p->wire, q, PMD_WIRE_RING,
 					    rte_eth_dev_socket_id(p->wire), NULL);
@@ -185,11 +191,13 @@ void pmd_wire_detach(struct pmd *p)
 		rte_eth_dev_owner_delete(p->owner_id);
 		p->owner_id = 0;
 	}
-	if (p->wire_created) {
+	/* Hidden from the application, the wire is closed by nobody else (a
+	 * net_pcap wire writes its tx_pcap file out at close). */
+	if (p->wire_attached)
 		rte_eth_dev_close(p->wire);
+	if (p->wire_created)
 		rte_vdev_uninit(p->cfg.port);
-		p->wire_created = false;
-	}
+	p->wire_attached = p->wire_created = false;
 	rte_mempool_free(p->wire_pool);
 	p->wire_pool = NULL;
 	rte_free(p->wire_tx_locks);

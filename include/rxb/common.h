@@ -155,6 +155,8 @@ enum rxb_sw_counter {
 	RXB_SW_ORDER_ERRORS,      /* invariant violations seen on the fast path */
 	RXB_SW_RECYCLED,          /* rxBisect: packets dropped on receive to re-arm
 	                           * their own slot, the pool being empty */
+	RXB_SW_DEFERRED,          /* rxBisect: notices acted on without a buffer
+	                           * (pool empty); the slot is refilled later */
 	RXB_SW_COUNTERS
 };
 
