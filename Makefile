@@ -50,8 +50,11 @@ test-c: build build-debug
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd build-debug && ctest --output-on-failure -j $(JOBS) -LE model
 
+# net_rxbisect's testpmd tests again, with the AddressSanitizer build of the driver
+# (preloaded into Debian's testpmd).
 test-asan: build-asan
 	@cd build-asan && ctest --output-on-failure -j $(JOBS) -LE model
+	@RXB_PMD_BUILD=build-asan RXB_PMD_ASAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py
 
 test-tsan: build-tsan
 	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L concurrent
