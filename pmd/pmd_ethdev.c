@@ -151,8 +151,11 @@ static int rx_queue_setup(struct rte_eth_dev *dev, uint16_t q, uint16_t nb_desc,
 	struct pmd *p = pmd_of(dev);
 	struct pmd_rxq *rq;
 
-	(void)nb_desc;
 	(void)conf;
+	if (nb_desc != 0 && nb_desc != dest_ring_size(p))
+		PMD_LOG(INFO, "%s: Rx queue %u: nb_desc = %u not used: the design's ring sizes "
+			"are devargs (rx, cr, ax, bx); this queue reads a ring of %u entries",
+			dev->data->name, q, nb_desc, dest_ring_size(p));
 	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + RTE_ETHER_MIN_LEN) {
 		PMD_LOG(ERR, "%s: Rx queue %u: mempool %s holds %u bytes per mbuf, fewer than a "
 			"minimal frame after the headroom", dev->data->name, q, mp->name,
