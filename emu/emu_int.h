@@ -31,7 +31,6 @@
 
 #define EMU_BURST 32u          /* physical Rx burst */
 #define EMU_FETCH_CHUNK 32u    /* descriptors fetched from one virtual ring per visit */
-#define EMU_IVL_RING 256u      /* receive-call intervals kept per worker (dyn) */
 #define EMU_HIST_SUB 16u       /* latency histogram: sub-buckets per power of two */
 #define EMU_HIST_BUCKETS (64u * EMU_HIST_SUB)
 #define EMU_OPS_NAME "rxb_virt"
@@ -123,11 +122,7 @@ struct emu_worker {
 	uint64_t hist[EMU_HIST_BUCKETS];
 	uint64_t lat_n, lat_sum, lat_max;
 	uint64_t warm_seen;
-	/* W -> M (dyn): the latest receive-call intervals */
-	_Atomic uint64_t ivl[EMU_IVL_RING];
-	_Atomic uint64_t ivl_n;
-	uint64_t last_poll;
-	uint64_t ivl_read;          /* M */
+	struct rxb_dynctl_ivl ivl;  /* W -> M (dyn): receive-call intervals */
 	_Atomic int done;
 } __rte_cache_aligned;
 

@@ -448,7 +448,6 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 	const struct rxb_emu_cfg *c = e->cfg;
 	double dt = (double)(b->t - a->t) / (double)e->hz;
 	struct rxb_dynctl_sample s;
-	uint64_t buf[EMU_IVL_RING];
 	enum rxb_dyn_decision dec;
 
 	if (dt <= 0)
@@ -458,22 +457,9 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 			 (double)(b->mbm - a->mbm) / dt / 1073741824.0 :
 			 (double)(b->offered_bytes - a->offered_bytes) / dt / 1073741824.0;
 	s.overloaded_cores = 0;
-	for (uint32_t w = 0; w < e->cores; w++) {
-		struct emu_worker *wk = &e->w[w];
-		/* acquire: pairs with the release in emu_worker_main(); the
-		 * intervals counted by n are written. */
-		uint64_t n = atomic_load_explicit(&wk->ivl_n, memory_order_acquire);
-		uint64_t k = RTE_MIN(n - wk->ivl_read, (uint64_t)EMU_IVL_RING);
-
-		for (uint64_t i = 0; i < k; i++)
-			buf[i] = atomic_load_explicit(&wk->ivl[(n - k + i) % EMU_IVL_RING],
-						      memory_order_relaxed);
-		wk->ivl_read = n;
-		/* No receive call in a whole period: the core is wedged. */
-		if ((n == 0 || k == 0) ||
-		    rxb_dynctl_core_overloaded(buf, k, c->scn.arch.dyn_overload_factor) == 1)
-			s.overloaded_cores++;
-	}
+	for (uint32_t w = 0; w < e->cores; w++)
+		s.overloaded_cores += rxb_dynctl_ivl_overloaded(&e->w[w].ivl,
+								c->scn.arch.dyn_overload_factor);
 	dec = rxb_iface_dyn_sample(e->iface, &s);
 	/* release: pairs with the acquire in emu_gen_main(); the switch just
 	 * requested in the library is visible to the generator and, through

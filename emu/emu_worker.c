@@ -216,19 +216,8 @@ int emu_worker_main(void *arg)
 		}
 polled:
 		t1 = rte_rdtsc();
-		if (dyn) {
-			if (w->last_poll != 0) {
-				uint64_t k = atomic_load_explicit(&w->ivl_n, memory_order_relaxed);
-
-				atomic_store_explicit(&w->ivl[k % EMU_IVL_RING], t0 - w->last_poll,
-						      memory_order_relaxed);
-				/* release: pairs with the acquire in dyn_sample()
-				 * (emu_run.c); the interval is written before it
-				 * is counted. */
-				atomic_store_explicit(&w->ivl_n, k + 1, memory_order_release);
-			}
-			w->last_poll = t0;
-		}
+		if (dyn)
+			rxb_dynctl_ivl_note(&w->ivl, t0);
 		rxb_counter_add(&w->st.polls, 1);
 		if (n == 0) {
 			rxb_counter_add(&w->st.empty_polls, 1);

@@ -36,7 +36,6 @@
 #define PMD_WIRE_RING 512u       /* descriptors of each wire Rx queue */
 #define PMD_WIRE_MAX_RXQS 8u     /* wire Rx queues polled, at most */
 #define PMD_MAX_QUEUES RTE_MAX_QUEUES_PER_PORT
-#define PMD_IVL_RING 256u        /* receive-call intervals kept per queue (dyn) */
 
 extern int pmd_logtype;
 #define PMD_LOG(level, fmt, ...) \
@@ -68,10 +67,7 @@ struct pmd_rxq {
 	rxb_counter_t bytes;             /* Q */
 	rxb_counter_t alloc_fail;        /* Q (at start: C): requests the mempool refused */
 	rxb_counter_t stalled_polls;     /* Q: calls the stall fault swallowed */
-	uint64_t last_poll;              /* Q */
-	_Atomic uint64_t ivl[PMD_IVL_RING]; /* Q -> N (dyn): receive-call intervals */
-	_Atomic uint64_t ivl_n;
-	uint64_t ivl_read;               /* N */
+	struct rxb_dynctl_ivl ivl;       /* Q -> N (dyn): receive-call intervals */
 } __rte_cache_aligned;
 
 struct pmd_txq {

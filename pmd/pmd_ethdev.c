@@ -212,9 +212,7 @@ static void zero_queue_counters(struct rte_eth_dev *dev)
 		memset(&rq->bytes, 0, sizeof(rq->bytes));
 		memset(&rq->alloc_fail, 0, sizeof(rq->alloc_fail));
 		memset(&rq->stalled_polls, 0, sizeof(rq->stalled_polls));
-		rq->last_poll = 0;
-		rq->ivl_read = 0;
-		atomic_store_explicit(&rq->ivl_n, 0, memory_order_relaxed);
+		memset(&rq->ivl, 0, sizeof(rq->ivl));
 	}
 	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++) {
 		struct pmd_txq *tq = dev->data->tx_queues[q];

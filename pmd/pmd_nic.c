@@ -162,7 +162,7 @@ static bool wire_link_up(struct pmd *p, uint64_t now)
 static void dyn_step(struct pmd *p, uint64_t now)
 {
 	uint64_t period = (uint64_t)(p->cfg.scn.arch.dyn_sample_ms * 1e-3 * (double)p->hz);
-	uint64_t bytes = rxb_counter_read(&p->ns.wire_bytes), buf[PMD_IVL_RING];
+	uint64_t bytes = rxb_counter_read(&p->ns.wire_bytes);
 	struct rxb_dynctl_sample s = { 0 };
 	double dt = (double)period / (double)p->hz;
 	enum rxb_dyn_decision dec;
@@ -173,21 +173,10 @@ static void dyn_step(struct pmd *p, uint64_t now)
 	s.tput_gbps = (double)(bytes - p->dyn_bytes_seen) * 8 / dt / 1e9;
 	s.mem_bw_gibps = (double)(bytes - p->dyn_bytes_seen) / dt / 1073741824.0;
 	p->dyn_bytes_seen = bytes;
-	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++) {
-		struct pmd_rxq *rq = p->dev->data->rx_queues[q];
-		/* acquire: pairs with the release in note_interval(); the
-		 * intervals below ivl_n are written. */
-		uint64_t n = atomic_load_explicit(&rq->ivl_n, memory_order_acquire);
-		uint64_t k = RTE_MIN(n - rq->ivl_read, (uint64_t)PMD_IVL_RING);
-
-		for (uint64_t i = 0; i < k; i++)
-			buf[i] = atomic_load_explicit(&rq->ivl[(n - k + i) % PMD_IVL_RING],
-						      memory_order_relaxed);
-		rq->ivl_read = n;
-		if (k == 0 ||
-		    rxb_dynctl_core_overloaded(buf, k, p->cfg.scn.arch.dyn_overload_factor) == 1)
-			s.overloaded_cores++;
-	}
+	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++)
+		s.overloaded_cores += rxb_dynctl_ivl_overloaded(
+			&((struct pmd_rxq *)p->dev->data->rx_queues[q])->ivl,
+			p->cfg.scn.arch.dyn_overload_factor);
 	dec = rxb_iface_dyn_sample(p->iface, &s);
 	if (dec != RXB_DYN_STAY)
 		rxb_counter_add(&p->ns.dyn_switches, 1);
@@ -262,20 +251,6 @@ void pmd_nic_drain_wire(struct pmd *p)
 
 /* ------------------------------------------------------------ bursts */
 
-/* Dynamic shRing: the interval between this queue's receive calls (Q). */
-static void note_interval(struct pmd_rxq *rq, uint64_t now)
-{
-	uint64_t n = atomic_load_explicit(&rq->ivl_n, memory_order_relaxed);
-
-	if (rq->last_poll != 0) {
-		atomic_store_explicit(&rq->ivl[n % PMD_IVL_RING], now - rq->last_poll,
-				      memory_order_relaxed);
-		/* release: pairs with the acquire in dyn_step() */
-		atomic_store_explicit(&rq->ivl_n, n + 1, memory_order_release);
-	}
-	rq->last_poll = now;
-}
-
 static bool stalled(const struct pmd_rxq *rq, const struct pmd *p, uint64_t now)
 {
 	double ms;
@@ -304,7 +279,7 @@ uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	}
 	if (p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING)
-		note_interval(rq, now);
+		rxb_dynctl_ivl_note(&rq->ivl, now);
 	got = rxb_iface_rx(p->iface, rq->qid, pk, RTE_MIN(n, RXB_BURST_MAX), now);
 	for (unsigned i = 0; i < got; i++) {
 		pkts[i] = (struct rte_mbuf *)(uintptr_t)pk[i].buf;

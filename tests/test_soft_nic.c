@@ -162,6 +162,29 @@ static void test_frame_hash(void)
 	CHECK(rxb_rss_frame(&rss, f, 74, &dport) == rxb_rss_ipv6(&rss, s6, d6));
 }
 
+/* The interface over a fresh pool of 1024 buffers for 2 cores, or NULL. */
+static struct rxb_iface *two_core_iface(const struct rxb_iface_config *cfg, struct test_pool *tp)
+{
+	struct rxb_err err = { 0 };
+	struct rxb_iface *i;
+
+	CHECK(test_pool_init(tp, 1024, 2) == 0);
+	i = rxb_iface_create(cfg, tp->alloc, &err);
+	CHECK(i != NULL);
+	return i;
+}
+
+/* Take every buffer the pool has above `keep` free; returns the count. */
+static uint64_t hold_all_but(struct test_pool *tp, rxb_buf_t *held, uint64_t keep)
+{
+	uint64_t n = 0;
+
+	while (rxb_pool_free_count(tp->pool) > keep &&
+	       tp->alloc[0].get(tp->alloc[0].ctx, &held[n], 1) == 1)
+		n++;
+	return n;
+}
+
 /* A pool with only a few buffers free beyond what the rings hold: each
  * receive re-arms what it can and takes that many packets, so freeing them
  * keeps reception going (no burst-sized all-or-nothing stall). */
@@ -172,17 +195,12 @@ static void short_pool(enum rxb_arch arch)
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
 	static rxb_buf_t held[POOL_BUFS];
-	uint64_t n_held = 0, delivered = 0, received = 0;
-	struct rxb_iface *i;
+	uint64_t n_held, delivered = 0, received = 0;
+	struct rxb_iface *i = two_core_iface(&cfg, &tp);
 
-	CHECK(test_pool_init(&tp, 1024, 2) == 0);
-	i = rxb_iface_create(&cfg, tp.alloc, &err);
-	CHECK(i != NULL);
 	if (i == NULL)
 		return;
-	/* leave 3 buffers free (plus what core 1's cache holds) */
-	while (rxb_pool_free_count(tp.pool) > 3 && tp.alloc[0].get(tp.alloc[0].ctx, &held[n_held], 1) == 1)
-		n_held++;
+	n_held = hold_all_but(&tp, held, 3); /* plus what core 1's cache holds */
 	for (uint32_t k = 0; k < 40; k++) {
 		struct rxb_rx_meta m = { .len = 64, .dest = 1 };
 		struct rxb_delivery d;
@@ -225,12 +243,9 @@ static void test_empty_pool_recycles(void)
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
 	static rxb_buf_t held[POOL_BUFS];
-	uint64_t n_held = 0, received = 0, recycled = 0;
-	struct rxb_iface *i;
+	uint64_t n_held, received = 0, recycled = 0;
+	struct rxb_iface *i = two_core_iface(&cfg, &tp);
 
-	CHECK(test_pool_init(&tp, 1024, 2) == 0);
-	i = rxb_iface_create(&cfg, tp.alloc, &err);
-	CHECK(i != NULL);
 	if (i == NULL)
 		return;
 	/* Both cores' packets fill the Bx rings: Ax 0 lends to Bx 1 too. */
@@ -240,8 +255,7 @@ static void test_empty_pool_recycles(void)
 
 		rxb_iface_deliver(i, &m, &d);
 	}
-	while (tp.alloc[0].get(tp.alloc[0].ctx, &held[n_held], 1) == 1)
-		n_held++;
+	n_held = hold_all_but(&tp, held, 0);
 	for (int poll = 0; poll < 2000; poll++) {
 		struct rxb_pkt pk[RXB_BURST_MAX];
 		uint32_t core = (uint32_t)poll % 2;

@@ -52,6 +52,8 @@
 #ifndef RXB_DYNCTL_H
 #define RXB_DYNCTL_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -119,6 +121,50 @@ int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg,
  * Cost O(n) passes: no copy and no allocation; the median is found by
  * bisection on the value range (at most 65 passes over the array). */
 int rxb_dynctl_core_overloaded(const uint64_t *intervals, size_t n, double ratio);
+
+/* The intervals between one core's receive calls, as a real engine logs
+ * them for rxb_dynctl_core_overloaded(): the core notes each call, the
+ * controller's thread reads the latest RXB_DYNCTL_IVL_LOG of them once
+ * per sample period. One writer, one reader. */
+#define RXB_DYNCTL_IVL_LOG 256u
+
+struct rxb_dynctl_ivl {
+	_Atomic uint64_t ivl[RXB_DYNCTL_IVL_LOG];
+	_Atomic uint64_t n;  /* intervals logged */
+	uint64_t last;       /* writer: time of the previous call (0: none) */
+	uint64_t read;       /* reader: n at its last look */
+};
+
+/* The core: a receive call at `now`. */
+static inline void rxb_dynctl_ivl_note(struct rxb_dynctl_ivl *l, uint64_t now)
+{
+	uint64_t k = atomic_load_explicit(&l->n, memory_order_relaxed);
+
+	if (l->last != 0) {
+		atomic_store_explicit(&l->ivl[k % RXB_DYNCTL_IVL_LOG], now - l->last,
+				      memory_order_relaxed);
+		/* release: pairs with the acquire in rxb_dynctl_ivl_overloaded();
+		 * the interval is written before it is counted. */
+		atomic_store_explicit(&l->n, k + 1, memory_order_release);
+	}
+	l->last = now;
+}
+
+/* The controller's thread: did this core look overloaded since the last
+ * look? A core with no receive call in the whole period is wedged: yes. */
+static inline bool rxb_dynctl_ivl_overloaded(struct rxb_dynctl_ivl *l, double ratio)
+{
+	uint64_t buf[RXB_DYNCTL_IVL_LOG];
+	/* acquire: pairs with the release in rxb_dynctl_ivl_note() */
+	uint64_t n = atomic_load_explicit(&l->n, memory_order_acquire);
+	uint64_t k = n - l->read < RXB_DYNCTL_IVL_LOG ? n - l->read : RXB_DYNCTL_IVL_LOG;
+
+	for (uint64_t i = 0; i < k; i++)
+		buf[i] = atomic_load_explicit(&l->ivl[(n - k + i) % RXB_DYNCTL_IVL_LOG],
+					      memory_order_relaxed);
+	l->read = n;
+	return k == 0 || rxb_dynctl_core_overloaded(buf, k, ratio) == 1;
+}
 
 /* One sample period as the caller measured it. */
 struct rxb_dynctl_sample {
