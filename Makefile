@@ -8,7 +8,7 @@ BUILD   ?= build
 CMAKE   := cmake -G Ninja
 FUZZ_SECONDS ?= 600
 
-.PHONY: all demo deps build build-debug build-tsan build-asan build-fuzz run test test-c test-tsan \
+.PHONY: all demo deps build build-debug build-tsan build-tsan-pmd build-asan build-fuzz run test test-c test-tsan \
         test-asan test-fuzz test-py bench fuzz clean
 
 all: build
@@ -56,8 +56,16 @@ test-asan: build-asan
 	@cd build-asan && ctest --output-on-failure -j $(JOBS) -LE model
 	@RXB_PMD_BUILD=build-asan RXB_PMD_ASAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py
 
-test-tsan: build-tsan
+# net_rxbisect is concurrent code too (NIC thread, queues' lcores, control): its
+# testpmd tests with the ThreadSanitizer build of the driver preloaded.
+build-tsan-pmd: deps
+	@$(CMAKE) -S . -B build-tsan-pmd -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=thread -DRXB_BUILD_EMU=ON \
+	   -DRXB_BUILD_SIM=OFF -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build build-tsan-pmd -j $(JOBS) --target rte_net_rxbisect
+
+test-tsan: build-tsan build-tsan-pmd
 	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L concurrent
+	@RXB_PMD_BUILD=build-tsan-pmd RXB_PMD_TSAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py
 
 test-fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz 60
@@ -75,4 +83,4 @@ fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-debug build-tsan build-asan build-fuzz
+	rm -rf build build-debug build-tsan build-tsan-pmd build-asan build-fuzz

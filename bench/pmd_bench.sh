@@ -51,6 +51,11 @@ if [ -z "$TPMD" ] || [ ! -x "$TPMD" ]; then
   echo "pmd_bench: skipped: dpdk-testpmd not found (Debian package dpdk)" >&2
   exit 0
 fi
+# The EAL refuses a -d path with a world-writable directory above it (a
+# checkout under /tmp): load a copy from a private directory.
+so_dir="$HOME/.cache/rxbisect/pmd-bench"
+mkdir -p -m 700 "$so_dir" && cp "$SO" "$so_dir/librte_net_rxbisect.so"
+SO="$so_dir/librte_net_rxbisect.so"
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
 mkdir -p "$RESULTS"
 tmp=$(mktemp -d)

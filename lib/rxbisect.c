@@ -86,8 +86,8 @@ struct rxb_bx {
 		uint32_t rr;                /* round-robin cursor into assoc */
 		uint32_t pend_head;         /* coalesced notices: FIFO */
 		uint32_t pend_tail;
-		uint64_t linked_uses;
-		uint64_t foreign_uses;
+		rxb_counter_t linked_uses;  /* read by anyone (stats) */
+		rxb_counter_t foreign_uses;
 	} nic RXB_CACHE_ALIGNED;
 	/* Owner core's state. */
 	struct {
@@ -507,7 +507,7 @@ static void deliver_linked(struct rxb_bx *bx, uint32_t a, const struct rxb_rx_me
 			   struct rxb_delivery *d)
 {
 	bx_write(bx, d->buf, meta, BX_HAS_PKT | BX_HAS_CONS, a, d->src_index);
-	bx->nic.linked_uses++;
+	rxb_counter_add(&bx->nic.linked_uses, 1);
 }
 
 /* Write the packet entry for a foreign buffer, carrying a held notice of
@@ -527,7 +527,7 @@ static void deliver_foreign(struct rxb_bisect *bs, struct rxb_bx *bx, uint32_t a
 	}
 	bx_write(bx, d->buf, meta, flags, cons_ax, cons_index);
 	bx->nic.foreign_written++;
-	bx->nic.foreign_uses++;
+	rxb_counter_add(&bx->nic.foreign_uses, 1);
 	bisect_notify(bs, bs->ax[a].link, a, d->src_index, meta->now, d);
 }
 
@@ -979,12 +979,12 @@ uint32_t rxb_bisect_occupancy(struct rxb_bisect *bs, uint32_t bx)
 
 uint64_t rxb_bisect_linked_uses(const struct rxb_bisect *bs, uint32_t bx)
 {
-	return bs->bx[bx].nic.linked_uses;
+	return rxb_counter_read(&bs->bx[bx].nic.linked_uses);
 }
 
 uint64_t rxb_bisect_foreign_uses(const struct rxb_bisect *bs, uint32_t bx)
 {
-	return bs->bx[bx].nic.foreign_uses;
+	return rxb_counter_read(&bs->bx[bx].nic.foreign_uses);
 }
 
 uint32_t rxb_bisect_reserved(const struct rxb_bisect *bs, uint32_t bx)

@@ -67,6 +67,10 @@ struct pmd_rxq {
 	rxb_counter_t bytes;             /* Q */
 	rxb_counter_t alloc_fail;        /* Q (at start: C): requests the mempool refused */
 	rxb_counter_t stalled_polls;     /* Q: calls the stall fault swallowed */
+	/* Q: receive calls done; release at the end of each, acquire by C at
+	 * stop: the software side's state is handed to the census explicitly
+	 * (the application's own lcore hand-off is not ours to rely on). */
+	_Atomic uint64_t calls;
 	struct rxb_dynctl_ivl ivl;       /* Q -> N (dyn): receive-call intervals */
 } __rte_cache_aligned;
 
@@ -75,6 +79,7 @@ struct pmd_txq {
 	uint16_t qid, wire_q;
 	rte_spinlock_t *lock;            /* when Tx queues share a wire queue */
 	rxb_counter_t pkts, bytes;       /* T */
+	_Atomic uint64_t calls;          /* T: as pmd_rxq.calls */
 } __rte_cache_aligned;
 
 /* NIC-wide counters, N-written. */
@@ -112,6 +117,10 @@ struct pmd {
 	bool service_registered;
 	_Atomic int nic_on;              /* C -> N: 1 while started */
 	_Atomic int nic_quit;            /* C -> dedicated thread: leave the loop */
+	/* N: passes done; release at the end of a pass, acquire at the start of
+	 * the next and by C at stop: the NIC's state goes from pass to pass
+	 * (service lcores may take turns) and to the census explicitly. */
+	_Atomic uint64_t nic_passes;
 	pthread_t nic_thread;            /* nic_cpu */
 	uint64_t hz, t_start;            /* C, before nic_on */
 	uint64_t next_link_check, next_dyn;  /* N */

@@ -416,6 +416,22 @@ static void quiesce_nic(struct pmd *p)
 	 * flight on a service lcore. */
 	while (rte_service_may_be_active(p->service_id) == 1)
 		rte_pause();
+	/* acquire: pairs with the release at the end of the last pass */
+	(void)atomic_load_explicit(&p->nic_passes, memory_order_acquire);
+}
+
+/* The application stopped polling before stopping the port (DPDK's rule):
+ * take each queue's state from its last burst call. */
+static void quiesce_queues(struct rte_eth_dev *dev)
+{
+	/* acquire: pairs with the releases at the end of pmd_rx_burst() and
+	 * pmd_tx_burst() */
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+		(void)atomic_load_explicit(&((struct pmd_rxq *)dev->data->rx_queues[q])->calls,
+					   memory_order_acquire);
+	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+		(void)atomic_load_explicit(&((struct pmd_txq *)dev->data->tx_queues[q])->calls,
+					   memory_order_acquire);
 }
 
 /* A quiescent point: the library checks its invariants, packet
@@ -448,6 +464,7 @@ static int dev_stop(struct rte_eth_dev *dev)
 	 * quiescence below, and receive calls return nothing from now on. */
 	atomic_store_explicit(&p->nic_on, 0, memory_order_relaxed);
 	quiesce_nic(p);
+	quiesce_queues(dev);
 	pmd_wire_stop(p);
 	census_at_stop(p);
 	back = rxb_iface_reclaim(p->iface, &err);

@@ -195,6 +195,8 @@ int32_t pmd_nic_service(void *arg)
 	 * queues it built are visible. */
 	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire))
 		return -EAGAIN;
+	/* acquire: pairs with the release below, of the previous pass */
+	(void)atomic_load_explicit(&p->nic_passes, memory_order_acquire);
 	if (wire_link_up(p, now)) {
 		for (uint16_t q = 0; q < p->wire_rxqs; q++) {
 			uint16_t n = rte_eth_rx_burst(p->wire, q, f, PMD_WIRE_BURST);
@@ -211,6 +213,9 @@ int32_t pmd_nic_service(void *arg)
 	if (p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING)
 		dyn_step(p, now);
 	rxb_counter_add(work != 0 ? &p->ns.busy_polls : &p->ns.idle_polls, 1);
+	/* release: pairs with the acquires at the next pass's start and in
+	 * quiesce_nic() (pmd_ethdev.c) */
+	atomic_fetch_add_explicit(&p->nic_passes, 1, memory_order_release);
 	return work != 0 ? 0 : -EAGAIN;
 }
 
@@ -276,6 +281,8 @@ uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	if (stalled(rq, p, now)) {
 		rxb_counter_add(&rq->stalled_polls, 1);
+		/* release: as at the end below */
+		atomic_fetch_add_explicit(&rq->calls, 1, memory_order_release);
 		return 0;
 	}
 	if (p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING)
@@ -290,6 +297,8 @@ uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		rxb_iface_note_released(p->iface, rq->qid, got);
 		rxb_counter_add(&rq->bytes, bytes);
 	}
+	/* release: pairs with the acquire in quiesce_queues() (pmd_ethdev.c) */
+	atomic_fetch_add_explicit(&rq->calls, 1, memory_order_release);
 	return (uint16_t)got;
 }
 
@@ -311,5 +320,7 @@ uint16_t pmd_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		bytes -= rte_pktmbuf_pkt_len(pkts[i]);
 	rxb_counter_add(&tq->pkts, sent);
 	rxb_counter_add(&tq->bytes, bytes);
+	/* release: pairs with the acquire in quiesce_queues() (pmd_ethdev.c) */
+	atomic_fetch_add_explicit(&tq->calls, 1, memory_order_release);
 	return sent;
 }

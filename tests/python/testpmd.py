@@ -7,6 +7,7 @@ fixed sleep that a result depends on.
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import pty
@@ -30,9 +31,33 @@ def pmd_so(build: str | None = None) -> Path:
     return ROOT / b / "pmd" / "librte_net_rxbisect.so"
 
 
+def pmd_so_loadable() -> Path:
+    """A copy of the driver the EAL agrees to load: it refuses `-d` paths with
+    a world-writable directory above them (a checkout under /tmp), so the
+    copy goes to a private directory under ~/.cache."""
+    src = pmd_so()
+    key = hashlib.sha1(str(src).encode()).hexdigest()[:12]
+    d = Path.home() / ".cache" / "rxbisect" / "pmd-test" / key
+    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    dst = d / src.name
+    if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
+        tmp = d / (src.name + f".{os.getpid()}")
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dst)
+    return dst
+
+
+def _runtime(name: str) -> str:
+    return subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
 def asan_env() -> dict:
-    """An ASan-built driver in a plain testpmd needs the runtime preloaded."""
+    """A sanitizer-built driver in a plain testpmd needs its runtime preloaded."""
     env = dict(os.environ)
+    if os.environ.get("RXB_PMD_TSAN"):
+        env["LD_PRELOAD"] = _runtime("libtsan.so")
+        env["TSAN_OPTIONS"] = "halt_on_error=1:report_signal_unsafe=0"
     if os.environ.get("RXB_PMD_ASAN"):
         lib = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
                              text=True, check=True).stdout.strip()
@@ -47,7 +72,7 @@ def asan_env() -> dict:
 
 def eal_args(vdevs: list[str], lcores: str, service: str | None, prefix: str) -> list[str]:
     args = ["--no-huge", "-m", "1024", "--no-pci", f"--file-prefix={prefix}",
-            "--lcores", lcores, "-d", str(pmd_so()),
+            "--lcores", lcores, "-d", str(pmd_so_loadable()),
             "--log-level=pmd.net.rxbisect:info"]
     if service is not None:
         args += ["-S", service]
