@@ -426,12 +426,18 @@ static void quiesce_queues(struct rte_eth_dev *dev)
 {
 	/* acquire: pairs with the releases at the end of pmd_rx_burst() and
 	 * pmd_tx_burst() */
-	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
-		(void)atomic_load_explicit(&((struct pmd_rxq *)dev->data->rx_queues[q])->calls,
-					   memory_order_acquire);
-	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
-		(void)atomic_load_explicit(&((struct pmd_txq *)dev->data->tx_queues[q])->calls,
-					   memory_order_acquire);
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct pmd_rxq *rq = dev->data->rx_queues[q];
+
+		if (rq != NULL)
+			(void)atomic_load_explicit(&rq->calls, memory_order_acquire);
+	}
+	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++) {
+		struct pmd_txq *tq = dev->data->tx_queues[q];
+
+		if (tq != NULL)
+			(void)atomic_load_explicit(&tq->calls, memory_order_acquire);
+	}
 }
 
 /* A quiescent point: the library checks its invariants, packet
@@ -526,6 +532,11 @@ static int dev_close(struct rte_eth_dev *dev)
 		return 0;
 	if (dev->data->dev_started)
 		rc = dev_stop(dev);
+	/* calls made on the stopped port (which did nothing) end here too */
+	quiesce_queues(dev);
+	if (p->service_registered)
+		/* acquire: pairs with the release of the NIC's last pass */
+		(void)atomic_load_explicit(&p->nic_passes, memory_order_acquire);
 	check_mempools(dev);
 	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
 		rx_queue_release(dev, q);

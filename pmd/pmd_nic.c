@@ -193,8 +193,12 @@ int32_t pmd_nic_service(void *arg)
 
 	/* acquire: pairs with the release in pmd_dev_start(); the iface and
 	 * queues it built are visible. */
-	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire))
+	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire)) {
+		/* release: even a pass that found the port stopped ends before
+		 * the stop's acquire (quiesce_nic) */
+		atomic_fetch_add_explicit(&p->nic_passes, 1, memory_order_release);
 		return -EAGAIN;
+	}
 	/* acquire: pairs with the release below, of the previous pass */
 	(void)atomic_load_explicit(&p->nic_passes, memory_order_acquire);
 	if (wire_link_up(p, now)) {
@@ -277,8 +281,11 @@ uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 
 	/* acquire: pairs with the release in pmd_dev_start(). A stopped port
 	 * receives nothing (its rings were given back). */
-	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire))
+	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire)) {
+		/* release: as at the end below */
+		atomic_fetch_add_explicit(&rq->calls, 1, memory_order_release);
 		return 0;
+	}
 	if (stalled(rq, p, now)) {
 		rxb_counter_add(&rq->stalled_polls, 1);
 		/* release: as at the end below */
