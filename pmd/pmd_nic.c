@@ -191,8 +191,8 @@ int32_t pmd_nic_service(void *arg)
 	uint64_t now = rte_rdtsc();
 	unsigned work = 0;
 
-	/* acquire: pairs with the release in pmd_dev_start(); the iface and
-	 * queues it built are visible. */
+	/* acquire: pairs with the release in dev_start() (pmd_ethdev.c); the
+	 * iface and queues it built are visible. */
 	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire)) {
 		/* release: even a pass that found the port stopped ends before
 		 * the stop's acquire (quiesce_nic) */
@@ -279,8 +279,8 @@ uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t now = rte_rdtsc(), bytes = 0;
 	unsigned got;
 
-	/* acquire: pairs with the release in pmd_dev_start(). A stopped port
-	 * receives nothing (its rings were given back). */
+	/* acquire: pairs with the release in dev_start() (pmd_ethdev.c). A
+	 * stopped port receives nothing (its rings were given back). */
 	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire)) {
 		/* release: as at the end below */
 		atomic_fetch_add_explicit(&rq->calls, 1, memory_order_release);
