@@ -687,11 +687,12 @@ static unsigned ax_fill(struct rxb_bisect *bs, struct rxb_bx *bx,
 		for (;;) {
 			unsigned room = ax->ring.size - (ax->sw.tail - ax->sw.reclaimed);
 			unsigned n = room < RXB_BURST_MAX ? room : RXB_BURST_MAX;
-			unsigned got = !upto ? (alloc->get(alloc->ctx, fresh, n) == n ? n : 0) :
-					       rxb_alloc_get_upto(alloc, fresh, n);
+			unsigned got;
 
 			if (n == 0)
 				break;
+			got = upto ? rxb_alloc_get_upto(alloc, fresh, n) :
+				     alloc->get(alloc->ctx, fresh, n) == n ? n : 0;
 			if (got != n)
 				rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
 			ax_post(ax, fresh, got);
@@ -941,12 +942,15 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 	} else if (s.notices != 0) {
 		bisect_rx_refill_checked(bs, core, bx, &s, fresh, alloc);
 	}
-	if (bx->sw.deficit != 0) /* rare: after the pool ran dry */
-		bx->sw.deficit -= ax_fill(bs, bx, alloc, true);
+	if (bx->sw.deficit != 0) { /* rare: after the pool ran dry */
+		unsigned topped = ax_fill(bs, bx, alloc, true);
+
+		bx->sw.deficit -= topped;
+		if (topped != 0 && s.entries == 0)
+			ax_doorbells(bs, bx); /* a top-up alone: publish rings otherwise */
+	}
 	if (s.entries != 0)
 		bisect_rx_publish(bs, bx, &s);
-	else
-		ax_doorbells(bs, bx); /* a top-up alone */
 	rxb_sw_count(&bx->sw_stats, RXB_SW_NOTICES, s.notices);
 	rxb_sw_count(&bx->sw_stats, RXB_SW_POLLS, 1);
 	rxb_sw_count(&bx->sw_stats, s.pkts ? RXB_SW_RECEIVED : RXB_SW_EMPTY_POLLS,

@@ -161,14 +161,16 @@ static bool wire_link_up(struct pmd *p, uint64_t now)
  * is overloaded when its receive calls slowed down (dynctl.h) or stopped. */
 static void dyn_step(struct pmd *p, uint64_t now)
 {
-	uint64_t period = (uint64_t)(p->cfg.scn.arch.dyn_sample_ms * 1e-3 * (double)p->hz);
-	uint64_t bytes = rxb_counter_read(&p->ns.wire_bytes);
+	uint64_t period, bytes;
 	struct rxb_dynctl_sample s = { 0 };
-	double dt = (double)period / (double)p->hz;
 	enum rxb_dyn_decision dec;
+	double dt;
 
 	if (now < p->next_dyn)
-		return;
+		return; /* every pass but one per period */
+	period = (uint64_t)(p->cfg.scn.arch.dyn_sample_ms * 1e-3 * (double)p->hz);
+	dt = (double)period / (double)p->hz;
+	bytes = rxb_counter_read(&p->ns.wire_bytes);
 	p->next_dyn = now + period;
 	s.tput_gbps = (double)(bytes - p->dyn_bytes_seen) * 8 / dt / 1e9;
 	s.mem_bw_gibps = (double)(bytes - p->dyn_bytes_seen) / dt / 1073741824.0;
