@@ -8,8 +8,8 @@
     rxb scenario show [SCENARIO] [--set ...] [--json]
     rxb scenario keys [SECTION ...] [--json]
     rxb scenario list
-    rxb sizing [--nics N] [--link-gbps X] [--cores-per-nic 8,8] [--buffer-bytes B] ...
-    rxb darkpackets [--link-gbps 100] [--packet-bytes 64,1518] [--cores 1] [--accesses M] ...
+    rxb size [--nics N] [--link-gbps X] [--cores-per-nic 8,8] [--buffer-bytes B] ...
+    rxb dark [--link-gbps 100] [--packet-bytes 64,1518] [--cores 1] [--accesses M] ...
 
 A thin layer: parsing arguments, calling the modules, printing. Every error the
 user can cause ends as one line `rxb: error: ...` on stderr and exit code 2
@@ -22,8 +22,8 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from . import (__version__, calibrate, compare, darkpackets, emu, engine, profile, report,
-               scenario, sizing)
+from . import (__version__, calibrate, cli_repro, cli_tools, compare, darkpackets, emu, engine,
+               profile, report, scenario, sizing)
 from .errors import RxbError, UsageError
 
 
@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     lst.set_defaults(func=cmd_list)
     sc.set_defaults(func=lambda a: _help(sc))
 
-    z = sub.add_parser("sizing", help="|Ax| and |Bx| from the sizing rules of interfaces.md §5.5")
+    z = sub.add_parser("size", aliases=["sizing"], help="|Ax| and |Bx| from the sizing rules of interfaces.md §5.5")
     z.add_argument("--profile", default="reference", help="hardware profile (name or file) for "
                    "the DDIO capacity and link rate (default: reference)")
     z.add_argument("--nics", type=int, default=2, help="NICs (default 2)")
@@ -323,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("--json", action="store_true")
     z.set_defaults(func=cmd_sizing)
 
-    d = sub.add_parser("darkpackets", help="the analytic dark-packet bound of darkpackets.md; "
+    d = sub.add_parser("dark", aliases=["darkpackets"], help="the analytic dark-packet bound of darkpackets.md; "
                        "each option takes a comma-separated list and all combinations are shown")
     d.add_argument("--link-gbps", type=_list_of(float), default=[100.0], metavar="L")
     d.add_argument("--packet-bytes", type=_list_of(int), default=[64], metavar="P",
@@ -337,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--profile", default="reference")
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_dark)
+
+    cli_repro.register(sub, _Parser)  # rxb repro
+    cli_tools.register(sub, _Parser)  # rxb report, rxb trace
     return p
 
 
