@@ -18,8 +18,8 @@ void sim_dram_cfg_reference(struct sim_dram_cfg *cfg)
 	cfg->cpu_max_mts = 2400;  /* Xeon Silver 4216: DDR4-2400 max (Intel ARK) */
 	cfg->bus_bytes = 8;       /* 64-bit DDR4 channel */
 	cfg->efficiency = 0.80;   /* assumption, see docs/simulator-models.md */
-	cfg->idle_ns = 90.0;      /* assumption, see docs/simulator-models.md */
-	cfg->service_ns = 20.0;   /* assumption, see docs/simulator-models.md */
+	cfg->idle_ns = 85.9;      /* fitted: scripts/fit_dram.py, docs/simulator-models.md */
+	cfg->service_ns = 32.2;   /* fitted with idle_ns */
 	cfg->rho_max = 0.95;
 	cfg->window_ps = 1000000; /* 1 µs ≈ 10 idle latencies */
 	cfg->late_ps = 1000000;   /* the simulator's horizon */

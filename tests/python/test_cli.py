@@ -86,7 +86,8 @@ def test_darkpackets_json_over_combinations():
 
 def test_darkpackets_default_latency_comes_from_the_profile():
     d = cli_json("darkpackets", "--json")
-    assert d["points"][0]["dram_ns"] == 90.0  # reference profile dram.latency_ns
+    from rxbisect import profile
+    assert d["points"][0]["dram_ns"] == profile.load("reference").dram.idle_ns
 
 
 def test_bad_arguments_exit_2_in_the_same_shape():

@@ -1,5 +1,7 @@
 """Hardware profiles: the reference testbed numbers and the large server."""
 
+from pathlib import Path
+
 import pytest
 
 from rxbisect import profile
@@ -80,3 +82,20 @@ def test_a_float_key_beyond_the_float_range_is_not_finite(tmp_path):
     f.write_text(text.replace("freq_ghz = 2.1", "freq_ghz = 1" + "0" * 400))
     msg = _one_error(f)
     assert "cpu.freq_ghz = 1" + "0" * 400 + ": not a finite number" in msg
+
+
+def test_reference_dram_curve_is_the_fit_of_the_published_curve():
+    """idle_ns and service_ns are fitted (scripts/fit_dram.py), not chosen: the profile must
+    hold what the script derives from calibration.md's MLC curve."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "fit_dram", Path(__file__).resolve().parents[2] / "scripts" / "fit_dram.py")
+    fit_dram = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit_dram)
+    idle, service, rows = fit_dram.fit()
+    dram = profile.load("reference").dram
+    assert dram.idle_ns == pytest.approx(idle, abs=0.05)
+    assert dram.service_ns == pytest.approx(service, abs=0.05)
+    assert dram.efficiency == fit_dram.EFFICIENCY
+    # the fit is close to every published point (a wrong curve shape would not be)
+    assert max(abs(model - ns) for _, ns, model in rows) < 5.0
