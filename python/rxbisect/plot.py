@@ -1,0 +1,365 @@
+"""Experiment figures in the style of a systems paper, and the aggregation behind them.
+
+    experiment(records, plot_spec, stem) -> [stem.png, stem.svg]
+    aggregate(records, plot_spec)        -> [Point(series, emulated, x, metric, mean, lo, hi, n)]
+
+`plot_spec` is the `[plot]` table of an experiment file (docs/report.md):
+
+    kind    "line" (numeric x) | "bar" (categorical x)
+    x       a params key of the records ("arch.rx_size"), or "time_ms" for time series
+    y       metric names, one panel each; nested ones dotted ("drops_by_cause.no_ax_buf")
+    xlabel, ylabels (one per y), xscale ("linear" | "log2"), series (default "arch.name"),
+    title (optional)
+
+One source of truth: the report's tables and its generated reading use `aggregate`, so a
+number in a table is exactly the point drawn.
+
+Aggregation over seeds follows the study: the centre is the trimmed mean (the minimum and
+the maximum dropped when there are at least 3 seeds), the error bar spans min..max.
+Records with `params["arch.emulated"]` true form their own series ("<name> (emulated)"),
+drawn dashed (lines) or hatched (bars) in the colour of the native series. Parameters that
+vary within one (series, x) group other than the seed (e.g. workload.nf in an experiment
+that sweeps two NFs) are added to the series label, so different settings are never
+averaged together.
+
+Time series (x = "time_ms"): the engine writes `metrics["series"]`, a list of samples
+`{"t_ms": ..., "<metric>": ...}`; also accepted are `metrics[y]` as a list of values with a
+`metrics["time_ms"]` (or `"t_ms"`) list of the same length, or a list of [t, value] pairs.
+"""
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .errors import UsageError
+
+KINDS = ("line", "bar")
+XSCALES = ("linear", "log2")
+TIME_X = "time_ms"
+SEED_KEY = "run.seed"
+EMULATED_KEY = "arch.emulated"
+DEFAULT_SERIES = "arch.name"
+_FIELDS = ("kind", "x", "y", "xlabel", "ylabels", "xscale", "series", "title")
+
+# Fixed colour and marker per design, so one design looks the same in every figure.
+# Okabe-Ito colours (colour-blind safe) ordered by lightness, plus a distinct marker per
+# series, so the figures stay readable printed in grayscale.
+_STYLE = {
+    "privring": ("#000000", "o"), "small_privring": ("#0072B2", "s"),
+    "shring": ("#D55E00", "^"), "shring_list": ("#CC79A7", "v"),
+    "rxbisect": ("#009E73", "D"), "dyn_shring": ("#E69F00", "P"),
+    "spool": ("#56B4E9", "X"),
+}
+_SPARE = [("#555555", "*"), ("#999999", "h"), ("#0072B2", "<"), ("#D55E00", ">"),
+          ("#009E73", "p"), ("#E69F00", "8")]
+_BAR_FILLS = ("", "..", "xx", "\\\\", "oo", "--")  # per series, for grayscale bars
+_EMU_HATCH = "///"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One aggregated point: a series at one x for one metric, over its seeds."""
+
+    series: str  # label, "(emulated)" included
+    emulated: bool
+    x: Any
+    metric: str
+    mean: float  # trimmed mean over seeds
+    lo: float  # min over seeds
+    hi: float  # max over seeds
+    n: int  # seeds (records with a value)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# ---- the spec --------------------------------------------------------------------------
+
+def _err(field: str, value: Any, allowed: str) -> UsageError:
+    return UsageError(f"[plot] {field} = {value!r}: {allowed}")
+
+
+def check_spec(spec: Any) -> dict:
+    """The `[plot]` table validated and with defaults filled in; UsageError names the field."""
+    if not isinstance(spec, dict):
+        raise UsageError(f"[plot]: expected a table, got {type(spec).__name__}")
+    extra = sorted(set(spec) - set(_FIELDS))
+    if extra:
+        raise UsageError(f"[plot] {extra[0]}: unknown field; allowed: {', '.join(_FIELDS)}")
+    for f in ("kind", "x", "y"):
+        if f not in spec:
+            raise UsageError(f"[plot] {f}: missing; it is required")
+    s = {"xlabel": spec.get("x"), "xscale": "linear", "series": DEFAULT_SERIES, "title": None,
+         **spec}
+    if s["kind"] not in KINDS:
+        raise _err("kind", s["kind"], "allowed: " + ", ".join(KINDS))
+    for f in ("x", "series", "xlabel"):
+        if not isinstance(s[f], str) or not s[f]:
+            raise _err(f, s[f], "must be a non-empty string")
+    if s["title"] is not None and not isinstance(s["title"], str):
+        raise _err("title", s["title"], "must be a string")
+    y = [s["y"]] if isinstance(s["y"], str) else s["y"]
+    if not isinstance(y, list) or not y or not all(isinstance(v, str) and v for v in y):
+        raise _err("y", s["y"], "must be a metric name or a non-empty list of them")
+    s["y"] = y
+    labels = s.get("ylabels", y)
+    labels = [labels] if isinstance(labels, str) else labels
+    if not isinstance(labels, list) or len(labels) != len(y) \
+            or not all(isinstance(v, str) for v in labels):
+        raise _err("ylabels", s.get("ylabels"), f"must be a list of {len(y)} strings, one per y")
+    s["ylabels"] = labels
+    if s["xscale"] not in XSCALES:
+        raise _err("xscale", s["xscale"], "allowed: " + ", ".join(XSCALES))
+    if s["kind"] == "bar" and s["x"] == TIME_X:
+        raise _err("x", TIME_X, "a time series needs kind = \"line\"")
+    return s
+
+
+# ---- reading records ---------------------------------------------------------------------
+
+def metric(metrics: dict, name: str) -> Any:
+    """metrics["a"]["b"] for "a.b"; a top-level key containing dots wins; None if absent."""
+    if name in metrics:
+        return metrics[name]
+    cur: Any = metrics
+    for part in name.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return None
+        cur = cur[part]
+    return cur
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return float(v)
+
+
+def _samples(metrics: dict, name: str) -> list[tuple[float, float]]:
+    """(t_ms, value) pairs of a time series metric, in any accepted shape (module doc)."""
+    series = metrics.get("series")
+    if isinstance(series, list) and series and isinstance(series[0], dict):
+        out = []
+        for s in series:
+            t = _number(s.get("t_ms", s.get("time_ms")))
+            v = _number(metric(s, name))
+            if t is not None and v is not None:
+                out.append((t, v))
+        if out:
+            return out
+    values = metric(metrics, name)
+    if not isinstance(values, list):
+        return []
+    if all(isinstance(p, (list, tuple)) and len(p) == 2 for p in values):
+        pairs = values
+    else:
+        times = metrics.get("time_ms", metrics.get("t_ms"))
+        if not isinstance(times, list) or len(times) != len(values):
+            return []
+        pairs = list(zip(times, values))
+    return [(t, v) for t, v in ((_number(a), _number(b)) for a, b in pairs)
+            if t is not None and v is not None]
+
+
+def trimmed_mean(values: Sequence[float]) -> float:
+    """Mean without the minimum and maximum when there are at least 3 values (the study's
+    trimmed mean of ten runs); the plain mean otherwise."""
+    v = sorted(values)
+    if len(v) >= 3:
+        v = v[1:-1]
+    return sum(v) / len(v)
+
+
+def _label(value: Any) -> str:
+    return value if isinstance(value, str) else ("true" if value is True else
+                                                  "false" if value is False else f"{value:g}"
+                                                  if isinstance(value, float) else str(value))
+
+
+def _split_keys(records: Sequence[dict], spec: dict) -> list[str]:
+    """Params besides x, series, emulated and seed that vary inside one (series, x) group."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        p = r.get("params") or {}
+        key = (_label(p.get(spec["series"])), bool(p.get(EMULATED_KEY)),
+               _label(p.get(spec["x"])) if spec["x"] != TIME_X else None)
+        groups.setdefault(key, []).append(p)
+    skip = {spec["x"], spec["series"], EMULATED_KEY, SEED_KEY}
+    keys = sorted({k for r in records for k in (r.get("params") or {})} - skip)
+    return [k for k in keys
+            if any(len({repr(p.get(k)) for p in g}) > 1 for g in groups.values())]
+
+
+def _series_of(params: dict, spec: dict, split: list[str]) -> tuple[str, bool]:
+    emulated = bool(params.get(EMULATED_KEY))
+    name = _label(params.get(spec["series"], "?"))
+    extra = ", ".join(f"{k.split('.')[-1]}={_label(params[k])}" for k in split
+                      if params.get(k) is not None)
+    return f"{name}{', ' + extra if extra else ''}{' (emulated)' if emulated else ''}", emulated
+
+
+def _x_value(params: dict, spec: dict) -> Any:
+    if spec["x"] not in params:
+        raise UsageError(f"[plot] x = {spec['x']!r}: not a params key of the records; "
+                         f"they have: {', '.join(sorted(params)) or 'none'}")
+    v = params[spec["x"]]
+    if spec["kind"] == "line" and _number(v) is None:
+        raise UsageError(f"[plot] x = {spec['x']!r}: kind = \"line\" needs numeric x values, "
+                         f"a record has {v!r}; use kind = \"bar\"")
+    return v
+
+
+def aggregate(records: Iterable[dict], plot_spec: dict) -> list[Point]:
+    """The points of the figure: per series, x and y metric, over seeds (module doc).
+    Order: y metrics as in the spec, series in order of first appearance, x sorted
+    (numeric) or in order of first appearance (categorical)."""
+    spec = check_spec(plot_spec)
+    recs = [r for r in records if isinstance(r, dict)]
+    if not recs:
+        raise UsageError("no records to plot")
+    split = _split_keys(recs, spec)
+    values: dict[tuple, list[float]] = {}  # (metric, series, emulated, x) -> values
+    for r in recs:
+        params, metrics = r.get("params") or {}, r.get("metrics") or {}
+        series, emu = _series_of(params, spec, split)
+        for y in spec["y"]:
+            if spec["x"] == TIME_X:
+                pairs = _samples(metrics, y)
+            else:
+                v = _number(metric(metrics, y))
+                pairs = [] if v is None else [(_x_value(params, spec), v)]
+            for x, v in pairs:
+                values.setdefault((y, series, emu, x), []).append(v)
+    numeric = all(_number(k[3]) is not None for k in values)
+    order = {y: i for i, y in enumerate(spec["y"])}
+    first_series = {k[1]: i for i, k in reversed(list(enumerate(values)))}
+    first_x = {k[3]: i for i, k in reversed(list(enumerate(values)))}
+    keys = sorted(values, key=lambda k: (order[k[0]], first_series[k[1]],
+                                         k[3] if numeric else first_x[k[3]]))
+    return [Point(s, e, x, y, trimmed_mean(values[(y, s, e, x)]), min(values[(y, s, e, x)]),
+                  max(values[(y, s, e, x)]), len(values[(y, s, e, x)]))
+            for (y, s, e, x) in keys]
+
+
+# ---- drawing -----------------------------------------------------------------------------
+
+def _styles(points: Sequence[Point]) -> dict[str, tuple[str, str, int]]:
+    """series label -> (colour, marker, index); an emulated series shares its native twin's."""
+    out: dict[str, tuple[str, str, int]] = {}
+    bases: dict[str, tuple[str, str, int]] = {}
+    spare = iter(_SPARE * 4)
+    for p in points:
+        if p.series in out:
+            continue
+        base = p.series.removesuffix(" (emulated)")
+        if base not in bases:
+            name = base.split(",")[0]
+            colour, marker = _STYLE[name] if name in _STYLE and not any(
+                b.split(",")[0] == name for b in bases) else next(spare)
+            bases[base] = (colour, marker, len(bases))
+        out[p.series] = bases[base]
+    return out
+
+
+def _tick(v: Any) -> str:
+    f = _number(v)
+    return f"{f:g}" if f is not None else str(v)
+
+
+def _draw_line(ax, pts: list[Point], style: tuple[str, str, int]) -> None:
+    colour, marker, _ = style
+    xs = [float(p.x) for p in pts]
+    ys = [p.mean for p in pts]
+    err = [[p.mean - p.lo for p in pts], [p.hi - p.mean for p in pts]]
+    many = len(pts) > 40  # a time series: markers would hide the line
+    ax.errorbar(xs, ys, yerr=err if any(p.n > 1 for p in pts) else None, color=colour,
+                marker=None if many else marker, markersize=4, linewidth=1.3, capsize=2,
+                elinewidth=0.8, linestyle="--" if pts[0].emulated else "-",
+                markerfacecolor="white" if pts[0].emulated else colour, label=pts[0].series)
+
+
+def _panel(ax, points: list[Point], spec: dict, styles: dict, ylabel: str) -> None:
+    series = list(dict.fromkeys(p.series for p in points))
+    log2 = spec["xscale"] == "log2"
+    if spec["kind"] == "line":
+        for s in series:
+            _draw_line(ax, [p for p in points if p.series == s], styles[s])
+        if log2:
+            ax.set_xscale("log", base=2)
+        if spec["x"] != TIME_X:
+            xs = sorted({float(p.x) for p in points})
+            if len(xs) <= 12:
+                ax.set_xticks(xs, [_tick(x) for x in xs])
+                ax.minorticks_off()
+    else:
+        cats = list(dict.fromkeys(p.x for p in points))
+        width = 0.8 / max(1, len(series))
+        for j, s in enumerate(series):
+            colour, _, idx = styles[s]
+            pts = {p.x: p for p in points if p.series == s}
+            xs = [i - 0.4 + width * (j + 0.5) for i, c in enumerate(cats) if c in pts]
+            ps = [pts[c] for c in cats if c in pts]
+            emulated = ps[0].emulated
+            ax.bar(xs, [p.mean for p in ps], width, color="white" if emulated else colour,
+                   edgecolor=colour if emulated else "black", linewidth=0.6,
+                   hatch=_EMU_HATCH if emulated else _BAR_FILLS[idx % len(_BAR_FILLS)],
+                   label=s, yerr=[[p.mean - p.lo for p in ps], [p.hi - p.mean for p in ps]]
+                   if any(p.n > 1 for p in ps) else None,
+                   error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"})
+        ax.set_xticks(range(len(cats)), [_tick(c) for c in cats])
+    ax.set_xlabel(spec["xlabel"])
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=min(0.0, min((p.lo for p in points), default=0.0)))
+    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+_RC = {"font.family": "serif", "font.size": 8, "axes.titlesize": 9,
+       "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7, "ytick.labelsize": 7,
+       "hatch.linewidth": 0.5, "svg.hashsalt": "rxbisect", "svg.fonttype": "none"}
+
+
+def experiment(records: Sequence[dict], plot_spec: dict, stem: str | Path) -> list[Path]:
+    """Write stem.png and stem.svg: one panel per y metric, one line or bar group per
+    series, error bars min..max over seeds, a shared legend. Returns both paths."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure  # no pyplot: no global backend state, Agg canvas
+
+    spec = check_spec(plot_spec)
+    points = aggregate(records, spec)
+    if not points:
+        raise UsageError(f"no record has a value for {', '.join(spec['y'])}: nothing to plot")
+    stem = Path(stem)
+    styles = _styles(points)
+    n = len(spec["y"])
+    with rc_context(_RC):
+        fig = Figure(figsize=(3.2 * n, 2.7), layout="constrained")
+        axes = fig.subplots(1, n, squeeze=False)[0]
+        for ax, y, label in zip(axes, spec["y"], spec["ylabels"]):
+            pts = [p for p in points if p.metric == y]
+            if pts:
+                _panel(ax, pts, spec, styles, label)
+            else:
+                ax.text(0.5, 0.5, f"no data for {y}", ha="center", va="center",
+                        transform=ax.transAxes)
+                ax.set_axis_off()
+        handles, labels = [], []
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in labels:
+                    handles.append(h)
+                    labels.append(lab)
+        # The title heads the legend: a separate suptitle collides with an outside legend.
+        fig.legend(handles, labels, loc="outside upper center", ncols=min(len(labels), 4),
+                   frameon=False, title=spec["title"], columnspacing=1.5)
+        paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]
+        try:
+            stem.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(paths[0], dpi=200, bbox_inches="tight")
+            fig.savefig(paths[1], bbox_inches="tight", metadata={"Date": None})
+        except OSError as e:
+            raise UsageError(f"cannot write {stem}.png/.svg ({e.strerror or e})") from None
+    return paths

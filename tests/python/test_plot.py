@@ -1,0 +1,139 @@
+"""rxbisect.plot: the [plot] spec, the aggregation over seeds, and the figures it writes.
+
+Records are hand-made here on purpose: the aggregation is checked against values worked
+out by hand, which a simulator run could not give.
+"""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from rxbisect import plot
+from rxbisect.errors import UsageError
+
+SPEC = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"],
+        "xlabel": "Rx ring size (descriptors)", "ylabels": ["Throughput (Gbps)"],
+        "xscale": "log2"}
+
+
+def rec(arch, x, seed, gbps, emulated=False, **params):
+    return {"experiment": "t", "arch": arch, "seed": seed,
+            "params": {"arch.name": arch, "arch.emulated": emulated, "arch.rx_size": x,
+                       "run.seed": seed, **params},
+            "metrics": {"throughput_gbps": gbps, "drops_by_cause": {"no_ax_buf": 10 * seed}}}
+
+
+def test_trimmed_mean_drops_min_and_max_from_three_seeds_on():
+    # [1, 2, 3, 10]: 1 and 10 dropped -> (2 + 3) / 2 = 2.5
+    assert plot.trimmed_mean([10, 1, 3, 2]) == 2.5
+    # three values: only the median stays
+    assert plot.trimmed_mean([5, 100, 7]) == 7
+    # two values: nothing dropped, plain mean
+    assert plot.trimmed_mean([4, 6]) == 5
+
+
+def test_aggregate_per_series_and_x_over_seeds():
+    recs = [rec("privring", 256, s, v) for s, v in ((1, 100), (2, 110), (3, 150))]
+    recs += [rec("privring", 64, s, v) for s, v in ((1, 50), (2, 70))]
+    recs += [rec("rxbisect", 64, 1, 90)]
+    pts = plot.aggregate(recs, SPEC)
+    got = [(p.series, p.x, p.mean, p.lo, p.hi, p.n) for p in pts]
+    # privring at 256: 100, 110, 150 -> trimmed mean 110, min 100, max 150
+    # privring at 64: 50, 70 -> mean 60; x sorted numerically within a series
+    assert got == [("privring", 64, 60, 50, 70, 2), ("privring", 256, 110, 100, 150, 3),
+                   ("rxbisect", 64, 90, 90, 90, 1)]
+
+
+def test_emulated_is_its_own_series_and_other_varied_params_split_series():
+    recs = [rec("shring", 128, 1, 10.0), rec("shring", 128, 1, 8.0, emulated=True),
+            rec("privring", 128, 1, 5.0, **{"workload.nf": "nat"}),
+            rec("privring", 128, 1, 7.0, **{"workload.nf": "lb"})]
+    pts = {p.series: p for p in plot.aggregate(recs, SPEC)}
+    assert set(pts) == {"shring", "shring (emulated)", "privring, nf=nat", "privring, nf=lb"}
+    assert pts["shring (emulated)"].emulated and pts["privring, nf=lb"].mean == 7.0
+
+
+def test_nested_metric_and_missing_values():
+    recs = [rec("privring", 64, s, None) for s in (1, 2, 3)]
+    spec = dict(SPEC, y=["drops_by_cause.no_ax_buf", "throughput_gbps"], ylabels=["d", "t"])
+    pts = plot.aggregate(recs, spec)
+    # drops 10, 20, 30 -> trimmed mean 20; throughput is None everywhere: no point
+    assert [(p.metric, p.mean, p.n) for p in pts] == [("drops_by_cause.no_ax_buf", 20, 3)]
+
+
+@pytest.mark.parametrize("metrics", [
+    {"series": [{"t_ms": 1.0, "throughput_gbps": 4.0}, {"t_ms": 2.0, "throughput_gbps": 6.0}]},
+    {"throughput_gbps": [4.0, 6.0], "time_ms": [1.0, 2.0]},
+    {"throughput_gbps": [[1.0, 4.0], [2.0, 6.0]]},
+])
+def test_time_series_shapes(metrics):
+    recs = [{"params": {"arch.name": "dyn_shring", "run.seed": s}, "metrics": metrics}
+            for s in (1, 2)]
+    spec = {"kind": "line", "x": "time_ms", "y": "throughput_gbps"}
+    pts = plot.aggregate(recs, spec)
+    assert [(p.x, p.mean, p.n) for p in pts] == [(1.0, 4.0, 2), (2.0, 6.0, 2)]
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"x": "a", "y": ["b"]}, "[plot] kind: missing"),
+    (dict(SPEC, kind="pie"), "[plot] kind = 'pie': allowed: line, bar"),
+    (dict(SPEC, xscale="log10"), "[plot] xscale = 'log10': allowed: linear, log2"),
+    (dict(SPEC, ylabels=["a", "b"]), "[plot] ylabels"),
+    (dict(SPEC, y=[]), "[plot] y = []"),
+    (dict(SPEC, colour="red"), "[plot] colour: unknown field"),
+    (dict(SPEC, kind="bar", x="time_ms"), "a time series needs kind"),
+    ("line", "[plot]: expected a table"),
+])
+def test_bad_spec_names_the_field(bad, words):
+    with pytest.raises(UsageError) as e:
+        plot.check_spec(bad)
+    assert words in str(e.value)
+
+
+def test_line_needs_numeric_x_and_x_must_be_a_param():
+    with pytest.raises(UsageError, match="needs numeric x values"):
+        plot.aggregate([rec("privring", "auto", 1, 1.0)], SPEC)
+    with pytest.raises(UsageError, match="not a params key"):
+        plot.aggregate([rec("privring", 64, 1, 1.0)], dict(SPEC, x="arch.bx_size"))
+
+
+def _svg(path):
+    return ET.parse(path).getroot()
+
+
+def test_line_figure_files_and_dashed_emulated(tmp_path):
+    recs = [rec(a, x, s, 100 + x / 64 + s, emulated=e) for a in ("privring", "rxbisect")
+            for e in (False, True) for x in (64, 256) for s in (1, 2, 3)]
+    _, svg = plot.experiment([r for r in recs if not r["params"]["arch.emulated"]], SPEC,
+                             tmp_path / "native")
+    assert "stroke-dasharray" not in svg.read_text()
+    png, svg = plot.experiment(recs, dict(SPEC, title="Ring size"), tmp_path / "ring-size")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib.image
+    h, w = matplotlib.image.imread(png).shape[:2]
+    assert w > 400 and h > 200
+    text = svg.read_text()
+    _svg(svg)  # well-formed
+    for label in ("privring", "rxbisect (emulated)", "Ring size", "Rx ring size (descriptors)",
+                  "Throughput (Gbps)"):
+        assert label in text
+    # two emulated lines and their two legend samples are dashed; native ones are not
+    assert text.count("stroke-dasharray") >= 4
+
+
+def test_bar_figure_hatches_emulated(tmp_path):
+    spec = {"kind": "bar", "x": "workload.nf", "y": ["throughput_gbps"]}
+    native = [rec("privring", 1, 1, 10.0, **{"workload.nf": n}) for n in ("nat", "lb")]
+    _, svg = plot.experiment(native, spec, tmp_path / "a")
+    assert "<pattern" not in svg.read_text()  # the first series is solid
+    both = native + [rec("privring", 1, 1, 9.0, emulated=True, **{"workload.nf": n})
+                     for n in ("nat", "lb")]
+    _, svg = plot.experiment(both, spec, tmp_path / "b")
+    assert "<pattern" in svg.read_text() and "privring (emulated)" in svg.read_text()
+
+
+def test_unwritable_stem_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(UsageError, match="cannot write"):
+        plot.experiment([rec("privring", 64, 1, 1.0)], SPEC, blocker / "sub" / "x")
