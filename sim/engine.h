@@ -6,21 +6,27 @@
  * struct rxb_iface of the ring library.
  *
  * Time is in picoseconds. Events (sim/evq.h: one slot per source, popped
- * in (time, schedule order)):
- *   EV_ARRIVAL(nic)  the next packet of a NIC's generator has arrived: the
- *                    NIC steers it, DMAs it (PCIe, LLC/DDIO), completes it
- *                    (rxb_iface_deliver) and wakes the core; one pending
- *                    event per NIC (lazy generation);
- *   EV_TRACE         the same for a replayed pcap (one source for all NICs);
- *   EV_CORE(core)    a core's run-to-completion loop resumes: poll, batch
- *                    prologue, per-packet work, free; it yields before a
- *                    step that would start more than the horizon ahead of
+ * in (time, schedule order)), and the file that handles each:
+ *   EV_ARRIVAL(nic)  nic.c: the next packet of a NIC's generator has
+ *                    arrived: the NIC steers it, DMAs it (PCIe, LLC/DDIO),
+ *                    completes it (rxb_iface_deliver) and wakes the core;
+ *                    one pending event per NIC (lazy generation);
+ *   EV_TRACE         nic.c: the same for a replayed pcap (one source for
+ *                    all NICs);
+ *   EV_CORE(core)    core.c: a core's run-to-completion loop resumes: poll,
+ *                    batch prologue, per-packet work, free; it yields before
+ *                    a step that would start more than the horizon ahead of
  *                    the event clock (the time rule, docs/simulator.md
  *                    §1.1), and sleeps when a poll finds nothing;
- *   EV_EMU           the emulator core (arch.emulated);
- *   EV_HOG(i)        a co-located memory hog issues a few waves of accesses;
- *   EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK, EV_WARMUP, EV_END: measurements,
- *                    time series, dynamic shRing control, coalescing timer.
+ *   EV_EMUCORE       emu_model.c: the emulator core of the emulated variant
+ *                    (arch.emulated);
+ *   EV_HOG(i)        hog.c: a co-located memory hog issues a few waves of
+ *                    accesses;
+ *   EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK, EV_WARMUP: measure.c: measurements,
+ *                    time series, dynamic shRing control, coalescing timer;
+ *   EV_END           engine.c, which also dispatches the events and builds
+ *                    everything (sim_init).
+ * What those files share is in engine_int.h.
  * Single-threaded and deterministic for a config and seed.
  */
 #ifndef SIM_ENGINE_H
@@ -50,7 +56,7 @@ extern "C" {
 #define PS_PER_NS 1000ull
 #define PS_PER_MS 1000000000ull
 
-enum { EV_ARRIVAL = 1, EV_TRACE, EV_CORE, EV_EMU, EV_HOG, EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK,
+enum { EV_ARRIVAL = 1, EV_TRACE, EV_CORE, EV_EMUCORE, EV_HOG, EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK,
        EV_WARMUP, EV_END };
 
 enum core_state { CS_SLEEP = 0, CS_SCHED, CS_STALLED };
@@ -75,10 +81,6 @@ struct res {
 	uint64_t from, to;
 	uint32_t last;
 };
-
-/* A struct acc (nf.h) of the engine's own with cls == ACC_FIXED is a fixed
- * latency, not a line: addr holds the latency in ps. */
-#define ACC_FIXED 255u
 
 struct ccost { /* per-core cycle accounting, in ps */
 	uint64_t rx, sync, alloc, app;
@@ -109,8 +111,8 @@ struct core {
 	uint32_t id, nic;
 	uint64_t t;                  /* local time */
 	enum core_state state;
-	/* batch in progress: phase (engine.c PH_*), packets, next packet, its
-	 * step (engine.c PK_*), next entry of the burst's completion / header
+	/* batch in progress: phase (core.c PH_*), packets, next packet, its
+	 * step (core.c PK_*), next entry of the burst's completion / header
 	 * reads */
 	struct rxb_pkt pk[RXB_BURST_MAX];
 	unsigned ph, n, i, step, j;
@@ -146,9 +148,10 @@ struct hog {
 	uint64_t accesses;
 };
 
-/* Emulator (arch.emulated): physical queues of buffer addresses and the
- * emulator core's input FIFO. */
-struct emu_pkt {
+/* The simulator's model of the emulator (arch.emulated, sim/emu_model.c;
+ * the emulator itself is emu/): physical queues of buffer addresses and
+ * the emulator core's input FIFO. */
+struct emumodel_pkt {
 	uint64_t arr, vis, paddr;
 	uint32_t flow, key, hash, dest, pq;
 	uint16_t len;
@@ -160,8 +163,8 @@ struct addr_fifo {
 	uint32_t cap, head, n;
 };
 
-struct emu {
-	struct emu_pkt *fifo;
+struct emumodel {
+	struct emumodel_pkt *fifo;
 	uint32_t cap, head, n;
 	uint64_t t;
 	enum core_state state;
@@ -225,7 +228,7 @@ struct sim {
 	struct nic *nic;
 	struct core *core;
 	struct hog *hog;
-	struct emu emu;
+	struct emumodel emu;          /* arch.emulated: the emulator core */
 	struct pinfo *pinfo;
 	uint64_t *addr_of;            /* emulated: address of each handle's memory */
 	struct sim_pcap_reader *pcap;

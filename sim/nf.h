@@ -33,7 +33,7 @@ extern "C" {
 struct rxb_err;
 
 /* One memory access of a core: the line at addr through the LLC as class
- * cls (the engine's own accesses may instead be a fixed latency: engine.h,
+ * cls (the engine's own accesses may instead be a fixed latency: engine_int.h,
  * ACC_FIXED). */
 struct acc {
 	uint64_t addr;

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The cores of the simulator core (docs/simulator.md §2.5): each polls
+ * its queue, pays the receive call, the shRing synchronisation and the
+ * allocator, reads the burst's completions and headers, runs the network
+ * function (nf.h) packet by packet, transmits, frees the burst, and polls
+ * again — in steps that each start within the horizon of the event clock
+ * (the time rule, §1.1), yielding between them when it has run ahead.
+ */
+#include <math.h>
+
+#include "engine_int.h"
+#include "rxb/shring.h"
+
+#define ALLOC_RETRY_PS (1000ull * PS_PER_NS) /* a core refused by the allocator retries */
+
+/* Take lock `r` at t0 for `hold` (plus a line transfer when another core
+ * held it last): returns the time spent, waiting included; *wait gets the
+ * wait. A hold that fits entirely before the latest recorded one does not
+ * wait for it (cores' clocks may be up to the horizon apart). */
+static uint64_t res_take(struct sim *s, struct res *r, uint32_t core, uint64_t t0, uint64_t hold,
+			 uint64_t *wait)
+{
+	uint64_t startt;
+
+	sim_note_step(s, t0);
+	hold += r->last != core ? s->c.xfer : 0;
+	startt = (t0 + hold <= r->from || t0 >= r->to) ? t0 : r->to;
+	if (startt >= r->to) {
+		r->from = startt;
+		r->to = startt + hold;
+	}
+	r->last = core;
+	*wait = startt - t0;
+	return *wait + hold;
+}
+
+/* Allocator cycles from the pool's counters: objects through the cache,
+ * bulk moves under the shared pool's lock (a contended resource). */
+static void charge_alloc(struct sim *s, struct core *k)
+{
+	struct rxb_pool_core_stats st;
+	uint64_t objs, bulk, shobj, ps;
+
+	rxb_pool_stats(s->pool, k->id, &st);
+	objs = (st.alloc - k->ps.alloc) + (st.free - k->ps.free);
+	bulk = (st.alloc_refill - k->ps.alloc_refill) + (st.free_flush - k->ps.free_flush) +
+	       (st.empty - k->ps.empty);
+	shobj = (st.objs_from_shared - k->ps.objs_from_shared) +
+		(st.objs_to_shared - k->ps.objs_to_shared);
+	k->ps = st;
+	ps = objs * s->c.alloc_obj;
+	if (bulk) {
+		uint64_t wait;
+
+		ps += res_take(s, &s->plock, k->id, k->t + ps,
+			       bulk * s->c.alloc_bulk + shobj * s->c.alloc_shobj, &wait);
+		if (s->warm)
+			s->plock_wait += wait;
+	}
+	k->t += ps;
+	k->cost.alloc += ps;
+}
+
+static inline uint64_t sw_read(const struct rxb_sw_stats *st, enum rxb_sw_counter c)
+{
+	return st ? rxb_counter_read(&st->c[c]) : 0;
+}
+
+/* The library's software counters of queue q that the costs follow. */
+struct swsnap {
+	uint64_t db, notices, afail, lock, ors, ret;
+};
+
+/* The library's counters of queue q: *sw its software side (NULL for the
+ * shRing designs), *shs its shared-ring side (shRing designs, dynamic
+ * shRing; else NULL). The pointers stay valid for the interface's life. */
+static void sw_stats_of(struct sim *s, uint32_t q, const struct rxb_sw_stats **swp,
+			const struct rxb_sw_stats **shsp)
+{
+	const struct rxb_sw_stats *sw = rxb_iface_sw_stats(s->ifc, q), *shs = NULL;
+
+	if (s->arch == RXB_ARCH_DYN_SHRING)
+		shs = rxb_shring_sw_stats(rxb_iface_shring(s->ifc), q);
+	else if (s->arch == RXB_ARCH_SHRING || s->arch == RXB_ARCH_SHRING_LIST)
+		shs = sw, sw = NULL;
+	*swp = sw;
+	*shsp = shs;
+}
+
+static void sw_snap(struct sim *s, uint32_t q, struct swsnap *o)
+{
+	const struct rxb_sw_stats *sw, *shs;
+
+	sw_stats_of(s, q, &sw, &shs);
+	o->db = sw_read(sw, RXB_SW_DOORBELLS) + sw_read(shs, RXB_SW_DOORBELLS);
+	o->notices = sw_read(sw, RXB_SW_NOTICES);
+	o->afail = sw_read(sw, RXB_SW_ALLOC_FAIL) + sw_read(shs, RXB_SW_ALLOC_FAIL);
+	o->lock = sw_read(shs, RXB_SW_LOCK_ACQUIRES);
+	o->ors = sw_read(shs, RXB_SW_BITMAP_ORS);
+	o->ret = sw_read(shs, RXB_SW_RETURNED);
+}
+
+/* shRing synchronisation of one receive call, by mechanism: the bitmap
+ * ORs (a line another core wrote last must come over first) and the
+ * group's repost lock held for the return pass. */
+static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dlock, uint64_t dors,
+			uint64_t dret)
+{
+	uint32_t g = q / s->cfg->scn.arch.share_degree;
+	uint64_t ps = 0;
+
+	for (uint64_t j = 0; j < dors; j++) {
+		ps += s->c.bitmap_or + (s->bmp_last[g] != k->id ? s->c.xfer : 0);
+		s->bmp_last[g] = k->id;
+	}
+	for (uint64_t j = 0; j < dlock; j++) {
+		uint64_t wait;
+
+		ps += res_take(s, &s->lock[g], k->id, k->t + ps,
+			       s->c.lock + (j == 0 ? dret : 0) * s->c.ret_desc, &wait);
+		if (s->warm)
+			s->sync_wait += wait;
+	}
+	k->t += ps;
+	k->cost.sync += ps;
+}
+
+enum { POLL_SLEPT = 0, POLL_BATCH, POLL_AGAIN, POLL_RETRY };
+/* Where a core's loop is (struct core.ph): about to poll; the burst's
+ * completion reads, header reads (wave k->j); packet k->i (step k->step);
+ * the burst's free. */
+enum { PH_POLL = 0, PH_CQ, PH_HDR, PH_PKT, PH_FREE };
+/* Where packet k->i is (struct core.step): waiting for its completion to
+ * be visible; in its network function (struct core.nf: the next step);
+ * at its target reads, then its transmit. */
+enum { PK_ARRIVE = 0, PK_NF, PK_OUT };
+
+/* One receive call of core k: POLL_BATCH with a batch to process,
+ * POLL_SLEPT when the core went to sleep, POLL_AGAIN to poll its next queue
+ * (spool), POLL_RETRY to retry at k->t (the allocator refused). */
+static int poll(struct sim *s, struct core *k)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t q = k->id;
+	uint64_t t = k->t, rx, db, notices, afail, lock, ors, ret;
+	unsigned n;
+
+	if (s->arch == RXB_ARCH_SPOOL) {
+		if (k->nq == 0) { /* more cores than queues: this one has none */
+			k->state = CS_SLEEP;
+			return POLL_SLEPT;
+		}
+		q = k->id + k->qnext * s->ncores;
+		k->qnext = (k->qnext + 1) % k->nq;
+	}
+	record_interval(s, k, t);
+	k->sleeping_since_poll = false;
+	k->last_poll = t;
+	if (s->warm) {
+		uint32_t o = ring_occupancy(s, q);
+
+		if (o > s->occ_poll_max)
+			s->occ_poll_max = o;
+		k->polls++;
+	}
+	sim_note_step(s, t);
+	n = rxb_iface_rx(s->ifc, q, k->pk, cfg->scn.arch.batch, t);
+	if (s->arch == RXB_ARCH_SPOOL) {
+		/* per-queue counters: no deltas kept per queue; doorbells charged
+		 * per non-empty poll */
+		db = k->sw_db + (n ? 1 : 0);
+		notices = afail = lock = ors = ret = 0;
+	} else {
+		/* sw_snap's counters, through the pointers it would look up */
+		db = sw_read(k->sw, RXB_SW_DOORBELLS) + sw_read(k->shs, RXB_SW_DOORBELLS);
+		notices = sw_read(k->sw, RXB_SW_NOTICES);
+		afail = sw_read(k->sw, RXB_SW_ALLOC_FAIL) + sw_read(k->shs, RXB_SW_ALLOC_FAIL);
+		lock = sw_read(k->shs, RXB_SW_LOCK_ACQUIRES);
+		ors = sw_read(k->shs, RXB_SW_BITMAP_ORS);
+		ret = sw_read(k->shs, RXB_SW_RETURNED);
+	}
+	rx = n ? s->c.rx_call + n * s->c.rx_pkt : s->c.empty_poll;
+	if (notices - k->sw_notices > n) /* consumption-only Bx entries */
+		rx += (notices - k->sw_notices - n) * s->c.rx_pkt / 2;
+	rx += (db - k->sw_db) * s->c.doorbell;
+	k->t += rx;
+	k->cost.rx += rx;
+	if (lock != k->sw_lock || ors != k->sw_ors)
+		charge_sync(s, k, q, lock - k->sw_lock, ors - k->sw_ors, ret - k->sw_ret);
+	/* A call that received nothing and acted on no notice took no buffer. */
+	if (n || notices != k->sw_notices || afail != k->sw_afail)
+		charge_alloc(s, k);
+	k->sw_db = db;
+	k->sw_notices = notices;
+	k->sw_lock = lock;
+	k->sw_ors = ors;
+	k->sw_ret = ret;
+	if (n == 0) {
+		bool refused = afail != k->sw_afail;
+
+		k->sw_afail = afail;
+		if (refused) { /* packets wait for buffers: try again shortly */
+			if (s->warm)
+				k->alloc_fail_polls++;
+			k->t += ALLOC_RETRY_PS;
+			return POLL_RETRY;
+		}
+		if (s->arch == RXB_ARCH_SPOOL && ++k->qempty < k->nq)
+			return POLL_AGAIN; /* try the next queue */
+		k->qempty = 0;
+		if (s->warm)
+			k->empty_polls++;
+		k->state = CS_SLEEP;
+		k->sleeping_since_poll = true;
+		return POLL_SLEPT;
+	}
+	k->sw_afail = afail;
+	k->qempty = 0;
+	k->n = n;
+	k->i = 0;
+	k->j = 0;
+	k->step = PK_ARRIVE;
+	k->q = q;
+	k->ph = PH_CQ;
+	/* Entries the library returned before their DMA latency had passed
+	 * are waited for (the core would have spun on them). */
+	if (s->pinfo[k->pk[0].buf].vis > k->t)
+		k->t = s->pinfo[k->pk[0].buf].vis;
+	return POLL_BATCH;
+}
+
+/* The burst's memory prologue, one wave (at most system.mlp independent
+ * reads) at a time: the completion entries (read in the receive call: rx),
+ * then the headers (prefetched for the whole burst, as DPDK applications
+ * do: app). A wave starts only within the horizon; false when the core
+ * must yield first (its clock is past `limit`). */
+static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t mlp = cfg->scn.system.mlp;
+	struct acc a[RXB_BURST_MAX];
+
+	while (k->ph != PH_PKT) {
+		bool cq = k->ph == PH_CQ;
+		unsigned m = k->n - k->j < mlp ? k->n - k->j : mlp;
+		uint64_t l;
+
+		if (k->t > limit)
+			return false;
+		sim_note_step(s, k->t);
+		if (m == 1 && !(cq && cfg->scn.arch.emulated)) {
+			/* one access: sim_mem_par of one, without the array */
+			uint64_t addr = cq ? cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r) :
+					     sim_buf_addr(s, k->pk[k->j].buf) +
+						     cfg->scn.arch.headroom_bytes;
+
+			l = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD, addr);
+		} else {
+			for (unsigned j = 0; j < m; j++) {
+				if (cq && cfg->scn.arch.emulated) {
+					/* the emulator's virtual completions, across the socket */
+					a[j].cls = ACC_FIXED;
+					a[j].addr = s->c.xsocket;
+					continue;
+				}
+				a[j].cls = (uint8_t)k->cls_pkt;
+				a[j].op = SIM_LLC_RD;
+				a[j].addr = cq ? cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r) :
+						 sim_buf_addr(s, k->pk[k->j + j].buf) +
+							 cfg->scn.arch.headroom_bytes;
+			}
+			l = sim_mem_par(s, k->t, a, m);
+		}
+		k->t += l;
+		if (cq)
+			k->cost.rx += l;
+		else
+			k->cost.app += l;
+		k->j += m;
+		if (k->j == k->n) {
+			k->j = 0;
+			k->ph = cq ? PH_HDR : PH_PKT;
+		}
+	}
+	return true;
+}
+
+/* Transmit: the NIC reads the packet by DMA (LLC or DRAM), PCIe
+ * host -> NIC; the core pays the descriptor write. */
+static void transmit(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *pi)
+{
+	struct sim_llc_range r = { 0 };
+	uint32_t dma = pi->len - SIM_ETH_FCS;
+
+	k->t += s->c.tx_pkt;
+	k->cost.app += s->c.tx_pkt;
+	sim_note_step(s, k->t);
+	sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, sim_buf_addr(s, b) +
+			     s->cfg->scn.arch.headroom_bytes, dma, &r);
+	if (r.dram_rd)
+		sim_dram_account(&s->dram, k->t, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
+	if (s->warm)
+		s->nic[pi->nic].down_bytes += tlp_data(s, dma);
+}
+
+static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *pk,
+			  const struct pinfo *pi)
+{
+	uint64_t lat;
+
+	transmit(s, k, pk->buf, pi);
+	lat = k->t - pi->arr;
+	if (pi->arr >= s->warm_ps) {
+		s->delivered++;
+		s->dst[pi->dest].delivered++;
+		sim_hist_add(&s->lat, lat);
+	}
+	if (s->warm) {
+		s->departures++;
+		s->dep_wire_bytes += sim_wire_bytes(pi->len);
+		k->pkts++;
+		k->wire_bytes += sim_wire_bytes(pi->len);
+		k->lat_sum += (double)lat;
+		k->lat_n++;
+	}
+	s->dyn_dep_bits += 8ull * sim_wire_bytes(pi->len);
+	s->cur.departures++;
+	s->cur.wire_bits += 8ull * sim_wire_bytes(pi->len);
+	s->cur.lat_sum += (double)lat;
+	s->cur.lat_n++;
+}
+
+/* The network function on packet k->i, one step at a time (nf.h: a
+ * dependent access, or a wave of at most system.mlp independent ones),
+ * then its compute. Each step starts within the horizon like any other:
+ * a chain of dependent misses at a loaded DRAM takes microseconds, and
+ * issued in one go its later accesses would reach the LLC and the DRAM
+ * windows that far out of time order. false when it must yield first;
+ * core.nf keeps which step comes next. */
+static bool nf_steps(struct sim *s, struct core *k, uint64_t limit)
+{
+	struct acc a[ACC_MAX];
+	uint64_t l;
+
+	while (!nf_done(&s->nf, &k->nf)) {
+		uint64_t priv;
+		unsigned n;
+
+		if (k->t > limit)
+			return false;
+		sim_note_step(s, k->t);
+		n = nf_step(&s->nf, &k->nf, &k->rng, a, &priv);
+		if (n == 1) /* sim_mem_par of one, without the loop (NF accesses are lines) */
+			l = sim_mem_one(s, k->t, a[0].cls, (enum sim_llc_op)a[0].op, a[0].addr);
+		else
+			l = n ? sim_mem_par(s, k->t, a, n) : 0;
+		l += priv;
+		k->t += l;
+		k->cost.app += l;
+	}
+	l = s->c.nf_compute + s->c.compute_extra + (k->slow ? s->c.slow_extra : 0);
+	k->t += l;
+	k->cost.app += l;
+	return true;
+}
+
+/* Packet k->i of the batch, in steps that each start within the horizon:
+ * the network function's (after waiting for the completion's visibility:
+ * nf_steps), each target read, the transmit. false when it yielded before a step. */
+static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
+{
+	const struct rxb_pkt *pk = &k->pk[k->i];
+	const struct pinfo *pi = &s->pinfo[pk->buf];
+
+	switch (k->step) {
+	case PK_ARRIVE:
+		if (pi->vis > k->t) {
+			k->t = pi->vis;
+			if (k->t > limit)
+				return false;
+		}
+		nf_begin(&s->nf, &k->nf, k->id, k->cls_pkt, &k->rng, pi->flow, pi->key, pi->len,
+			 sim_buf_addr(s, pk->buf) + s->cfg->scn.arch.headroom_bytes);
+		k->step = PK_NF;
+		/* fall through */
+	case PK_NF:
+		if (!nf_steps(s, k, limit))
+			return false;
+		k->tr_left = k->target ? s->cfg->scn.workload.target_reads : 0;
+		k->step = PK_OUT;
+		/* fall through */
+	default: /* PK_OUT */
+		break;
+	}
+	while (k->tr_left) {
+		struct acc r;
+		uint64_t l;
+
+		if (k->t > limit)
+			return false;
+		sim_note_step(s, k->t);
+		r = nf_target_read(&s->nf, &k->rng);
+		l = sim_mem_one(s, k->t, r.cls, (enum sim_llc_op)r.op, r.addr);
+		k->t += l;
+		k->cost.app += l;
+		k->tr_left--;
+	}
+	/* the transmit's DMA read follows the descriptor write (tx_pkt) */
+	if (k->t + s->c.tx_pkt > limit && k->t > s->now)
+		return false;
+	finish_packet(s, k, pk, pi);
+	k->i++;
+	k->step = PK_ARRIVE;
+	return true;
+}
+
+/* Core k's loop from time `now`. Returns when it must wait for other
+ * events: the time to resume at, or UINT64_MAX when it sleeps (a delivery
+ * wakes it) or is stalled for good. */
+uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
+{
+	uint64_t limit = now + s->horizon_ps;
+
+	if (k->t < now)
+		k->t = now;
+	k->state = CS_SCHED;
+	if (k->t >= k->stall_from && k->t < k->stall_to) {
+		/* A stalled core makes no receive call: its next interval runs
+		 * from the stall's start (virtual empty polls before it). */
+		if (k->sleeping_since_poll && k->stall_from > k->last_poll) {
+			record_interval(s, k, k->stall_from);
+			k->last_poll = k->stall_from;
+		}
+		k->sleeping_since_poll = false;
+		if (k->stall_to == UINT64_MAX) {
+			k->state = CS_STALLED;
+			return UINT64_MAX;
+		}
+		k->t = k->stall_to;
+		return k->t;
+	}
+	/* The time rule (docs/simulator.md): every step that touches a shared
+	 * resource starts at a local time within the horizon; past it, the
+	 * core yields and resumes there once the event clock has caught up. */
+	for (;;) {
+		int rc;
+
+		switch (k->ph) {
+		case PH_CQ:
+		case PH_HDR:
+			if (!burst_reads(s, k, limit))
+				return k->t;
+			continue;
+		case PH_PKT:
+			while (k->i < k->n) {
+				if (k->t > limit || !packet_step(s, k, limit))
+					return k->t;
+			}
+			k->ph = PH_FREE;
+			/* fall through */
+		case PH_FREE: {
+			unsigned nd = k->n;
+			rxb_buf_t bufs[RXB_BURST_MAX];
+
+			/* the pool's lock, if a flush takes it, comes after the
+			 * objects' cycles: those too within the horizon */
+			if (k->t + nd * s->c.alloc_obj > limit && k->t > now)
+				return k->t;
+			for (unsigned j = 0; j < nd; j++)
+				bufs[j] = k->pk[j].buf;
+			k->n = k->i = 0;
+			k->ph = PH_POLL;
+			sim_note_step(s, k->t);
+			rxb_iface_free(s->ifc, k->q, bufs, nd);
+			charge_alloc(s, k);
+		}
+			/* fall through */
+		default: /* PH_POLL */
+			break;
+		}
+		if (k->t > now) {
+			/* Poll at the exact time the loop gets there: at once when
+			 * no other event comes first (this core's own entry, still at
+			 * the top of the queue, is at `now`), else after them. */
+			if (next_other(s) <= k->t)
+				return k->t;
+			now = k->t;
+			set_now(s, now); /* no other event before: the event clock is here */
+			limit = now + s->horizon_ps;
+		}
+		rc = poll(s, k);
+		if (rc == POLL_SLEPT)
+			return UINT64_MAX;
+		if (rc == POLL_RETRY)
+			return k->t;
+	}
+}
+
+/* Each core's identity, generator, faults (stall, slow), target role,
+ * spool queues, and the library counters its costs are deltas of. */
+void core_setup(struct sim *s)
+{
+	const struct sim_cfg *cfg = s->cfg;
+
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		struct core *k = &s->core[c];
+		const struct nic *n = &s->nic[cfg->nic_of_core[c]];
+
+		k->id = c;
+		k->nic = n->id;
+		sim_rng_seed(&k->rng, cfg->scn.run.seed, 0x5000 + c);
+		k->state = CS_SLEEP;
+		k->sleeping_since_poll = true;
+		k->stall_from = k->stall_to = UINT64_MAX;
+		for (uint32_t j = 0; j < cfg->scn.system.stalled_cores.n; j++) {
+			if (cfg->scn.system.stalled_cores.v[j] == c) {
+				k->stall_from = (uint64_t)llround(cfg->scn.system.stall_at_ms * PS_PER_MS);
+				k->stall_to = cfg->scn.system.stall_for_ms > 0 ?
+						      k->stall_from +
+							      (uint64_t)llround(cfg->scn.system.stall_for_ms *
+										PS_PER_MS) :
+						      UINT64_MAX;
+			}
+		}
+		for (uint32_t j = 0; j < cfg->scn.system.slow_cores.n; j++)
+			k->slow |= cfg->scn.system.slow_cores.v[j] == c;
+		k->target = cfg->scn.traffic.pattern == RXB_PATTERN_TARGET && c == n->first_core + cfg->scn.traffic.target_core;
+		if (s->arch == RXB_ARCH_SPOOL)
+			k->nq = c < s->nrings ? (s->nrings - c + s->ncores - 1) / s->ncores : 0;
+		else
+			k->nq = 1;
+		rxb_pool_stats(s->pool, c, &k->ps);
+		if (cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
+			k->ivals = sim_xcalloc(1, sizeof(*k->ivals));
+	}
+	/* Library counters after priming are the baseline of the deltas. */
+	for (uint32_t c = 0; c < s->ncores && s->arch != RXB_ARCH_SPOOL; c++) {
+		struct core *k = &s->core[c];
+		struct swsnap w;
+
+		sw_stats_of(s, c, &k->sw, &k->shs);
+		sw_snap(s, c, &w);
+		k->sw_db = w.db;
+		k->sw_notices = w.notices;
+		k->sw_afail = w.afail;
+		k->sw_lock = w.lock;
+		k->sw_ors = w.ors;
+		k->sw_ret = w.ret;
+	}
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * sim/engine_int.h — what the files of the simulator core share, and only
+ * they: engine.c, nic.c, core.c, emu_model.c, hog.c, measure.c (which
+ * mechanism lives where: the file table of docs/simulator.md). engine.h is
+ * the core's face to main.c, report.c and the tests.
+ *
+ * The helpers a packet goes through several times from several files (a
+ * memory access, the time rule's bookkeeping, completion-ring addresses,
+ * PCIe byte counts, waking a core) are static inline here rather than
+ * functions of one file, so the compiler still inlines them into the
+ * per-packet path (docs/simulator.md §7: instructions per packet).
+ */
+#ifndef SIM_ENGINE_INT_H
+#define SIM_ENGINE_INT_H
+
+#include <stddef.h>
+
+#include "engine.h"
+#include "rxb/spool.h"
+
+#define HUGE_ALIGN (2ull << 20)  /* regions of the address map: hugepages */
+#define IVAL_SCRATCH 4096u       /* dyn_shring: intervals the overload rule expands */
+
+/* A struct acc (nf.h) of the engine's own with cls == ACC_FIXED is a fixed
+ * latency, not a line: addr holds the latency in ps. */
+#define ACC_FIXED 255u
+
+/* calloc that exits with RXB_EXIT_NOMEM (set-up only). */
+void *sim_xcalloc(size_t n, size_t sz);
+
+static inline uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Schedule the event (type, arg): every source has one slot, holding at
+ * most one pending event. */
+static inline void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
+{
+	sim_evq_set(&s->evq, s->slot_base[type] + arg, t);
+}
+
+/* ------------------------------------------------------------ memory */
+
+/* An access issued more than the horizon ahead of the event clock: the
+ * time rule broken. Every step checks its start against the horizon
+ * (docs/simulator.md §1.1), a network function's too (one dependent access
+ * or one wave a step), so nothing should come here: counted for the tests
+ * (lead_over and max_ahead_ps stay 0) and fatal in debug builds. Out of
+ * line: the check costs the hot path one comparison. */
+__attribute__((cold)) void sim_over_horizon(struct sim *s, uint64_t t);
+
+/* Independent accesses, at most mlp outstanding: returns the stall (ps).
+ * Wave by wave, each at the time it is issued (t, then t + the waves
+ * before it): its traffic counts in the DRAM window of that time and its
+ * misses see that window's latency. Out of line (engine.c): inlined into
+ * the core's loop it cost more instructions per packet than the call. */
+uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n);
+
+/* One access (a dependent step of a chain): its latency (ps), with its
+ * DRAM traffic accounted at time t (sim_mem_par of one access). */
+static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
+				   uint64_t addr)
+{
+	uint64_t lat, miss, dlat;
+	uint32_t f;
+
+	if (t > s->lim)
+		sim_over_horizon(s, t);
+	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
+	dlat = sim_dram_latency_ps(&s->dram);
+	f = sim_llc_access(&s->llc, cls, op, addr);
+	/* Selects, not branches: hit or miss is random. Adding zero bytes to
+	 * the window is a no-op (its windows are closed up to t already). */
+	miss = (f & SIM_LLC_HIT) ^ 1;
+	lat = miss ? dlat : s->c.llc_hit;
+	s->dram_lat_sum += dlat & -miss;
+	s->dram_lat_n += miss;
+	sim_dram_add(&s->dram, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
+		     (f / SIM_LLC_DRAM_WR & 1) * SIM_LLC_LINE);
+	return lat;
+}
+
+/* A core, hog or the emulator starts a step that touches a shared resource
+ * (memory, a lock, the library's rings) at its local time t (for the
+ * statistic max_lead_ps, taken when the event clock moves). */
+static inline void sim_note_step(struct sim *s, uint64_t t)
+{
+	s->step_hi = t > s->step_hi ? t : s->step_hi;
+}
+
+/* Address of the memory of buffer handle b (pool base + b × buffer bytes;
+ * the emulator's pointer swaps remap it). */
+static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
+{
+	if (s->addr_of)
+		return s->addr_of[b];
+	return s->pool_base + b * (uint64_t)s->cfg->scn.arch.buffer_bytes;
+}
+
+/* The event clock moves to t: the lead of the steps made since it last
+ * moved is known (max_lead_ps). Steps start at or after the event clock,
+ * so step_hi >= now. */
+static inline void set_now(struct sim *s, uint64_t t)
+{
+	uint64_t l = s->step_hi - s->now;
+
+	s->max_lead_ps = l > s->max_lead_ps ? l : s->max_lead_ps;
+	s->step_hi = t;
+	s->now = t;
+	s->lim = t + s->horizon_ps;
+}
+
+/* Earliest event but the one at the top of the queue (the running
+ * core's). */
+static inline uint64_t next_other(const struct sim *s)
+{
+	return sim_evq_next_other(&s->evq);
+}
+
+/* ---------------------------------------------- rings, PCIe, drops */
+
+/* Which reception ring's CQ memory a destination's entries go to. */
+static inline uint32_t cq_ring(const struct sim *s, uint32_t dest)
+{
+	return s->arch == RXB_ARCH_SPOOL ? rxb_spool_queue_of(rxb_iface_spool(s->ifc), dest) : dest;
+}
+
+/* Address of the next entry of a completion ring whose position (mod
+ * cq_entries) is *pos, which advances. */
+static inline uint64_t cq_next(const struct sim *s, uint64_t base, uint64_t *pos)
+{
+	uint64_t a = base + *pos * (uint64_t)s->cfg->cqe_bytes;
+
+	if (++*pos == s->cq_entries)
+		*pos = 0;
+	return a;
+}
+
+static inline uint64_t cq_ring_base(const struct sim *s, uint32_t ring)
+{
+	return s->cq_base + ring * s->cq_ring_bytes;
+}
+
+static inline uint64_t tlp_bytes(const struct sim *s, uint64_t payload)
+{
+	uint64_t mps = s->cfg->mps_bytes;
+
+	return payload + (payload + mps - 1) / mps * s->cfg->tlp_overhead_bytes;
+}
+
+/* tlp_bytes of a packet's DMA (the last size seen is remembered). */
+static inline uint64_t tlp_data(struct sim *s, uint32_t dma)
+{
+	if (dma != s->tlp_memo_len) {
+		s->tlp_memo_len = dma;
+		s->tlp_memo = tlp_bytes(s, dma);
+	}
+	return s->tlp_memo;
+}
+
+/* A buffer slot the NIC wrote in this sample window (the I/O working
+ * set, docs/simulator.md §2.9). */
+static inline void ws_mark(struct sim *s, uint64_t slot)
+{
+	uint64_t bit = 1ull << (slot & 63);
+
+	if (slot < s->ws_slots && !(s->ws_bits[slot >> 6] & bit)) {
+		s->ws_bits[slot >> 6] |= bit;
+		s->ws_count++;
+	}
+}
+
+/* A packet dropped with `cause`, counted for its cohort (after the
+ * warm-up) and in the time series. */
+static inline void count_drop(struct sim *s, uint32_t dest, unsigned cause, bool cohort)
+{
+	s->cur.drops++;
+	if (!cohort)
+		return;
+	s->dropped[cause]++;
+	s->dst[dest].drops[cause]++;
+}
+
+/* A delivery (or the coalescing timer) wakes a sleeping core at t. */
+static inline void wake(struct sim *s, uint32_t c, uint64_t t)
+{
+	struct core *k = &s->core[c];
+
+	if (k->state != CS_SLEEP)
+		return;
+	k->state = CS_SCHED;
+	push(s, t > k->t ? t : k->t, EV_CORE, c);
+}
+
+/* Entries filled in reception ring r (a spool queue for spool). */
+static inline uint32_t ring_occupancy(struct sim *s, uint32_t r)
+{
+	if (s->arch == RXB_ARCH_SPOOL)
+		return rxb_spool_occupancy(rxb_iface_spool(s->ifc), r);
+	return rxb_iface_occupancy(s->ifc, r);
+}
+
+/* ------------------------------------------- what each file offers */
+
+/* nic.c: arrivals, steering, PCIe, DMA writes and their visibility */
+int nic_setup(struct sim *s, struct rxb_err *err);
+void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t);
+int trace_next(struct sim *s, struct rxb_err *err);
+uint64_t dest_fetched(struct sim *s, uint32_t dest);
+uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, uint32_t dma,
+		      const uint32_t *rings, unsigned nring, unsigned nc, unsigned desc_reads,
+		      uint64_t fetched, uint64_t cq_base_override, uint64_t *cq_counter);
+void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uint64_t arr,
+		  uint32_t flow, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls, uint32_t dest);
+
+/* core.c: the cores' run-to-completion loop */
+void core_setup(struct sim *s);
+uint64_t ev_core(struct sim *s, struct core *k, uint64_t now);
+
+/* emu_model.c: the simulator's model of the emulator (arch.emulated) */
+uint64_t emumodel_setup(struct sim *s, uint64_t extra_base);
+void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t,
+		     uint32_t h, uint32_t fid, uint32_t dest, bool cohort);
+void ev_emucore(struct sim *s, uint64_t now);
+
+/* hog.c: co-located memory hogs */
+void hog_setup(struct sim *s, uint64_t *next);
+void ev_hog(struct sim *s, uint32_t h, uint64_t now);
+
+/* measure.c: periodic measurements, invariants, the measured interval */
+void record_interval(struct sim *s, struct core *k, uint64_t t);
+void check_invariants(struct sim *s);
+void snapshot_desc_waits(struct sim *s);
+void ev_occ(struct sim *s, uint64_t now);
+void ev_sample(struct sim *s, uint64_t now);
+void ev_dyn(struct sim *s, uint64_t now);
+void ev_tick(struct sim *s, uint64_t now);
+void ev_warmup(struct sim *s);
+
+#endif /* SIM_ENGINE_INT_H */

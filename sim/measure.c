@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Measurements of the simulator core (docs/simulator.md §2.8, §2.9):
+ * ring occupancy, time-series samples and the I/O working set, dynamic
+ * shRing controller samples and receive-call intervals, the coalescing
+ * timer, the start of the measured interval, descriptor-return waits, and
+ * the conservation checks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "overload.h"
+#include "rxb/shring.h"
+
+/* Receive-call intervals for the dynamic shRing overload rule. A core that
+ * slept since its last (empty) poll would have polled every empty_poll. */
+void record_interval(struct sim *s, struct core *k, uint64_t t)
+{
+	uint64_t span = t - k->last_poll;
+
+	if (k->ivals == NULL)
+		return;
+	if (k->sleeping_since_poll) {
+		uint64_t e = s->c.empty_poll ? s->c.empty_poll : 1, kk = span / e;
+
+		if (kk >= 1)
+			sim_hist_add_n(k->ivals, span / kk / PS_PER_NS, kk);
+		else
+			sim_hist_add(k->ivals, span / PS_PER_NS);
+	} else {
+		sim_hist_add(k->ivals, span / PS_PER_NS);
+	}
+}
+
+/* Descriptor-return waits are read from the library's own histograms (its
+ * clock is ps) twice: here at the start of the measured interval, and by the
+ * report at the end (sim_desc_waits). */
+void snapshot_desc_waits(struct sim *s)
+{
+	for (uint32_t g = 0; g < s->nsh; g++)
+		rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &s->sh_w0[g]);
+}
+
+void sim_desc_waits(const struct sim *s, struct rxb_shring_wait *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t g = 0; g < s->nsh; g++) {
+		struct rxb_shring_wait w;
+
+		rxb_shring_wait_stats(rxb_iface_shring(s->ifc), g, &w);
+		out->returned += w.returned - s->sh_w0[g].returned;
+		out->wait_sum += w.wait_sum - s->sh_w0[g].wait_sum;
+		if (w.wait_max > out->wait_max)
+			out->wait_max = w.wait_max; /* over the whole run: a cap only */
+		for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++)
+			out->hist[b] += w.hist[b] - s->sh_w0[g].hist[b];
+	}
+}
+
+/* Conservation (docs/simulator.md §2.9): the library's full check, then
+ * the engine's own books; the first failure is kept in inv_msg. */
+void check_invariants(struct sim *s)
+{
+	struct rxb_err e = { 0 };
+	struct rxb_census c;
+
+	s->checks++;
+	if (!s->packets_ok || !s->buffers_ok)
+		return;
+	/* One full check (it sorts every handle): packet conservation and the
+	 * designs' internal invariants, then buffer conservation and "no buffer
+	 * in two places". Its message says which failed. */
+	if (rxb_iface_check(s->ifc, s->pool, &e) != 0) {
+		if (strstr(e.msg, "packet") != NULL)
+			s->packets_ok = false;
+		else
+			s->buffers_ok = false;
+		snprintf(s->inv_msg, sizeof(s->inv_msg), "%s", e.msg);
+		return;
+	}
+	/* The engine's own books against the library's census. */
+	rxb_iface_census(s->ifc, &c, &e);
+	if (s->arrivals_total != c.offered + s->emu.n) {
+		s->packets_ok = false;
+		snprintf(s->inv_msg, sizeof(s->inv_msg),
+			 "engine: %llu packets arrived but the interface was offered %llu (+%u in "
+			 "the emulator)", (unsigned long long)s->arrivals_total,
+			 (unsigned long long)c.offered, s->emu.n);
+	}
+}
+
+/* Every 10 µs: occupancy of every reception ring, buffers in use. */
+void ev_occ(struct sim *s, uint64_t now)
+{
+	for (uint32_t r = 0; r < s->nrings; r++) {
+		uint32_t o = ring_occupancy(s, r);
+
+		s->cur.occ_sum += o;
+		s->cur.occ_n++;
+		if (s->warm) {
+			s->occ[r].sum += o;
+			s->occ[r].n++;
+			if (o > s->occ[r].max)
+				s->occ[r].max = o;
+		}
+	}
+	if (s->warm) {
+		uint64_t in_use = s->pool->cfg.n_bufs - rxb_pool_free_count(s->pool);
+
+		if (in_use > s->in_use_max)
+			s->in_use_max = in_use;
+	}
+	if (now + s->occ_ps < s->end_ps)
+		push(s, now + s->occ_ps, EV_OCC, 0);
+}
+
+/* Room for record n of array a of records of sz bytes, whose capacity
+ * *cap doubles when full (the time series and dynamic shRing samples). */
+static void *grow(void *a, uint32_t n, uint32_t *cap, size_t sz)
+{
+	if (n < *cap)
+		return a;
+	*cap = *cap ? 2 * *cap : 64;
+	a = realloc(a, *cap * sz);
+	if (a == NULL) {
+		fprintf(stderr, "error: out of memory\n");
+		exit(1);
+	}
+	return a;
+}
+
+/* Every run.sample_ms: a time-series point; the I/O working-set window
+ * closes; the invariants when run.check_invariants. */
+void ev_sample(struct sim *s, uint64_t now)
+{
+	struct sim_dram_stats ds;
+	struct series_pt *p;
+	uint64_t window_start = now - s->sample_ps;
+
+	s->ser = grow(s->ser, s->nser, &s->cap_ser, sizeof(*s->ser));
+	sim_dram_stats(&s->dram, now, &ds);
+	p = &s->ser[s->nser++];
+	*p = s->cur;
+	p->t_ms = (double)now / PS_PER_MS;
+	p->dram_bytes = ds.rd_bytes + ds.wr_bytes - s->cur.dram_bytes;
+	p->ws_bufs = s->ws_count;
+	p->in_use = s->pool->cfg.n_bufs - rxb_pool_free_count(s->pool);
+	p->mode = s->arch == RXB_ARCH_DYN_SHRING ? (int)rxb_iface_dyn_mode(s->ifc) : -1;
+	if (window_start >= s->warm_ps && s->warm) {
+		s->ws_sum += (double)s->ws_count;
+		s->ws_windows++;
+	}
+	memset(&s->cur, 0, sizeof(s->cur));
+	s->cur.dram_bytes = ds.rd_bytes + ds.wr_bytes; /* baseline of the next window */
+	memset(s->ws_bits, 0, ((s->ws_slots + 63) / 64) * sizeof(uint64_t));
+	s->ws_count = 0;
+	if (s->cfg->scn.run.check_invariants)
+		check_invariants(s);
+	if (now + s->sample_ps <= s->end_ps)
+		push(s, now + s->sample_ps, EV_SAMPLE, 0);
+}
+
+/* Every arch.dyn_sample_ms (dyn_shring): the controller's sample. */
+void ev_dyn(struct sim *s, uint64_t now)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	double period_s = cfg->scn.arch.dyn_sample_ms * 1e-3;
+	struct sim_dram_stats ds;
+	struct rxb_dynctl_sample smp = { 0 };
+	struct dyn_pt *p;
+	uint64_t dram;
+	enum rxb_dyn_decision dec;
+
+	sim_dram_stats(&s->dram, now, &ds);
+	dram = ds.rd_bytes + ds.wr_bytes;
+	smp.tput_gbps = (double)s->dyn_dep_bits / period_s / 1e9;
+	smp.mem_bw_gibps = (double)(dram - s->dyn_dram_bytes) / period_s / (double)(1ull << 30);
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		struct core *k = &s->core[c];
+
+		if (k->state == CS_SLEEP && k->sleeping_since_poll && now > k->last_poll) {
+			/* virtual empty polls up to now */
+			record_interval(s, k, now);
+			k->last_poll = now;
+		}
+		/* The rule needs two intervals; a core that made at most one
+		 * receive call in the period while packets wait for it is wedged
+		 * (stalled), which the library leaves to the caller to catch. */
+		if (sim_overloaded(k->ivals, cfg->scn.arch.dyn_overload_factor, s->ival_scratch,
+				   IVAL_SCRATCH) == 1 ||
+		    (k->ivals->n < 2 && rxb_iface_occupancy(s->ifc, c) > 0))
+			smp.overloaded_cores++;
+		sim_hist_reset(k->ivals);
+	}
+	dec = rxb_iface_dyn_sample(s->ifc, &smp);
+	s->dyn = grow(s->dyn, s->ndyn, &s->cap_dyn, sizeof(*s->dyn));
+	p = &s->dyn[s->ndyn++];
+	p->t_ms = (double)now / PS_PER_MS;
+	p->tput_gbps = smp.tput_gbps;
+	p->membw_gibps = smp.mem_bw_gibps;
+	p->overloaded = smp.overloaded_cores;
+	p->decision = (int)dec;
+	p->mode = (int)rxb_iface_dyn_mode(s->ifc);
+	s->dyn_dep_bits = 0;
+	s->dyn_dram_bytes = dram;
+	if (now + (uint64_t)(cfg->scn.arch.dyn_sample_ms * PS_PER_MS) <= s->end_ps)
+		push(s, now + (uint64_t)llround(cfg->scn.arch.dyn_sample_ms * PS_PER_MS), EV_DYN, 0);
+}
+
+/* Every coalesce_timeout_ns / 2 (rxBisect with coalescing): the library's
+ * timer; cores whose rings it filled wake. */
+void ev_tick(struct sim *s, uint64_t now)
+{
+	uint64_t period = (uint64_t)llround(s->cfg->scn.arch.coalesce_timeout_ns * PS_PER_NS / 2);
+
+	if (rxb_iface_tick(s->ifc, now) != 0) {
+		for (uint32_t c = 0; c < s->ncores; c++)
+			if (s->core[c].state == CS_SLEEP && rxb_iface_occupancy(s->ifc, c) > 0)
+				wake(s, c, now);
+	}
+	if (period == 0)
+		period = 1;
+	if (now + period < s->end_ps)
+		push(s, now + period, EV_TICK, 0);
+}
+
+/* The measured interval begins: statistics restart from here. */
+void ev_warmup(struct sim *s)
+{
+	struct sim_dram_stats ds;
+
+	s->warm = true;
+	sim_llc_reset_stats(&s->llc);
+	sim_dram_stats(&s->dram, s->now, &ds);
+	s->dram_rd0 = ds.rd_bytes;
+	s->dram_wr0 = ds.wr_bytes;
+	s->dram_lat_sum = s->dram_lat_n = 0;
+	{
+		struct rxb_pool_core_stats st;
+
+		rxb_pool_stats(s->pool, RXB_NONE, &st);
+		s->pool_empty0 = st.empty;
+	}
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		struct core *k = &s->core[c];
+
+		memset(&k->cost, 0, sizeof(k->cost));
+	}
+	snapshot_desc_waits(s);
+}
+

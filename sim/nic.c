@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The NIC side of the simulator core (docs/simulator.md §2.1, §2.3): a
+ * packet's arrival (generated or replayed), RSS steering, the on-NIC
+ * buffer, the PCIe link NIC -> host, the DMA writes through the LLC and
+ * DRAM, the completion's visibility, and waking the core that polls it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine_int.h"
+#include "rxb/privring.h"
+#include "rxb/shring.h"
+
+static inline uint32_t pkt_hash(const struct sim *s, const struct sim_pkt *p)
+{
+	if (p->l3 == 0)
+		return 0; /* not IP: the NIC computes no hash (RETA entry 0) */
+	if (p->proto == 6 || p->proto == 17 || p->proto == 132)
+		return rxb_rss_ipv4_l4(&s->rss, p->sip, p->dip, p->sport, p->dport);
+	return rxb_rss_ipv4(&s->rss, p->sip, p->dip);
+}
+
+/* Queue of a hash within a NIC: a core of the NIC, or a representor port. */
+static inline uint32_t steer_local(const struct sim *s, const struct nic *n, uint32_t h)
+{
+	if (s->arch == RXB_ARCH_SPOOL)
+		return (uint32_t)(((uint64_t)h * s->cfg->scn.arch.spool_ports) >> 32);
+	return rxb_reta_lookup(&n->reta, h);
+}
+
+/* The generator's view of steering (target traffic, KV keys): the same
+ * RSS + RETA as the NIC's. */
+static uint32_t gen_queue_of(void *ctx, const struct sim_pkt *p)
+{
+	const struct nic *n = ctx;
+
+	return steer_local(n->s, n, pkt_hash(n->s, p));
+}
+
+/* Flow identity: a hash of the 5-tuple (the NFs' table index). */
+static inline uint32_t flow_id(const struct sim_pkt *p)
+{
+	uint64_t a = ((uint64_t)p->sip << 32) | p->dip;
+	uint64_t b = ((uint64_t)p->sport << 24) | ((uint64_t)p->dport << 8) | p->proto;
+
+	return (uint32_t)(sim_mix64(a ^ sim_mix64(b + 0x1234567ull)) >> 32);
+}
+
+/* Checksum of the offered 5-tuples (order-independent sum; the Python
+ * tests recompute it): Σ mix64((sip << 32 | dip) ^ mix64(sport << 24 |
+ * dport << 8 | proto)) mod 2^64. */
+static inline uint64_t tuple_sum(const struct sim_pkt *p)
+{
+	uint64_t a = ((uint64_t)p->sip << 32) | p->dip;
+	uint64_t b = ((uint64_t)p->sport << 24) | ((uint64_t)p->dport << 8) | p->proto;
+
+	return sim_mix64(a ^ sim_mix64(b));
+}
+
+/* x mod n for an x that is usually already below n (no division then). */
+static inline uint32_t mod_small(uint32_t x, uint32_t n)
+{
+	return x < n ? x : x % n;
+}
+
+/* The core that polls a destination's reception ring. */
+static inline uint32_t ring_core(const struct sim *s, uint32_t dest)
+{
+	return mod_small(cq_ring(s, dest), s->ncores);
+}
+
+/* llround(x) for 0 <= x < 2^63: x − trunc(x) is exact, so this rounds
+ * half away from zero exactly as llround does. */
+static inline uint64_t round_pos(double x)
+{
+	uint64_t r = (uint64_t)x;
+
+	return r + (x - (double)r >= 0.5);
+}
+
+/* Descriptors fetched so far for a destination (both ring sets of a
+ * dynamic shRing, so the count only grows). */
+uint64_t dest_fetched(struct sim *s, uint32_t dest)
+{
+	if (s->arch == RXB_ARCH_DYN_SHRING)
+		return rxb_counter_read(&rxb_privring_nic_stats(rxb_iface_privring(s->ifc), dest)
+						 ->c[RXB_NIC_DESC_FETCHED]) +
+		       rxb_counter_read(&rxb_shring_nic_stats(rxb_iface_shring(s->ifc), dest)
+						 ->c[RXB_NIC_DESC_FETCHED]);
+	return rxb_counter_read(&rxb_iface_nic_stats(s->ifc, dest)->c[RXB_NIC_DESC_FETCHED]);
+}
+
+/* A completed delivery: the data and completion DMA writes through PCIe
+ * and the LLC; returns when the completion is visible to the core. */
+uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, uint32_t dma,
+		      const uint32_t *rings, unsigned nring, unsigned nc, unsigned desc_reads,
+		      uint64_t fetched, uint64_t cq_base_override, uint64_t *cq_counter)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	struct sim_llc_range r = { 0 };
+	uint64_t wr_lines, up, down, start, vis, dlat;
+	bool missed, ddio = cfg->scn.system.ddio_ways > 0;
+
+	if (ddio) {
+		sim_llc_access_range(&s->llc, n->cls_wr, SIM_LLC_WR, addr, dma, &r);
+		wr_lines = r.dram_wr;
+		missed = r.hits < r.lines;
+	} else {
+		wr_lines = sim_llc_dma_write_noalloc(&s->llc, addr, dma);
+		missed = true;
+	}
+	for (unsigned j = 0; j < nc; j++) {
+		uint64_t ca;
+
+		if (cq_counter) {
+			ca = cq_next(s, cq_base_override, cq_counter);
+		} else {
+			uint32_t ring = cq_ring(s, rings[j < nring ? j : 0]);
+
+			ca = cq_next(s, cq_ring_base(s, ring), &s->cq_w[ring]);
+		}
+		if (ddio)
+			wr_lines += (sim_llc_access(&s->llc, s->cls_cq, SIM_LLC_WR, ca) &
+				     SIM_LLC_DRAM_WR) != 0;
+		else
+			wr_lines += sim_llc_dma_write_noalloc(&s->llc, ca, cfg->cqe_bytes);
+	}
+	sim_dram_account(&s->dram, t, 0, wr_lines * SIM_LLC_LINE);
+	dlat = sim_dram_latency_ps(&s->dram);
+	/* PCIe, NIC -> host: data and completion writes, descriptor read
+	 * requests (a header each); host -> NIC: the descriptors read. */
+	up = tlp_data(s, dma) + nc * s->tlp_cqe + (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
+	down = fetched * cfg->desc_bytes + (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
+	start = n->up_free > t ? n->up_free : t;
+	if (up != s->up_memo) {
+		s->up_memo = up;
+		s->up_memo_ps = round_pos((double)up * s->c.pcie_ps_per_byte);
+	}
+	n->up_free = start + s->up_memo_ps;
+	/* The completion is visible once the data and the completion have
+	 * crossed PCIe and the DMA latency has passed; a write that missed the
+	 * LLC (or any write with DDIO off) waits for DRAM as well. Posted
+	 * writes are ordered, so completions of one NIC appear in order. */
+	vis = n->up_free + s->c.dma_write + (missed ? dlat : 0);
+	if (vis < n->last_vis)
+		vis = n->last_vis;
+	n->last_vis = vis;
+	if (s->warm) {
+		n->up_bytes += up;
+		n->down_bytes += down;
+	}
+	s->cur.nic_wr += r.lines;
+	s->cur.nic_hit += r.hits;
+	return vis;
+}
+
+/* The packet is in buffer d->buf, its completion visible at vis: keep
+ * what the core will need and wake the cores that poll its ring (and
+ * rxBisect's notice ring). */
+void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uint64_t arr,
+		  uint32_t flow, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls, uint32_t dest)
+{
+	struct pinfo *pi = &s->pinfo[d->buf];
+
+	pi->arr = arr;
+	pi->vis = vis;
+	pi->flow = flow;
+	pi->key = key;
+	pi->dest = dest;
+	pi->len = (uint16_t)len;
+	pi->nic = nic;
+	pi->cls = cls;
+	wake(s, ring_core(s, d->ring), vis);
+	if (d->notify_ring != RXB_NONE)
+		wake(s, ring_core(s, d->notify_ring), vis);
+}
+
+/* RSS hash and flow identity of a packet: memoized per generated flow id
+ * (a trace's packets carry no id: computed every time). */
+static inline void pkt_ids(struct sim *s, struct nic *n, const struct sim_pkt *p, uint32_t *h,
+			   uint32_t *fid)
+{
+	uint32_t id = p->flow;
+	struct sim_pkt full;
+
+	if (n->memo == NULL || id >= n->nmemo) {
+		if (n->gen.cfg.lazy_tuple) { /* the generator left the tuple to us */
+			full = *p;
+			sim_flow_tuple(n->gen.tuple_seed, id, p->proto, &full);
+			p = &full;
+		}
+		*h = pkt_hash(s, p);
+		*fid = flow_id(p);
+		return;
+	}
+	if (!(n->hvalid[id >> 6] >> (id & 63) & 1)) {
+		if (n->gen.cfg.lazy_tuple) {
+			full = *p;
+			sim_flow_tuple(n->gen.tuple_seed, id, p->proto, &full);
+			p = &full;
+		}
+		n->memo[id].h = pkt_hash(s, p);
+		n->memo[id].fid = flow_id(p);
+		n->hvalid[id >> 6] |= 1ull << (id & 63);
+	}
+	*h = n->memo[id].h;
+	*fid = n->memo[id].fid;
+}
+
+/* The NIC receives a packet at time t. */
+void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t h, fid, dma = p->len - SIM_ETH_FCS;
+	uint32_t dest;
+	bool cohort = t >= s->warm_ps;
+	struct rxb_rx_meta m = { .len = dma, .now = t };
+	struct rxb_delivery d;
+	uint64_t start, backlog, fetched, vis;
+	uint32_t rings[2];
+	int rc;
+
+	pkt_ids(s, n, p, &h, &fid);
+	dest = steer_local(s, n, h) + (s->arch == RXB_ARCH_SPOOL ? 0 : n->first_core);
+	m.hash = h;
+	m.dest = dest;
+
+	s->arrivals_total++;
+	if (s->pcap)
+		s->trace_sum += tuple_sum(p);
+	s->cur.arrivals++;
+	if (cohort) {
+		s->offered++;
+		s->offered_wire_bytes += sim_wire_bytes(p->len);
+		s->dst[dest].offered++;
+	}
+	/* The on-NIC packet buffer holds what waits for PCIe. */
+	start = n->up_free > t ? n->up_free : t;
+	backlog = start > t ? (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte) : 0;
+	if (backlog + dma > s->nicbuf_bytes) {
+		rxb_iface_drop_pipeline(s->ifc, dest);
+		count_drop(s, dest, RXB_DROP_PIPELINE, cohort);
+		s->pipeline_nicbuf += cohort;
+		return;
+	}
+	if (cfg->scn.arch.emulated) {
+		emumodel_packet(s, n, p, t, h, fid, dest, cohort);
+		return;
+	}
+	rc = rxb_iface_deliver(s->ifc, &m, &d);
+	if (rc < 0) {
+		fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", dest, rc);
+		exit(1);
+	}
+	if (rc == 1) {
+		count_drop(s, dest, (unsigned)d.drop, cohort);
+		return;
+	}
+	rings[0] = d.ring;
+	rings[1] = d.notify_ring;
+	fetched = 0;
+	if (d.desc_reads) { /* descriptors this delivery's fetch brought in */
+		uint64_t f = dest_fetched(s, dest);
+
+		fetched = f - s->fetched_seen[dest];
+		s->fetched_seen[dest] = f;
+	}
+	vis = dma_complete(s, n, t, sim_buf_addr(s, d.buf) + cfg->scn.arch.headroom_bytes, dma, rings,
+			   d.notify_ring != RXB_NONE ? 2 : 1, d.cmpl_writes ? d.cmpl_writes : 1,
+			   d.desc_reads, fetched, 0, NULL);
+	ws_mark(s, d.buf);
+	deliver_done(s, &d, vis, t, fid, p->key, p->len, (uint8_t)n->id, p->cls, dest);
+}
+
+/* Each NIC's RETA and traffic generator (or the pcap reader of a trace). */
+int nic_setup(struct sim *s, struct rxb_err *err)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	uint32_t first = 0;
+	int rc;
+
+	for (uint32_t i = 0; i < cfg->scn.system.nics; i++) {
+		struct nic *n = &s->nic[i];
+		struct sim_traffic_cfg tc;
+
+		n->s = s;
+		n->id = i;
+		n->first_core = first;
+		n->ncores = cfg->scn.system.cores_per_nic.v[i];
+		first += n->ncores;
+		rc = rxb_reta_init(&n->reta, cfg->reta_size, n->ncores, err);
+		if (rc)
+			return rc;
+		if (cfg->scn.traffic.pattern == RXB_PATTERN_TRACE)
+			continue;
+		sim_traffic_cfg_default(&tc);
+		tc.seed = sim_mix64(cfg->scn.run.seed * 0x9e3779b97f4a7c15ull + 0x100 + i);
+		tc.nic = i;
+		tc.line_bps = (uint64_t)llround(cfg->link_gbps * 1e9);
+		tc.start_ps = 0;
+		tc.stop_ps = s->end_ps;
+		tc.main.rate_bps = (uint64_t)llround(cfg->scn.traffic.rate_gbps * 1e9);
+		tc.main.arrival = cfg->scn.traffic.pattern == RXB_PATTERN_POISSON ? SIM_ARRIVAL_POISSON :
+				  cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? SIM_ARRIVAL_ONOFF : SIM_ARRIVAL_CONST;
+		tc.main.burst_pkts = cfg->scn.traffic.burst_packets;
+		tc.main.duty = cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? cfg->scn.traffic.burst_duty : 1.0;
+		sim_size_fixed(&tc.main.size, cfg->scn.traffic.packet_bytes);
+		tc.main.flows = cfg->scn.traffic.flows;
+		tc.main.flow_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF &&
+				   cfg->scn.workload.nf != RXB_NF_KIND_KVS ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+		tc.main.flow_zipf_s = cfg->scn.traffic.zipf_s;
+		tc.nqueues = s->arch == RXB_ARCH_SPOOL ? cfg->scn.arch.spool_ports : n->ncores;
+		tc.queue_of = gen_queue_of;
+		tc.queue_ctx = n;
+		if (cfg->scn.workload.nf == RXB_NF_KIND_KVS) {
+			tc.keys = cfg->scn.workload.kvs_keys;
+			tc.key_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+			tc.key_zipf_s = cfg->scn.traffic.zipf_s;
+			tc.key_steer = 1;
+		}
+		if (cfg->scn.traffic.pattern == RXB_PATTERN_TARGET) {
+			tc.target_queue = (int32_t)cfg->scn.traffic.target_core;
+			tc.target_share = cfg->scn.traffic.target_rate_gbps > 0 ? 0.0 : cfg->scn.traffic.target_share;
+			tc.target.rate_bps = (uint64_t)llround(cfg->scn.traffic.target_rate_gbps * 1e9);
+			tc.target.arrival = SIM_ARRIVAL_CONST;
+			sim_size_fixed(&tc.target.size, cfg->scn.traffic.target_packet_bytes ?
+							       cfg->scn.traffic.target_packet_bytes :
+							       cfg->scn.traffic.packet_bytes);
+		}
+		/* flow ids stay below a few times traffic.flows (steering pools) */
+		n->nmemo = cfg->scn.traffic.flows < (1u << 22) ? 4 * cfg->scn.traffic.flows + 64 : 0;
+		/* With the per-flow memo, the 5-tuple is only needed the first
+		 * time a flow is seen: the generator leaves it to pkt_ids. */
+		tc.lazy_tuple = n->nmemo > 0;
+		rc = sim_traffic_init(&n->gen, &tc, err);
+		if (rc)
+			return rc;
+		n->gen_ok = true;
+		if (n->nmemo) {
+			n->memo = sim_xcalloc(n->nmemo, sizeof(*n->memo));
+			n->hvalid = sim_xcalloc((n->nmemo + 63) / 64, sizeof(*n->hvalid));
+		}
+	}
+	if (cfg->scn.traffic.pattern == RXB_PATTERN_TRACE) {
+		rc = sim_pcap_open(&s->pcap, cfg->scn.traffic.pcap, 0, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The trace's next packet into s->trace_next, on the NIC an upstream
+ * switch's ECMP would pick: 1, 0 at the end (or past the run), or a
+ * negative errno. */
+int trace_next(struct sim *s, struct rxb_err *err)
+{
+	struct sim_pkt p;
+	int rc = sim_pcap_next(s->pcap, &p, err);
+	struct nic *n;
+	uint64_t t, wire;
+
+	if (rc <= 0)
+		return rc;
+	t = (uint64_t)((double)p.t_ps / s->cfg->scn.traffic.pcap_speedup);
+	n = &s->nic[(sim_mix64(tuple_sum(&p)) >> 32) % s->cfg->scn.system.nics];
+	/* the link serialises frames: the last bit arrives after the frame */
+	wire = (uint64_t)llround(8.0 * sim_wire_bytes(p.len) * 1000.0 / s->cfg->link_gbps);
+	if (t < n->link_free + wire)
+		t = n->link_free + wire;
+	n->link_free = t;
+	p.t_ps = t;
+	p.nic = (uint8_t)n->id;
+	if (t >= s->end_ps)
+		return 0;
+	s->trace_next = p;
+	return 1;
+}
+
