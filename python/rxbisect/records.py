@@ -32,8 +32,9 @@ from . import engine
 from .errors import RxbError, UsageError
 from .scenario import Resolved
 
-FILE = "sweep.jsonl"
-TABLE = "sweep.parquet"
+STEM = "sweep"  # `rxb sweep` writes DIR/sweep.jsonl; `rxb repro ID` writes DIR/ID.jsonl
+FILE = f"{STEM}.jsonl"
+TABLE = f"{STEM}.parquet"
 # Top-level record keys that become DataFrame columns as they are; "params" and "metrics"
 # are flattened under their own prefix; "grid" and "config" stay in the JSON lines only
 # (params already holds every grid key's resolved value).
@@ -55,7 +56,12 @@ def identity(res: Resolved) -> dict:
 
 def point_id(res: Resolved) -> str:
     """Stable hash of a resolved scenario: 16 hex digits of SHA-256 over canonical JSON."""
-    text = json.dumps(identity(res), sort_keys=True, separators=(",", ":"))
+    return digest(identity(res))
+
+
+def digest(obj: Any) -> str:
+    """16 hex digits of SHA-256 over the canonical JSON of `obj` (sorted keys)."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -64,12 +70,13 @@ def _stderr(msg: str) -> None:
 
 
 class Store:
-    """DIR/sweep.jsonl, open for one run: `records` holds what the file had (by point id,
+    """DIR/STEM.jsonl, open for one run: `records` holds what the file had (by point id,
     last one wins); `append` adds one record durably."""
 
-    def __init__(self, folder: str | os.PathLike, warn: Callable[[str], None] = _stderr):
+    def __init__(self, folder: str | os.PathLike, warn: Callable[[str], None] = _stderr,
+                 stem: str = STEM):
         self.folder = Path(folder)
-        self.path = self.folder / FILE
+        self.path = self.folder / f"{stem}.jsonl"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -105,8 +112,8 @@ class Store:
             raise
 
     def _busy(self) -> UsageError:
-        return UsageError(f"{self.path} is being written by another `rxb sweep`; wait for it "
-                          "to finish, or use another --out")
+        return UsageError(f"{self.path} is being written by another `rxb sweep` or `rxb repro`; "
+                          "wait for it to finish, or use another --out")
 
     def _read(self, warn: Callable[[str], None]) -> dict[str, dict]:
         size = os.fstat(self._fd).st_size
@@ -172,11 +179,11 @@ def _parse(line: bytes) -> dict | None:
     return rec
 
 
-def read(folder: str | os.PathLike) -> list[dict]:
-    """Every whole record of DIR/sweep.jsonl, in file order (a cut-off last line is
+def read(folder: str | os.PathLike, stem: str = STEM) -> list[dict]:
+    """Every whole record of DIR/STEM.jsonl, in file order (a cut-off last line is
     ignored, not repaired: reading needs no lock). Not while this process has a Store open
     on the folder: closing any descriptor of a file drops the process's POSIX lock on it."""
-    path = Path(folder) / FILE
+    path = Path(folder) / f"{stem}.jsonl"
     try:
         data = path.read_bytes()
     except OSError as e:
@@ -212,13 +219,59 @@ def frame(records: Iterable[dict]):
     return pd.DataFrame([flatten(r) for r in records])
 
 
-def write_table(records: Iterable[dict], folder: str | os.PathLike) -> Path:
-    """DIR/sweep.parquet from the records, written beside and renamed over the old one."""
-    path = Path(folder) / TABLE
-    tmp = path.with_name(f".{TABLE}.{os.getpid()}.tmp")
+def write_table(records: Iterable[dict], folder: str | os.PathLike, stem: str = STEM) -> Path:
+    """DIR/STEM.parquet from the records, written beside and renamed over the old one."""
+    path = Path(folder) / f"{stem}.parquet"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         frame(records).to_parquet(tmp, index=False)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     return path
+
+
+# ---- schema -------------------------------------------------------------------------------
+
+# The metrics evaluation.md §4 names for every record (the engine may add more).
+REQUIRED_METRICS = ("throughput_gbps", "latency_us_mean", "latency_us_p99", "drop_rate",
+                    "drops_by_cause", "mem_bw_gibps", "ddio_hit_rate", "ring_occupancy",
+                    "io_working_set_mib", "cycles_per_packet")
+_TOP = {"experiment": str, "arch": str, "point_id": str, "seed": int, "params": dict,
+        "metrics": dict, "sim_packets": int, "sim_wall_s": (int, float), "config": dict}
+
+
+def problems(record: Any) -> list[str]:
+    """What makes `record` not a record of evaluation.md §4 as this package writes it (empty
+    when it is one). Checks shape and types, never values: the numbers are the model's."""
+    if not isinstance(record, dict):
+        return [f"not an object but {type(record).__name__}"]
+    out = []
+    for key, kind in _TOP.items():
+        v = record.get(key)
+        if not isinstance(v, kind) or isinstance(v, bool):
+            out.append(f"{key}: expected {getattr(kind, '__name__', 'number')}, got {v!r:.40}")
+    if out:
+        return out
+    if len(record["point_id"]) != 16 or any(c not in "0123456789abcdef"
+                                            for c in record["point_id"]):
+        out.append(f"point_id {record['point_id']!r}: not 16 hex digits")
+    params, m = record["params"], record["metrics"]
+    if params.get("arch.name") != record["arch"]:
+        out.append(f"params.arch.name {params.get('arch.name')!r} differs from arch")
+    if params.get("run.seed") != record["seed"]:
+        out.append(f"params.run.seed {params.get('run.seed')!r} differs from seed")
+    for name in REQUIRED_METRICS:
+        v = m.get(name, ...)
+        if v is ...:
+            out.append(f"metrics.{name}: missing")
+        elif name in ("drops_by_cause", "ring_occupancy", "cycles_per_packet"):
+            if not isinstance(v, dict) or not all(_number(x) for x in v.values()):
+                out.append(f"metrics.{name}: expected an object of numbers, got {v!r:.60}")
+        elif not (_number(v) or (v is None and name.startswith("latency"))):
+            out.append(f"metrics.{name}: expected a number, got {v!r:.40}")
+    return out
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v  # not NaN

@@ -88,7 +88,7 @@ def parse_grid(text: str) -> tuple[str, list[str]]:
     return key, items
 
 
-def _text(v: Any) -> str:
+def value_text(v: Any) -> str:
     """A value from the Python API as `--set` text (strings are taken as typed there)."""
     if isinstance(v, str):
         return v
@@ -121,7 +121,7 @@ def check_grid(grid: Mapping[str, Sequence[Any]], where: str = "--grid") \
         seen: dict[str, str] = {}
         parsed = []
         for v in values:
-            text = _text(v)
+            text = value_text(v)
             value = parse_text(info, text, f"{where}: ")
             shown = show(value)
             if shown in seen:
@@ -135,9 +135,18 @@ def check_grid(grid: Mapping[str, Sequence[Any]], where: str = "--grid") \
 
 def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
          seeds: int | None = None, sets: Sequence[str] = (), experiment: str = "sweep",
-         where: str = "--grid") -> list[Point]:
-    """Every point of the sweep, checked and resolved; nothing runs."""
+         where: str = "--grid", link: Mapping[str, str] | None = None,
+         params: Mapping[str, Any] | None = None, search: Mapping[str, Any] | None = None) \
+        -> list[Point]:
+    """Every point of the sweep, checked and resolved; nothing runs.
+
+    For the experiment catalogue (repro.py): `link` {key: grid key} gives a key the grid
+    key's value at every point (privRing's Rx size follows rxBisect's Ax size, so both
+    designs share a plot's x); `params` are added to every record's params (the design's
+    label); `search` makes each point a no-drop rate search (ndr.py) instead of one run.
+    """
     grid = dict(grid or {})
+    link = dict(link or {})
     if seeds is not None:
         if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
             raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
@@ -154,23 +163,29 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
             own = [f"{k}={text}" for k, (text, _) in zip(keys, combo)]
             own += [f"run.seed={s}"] if s is not None else []
             label = " ".join(own) or "(the scenario as it is)"
+            texts = dict(zip(keys, (text for text, _ in combo)))
+            own += [f"{dst}={texts[src]}" for dst, src in link.items()]
             try:
                 res = scenario.load_resolved(ref, (*sets, *own))
             except ScenarioError as e:
                 raise ScenarioError(f"grid point {label}: {e}") from None
             pid = records.point_id(res)
+            if search:  # a search is another point than one run of its start scenario
+                pid = records.digest({"point": pid, "search": dict(search)})
             if pid in seen:
                 raise UsageError(f"grid points {seen[pid]} and {label} are the same scenario "
                                  "once resolved; drop one of the values")
             seen[pid] = label
             sections = {k: v for k, v in res.scenario.sections().items() if k != "emu"}
-            resolved_grid = {k: sections[k.split(".")[0]][k.split(".", 1)[1]] for k in keys}
+            resolved_grid = {k: sections[k.split(".")[0]][k.split(".", 1)[1]]
+                             for k in (*keys, *link)}
             seed = res.scenario.run.seed
             given = {k: value for k, (_, value) in zip(keys, combo)}
             # plain JSON data (tuples as lists): a fresh record equals one read back
             task = json.loads(json.dumps(
                 {"experiment": experiment, "scenario": ref, "point_id": pid, "grid": given,
-                 "seed": seed, "resolved_grid": resolved_grid, "sections": sections}))
+                 "seed": seed, "resolved_grid": resolved_grid, "sections": sections,
+                 "params": dict(params or {}), "search": dict(search) if search else None}))
             points.append(Point(task["grid"], seed, label, pid, task))
     return points
 
@@ -188,15 +203,27 @@ def run_point(task: dict) -> dict:
     """One engine run for a planned point; returns its record. Runs in a worker (a local
     process, or a Dask worker, which must import rxbisect and find rxb-sim)."""
     res = rebuild(task["sections"])
-    if records.point_id(res) != task["point_id"]:
+    pid = records.point_id(res)
+    if task.get("search"):
+        pid = records.digest({"point": pid, "search": task["search"]})
+    if pid != task["point_id"]:
         raise EngineError(f"point {task['point_id']}: this worker resolves the scenario "
                           "differently (a profile or pcap file that differs here?)")
-    result = engine.run(res, progress=False)
-    params = {**result.params, **task["resolved_grid"], "run.seed": task["seed"]}
+    extra: dict = {}
+    if task.get("search"):
+        from . import ndr  # a search is several runs of this point at other offered rates
+        result, extra = ndr.run_point(res, task["search"])
+    else:
+        result = engine.run(res, progress=False)
+    params = {**result.params, **task["resolved_grid"], "run.seed": task["seed"],
+              **task.get("params", {})}
     return {"experiment": task["experiment"], "arch": result.params.get("arch.name"),
             "point_id": task["point_id"], "grid": task["grid"], "seed": task["seed"],
-            "scenario": task["scenario"], "params": params, "metrics": result.metrics,
-            "sim_packets": result.sim_packets, "sim_wall_s": result.sim_wall_s,
+            "scenario": task["scenario"], "params": params,
+            "metrics": {**result.metrics, **extra.get("metrics", {})},
+            **({"search": extra["search"]} if "search" in extra else {}),
+            "sim_packets": result.sim_packets + extra.get("sim_packets", 0),
+            "sim_wall_s": result.sim_wall_s + extra.get("sim_wall_s", 0.0),
             "config": task["sections"]}
 
 
@@ -223,7 +250,7 @@ def _worker_init(parent: int) -> None:
         _die_with_group()
 
 
-def _cpus() -> int:
+def cpus() -> int:
     """The CPUs this process may run on (a container's or taskset's share, not the host's)."""
     try:
         return len(os.sched_getaffinity(0)) or 1
@@ -340,15 +367,19 @@ class Outcome:
     records: list[dict]  # one per point, in plan order (those that have one)
     ran: int  # points run now
     skipped: int  # points found in the file
-    folder: Path | None
-    table: Path | None  # DIR/sweep.parquet, if written
+    file: Path | None  # DIR/STEM.jsonl
+    table: Path | None  # DIR/STEM.parquet, if written
 
 
 def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: Any = None,
             jobs: int | None = None, progress: bool | None = None,
-            warn: Callable[[str], None] | None = None) -> Outcome:
-    """Run the planned points not yet in DIR/sweep.jsonl; raise EngineError if some failed
-    (the others are recorded), KeyboardInterrupt after cleaning up on Ctrl-C."""
+            warn: Callable[[str], None] | None = None, stem: str = records.STEM,
+            finish: Callable[[dict], dict] | None = None, desc: str = "sweep") -> Outcome:
+    """Run the planned points not yet in DIR/STEM.jsonl; raise EngineError if some failed
+    (the others are recorded), KeyboardInterrupt after cleaning up on Ctrl-C.
+
+    finish(record) -> record runs in this process on each new record before it is written
+    (the catalogue's Python-side derivations); desc names the progress bar."""
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise UsageError(f"--jobs {jobs}: must be an integer, at least 1")
     if jobs is not None and cluster is not None:
@@ -357,7 +388,7 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
     say = warn or (lambda m: tqdm.write(m, file=sys.stderr))
     client, own_client = _client(cluster) if cluster is not None else (None, False)
     try:
-        store = records.Store(out, say) if out is not None else None
+        store = records.Store(out, say, stem) if out is not None else None
     except BaseException:
         if own_client:
             client.close()
@@ -373,12 +404,14 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
 
         def started() -> None:
             nonlocal bar
-            bar = tqdm(total=len(points), initial=skipped, desc="sweep", unit="point",
+            bar = tqdm(total=len(points), initial=skipped, desc=desc, unit="point",
                        disable=None if progress is None else not progress, file=sys.stderr,
                        dynamic_ncols=True)
 
         def done(task: dict, rec: dict | None, err: BaseException | None) -> None:
             if err is None:
+                if finish:
+                    rec = finish(rec)
                 if store:
                     store.append(rec)
                 new[task["point_id"]] = rec
@@ -397,7 +430,7 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
                 if client is not None:
                     stopped = _run_cluster(tasks, client, started, done)
                 else:
-                    stopped = _run_local(tasks, jobs or _cpus(), started, done)
+                    stopped = _run_local(tasks, jobs or cpus(), started, done)
         except KeyboardInterrupt:
             if bar:
                 bar.close()
@@ -411,9 +444,9 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
         table = None
         if store:
             try:
-                table = records.write_table(store.records.values(), store.folder)
+                table = records.write_table(store.records.values(), store.folder, stem)
             except Exception as e:  # noqa: BLE001 (pandas/pyarrow: the JSON lines are intact)
-                say(f"rxb: warning: could not write {store.folder / records.TABLE} "
+                say(f"rxb: warning: could not write {store.folder / (stem + '.parquet')} "
                     f"({type(e).__name__}: {e})")
         missing = len(points) - skipped - len(new)
         if stopped or failures:
@@ -425,7 +458,7 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
                               + ("; run the same command again to run the others" if store
                                  else ""))
         recs = [have.get(p.point_id) or new[p.point_id] for p in points]
-        return Outcome(points, recs, len(new), skipped, store.folder if store else None, table)
+        return Outcome(points, recs, len(new), skipped, store.path if store else None, table)
     finally:
         if store:
             store.close()
@@ -486,8 +519,8 @@ def table(outcome: Outcome) -> str:
                                           True, False))
     text += f"\n\n{len(outcome.points)} points: {outcome.ran} run now, {outcome.skipped} " \
         "already recorded"
-    if outcome.folder:
-        text += f"\nrecords: {outcome.folder / records.FILE}"
+    if outcome.file:
+        text += f"\nrecords: {outcome.file}"
         if outcome.table:
             text += f"\ntable:   {outcome.table}"
     return text + "\n"

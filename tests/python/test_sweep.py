@@ -339,7 +339,7 @@ def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):
                            timeout=120)  # another process
         assert p.returncode == 2
         assert p.stderr == f"rxb: error: {out / records.FILE} is being written by another " \
-            "`rxb sweep`; wait for it to finish, or use another --out\n"
+            "`rxb sweep` or `rxb repro`; wait for it to finish, or use another --out\n"
     records.Store(out).close()  # the lock went with the first
 
 
