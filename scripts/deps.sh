@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
               llvm dpdk dpdk-dev libdpdk-dev libpcap-dev libjansson-dev
-              python3 python3-venv python3-pip spin)
+              python3 python3-venv python3-pip spin
+              chromium)  # headless rendering test of `rxb report` (tests/python/test_report_html.py)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -166,3 +166,25 @@ def keys(infos: Sequence[KeyInfo]) -> str:
                                 if n in ("default", "lo", "hi"))
             out.append(f"    on the emulator: {differs} ({k.spec.emu['why']})")
     return "\n".join(out) + "\n"
+
+
+def trace_stats(s: dict) -> str:
+    """`rxb trace stats`: the trace, its frame sizes and its per-core RSS load."""
+    rate = f", {s['rate_gbps']:.3g} Gbps" if s["rate_gbps"] is not None else ""
+    head = (f"{s['file']}: {s['packets']:,} packets ({s['non_ip']:,} not IP), {s['flows']:,} "
+            f"flows, {s['bytes']:,} frame bytes over {s['duration_s']:.6g} s{rate}")
+    sizes = table(("frame bytes", "packets", "share"),
+                  ((f"{b['lo']}" if b["lo"] == b["hi"] else
+                    f"{b['lo']}-{b['hi'] if b['hi'] else ''}", f"{b['packets']:,}",
+                    pct(b["share"], 1)) for b in s["size_histogram"]), (False, True, True))
+    cores = table(("core", "packets", "bytes", "share of packets", "share of bytes"),
+                  ((c["core"], f"{c['packets']:,}", f"{c['bytes']:,}",
+                    pct(c["share_packets"], 2), pct(c["share_bytes"], 2))
+                   for c in s["per_core"]), (True,) * 5)
+
+    def ratio(v: float | None) -> str:
+        return f"{v:.2f}" if v is not None else "unbounded (a core gets nothing)"
+    return (f"{head}\n\nFrame sizes (Ethernet frame with FCS):\n{sizes}\n\n"
+            f"RSS over {s['cores']} cores (Toeplitz, {s['reta_size']}-entry indirection "
+            f"table, round-robin):\n{cores}\n\nmax/min per-core load: packets "
+            f"{ratio(s['max_min_packets'])}, bytes {ratio(s['max_min_bytes'])}\n")

@@ -1,0 +1,186 @@
+"""`rxb report DIR`: the page from real (tiny) simulations, rendered in headless Chromium,
+and the generated reading on hand-made records whose answer is known."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from rxbisect import report_html
+from rxbisect.sweep import execute, plan
+from rxbisect.cli import main
+from rxbisect.plot import Point
+
+QUICK = ("run.duration_ms=1", "run.warmup_ms=0.5")
+CHROMIUM = shutil.which("chromium")
+
+
+def simulate(folder, eid, grid, seeds=2):
+    """Run a few tiny real points and write them as DIR/ID.jsonl."""
+    points = plan(None, grid, seeds, QUICK, experiment=eid)
+    recs = execute(points, None, jobs=2, progress=False).records
+    (folder / f"{eid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return recs
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """DIR with two experiments: `ring` has an experiment file with a [plot] table and no
+    figure yet; `nf` has neither (a default plot)."""
+    root = tmp_path_factory.mktemp("report")
+    out, exps = root / "results", root / "experiments"
+    out.mkdir()
+    exps.mkdir()
+    simulate(out, "ring", {"arch.name": ["privring", "small_privring"],
+                           "arch.rx_size": [128, 512, 2048]})
+    simulate(out, "nf", {"workload.nf": ["nat", "lb"], "arch.name": ["privring", "rxbisect"]})
+    (exps / "ring.toml").write_text(
+        'title = "Rx ring size"\ndescription = "Larger rings, larger working set."\n'
+        '[plot]\nkind = "line"\nx = "arch.rx_size"\ny = ["throughput_gbps", '
+        '"latency_us_p99"]\nxlabel = "Rx ring size (descriptors)"\n'
+        'ylabels = ["Throughput (Gbps)", "p99 latency (µs)"]\nxscale = "log2"\n')
+    return out, exps
+
+
+def dump_dom(page):
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+def test_report_page_is_complete_and_self_contained(results, capsys):
+    out, exps = results
+    assert main(["report", str(out), "--experiments", str(exps)]) == 0
+    page = out / "report.html"
+    assert f"report: {page}" in capsys.readouterr().out
+    text = page.read_text()
+    # the missing figure of `ring` was drawn from its [plot] table, next to its records
+    assert (out / "ring.svg").is_file() and (out / "ring.png").is_file()
+    assert not (out / "nf.svg").exists()  # a default plot is not left behind
+    # no external resources: every src/href is a data: URI or an in-page anchor
+    refs = re.findall(r'(?:src|href)="([^"]*)"', text)
+    assert refs and all(r.startswith(("data:", "#")) for r in refs)
+    assert text.count('<img class="figure"') == 2
+    assert "Rx ring size (descriptors)" in (out / "ring.svg").read_text()
+    for words in ("Rx ring size", "Larger rings, larger working set.", "throughput",
+                  "as Rx ring size goes from 128 to 2048", "hardware profile", "calibration machine", "seeds 1, 2",
+                  "trimmed mean", "<th>varied</th>", "workload.nf", "a default plot"):
+        assert words in text, words
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (scripts/deps.sh)")
+def test_every_figure_loads_in_headless_chromium(results):
+    out, exps = results
+    page = report_html.render(out, exps)
+    dom = dump_dom(page)
+    body = re.search(r"<body[^>]*>", dom).group(0)  # the attributes the page's script set
+    assert 'data-figures="ok 2"' in body
+    assert "data-script-errors" not in body
+    assert '<pre id="script-errors"></pre>' in dom
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (scripts/deps.sh)")
+def test_the_chromium_check_sees_a_broken_figure(results, tmp_path):
+    """The checks above can fail: a figure file that is not an image is reported..."""
+    out, exps = results
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    shutil.copy(out / "nf.jsonl", bad / "nf.jsonl")
+    (bad / "nf.svg").write_text("<svg this is not")
+    page = report_html.render(bad, exps)
+    # ... and so can the script-error hook: a script that throws is recorded
+    page.write_text(page.read_text().replace("</body>", "<script>null.x;</script></body>"))
+    dom = dump_dom(page)
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    assert 'data-figures="broken: nf"' in body and 'data-script-errors="1"' in body
+
+
+def pts(metric, rows):
+    """Points of one metric from (series, x, mean) rows; one seed each."""
+    return [Point(s, False, x, metric, m, m, m, 1) for s, x, m in rows]
+
+
+SPEC = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"],
+        "xlabel": "Rx ring size (descriptors)", "ylabels": ["Throughput (Gbps)"]}
+
+
+def test_reading_names_the_winner_trend_and_crossing():
+    # privRing falls from 180 to 120; rxBisect stays at 150..152 (within 3 % of 150).
+    # At 256 privRing leads (180 vs 150: +20 %); at 4096 rxBisect leads (152 vs 120:
+    # +26.7 %): the best changes hands and the lines cross between 256 and 1024, where
+    # privRing is 140 < 151.
+    points = pts("throughput_gbps", [("privring", 256, 180), ("privring", 1024, 140),
+                                     ("privring", 4096, 120), ("rxbisect", 256, 150),
+                                     ("rxbisect", 1024, 151), ("rxbisect", 4096, 152)])
+    text = " ".join(report_html.reading(points, SPEC))
+    assert "The highest throughput changes hands: privring at 256 (180 Gbps, 20 % ahead of " \
+        "rxbisect)" in text
+    assert "rxbisect at 4096 (152 Gbps, 27 % ahead of privring)" in text
+    assert "privring's throughput falls from 180 to 120 Gbps as Rx ring size goes from 256 " \
+        "to 4096" in text
+    assert "rxbisect's throughput stays within 3 % of 150 Gbps" in text
+    assert "privring and rxbisect cross between Rx ring size 256 and 1024" in text
+
+
+def test_reading_lower_is_better_and_ties():
+    spec = dict(SPEC, y=["latency_us_p99", "throughput_gbps"],
+                ylabels=["p99 latency (µs)", "Throughput (Gbps)"])
+    # latency: shring 2.0 and 3.0 vs privring 4.0 and 4.5 -> shring lowest everywhere,
+    # margins |2-4|/4 = 50 % and |3-4.5|/4.5 = 33.3 %; the widest gap at 64.
+    # throughput: 100 vs 100.5 -> within 1 %: no winner is named.
+    points = pts("latency_us_p99", [("privring", 64, 4.0), ("privring", 128, 4.5),
+                                    ("shring", 64, 2.0), ("shring", 128, 3.0)])
+    points += pts("throughput_gbps", [("privring", 64, 100.0), ("shring", 64, 100.5)])
+    text = " ".join(report_html.reading(points, spec))
+    assert "shring has the lowest p99 latency at every point, ahead of the runner-up by " \
+        "33–50 %; the widest gap is at Rx ring size 64: 2.00 µs vs 4.00 µs (privring)" in text
+    assert "All series are within 1 % of each other in throughput" in text
+
+
+def test_reading_reports_seed_spread():
+    # trimmed mean 100, min 95, max 107 -> (107 - 95) / 100 = 12 %
+    p = [Point("privring", False, 64, "throughput_gbps", 100.0, 95.0, 107.0, 5)]
+    text = " ".join(report_html.reading(p, SPEC))
+    assert "spreads by at most 12 % of its trimmed mean (privring at Rx ring size 64, " \
+        "5 seeds)" in text
+
+
+def test_fixed_and_varied_params():
+    recs = [{"params": {"a": 1, "b": x, "run.seed": s}, "metrics": {}} for x in (1, 2)
+            for s in (1, 2)]
+    assert report_html._params(recs) == ({"a": 1}, {"b": [1, 2]})
+
+
+def test_invalid_plot_table_falls_back_with_a_warning(results, tmp_path, capsys):
+    out, _ = results
+    folder, exps = tmp_path / "r", tmp_path / "e"
+    folder.mkdir()
+    exps.mkdir()
+    shutil.copy(out / "nf.jsonl", folder / "nf.jsonl")
+    (exps / "nf.toml").write_text('[plot]\nkind = "pie"\nx = "workload.nf"\ny = "x"\n')
+    assert main(["report", str(folder), "--experiments", str(exps)]) == 0
+    err = capsys.readouterr().err
+    assert "rxb: warning:" in err and "[plot] kind = 'pie'" in err
+    assert "is invalid" in (folder / "report.html").read_text()
+
+
+@pytest.mark.parametrize("setup, words", [
+    (lambda d: None, "no ID.jsonl result files"),
+    (lambda d: (d / "x.jsonl").write_text('{"metrics": {}}\nnot json\n{"metrics": {}}\n'),
+     "x.jsonl line 2: not a JSON record"),
+    (lambda d: (d / "x.jsonl").write_text('[1, 2]\n'), "not a result record"),
+])
+def test_bad_input_is_one_error_line(tmp_path, capsys, setup, words):
+    setup(tmp_path)
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("rxb: error:") and words in err[0]
+
+
+def test_missing_folder_is_one_error_line(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nope")]) == 2
+    assert "not a folder" in capsys.readouterr().err
