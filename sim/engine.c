@@ -359,7 +359,7 @@ int sim_run(struct sim *s, int show_progress, struct rxb_err *err)
 		if (n->gen_ok && sim_traffic_next(&n->gen, &n->next) == 1)
 			push(s, n->next.t_ps, EV_ARRIVAL, i);
 	}
-	if (s->pcap) {
+	if (s->trace) {
 		rc = trace_next(s, err);
 		if (rc < 0)
 			return rc;
@@ -502,8 +502,8 @@ void sim_free(struct sim *s)
 		free(s->emu.pq[q].a);
 	free(s->emu.pq);
 	free(s->emu.fifo);
-	if (s->pcap)
-		sim_pcap_close(s->pcap);
+	if (s->trace)
+		sim_replay_close(&s->replay);
 	rxb_iface_destroy(s->ifc);
 	rxb_pool_destroy(s->pool);
 	sim_llc_free(&s->llc);

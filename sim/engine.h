@@ -41,7 +41,7 @@
 #include "hist.h"
 #include "llc.h"
 #include "nf.h"
-#include "pcap.h"
+#include "replay.h"
 #include "rng.h"
 #include "rxb/iface.h"
 #include "rxb/pool.h"
@@ -231,7 +231,8 @@ struct sim {
 	struct emumodel emu;          /* arch.emulated: the emulator core */
 	struct pinfo *pinfo;
 	uint64_t *addr_of;            /* emulated: address of each handle's memory */
-	struct sim_pcap_reader *pcap;
+	bool trace;                   /* traffic.pattern = trace: packets come from replay */
+	struct sim_replay replay;
 	struct sim_pkt trace_next;
 	struct costs c;
 	struct nf_ctx nf;             /* the network function (nf.h) */

@@ -15,6 +15,8 @@
 
 static inline uint32_t pkt_hash(const struct sim *s, const struct sim_pkt *p)
 {
+	if (s->trace)
+		return p->rss; /* the reader hashed the frame as the NIC does (pcap.h) */
 	if (p->l3 == 0)
 		return 0; /* not IP: the NIC computes no hash (RETA entry 0) */
 	if (p->proto == 6 || p->proto == 17 || p->proto == 132)
@@ -228,7 +230,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	m.dest = dest;
 
 	s->arrivals_total++;
-	if (s->pcap)
+	if (s->trace)
 		s->trace_sum += tuple_sum(p);
 	s->cur.arrivals++;
 	if (cohort) {
@@ -344,9 +346,20 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 		}
 	}
 	if (cfg->scn.traffic.pattern == RXB_PATTERN_TRACE) {
-		rc = sim_pcap_open(&s->pcap, cfg->scn.traffic.pcap, 0, err);
+		const struct rxb_scn_traffic *t = &cfg->scn.traffic;
+		struct sim_replay_cfg rc_cfg = {
+			.path = t->pcap,
+			.speedup = t->pcap_speedup,
+			/* the rate is per NIC, like traffic.rate_gbps */
+			.rate_bps = t->pcap_rate_gbps * 1e9 * cfg->scn.system.nics,
+			.loop = t->pcap_loop,
+			.rss = &s->rss,
+		};
+
+		rc = sim_replay_open(&s->replay, &rc_cfg, err);
 		if (rc)
 			return rc;
+		s->trace = true;
 	}
 	return 0;
 }
@@ -357,13 +370,13 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 int trace_next(struct sim *s, struct rxb_err *err)
 {
 	struct sim_pkt p;
-	int rc = sim_pcap_next(s->pcap, &p, err);
+	int rc = sim_replay_next(&s->replay, &p, err);
 	struct nic *n;
 	uint64_t t, wire;
 
 	if (rc <= 0)
 		return rc;
-	t = (uint64_t)((double)p.t_ps / s->cfg->scn.traffic.pcap_speedup);
+	t = p.t_ps; /* replay time: scaled and looped (replay.h) */
 	n = &s->nic[(sim_mix64(tuple_sum(&p)) >> 32) % s->cfg->scn.system.nics];
 	/* the link serialises frames: the last bit arrives after the frame */
 	wire = (uint64_t)llround(8.0 * sim_wire_bytes(p.len) * 1000.0 / s->cfg->link_gbps);

@@ -38,6 +38,7 @@ struct sim_pcap_reader {
 	uint64_t rec;        /* records read (skipped ones too) */
 	uint64_t t0_rec;     /* the first packet returned: record 1, 2, ... */
 	struct sim_pcap_info info;
+	const struct rxb_rss *rss; /* packets get the NIC's hash (sim_pcap_set_rss) */
 };
 
 static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
@@ -71,7 +72,8 @@ static void parse_l4(const uint8_t *d, uint32_t n, uint8_t proto, struct sim_pkt
 	p->dport = be16(d + 2);
 }
 
-static int parse_ipv4(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct sim_pcap_info *info)
+static int parse_ipv4_tuple(const uint8_t *d, uint32_t n, struct sim_pkt *p,
+			    struct sim_pcap_info *info)
 {
 	uint32_t ihl;
 
@@ -83,7 +85,7 @@ static int parse_ipv4(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct si
 		 * that end inside a header leave the rest of the tuple zero").
 		 * l3 = 0 means non-IP in pcap.h and to the simulator: counted in
 		 * nonip, dropped by SIM_PCAP_SKIP_NONIP, hash 0 in the engine's RSS
-		 * (engine.c pkt_hash). A packet that was IP on the wire stays IP
+		 * (nic.c pkt_hash). A packet that was IP on the wire stays IP
 		 * traffic when a small snaplen cut it: replayed, steered as IP. */
 		if (info)
 			info->short_hdr++;
@@ -125,7 +127,8 @@ static uint32_t fold128(const uint8_t *a)
 	return be32(a) ^ be32(a + 4) ^ be32(a + 8) ^ be32(a + 12);
 }
 
-static int parse_ipv6(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct sim_pcap_info *info)
+static int parse_ipv6_tuple(const uint8_t *d, uint32_t n, struct sim_pkt *p,
+			    struct sim_pcap_info *info)
 {
 	uint32_t off = 40;
 	uint8_t nh;
@@ -189,18 +192,66 @@ static int parse_ipv6(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct si
 	return 1;
 }
 
+/* The hash a NIC computes (rxb_rss_frame's rules), which the tuple alone
+ * cannot give: IPv6 over its full addresses, not the folded ones; the ports
+ * only for TCP and UDP, and neither for any IPv4 fragment (the first
+ * included: its flow's other fragments have no ports) nor past IPv6
+ * extension headers. Bytes the capture cut read as zero. */
+static uint32_t ipv4_rss(const struct rxb_rss *rss, const uint8_t *d, uint32_t n,
+			 const struct sim_pkt *p)
+{
+	uint32_t ihl = n >= 1 ? (uint32_t)(d[0] & 15) * 4 : 0;
+	bool l4 = n >= 20 && ihl >= 20 && n >= ihl + 4 && !(be16(d + 6) & 0x3fff) &&
+		  (p->proto == 6 || p->proto == 17);
+
+	return l4 ? rxb_rss_ipv4_l4(rss, p->sip, p->dip, p->sport, p->dport) :
+		    rxb_rss_ipv4(rss, p->sip, p->dip);
+}
+
+static uint32_t ipv6_rss(const struct rxb_rss *rss, const uint8_t *d, uint32_t n,
+			 const struct sim_pkt *p)
+{
+	uint8_t addr[32] = { 0 };
+
+	if (n > 8)
+		memcpy(addr, d + 8, n - 8 < 32 ? n - 8 : 32);
+	if (n >= 44 && (d[6] == 6 || d[6] == 17))
+		return rxb_rss_ipv6_l4(rss, addr, addr + 16, p->sport, p->dport);
+	return rxb_rss_ipv6(rss, addr, addr + 16);
+}
+
+static int parse_ipv4(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct sim_pcap_info *info,
+		      const struct rxb_rss *rss)
+{
+	int ip = parse_ipv4_tuple(d, n, p, info);
+
+	if (ip && rss)
+		p->rss = ipv4_rss(rss, d, n, p);
+	return ip;
+}
+
+static int parse_ipv6(const uint8_t *d, uint32_t n, struct sim_pkt *p, struct sim_pcap_info *info,
+		      const struct rxb_rss *rss)
+{
+	int ip = parse_ipv6_tuple(d, n, p, info);
+
+	if (ip && rss)
+		p->rss = ipv6_rss(rss, d, n, p);
+	return ip;
+}
+
 static int parse_ethertype(uint16_t type, const uint8_t *d, uint32_t n, struct sim_pkt *p,
-			   struct sim_pcap_info *info)
+			   struct sim_pcap_info *info, const struct rxb_rss *rss)
 {
 	if (type == 0x0800)
-		return parse_ipv4(d, n, p, info);
+		return parse_ipv4(d, n, p, info, rss);
 	if (type == 0x86dd)
-		return parse_ipv6(d, n, p, info);
+		return parse_ipv6(d, n, p, info, rss);
 	return 0;
 }
 
-int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_t linktype,
-		   struct sim_pkt *p, struct sim_pcap_info *info)
+static int parse_frame(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_t linktype,
+		       struct sim_pkt *p, struct sim_pcap_info *info, const struct rxb_rss *rss)
 {
 	/* 64 bits: an orig_len within 18 bytes of 2^32 (a corrupt record)
 	 * plus the headers added below would wrap around in 32. */
@@ -215,6 +266,7 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 	p->flow = 0;
 	p->key = 0;
 	p->cls = 0;
+	p->rss = 0;
 
 	switch (linktype) {
 	case LT_ETHERNET: {
@@ -238,7 +290,7 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 			type = be16(d + off + 2);
 			off += 4;
 		}
-		ip = parse_ethertype(type, d + off, caplen - off, p, info);
+		ip = parse_ethertype(type, d + off, caplen - off, p, info, rss);
 		l2 = 0; /* the captured length already has the Ethernet header */
 		break;
 	}
@@ -257,7 +309,7 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 			break;
 		}
 		ip = parse_ethertype(be16(d + (linktype == LT_LINUX_SLL ? 14 : 0)), d + hl,
-				     caplen - hl, p, info);
+				     caplen - hl, p, info, rss);
 		break;
 	}
 	case LT_RAW:
@@ -266,9 +318,9 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 	case LT_IPV4:
 	case LT_IPV6:
 		if (caplen >= 1 && (d[0] >> 4) == 4 && linktype != LT_IPV6)
-			ip = parse_ipv4(d, caplen, p, info);
+			ip = parse_ipv4(d, caplen, p, info, rss);
 		else if (caplen >= 1 && (d[0] >> 4) == 6 && linktype != LT_IPV4)
-			ip = parse_ipv6(d, caplen, p, info);
+			ip = parse_ipv6(d, caplen, p, info, rss);
 		l2 = SIM_ETH_HDR;
 		break;
 	default:
@@ -287,8 +339,20 @@ int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_
 		p->sport = p->dport = 0;
 		p->proto = 0;
 		p->l3 = 0;
+		p->rss = 0;
 	}
 	return ip;
+}
+
+int sim_pcap_parse(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_t linktype,
+		   struct sim_pkt *p, struct sim_pcap_info *info)
+{
+	return parse_frame(d, caplen, orig_len, linktype, p, info, NULL);
+}
+
+void sim_pcap_set_rss(struct sim_pcap_reader *r, const struct rxb_rss *rss)
+{
+	r->rss = rss;
 }
 
 /* ---- reader ------------------------------------------------------------- */
@@ -468,7 +532,7 @@ int sim_pcap_next(struct sim_pcap_reader *r, struct sim_pkt *p, struct rxb_err *
 		r->off += REC_HDR + caplen;
 		rec = ++r->rec; /* numbered from 1, as Wireshark numbers frames */
 
-		ip = sim_pcap_parse(r->buf, caplen, origlen, r->info.linktype, p, &r->info);
+		ip = parse_frame(r->buf, caplen, origlen, r->info.linktype, p, &r->info, r->rss);
 		if (!ip && (r->flags & SIM_PCAP_SKIP_NONIP)) {
 			r->info.skipped++;
 			continue;

@@ -26,9 +26,15 @@
  *          above 2^32 - 1 (an orig_len near 2^32: a corrupt record) becomes
  *          2^32 - 1.
  *   tuple  addresses in host byte order; IPv6 addresses folded to 32 bits
- *          (XOR of their four words: enough for RSS spreading, not the
- *          exact IPv6 Toeplitz hash). Non-first fragments and protocols
- *          without ports have ports 0 (`frags` counts the former).
+ *          (XOR of their four words: a flow identity). Non-first fragments
+ *          and protocols without ports have ports 0 (`frags` counts the
+ *          former).
+ *   rss    only from a reader given an RSS key (sim_pcap_set_rss): the hash
+ *          a NIC computes, by rxb_rss_frame's rules — IPv6 over the full
+ *          addresses (the tuple holds them folded), the ports only for TCP
+ *          and UDP and not for IPv4 fragments nor past IPv6 extension
+ *          headers; bytes the capture cut read as zero; 0 for non-IP.
+ *          Otherwise 0.
  *   non-IP (ARP, LLDP, ...): returned with l3 = 0 and a zero tuple, and
  *          counted in `nonip`; with SIM_PCAP_SKIP_NONIP they are skipped
  *          and counted in `skipped` instead.
@@ -53,6 +59,7 @@
 #include <stdint.h>
 
 #include "rxb/common.h"
+#include "rxb/rss.h"
 #include "traffic.h"
 
 #ifdef __cplusplus
@@ -88,6 +95,9 @@ int sim_pcap_open(struct sim_pcap_reader **out, const char *path, unsigned flags
 /* Returns 1 with *p filled, 0 at the end of the file, or a negative errno
  * (-EBADMSG for a malformed or truncated file, -EIO for a read error). */
 int sim_pcap_next(struct sim_pcap_reader *r, struct sim_pkt *p, struct rxb_err *err);
+/* Give packets the NIC's hash with this key from now on (`rss` must outlive
+ * the reader). */
+void sim_pcap_set_rss(struct sim_pcap_reader *r, const struct rxb_rss *rss);
 const struct sim_pcap_info *sim_pcap_info(const struct sim_pcap_reader *r);
 void sim_pcap_close(struct sim_pcap_reader *r);
 

@@ -449,7 +449,7 @@ int sim_report(struct sim *s, FILE *out)
 	}
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)s->trace_sum);
 	set(m, "trace", json_pack("{s:I,s:o}", "packets", (json_int_t)s->arrivals_total,
-				  "tuple_checksum", s->pcap ? json_string(hex) : json_null()));
+				  "tuple_checksum", s->trace ? json_string(hex) : json_null()));
 	if (!s->packets_ok || !s->buffers_ok)
 		set(m, "conservation_error", json_string(s->inv_msg));
 	set(m, "invariant_checks", jcount(s->checks));

@@ -323,7 +323,8 @@ int sim_tracegen_next(struct sim_tracegen *g, struct sim_pkt *p)
 }
 
 int sim_tracegen_write_pcap(const struct sim_tracegen_cfg *cfg, const char *path, unsigned flags,
-			    uint32_t snaplen, uint64_t *npkts, struct rxb_err *err)
+			    uint32_t snaplen, uint64_t *npkts, uint64_t *nflows,
+			    struct rxb_err *err)
 {
 	struct sim_tracegen g;
 	struct sim_pcap_writer *w;
@@ -357,6 +358,8 @@ int sim_tracegen_write_pcap(const struct sim_tracegen_cfg *cfg, const char *path
 		rc = sim_pcap_finish(w, err);
 	else
 		sim_pcap_finish(w, NULL);
+	if (nflows)
+		*nflows = g.flows_started;
 	sim_tracegen_free(&g);
 	if (npkts)
 		*npkts = n;

@@ -89,9 +89,10 @@ void sim_tracegen_free(struct sim_tracegen *g);
 int sim_tracegen_next(struct sim_tracegen *g, struct sim_pkt *p);
 
 /* Generate a whole trace into a pcap file (SIM_PCAP_* writer flags).
- * *npkts (may be NULL) gets the packet count. */
+ * *npkts and *nflows (either may be NULL) get the packet and flow counts. */
 int sim_tracegen_write_pcap(const struct sim_tracegen_cfg *cfg, const char *path, unsigned flags,
-			    uint32_t snaplen, uint64_t *npkts, struct rxb_err *err);
+			    uint32_t snaplen, uint64_t *npkts, uint64_t *nflows,
+			    struct rxb_err *err);
 
 #ifdef __cplusplus
 }

@@ -80,6 +80,7 @@ struct sim_pkt {
 	uint8_t nic;         /* port it arrives on */
 	uint32_t flow;       /* flow id (generator); 0 from traces */
 	uint32_t key;        /* key of a key-value request, else 0 */
+	uint32_t rss;        /* from a trace: the NIC's hash (pcap.h), else 0 */
 };
 
 static inline uint64_t sim_wire_bytes(uint32_t len) { return (uint64_t)len + SIM_ETH_OVERHEAD; }

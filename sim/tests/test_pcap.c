@@ -6,6 +6,7 @@
  * (time gaps beyond 64-bit ps, lengths near 2^32, cut cooked and IP
  * headers), and a cross-check against libpcap when it is installed. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +113,7 @@ static void test_tracegen(void)
 	sim_tracegen_cfg_default(&cfg);
 	cfg.duration_ps = 5000000000ull; /* 5 ms at 10 Gb/s */
 	cfg.line_bps = 100000000000ull;
-	CHECK_EQ(sim_tracegen_write_pcap(&cfg, tmp("trace.pcap"), SIM_PCAP_NSEC, 128, &n, &err), 0);
+	CHECK_EQ(sim_tracegen_write_pcap(&cfg, tmp("trace.pcap"), SIM_PCAP_NSEC, 128, &n, NULL, &err), 0);
 	CHECK(n > 3000);
 	CHECK_EQ(sim_tracegen_init(&g, &cfg, NULL), 0);
 	CHECK_EQ(sim_pcap_open(&r, tmp("trace.pcap"), 0, &err), 0);
@@ -728,6 +729,105 @@ static void test_libpcap(void)
 }
 #endif
 
+/* IPv6 from a trace is hashed as a NIC hashes it: Toeplitz over the full
+ * addresses (and the TCP ports), not over the folded tuple. Vectors: the
+ * Microsoft RSS verification suite (default key), IPv6 with and without
+ * TCP; the same frames read without a key carry no hash. */
+static void test_ipv6_rss(void)
+{
+	static const struct {
+		uint8_t src[16], dst[16];
+		uint16_t sport, dport;
+		uint32_t ip, tcp;
+	} v[] = {
+		{ { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 7 },
+		  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 1 },
+		  2794, 1766, 0x2cc18cd5, 0x40207d3d },
+		{ { 0x3f, 0xfe, 0x05, 0x01, 0x00, 0x08, 0, 0, 0x02, 0x60, 0x97, 0xff, 0xfe, 0x40,
+		    0xef, 0xab },
+		  { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+		  14230, 4739, 0x0f0c461c, 0xdde51bbf },
+		{ { 0x3f, 0xfe, 0x19, 0x00, 0x45, 0x45, 0x00, 0x03, 0x02, 0x00, 0xf8, 0xff, 0xfe,
+		    0x21, 0x67, 0xcf },
+		  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0xf8, 0xff, 0xfe, 0x21, 0x67, 0xcf },
+		  44251, 38024, 0x4b61e985, 0x02d1feef },
+	};
+	enum { N = sizeof(v) / sizeof(v[0]), FRAME = 14 + 40 + 20 };
+	static uint8_t frames[2 * N][FRAME];
+	struct raw_rec recs[2 * N];
+	struct rxb_rss rss;
+	struct rxb_err err;
+
+	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, &err), 0);
+	for (size_t i = 0; i < 2 * N; i++) {
+		uint8_t *f = frames[i];
+		bool tcp = i >= N;
+		size_t o = put(f, 0, eth6, 12);
+
+		/* EtherType, version 6, payload length 20, next header, hop limit */
+		o = put(f, o, "\x86\xdd\x60\0\0\0\0\x14\0\x40", 10);
+		f[o - 2] = tcp ? 6 : 59; /* TCP, or "no next header" */
+		o = put(f, o, v[i % N].src, 16);
+		o = put(f, o, v[i % N].dst, 16);
+		f[o] = (uint8_t)(v[i % N].sport >> 8);
+		f[o + 1] = (uint8_t)v[i % N].sport;
+		f[o + 2] = (uint8_t)(v[i % N].dport >> 8);
+		f[o + 3] = (uint8_t)v[i % N].dport;
+		recs[i] = (struct raw_rec){ 0, (uint32_t)i, FRAME, FRAME, f };
+	}
+	write_raw(tmp("ipv6_rss.pcap"), 1, 0, recs, 2 * N);
+	for (int keyed = 0; keyed < 2; keyed++) {
+		struct sim_pcap_reader *r;
+		struct sim_pkt p;
+
+		CHECK_EQ(sim_pcap_open(&r, tmp("ipv6_rss.pcap"), 0, &err), 0);
+		if (keyed)
+			sim_pcap_set_rss(r, &rss);
+		for (size_t i = 0; i < 2 * N; i++) {
+			CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
+			CHECK(p.l3 == 6);
+			CHECK_EQ(p.rss, keyed ? (i >= N ? v[i % N].tcp : v[i % N].ip) : 0);
+		}
+		sim_pcap_close(r);
+	}
+}
+
+/* IPv4 from a keyed reader follows rxb_rss_frame's rules: ports for TCP,
+ * none for a first fragment (MF set) even though its ports are parsed.
+ * Vectors: Microsoft RSS verification suite, 66.9.149.187:2794 ->
+ * 161.142.100.80:1766 (IPv4 0x323e8fc2, TCP 0x51ccc178). */
+static void test_ipv4_rss(void)
+{
+	enum { FRAME = 14 + 20 + 20 };
+	static uint8_t frames[2][FRAME];
+	static const uint8_t ip[] = { 0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6, 0, 0,
+				      66, 9, 149, 187, 161, 142, 100, 80,
+				      2794 >> 8, 2794 & 255, 1766 >> 8, 1766 & 255 };
+	struct raw_rec recs[2];
+	struct sim_pcap_reader *r;
+	struct rxb_rss rss;
+	struct rxb_err err;
+	struct sim_pkt p;
+
+	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		size_t o = put(frames[i], 0, eth4, 14);
+
+		put(frames[i], o, ip, sizeof(ip));
+		recs[i] = (struct raw_rec){ 0, (uint32_t)i, FRAME, FRAME, frames[i] };
+	}
+	frames[1][14 + 6] = 0x20; /* more fragments, offset 0 */
+	write_raw(tmp("ipv4_rss.pcap"), 1, 0, recs, 2);
+	CHECK_EQ(sim_pcap_open(&r, tmp("ipv4_rss.pcap"), 0, &err), 0);
+	sim_pcap_set_rss(r, &rss);
+	CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
+	CHECK_EQ(p.rss, 0x51ccc178u);
+	CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
+	CHECK(p.sport == 2794); /* the first fragment has its ports ... */
+	CHECK_EQ(p.rss, 0x323e8fc2u); /* ... but the NIC hashes it without them */
+	sim_pcap_close(r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/rxbsim-pcap-XXXXXX");
@@ -744,6 +844,8 @@ int main(void)
 	RUN(test_len_wrap);
 	RUN(test_short_cooked);
 	RUN(test_short_ip);
+	RUN(test_ipv6_rss);
+	RUN(test_ipv4_rss);
 #ifdef RXB_HAVE_LIBPCAP
 	RUN(test_libpcap);
 #else
@@ -754,7 +856,8 @@ int main(void)
 					"short.pcap", "ok.pcap",   "cut1.pcap",  "cut2.pcap",
 					"huge.pcap", "ours.pcap",  "theirs.pcap", "missing.pcap",
 					"gap_us.pcap", "gap_ns.pcap", "gap_back.pcap",
-					"gap_skip.pcap", "short_ip.pcap" };
+					"gap_skip.pcap", "short_ip.pcap", "ipv6_rss.pcap",
+					"ipv4_rss.pcap" };
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			unlink(tmp(names[i]));
