@@ -12,23 +12,34 @@ def cmd_report(args) -> int:
     return 0
 
 
-def _sizes(text: str) -> list[tuple[int, float]]:
-    """`64:0.45,1518:0.55` -> [(64, 0.45), (1518, 0.55)]."""
-    try:
-        return [(int(n), float(w)) for n, w in (p.split(":") for p in text.split(","))]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected LEN:WEIGHT,LEN:WEIGHT,... "
-                                         "(e.g. 64:0.45,594:0.1,1518:0.45)") from None
+# rxb trace gen's options: rxb-tracegen's flags (it checks them and names the bad one),
+# so the defaults shown are the generator's own (sim_tracegen_cfg_default).
+_GEN_FLAGS = (
+    ("seed", int, "PRNG seed (default 1)"),
+    ("duration-ms", float, "trace length (default 100)"),
+    ("rate-gbps", float, "mean offered load in wire bits (default 10)"),
+    ("line-gbps", float, "serialise frames at this line rate; 0 = do not (default 0)"),
+    ("alpha", float, "skew: Pareto shape of flow sizes, lower = heavier tail = more uneven "
+     "per-core load (default 1.2)"),
+    ("min-pkts", float, "Pareto scale: the smallest flow, packets (default 1)"),
+    ("max-pkts", int, "the largest flow, packets (default 1000000)"),
+    ("pps-median", float, "median per-flow packet rate, lognormal (default 10000)"),
+    ("pps-sigma", float, "lognormal sigma of per-flow rates (default 1)"),
+    ("tcp-share", float, "fraction of flows that are TCP, the rest UDP (default 0.8)"),
+    ("sizes", str, "frame-size mix LEN:WEIGHT,..., one size per flow "
+     "(default 64:0.45,594:0.1,1518:0.45)"),
+    ("snaplen", int, "bytes captured per packet (default 128)"),
+)
 
 
 def cmd_trace_gen(args) -> int:
     from . import tracegen
-    out = tracegen.generate(args.out, args.duration_ms, args.rate_gbps, args.line_gbps or None,
-                            args.alpha, args.flows, args.min_pkts, args.max_pkts,
-                            args.flow_pps, args.flow_pps_sigma, args.sizes, args.tcp_share,
-                            args.seed, args.snaplen)
-    print(json.dumps(out) if args.json else f"wrote {out['file']}: {out['packets']:,} packets; "
-          f"see `rxb trace stats {out['file']}`")
+    flags = {name.replace("-", "_"): getattr(args, name.replace("-", "_"))
+             for name, _, _ in _GEN_FLAGS}
+    out = tracegen.generate(args.out, args.flows, **flags)
+    print(json.dumps(out) if args.json else
+          f"wrote {out['file']}: {out['packets']:,} packets, {out['flows']:,} flows over "
+          f"{out['duration_ms']:g} ms; see `rxb trace stats {out['file']}`")
     return 0
 
 
@@ -58,31 +69,10 @@ def register(sub, parser_class: type[argparse.ArgumentParser]) -> None:
     g = tsub.add_parser("gen", help="write a synthetic heavy-tailed trace (the simulator's "
                         "generator, sim/tracegen.h)")
     g.add_argument("out", metavar="OUT.pcap")
-    g.add_argument("--duration-ms", type=float, default=100.0, help="trace length (default 100)")
-    g.add_argument("--rate-gbps", type=float, default=10.0,
-                   help="mean offered load, wire bits (default 10)")
-    g.add_argument("--line-gbps", type=float, default=100.0, help="serialise frames at this "
-                   "line rate; 0 = do not (default 100)")
-    g.add_argument("--alpha", type=float, default=1.2, help="skew: Pareto shape of flow "
-                   "sizes, smaller = heavier tail = more imbalance (default 1.2)")
-    g.add_argument("--flows", type=int, help="about this many flows (sets the smallest flow "
-                   "size; default: what --min-pkts gives)")
-    g.add_argument("--min-pkts", type=float, default=1.0, help="Pareto scale: smallest flow, "
-                   "packets (default 1)")
-    g.add_argument("--max-pkts", type=int, default=1_000_000,
-                   help="largest flow, packets (default 1000000)")
-    g.add_argument("--flow-pps", type=float, default=10_000.0,
-                   help="median per-flow packet rate (lognormal; default 10000)")
-    g.add_argument("--flow-pps-sigma", type=float, default=1.0,
-                   help="lognormal shape of per-flow rates (default 1)")
-    g.add_argument("--sizes", type=_sizes, default=[(64, 0.45), (594, 0.1), (1518, 0.45)],
-                   metavar="LEN:W,...", help="frame-size mix, one size per flow "
-                   "(default 64:0.45,594:0.1,1518:0.45)")
-    g.add_argument("--tcp-share", type=float, default=0.8, help="TCP flows, rest UDP "
-                   "(default 0.8)")
-    g.add_argument("--seed", type=int, default=1)
-    g.add_argument("--snaplen", type=int, default=128, help="bytes captured per packet "
-                   "(default 128)")
+    g.add_argument("--flows", type=int, help="about this many flows (sets --min-pkts by "
+                   "bisection on the generator's own flow count)")
+    for name, conv, text in _GEN_FLAGS:
+        g.add_argument(f"--{name}", type=conv, help=text)
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_trace_gen)
     s = tsub.add_parser("stats", help="packets, flows, frame sizes and per-core RSS load of "

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from .errors import UsageError
 
 ETH_OVERHEAD_BYTES = 20  # preamble 7 + SFD 1 + inter-frame gap 12
+MIN_FRAME_BYTES = 64  # the shortest Ethernet frame, FCS included
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,15 @@ def compute(link_gbps: float, packet_bytes: int, cores: int = 1, accesses: int =
             dram_ns: float = 100.0, compute_ns: float = 0.0) -> DarkPackets:
     """Evaluate the bound for one point."""
     for name, v, ok in (("link_gbps", link_gbps, link_gbps > 0),
-                        ("packet_bytes", packet_bytes, packet_bytes > 0),
+                        ("packet_bytes", packet_bytes, packet_bytes >= MIN_FRAME_BYTES),
                         ("cores", cores, cores >= 1), ("accesses", accesses, accesses >= 0),
                         ("dram_ns", dram_ns, dram_ns >= 0), ("compute_ns", compute_ns,
                                                               compute_ns >= 0)):
         if not ok or not math.isfinite(v):
             raise UsageError(f"{name} = {v}: must be a finite number "
-                             + ("> 0" if name in ("link_gbps", "packet_bytes") else
+                             + ("> 0" if name == "link_gbps" else
+                                f">= {MIN_FRAME_BYTES} (an Ethernet frame with its FCS)"
+                                if name == "packet_bytes" else
                                 ">= 1" if name == "cores" else ">= 0"))
     wire = packet_bytes + ETH_OVERHEAD_BYTES
     per_packet_ns = 8 * wire / link_gbps  # bits / (Gbit/s) = ns

@@ -134,16 +134,24 @@ def sizing(sz: Sizing) -> str:
                   (True, True))
     checks = table(("constraint", "rule", "holds", "numbers"),
                    ((c.name, c.rule, yes[c.ok], c.detail) for c in sz.checks))
+    beside = table(("interface", "rings", "entries", "I/O working set", "fits DDIO"),
+                   ((b.design, b.rings, b.entries, f"{b.working_set_bytes / 2**20:.3g} MiB",
+                     yes[b.fits_ddio]) for b in sz.beside), (False, True, True, True))
     return (f"{head}\n\n{cands}\n\nChecks for |Ax| = {sz.ax}:\n{checks}\n\n"
-            f"{'CONFLICT: ' if sz.conflict else ''}{sz.verdict}\n")
+            f"{'CONFLICT: ' if sz.conflict else ''}{sz.verdict}\n\n"
+            f"Working sets beside it (same NICs, cores and {sz.buffer_bytes} B buffers; "
+            f"DDIO {sz.ddio_bytes / 2**20:.3g} MiB):\n{beside}\n")
 
 
 def darkpackets(points: Sequence[DarkPackets]) -> str:
+    head = ("Dark-packet bound (darkpackets.md): per-core gap g = 8 x wire bytes x cores / "
+            "link; a core keeps up if g >= M x t_d + compute, else drops -> "
+            "1 - g / (M x t_d + compute)\n\n")
     rows = [(f"{p.link_gbps:g}", p.packet_bytes, p.wire_bytes, p.cores, p.accesses,
              f"{p.dram_ns:g}", f"{p.compute_ns:g}", f"{p.gap_ns:.2f}", f"{p.service_ns:.2f}",
              "yes" if p.keeps_up else "no", pct(p.drop_fraction, 2), p.cores_needed)
             for p in points]
-    return table(("Gbps", "frame B", "wire B", "cores", "M", "t_d ns", "compute ns",
+    return head + table(("Gbps", "frame B", "wire B", "cores", "M", "t_d ns", "compute ns",
                   "gap/core ns", "service ns", "keeps up", "drops", "cores needed"),
                  rows, (True,) * 12) + "\n"
 

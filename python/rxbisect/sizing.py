@@ -14,6 +14,14 @@ caller chooses (`prefer`), keeping the DDIO fit by default because a small
 working set is the point of rxBisect and a burst beyond k_nic × |Ax| is still
 absorbed, only relying on refills while it lasts.
 
+Beside the chosen |Ax| it gives the I/O working sets of the other receive interfaces on
+the same NICs, cores and buffers (interfaces.md §1: buffers the NIC can write into before
+reusing one), with their reference ring sizes (evaluation.md §2.4): privRing k x |Rx|
+(1024), small privRing k x 128, shRing one RxArr of 1024 per NIC. That is the comparison
+the rule is for: rxBisect's working set is set by |Ax|, theirs by the ring a burst needs.
+(scenario.derived computes the same bound for a simulated scenario; a test keeps the two
+in step.)
+
 Pure functions of plain numbers, so simulator tests can call them directly.
 """
 
@@ -25,6 +33,8 @@ from .errors import UsageError
 
 VENDOR_MIN = 64  # RXB_AX_VENDOR_MIN
 BX_AT_100G = 1024  # interfaces.md §5.5
+# Reference ring sizes of the other interfaces (evaluation.md §2.4).
+PRIVRING_RX, SMALL_PRIVRING_RX, SHRING_RXARR = 1024, 128, 1024
 
 
 def _pow2_ceil(x: float) -> int:
@@ -76,6 +86,29 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Beside:
+    """Another interface's I/O working set on the same NICs, cores and buffers."""
+
+    design: str  # privring | small_privring | shring | rxbisect
+    rings: int  # rings the NIC writes into
+    entries: int  # entries per ring
+    working_set_bytes: int
+    fits_ddio: bool
+
+
+def working_sets(cores_per_nic: Sequence[int], buffer_bytes: int, ddio_bytes: int, ax: int,
+                 rx: int = PRIVRING_RX, small_rx: int = SMALL_PRIVRING_RX,
+                 rxarr: int = SHRING_RXARR) -> tuple[Beside, ...]:
+    """privRing (a ring per core), small privRing, shRing (one RxArr per NIC, shared by its
+    cores) and rxBisect (an Ax per core) side by side."""
+    k, nics = sum(cores_per_nic), len(cores_per_nic)
+    return tuple(Beside(d, rings, n, rings * n * buffer_bytes,
+                        rings * n * buffer_bytes <= ddio_bytes)
+                 for d, rings, n in (("privring", k, rx), ("small_privring", k, small_rx),
+                                     ("shring", nics, rxarr), ("rxbisect", k, ax)))
+
+
+@dataclass(frozen=True)
 class Sizing:
     nics: int
     link_gbps: float
@@ -93,6 +126,7 @@ class Sizing:
     given_up: tuple[str, ...]
     verdict: str
     rows: tuple[Row, ...]
+    beside: tuple[Beside, ...]  # working sets of the other interfaces (working_sets)
 
     @property
     def conflict(self) -> bool:
@@ -133,8 +167,11 @@ def _consequence(name: str, ax: int, s: dict) -> str:
 
 def size(nics: int = 2, link_gbps: float = 100.0, cores_per_nic: int | Sequence[int] = 8,
          buffer_bytes: int = 2048, ddio_bytes: int = 4 * 2**20, bx: int | None = None,
-         ax: int | None = None, prefer: str = "ddio", vendor_min: int = VENDOR_MIN) -> Sizing:
-    """Pick |Bx| and |Ax| (or check a given |Ax|) against the three constraints."""
+         ax: int | None = None, prefer: str = "ddio", vendor_min: int = VENDOR_MIN,
+         rx: int = PRIVRING_RX, small_rx: int = SMALL_PRIVRING_RX,
+         rxarr: int = SHRING_RXARR) -> Sizing:
+    """Pick |Bx| and |Ax| (or check a given |Ax|) against the three constraints; `rx`,
+    `small_rx` and `rxarr` are the other interfaces' ring sizes for the comparison."""
     per_nic = (cores_per_nic,) * nics if isinstance(cores_per_nic, int) else tuple(cores_per_nic)
     for name, v in (("nics", nics), ("buffer_bytes", buffer_bytes), ("vendor_min", vendor_min)):
         if v < 1:
@@ -144,6 +181,9 @@ def size(nics: int = 2, link_gbps: float = 100.0, cores_per_nic: int | Sequence[
     if len(per_nic) != nics or min(per_nic) < 1:
         raise UsageError(f"cores_per_nic = {list(per_nic)}: needs {nics} entries (one per NIC), "
                          "each >= 1")
+    for name, v in (("rx", rx), ("small_rx", small_rx), ("rxarr", rxarr)):
+        if v < 1:
+            raise UsageError(f"{name} = {v}: ring entries must be >= 1")
     for name, v in (("bx", bx), ("ax", ax)):
         if v is not None and (v < 1 or v & (v - 1)):
             raise UsageError(f"{name} = {v}: not a power of two; allowed: 1, 2, 4, ... entries")
@@ -176,5 +216,6 @@ def size(nics: int = 2, link_gbps: float = 100.0, cores_per_nic: int | Sequence[
     top = max(s["bx"], chosen, vendor_min)
     rows = tuple(Row(a, s["k"] * a * buffer_bytes, *(c.ok for c in _checks(a, s)))
                  for a in (1 << i for i in range(5, top.bit_length())))
+    beside = working_sets(per_nic, buffer_bytes, ddio_bytes, chosen, rx, small_rx, rxarr)
     return Sizing(nics, link_gbps, per_nic, buffer_bytes, ddio_bytes, vendor_min, s["bx"],
-                  s["k"], s["k_nic"], hi, lo_burst, chosen, checks, given_up, why, rows)
+                  s["k"], s["k_nic"], hi, lo_burst, chosen, checks, given_up, why, rows, beside)

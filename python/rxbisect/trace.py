@@ -12,9 +12,8 @@ source port, destination port, each in network byte order; IPv4 and IPv6 with th
 addresses; ports only for TCP and UDP, not for IPv4 fragments nor IPv6 packets whose next
 header is an extension header; non-IP frames hash to 0. The queue is the indirection table
 entry at the hash's low bits, the table filled round-robin (entry i -> core i mod N) with
-the hardware profile's nic.reta_size entries, as the simulator sets it up. (The simulator's
-trace replay folds IPv6 addresses to 32 bits before hashing, sim/pcap.h, so for IPv6 traces
-its split can differ from a real NIC's and from this one.)
+the hardware profile's nic.reta_size entries, as the simulator sets it up; its trace replay
+hashes each frame by the same rules (sim/pcap.h, "rss").
 
 Frame sizes are the simulator's (sim/pcap.h): the original length of the Ethernet frame plus
 the 4-byte FCS captures leave out, at least 64; raw-IP and Linux cooked captures get the
@@ -137,7 +136,8 @@ def _pcapng(f: BinaryIO, path: Path) -> Iterator[Record]:
         block_type, total = struct.unpack(order + "II", bh)
         if total < 12 or total % 4:
             raise _bad(path, off, f"pcapng block of implausible length {total}")
-        data = (_take(f, total - 8, path, off + 8, "pcapng block") or b"")[:-4]  # the trailing copy of the length
+        # the block body, without the trailing copy of its length
+        data = (_take(f, total - 8, path, off + 8, "pcapng block") or b"")[:-4]
         if block_type == 1:  # interface description: link type, timestamp resolution
             res, opts = 1e-6, data[8:]
             while len(opts) >= 4:

@@ -47,3 +47,50 @@ def test_bad_inputs(kw):
     with pytest.raises(UsageError) as e:
         darkpackets.compute(**{"link_gbps": 100, "packet_bytes": 64, **kw})
     assert next(iter(kw)) in str(e.value)
+
+
+# ---- hand-worked examples (darkpackets.md) ----------------------------------------------
+
+def test_worked_40g_192_byte_frames():
+    # The study's example setting: 40 Gbps, 192 B frames.
+    # wire = 192 + 20 = 212 B; one core: g = 8 x 212 / 40 = 42.4 ns.
+    # One dependent DRAM access of 100 ns per packet: 42.4 < 100, drops -> 1 - 42.4/100
+    # = 57.6 %; delivered 40 x 0.424 = 16.96 Gbps. Cores needed: ceil(100 / 42.4) = 3.
+    one = darkpackets.compute(40, 192, cores=1, accesses=1, dram_ns=100)
+    assert (one.wire_bytes, one.gap_ns) == (212, pytest.approx(42.4))
+    assert one.drop_fraction == pytest.approx(0.576)
+    assert one.delivered_gbps == pytest.approx(16.96)
+    assert one.cores_needed == 3
+    # Three cores: g = 127.2 ns >= 100 ns: they keep up.
+    three = darkpackets.compute(40, 192, cores=3, accesses=1, dram_ns=100)
+    assert three.gap_ns == pytest.approx(127.2) and three.keeps_up
+
+
+def test_worked_10g_minimum_frames_with_compute():
+    # 10 Gbps, 64 B: wire 84 B, g = 8 x 84 / 10 = 67.2 ns per packet on one core.
+    # M = 2 accesses of 80 ns + 30 ns compute = 190 ns of service.
+    # Drop -> 1 - 67.2 / 190 = 0.6463...; capacity 1000 / 190 = 5.263 Mpps per core
+    # against 1000 / 67.2 = 14.88 Mpps offered; cores needed ceil(190 / 67.2) = ceil(2.83) = 3.
+    d = darkpackets.compute(10, 64, cores=1, accesses=2, dram_ns=80, compute_ns=30)
+    assert d.service_ns == 190
+    assert d.drop_fraction == pytest.approx(1 - 67.2 / 190)
+    assert d.capacity_mpps_per_core == pytest.approx(5.263, abs=1e-3)
+    assert d.offered_mpps_per_core == pytest.approx(14.881, abs=1e-3)
+    assert d.cores_needed == 3
+
+
+def test_frames_below_the_ethernet_minimum_are_refused():
+    with pytest.raises(UsageError, match=r"packet_bytes = 63: .*>= 64"):
+        darkpackets.compute(100, 63)
+
+
+def test_cli_dark_every_combination(capsys):
+    from rxbisect.cli import main
+    assert main(["dark", "--link-gbps", "40", "--packet-bytes", "192", "--cores", "1,3",
+                 "--dram-ns", "100", "--json"]) == 0
+    pts = __import__("json").loads(capsys.readouterr().out)["points"]
+    # the two points of the 40 Gbps example above
+    assert [(p["cores"], p["keeps_up"], round(p["drop_fraction"], 3)) for p in pts] == \
+        [(1, False, 0.576), (3, True, 0.0)]
+    assert main(["dark", "--packet-bytes", "10"]) == 2
+    assert capsys.readouterr().err.startswith("rxb: error: packet_bytes = 10")

@@ -67,7 +67,8 @@ def test_report_page_is_complete_and_self_contained(results, capsys):
     assert text.count('<img class="figure"') == 2
     assert "Rx ring size (descriptors)" in (out / "ring.svg").read_text()
     for words in ("Rx ring size", "Larger rings, larger working set.", "throughput",
-                  "as Rx ring size goes from 128 to 2048", "hardware profile", "calibration machine", "seeds 1, 2",
+                  "as Rx ring size goes from 128 to 2048", "hardware profile",
+                  "calibration machine", "seeds 1, 2",
                   "trimmed mean", "<th>varied</th>", "workload.nf", "a default plot"):
         assert words in text, words
 

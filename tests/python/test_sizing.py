@@ -81,3 +81,79 @@ def test_cores_divided_in_proportion_to_traffic():
 def test_bad_inputs_are_usage_errors(kw):
     with pytest.raises(UsageError):
         sizing.size(**{**REF, **kw})
+
+
+# ---- hand-worked examples (interfaces.md §5.5) ------------------------------------------
+
+def test_worked_reference_with_the_other_working_sets():
+    # 2 NICs x 100 Gbps, 8 cores each, 2 KiB buffers, DDIO = 22 MiB x 2/11 ways = 4 MiB.
+    # |Bx| = 1024 (100 Gbps). k = 16, k_nic = 8.
+    # ddio:  16 x |Ax| x 2 KiB <= 4 MiB  ->  |Ax| <= 128
+    # burst: 8 x |Ax| >= 1024            ->  |Ax| >= 128
+    # -> |Ax| = 128, all hold; rxBisect's working set 16 x 128 x 2 KiB = 4 MiB.
+    # Beside it: privRing 16 rings x 1024 x 2 KiB = 32 MiB (does not fit 4 MiB);
+    # small privRing 16 x 128 x 2 KiB = 4 MiB; shRing 2 RxArr x 1024 x 2 KiB = 4 MiB.
+    sz = sizing.size(**REF)
+    got = {b.design: (b.rings, b.entries, b.working_set_bytes / MiB, b.fits_ddio)
+           for b in sz.beside}
+    assert got == {"privring": (16, 1024, 32, False), "small_privring": (16, 128, 4, True),
+                   "shring": (2, 1024, 4, True), "rxbisect": (16, 128, 4, True)}
+
+
+def test_worked_one_400g_nic():
+    # 1 NIC x 400 Gbps, 32 cores, 2 KiB buffers, DDIO 12 MiB.
+    # |Bx| = 1024 x 400/100 = 4096. k = k_nic = 32.
+    # ddio:  32 x |Ax| x 2 KiB <= 12 MiB -> |Ax| <= 192 -> largest power of two 128
+    # burst: 32 x |Ax| >= 4096           -> |Ax| >= 128
+    # -> |Ax| = 128, working set 32 x 128 x 2 KiB = 8 MiB; privRing 32 x 1024 x 2 KiB =
+    # 64 MiB; shRing 1 x 1024 x 2 KiB = 2 MiB.
+    sz = sizing.size(nics=1, link_gbps=400, cores_per_nic=32, buffer_bytes=2048,
+                     ddio_bytes=12 * MiB)
+    assert (sz.bx, sz.ax_max_ddio, sz.ax_min_burst, sz.ax) == (4096, 128, 128, 128)
+    assert not sz.conflict
+    ws = {b.design: b.working_set_bytes / MiB for b in sz.beside}
+    assert (ws["rxbisect"], ws["privring"], ws["shring"]) == (8, 64, 2)
+
+
+def test_worked_uneven_traffic_conflict_is_stated_plainly():
+    # 16 cores over 2 NICs carrying 150 and 50 Gbps -> 12 and 4 cores (in proportion).
+    # k = 16, k_nic = 4 (the smaller NIC). |Bx| = 1024.
+    # ddio:  16 x |Ax| x 2 KiB <= 4 MiB -> |Ax| <= 128
+    # burst: 4 x |Ax| >= 1024           -> |Ax| >= 256      -> cannot both hold.
+    # Default keeps the DDIO fit: |Ax| = 128, gives up burst: 4 x 128 = 512 packets.
+    per_nic = sizing.split_cores(16, [150, 50])
+    assert per_nic == (12, 4)
+    sz = sizing.size(nics=2, link_gbps=100, cores_per_nic=per_nic, buffer_bytes=2048,
+                     ddio_bytes=4 * MiB)
+    assert (sz.ax_max_ddio, sz.ax_min_burst, sz.ax, sz.given_up) == (128, 256, 128, ("burst",))
+    assert sz.verdict.startswith("cannot satisfy all three: DDIO fit needs |Ax| <= 128, "
+                                 "burst absorption needs |Ax| >= 256")
+    assert "more than k_nic x |Ax| = 512 packets to one core" in sz.verdict
+
+
+@pytest.mark.parametrize("arch, sets", [("privring", ()), ("small_privring", ()),
+                                        ("shring", ()), ("rxbisect", ("arch.ax_size=128",))])
+def test_working_sets_agree_with_the_simulated_scenario(arch, sets):
+    """One bound, two places: the calculator and scenario.derived (what rxb sim reports as
+    nominal_working_set_mib) give the same bytes for the reference setup."""
+    from rxbisect import scenario
+    res = scenario.load_resolved(None, (f"arch.name={arch}", *sets))
+    system = res.scenario.system
+    sz = sizing.size(nics=system.nics, cores_per_nic=system.cores_per_nic,
+                     buffer_bytes=res.scenario.arch.buffer_bytes, ddio_bytes=4 * MiB)
+    beside = {b.design: b.working_set_bytes for b in sz.beside}
+    assert beside[arch] == scenario.derived(res)["nominal_working_set_bytes"]
+
+
+def test_cli_size_json_and_text(capsys):
+    from rxbisect.cli import main
+    assert main(["size", "--json"]) == 0
+    d = __import__("json").loads(capsys.readouterr().out)
+    assert d["ax"] == 128 and {b["design"] for b in d["beside"]} == {
+        "privring", "small_privring", "shring", "rxbisect"}
+    assert main(["size", "--bx", "4096"]) == 0
+    out = capsys.readouterr().out
+    assert "CONFLICT: cannot satisfy all three" in out and "Working sets beside it" in out
+    assert main(["size", "--cores", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("rxb: error: cores = 1: fewer cores than NICs")
