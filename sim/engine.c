@@ -224,7 +224,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	s->c.l2_hit = cyc_ps(cfg, cfg->l2_latency_cycles);
 	s->c.dma_write = (uint64_t)llround(cfg->dma_write_ns * PS_PER_NS);
 	s->c.xsocket = (uint64_t)llround(cfg->xsocket_ns * PS_PER_NS);
-	s->c.nf_compute = cyc_ps(cfg, nf_compute_cycles(cfg->scn.workload.nf));
+	s->c.nf_compute = cyc_ps(cfg, cfg->scn.workload.nf_cycles); /* the cost profile's */
 	s->c.compute_extra = (uint64_t)llround(cfg->scn.workload.compute_ns * PS_PER_NS);
 	s->c.slow_extra = (uint64_t)llround(cfg->scn.system.slow_extra_ns * PS_PER_NS);
 	s->c.pcie_ps_per_byte = 8000.0 / cfg->pcie_gbps;

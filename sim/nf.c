@@ -18,29 +18,6 @@
 #define HUGE_ALIGN (2ull << 20)
 #define LINE 64ull
 
-/* Non-memory work per packet (parse, hash, compare, rewrite, checksum),
- * cycles. Estimates, not measurements: docs/simulator.md gives the
- * reasoning; override with workload.compute_ns where it matters. */
-double nf_compute_cycles(enum rxb_nf_kind nf)
-{
-	switch (nf) {
-	case RXB_NF_KIND_L3FWD:
-		return 60;  /* parse, LPM index, MAC rewrite, TTL and checksum update */
-	case RXB_NF_KIND_NAT:
-		return 100; /* 5-tuple hash, key compare, address/port rewrite, L3+L4 checksums */
-	case RXB_NF_KIND_LB:
-		return 80;  /* 5-tuple hash, key compare, backend pick, dst rewrite, checksum */
-	case RXB_NF_KIND_SYNTHETIC:
-		return 40;  /* loop control of the reads, route lookup index, rewrite */
-	case RXB_NF_KIND_KVS:
-		return 200; /* parse request, hash a 128 B key, compare it, bookkeeping */
-	case RXB_NF_KIND_COUNTER:
-		return 20;  /* index, lock-prefixed add, store into the packet */
-	default:
-		return 0;
-	}
-}
-
 /* A packet's dependent accesses: each needs the one before it. */
 static uint32_t dependent_count(const struct nf_ctx *nf)
 {

@@ -110,9 +110,6 @@ unsigned nf_step(struct nf_ctx *nf, struct nf_pkt *p, struct sim_rng *rng, struc
 /* A target core's extra random read (one dependent access). */
 struct acc nf_target_read(const struct nf_ctx *nf, struct sim_rng *rng);
 
-/* Compute cycles per packet of each NF (documented estimates). */
-double nf_compute_cycles(enum rxb_nf_kind nf);
-
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
+from . import costs as cost_profiles
 from . import profile as profiles
 from .errors import ScenarioError
 from .schema import AUTO, Schema, Spec, as_dict, read_toml, show, suggest, to_toml
@@ -171,6 +172,11 @@ def resolve(scn: Scenario) -> Resolved:
     if scn.run.warmup_ms >= scn.run.duration_ms:
         raise _bad("run.warmup_ms", scn.run.warmup_ms, f"not shorter than run.duration_ms = "
                    f"{scn.run.duration_ms:g}", f"0 to below {scn.run.duration_ms:g}")
+    wl = scn.workload
+    costs = cost_profiles.load(wl.costs, scn.base)
+    workload = dataclasses.replace(
+        wl, nf_cycles=costs.cycles[wl.nf] if wl.nf_cycles == AUTO else wl.nf_cycles,
+        costs=wl.costs if wl.costs in cost_profiles.builtin_names() else costs.source)
     sy = scn.system
     system = dataclasses.replace(
         sy, cores_per_nic=split,
@@ -178,7 +184,7 @@ def resolve(scn: Scenario) -> Resolved:
         mlp=prof.cpu.mlp if sy.mlp == AUTO else sy.mlp,
         # a profile file is recorded by absolute path, so the resolved scenario reads anywhere
         profile=sy.profile if sy.profile in profiles.builtin_names() else prof.source)
-    return Resolved(dataclasses.replace(scn, arch=arch, system=system), prof)
+    return Resolved(dataclasses.replace(scn, arch=arch, system=system, workload=workload), prof)
 
 
 def _check_system(sy: System, prof: profiles.Profile) -> tuple[int, ...]:
