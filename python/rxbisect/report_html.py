@@ -7,8 +7,8 @@ a `[plot]` table a default one is derived from what varies in the records.
 
 Per experiment the page shows the figure, the aggregated points (plot.aggregate: the very
 numbers drawn), what varied and what was fixed, the hardware profile and calibration, the
-seeds and their spread, and a reading generated from the aggregated points (reading.py-style
-rules below: who is best, by how much, where curves cross) — never canned text.
+seeds and their spread, and a reading generated from the aggregated points (reading.py: who
+is best, by how much, where curves cross) — never canned text.
 
 Self-contained means no external resource: figures are data: URIs of <img> elements (an
 inline <svg> would share matplotlib's element ids with the other figures on the page), CSS
@@ -19,7 +19,6 @@ script errors in the DOM, so a headless browser's --dump-dom can check both.
 import base64
 import html
 import json
-import math
 import re
 import sys
 import tempfile
@@ -30,13 +29,9 @@ from typing import Any, Callable, Sequence
 
 from . import __version__, engine, plot, profile
 from .errors import RxbError, UsageError
+from .reading import fmt, reading
 
 PAGE = "report.html"
-# Metrics where less is better; anything else (throughput, hit rates) is better higher.
-_LOWER_BETTER = ("latency", "drop", "cycles", "wait", "mem_bw", "working_set", "occupancy",
-                 "memory", "miss", "cores_needed")
-_SAME_PCT = 3.0  # a series "stays within" this many percent of its start
-_TIE_PCT = 1.0  # closer than this everywhere: no winner is named
 
 
 @dataclass
@@ -149,129 +144,6 @@ def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None])
     return exp
 
 
-# ---- the reading -------------------------------------------------------------------------
-
-def _unit(label: str, lower: bool = True) -> tuple[str, str]:
-    """("throughput", "Gbps") from "Throughput (Gbps)": the quantity, to go inside a
-    sentence (lowercased unless `lower` is false or it starts with an acronym), and its unit."""
-    m = re.match(r"\s*(.*?)\s*\(([^)]*)\)\s*$", label)
-    name, unit = (m.group(1), m.group(2)) if m else (label, "")
-    if lower and not name[:2].isupper():
-        name = name[:1].lower() + name[1:]
-    return name, unit
-
-
-def _fmt(v: float, unit: str = "") -> str:
-    a = abs(v)
-    text = f"{v:.0f}" if a >= 100 else f"{v:.1f}" if a >= 10 else f"{v:.2f}" if a >= 0.1 \
-        else f"{v:.3g}"
-    return f"{text} {unit}".rstrip()
-
-
-def _p(pct: float) -> str:
-    return f"{pct:.1f}" if pct < 10 else f"{pct:.0f}"
-
-
-def _x(v: Any) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
-
-def _pct(a: float, b: float) -> float:
-    """How much a differs from b, in % of |b| (inf when b is 0 and a is not)."""
-    return 0.0 if a == b else math.inf if b == 0 else 100 * (a - b) / abs(b)
-
-
-def lower_is_better(metric: str) -> bool:
-    return any(w in metric for w in _LOWER_BETTER)
-
-
-def _trend(name: str, pts: list, label: str, unit: str, xname: str) -> str:
-    first, last = pts[0], pts[-1]
-    change = _pct(last.mean, first.mean)
-    span = f"from {_x(first.x)} to {_x(last.x)}"
-    if all(abs(_pct(p.mean, first.mean)) <= _SAME_PCT for p in pts):
-        return (f"{name}'s {label} stays within {_SAME_PCT:g} % of {_fmt(first.mean, unit)} as "
-                f"{xname} goes {span}")
-    verb = "rises" if change > 0 else "falls"
-    return (f"{name}'s {label} {verb} from {_fmt(first.mean)} to {_fmt(last.mean, unit)} as "
-            f"{xname} goes {span}")
-
-
-def _crossings(series: dict[str, dict], xname: str) -> list[str]:
-    out = []
-    names = list(series)
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            xs = [x for x in series[a] if x in series[b]]
-            for x0, x1 in zip(xs, xs[1:]):
-                d0 = series[a][x0].mean - series[b][x0].mean
-                d1 = series[a][x1].mean - series[b][x1].mean
-                if d0 * d1 < 0:
-                    out.append(f"{a} and {b} cross between {xname} {_x(x0)} and {_x(x1)}")
-    return out
-
-
-def reading(points: Sequence[plot.Point], spec: dict) -> list[str]:
-    """Sentences about the aggregated points, one group per y metric: who is best and by
-    how much (where the x values are shared), how each line moves, where lines cross, and
-    how far seeds spread."""
-    out = []
-    xname, _ = _unit(spec["xlabel"], lower=False)
-    for metric, ylabel in zip(spec["y"], spec["ylabels"]):
-        label, unit = _unit(ylabel)
-        pts = [p for p in points if p.metric == metric]
-        if not pts:
-            out.append(f"No record has a value for {metric}.")
-            continue
-        series: dict[str, dict] = {}
-        for p in pts:
-            series.setdefault(p.series, {})[p.x] = p
-        low = lower_is_better(metric)
-        best_word = "lowest" if low else "highest"
-        xs = list(dict.fromkeys(p.x for p in pts))
-        winners = {}
-        for x in xs:
-            at = sorted((s[x] for s in series.values() if x in s), key=lambda p: p.mean,
-                        reverse=not low)
-            if len(at) > 1:
-                winners[x] = (at[0], at[1])
-        if winners and all(abs(_pct(w.mean, r.mean)) < _TIE_PCT for w, r in winners.values()):
-            out.append(f"All series are within {_TIE_PCT:g} % of each other in {label} at "
-                       f"every {xname} (e.g. {_fmt(pts[0].mean, unit)}).")
-        elif winners:
-            names = {w.series for w, _ in winners.values()}
-            if len(names) == 1:
-                name = names.pop()
-                margins = [abs(_pct(w.mean, r.mean)) for w, r in winners.values()]
-                x_max = max(winners, key=lambda x: abs(_pct(*(p.mean for p in winners[x]))))
-                w, r = winners[x_max]
-                where = "at every point" if len(winners) > 1 else f"at {xname} {_x(x_max)}"
-                out.append(f"{name} has the {best_word} {label} {where}"
-                           + (f", ahead of the runner-up by {_p(min(margins))}–"
-                              f"{_p(max(margins))} %" if len(winners) > 1 else "")
-                           + f"; the widest gap is at {xname} {_x(x_max)}: "
-                           f"{_fmt(w.mean, unit)} vs {_fmt(r.mean, unit)} ({r.series}).")
-            else:
-                parts = [f"{w.series} at {_x(x)} ({_fmt(w.mean, unit)}, "
-                         f"{_p(abs(_pct(w.mean, r.mean)))} % ahead of {r.series})"
-                         for x, (w, r) in winners.items()]
-                out.append(f"The {best_word} {label} changes hands: " + "; ".join(parts) + ".")
-        if spec["kind"] == "line":
-            trends = [_trend(s, [pp[x] for x in sorted(pp)], label, unit, xname)
-                      for s, pp in series.items() if len(pp) >= 2]
-            if trends:
-                out.append("; ".join(trends) + ".")
-            cross = _crossings({s: dict(sorted(pp.items())) for s, pp in series.items()}, xname)
-            if cross:
-                out.append("; ".join(cross) + ".")
-        spread = [(100 * (p.hi - p.lo) / abs(p.mean), p) for p in pts if p.n > 1 and p.mean]
-        if spread:
-            worst, p = max(spread, key=lambda t: t[0])
-            out.append(f"Across seeds, {label} spreads by at most {_p(worst)} % of its "
-                       f"trimmed mean ({p.series} at {xname} {_x(p.x)}, {p.n} seeds).")
-    return out
-
-
 # ---- the page ----------------------------------------------------------------------------
 
 def _e(v: Any) -> str:
@@ -308,7 +180,7 @@ def _figure(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
 
 
 def _points(points: Sequence[plot.Point], spec: dict) -> str:
-    rows = [(p.series, _x(p.x), p.metric, _fmt(p.mean), _fmt(p.lo), _fmt(p.hi), p.n)
+    rows = [(p.series, _value(p.x), p.metric, fmt(p.mean), fmt(p.lo), fmt(p.hi), p.n)
             for p in points]
     return _table(("series", spec["x"], "metric", "trimmed mean", "min", "max", "seeds"), rows,
                   "num")

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from rxbisect import report_html
+from rxbisect.reading import reading
 from rxbisect.sweep import execute, plan
 from rxbisect.cli import main
 from rxbisect.plot import Point
@@ -111,16 +112,16 @@ SPEC = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"],
 
 def test_reading_names_the_winner_trend_and_crossing():
     # privRing falls from 180 to 120; rxBisect stays at 150..152 (within 3 % of 150).
-    # At 256 privRing leads (180 vs 150: +20 %); at 4096 rxBisect leads (152 vs 120:
-    # +26.7 %): the best changes hands and the lines cross between 256 and 1024, where
-    # privRing is 140 < 151.
+    # At 256 privRing leads (180 vs 150); at 1024 and 4096 rxBisect does (151 vs 140,
+    # 152 vs 120: +26.7 %, the widest gap): the lead changes hands and the lines cross
+    # between 256 and 1024.
     points = pts("throughput_gbps", [("privring", 256, 180), ("privring", 1024, 140),
                                      ("privring", 4096, 120), ("rxbisect", 256, 150),
                                      ("rxbisect", 1024, 151), ("rxbisect", 4096, 152)])
-    text = " ".join(report_html.reading(points, SPEC))
-    assert "The highest throughput changes hands: privring at 256 (180 Gbps, 20 % ahead of " \
-        "rxbisect)" in text
-    assert "rxbisect at 4096 (152 Gbps, 27 % ahead of privring)" in text
+    text = " ".join(reading(points, SPEC))
+    assert "The highest throughput changes hands: privring at Rx ring size 256; rxbisect " \
+        "at Rx ring size 1024, 4096; the widest gap is at Rx ring size 4096: 152 Gbps vs " \
+        "120 Gbps (privring), 27 %." in text
     assert "privring's throughput falls from 180 to 120 Gbps as Rx ring size goes from 256 " \
         "to 4096" in text
     assert "rxbisect's throughput stays within 3 % of 150 Gbps" in text
@@ -130,22 +131,53 @@ def test_reading_names_the_winner_trend_and_crossing():
 def test_reading_lower_is_better_and_ties():
     spec = dict(SPEC, y=["latency_us_p99", "throughput_gbps"],
                 ylabels=["p99 latency (µs)", "Throughput (Gbps)"])
-    # latency: shring 2.0 and 3.0 vs privring 4.0 and 4.5 -> shring lowest everywhere,
-    # margins |2-4|/4 = 50 % and |3-4.5|/4.5 = 33.3 %; the widest gap at 64.
+    # latency: shring 2.0 and 3.0 vs privring 4.0 and 4.5 -> shring lowest everywhere;
+    # margins |2-4|/4 = 50 % (the widest, at 64) and |3-4.5|/4.5 = 33 %.
     # throughput: 100 vs 100.5 -> within 1 %: no winner is named.
     points = pts("latency_us_p99", [("privring", 64, 4.0), ("privring", 128, 4.5),
                                     ("shring", 64, 2.0), ("shring", 128, 3.0)])
     points += pts("throughput_gbps", [("privring", 64, 100.0), ("shring", 64, 100.5)])
-    text = " ".join(report_html.reading(points, spec))
-    assert "shring has the lowest p99 latency at every point, ahead of the runner-up by " \
-        "33–50 %; the widest gap is at Rx ring size 64: 2.00 µs vs 4.00 µs (privring)" in text
-    assert "All series are within 1 % of each other in throughput" in text
+    text = " ".join(reading(points, spec))
+    assert "shring has the lowest p99 latency at every point; the widest gap is at Rx ring " \
+        "size 64: 2.00 µs vs 4.00 µs (privring), 50 %." in text
+    assert "All series are within 1 % of each other in throughput at every point." in text
+
+
+def test_reading_ignores_noise_and_counts_many_crossings():
+    # a and b alternate by 0.5 % (noise: no lead, no crossing) at x = 1..4, then b leads
+    # by 10 % at 5 and 6. c zigzags around a by 5 % at every x: 5 crossings, counted.
+    rows = [("a", x, 100.0) for x in range(1, 7)]
+    rows += [("b", x, 100.5 if x % 2 else 99.5) for x in range(1, 5)]
+    rows += [("b", 5, 110.0), ("b", 6, 110.0)]
+    rows += [("c", x, 105.0 if x % 2 else 95.0) for x in range(1, 7)]
+    spec = dict(SPEC, xlabel="Load (x)")
+    text = " ".join(reading(pts("throughput_gbps", rows), spec))
+    assert "a and b cross" not in text
+    assert "a and c cross 5 times" in text
+
+
+def test_reading_of_a_time_series_names_the_largest_step():
+    # 10 samples at 200, then 150 from t = 6 on: the step is between 5 and 6 ms.
+    rows = [("dyn_shring", float(t), 200.0 if t <= 5 else 150.0) for t in range(1, 11)]
+    spec = {"kind": "line", "x": "time_ms", "y": ["throughput_gbps"], "xlabel": "Time (ms)",
+            "ylabels": ["Throughput (Gbps)"], "xscale": "linear"}
+    text = " ".join(reading(pts("throughput_gbps", rows), spec))
+    assert "dyn_shring's throughput falls from 200 to 150 Gbps as Time goes from 1 to 10, " \
+        "the largest step (200 to 150 Gbps) between Time 5 and 6" in text
+
+
+def test_reading_labels_with_numbers_in_brackets_and_a_zero_runner_up():
+    # "Shared mode (1) / private (0)": the bracket is not a unit. 1 vs 0: no percentage.
+    spec = dict(SPEC, y=["shared"], ylabels=["Shared mode (1) / private (0)"])
+    text = " ".join(reading(pts("shared", [("a", 64, 1.0), ("b", 64, 0.0)]), spec))
+    assert "a has the highest shared mode (1) / private (0) at every point; the widest gap " \
+        "is at Rx ring size 64: 1.00 vs 0 (b), a difference of 1.00." in text
 
 
 def test_reading_reports_seed_spread():
     # trimmed mean 100, min 95, max 107 -> (107 - 95) / 100 = 12 %
     p = [Point("privring", False, 64, "throughput_gbps", 100.0, 95.0, 107.0, 5)]
-    text = " ".join(report_html.reading(p, SPEC))
+    text = " ".join(reading(p, SPEC))
     assert "spreads by at most 12 % of its trimmed mean (privring at Rx ring size 64, " \
         "5 seeds)" in text
 

@@ -1,0 +1,180 @@
+"""The reading of an experiment: sentences computed from its aggregated points.
+
+    reading(points, spec) -> [sentence, ...]     (points: plot.aggregate; spec: [plot])
+
+Per y metric: who is best and by how much, how each line moves along x, where lines cross,
+and how far seeds spread. Nothing is canned: every name and number comes from the points.
+Differences under TIE_PCT are treated as noise, not as a lead or a crossing, so a flat
+comparison reads "within 1 %" instead of a list of meaningless winners.
+"""
+
+import math
+import re
+from typing import Any, Sequence
+
+from .plot import TIME_X, Point
+
+# Metrics where less is better; anything else (throughput, hit rates) is better higher.
+LOWER_BETTER = ("latency", "drop", "cycles", "wait", "mem_bw", "working_set", "occupancy",
+                "memory", "miss", "cores_needed", "spread")
+TIE_PCT = 1.0  # closer than this: no lead, no crossing
+SAME_PCT = 3.0  # a line "stays within" this many percent of its start
+MAX_CROSSINGS = 3  # more than this for a pair: counted, not listed
+
+
+def lower_is_better(metric: str) -> bool:
+    return any(w in metric for w in LOWER_BETTER)
+
+
+def split_label(label: str, lower: bool = True) -> tuple[str, str]:
+    """("throughput", "Gbps") from "Throughput (Gbps)": the quantity, to go inside a
+    sentence (lowercased unless `lower` is false or it starts with an acronym), and its unit
+    (none when the bracket holds a number, as in "Shared mode (1)")."""
+    m = re.match(r"\s*(.*?)\s*\(([^)]*)\)\s*$", label)
+    name, unit = (m.group(1), m.group(2)) if m and not re.fullmatch(r"[\d.\s]+", m.group(2)) \
+        else (label.strip(), "")
+    if lower and not name[:2].isupper():
+        name = name[:1].lower() + name[1:]
+    return name, unit
+
+
+def fmt(v: float, unit: str = "") -> str:
+    """About three significant digits."""
+    a = abs(v)
+    text = f"{v:.0f}" if a >= 100 else f"{v:.1f}" if a >= 10 else f"{v:.2f}" if a >= 0.1 \
+        else f"{v:.3g}"
+    return f"{text} {unit}".rstrip()
+
+
+def _p(pct: float) -> str:
+    return f"{pct:.1f}" if pct < 10 else f"{pct:.0f}"
+
+
+def _x(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def pct(a: float, b: float) -> float:
+    """How much a differs from b, in % of |b| (inf when b is 0 and a is not)."""
+    return 0.0 if a == b else math.inf if b == 0 else 100 * (a - b) / abs(b)
+
+
+def _margin(w: Point, r: Point, unit: str) -> str:
+    """The lead of w over r: in % unless r is 0, then in the metric's unit."""
+    d = pct(w.mean, r.mean)
+    return f"{_p(abs(d))} %" if math.isfinite(d) else \
+        f"a difference of {fmt(abs(w.mean - r.mean), unit)}"
+
+
+def _xs(xs: list, xname: str) -> str:
+    if len(xs) == 1:
+        return f"{xname} {_x(xs[0])}"
+    if len(xs) <= 4:
+        return f"{xname} " + ", ".join(map(_x, xs))
+    return f"{len(xs)} points of {xname} {_x(xs[0])}–{_x(xs[-1])}"
+
+
+def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool,
+             xname: str) -> str | None:
+    best = "lowest" if low else "highest"
+    lead: dict[str, list] = {}  # series -> x where it leads by TIE_PCT or more
+    widest = None  # (margin %, x, winner, runner-up)
+    compared = 0
+    for x in xs:
+        at = sorted((s[x] for s in series.values() if x in s), key=lambda p: p.mean,
+                    reverse=not low)
+        if len(at) < 2:
+            continue
+        compared += 1
+        m = abs(pct(at[0].mean, at[1].mean))
+        if m < TIE_PCT:
+            continue
+        lead.setdefault(at[0].series, []).append(x)
+        if widest is None or m > widest[0]:
+            widest = (m, x, at[0], at[1])
+    if not compared:
+        return None
+    if not lead:
+        return f"All series are within {TIE_PCT:g} % of each other in {label} at every point."
+    _, x, w, r = widest
+    gap = (f"the widest gap is at {xname} {_x(x)}: {fmt(w.mean, unit)} vs "
+           f"{fmt(r.mean, unit)} ({r.series}), {_margin(w, r, unit)}")
+    if len(lead) == 1:
+        name, where = next(iter(lead.items()))
+        scope = "at every point" if len(where) == compared else \
+            f"wherever the series differ by {TIE_PCT:g} % or more ({_xs(where, xname)})"
+        return f"{name} has the {best} {label} {scope}; {gap}."
+    parts = "; ".join(f"{s} at {_xs(where, xname)}" for s, where in lead.items())
+    return f"The {best} {label} changes hands: {parts}; {gap}."
+
+
+def _trend(name: str, pts: list[Point], label: str, unit: str, xname: str) -> str:
+    first, last = pts[0], pts[-1]
+    span = f"as {xname} goes from {_x(first.x)} to {_x(last.x)}"
+    if all(abs(pct(p.mean, first.mean)) <= SAME_PCT for p in pts):
+        return f"{name}'s {label} stays within {SAME_PCT:g} % of {fmt(first.mean, unit)} {span}"
+    if last.mean == first.mean:
+        text = f"{name}'s {label} is {fmt(first.mean, unit)} at both ends {span}"
+    else:
+        verb = "rises" if last.mean > first.mean else "falls"
+        text = f"{name}'s {label} {verb} from {fmt(first.mean)} to {fmt(last.mean, unit)} {span}"
+    if len(pts) > 4:  # a long series: where the biggest step is tells more than the ends
+        a, b = max(zip(pts, pts[1:]), key=lambda ab: abs(ab[1].mean - ab[0].mean))
+        text += (f", the largest step ({fmt(a.mean)} to {fmt(b.mean, unit)}) between "
+                 f"{xname} {_x(a.x)} and {_x(b.x)}")
+    return text
+
+
+def _crossings(series: dict[str, dict], xname: str) -> list[str]:
+    out = []
+    names = list(series)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            xs = sorted(x for x in series[a] if x in series[b])
+            signs = []  # (x, sign) where the two differ by TIE_PCT or more
+            for x in xs:
+                pa, pb = series[a][x].mean, series[b][x].mean
+                if abs(pct(pa, pb)) >= TIE_PCT:
+                    signs.append((x, pa > pb))
+            cross = [(x0, x1) for (x0, s0), (x1, s1) in zip(signs, signs[1:]) if s0 != s1]
+            if len(cross) > MAX_CROSSINGS:
+                out.append(f"{a} and {b} cross {len(cross)} times")
+            else:
+                out += [f"{a} and {b} cross between {xname} {_x(x0)} and {_x(x1)}"
+                        for x0, x1 in cross]
+    return out
+
+
+def reading(points: Sequence[Point], spec: dict) -> list[str]:
+    """Sentences about the aggregated points of one experiment (module doc)."""
+    out = []
+    xname, _ = split_label(spec["xlabel"], lower=False)
+    for metric, ylabel in zip(spec["y"], spec["ylabels"]):
+        label, unit = split_label(ylabel)
+        pts = [p for p in points if p.metric == metric]
+        if not pts:
+            out.append(f"No record has a value for {metric}.")
+            continue
+        series: dict[str, dict] = {}
+        for p in pts:
+            series.setdefault(p.series, {})[p.x] = p
+        xs = list(dict.fromkeys(p.x for p in pts))
+        if spec["kind"] == "line" or spec["x"] == TIME_X:
+            xs.sort()
+        lead = _leaders(series, xs, label, unit, lower_is_better(metric), xname)
+        if lead:
+            out.append(lead)
+        if spec["kind"] == "line":
+            trends = [_trend(s, [pp[x] for x in sorted(pp)], label, unit, xname)
+                      for s, pp in series.items() if len(pp) >= 2]
+            if trends:
+                out.append("; ".join(trends) + ".")
+            cross = _crossings(series, xname)
+            if cross:
+                out.append("; ".join(cross) + ".")
+        spread = [(100 * (p.hi - p.lo) / abs(p.mean), p) for p in pts if p.n > 1 and p.mean]
+        if spread:
+            worst, p = max(spread, key=lambda t: t[0])
+            out.append(f"Across seeds, {label} spreads by at most {_p(worst)} % of its "
+                       f"trimmed mean ({p.series} at {xname} {_x(p.x)}, {p.n} seeds).")
+    return out
