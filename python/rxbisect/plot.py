@@ -51,8 +51,8 @@ _STYLE = {
     "rxbisect": ("#009E73", "D"), "dyn_shring": ("#E69F00", "P"),
     "spool": ("#56B4E9", "X"),
 }
-_SPARE = [("#555555", "*"), ("#999999", "h"), ("#0072B2", "<"), ("#D55E00", ">"),
-          ("#009E73", "p"), ("#E69F00", "8")]
+# Series that are not designs (e.g. series = "workload.nf") take the unused styles in order.
+_SPARE = list(_STYLE.values()) + [("#555555", "*"), ("#999999", "h")]
 _BAR_FILLS = ("", "..", "xx", "\\\\", "oo", "--")  # per series, for grayscale bars
 _EMU_HATCH = "///"
 
@@ -245,10 +245,12 @@ def aggregate(records: Iterable[dict], plot_spec: dict) -> list[Point]:
 # ---- drawing -----------------------------------------------------------------------------
 
 def _styles(points: Sequence[Point]) -> dict[str, tuple[str, str, int]]:
-    """series label -> (colour, marker, index); an emulated series shares its native twin's."""
+    """series label -> (colour, marker, index); an emulated series shares its native twin's.
+    A design keeps its own style; other series take the styles no design here uses."""
     out: dict[str, tuple[str, str, int]] = {}
     bases: dict[str, tuple[str, str, int]] = {}
-    spare = iter(_SPARE * 4)
+    names = {p.series.removesuffix(" (emulated)").split(",")[0] for p in points}
+    spare = iter([s for s in _SPARE if s not in {_STYLE.get(n) for n in names}] * 4)
     for p in points:
         if p.series in out:
             continue
@@ -268,13 +270,16 @@ def _tick(v: Any) -> str:
 
 
 def _draw_line(ax, pts: list[Point], style: tuple[str, str, int]) -> None:
-    colour, marker, _ = style
+    colour, marker, idx = style
     xs = [float(p.x) for p in pts]
     ys = [p.mean for p in pts]
     err = [[p.mean - p.lo for p in pts], [p.hi - p.mean for p in pts]]
-    many = len(pts) > 40  # a time series: markers would hide the line
+    # a long series (time): a marker every tenth point, shifted per series so overlapping
+    # lines still show each one's markers (and stay apart in grayscale)
+    every = max(1, len(pts) // 10)
     ax.errorbar(xs, ys, yerr=err if any(p.n > 1 for p in pts) else None, color=colour,
-                marker=None if many else marker, markersize=4, linewidth=1.3, capsize=2,
+                marker=marker, markevery=(idx * max(1, every // 3) % every, every),
+                markersize=4, linewidth=1.3, capsize=2,
                 elinewidth=0.8, linestyle="--" if pts[0].emulated else "-",
                 markerfacecolor="white" if pts[0].emulated else colour, label=pts[0].series)
 

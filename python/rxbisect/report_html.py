@@ -42,6 +42,7 @@ class Experiment:
     own_spec: bool  # from experiments/ID.toml (else derived from the records)
     title: str
     description: str = ""
+    variant: str = ""  # "quick" or "full", when rxb repro says
     figure: Path | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -123,19 +124,34 @@ def _default_label(metric: str) -> str:
     return f"{(q + ' ') if q else ''}{name}" + (f" ({units[0]})" if units else "")
 
 
+def read_summary(path: Path, warn: Callable[[str], None]) -> dict:
+    """DIR/ID.summary.json as `rxb repro` writes it (title, variant, plot), or {}."""
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        warn(f"rxb: warning: {path}: not readable as JSON ({e}); ignored")
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
 def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None]) -> Experiment:
+    """One experiment: its records, and title, description and [plot] from
+    experiments/ID.toml, else from DIR/ID.summary.json (the experiment file wins)."""
     records = read_records(folder / f"{eid}.jsonl")
     if not records:
         raise UsageError(f"{folder / (eid + '.jsonl')}: no records")
-    doc = read_toml(experiments / f"{eid}.toml")
+    toml_path = experiments / f"{eid}.toml"
+    doc = {**read_summary(folder / f"{eid}.summary.json", warn), **read_toml(toml_path)}
     exp = Experiment(eid, records, {}, False, str(doc.get("title") or eid),
-                     str(doc.get("description") or ""))
+                     str(doc.get("description") or ""), variant=str(doc.get("variant") or ""))
     if "plot" in doc:
         try:
             exp.spec, exp.own_spec = plot.check_spec(doc["plot"]), True
         except UsageError as e:
-            warn(f"rxb: warning: {experiments / (eid + '.toml')}: {e}; using a default plot")
-            exp.notes.append(f"The [plot] table of {eid}.toml is invalid ({e}); a default "
+            warn(f"rxb: warning: {eid}: {e}; using a default plot")
+            exp.notes.append(f"The experiment's [plot] table is invalid ({e}); a default "
                              "plot is shown.")
     if not exp.own_spec:
         exp.spec = default_spec(records)
@@ -170,7 +186,7 @@ def _figure(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
                 warn(f"rxb: warning: {e}; the figure is only in the report")
                 path = plot.experiment(exp.records, exp.spec, Path(tmp) / exp.id)[1]
             exp.notes.append("Figure drawn by `rxb report` from "
-                             + (f"experiments/{exp.id}.toml [plot]." if exp.own_spec else
+                             + ("the experiment's [plot] table." if exp.own_spec else
                                 "a default plot (no [plot] table for this experiment)."))
         data = path.read_bytes()
     mime = "image/svg+xml" if path.suffix == ".svg" else "image/png"
@@ -232,7 +248,9 @@ def section(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
     figure = _figure(exp, folder, warn)
     text = "".join(f"<li>{_e(s)}</li>" for s in reading(points, exp.spec))
     notes = "".join(f'<p class="note">{_e(n)}</p>' for n in exp.notes)
-    return (f'<section id="{_e(exp.id)}"><h2>{_e(exp.title)} <code>{_e(exp.id)}</code></h2>'
+    variant = f" ({exp.variant} variant)" if exp.variant else ""
+    return (f'<section id="{_e(exp.id)}"><h2>{_e(exp.title)} <code>{_e(exp.id)}'
+            f'{_e(variant)}</code></h2>'
             + (f"<p>{_e(exp.description)}</p>" if exp.description else "")
             + f'<h3>Reading</h3><ul class="reading">{text}</ul>{figure}{notes}'
             + "<h3>Parameters</h3>"
@@ -241,7 +259,11 @@ def section(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
             + _table(("fixed", "value"), [(k, _value(v)) for k, v in fixed.items()])
             + "<h3>Hardware and calibration</h3>" + _hardware(exp.records)
             + "<h3>Seeds and spread</h3>" + _seeds(exp.records, points)
-            + "<h3>Aggregated points</h3>" + _points(points, exp.spec) + "</section>")
+            + "<h3>Aggregated points</h3>"
+            # a long table (time series) folds away; it is still in the page, one click off
+            + (f"<details><summary>{len(points)} points</summary>{_points(points, exp.spec)}"
+               "</details>" if len(points) > 40 else _points(points, exp.spec))
+            + "</section>")
 
 
 # The page checks itself: once loaded, body[data-figures] says "ok N" or which figures

@@ -217,3 +217,20 @@ def test_bad_input_is_one_error_line(tmp_path, capsys, setup, words):
 def test_missing_folder_is_one_error_line(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_title_and_plot_from_the_repro_summary(results, tmp_path):
+    """Without experiments/ID.toml, DIR/ID.summary.json (written by rxb repro) is used."""
+    out, _ = results
+    folder, exps = tmp_path / "r", tmp_path / "e"
+    folder.mkdir()
+    exps.mkdir()
+    shutil.copy(out / "nf.jsonl", folder / "nf.jsonl")
+    (folder / "nf.summary.json").write_text(json.dumps({
+        "title": "NFs from the summary", "variant": "quick",
+        "plot": {"kind": "bar", "x": "workload.nf", "y": ["mem_bw_gibps"],
+                 "xlabel": "Network function", "ylabels": ["Memory bandwidth (GiB/s)"]}}))
+    text = report_html.render(folder, exps).read_text()
+    assert "NFs from the summary" in text and "(quick variant)" in text
+    assert "memory bandwidth" in text  # the reading is about the summary's y metric
+    assert "Memory bandwidth (GiB/s)" in (folder / "nf.svg").read_text()
