@@ -1,7 +1,75 @@
-"""`rxb repro`: the study's experiments (experiments/, docs/experiments.md)."""
+"""`rxb repro`: the study's experiments (experiments/, docs/experiments.md).
+
+    rxb repro ID|all [--quick] [--seeds N] [--profile NAME] [--out DIR] [--json]
+                     [--jobs N | --cluster ADDRESS]
+    rxb repro list
+"""
 
 import argparse
+import json
+import sys
+import time
+
+LIST = "list"
+
+
+def cmd_repro(args) -> int:
+    from . import experiments, report, repro
+    from .sweep import cpus
+    from .cli import _progress
+    if args.experiment == LIST:
+        rows = [(i, experiments.load(i).title) for i in experiments.ids()]
+        print(report.table(("experiment", "title"), rows))
+        return 0
+    planned = repro.plan_all(args.experiment, args.quick, args.seeds, args.profile)
+    repro.preflight(planned, args.out, args.cluster, args.jobs)
+    jobs = args.jobs or (None if args.cluster else cpus())
+    points = sum(len(p.points) for p in planned)
+    where = f"the cluster {args.cluster}" if args.cluster else f"{jobs} local processes"
+    print(f"rxb: {len(planned)} experiment(s), {points} points "
+          f"({'quick' if args.quick else 'full'} variant); estimated "
+          f"{repro._duration(repro.estimate_s([x for p in planned for x in p.points], jobs or 1))}"
+          f" on {where} (points already in {args.out} are skipped)", file=sys.stderr)
+    results = []
+    for p in planned:
+        start = time.monotonic()
+        res = repro.run(p, args.out, args.cluster, args.jobs, _progress(args))
+        res["wall_s"] = time.monotonic() - start
+        results.append(res)
+        if not args.json:
+            print(f"\n== {p.exp.id}: {p.exp.title} ==")
+            print(repro.summary_table(p.exp, res["summary"]))
+            print(f"{len(p.points)} points: {res['ran']} run now, {res['skipped']} already "
+                  f"recorded; {res['wall_s']:.1f} s")
+            for f in res["files"]:
+                print(f"  {f}")
+    if args.json:
+        print(json.dumps([{k: v for k, v in r.items() if k != "records"} for r in results],
+                         indent=1))
+    return 0
 
 
 def register(sub, parser_class: type[argparse.ArgumentParser]) -> None:
     """Add the `repro` subcommand to the `rxb` parser."""
+    from . import repro
+    from .cli import _bar_args
+    r = sub.add_parser("repro", help="run an experiment of the catalogue (experiments/): "
+                       "records, table, summary and plot in DIR (docs/experiments.md)")
+    r.add_argument("experiment", metavar="ID", help="a catalogue ID, an experiment file, "
+                   "'all' (every experiment) or 'list' (print the catalogue)")
+    r.add_argument("--quick", action="store_true", help="the quick variant: same shape, "
+                   "fewer points, shorter runs, one seed")
+    r.add_argument("--seeds", type=int, metavar="N", help="seeds per point (default: the "
+                   "variant's; the full variant reports the trimmed mean of 10)")
+    r.add_argument("--profile", metavar="NAME", help="hardware profile for every point "
+                   "(default: the experiment's, normally 'reference')")
+    r.add_argument("--out", default=repro.DEFAULT_OUT, metavar="DIR",
+                   help=f"folder for ID.jsonl/.parquet/.summary.json/.png/.svg; points "
+                   f"already recorded there are skipped (default {repro.DEFAULT_OUT})")
+    r.add_argument("--jobs", type=int, metavar="N",
+                   help="engine runs at once on the local pool (default: every CPU)")
+    r.add_argument("--cluster", metavar="ADDRESS",
+                   help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
+    r.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    _bar_args(r)
+    r.set_defaults(func=cmd_repro)

@@ -300,7 +300,7 @@ def _run_local(tasks: list[dict], jobs: int, started: Callable[[], None],
 
 # ---- Dask distributed -------------------------------------------------------------------
 
-def _reachable(address: str) -> None:
+def reachable(address: str) -> None:
     """Fail fast, with one clear line, on a TCP address nobody listens at (dask itself
     would retry until its timeout)."""
     scheme, sep, rest = address.partition("://")
@@ -331,7 +331,7 @@ def _client(cluster: Any):
     if not isinstance(address, str):
         raise UsageError(f"cluster {cluster!r}: expected a scheduler address, a "
                          "distributed.Client or a cluster object")
-    _reachable(address)
+    reachable(address)
     try:
         return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False), True
     except Exception as e:  # noqa: BLE001 (dask raises OSError, TimeoutError, its own)
@@ -371,6 +371,14 @@ class Outcome:
     table: Path | None  # DIR/STEM.parquet, if written
 
 
+def check_jobs(jobs: int | None, cluster: Any) -> None:
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise UsageError(f"--jobs {jobs}: must be an integer, at least 1")
+    if jobs is not None and cluster is not None:
+        raise UsageError("--jobs sets the local pool; a cluster runs as many points at once "
+                         "as its workers have threads")
+
+
 def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: Any = None,
             jobs: int | None = None, progress: bool | None = None,
             warn: Callable[[str], None] | None = None, stem: str = records.STEM,
@@ -380,11 +388,7 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
 
     finish(record) -> record runs in this process on each new record before it is written
     (the catalogue's Python-side derivations); desc names the progress bar."""
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise UsageError(f"--jobs {jobs}: must be an integer, at least 1")
-    if jobs is not None and cluster is not None:
-        raise UsageError("--jobs sets the local pool; a cluster runs as many points at once "
-                         "as its workers have threads")
+    check_jobs(jobs, cluster)
     say = warn or (lambda m: tqdm.write(m, file=sys.stderr))
     client, own_client = _client(cluster) if cluster is not None else (None, False)
     try:

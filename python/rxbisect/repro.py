@@ -1,0 +1,193 @@
+"""`rxb repro ID`: run one experiment of the catalogue (experiments/, docs/experiments.md).
+
+    rxbisect.repro("ring-size", quick=True, out="results/repro")  -> pandas.DataFrame
+
+1. plan: the experiment file's points, per [[interface]] the cross product of its grid
+   times the seeds (sweep.plan, so every key is checked by the scenario schema), their
+   union checked for duplicates; nothing runs before every experiment asked for is planned;
+2. run: the points not yet in DIR/ID.jsonl through the sweep machinery (sweep.execute: a
+   local process pool or a Dask cluster, progress bar, one record appended per finished
+   point, resumable), the experiment's derivations added to each record before it is
+   written;
+3. summarise: DIR/ID.parquet (sweep.execute), DIR/ID.summary.json (per series and x, the
+   trimmed mean over seeds, min, max, n), DIR/ID.png and .svg (plot.experiment).
+"""
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import experiments, ndr, records, report
+from .sweep import Point, check_jobs, execute, plan as plan_points, reachable, value_text
+from .errors import UsageError
+from .experiments import DESIGN, Experiment
+
+ALL = "all"
+DEFAULT_OUT = "results/repro"
+# Simulator speed for the duration estimate: docs/simulator.md §7 measures 2.5-4 M simulated
+# packets per second per run on the development VM; the lower end, plus a run's start-up.
+SIM_PACKETS_PER_S = 2.5e6
+RUN_OVERHEAD_S = 0.05
+ETH_OVERHEAD_BYTES = 20
+
+
+@dataclass
+class Planned:
+    exp: Experiment
+    quick: bool
+    points: list[Point]
+
+
+def plan(exp: Experiment, quick: bool = False, seeds: int | None = None,
+         profile: str | None = None) -> Planned:
+    """Every point of the experiment's quick or full variant, checked and resolved."""
+    v = exp.variant(quick)
+    base = [f"{k}={value_text(x)}" for k, x in v.set.items()]
+    base += [f"system.profile={profile}"] if profile else []
+    points: list[Point] = []
+    seen: dict[str, str] = {}
+    for itf in exp.interfaces:
+        sets = [*base, f"arch.name={itf.name}", f"arch.emulated={value_text(itf.emulated)}",
+                *(f"{k}={value_text(x)}" for k, x in itf.set.items())]
+        grid = {**v.grid, **{k: own_values(vals, v.grid[k]) for k, vals in itf.grid.items()}}
+        for p in plan_points(exp.scenario, grid, seeds or v.seeds, sets, exp.id,
+                            where=f"{exp.path}: {itf.label}:", link=itf.link,
+                            params={DESIGN: itf.label}, search=v.search):
+            if p.point_id in seen:
+                raise UsageError(f"{exp.path}: {itf.label} {p.label} is the same point as "
+                                 f"{seen[p.point_id]}; two [[interface]] entries overlap")
+            seen[p.point_id] = f"{itf.label} {p.label}"
+            points.append(p)
+    return Planned(exp, quick, points)
+
+
+def own_values(design: list, variant: list) -> list:
+    """A design's own grid values (an [[interface]] grid) within a variant: those the
+    variant's grid also has, so the quick variant stays small; all of them when it has none
+    (the design exists only at other values, as the 400 G profile in dark-packets)."""
+    return [x for x in design if x in variant] or design
+
+
+def estimate_s(points: Sequence[Point], jobs: int) -> float:
+    """Wall-clock seconds the points should take on `jobs` parallel runs: simulated packets
+    (offered rate x duration, times the trials of a search) over the simulator's speed."""
+    total = 0.0
+    for p in points:
+        s = p.task["sections"]
+        pps = s["system"]["nics"] * s["traffic"]["rate_gbps"] * 1e9 / \
+            (8 * (s["traffic"]["packet_bytes"] + ETH_OVERHEAD_BYTES))
+        runs = 1
+        if p.task.get("search"):
+            q = p.task["search"]
+            hi = q.get("hi") or s["traffic"]["rate_gbps"]
+            runs = ndr.max_steps(q["lo"], max(hi, q["lo"] + q["resolution"]), q["resolution"])
+        total += runs * (pps * s["run"]["duration_ms"] / 1e3 / SIM_PACKETS_PER_S + RUN_OVERHEAD_S)
+    return total / max(1, jobs)
+
+
+def _duration(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min" if s < 7200 else f"{s / 3600:.1f} h"
+
+
+# ---- aggregation ------------------------------------------------------------------------
+
+def summarize(exp: Experiment, recs: Sequence[dict]) -> list[dict]:
+    """The figure's points (plot.aggregate, the one aggregation: per series, x and metric the
+    trimmed mean over seeds, min, max, n), as plain data for DIR/ID.summary.json."""
+    from .plot import aggregate
+    return [p.to_dict() for p in aggregate(recs, exp.plot)] if recs else []
+
+
+def summary_table(exp: Experiment, rows: Sequence[dict]) -> str:
+    """The summary as a compact table: one row per series and x, one column per metric:
+    trimmed mean [min-max] when seeds differ."""
+    y = exp.plot["y"]
+    cells: dict[tuple, dict] = {}
+    for r in rows:
+        cell = report.num(r["mean"], 3)
+        if r["n"] > 1 and r["lo"] != r["hi"]:
+            cell += f" [{report.num(r['lo'], 3)}-{report.num(r['hi'], 3)}]"
+        cells.setdefault((r["series"], _cell(r["x"])), {})[r["metric"]] = cell
+    body = [(series, x, *(m.get(k, "-") for k in y)) for (series, x), m in cells.items()]
+    return report.table(("series", exp.plot["x"], *y), body, (False, True, *(True,) * len(y)))
+
+
+def _cell(v: Any) -> str:
+    return "-" if v is None else str(v)
+
+
+# ---- running ----------------------------------------------------------------------------
+
+def _finish(exp: Experiment):
+    def finish(rec: dict) -> dict:
+        for name in exp.derive:
+            rec["metrics"].update(experiments.DERIVE[name](rec))
+        return rec
+    return finish
+
+
+def _plot(exp: Experiment, recs: Sequence[dict], stem: Path) -> list[Path]:
+    """DIR/ID.png and .svg (plot.experiment: matplotlib is imported only here)."""
+    from .plot import experiment
+    return [Path(p) for p in experiment(list(recs), exp.plot, str(stem))] if recs else []
+
+
+def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: Any = None,
+        jobs: int | None = None, progress: bool | None = None, say=None) -> dict:
+    """Run one planned experiment; returns {"id", "records", "summary", "files", ...}."""
+    say = say or (lambda m: print(m, file=sys.stderr))
+    exp = planned.exp
+    outcome = execute(planned.points, out, cluster, jobs, progress, say, stem=exp.id,
+                            finish=_finish(exp), desc=exp.id)
+    rows = summarize(exp, outcome.records)
+    files = []
+    if out is not None:
+        folder = Path(out)
+        summary = folder / f"{exp.id}.summary.json"
+        tmp = summary.with_name(f".{summary.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"experiment": exp.id, "title": exp.title,
+                                   "variant": "quick" if planned.quick else "full",
+                                   "plot": exp.plot, "points": rows}, indent=1) + "\n")
+        os.replace(tmp, summary)
+        files = [outcome.file, outcome.table, summary,
+                 *_plot(exp, outcome.records, folder / exp.id)]
+    return {"id": exp.id, "title": exp.title, "records": outcome.records, "summary": rows,
+            "ran": outcome.ran, "skipped": outcome.skipped,
+            "files": [str(f) for f in files if f is not None]}
+
+
+def plan_all(ref: str, quick: bool, seeds: int | None, profile: str | None) -> list[Planned]:
+    """The experiments `ref` names (an ID, a file, or "all"), all planned before any runs."""
+    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
+                              or seeds < 1):
+        raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
+    refs = experiments.ids() if ref == ALL else [ref]
+    return [plan(experiments.load(r), quick, seeds, profile) for r in refs]
+
+
+def preflight(planned: Sequence[Planned], out: str | os.PathLike | None,
+              cluster: Any, jobs: int | None = None) -> None:
+    """The checks that would otherwise stop a run half-way, made before anything runs: the
+    jobs, each DIR/ID.jsonl can be created and locked, the cluster answers."""
+    check_jobs(jobs, cluster)
+    if isinstance(cluster, str):
+        reachable(cluster)
+    if out is not None:
+        for p in planned:
+            records.Store(out, stem=p.exp.id).close()
+
+
+def repro(experiment: str, quick: bool = False, seeds: int | None = None,
+          out: str | os.PathLike | None = DEFAULT_OUT, cluster: Any = None,
+          jobs: int | None = None, profile: str | None = None, progress: bool | None = None):
+    """Run a catalogue experiment (an ID, an experiment file, or "all") and return its
+    records as a pandas DataFrame (records.frame; one row per point). With `out` the files
+    DIR/ID.{jsonl,parquet,summary.json,png,svg} are written and finished points are
+    skipped on a rerun; `cluster` is a Dask scheduler address, client or cluster object."""
+    planned = plan_all(experiment, quick, seeds, profile)
+    preflight(planned, out, cluster, jobs)
+    results = [run(p, out, cluster, jobs, progress) for p in planned]
+    return records.frame([r for res in results for r in res["records"]])

@@ -1,0 +1,315 @@
+"""`rxb repro`: every experiment of the catalogue, its quick variant run for real, records that
+validate, the files it writes, resume after a kill, and one clear error per bad input
+(docs/experiments.md).
+
+The simulator's numbers are being changed elsewhere: nothing here asserts a simulated value,
+only the shape of what comes out (points, designs, metrics present, schema, files).
+"""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+
+from rxbisect import cli, experiments, plot, records, repro
+from rxbisect.errors import UsageError
+
+from conftest import REPO
+from test_sweep import REAL_ENGINE, assert_all_gone, gated  # noqa: F401  (gated: a fixture)
+
+pytestmark = pytest.mark.skipif(REAL_ENGINE is None, reason="rxb-sim not built (make build)")
+
+# A tiny experiment for the tests that run something of their own: 2 designs x 2 rates.
+TINY = """\
+title = "tiny"
+description = "two designs, two rates, 2 cores"
+[set]
+run.duration_ms = 0.5
+run.warmup_ms = 0.1
+system.cores = 2
+system.nics = 1
+[grid]
+traffic.rate_gbps = [5.0, 10.0]
+[[interface]]
+name = "privring"
+[[interface]]
+name = "rxbisect"
+[plot]
+kind = "line"
+x = "traffic.rate_gbps"
+y = ["throughput_gbps"]
+xlabel = "Offered (Gbps)"
+ylabels = ["Throughput (Gbps)"]
+"""
+
+
+def repro_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "rxbisect", "repro", *args, "--no-progress"]
+
+
+def lines(path: Path) -> list[dict]:
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), "the file ends in a half-written line"
+    return [json.loads(x) for x in data.splitlines()]
+
+
+# ---- the catalogue ----------------------------------------------------------------------
+
+CATALOGUE = ["ring-size", "core-scaling", "ndr", "nf-200g", "kvs", "ax-size", "bx-size",
+             "proc-var", "traffic-var", "trace", "stream-coloc", "low-rate", "fidelity",
+             "share-degree", "mem-intensity", "dyn-switch", "representors", "dark-packets"]
+
+
+def test_the_catalogue_is_every_id_of_evaluation_md():
+    assert sorted(experiments.ids()) == sorted(CATALOGUE)
+
+
+@pytest.mark.parametrize("exp_id", CATALOGUE)
+def test_quick_has_the_shape_of_full(exp_id):
+    """Quick keeps the designs and the axes; fewer or equal points, no longer runs; the full
+    variant has the seeds for a trimmed mean (min and max dropped)."""
+    exp = experiments.load(exp_id)
+    quick, full = repro.plan(exp, quick=True), repro.plan(exp, quick=False)
+    design = experiments.DESIGN
+    assert {p.task["params"][design] for p in quick.points} == \
+        {p.task["params"][design] for p in full.points} == {i.label for i in exp.interfaces}
+    assert exp.variant(True).grid.keys() == exp.variant(False).grid.keys()
+    assert 0 < len(quick.points) <= len(full.points)
+    assert max(p.task["sections"]["run"]["duration_ms"] for p in quick.points) <= \
+        min(p.task["sections"]["run"]["duration_ms"] for p in full.points)
+    assert exp.variant(False).seeds >= 3
+    assert repro.estimate_s(full.points, 2) > 0
+
+
+@pytest.fixture(scope="module")
+def quick_all(tmp_path_factory):
+    """`rxb repro all --quick`, once, as a user runs it: (folder, stdout, stderr, seconds)."""
+    out = tmp_path_factory.mktemp("repro")
+    start = time.monotonic()
+    p = subprocess.run(repro_cmd("all", "--quick", "--out", str(out), "--jobs", "2"),
+                       cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    return out, p.stdout, p.stderr, time.monotonic() - start
+
+
+@pytest.mark.parametrize("exp_id", CATALOGUE)
+def test_quick_variant_runs_and_its_records_validate(quick_all, exp_id):
+    out, stdout, stderr, _ = quick_all
+    exp = experiments.load(exp_id)
+    planned = repro.plan(exp, quick=True)
+    recs = lines(out / f"{exp_id}.jsonl")
+    # one record per planned point, no duplicates, no strays
+    assert sorted(r["point_id"] for r in recs) == sorted(p.point_id for p in planned.points)
+    for r in recs:
+        assert records.problems(r) == [], r["point_id"]
+        assert r["experiment"] == exp_id
+        assert r["params"]["arch.emulated"] == r["config"]["arch"]["emulated"]
+    assert {r["params"][experiments.DESIGN] for r in recs} == {i.label for i in exp.interfaces}
+    # what the plot needs is in every record: its x, and each y metric
+    for r in recs:
+        m = r["metrics"]
+        if exp.plot["x"] == plot.TIME_X:
+            samples = m["series"]
+            assert samples and all("t_ms" in s for s in samples)
+            for y in exp.plot["y"]:
+                assert all(y in s for s in samples), y
+        else:
+            assert exp.plot["x"] in r["params"]
+            for y in exp.plot["y"]:
+                assert y in m, y
+    for y in exp.plot["y"]:  # and at least one record has a number for it
+        assert any(isinstance(plot.metric(s, y), (int, float)) for r in recs
+                   for s in (r["metrics"]["series"] if exp.plot["x"] == plot.TIME_X
+                             else [r["metrics"]])), y
+    # the table, the summary, the figure
+    table = pd.read_parquet(out / f"{exp_id}.parquet")
+    assert len(table) == len(recs) and set(table["point_id"]) == {r["point_id"] for r in recs}
+    summary = json.loads((out / f"{exp_id}.summary.json").read_text())
+    assert summary["experiment"] == exp_id and summary["variant"] == "quick"
+    assert summary["points"] and {p["metric"] for p in summary["points"]} <= set(exp.plot["y"])
+    for p in summary["points"]:
+        slack = 1e-9 * max(1.0, abs(p["hi"]))  # a mean of equal values may round past them
+        assert p["lo"] - slack <= p["mean"] <= p["hi"] + slack and p["n"] >= 1
+    assert (out / f"{exp_id}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (out / f"{exp_id}.svg").read_bytes()[:2000]
+    assert f"== {exp_id}: {exp.title} ==" in stdout
+
+
+@pytest.mark.parametrize("exp_id", ["ndr", "ax-size"])
+def test_no_drop_rate_points_record_their_search(quick_all, exp_id):
+    out = quick_all[0]
+    for r in lines(out / f"{exp_id}.jsonl"):
+        s, m = r["search"], r["metrics"]
+        assert s["steps"] and all(s["lo"] <= x["rate"] <= s["hi"] for x in s["steps"])
+        passed = [x["rate"] for x in s["steps"] if x["passed"]]
+        assert m["ndr_found"] == bool(passed)
+        nics = r["config"]["system"]["nics"]
+        assert m["ndr_gbps"] == pytest.approx(max(passed) * nics if passed else 0.0)
+        # the record's run is the one at the no-drop rate, and it lost nothing
+        if passed:
+            assert r["params"]["traffic.rate_gbps"] == pytest.approx(max(passed))
+            assert m["drop_rate"] <= s["threshold"]
+
+
+def test_dark_packets_carry_the_analytic_bound(quick_all):
+    for r in lines(quick_all[0] / "dark-packets.jsonl"):
+        assert 0 <= r["metrics"]["dark_bound_drop_rate"] <= 1
+        assert r["metrics"]["dark_bound_drop_rate_loaded"] is None \
+            or 0 <= r["metrics"]["dark_bound_drop_rate_loaded"] <= 1
+
+
+def test_quick_all_reports_its_time(quick_all):
+    _, _, stderr, seconds = quick_all
+    assert "estimated" in stderr.splitlines()[0]
+    print(f"rxb repro all --quick: {seconds:.1f} s")
+
+
+# ---- a run of our own: Python API, resume ------------------------------------------------
+
+def test_python_api_returns_one_row_per_point(tmp_path):
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(TINY)
+    df = repro.repro(str(exp), quick=True, seeds=3, out=tmp_path / "o", jobs=2,
+                     progress=False)
+    assert len(df) == 2 * 2 * 3 and set(df["experiment"]) == {"tiny"}
+    assert set(df["params.design"]) == {"privring", "rxbisect"}
+    summary = json.loads((tmp_path / "o" / "tiny.summary.json").read_text())
+    assert {p["n"] for p in summary["points"]} == {3}  # 3 seeds behind every point
+    # a second call resumes: nothing runs again, the same records come back
+    again = repro.repro(str(exp), quick=True, seeds=3, out=tmp_path / "o", jobs=2,
+                        progress=False)
+    assert list(again["point_id"]) == list(df["point_id"])
+    assert len(lines(tmp_path / "o" / "tiny.jsonl")) == 12
+
+
+def test_a_killed_repro_resumes_without_duplicates(tmp_path, gated):  # noqa: F811
+    env, open_gate = gated
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(TINY)
+    clean = tmp_path / "clean"
+    p = subprocess.run(repro_cmd(str(exp), "--seeds", "3", "--out", str(clean), "--jobs", "2"),
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    expected = {r["point_id"]: r for r in lines(clean / "tiny.jsonl")}
+    assert len(expected) == 12
+
+    out = tmp_path / "killed"
+    cmd = repro_cmd(str(exp), "--seeds", "3", "--out", str(out), "--jobs", "2")
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    path = out / "tiny.jsonl"
+    deadline = time.monotonic() + 60
+    while not (path.exists() and b"\n" in path.read_bytes()):  # seed 1 runs, others wait
+        assert proc.poll() is None, f"repro ended early: {proc.communicate()}"
+        assert time.monotonic() < deadline, "no record within 60 s"
+        time.sleep(0.01)
+    tree = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+    assert_all_gone(tree)
+    first = lines(path)
+    assert 0 < len(first) < 12
+
+    open_gate()
+    p = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    recs = lines(path)
+    assert len(recs) == 12 and len({r["point_id"] for r in recs}) == 12
+    assert [r["point_id"] for r in recs[:len(first)]] == [r["point_id"] for r in first]
+    for r in recs:  # deterministic: the same records as the uninterrupted run
+        want = expected[r["point_id"]]
+        assert (r["params"], r["config"]) == (want["params"], want["config"])
+        assert r["metrics"]["delivered_packets"] == want["metrics"]["delivered_packets"]
+    assert f"{len(first)} already recorded" in p.stdout
+
+
+# ---- one clear error per bad input ---------------------------------------------------------
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _one_error(capsys, argv: list[str]) -> str:
+    rc = cli.main(argv)
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    lines_ = err.splitlines()
+    assert len(lines_) == 1 and lines_[0].startswith("rxb: error: "), err
+    return lines_[0]
+
+
+def test_unknown_experiment_id(capsys, tmp_path):
+    line = _one_error(capsys, ["repro", "ring-sise", "--quick", "--out", str(tmp_path / "o")])
+    assert "unknown experiment 'ring-sise' (did you mean 'ring-size'?)" in line
+    assert "known: " in line and not (tmp_path / "o").exists()
+
+
+def _bad(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize("change, message", [
+    (("traffic.rate_gbps = [5.0, 10.0]", "traffic.rate_gbs = [5.0, 10.0]"),
+     "[grid]: unknown key 'traffic.rate_gbs' (did you mean 'traffic.rate_gbps'?)"),
+    (("system.cores = 2", "system.cores = 0"), "[set]: system.cores = 0:"),
+    (("[grid]", "[grids]"), "unknown field 'grids' (did you mean 'grid'?)"),
+    (('kind = "line"', 'kind = "pie"'), "[plot] kind = 'pie': allowed: line, bar"),
+    (('name = "rxbisect"', 'name = "rxbisekt"'), "[[interface]] #2: arch.name = 'rxbisekt'"),
+    (("[set]", "[set]\narch.name = \"shring\""), "arch.name is given by [[interface]] name"),
+    (("[plot]", "[quick]\ngrid = { system.cores = [1] }\n[plot]"),
+     "[quick] grid: system.cores is not in [grid]"),
+    (('name = "privring"', 'name = "privring"\nlink = { arch.rx_size = "arch.ax_size" }'),
+     "link: arch.rx_size = 'arch.ax_size': not a key of [grid]"),
+    (('x = "traffic.rate_gbps"', 'x = "traffic.rate"'), "[plot] x: unknown key"),
+    (("title = \"tiny\"", "title = "), "tiny.toml"),  # TOML syntax: read_toml's message
+])
+def test_a_bad_experiment_file_is_one_clear_error(capsys, tmp_path, change, message):
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(_bad(TINY, *change))
+    line = _one_error(capsys, ["repro", str(exp), "--out", str(tmp_path / "o")])
+    assert str(exp) in line and message in line, line
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(UsageError):
+        experiments.load(str(exp))
+
+
+def test_unwritable_out(capsys, tmp_path):
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(TINY)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    line = _one_error(capsys, ["repro", str(exp), "--out", str(blocker / "o")])
+    assert f"--out {blocker / 'o'}: cannot create the folder" in line
+
+
+def test_unreachable_cluster(capsys, tmp_path):
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(TINY)
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    line = _one_error(capsys, ["repro", str(exp), "--out", str(tmp_path / "o"),
+                               "--cluster", address])
+    assert f"--cluster {address}: cannot reach a Dask scheduler there" in line
+
+
+def test_bad_seeds(capsys, tmp_path):
+    line = _one_error(capsys, ["repro", "ring-size", "--seeds", "0", "--out", str(tmp_path)])
+    assert "--seeds 0: must be an integer, at least 1" in line
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--jobs", "0"], "--jobs 0: must be an integer, at least 1"),
+    (["--jobs", "2", "--cluster", "tcp://127.0.0.1:1"], "--jobs sets the local pool"),
+])
+def test_bad_jobs(capsys, tmp_path, extra, message):
+    line = _one_error(capsys, ["repro", "ring-size", "--out", str(tmp_path / "o"), *extra])
+    assert message in line and not (tmp_path / "o").exists()
