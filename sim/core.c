@@ -331,6 +331,50 @@ static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *p
 	s->cur.lat_n++;
 }
 
+/* A packet's compute time: the NF's cycles and workload.compute_ns, times
+ * a lognormal factor of mean 1 and coefficient of variation
+ * system.service_cv (no two packets cost the same: mispredictions, TLB and
+ * front-end misses), plus slow_extra on slow cores. */
+static uint64_t compute_time(struct sim *s, struct core *k)
+{
+	double sigma = s->c.service_sigma;
+	uint64_t l = s->c.nf_compute + s->c.compute_extra;
+
+	if (sigma > 0)
+		l = (uint64_t)((double)l * sim_rng_lognormal(&k->vrng, -sigma * sigma / 2, sigma));
+	return l + (k->slow ? s->c.slow_extra : 0);
+}
+
+/* The core's next timer interrupt or rare pause after *next (ps). */
+static void next_pause(struct sim *s, struct core *k, uint64_t *next)
+{
+	if (next == &k->tick_next)
+		*next = s->c.tick_period == UINT64_MAX ? UINT64_MAX : *next + s->c.tick_period;
+	else
+		*next += (uint64_t)sim_rng_exp(&k->vrng, s->c.pause_gap) + 1;
+}
+
+/* The core at time t, after the interruptions that are not its work: the
+ * scheduler tick (periodic) and rare long pauses (Poisson). Reaching t
+ * inside one, it resumes at the end; the ones it slept through cost
+ * nothing. Returns the time it goes on at. */
+static uint64_t after_pauses(struct sim *s, struct core *k, uint64_t t)
+{
+	for (;;) {
+		uint64_t *next = k->tick_next <= k->pause_next ? &k->tick_next : &k->pause_next;
+		uint64_t end = *next + (next == &k->tick_next ? s->c.tick : s->c.pause);
+
+		if (*next > t)
+			return t;
+		if (end > t) {
+			if (s->warm)
+				k->paused += end - t;
+			t = end;
+		}
+		next_pause(s, k, next);
+	}
+}
+
 /* The network function on packet k->i, one step at a time (nf.h: a
  * dependent access, or a wave of at most system.mlp independent ones),
  * then its compute. Each step starts within the horizon like any other:
@@ -359,7 +403,7 @@ static bool nf_steps(struct sim *s, struct core *k, uint64_t limit)
 		k->t += l;
 		k->cost.app += l;
 	}
-	l = s->c.nf_compute + s->c.compute_extra + (k->slow ? s->c.slow_extra : 0);
+	l = compute_time(s, k);
 	k->t += l;
 	k->cost.app += l;
 	return true;
@@ -375,11 +419,12 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 
 	switch (k->step) {
 	case PK_ARRIVE:
-		if (pi->vis > k->t) {
+		if (pi->vis > k->t)
 			k->t = pi->vis;
-			if (k->t > limit)
-				return false;
-		}
+		if (k->t >= k->tick_next || k->t >= k->pause_next)
+			k->t = after_pauses(s, k, k->t);
+		if (k->t > limit)
+			return false;
 		nf_begin(&s->nf, &k->nf, k->id, k->cls_pkt, &k->rng, pi->flow, pi->key, pi->len,
 			 sim_buf_addr(s, pk->buf) + s->cfg->scn.arch.headroom_bytes);
 		k->step = PK_NF;
@@ -479,6 +524,8 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 		default: /* PH_POLL */
 			break;
 		}
+		if (k->t >= k->tick_next || k->t >= k->pause_next)
+			k->t = after_pauses(s, k, k->t); /* then poll where the pause ends */
 		if (k->t > now) {
 			/* Poll at the exact time the loop gets there: at once when
 			 * no other event comes first (this core's own entry, still at
@@ -510,6 +557,13 @@ void core_setup(struct sim *s)
 		k->id = c;
 		k->nic = n->id;
 		sim_rng_seed(&k->rng, cfg->scn.run.seed, 0x5000 + c);
+		sim_rng_seed(&k->vrng, cfg->scn.run.seed, 0x6000 + c);
+		/* ticks at a phase of their own per core; pauses a Poisson process */
+		k->tick_next = s->c.tick_period == UINT64_MAX ?
+				       UINT64_MAX : sim_rng_below(&k->vrng, s->c.tick_period);
+		k->pause_next = s->c.pause_gap > 0 ? 0 : UINT64_MAX;
+		if (s->c.pause_gap > 0)
+			next_pause(s, k, &k->pause_next);
 		k->state = CS_SLEEP;
 		k->sleeping_since_poll = true;
 		k->stall_from = k->stall_to = UINT64_MAX;

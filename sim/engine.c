@@ -227,6 +227,12 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	s->c.nf_compute = cyc_ps(cfg, cfg->scn.workload.nf_cycles); /* the cost profile's */
 	s->c.compute_extra = (uint64_t)llround(cfg->scn.workload.compute_ns * PS_PER_NS);
 	s->c.slow_extra = (uint64_t)llround(cfg->scn.system.slow_extra_ns * PS_PER_NS);
+	s->c.service_sigma = sqrt(log1p(cfg->scn.system.service_cv * cfg->scn.system.service_cv));
+	s->c.tick = (uint64_t)llround(cfg->scn.system.tick_us * 1e6);
+	s->c.tick_period = cfg->scn.system.tick_hz > 0 ?
+				   (uint64_t)llround(1e12 / cfg->scn.system.tick_hz) : UINT64_MAX;
+	s->c.pause = (uint64_t)llround(cfg->scn.system.pause_us * 1e6);
+	s->c.pause_gap = cfg->scn.system.pause_hz > 0 ? 1e12 / cfg->scn.system.pause_hz : 0;
 	s->c.pcie_ps_per_byte = 8000.0 / cfg->pcie_gbps;
 	s->nicbuf_bytes = (uint64_t)(cfg->nic_buffer_kib * 1024.0);
 	s->tlp_memo_len = UINT32_MAX;

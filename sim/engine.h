@@ -123,6 +123,8 @@ struct core {
 	uint32_t nq, qnext, qempty;
 	unsigned cls_pkt;            /* LLC class of its packet and CQE reads */
 	struct sim_rng rng;
+	struct sim_rng vrng;         /* variability: service times, pauses (own stream) */
+	uint64_t tick_next, pause_next; /* next timer interrupt, next rare pause */
 	bool slow, target;
 	uint64_t stall_from, stall_to; /* [from, to); to = UINT64_MAX: forever */
 	uint64_t last_poll, sleep_at;
@@ -134,6 +136,7 @@ struct core {
 	struct ccost cost;
 	uint64_t busy;               /* ps not asleep or stalled */
 	uint64_t pkts, wire_bytes, polls, empty_polls, alloc_fail_polls;
+	uint64_t paused;             /* ps taken by ticks and pauses */
 	double lat_sum;
 	uint64_t lat_n;
 	struct sim_hist *ivals;      /* dyn_shring: receive-call intervals (ns) */
@@ -156,6 +159,9 @@ struct costs {
 	uint64_t lock, bitmap_or, ret_desc, tx_pkt, emu_pkt, emu_batch;
 	uint64_t xfer, llc_hit, l2_hit, dma_write, xsocket;
 	uint64_t nf_compute, compute_extra, slow_extra;
+	double service_sigma;        /* lognormal shape of a packet's compute time */
+	uint64_t tick, tick_period, pause; /* ps; period UINT64_MAX: no ticks */
+	double pause_gap;            /* mean ps between rare pauses; 0: none */
 	double pcie_ps_per_byte;
 };
 

@@ -276,7 +276,22 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	deliver_done(s, &d, vis, t, fid, p->key, p->len, (uint8_t)n->id, p->cls, dest);
 }
 
-/* Each NIC's RETA and traffic generator (or the pcap reader of a trace). */
+/* A hardware generator's constant rate is trains of traffic.train_packets
+ * frames back to back at line rate, then idle (it transmits DPDK bursts):
+ * the on/off process with bursts at line rate and the duty cycle that
+ * keeps the mean. At line rate the trains join: frames back to back. */
+static void generator_trains(struct sim_traffic_cfg *tc, const struct sim_cfg *cfg)
+{
+	double duty = cfg->scn.traffic.rate_gbps / cfg->link_gbps;
+
+	if (cfg->scn.traffic.train_packets < 2 || duty >= 1.0)
+		return;
+	tc->main.arrival = SIM_ARRIVAL_ONOFF;
+	tc->main.burst_pkts = cfg->scn.traffic.train_packets;
+	tc->main.duty = duty;
+}
+
+/* Each NIC's RETA and traffic generator (or the replay of a trace). */
 int nic_setup(struct sim *s, struct rxb_err *err)
 {
 	const struct sim_cfg *cfg = s->cfg;
@@ -308,6 +323,8 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 				  cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? SIM_ARRIVAL_ONOFF : SIM_ARRIVAL_CONST;
 		tc.main.burst_pkts = cfg->scn.traffic.burst_packets;
 		tc.main.duty = cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? cfg->scn.traffic.burst_duty : 1.0;
+		if (tc.main.arrival == SIM_ARRIVAL_CONST)
+			generator_trains(&tc, cfg);
 		sim_size_fixed(&tc.main.size, cfg->scn.traffic.packet_bytes);
 		tc.main.flows = cfg->scn.traffic.flows;
 		tc.main.flow_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF &&

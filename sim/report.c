@@ -145,6 +145,7 @@ static json_t *per_core(const struct sim *s, double T)
 		set(o, "alloc_cycle_share", total ? jfrac((double)k->cost.alloc / (double)total) :
 						    json_null());
 		set(o, "busy_fraction", jfrac((double)total / (T * 1e12)));
+		set(o, "paused_fraction", jfrac((double)k->paused / (T * 1e12)));
 		set(o, "latency_us_mean", k->lat_n ? jnum(k->lat_sum / (double)k->lat_n / 1e6) :
 						     json_null());
 		set(o, "polls", jcount(k->polls));

@@ -86,3 +86,19 @@ def cli_json(*args: str, **kw):
     p = run_cli(*args, **kw)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
+
+
+def _engine_missing() -> str:
+    from rxbisect import engine
+    from rxbisect.errors import EngineError
+    try:
+        engine.find_engine()
+    except EngineError as e:  # depends on the build
+        return str(e)
+    return ""
+
+
+# Tests of the real simulator: `pytestmark = needs_engine` skips them, saying why, when
+# rxb-sim is not built.
+needs_engine = pytest.mark.skipif(bool(_engine_missing()), reason="rxb-sim is not built (run "
+                                  "`make build` or set RXB_SIM_BIN)")

@@ -9,15 +9,11 @@ import struct
 
 import pytest
 
+from conftest import needs_engine
 from rxbisect import engine, profile, scenario
 from rxbisect.errors import EngineError
 
-try:
-    engine.find_engine()
-    HAVE_ENGINE = True
-except EngineError:  # pragma: no cover - depends on the build
-    HAVE_ENGINE = False
-pytestmark = pytest.mark.skipif(not HAVE_ENGINE, reason="rxb-sim is not built")
+pytestmark = needs_engine
 
 MS_KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c"
                        "6a42b73bbeac01fa")

@@ -1,0 +1,66 @@
+"""Variability in the real engine (docs/simulator.md §2.5): a packet's compute time spread,
+pauses of a core, and a generator's back-to-back trains. Each is what makes ring size matter
+when the mean load fits; each test turns one mechanism on against the same run without it.
+"""
+
+import pytest
+
+from conftest import needs_engine
+from rxbisect import engine, scenario
+
+pytestmark = needs_engine
+
+# One core of one NIC, privRing, at ~80 % of what it can serve; every source of
+# variability off unless a test turns it on.
+BASE = ("arch.name=privring", "system.cores=1", "system.nics=1", "workload.nf_cycles=300",
+        "traffic.rate_gbps=40", "traffic.train_packets=1", "system.service_cv=0",
+        "system.tick_hz=0", "system.pause_hz=0", "run.duration_ms=20", "run.warmup_ms=2")
+
+
+def run(*sets):
+    m = engine.run(scenario.load_resolved(None, BASE + sets), progress=False).metrics
+    assert m["conservation"] == {"packets_ok": True, "buffers_ok": True}
+    return m
+
+
+def test_service_time_spread_queues_packets():
+    """Same mean service, spread by a lognormal of CV 1: the queue and its p99 grow."""
+    steady, spread = run(), run("system.service_cv=1")
+    assert spread["cycles_per_packet"]["app"] == pytest.approx(
+        steady["cycles_per_packet"]["app"], rel=0.05)
+    assert spread["latency_us_p99"] > 1.5 * steady["latency_us_p99"]
+    assert spread["ring_occupancy"]["max"] > steady["ring_occupancy"]["max"]
+
+
+def test_a_pause_overflows_a_small_ring_and_not_a_large_one():
+    """Pauses of 100 µs, 500 a second (about nine in the run): ~330 packets arrive during
+    one; a 64-entry ring drops them, a 1024-entry ring holds them (the reason drivers default
+    to 1 Ki)."""
+    pause = ("system.pause_hz=500", "system.pause_us=100")
+    small, large = run(*pause, "arch.rx_size=64"), run(*pause, "arch.rx_size=1024")
+    assert small["drops_by_cause"]["no_rx_desc"] > 0
+    assert large["drop_rate"] == 0
+    assert run("arch.rx_size=64")["drop_rate"] == 0  # no pauses: 64 entries suffice
+    busy = [c["paused_fraction"] for c in large["per_core"]]
+    assert busy[0] == pytest.approx(500 * 100e-6, rel=0.5)  # ~5 % paused (Poisson count)
+
+
+def test_timer_ticks_take_their_share_of_the_core():
+    m = run("system.tick_hz=1000", "system.tick_us=10")
+    assert m["per_core"][0]["paused_fraction"] == pytest.approx(0.01, rel=0.1)
+
+
+def test_generator_trains_arrive_back_to_back():
+    """At 40 of 100 Gbps, trains of 32 frames at line rate queue up to a train at the core;
+    evenly spaced frames never do."""
+    even, trains = run(), run("traffic.train_packets=32")
+    assert trains["offered_gbps"] == pytest.approx(even["offered_gbps"], rel=0.02)
+    assert even["ring_occupancy"]["max"] <= 4
+    assert trains["ring_occupancy"]["max"] >= 8  # a train lasts 3.9 µs; the core serves ~20 of its 32
+
+
+def test_variability_is_deterministic_per_seed():
+    sets = ("system.service_cv=0.5", "system.pause_hz=100", "system.tick_hz=250",
+            "traffic.train_packets=32")
+    a, b = run(*sets), run(*sets)
+    assert a == b
