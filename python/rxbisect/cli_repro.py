@@ -21,8 +21,8 @@ def cmd_repro(args) -> int:
         rows = [(i, experiments.load(i).title) for i in experiments.ids()]
         print(report.table(("experiment", "title"), rows))
         return 0
-    planned = repro.plan_all(args.experiment, args.quick, args.seeds, args.profile)
-    repro.preflight(planned, args.out, args.cluster, args.jobs)
+    planned = repro.prepare(args.experiment, args.quick, args.seeds, args.profile, args.out,
+                            args.cluster, args.jobs)
     jobs = args.jobs or (None if args.cluster else cpus())
     points = sum(len(p.points) for p in planned)
     where = f"the cluster {args.cluster}" if args.cluster else f"{jobs} local processes"

@@ -34,7 +34,10 @@ DIR = engine.repo_root() / "experiments"
 RESERVED = {"arch.name": "[[interface]] name", "arch.emulated": "[[interface]] emulated",
             "run.seed": "[quick]/[full] seeds (or --seeds)"}
 TOP = ("title", "description", "scenario", "derive", "set", "grid", "interface", "search",
-       "quick", "full", "plot")
+       "trace", "quick", "full", "plot")
+# A [trace] table: the trace generator's options (tracegen.generate; docs/trace-tools.md).
+TRACE = ("flows", "seed", "duration_ms", "rate_gbps", "line_gbps", "alpha", "min_pkts",
+         "max_pkts", "pps_median", "pps_sigma", "tcp_share", "sizes", "snaplen")
 VARIANT = ("seeds", "set", "grid", "search")
 INTERFACE = ("name", "emulated", "label", "set", "grid", "link")
 DESIGN = "design"  # the params key holding an interface's label
@@ -144,6 +147,7 @@ class Experiment:
     full: dict = field(repr=False)
     plot: dict = field(default_factory=dict)
     derive: tuple[str, ...] = ()
+    trace: dict | None = None  # generate a trace with these options and replay it
 
     def variant(self, quick: bool) -> Variant:
         own = self.quick if quick else self.full
@@ -264,6 +268,16 @@ def _plot(where: str, table: Any) -> dict:
     return dict(table)
 
 
+def _trace(where: str, table: Any, sets: dict) -> dict:
+    """The generator's options (its own checks run when it runs); the replay is set here."""
+    t = dict(_fields(where, table, TRACE))
+    for key in ("traffic.pattern", "traffic.pcap"):
+        if key in sets:
+            raise UsageError(f"{where.rsplit(': ', 1)[0]}: [set] {key}: given by [trace] "
+                             "(the generated trace is replayed)")
+    return t
+
+
 def parse(doc: dict, path: Path) -> Experiment:
     """Validate a parsed experiment file; every problem is one UsageError naming the file."""
     f = str(path)
@@ -345,4 +359,5 @@ def parse(doc: dict, path: Path) -> Experiment:
     return Experiment(path.stem, path, doc["title"], doc["description"], ref, sets, grid,
                       tuple(interfaces), search, variants["quick"], variants["full"],
                       _plot(f"{f}: [plot]", doc["plot"]),
-                      tuple(derive if isinstance(derive, list) else [derive]))
+                      tuple(derive if isinstance(derive, list) else [derive]),
+                      _trace(f"{f}: [trace]", doc["trace"], sets) if "trace" in doc else None)

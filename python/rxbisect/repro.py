@@ -15,6 +15,7 @@
 
 import json
 import os
+import tempfile
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,10 +43,14 @@ class Planned:
 
 
 def plan(exp: Experiment, quick: bool = False, seeds: int | None = None,
-         profile: str | None = None) -> Planned:
-    """Every point of the experiment's quick or full variant, checked and resolved."""
+         profile: str | None = None, traces: Path | None = None) -> Planned:
+    """Every point of the experiment's quick or full variant, checked and resolved; an
+    experiment with a [trace] replays its generated trace (made in `traces`)."""
     v = exp.variant(quick)
     base = [f"{k}={value_text(x)}" for k, x in v.set.items()]
+    if exp.trace:
+        pcap = trace_file(exp, traces or Path(tempfile.mkdtemp(prefix="rxb-traces-")))
+        base += ["traffic.pattern=trace", f"traffic.pcap={pcap}"]
     base += [f"system.profile={profile}"] if profile else []
     points: list[Point] = []
     seen: dict[str, str] = {}
@@ -159,25 +164,41 @@ def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: 
             "files": [str(f) for f in files if f is not None]}
 
 
-def plan_all(ref: str, quick: bool, seeds: int | None, profile: str | None) -> list[Planned]:
-    """The experiments `ref` names (an ID, a file, or "all"), all planned before any runs."""
+def prepare(ref: str, quick: bool = False, seeds: int | None = None,
+            profile: str | None = None, out: str | os.PathLike | None = DEFAULT_OUT,
+            cluster: Any = None, jobs: int | None = None) -> list[Planned]:
+    """The experiments `ref` names (an ID, a file, or "all"), checked and planned before any
+    runs, with the checks that would otherwise stop a run half-way: the jobs, the cluster
+    answers, each DIR/ID.jsonl can be created and locked; then the traces the experiments
+    generate (written to DIR, or a temporary folder without one) and every point."""
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
                               or seeds < 1):
         raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
-    refs = experiments.ids() if ref == ALL else [ref]
-    return [plan(experiments.load(r), quick, seeds, profile) for r in refs]
-
-
-def preflight(planned: Sequence[Planned], out: str | os.PathLike | None,
-              cluster: Any, jobs: int | None = None) -> None:
-    """The checks that would otherwise stop a run half-way, made before anything runs: the
-    jobs, each DIR/ID.jsonl can be created and locked, the cluster answers."""
+    exps = [experiments.load(r) for r in (experiments.ids() if ref == ALL else [ref])]
     check_jobs(jobs, cluster)
     if isinstance(cluster, str):
         reachable(cluster)
     if out is not None:
-        for p in planned:
-            records.Store(out, stem=p.exp.id).close()
+        for exp in exps:
+            records.Store(out, stem=exp.id).close()
+    folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="rxb-traces-"))
+    return [plan(exp, quick, seeds, profile, folder) for exp in exps]
+
+
+def trace_file(exp: Experiment, folder: Path) -> Path:
+    """The experiment's generated trace, DIR/ID-HASH.pcap: written once by the trace
+    generator (tracegen.py) and reused; the hash of the [trace] table names it, so a changed
+    table makes a new trace (and new points) instead of reusing a stale one."""
+    path = folder / f"{exp.id}-{records.digest(exp.trace)[:8]}.pcap"
+    if not path.exists():
+        from .tracegen import generate
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            generate(tmp, **exp.trace)
+        except UsageError as e:
+            raise UsageError(f"{exp.path}: [trace]: {e}") from None
+        os.replace(tmp, path)
+    return path.resolve()
 
 
 def repro(experiment: str, quick: bool = False, seeds: int | None = None,
@@ -187,7 +208,6 @@ def repro(experiment: str, quick: bool = False, seeds: int | None = None,
     records as a pandas DataFrame (records.frame; one row per point). With `out` the files
     DIR/ID.{jsonl,parquet,summary.json,png,svg} are written and finished points are
     skipped on a rerun; `cluster` is a Dask scheduler address, client or cluster object."""
-    planned = plan_all(experiment, quick, seeds, profile)
-    preflight(planned, out, cluster, jobs)
-    results = [run(p, out, cluster, jobs, progress) for p in planned]
+    results = [run(p, out, cluster, jobs, progress)
+               for p in prepare(experiment, quick, seeds, profile, out, cluster, jobs)]
     return records.frame([r for res in results for r in res["records"]])

@@ -102,7 +102,7 @@ def quick_all(tmp_path_factory):
 def test_quick_variant_runs_and_its_records_validate(quick_all, exp_id):
     out, stdout, stderr, _ = quick_all
     exp = experiments.load(exp_id)
-    planned = repro.plan(exp, quick=True)
+    planned = repro.plan(exp, quick=True, traces=out)  # a generated trace lives in DIR
     recs = lines(out / f"{exp_id}.jsonl")
     # one record per planned point, no duplicates, no strays
     assert sorted(r["point_id"] for r in recs) == sorted(p.point_id for p in planned.points)
@@ -313,3 +313,14 @@ def test_bad_seeds(capsys, tmp_path):
 def test_bad_jobs(capsys, tmp_path, extra, message):
     line = _one_error(capsys, ["repro", "ring-size", "--out", str(tmp_path / "o"), *extra])
     assert message in line and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("table, message", [
+    ("alfa = 0.9", "[trace]: unknown field 'alfa' (did you mean 'alpha'?)"),
+    ("alpha = 0.0", "[trace]: --alpha 0"),  # the generator's own check, named by the file
+])
+def test_a_bad_trace_table_is_one_clear_error(capsys, tmp_path, table, message):
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(_bad(TINY, "[plot]", f"[trace]\nflows = 20\n{table}\n[plot]"))
+    line = _one_error(capsys, ["repro", str(exp), "--out", str(tmp_path / "o")])
+    assert str(exp) in line and message in line, line
