@@ -324,3 +324,26 @@ def test_a_bad_trace_table_is_one_clear_error(capsys, tmp_path, table, message):
     exp.write_text(_bad(TINY, "[plot]", f"[trace]\nflows = 20\n{table}\n[plot]"))
     line = _one_error(capsys, ["repro", str(exp), "--out", str(tmp_path / "o")])
     assert str(exp) in line and message in line, line
+
+
+def test_a_cluster_gives_the_records_of_the_local_pool_searches_included(tmp_path):
+    """The same experiment, with RFC 2544 searches as points, on a real local Dask cluster
+    and on the local pool: the same records."""
+    distributed = pytest.importorskip("distributed")
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(_bad(TINY, "[plot]", "[search]\nlo = 1.0\nresolution = 20.0\n[plot]")
+                   .replace('y = ["throughput_gbps"]', 'y = ["ndr_gbps"]'))
+    local = repro.repro(str(exp), out=tmp_path / "local", seeds=1, jobs=2, progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        p = subprocess.run(repro_cmd(str(exp), "--seeds", "1", "--out", str(tmp_path / "c"),
+                                     "--cluster", cluster.scheduler_address),
+                           cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+    want = {r["point_id"]: r for r in lines(tmp_path / "local" / "tiny.jsonl")}
+    got = lines(tmp_path / "c" / "tiny.jsonl")
+    assert sorted(r["point_id"] for r in got) == sorted(want) == sorted(local["point_id"])
+    for r in got:
+        for k in ("metrics", "params", "search", "config", "sim_packets"):
+            assert r[k] == want[r["point_id"]][k], k
