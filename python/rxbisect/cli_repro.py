@@ -24,12 +24,12 @@ def cmd_repro(args) -> int:
     planned = repro.prepare(args.experiment, args.quick, args.seeds, args.profile, args.out,
                             args.cluster, args.jobs)
     jobs = args.jobs or (None if args.cluster else cpus())
-    points = sum(len(p.points) for p in planned)
+    points = [x for p in planned for x in p.points]
     where = f"the cluster {args.cluster}" if args.cluster else f"{jobs} local processes"
-    print(f"rxb: {len(planned)} experiment(s), {points} points "
-          f"({'quick' if args.quick else 'full'} variant); estimated "
-          f"{repro._duration(repro.estimate_s([x for p in planned for x in p.points], jobs or 1))}"
-          f" on {where} (points already in {args.out} are skipped)", file=sys.stderr)
+    eta = repro.duration_text(repro.estimate_s(points, jobs or 1))
+    print(f"rxb: {len(planned)} experiment(s), {len(points)} points "
+          f"({'quick' if args.quick else 'full'} variant); estimated {eta} on {where} "
+          f"(points already in {args.out} are skipped)", file=sys.stderr)
     results = []
     for p in planned:
         start = time.monotonic()

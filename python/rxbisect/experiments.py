@@ -106,9 +106,8 @@ def _mode_numeric(rec: dict) -> dict:
 
 
 DERIVE: dict[str, Callable[[dict], dict]] = {
-    "mode_numeric": _mode_numeric,
-    "flat": _flat_metrics, "cycles_split": _cycles_split, "spool": _spool, "dark_bound": _dark_bound,
-    "latency_ratio": _latency_ratio}
+    "flat": _flat_metrics, "cycles_split": _cycles_split, "spool": _spool,
+    "dark_bound": _dark_bound, "latency_ratio": _latency_ratio, "mode_numeric": _mode_numeric}
 
 
 # ---- the file -----------------------------------------------------------------------------

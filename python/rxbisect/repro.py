@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import experiments, ndr, records, report
+from . import darkpackets, experiments, ndr, records, report
 from .sweep import Point, check_jobs, execute, plan as plan_points, reachable, value_text
 from .errors import UsageError
 from .experiments import DESIGN, Experiment
@@ -32,7 +32,6 @@ DEFAULT_OUT = "results/repro"
 # packets per second per run on the development VM; the lower end, plus a run's start-up.
 SIM_PACKETS_PER_S = 2.5e6
 RUN_OVERHEAD_S = 0.05
-ETH_OVERHEAD_BYTES = 20
 
 
 @dataclass
@@ -83,9 +82,9 @@ def estimate_s(points: Sequence[Point], jobs: int) -> float:
     for p in points:
         s = p.task["sections"]
         pps = s["system"]["nics"] * s["traffic"]["rate_gbps"] * 1e9 / \
-            (8 * (s["traffic"]["packet_bytes"] + ETH_OVERHEAD_BYTES))
+            (8 * (s["traffic"]["packet_bytes"] + darkpackets.ETH_OVERHEAD_BYTES))
         runs = 1
-        if p.task.get("search"):
+        if p.task.get("search"):  # an upper bound: every trial at the point's rate
             q = p.task["search"]
             hi = q.get("hi") or s["traffic"]["rate_gbps"]
             runs = ndr.max_steps(q["lo"], max(hi, q["lo"] + q["resolution"]), q["resolution"])
@@ -93,7 +92,7 @@ def estimate_s(points: Sequence[Point], jobs: int) -> float:
     return total / max(1, jobs)
 
 
-def _duration(s: float) -> str:
+def duration_text(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min" if s < 7200 else f"{s / 3600:.1f} h"
 
 
