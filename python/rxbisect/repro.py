@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import darkpackets, experiments, ndr, records, report
+from . import darkpackets, experiments, ndr, records, report, scenario
 from .sweep import Point, check_jobs, execute, plan as plan_points, reachable, value_text
 from .errors import UsageError
 from .experiments import DESIGN, Experiment
@@ -174,6 +174,11 @@ def prepare(ref: str, quick: bool = False, seeds: int | None = None,
                               or seeds < 1):
         raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
     exps = [experiments.load(r) for r in (experiments.ids() if ref == ALL else [ref])]
+    if profile is not None:  # its own message, before a point's
+        try:
+            scenario.load_resolved(None, [f"system.profile={profile}"])
+        except UsageError as e:
+            raise UsageError(f"--profile {profile}: {e}") from None
     check_jobs(jobs, cluster)
     if isinstance(cluster, str):
         reachable(cluster)

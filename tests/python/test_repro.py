@@ -347,3 +347,10 @@ def test_a_cluster_gives_the_records_of_the_local_pool_searches_included(tmp_pat
     for r in got:
         for k in ("metrics", "params", "search", "config", "sim_packets"):
             assert r[k] == want[r["point_id"]][k], k
+
+
+def test_unknown_profile(capsys, tmp_path):
+    line = _one_error(capsys, ["repro", "ring-size", "--profile", "bogus",
+                               "--out", str(tmp_path / "o")])
+    assert "--profile bogus: " in line and "no built-in profile" in line
+    assert not (tmp_path / "o").exists()
