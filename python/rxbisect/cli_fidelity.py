@@ -1,0 +1,110 @@
+"""`rxb fidelity`: the study's calibration points, published vs simulated, and the workload fit.
+
+    rxb fidelity [--json] [--quick] [--costs NAME] [--seed N] [--points FILE] [--jobs N]
+    rxb fidelity --fit [--out FILE] [--seed N] [--points FILE] [--jobs N] [--json]
+
+(fidelity.py runs the points, fidelity_fit.py fits; docs/calibration.md explains the numbers.)
+"""
+
+import argparse
+import json
+import shlex
+import sys
+
+from .errors import UsageError
+
+
+def _command(args) -> str:
+    """The fit's command line as it would be typed again (written into the profile)."""
+    words = ["rxb", "fidelity", "--fit"]
+    for flag, value in (("--quick", args.quick), ("--seed", args.seed if args.seed != 1 else None),
+                        ("--points", args.points), ("--out", args.out)):
+        if value is True:
+            words.append(flag)
+        elif value:
+            words += [flag, str(value)]
+    return shlex.join(words)
+
+
+def _fit(args, pts) -> int:
+    from pathlib import Path
+    from . import fidelity_fit as ff
+    from .cli import _progress
+    if args.costs:
+        raise UsageError("--costs names the profile the check runs with; --fit sets the "
+                         "costs itself (its estimates start from the points file's "
+                         "[estimates] base)")
+    if args.quick and not args.out:
+        raise UsageError("--fit --quick is a smoke test with short runs: give --out FILE "
+                         f"(only a full fit may write {ff.STUDY_FILE.name})")
+    out = Path(args.out) if args.out else ff.STUDY_FILE
+    say = (lambda m: print(m, file=sys.stderr))
+    say(f"rxb: fitting workload.nf_cycles of {', '.join(p.workload for p in pts.points)} to "
+        f"their calibration points ({pts.path.name}); seed {args.seed}")
+    fitted = ff.fit(pts, args.seed, args.quick, args.jobs, _progress(args), say)
+    estimated = ff.estimates(pts, fitted)
+    ff.write_profile(out, ff.profile_text(pts, fitted, estimated, _command(args), args.seed,
+                                          args.quick))
+    rows = [{"workload": f.point.workload, "nf_cycles": f.fit.x, "status": f.fit.status,
+             "published": f.point.published, "simulated": f.record["simulated"],
+             "unit": f.point.unit, "steps": [list(s) for s in f.fit.steps]} for f in fitted]
+    rows += [{"workload": nf, "nf_cycles": v, "status": "estimate"}
+             for nf, (v, _) in estimated.items()]
+    print(json.dumps(rows, indent=1) if args.json else _fit_table(rows) + f"\nwrote {out}")
+    return 0
+
+
+def _fit_table(rows: list[dict]) -> str:
+    from .report import table
+    dash = "-"
+    return table(("NF", "published", "simulated at fit", "nf_cycles", "status", "evaluations"),
+                 [(r["workload"], f"{r['published']:g} {r['unit']}" if "unit" in r else dash,
+                   f"{r['simulated']:.1f} {r['unit']}" if "unit" in r else dash,
+                   r["nf_cycles"], r["status"], len(r.get("steps", ()))) for r in rows],
+                 (False, True, True, True, False, True))
+
+
+def cmd_fidelity(args) -> int:
+    from . import fidelity
+    from .cli import _progress
+    if args.seed < 0:
+        raise UsageError(f"--seed {args.seed}: must be 0 or more")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: must be at least 1")
+    if args.out and not args.fit:
+        raise UsageError("--out is where --fit writes its cost profile; add --fit")
+    pts = fidelity.load(args.points)
+    if args.fit:
+        return _fit(args, pts)
+    records = fidelity.check(pts, args.quick, args.costs, args.seed, args.jobs, _progress(args))
+    if args.json:
+        for r in records:
+            print(json.dumps(r))
+    else:
+        print(fidelity.table(pts, records), end="")
+    return 0
+
+
+def register(sub, parser_class: type[argparse.ArgumentParser]) -> None:
+    """Add the `fidelity` subcommand to the `rxb` parser."""
+    from .cli import _bar_args  # cli imports this module: at call time, not import time
+    f = sub.add_parser("fidelity", help="the study's calibration points in the simulator: "
+                       "published vs simulated; --fit sets the workload costs from them "
+                       "(docs/calibration.md)")
+    f.add_argument("--json", action="store_true", help="one JSON record per point "
+                   "(workload, arch, params, published, simulated, unit)")
+    f.add_argument("--quick", action="store_true", help="short runs and a coarse NDR "
+                   "search: a smoke test, not a comparison")
+    f.add_argument("--costs", metavar="NAME", help="workload cost profile to check: a "
+                   "built-in name or a file (default: the scenario default, study)")
+    f.add_argument("--fit", action="store_true", help="find each NF's workload.nf_cycles "
+                   "that meets its point, and write a cost profile")
+    f.add_argument("--out", metavar="FILE", help="with --fit: the profile to write (default: "
+                   "overwrite python/rxbisect/costs/study.toml)")
+    f.add_argument("--seed", type=int, default=1, help="run.seed of every run (default 1)")
+    f.add_argument("--points", metavar="FILE", help="calibration points file (default: the "
+                   "study's, python/rxbisect/calibration_points.toml)")
+    f.add_argument("--jobs", type=int, metavar="N", help="engine runs at once (default: "
+                   "every CPU)")
+    _bar_args(f)
+    f.set_defaults(func=cmd_fidelity)
