@@ -2,14 +2,18 @@
  *
  * The simulator's model of the emulator (arch.emulated, docs/simulator.md
  * §2.4) — not the emulator itself, which is emu/. The physical NIC writes
- * a packet into the next buffer of its physical queue; the emulator core,
- * a FIFO server with calibrated costs, delivers it to the virtual rings
- * and swaps buffer pointers, so buffer memory cycles through both.
+ * a packet into the next free buffer of its physical queue; the emulator
+ * core visits the queues round-robin in bursts, with calibrated costs,
+ * delivers to the virtual rings and swaps buffer pointers, so buffer
+ * memory cycles through both. A packet whose virtual ring is full waits
+ * in its physical queue (evaluation.md §2.1): an overloaded emulated
+ * design queues through both rings and drops only at a full physical one.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "engine_int.h"
+#include "rxb/privring.h"
 
 /* A physical completion wakes the sleeping emulator core at t. */
 static void emumodel_wake(struct sim *s, uint64_t t)
@@ -36,18 +40,21 @@ static uint32_t phys_queue(const struct sim *s, uint32_t dest)
 }
 
 /* Emulated NIC: the physical NIC writes the packet (its RSS hash h, flow
- * fid, destination dest) into the next buffer of its physical queue and
- * the emulator core takes it from there. */
+ * fid, destination dest) into the next free buffer of its physical queue,
+ * where it waits for the emulator core. A queue without a free buffer is
+ * full (every buffer holds a packet the emulator has not taken): the
+ * physical NIC drops, cause pipeline — the only drop of the emulated
+ * design while the virtual rings are merely full (docs/simulator.md §2.4). */
 void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t,
 		     uint32_t h, uint32_t fid, uint32_t dest, bool cohort)
 {
 	struct emumodel *e = &s->emu;
-	uint32_t pq = phys_queue(s, dest), dma = p->len - SIM_ETH_FCS;
-	struct addr_fifo *f = &e->pq[pq];
+	struct emumodel_pq *f = &e->pq[phys_queue(s, dest)];
+	uint32_t pq = (uint32_t)(f - e->pq), dma = p->len - SIM_ETH_FCS;
 	struct emumodel_pkt *ep;
 	uint64_t pa, vis, cnt;
 
-	if (f->n == 0 || e->n == e->cap) { /* emulator behind: physical ring empty */
+	if (f->n == 0) {
 		rxb_iface_drop_pipeline(s->ifc, dest);
 		count_drop(s, dest, RXB_DROP_PIPELINE, cohort);
 		s->pipeline_phys += cohort;
@@ -61,8 +68,11 @@ void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint
 			   s->pcq_base + pq * s->cq_ring_bytes, &cnt);
 	s->cq_w[s->nrings + pq] = cnt;
 	ws_mark(s, (pa - s->pool_base) / s->cfg->scn.arch.buffer_bytes);
-	ep = &e->fifo[(e->head + e->n) % e->cap];
+	ep = &f->pkt[(f->pkt_head + f->pkts) % f->cap];
+	f->pkts++;
 	e->n++;
+	if (s->warm && f->pkts > e->occ_max)
+		e->occ_max = f->pkts;
 	ep->arr = t;
 	ep->vis = vis;
 	ep->paddr = pa;
@@ -70,7 +80,6 @@ void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint
 	ep->key = p->key;
 	ep->hash = h;
 	ep->dest = dest;
-	ep->pq = pq;
 	ep->len = (uint16_t)p->len;
 	ep->nic = (uint8_t)n->id;
 	ep->cls = p->cls;
@@ -78,15 +87,132 @@ void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint
 }
 
 /* A free physical buffer back into its queue. */
-static void addr_fifo_put(struct addr_fifo *f, uint64_t a)
+static void buf_put(struct emumodel_pq *f, uint64_t a)
 {
 	f->a[(f->head + f->n) % f->cap] = a;
 	f->n++;
 }
 
-/* The emulator core from time `now`: a FIFO server that delivers each
- * packet to the virtual rings once its physical completion is visible and
- * its cost paid, within the horizon; asleep when its FIFO is empty. */
+/* Would rxb_iface_deliver accept a packet for dest now? Asked before the
+ * emulator takes a packet off its physical queue, because a refused
+ * delivery is a drop the library counts (offered and dropped), and the
+ * packet must instead wait. The real emulator never has to ask: its
+ * physical queues hold only buffers it fetched from the virtual rings
+ * (emu/emu_nic.c, emu_refill), so the virtual ring's room is what limits
+ * them. privRing (and small privRing): a descriptor the NIC has not used
+ * (posted minus the entries software has not taken back) and a free
+ * completion entry — what rxb_privring_nic_deliver checks. The other
+ * designs have no such query in the library (rxBisect's choice of Ax ring
+ * depends on its policy; dynamic shRing may switch its ring set at the
+ * delivery): for them the library decides and a refusal is a drop, as
+ * before (docs/simulator.md §2.4). */
+static bool virtual_room(struct sim *s, uint32_t dest)
+{
+	struct rxb_privring *pr = rxb_iface_privring(s->ifc);
+	uint32_t unread;
+
+	if (s->arch != RXB_ARCH_PRIVRING && s->arch != RXB_ARCH_SMALL_PRIVRING)
+		return true;
+	unread = rxb_privring_occupancy(pr, dest);
+	return rxb_privring_posted(pr, dest) > unread && unread < s->cq_entries;
+}
+
+/* The head packet of f through the virtual rings at the emulator's clock:
+ * delivered, its buffer swapped, or (a refusal the model could not
+ * foresee, see virtual_room) dropped with the library's cause. */
+static void deliver_head(struct sim *s, struct emumodel_pq *f)
+{
+	struct emumodel *e = &s->emu;
+	struct emumodel_pkt *ep = &f->pkt[f->pkt_head];
+	struct rxb_rx_meta m = { .len = ep->len - SIM_ETH_FCS, .hash = ep->hash,
+				 .dest = ep->dest, .now = e->t };
+	struct rxb_delivery d;
+	int rc;
+
+	sim_note_step(s, e->t);
+	rc = rxb_iface_deliver(s->ifc, &m, &d);
+	if (rc < 0) {
+		fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", ep->dest, rc);
+		exit(1);
+	}
+	if (rc == 1) {
+		count_drop(s, ep->dest, (unsigned)d.drop, ep->arr >= s->warm_ps);
+		buf_put(f, ep->paddr);
+	} else {
+		/* Pointer swap: the handle the virtual ring gave now names the
+		 * memory holding the packet; its empty memory refills the
+		 * physical queue. */
+		buf_put(f, s->addr_of[d.buf]);
+		s->addr_of[d.buf] = ep->paddr;
+		deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic, ep->cls,
+			     ep->dest);
+	}
+	f->pkt_head = (f->pkt_head + 1) % f->cap;
+	f->pkts--;
+	e->n--;
+}
+
+/* The emulator's time for a step of `cost` ps: busy (after warm-up). */
+static void spend(struct sim *s, uint64_t cost)
+{
+	s->emu.t += cost;
+	if (s->warm)
+		s->emu.busy += cost;
+}
+
+enum visit { V_EMPTY, V_SERVED, V_BLOCKED, V_YIELD };
+
+/* One visit of the emulator core to physical queue f, as the emulator's
+ * loop polls each of its queues in turn (emu/emu_nic.c, poll_queue): a
+ * burst of up to arch.batch packets whose completions are visible, the
+ * burst costing emu_batch (poll + doorbell) and each packet emu_pkt. The
+ * burst ends at a packet whose virtual ring is full: it stays at the head
+ * of f (its buffer stays taken) until a later visit. A poll that finds
+ * only such a packet is a retry: emu_batch, busy. Every step starts within
+ * the horizon (docs/simulator.md §1.1), else V_YIELD at the emulator's
+ * clock, resumed by the next call (in_burst keeps the burst's count).
+ * *next_vis: the earliest completion not yet visible. */
+static enum visit visit(struct sim *s, struct emumodel_pq *f, uint64_t now, uint64_t limit,
+			uint64_t *next_vis)
+{
+	struct emumodel *e = &s->emu;
+
+	while (e->in_burst < s->cfg->scn.arch.batch && f->pkts) {
+		struct emumodel_pkt *ep = &f->pkt[f->pkt_head];
+		uint64_t poll = e->in_burst == 0 ? s->c.emu_batch : 0;
+
+		if (ep->vis > e->t) {
+			*next_vis = ep->vis < *next_vis ? ep->vis : *next_vis;
+			break;
+		}
+		if (e->t + poll + s->c.emu_pkt > limit && e->t > now)
+			return V_YIELD;
+		if (!virtual_room(s, ep->dest)) {
+			if (s->warm)
+				e->retries++;
+			if (e->in_burst)
+				break;
+			spend(s, poll);
+			return V_BLOCKED;
+		}
+		spend(s, poll + s->c.emu_pkt);
+		if (s->warm) {
+			e->pkts++;
+			e->batches += poll != 0;
+		}
+		e->in_burst++;
+		deliver_head(s, f);
+	}
+	return e->in_burst ? V_SERVED : V_EMPTY;
+}
+
+/* The emulator core from time `now`: passes over its physical queues
+ * (visit). A pass that delivers nothing ends the call: with a packet
+ * blocked by its virtual ring, the core spins — it polls again one loop
+ * period (loop_ps) after the pass began, one event per period however
+ * long the rings stay full; with packets whose completions are not yet
+ * visible, it waits for the first; with none, it sleeps until
+ * emumodel_packet wakes it. */
 void ev_emucore(struct sim *s, uint64_t now)
 {
 	struct emumodel *e = &s->emu;
@@ -95,57 +221,40 @@ void ev_emucore(struct sim *s, uint64_t now)
 	if (e->t < now)
 		e->t = now;
 	e->state = CS_SCHED;
-	while (e->n) {
-		struct emumodel_pkt *ep = &e->fifo[e->head];
-		struct rxb_rx_meta m = { .len = ep->len - SIM_ETH_FCS, .hash = ep->hash,
-					 .dest = ep->dest };
-		struct rxb_delivery d;
-		uint64_t cost = s->c.emu_pkt + (e->in_batch == 0 ? s->c.emu_batch : 0);
-		int rc;
+	for (;;) {
+		uint64_t start = e->t, next_vis = UINT64_MAX;
+		bool served = false, blocked = false;
 
-		if (ep->vis > e->t) {
-			if (ep->vis > limit) {
-				push(s, ep->vis, EV_EMUCORE, 0);
+		for (uint32_t k = 0; k < e->npq; k++) {
+			enum visit v = visit(s, &e->pq[e->rr], now, limit, &next_vis);
+
+			if (v == V_YIELD) {
+				push(s, e->t, EV_EMUCORE, 0);
 				return;
 			}
-			e->t = ep->vis;
+			served |= v == V_SERVED;
+			blocked |= v == V_BLOCKED;
+			e->in_burst = 0;
+			e->rr = (e->rr + 1) % e->npq;
 		}
-		/* The time rule: the delivery (after this packet's cost) must
-		 * fall within the horizon; else resume there. */
-		if (e->t + cost > limit && e->t > now) {
+		if (served)
+			continue;
+		if (blocked) {
+			if (e->t < start + e->loop_ps)
+				e->t = start + e->loop_ps;
 			push(s, e->t, EV_EMUCORE, 0);
 			return;
 		}
-		e->in_batch = (e->in_batch + 1) % s->cfg->scn.arch.batch;
-		e->t += cost;
-		if (s->warm) {
-			e->busy += cost;
-			e->pkts++;
+		if (next_vis == UINT64_MAX) {
+			e->state = CS_SLEEP;
+			return;
 		}
-		m.now = e->t;
-		sim_note_step(s, e->t);
-		rc = rxb_iface_deliver(s->ifc, &m, &d);
-		if (rc < 0) {
-			fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", ep->dest, rc);
-			exit(1);
+		if (next_vis > limit) {
+			push(s, next_vis, EV_EMUCORE, 0);
+			return;
 		}
-		if (rc == 1) {
-			count_drop(s, ep->dest, (unsigned)d.drop, ep->arr >= s->warm_ps);
-			addr_fifo_put(&e->pq[ep->pq], ep->paddr);
-		} else {
-			/* Pointer swap: the handle the virtual ring gave now names
-			 * the memory holding the packet; its empty memory refills
-			 * the physical queue. */
-			addr_fifo_put(&e->pq[ep->pq], s->addr_of[d.buf]);
-			s->addr_of[d.buf] = ep->paddr;
-			deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic,
-				     ep->cls, ep->dest);
-		}
-		e->head = (e->head + 1) % e->cap;
-		e->n--;
+		e->t = next_vis;
 	}
-	e->in_batch = 0;
-	e->state = CS_SLEEP;
 }
 
 /* How many physical queues (*npq) of how many buffers (*cap) the emulator
@@ -184,18 +293,27 @@ uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 
 	e->state = CS_SLEEP;
 	phys_queues(s, &e->npq, &cap);
+	e->cap = e->npq * cap;
+	e->fifo = sim_xcalloc(e->cap, sizeof(*e->fifo));
 	e->pq = sim_xcalloc(e->npq, sizeof(*e->pq));
 	for (uint32_t q = 0; q < e->npq; q++) {
-		struct addr_fifo *f = &e->pq[q];
+		struct emumodel_pq *f = &e->pq[q];
 
 		f->cap = cap;
+		f->pkt = e->fifo + (uint64_t)q * cap;
 		f->a = sim_xcalloc(f->cap, sizeof(*f->a));
 		for (uint32_t j = 0; j < f->cap; j++, slot++)
 			f->a[j] = extra_base + slot * cfg->scn.arch.buffer_bytes;
 		f->n = f->cap;
-		e->cap += f->cap;
 	}
-	e->fifo = sim_xcalloc(e->cap, sizeof(*e->fifo));
+	/* The retry interval: one pass of the emulator's loop over its queues
+	 * when every poll finds nothing it can deliver. An empty poll is
+	 * charged as the calibrated per-burst cost (emu_per_batch: physical
+	 * poll + doorbell; an upper bound for a poll that returns nothing);
+	 * at least 1 ns, so a zero calibration cannot spin without time. */
+	e->loop_ps = (uint64_t)e->npq * s->c.emu_batch;
+	if (e->loop_ps < 1000)
+		e->loop_ps = 1000;
 	s->addr_of = sim_xcalloc(cfg->scn.arch.pool_buffers, sizeof(*s->addr_of));
 	for (uint32_t b = 0; b < cfg->scn.arch.pool_buffers; b++)
 		s->addr_of[b] = s->pool_base + (uint64_t)b * cfg->scn.arch.buffer_bytes;

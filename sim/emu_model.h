@@ -10,30 +10,44 @@
 
 #include <stdint.h>
 
-/* The simulator's model of the emulator (arch.emulated, sim/emu_model.c;
- * the emulator itself is emu/): physical queues of buffer addresses and
- * the emulator core's input FIFO. */
+/* A packet the physical NIC wrote into a physical buffer, waiting for the
+ * emulator core. */
 struct emumodel_pkt {
 	uint64_t arr, vis, paddr;
-	uint32_t flow, key, hash, dest, pq;
+	uint32_t flow, key, hash, dest;
 	uint16_t len;
 	uint8_t nic, cls;
 };
 
-struct addr_fifo {
+/* One physical queue (an Rx ring of the physical NIC): its free buffers, a
+ * FIFO of addresses the NIC fills next (a[], head, n), and the packets it
+ * holds in arrival order (pkt[], pkt_head, pkts; a slice of
+ * emumodel.fifo). A held packet keeps its buffer, so n + pkts = cap: the
+ * ring is full — the NIC drops — exactly when n = 0. */
+struct emumodel_pq {
 	uint64_t *a;
 	uint32_t cap, head, n;
+	struct emumodel_pkt *pkt;
+	uint32_t pkt_head, pkts;
 };
 
+/* The simulator's model of the emulator (arch.emulated, sim/emu_model.c;
+ * the emulator itself is emu/): its physical queues and its core, which
+ * visits them round-robin. */
 struct emumodel {
-	struct emumodel_pkt *fifo;
-	uint32_t cap, head, n;
+	struct emumodel_pkt *fifo; /* every queue's packet slots (pq[q].pkt) */
+	uint32_t cap, n;           /* slots in all queues; packets held now */
 	uint64_t t;
 	enum core_state state;
 	uint32_t npq;
-	struct addr_fifo *pq;
-	uint64_t busy, pkts, batches; /* after warm-up */
-	uint32_t in_batch;
+	struct emumodel_pq *pq;
+	uint32_t rr;       /* the queue the core visits next */
+	uint32_t in_burst; /* packets taken in the visit of pq[rr] so far */
+	uint64_t loop_ps;  /* one idle pass over the queues: the retry interval */
+	/* after warm-up: */
+	uint64_t busy, pkts, batches;
+	uint64_t retries;  /* polls that found the head's virtual ring full */
+	uint32_t occ_max;  /* most packets one physical queue held */
 };
 
 #endif /* SIM_EMU_MODEL_H */
