@@ -8,7 +8,6 @@
 import argparse
 import json
 import sys
-import time
 
 LIST = "list"
 
@@ -30,19 +29,17 @@ def cmd_repro(args) -> int:
     print(f"rxb: {len(planned)} experiment(s), {len(points)} points "
           f"({'quick' if args.quick else 'full'} variant); estimated {eta} on {where} "
           f"(points already in {args.out} are skipped)", file=sys.stderr)
-    results = []
-    for p in planned:
-        start = time.monotonic()
-        res = repro.run(p, args.out, args.cluster, args.jobs, _progress(args))
-        res["wall_s"] = time.monotonic() - start
-        results.append(res)
-        if not args.json:
-            print(f"\n== {p.exp.id}: {p.exp.title} ==")
-            print(repro.summary_table(p.exp, res["summary"]))
-            print(f"{len(p.points)} points: {res['ran']} run now, {res['skipped']} already "
-                  f"recorded; {res['wall_s']:.1f} s")
-            for f in res["files"]:
-                print(f"  {f}")
+    def show(p, res: dict) -> None:
+        if args.json:
+            return
+        print(f"\n== {p.exp.id}: {p.exp.title} ==")
+        print(repro.summary_table(p.exp, res["summary"]))
+        print(f"{len(p.points)} points: {res['ran']} run now, {res['skipped']} already "
+              f"recorded; {res['wall_s']:.1f} s")
+        for f in res["files"]:
+            print(f"  {f}")
+
+    results = repro.run_each(planned, args.out, args.cluster, args.jobs, _progress(args), show)
     if args.json:
         print(json.dumps([{k: v for k, v in r.items() if k != "records"} for r in results],
                          indent=1))

@@ -15,15 +15,16 @@
 
 import json
 import os
-import tempfile
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from . import darkpackets, experiments, ndr, records, report, scenario
 from .sweep import Point, check_jobs, execute, plan as plan_points, reachable, value_text
-from .errors import UsageError
+from .errors import EngineError, UsageError
 from .experiments import DESIGN, Experiment
 
 ALL = "all"
@@ -212,6 +213,31 @@ def repro(experiment: str, quick: bool = False, seeds: int | None = None,
     records as a pandas DataFrame (records.frame; one row per point). With `out` the files
     DIR/ID.{jsonl,parquet,summary.json,png,svg} are written and finished points are
     skipped on a rerun; `cluster` is a Dask scheduler address, client or cluster object."""
-    results = [run(p, out, cluster, jobs, progress)
-               for p in prepare(experiment, quick, seeds, profile, out, cluster, jobs)]
+    planned = prepare(experiment, quick, seeds, profile, out, cluster, jobs)
+    results = run_each(planned, out, cluster, jobs, progress)
     return records.frame([r for res in results for r in res["records"]])
+
+
+def run_each(planned: Sequence[Planned], out: str | os.PathLike | None, cluster: Any,
+             jobs: int | None, progress: bool | None,
+             done: Callable[[Planned, dict], None] | None = None) -> list[dict]:
+    """Run the experiments one after another, `done(planned, result)` after each. An
+    experiment whose points failed does not stop the others (its finished points are
+    recorded); EngineError at the end names each one that failed."""
+    results, failed = [], []
+    for p in planned:
+        start = time.monotonic()
+        try:
+            res = run(p, out, cluster, jobs, progress)
+        except EngineError as e:
+            print(f"rxb: warning: {p.exp.id}: {e}", file=sys.stderr)
+            failed.append(f"{p.exp.id} ({e})")
+            continue
+        res["wall_s"] = time.monotonic() - start
+        results.append(res)
+        if done:
+            done(p, res)
+    if failed:
+        raise EngineError(f"{len(failed)} of {len(planned)} experiments had failed points: "
+                          + "; ".join(failed))
+    return results

@@ -18,10 +18,10 @@ import psutil
 import pytest
 
 from rxbisect import cli, experiments, plot, records, repro
-from rxbisect.errors import UsageError
+from rxbisect.errors import EngineError, UsageError
 
 from conftest import REPO
-from test_sweep import REAL_ENGINE, assert_all_gone, gated  # noqa: F401  (gated: a fixture)
+from test_sweep import REAL_ENGINE, _free_port, assert_all_gone, gated  # noqa: F401  (gated: a fixture)
 
 pytestmark = pytest.mark.skipif(REAL_ENGINE is None, reason="rxb-sim not built (make build)")
 
@@ -231,13 +231,6 @@ def test_a_killed_repro_resumes_without_duplicates(tmp_path, gated):  # noqa: F8
 
 # ---- one clear error per bad input ---------------------------------------------------------
 
-def _free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _one_error(capsys, argv: list[str]) -> str:
     rc = cli.main(argv)
     err = capsys.readouterr().err
@@ -354,3 +347,23 @@ def test_unknown_profile(capsys, tmp_path):
                                "--out", str(tmp_path / "o")])
     assert "--profile bogus: " in line and "no built-in profile" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_an_experiment_with_failed_points_does_not_stop_the_others(tmp_path, make_engine,
+                                                                    capsys):
+    make_engine("""\
+    if cfg["arch"]["name"] == "rxbisect":
+        sys.stderr.write("error: rxbisect is cursed\\n")
+        sys.exit(1)
+    print(json.dumps(OUT))
+    """)
+    (tmp_path / "a.toml").write_text(TINY)
+    (tmp_path / "b.toml").write_text(_bad(TINY, '[[interface]]\nname = "rxbisect"\n', ""))
+    out = tmp_path / "o"
+    planned = [repro.prepare(str(tmp_path / f"{x}.toml"), quick=True, out=out, jobs=2)[0]
+               for x in "ab"]
+    with pytest.raises(EngineError, match=r"1 of 2 experiments had failed points: a \("):
+        repro.run_each(planned, out, None, 2, False)
+    assert "rxb: warning: a: " in capsys.readouterr().err
+    assert {r["arch"] for r in lines(out / "a.jsonl")} == {"privring"}  # recorded anyway
+    assert len(lines(out / "b.jsonl")) == 2 and (out / "b.summary.json").exists()
