@@ -37,7 +37,7 @@ static uint64_t res_take(struct sim *s, struct res *r, uint32_t core, uint64_t t
 
 /* Allocator cycles from the pool's counters: objects through the cache,
  * bulk moves under the shared pool's lock (a contended resource). */
-static void charge_alloc(struct sim *s, struct core *k)
+void core_charge_alloc(struct sim *s, struct core *k)
 {
 	struct rxb_pool_core_stats st;
 	uint64_t objs, bulk, shobj, ps;
@@ -190,7 +190,7 @@ static int poll(struct sim *s, struct core *k)
 		charge_sync(s, k, q, lock - k->sw_lock, ors - k->sw_ors, ret - k->sw_ret);
 	/* A call that received nothing and acted on no notice took no buffer. */
 	if (n || notices != k->sw_notices || afail != k->sw_afail)
-		charge_alloc(s, k);
+		core_charge_alloc(s, k);
 	k->sw_db = db;
 	k->sw_notices = notices;
 	k->sw_lock = lock;
@@ -286,30 +286,12 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 	return true;
 }
 
-/* Transmit: the NIC reads the packet by DMA (LLC or DRAM), PCIe
- * host -> NIC; the core pays the descriptor write. */
-static void transmit(struct sim *s, struct core *k, rxb_buf_t b, const struct pinfo *pi)
-{
-	struct sim_llc_range r = { 0 };
-	uint32_t dma = pi->len - SIM_ETH_FCS;
-
-	k->t += s->c.tx_pkt;
-	k->cost.app += s->c.tx_pkt;
-	sim_note_step(s, k->t);
-	sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, sim_buf_addr(s, b) +
-			     s->cfg->scn.arch.headroom_bytes, dma, &r);
-	if (r.dram_rd)
-		sim_dram_account(&s->dram, k->t, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
-	if (s->warm)
-		s->nic[pi->nic].down_bytes += tlp_data(s, dma);
-}
-
 static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *pk,
 			  const struct pinfo *pi)
 {
 	uint64_t lat;
 
-	transmit(s, k, pk->buf, pi);
+	tx_packet(s, k, pk->buf, k->q, pi->len, pi->nic);
 	lat = k->t - pi->arr;
 	if (pi->arr >= s->warm_ps) {
 		s->delivered++;
@@ -451,6 +433,8 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 		k->cost.app += l;
 		k->tr_left--;
 	}
+	/* a full Tx ring: wait for its oldest completion */
+	k->t = tx_room_at(s, k);
 	/* the transmit's DMA read follows the descriptor write (tx_pkt) */
 	if (k->t + s->c.tx_pkt > limit && k->t > s->now)
 		return false;
@@ -504,22 +488,16 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 			}
 			k->ph = PH_FREE;
 			/* fall through */
-		case PH_FREE: {
-			unsigned nd = k->n;
-			rxb_buf_t bufs[RXB_BURST_MAX];
-
-			/* the pool's lock, if a flush takes it, comes after the
-			 * objects' cycles: those too within the horizon */
-			if (k->t + nd * s->c.alloc_obj > limit && k->t > now)
+		case PH_FREE:
+			/* The burst's buffers went to the Tx ring; the ones whose
+			 * completions are in go back to the pool, a batch at a time.
+			 * The pool's lock, if a flush takes it, comes after the
+			 * objects' cycles: those too within the horizon. */
+			if (k->t + RXB_BURST_MAX * s->c.alloc_obj > limit && k->t > now)
 				return k->t;
-			for (unsigned j = 0; j < nd; j++)
-				bufs[j] = k->pk[j].buf;
 			k->n = k->i = 0;
 			k->ph = PH_POLL;
-			sim_note_step(s, k->t);
-			rxb_iface_free(s->ifc, k->q, bufs, nd);
-			charge_alloc(s, k);
-		}
+			tx_reap(s, k, TX_FREE_THRESH);
 			/* fall through */
 		default: /* PH_POLL */
 			break;

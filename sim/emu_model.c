@@ -64,7 +64,7 @@ void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint
 	f->head = (f->head + 1) % f->cap;
 	f->n--;
 	cnt = s->cq_w[s->nrings + pq];
-	vis = dma_complete(s, n, t, pa + s->cfg->scn.arch.headroom_bytes, dma, NULL, 0, 1, 0, 0,
+	vis = dma_complete(s, n, t, pa + s->cfg->scn.arch.headroom_bytes, dma, NULL, 0, 1,
 			   s->pcq_base + pq * s->cq_ring_bytes, &cnt);
 	s->cq_w[s->nrings + pq] = cnt;
 	ws_mark(s, (pa - s->pool_base) / s->cfg->scn.arch.buffer_bytes);

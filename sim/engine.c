@@ -227,6 +227,8 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	s->c.nf_compute = cyc_ps(cfg, cfg->scn.workload.nf_cycles); /* the cost profile's */
 	s->c.compute_extra = (uint64_t)llround(cfg->scn.workload.compute_ns * PS_PER_NS);
 	s->c.slow_extra = (uint64_t)llround(cfg->scn.system.slow_extra_ns * PS_PER_NS);
+	s->c.rd_base = (uint64_t)llround(cfg->dma_read_ns * PS_PER_NS);
+	s->c.rd_per_byte = cfg->dma_read_ns_per_byte * PS_PER_NS;
 	s->c.service_sigma = sqrt(log1p(cfg->scn.system.service_cv * cfg->scn.system.service_cv));
 	s->c.tick = (uint64_t)llround(cfg->scn.system.tick_us * 1e6);
 	s->c.tick_period = cfg->scn.system.tick_hz > 0 ?
@@ -320,6 +322,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	if (rc)
 		return rc;
 	core_setup(s);
+	tx_setup(s);
 	s->pinfo = sim_xcalloc(cfg->scn.arch.pool_buffers, sizeof(*s->pinfo));
 	s->dst = sim_xcalloc(s->ndests, sizeof(*s->dst));
 	s->fetched_seen = sim_xcalloc(s->ndests, sizeof(*s->fetched_seen));
@@ -499,11 +502,16 @@ void sim_free(struct sim *s)
 		if (s->nic[i].gen_ok)
 			sim_traffic_free(&s->nic[i].gen);
 		rxb_reta_free(&s->nic[i].reta);
+		sim_dmaeng_free(&s->nic[i].rd);
 		free(s->nic[i].memo);
 		free(s->nic[i].hvalid);
 	}
-	for (uint32_t c = 0; s->core && c < s->ncores; c++)
+	for (uint32_t c = 0; s->core && c < s->ncores; c++) {
 		free(s->core[c].ivals);
+		free(s->core[c].tx.buf);
+		free(s->core[c].tx.q);
+		free(s->core[c].tx.done);
+	}
 	for (uint32_t q = 0; s->emu.pq && q < s->emu.npq; q++)
 		free(s->emu.pq[q].a);
 	free(s->emu.pq);

@@ -41,6 +41,7 @@
 #include "hist.h"
 #include "llc.h"
 #include "nf.h"
+#include "dmaeng.h"
 #include "replay.h"
 #include "rng.h"
 #include "rxb/iface.h"
@@ -100,11 +101,25 @@ struct nic {
 	uint64_t link_free; /* trace replay: link serialisation */
 	uint64_t up_bytes, down_bytes; /* after warm-up */
 	unsigned cls_wr;    /* LLC class of its packet DMA writes */
+	struct sim_dmaeng rd; /* DMA read engines + the host -> NIC link */
+	/* after warm-up: DMA reads (issue to data at the NIC, summed), and the
+	 * lines its DMA accesses (reads and writes) touched / found outside
+	 * the LLC */
+	uint64_t reads, read_ps, pcie_lines, pcie_missed;
 	/* Generated flows have fixed 5-tuples (sim_flow_tuple of their id), so
 	 * their RSS hash and flow identity are computed once per flow id. */
 	struct flow_memo { uint32_t h, fid; } *memo; /* one line miss per packet, not two */
 	uint64_t *hvalid;
 	uint32_t nmemo;
+};
+
+/* A core's Tx ring (sim/tx.c): transmitted buffers in order, each with
+ * its queue and the time its Tx completion is visible to the core. */
+struct txq {
+	rxb_buf_t *buf;
+	uint32_t *q;
+	uint64_t *done;
+	uint32_t cap, head, n;
 };
 
 struct core {
@@ -137,6 +152,9 @@ struct core {
 	uint64_t busy;               /* ps not asleep or stalled */
 	uint64_t pkts, wire_bytes, polls, empty_polls, alloc_fail_polls;
 	uint64_t paused;             /* ps taken by ticks and pauses */
+	struct txq tx;
+	uint64_t tx_full_waits;      /* transmits that waited for a Tx slot (after warm-up) */
+	uint64_t tx_occ_sum;         /* Tx ring entries, summed over ev_occ samples (after warm-up) */
 	double lat_sum;
 	uint64_t lat_n;
 	struct sim_hist *ivals;      /* dyn_shring: receive-call intervals (ns) */
@@ -160,6 +178,8 @@ struct costs {
 	uint64_t xfer, llc_hit, l2_hit, dma_write, xsocket;
 	uint64_t nf_compute, compute_extra, slow_extra;
 	double service_sigma;        /* lognormal shape of a packet's compute time */
+	uint64_t rd_base;            /* DMA read round trip of 0 bytes, warm */
+	double rd_per_byte;          /* + ps per byte read */
 	uint64_t tick, tick_period, pause; /* ps; period UINT64_MAX: no ticks */
 	double pause_gap;            /* mean ps between rare pauses; 0: none */
 	double pcie_ps_per_byte;
@@ -168,6 +188,7 @@ struct costs {
 struct dest_stats { /* per destination ring / port, packets arrived after warm-up */
 	uint64_t offered, delivered;
 	uint64_t drops[RXB_DROP_CAUSES];
+	uint64_t desc_ready; /* its descriptors fetched last are at the NIC then (any time) */
 };
 
 struct ring_occ { /* per reception ring: periodic samples after warm-up */
@@ -260,6 +281,7 @@ struct sim {
 	uint64_t *fetched_seen;       /* descriptors fetched per destination, last read */
 	struct ring_occ *occ;
 	uint64_t occ_poll_max;
+	uint64_t occ_samples;         /* ev_occ samples after warm-up */
 	uint64_t dram_rd0, dram_wr0;
 	uint64_t dram_lat_sum, dram_lat_n;
 	uint64_t in_use_max, pool_empty0;

@@ -209,14 +209,25 @@ int nic_setup(struct sim *s, struct rxb_err *err);
 void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t);
 int trace_next(struct sim *s, struct rxb_err *err);
 uint64_t dest_fetched(struct sim *s, uint32_t dest);
+uint64_t nic_dma_read(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, uint32_t bytes,
+		      bool lookup);
 uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, uint32_t dma,
-		      const uint32_t *rings, unsigned nring, unsigned nc, unsigned desc_reads,
-		      uint64_t fetched, uint64_t cq_base_override, uint64_t *cq_counter);
+		      const uint32_t *rings, unsigned nring, unsigned nc, uint64_t cq_base_override,
+		      uint64_t *cq_counter);
 void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uint64_t arr,
 		  uint32_t flow, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls, uint32_t dest);
 
 /* core.c: the cores' run-to-completion loop */
 void core_setup(struct sim *s);
+void core_charge_alloc(struct sim *s, struct core *k);
+
+/* tx.c: the transmit path */
+#define TX_FREE_THRESH 32u /* completions a core frees at once (DPDK's tx_free_thresh) */
+void tx_setup(struct sim *s);
+uint64_t tx_room_at(const struct sim *s, const struct core *k);
+void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len,
+	       uint8_t nic);
+void tx_reap(struct sim *s, struct core *k, uint32_t min);
 uint64_t ev_core(struct sim *s, struct core *k, uint64_t now);
 
 /* emu_model.c: the simulator's model of the emulator (arch.emulated) */

@@ -92,7 +92,7 @@ void check_invariants(struct sim *s)
 	}
 }
 
-/* Every 10 µs: occupancy of every reception ring, buffers in use. */
+/* Every 10 µs: occupancy of every reception ring and Tx ring, buffers in use. */
 void ev_occ(struct sim *s, uint64_t now)
 {
 	for (uint32_t r = 0; r < s->nrings; r++) {
@@ -112,6 +112,9 @@ void ev_occ(struct sim *s, uint64_t now)
 
 		if (in_use > s->in_use_max)
 			s->in_use_max = in_use;
+		for (uint32_t c = 0; c < s->ncores; c++)
+			s->core[c].tx_occ_sum += s->core[c].tx.n;
+		s->occ_samples++;
 	}
 	if (now + s->occ_ps < s->end_ps)
 		push(s, now + s->occ_ps, EV_OCC, 0);

@@ -94,15 +94,63 @@ uint64_t dest_fetched(struct sim *s, uint32_t dest)
 	return rxb_counter_read(&rxb_iface_nic_stats(s->ifc, dest)->c[RXB_NIC_DESC_FETCHED]);
 }
 
+/* A DMA read by NIC n of `bytes` at addr, issued at t: split into
+ * max-read-request-sized requests, each taking a read slot (dmaeng.h) for
+ * the PCIe round trip (pcie.dma_read_ns + dma_read_ns_per_byte x its
+ * bytes: measured with warm caches, so an LLC hit adds nothing) plus, when
+ * one of its lines is not in the LLC, the loaded DRAM latency (an I/O read
+ * does not allocate, llc.h); its data then crosses the host -> NIC link.
+ * lookup false: descriptors, which the core has just written (their lines
+ * are not in the address map: counted as hits; t may then be later than
+ * the horizon — the fetch waits for its ring's previous one — since no
+ * shared memory is touched). lookup true: t within the horizon (the
+ * core's transmit). Returns when all its data is at the NIC. */
+uint64_t nic_dma_read(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, uint32_t bytes,
+		      bool lookup)
+{
+	uint32_t mrrs = s->cfg->mrrs_bytes;
+	uint64_t dlat = 0, done = t;
+
+	if (lookup) {
+		sim_dram_account(&s->dram, t, 0, 0); /* the latency of t's window */
+		dlat = sim_dram_latency_ps(&s->dram);
+	}
+	for (uint32_t off = 0; off < bytes; off += mrrs) {
+		uint32_t len = bytes - off < mrrs ? bytes - off : mrrs;
+		struct sim_llc_range r = { 0 };
+		uint64_t lat = s->c.rd_base + (uint64_t)((double)len * s->c.rd_per_byte + 0.5), end;
+
+		if (lookup) {
+			sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, addr + off, len, &r);
+			if (r.dram_rd) {
+				sim_dram_add(&s->dram, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
+				lat += dlat;
+			}
+		}
+		end = sim_dmaeng_request(&n->rd, t, lat, tlp_bytes(s, len));
+		if (s->warm) {
+			n->reads++;
+			n->read_ps += end - t;
+			n->pcie_lines += lookup ? r.lines : (len + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
+			n->pcie_missed += r.lines - r.hits;
+			n->down_bytes += tlp_bytes(s, len);
+			n->up_bytes += s->cfg->tlp_overhead_bytes; /* the read request */
+		}
+		if (end > done)
+			done = end;
+	}
+	return done;
+}
+
 /* A completed delivery: the data and completion DMA writes through PCIe
  * and the LLC; returns when the completion is visible to the core. */
 uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, uint32_t dma,
-		      const uint32_t *rings, unsigned nring, unsigned nc, unsigned desc_reads,
-		      uint64_t fetched, uint64_t cq_base_override, uint64_t *cq_counter)
+		      const uint32_t *rings, unsigned nring, unsigned nc, uint64_t cq_base_override,
+		      uint64_t *cq_counter)
 {
 	const struct sim_cfg *cfg = s->cfg;
 	struct sim_llc_range r = { 0 };
-	uint64_t wr_lines, up, down, start, vis, dlat;
+	uint64_t wr_lines, up, start, vis, dlat;
 	bool missed, ddio = cfg->scn.system.ddio_ways > 0;
 
 	if (ddio) {
@@ -131,10 +179,9 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	}
 	sim_dram_account(&s->dram, t, 0, wr_lines * SIM_LLC_LINE);
 	dlat = sim_dram_latency_ps(&s->dram);
-	/* PCIe, NIC -> host: data and completion writes, descriptor read
-	 * requests (a header each); host -> NIC: the descriptors read. */
-	up = tlp_data(s, dma) + nc * s->tlp_cqe + (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
-	down = fetched * cfg->desc_bytes + (uint64_t)desc_reads * cfg->tlp_overhead_bytes;
+	/* PCIe, NIC -> host: data and completion writes (the descriptor
+	 * reads' requests and data: nic_dma_read). */
+	up = tlp_data(s, dma) + nc * s->tlp_cqe;
 	start = n->up_free > t ? n->up_free : t;
 	if (up != s->up_memo) {
 		s->up_memo = up;
@@ -151,7 +198,8 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	n->last_vis = vis;
 	if (s->warm) {
 		n->up_bytes += up;
-		n->down_bytes += down;
+		n->pcie_lines += ddio ? r.lines : (dma + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
+		n->pcie_missed += ddio ? r.lines - r.hits : (dma + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
 	}
 	s->cur.nic_wr += r.lines;
 	s->cur.nic_hit += r.hits;
@@ -220,7 +268,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	bool cohort = t >= s->warm_ps;
 	struct rxb_rx_meta m = { .len = dma, .now = t };
 	struct rxb_delivery d;
-	uint64_t start, backlog, fetched, vis;
+	uint64_t start, ready, backlog, fetched, vis;
 	uint32_t rings[2];
 	int rc;
 
@@ -238,8 +286,10 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 		s->offered_wire_bytes += sim_wire_bytes(p->len);
 		s->dst[dest].offered++;
 	}
-	/* The on-NIC packet buffer holds what waits for PCIe. */
-	start = n->up_free > t ? n->up_free : t;
+	/* The packet waits in the on-NIC buffer for PCIe and for its ring's
+	 * descriptor (the fetch the ring's last one set off: desc_ready). */
+	ready = s->dst[dest].desc_ready > t ? s->dst[dest].desc_ready : t;
+	start = n->up_free > ready ? n->up_free : ready;
 	backlog = start > t ? (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte) : 0;
 	if (backlog + dma > s->nicbuf_bytes) {
 		rxb_iface_drop_pipeline(s->ifc, dest);
@@ -263,15 +313,20 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	rings[0] = d.ring;
 	rings[1] = d.notify_ring;
 	fetched = 0;
-	if (d.desc_reads) { /* descriptors this delivery's fetch brought in */
+	if (d.desc_reads) { /* descriptors this delivery's fetch brings in, for later packets */
 		uint64_t f = dest_fetched(s, dest);
 
 		fetched = f - s->fetched_seen[dest];
 		s->fetched_seen[dest] = f;
+		s->dst[dest].desc_ready = nic_dma_read(s, n, ready, 0,
+						       (uint32_t)(fetched ? fetched : 1) *
+							       cfg->desc_bytes, false);
 	}
+	if (n->up_free < ready) /* the data waits for its descriptor on the NIC */
+		n->up_free = ready;
 	vis = dma_complete(s, n, t, sim_buf_addr(s, d.buf) + cfg->scn.arch.headroom_bytes, dma, rings,
-			   d.notify_ring != RXB_NONE ? 2 : 1, d.cmpl_writes ? d.cmpl_writes : 1,
-			   d.desc_reads, fetched, 0, NULL);
+			   d.notify_ring != RXB_NONE ? 2 : 1, d.cmpl_writes ? d.cmpl_writes : 1, 0,
+			   NULL);
 	ws_mark(s, d.buf);
 	deliver_done(s, &d, vis, t, fid, p->key, p->len, (uint8_t)n->id, p->cls, dest);
 }
@@ -308,6 +363,8 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 		n->ncores = cfg->scn.system.cores_per_nic.v[i];
 		first += n->ncores;
 		rc = rxb_reta_init(&n->reta, cfg->reta_size, n->ncores, err);
+		if (rc == 0)
+			rc = sim_dmaeng_init(&n->rd, cfg->dma_read_slots, s->c.pcie_ps_per_byte, err);
 		if (rc)
 			return rc;
 		if (cfg->scn.traffic.pattern == RXB_PATTERN_TRACE)

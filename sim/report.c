@@ -116,6 +116,49 @@ static json_t *params(const struct sim *s)
 	return p;
 }
 
+/* Per NIC: PCIe bandwidth both ways, its DMA reads (mean latency from issue
+ * to data at the NIC, waiting for a read slot included) and the share of
+ * the lines its DMA accesses touched that were not in the LLC. */
+static json_t *pcie(const struct sim *s, double T)
+{
+	json_t *pc = json_array();
+
+	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++) {
+		const struct nic *n = &s->nic[i];
+
+		json_array_append_new(
+			pc, json_pack("{s:I,s:o,s:o,s:I,s:o,s:o}", "nic", (json_int_t)i, "up_gbps",
+				      jnum(8.0 * (double)n->up_bytes / T / 1e9), "down_gbps",
+				      jnum(8.0 * (double)n->down_bytes / T / 1e9), "dma_reads",
+				      (json_int_t)n->reads, "dma_read_latency_ns_mean",
+				      n->reads ? jnum((double)n->read_ps / (double)n->reads / 1e3) :
+						 json_null(),
+				      "llc_miss_share",
+				      n->pcie_lines ? jfrac((double)n->pcie_missed /
+							    (double)n->pcie_lines) :
+						      json_null()));
+	}
+	return pc;
+}
+
+/* The same over every NIC: calibration.md's "NIC PCIe read latency" and
+ * "share of PCIe accesses missing the LLC". */
+static void nic_reads(const struct sim *s, json_t *m)
+{
+	uint64_t reads = 0, ps = 0, lines = 0, missed = 0;
+
+	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++) {
+		reads += s->nic[i].reads;
+		ps += s->nic[i].read_ps;
+		lines += s->nic[i].pcie_lines;
+		missed += s->nic[i].pcie_missed;
+	}
+	set(m, "nic_dma_read_latency_ns_mean", reads ? jnum((double)ps / (double)reads / 1e3) :
+						      json_null());
+	set(m, "nic_pcie_llc_miss_share", lines ? jfrac((double)missed / (double)lines) :
+						   json_null());
+}
+
 static json_t *per_core(const struct sim *s, double T)
 {
 	json_t *arr = json_array();
@@ -146,6 +189,9 @@ static json_t *per_core(const struct sim *s, double T)
 						    json_null());
 		set(o, "busy_fraction", jfrac((double)total / (T * 1e12)));
 		set(o, "paused_fraction", jfrac((double)k->paused / (T * 1e12)));
+		set(o, "tx_full_waits", jcount(k->tx_full_waits));
+		set(o, "tx_ring_mean", s->occ_samples ? jnum((double)k->tx_occ_sum /
+							      (double)s->occ_samples) : json_null());
 		set(o, "latency_us_mean", k->lat_n ? jnum(k->lat_sum / (double)k->lat_n / 1e6) :
 						     json_null());
 		set(o, "polls", jcount(k->polls));
@@ -422,17 +468,8 @@ int sim_report(struct sim *s, FILE *out)
 	    s->departures ? jnum((double)s->plock_wait / (double)s->departures / 1e3) : json_null());
 	set(m, "pipeline_drops", json_pack("{s:I,s:I}", "nic_buffer", (json_int_t)s->pipeline_nicbuf,
 					   "emulator", (json_int_t)s->pipeline_phys));
-	{
-		json_t *pc = json_array();
-
-		for (uint32_t n = 0; n < cfg->scn.system.nics; n++)
-			json_array_append_new(
-				pc, json_pack("{s:I,s:o,s:o}", "nic", (json_int_t)n, "up_gbps",
-					      jnum(8.0 * (double)s->nic[n].up_bytes / T / 1e9),
-					      "down_gbps",
-					      jnum(8.0 * (double)s->nic[n].down_bytes / T / 1e9)));
-		set(m, "pcie", pc);
-	}
+	set(m, "pcie", pcie(s, T));
+	nic_reads(s, m);
 	if (cfg->scn.arch.emulated)
 		set(m, "emulator", json_pack("{s:o,s:I,s:o}", "busy_fraction",
 					     jfrac((double)s->emu.busy / (T * 1e12)), "packets",

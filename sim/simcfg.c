@@ -281,6 +281,8 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	pcie = sub(r, "pcie");
 	c->pcie_gbps = num(&pcie, "gbps");
 	c->dma_read_ns = num(&pcie, "dma_read_ns");
+	c->dma_read_ns_per_byte = num(&pcie, "dma_read_ns_per_byte");
+	c->mrrs_bytes = u32(&pcie, "mrrs_bytes");
 	c->dma_write_ns = num_opt(&pcie, "dma_write_ns", c->dma_read_ns / 2, 0);
 	c->mps_bytes = (uint32_t)uint_opt(&pcie, "mps_bytes", 256, 0);
 	c->tlp_overhead_bytes = (uint32_t)uint_opt(&pcie, "tlp_overhead_bytes", 24, 0);
@@ -290,6 +292,7 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	c->desc_bytes = u32(&nic, "desc_bytes");
 	c->cqe_bytes = u32(&nic, "cqe_bytes");
 	c->desc_prefetch = u32(&nic, "desc_prefetch");
+	c->dma_read_slots = u32(&nic, "dma_read_slots");
 	c->reta_size = u32(&nic, "reta_size");
 	c->nic_buffer_kib = num_opt(&nic, "buffer_kib", 256.0, 0);
 	r->bad |= nic.bad;

@@ -53,11 +53,12 @@ struct sim_cfg {
 	/* profile */
 	char profile_name[64];
 	double freq_ghz, llc_mib, dram_idle_ns, dram_efficiency, dram_service_ns, dram_rho_max;
-	double pcie_gbps, dma_read_ns, dma_write_ns, link_gbps, nic_buffer_kib, xsocket_ns;
+	double pcie_gbps, dma_read_ns, dma_read_ns_per_byte, dma_write_ns, link_gbps, nic_buffer_kib,
+		xsocket_ns;
 	uint32_t cpu_mlp, l2_kib, l2_latency_cycles, llc_ways, llc_line, llc_latency_cycles;
 	uint32_t dram_channels, dram_dimm_mts, dram_cpu_max_mts, dram_bus_bytes;
 	uint32_t mps_bytes, tlp_overhead_bytes;
-	uint32_t desc_bytes, cqe_bytes, desc_prefetch, reta_size;
+	uint32_t desc_bytes, cqe_bytes, desc_prefetch, reta_size, dma_read_slots, mrrs_bytes;
 	bool llc_inclusive;
 	/* derived */
 	uint32_t nic_of_core[RXB_MAX_CORES];

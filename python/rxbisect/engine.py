@@ -75,6 +75,8 @@ OPTIONAL_METRICS: dict[str, Any] = {
     "buffers_in_use_max": "count",
     "pool_exhausted": "count",
     "mode_switches": "count",
+    "nic_dma_read_latency_ns_mean": "number?",
+    "nic_pcie_llc_miss_share": "fraction?",
 }
 ECHOED_PARAMS = (("arch.name", ("arch", "name")), ("run.seed", ("run", "seed")))
 

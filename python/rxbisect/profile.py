@@ -73,8 +73,12 @@ class Pcie:
     lanes: int = key(REQUIRED, "lanes per NIC", lo=1)
     gbps: float = key(REQUIRED, "raw bandwidth per direction after line encoding", unit="Gbps",
                       lo=0, lo_open=True)
-    dma_read_ns: float = key(REQUIRED, "round trip of a small DMA read that hits the LLC",
-                             unit="ns", lo=0, lo_open=True)
+    dma_read_ns: float = key(REQUIRED, "round trip of a small DMA read that hits the LLC, "
+                             "extrapolated to 0 bytes", unit="ns", lo=0, lo_open=True)
+    dma_read_ns_per_byte: float = key(REQUIRED, "added round trip per byte a DMA read returns",
+                                      unit="ns/byte", lo=0)
+    mrrs_bytes: int = key(REQUIRED, "max read request size: larger DMA reads are split",
+                          unit="bytes", lo=64, hi=4096, pow2=True)
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,8 @@ class Nic:
     desc_bytes: int = key(REQUIRED, "Rx descriptor size", unit="bytes", lo=1)
     cqe_bytes: int = key(REQUIRED, "completion entry size", unit="bytes", lo=1)
     desc_prefetch: int = key(REQUIRED, "contiguous descriptors fetched by one PCIe read", lo=1)
+    dma_read_slots: int = key(REQUIRED, "DMA read requests the NIC keeps outstanding (its read "
+                              "engines: descriptor fetches and transmit reads)", lo=1, hi=4096)
     reta_size: int = key(REQUIRED, "RSS indirection table entries", lo=1)
 
 

@@ -283,6 +283,7 @@ def _resolve_arch(a: Arch, sy: System, t: Traffic, split: tuple[int, ...]) -> Ar
         # plus every per-core cache at its 1.5x flush threshold, rounded up to 2x
         per_core = (a.ax_size + a.bx_size if a.name == "rxbisect" else rx * slots) + \
             2 * a.alloc_cache
+        per_core += a.tx_size  # transmitted buffers wait for their completions
         pool = sy.cores * per_core + (a.spool_ports * max(rx, a.spool_high)
                                       if a.name == "spool" else 0)
     # cr_size auto: the library's own default, ring entries x batch (a core's CR may have

@@ -21,7 +21,7 @@ static const char config_fmt[] =
 	"\"bx_size\":1024,\"cr_size\":1024,\"emulated\":false,\"share_degree\":4,"
 	"\"rxlist_batch\":1,\"ax_policy\":\"random\",\"association\":\"all\",\"groups\":2,"
 	"\"coalesce\":false,\"coalesce_timeout_ns\":1000.0,\"batch\":32,\"buffer_bytes\":2048,"
-	"\"headroom_bytes\":0,\"alloc_cache\":256,\"pool_buffers\":12288,\"spool_mode\":\"spp\","
+	"\"headroom_bytes\":0,\"alloc_cache\":256,\"tx_size\":1024,\"pool_buffers\":30000,\"spool_mode\":\"spp\","
 	"\"spool_ports\":1024,\"spool_low\":128,\"spool_high\":1024,\"dyn_sample_ms\":10.0,"
 	"\"dyn_window\":16,\"dyn_tput_gbps\":170.0,\"dyn_membw_gibps\":25.0,"
 	"\"dyn_overload_factor\":32.0},\"system\":{\"profile\":\"reference\",\"cores\":%s,\"nics\":2,"
@@ -45,8 +45,8 @@ static const char config_fmt[] =
 	"\"dram\":{\"kind\":\"DDR4-2933\",\"channels\":4,\"dimm_mts\":2933,\"cpu_max_mts\":2400,"
 	"\"bus_bytes\":8,\"capacity_gib\":64,\"idle_ns\":90.0,\"efficiency\":0.8,"
 	"\"service_ns\":20.0,\"rho_max\":0.95},\"pcie\":{\"gen\":3,\"lanes\":16,\"gbps\":126.0,"
-	"\"dma_read_ns\":500.0},\"nic\":{\"model\":\"NVIDIA ConnectX-5\",\"count\":2,"
-	"\"link_gbps\":100.0,\"desc_bytes\":16,\"cqe_bytes\":64,\"desc_prefetch\":8,"
+	"\"dma_read_ns\":526.7,\"dma_read_ns_per_byte\":0.302,\"mrrs_bytes\":512},\"nic\":{\"model\":\"NVIDIA ConnectX-5\",\"count\":2,"
+	"\"link_gbps\":100.0,\"desc_bytes\":16,\"cqe_bytes\":64,\"desc_prefetch\":8,\"dma_read_slots\":32,"
 	"\"reta_size\":512}},\"derived\":{\"nic_of_core\":%s}}";
 
 static struct sim_cfg cfg;

@@ -24,12 +24,12 @@ def run(*sets):
 
 
 def test_service_time_spread_queues_packets():
-    """Same mean service, spread by a lognormal of CV 1: the queue and its p99 grow."""
-    steady, spread = run(), run("system.service_cv=1")
+    """Same mean service, spread by a lognormal of CV 2: the queue and its p99 grow."""
+    steady, spread = run(), run("system.service_cv=2")
     assert spread["cycles_per_packet"]["app"] == pytest.approx(
         steady["cycles_per_packet"]["app"], rel=0.05)
-    assert spread["latency_us_p99"] > 1.5 * steady["latency_us_p99"]
-    assert spread["ring_occupancy"]["max"] > steady["ring_occupancy"]["max"]
+    assert spread["latency_us_p99"] > 2 * steady["latency_us_p99"]
+    assert spread["ring_occupancy"]["max"] > 2 * steady["ring_occupancy"]["max"]
 
 
 def test_a_pause_overflows_a_small_ring_and_not_a_large_one():
@@ -52,11 +52,11 @@ def test_timer_ticks_take_their_share_of_the_core():
 
 def test_generator_trains_arrive_back_to_back():
     """At 40 of 100 Gbps, trains of 32 frames at line rate queue up to a train at the core;
-    evenly spaced frames never do."""
+    evenly spaced frames queue only behind the core's batched Tx completions."""
     even, trains = run(), run("traffic.train_packets=32")
     assert trains["offered_gbps"] == pytest.approx(even["offered_gbps"], rel=0.02)
-    assert even["ring_occupancy"]["max"] <= 4
-    assert trains["ring_occupancy"]["max"] >= 8  # a train lasts 3.9 µs; the core serves ~20 of its 32
+    assert trains["ring_occupancy"]["max"] >= 2 * even["ring_occupancy"]["max"]
+    assert trains["latency_us_mean"] > 1.5 * even["latency_us_mean"]
 
 
 def test_variability_is_deterministic_per_seed():

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The transmit path (docs/simulator.md §2.5, calibration.md "Transmit"):
+ * a core writes a Tx descriptor for each forwarded packet into its Tx ring
+ * (arch.tx_size entries) and rings the doorbell; the NIC reads the frame by
+ * DMA through its read engines (nic_dma_read: LLC or DRAM, PCIe round
+ * trip, a bounded number in flight) and writes a Tx completion. The buffer
+ * goes back to the pool only when the core processes that completion, in
+ * batches (DPDK PMDs free transmitted buffers in later tx_burst calls,
+ * TX_FREE_THRESH at a time) — so buffers in flight on the Tx side are part
+ * of the I/O working set, and a slow NIC read holds them longer.
+ * A full Tx ring makes the core wait for its oldest completion (a blocking
+ * transmit, as FastClick's ToDPDKDevice by default) rather than drop.
+ */
+#include "engine_int.h"
+
+void tx_setup(struct sim *s)
+{
+	uint32_t cap = s->cfg->scn.arch.tx_size;
+
+	for (uint32_t c = 0; c < s->ncores; c++) {
+		struct txq *tq = &s->core[c].tx;
+
+		tq->cap = cap;
+		tq->buf = sim_xcalloc(cap, sizeof(*tq->buf));
+		tq->q = sim_xcalloc(cap, sizeof(*tq->q));
+		tq->done = sim_xcalloc(cap, sizeof(*tq->done));
+	}
+}
+
+/* When core k can next post a Tx descriptor: now, or when the oldest
+ * completion of its full ring is visible. */
+uint64_t tx_room_at(const struct sim *s, const struct core *k)
+{
+	const struct txq *tq = &k->tx;
+
+	(void)s;
+	if (tq->n < tq->cap)
+		return k->t;
+	return tq->done[tq->head] > k->t ? tq->done[tq->head] : k->t;
+}
+
+/* Free, in ring order, up to a burst of the transmitted buffers whose
+ * completion core k has seen — when at least `min` have completed (one
+ * step of the time rule: at most RXB_BURST_MAX objects' cycles). Their
+ * allocator cycles are the core's. */
+void tx_reap(struct sim *s, struct core *k, uint32_t min)
+{
+	struct txq *tq = &k->tx;
+	uint32_t ready = 0;
+
+	while (ready < tq->n && ready < RXB_BURST_MAX &&
+	       tq->done[(tq->head + ready) % tq->cap] <= k->t)
+		ready++;
+	if (ready == 0 || ready < min)
+		return;
+	sim_note_step(s, k->t);
+	while (ready) {
+		rxb_buf_t bufs[RXB_BURST_MAX];
+		uint32_t q = tq->q[tq->head], m = 0;
+
+		/* one free call per run of the same queue (spool cores have several) */
+		while (m < ready && m < RXB_BURST_MAX && tq->q[tq->head] == q) {
+			bufs[m++] = tq->buf[tq->head];
+			tq->head = (tq->head + 1) % tq->cap;
+			tq->n--;
+		}
+		ready -= m;
+		rxb_iface_free(s->ifc, q, bufs, m);
+		core_charge_alloc(s, k);
+	}
+}
+
+/* Core k transmits buffer b (received on queue q, len bytes with FCS, from
+ * NIC nic): the descriptor write, the NIC's DMA read of the frame, and the
+ * buffer into the Tx ring until its completion. The caller has made room
+ * (tx_room_at). */
+void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len,
+	       uint8_t nic)
+{
+	struct txq *tq = &k->tx;
+	uint32_t slot;
+	uint64_t read;
+
+	if (tq->n == tq->cap) { /* waited for the oldest completion: free it first */
+		if (s->warm)
+			k->tx_full_waits++;
+		tx_reap(s, k, 1);
+	}
+	k->t += s->c.tx_pkt;
+	k->cost.app += s->c.tx_pkt;
+	sim_note_step(s, k->t);
+	read = nic_dma_read(s, &s->nic[nic], k->t,
+			   sim_buf_addr(s, b) + s->cfg->scn.arch.headroom_bytes, len - SIM_ETH_FCS,
+			   true);
+	slot = (tq->head + tq->n) % tq->cap;
+	tq->buf[slot] = b;
+	tq->q[slot] = q;
+	/* the completion, a posted write, is visible a DMA write latency after
+	 * the data has been read */
+	tq->done[slot] = read + s->c.dma_write;
+	tq->n++;
+}

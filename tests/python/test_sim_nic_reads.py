@@ -1,0 +1,84 @@
+"""The NIC's DMA read engines and the transmit path in the real engine (calibration.md:
+"NIC DMA reads", "Transmit"): read latency follows where the data is and how loaded DRAM is,
+a bounded number of reads in flight saturates and makes the NIC fall behind, and a buffer
+returns to the pool only after its transmit completion."""
+
+import re
+
+import pytest
+
+from conftest import needs_engine
+from rxbisect import engine, profile, scenario
+
+pytestmark = needs_engine
+SHORT = ("run.duration_ms=4", "run.warmup_ms=1", "arch.name=privring")
+
+
+def run(*sets):
+    m = engine.run(scenario.load_resolved(None, SHORT + sets), progress=False).metrics
+    assert m["conservation"] == {"packets_ok": True, "buffers_ok": True}
+    return m
+
+
+def profile_with(tmp_path, **changes) -> str:
+    """The reference profile with some `key = value` lines changed, as a file."""
+    text = profile.locate("reference").read_text()
+    for k, v in changes.items():
+        text, n = re.subn(rf"^{k} = \S+", f"{k} = {v}", text, flags=re.M)
+        assert n == 1, k
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "p.toml"
+    path.write_text(text)
+    return f"system.profile={path}"
+
+
+def test_read_latency_rises_with_llc_misses_and_loaded_dram():
+    """Rings of 64 keep frames in the DDIO ways until the NIC reads them back for transmit;
+    rings of 4096 push them to DRAM; STREAM hogs load DRAM on top."""
+    half = ("system.cores=8", "traffic.rate_gbps=50")  # 8 cores of the socket left for hogs
+    cached, missed = run("arch.rx_size=64", *half), run("arch.rx_size=4096", *half)
+    loaded = run("arch.rx_size=4096", "system.hog=stream", "system.hog_instances=8", *half)
+    assert cached["nic_pcie_llc_miss_share"] < missed["nic_pcie_llc_miss_share"]
+    lat = [m["nic_dma_read_latency_ns_mean"] for m in (cached, missed, loaded)]
+    assert lat[0] < lat[1] < lat[2]
+    assert loaded["dram_latency_ns_mean"] > missed["dram_latency_ns_mean"]
+    # every read at least the PCIe round trip of its size (pcie-bench's warm-cache line)
+    assert lat[0] >= 526.7
+
+
+def test_saturated_read_engines_make_the_nic_fall_behind(tmp_path):
+    """Two reads in flight cannot carry 100 Gbps of 512 B transmit reads at ~0.7-1 µs each:
+    reads wait for a slot, the descriptor fetches behind them too, the Rx pipeline stalls and
+    the on-NIC buffer overflows. The reference's 32 slots do not."""
+    ok = run("system.nics=1", "system.cores=8")
+    few = run("system.nics=1", "system.cores=8", profile_with(tmp_path, dma_read_slots=2))
+    assert ok["drops_by_cause"]["pipeline"] == 0
+    assert few["drops_by_cause"]["pipeline"] > 0.1 * few["offered_packets"]
+    assert few["nic_dma_read_latency_ns_mean"] > 3 * ok["nic_dma_read_latency_ns_mean"]
+
+
+def test_buffers_stay_out_of_the_pool_until_their_transmit_completes(tmp_path):
+    """Little's law on each core's Tx ring: a buffer leaves it no earlier than its transmit
+    completion (the NIC's read of the frame + the completion's DMA write latency), so the
+    ring holds at least packet rate x that time — here with reads 20 µs slower, whose
+    difference alone is ~10 buffers a core. (Descriptors are fetched 512 at a time so the
+    slow reads do not starve reception.) A Tx ring too small for that makes the core wait."""
+    base = ("system.nics=1", "system.cores=8", "traffic.rate_gbps=50")
+    slow_reads = dict(dma_read_ns=20526.7, dma_read_slots=4096, desc_prefetch=512)
+    fast = run(*base, profile_with(tmp_path / "fast", desc_prefetch=512))
+    slow = run(*base, profile_with(tmp_path / "slow", **slow_reads))
+    dma_write_ns = 526.7 / 2  # pcie.dma_write_ns defaults to half dma_read_ns
+    for m in (fast, slow):
+        pps = m["throughput_mpps"] * 1e6 / 8
+        held = pps * (m["nic_dma_read_latency_ns_mean"] + dma_write_ns) * 1e-9
+        assert min(c["tx_ring_mean"] for c in m["per_core"]) >= held
+    pps = slow["throughput_mpps"] * 1e6 / 8
+    more = (slow["nic_dma_read_latency_ns_mean"] - fast["nic_dma_read_latency_ns_mean"]) * 1e-9
+    grew = [b["tx_ring_mean"] - a["tx_ring_mean"] for a, b in zip(fast["per_core"],
+                                                                   slow["per_core"])]
+    assert min(grew) >= 0.8 * pps * more
+    assert sum(c["tx_full_waits"] for c in slow["per_core"]) == 0  # 1 Ki entries suffice
+    # 200 µs reads: ~100 buffers a core in flight, more than a 64-entry ring
+    tiny_ring = run(*base, "arch.tx_size=64",
+                    profile_with(tmp_path / "tiny", **{**slow_reads, "dma_read_ns": 200526.7}))
+    assert sum(c["tx_full_waits"] for c in tiny_ring["per_core"]) > 0
