@@ -470,11 +470,14 @@ int sim_report(struct sim *s, FILE *out)
 					   "emulator", (json_int_t)s->pipeline_phys));
 	set(m, "pcie", pcie(s, T));
 	nic_reads(s, m);
-	if (cfg->scn.arch.emulated)
-		set(m, "emulator", json_pack("{s:o,s:I,s:o}", "busy_fraction",
-					     jfrac((double)s->emu.busy / (T * 1e12)), "packets",
-					     (json_int_t)s->emu.pkts, "ns_per_packet",
-					     jnum((double)s->c.emu_pkt / 1e3)));
+	if (cfg->scn.arch.emulated) /* every physical queue has the same depth */
+		set(m, "emulator",
+		    json_pack("{s:o,s:I,s:o,s:I,s:I,s:I}", "busy_fraction",
+			      jfrac((double)s->emu.busy / (T * 1e12)), "packets",
+			      (json_int_t)s->emu.pkts, "ns_per_packet",
+			      jnum((double)s->c.emu_pkt / 1e3), "physical_occupancy_max",
+			      (json_int_t)s->emu.occ_max, "physical_queue_depth",
+			      (json_int_t)s->emu.pq[0].cap, "retries", (json_int_t)s->emu.retries));
 	if (s->hog) {
 		uint64_t a = 0;
 

@@ -10,6 +10,10 @@
     rxb scenario list
     rxb size [--nics N] [--link-gbps X] [--cores-per-nic 8,8] [--buffer-bytes B] ...
     rxb dark [--link-gbps 100] [--packet-bytes 64,1518] [--cores 1] [--accesses M] ...
+    rxb repro ID|all [--quick] [--seeds N] [--out DIR] [--jobs N | --cluster ADDR] ...
+    rxb report DIR
+    rxb trace gen --out FILE.pcap [...] | rxb trace stats PCAP [--cores N] [--json]
+    rxb fidelity [--json] [--quick] [--fit [--out FILE]]
 
 A thin layer: parsing arguments, calling the modules, printing. Every error the
 user can cause ends as one line `rxb: error: ...` on stderr and exit code 2
@@ -22,8 +26,8 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from . import (__version__, calibrate, cli_repro, cli_tools, compare, darkpackets, emu, engine,
-               profile, report, scenario, sizing)
+from . import (__version__, calibrate, cli_fidelity, cli_repro, cli_tools, compare, darkpackets,
+               emu, engine, profile, report, scenario, sizing)
 from .errors import RxbError, UsageError
 
 
@@ -340,6 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_repro.register(sub, _Parser)  # rxb repro
     cli_tools.register(sub, _Parser)  # rxb report, rxb trace
+    cli_fidelity.register(sub, _Parser)  # rxb fidelity
     return p
 
 
