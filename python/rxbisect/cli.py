@@ -27,7 +27,7 @@ import sys
 from typing import Callable, Sequence
 
 from . import (__version__, calibrate, cli_fidelity, cli_repro, cli_tools, compare, darkpackets,
-               emu, engine, profile, report, scenario, sizing)
+               emu, engine, nf_costs, profile, report, scenario, sizing)
 from .errors import RxbError, UsageError
 
 
@@ -102,6 +102,12 @@ def cmd_emu(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
+    if args.costs:
+        cycles = nf_costs.measure(args.costs, args.quick, report=lambda nf, i, n: print(
+            f"rxb: measuring {nf} on rxb-emu ({i + 1}/{n})", file=sys.stderr))
+        print(report.table(("nf", "cycles per packet"), cycles.items(), (False, True)))
+        print(f"wrote {args.costs}: use it with --set workload.costs={args.costs}")
+        return 0
     cmd = "rxb calibrate" + (" --quick" if args.quick else "") + f" --out {args.out}"
     doc = calibrate.run(args.out, quick=args.quick, progress=_progress(args), command=cmd)
     rows = []
@@ -258,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where to write it (default calibration.json)")
     k.add_argument("--quick", action="store_true", help="short measurements, no callgrind "
                    "(a few seconds; noisier)")
+    k.add_argument("--costs", metavar="FILE", help="instead: measure each NF on the emulator "
+                   "and write a workload cost profile for `--set workload.costs=FILE`")
     _bar_args(k)
     k.set_defaults(func=cmd_calibrate)
 
