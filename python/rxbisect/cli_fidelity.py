@@ -65,23 +65,23 @@ def _fit_table(rows: list[dict]) -> str:
 
 
 def cmd_fidelity(args) -> int:
-    from . import fidelity
     from .cli import _progress
+    from .fidelity import check, load, table  # by name: the package's `fidelity` is check()
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed}: must be 0 or more")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: must be at least 1")
     if args.out and not args.fit:
         raise UsageError("--out is where --fit writes its cost profile; add --fit")
-    pts = fidelity.load(args.points)
+    pts = load(args.points)
     if args.fit:
         return _fit(args, pts)
-    records = fidelity.check(pts, args.quick, args.costs, args.seed, args.jobs, _progress(args))
+    records = check(pts, args.quick, args.costs, args.seed, args.jobs, _progress(args))
     if args.json:
         for r in records:
             print(json.dumps(r))
     else:
-        print(fidelity.table(pts, records), end="")
+        print(table(pts, records), end="")
     return 0
 
 

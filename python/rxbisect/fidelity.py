@@ -253,8 +253,10 @@ def evaluate(pts: Points, runs: Sequence[tuple[Point, dict]], quick: bool = Fals
         search = p.search
         if quick and search:
             search = {**search, "resolution": pts.quick_resolution}
-        planned += plan(None, sets=sets_of(p, pts.quick if quick else None, extra),
-                        experiment="fidelity", search=search)
+        # the NF and the keys this run adds as a one-point grid: they name it in messages
+        grid = {k: [v] for k, v in {"workload.nf": p.workload, **(extra or {})}.items()}
+        sets = [s for s in sets_of(p, pts.quick if quick else None) if s.split("=")[0] not in grid]
+        planned += plan(None, grid, sets=sets, experiment="fidelity", search=search)
     outcome = execute(planned, jobs=jobs, progress=progress, desc=desc)
     return [(rec["metrics"][MEASURES[p.measure]] * pts.factor, rec)
             for (p, _), rec in zip(runs, outcome.records)]
@@ -270,9 +272,11 @@ def record(p: Point, value: float, rec: dict) -> dict:
             "published": p.published, "simulated": value, "unit": p.unit}
 
 
-def check(pts: Points, quick: bool = False, costs_ref: str | None = None, seed: int = 1,
-          jobs: int | None = None, progress: bool | None = None) -> list[dict]:
-    """Every calibration point once: one record per point (RECORD_KEYS)."""
+def check(pts: Points | None = None, quick: bool = False, costs_ref: str | None = None,
+          seed: int = 1, jobs: int | None = None, progress: bool | None = None) -> list[dict]:
+    """Every calibration point once (default: the study's points file): one record per
+    point (RECORD_KEYS)."""
+    pts = pts or load()
     extra = {"run.seed": seed, **({"workload.costs": costs_ref} if costs_ref else {})}
     runs = [(p, extra) for p in pts.points]
     return [record(p, v, rec) for (p, _), (v, rec) in

@@ -154,18 +154,17 @@ def estimates(pts: Points, fitted: Sequence[Fitted]) -> dict[str, tuple[int, str
     """The NFs with no published figure: (cycles, how they were derived) by the file's rule,
     base's hand estimate x fitted / base of the NF named `like`."""
     hand = costs.load(pts.base).cycles
-    by = {f.point.workload: f for f in fitted}
+    fits = {f.point.workload: f.fit for f in fitted}
     out = {}
     for nf, rule in pts.estimates.items():
-        like = by[rule["like"]]
-        if like.fit.status in ("met", "bracket") and hand[like.point.workload] > 0:
-            ratio = like.fit.x / hand[like.point.workload]
-            out[nf] = (round(hand[nf] * ratio), f"{pts.base}'s {hand[nf]} x {rule['like']}'s "
-                       f"fitted / {pts.base} ({like.fit.x} / {hand[rule['like']]} = "
-                       f"{ratio:.3f})")
+        like, fit_ = rule["like"], fits[rule["like"]]
+        if fit_.status in ("met", "bracket") and hand[like] > 0:
+            ratio = fit_.x / hand[like]
+            out[nf] = (round(hand[nf] * ratio), f"{pts.base}'s {hand[nf]} x {ratio:.3f}, "
+                       f"{like}'s fitted / {pts.base} cycles ({fit_.x} / {hand[like]})")
         else:  # no ratio to scale by: keep the hand estimate and say why
-            out[nf] = (hand[nf], f"{pts.base}'s {hand[nf]}, unscaled: {rule['like']}'s fit "
-                       f"is '{like.fit.status}', so there is no ratio to scale by")
+            out[nf] = (hand[nf], f"{pts.base}'s {hand[nf]}, unscaled: {like}'s fit is "
+                       f"'{fit_.status}', so there is no ratio to scale by")
     return out
 
 
