@@ -8,7 +8,8 @@
 int sim_dmaeng_init(struct sim_dmaeng *e, uint32_t slots, double link_ps_per_byte,
 		    struct rxb_err *err)
 {
-	*e = (struct sim_dmaeng){ .slots = slots, .link_ps_per_byte = link_ps_per_byte };
+	*e = (struct sim_dmaeng){ .slots = slots,
+				  .link_ps_per_byte_q32 = (uint64_t)(link_ps_per_byte * 4294967296.0) };
 	if (slots == 0) {
 		rxb_err_set(err, "nic.dma_read_slots = 0: a NIC needs at least one read in flight; "
 			    "allowed: 1 to 4096");
@@ -28,38 +29,20 @@ void sim_dmaeng_free(struct sim_dmaeng *e)
 	e->free_at = NULL;
 }
 
-/* The root (the slot that frees first) now frees at t: sift it down. */
-static void replace_root(struct sim_dmaeng *e, uint64_t t)
-{
-	uint64_t *h = e->free_at;
-	uint32_t i = 0;
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= e->slots)
-			break;
-		if (c + 1 < e->slots && h[c + 1] < h[c])
-			c++;
-		if (h[c] >= t)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = t;
-}
-
 uint64_t sim_dmaeng_request(struct sim_dmaeng *e, uint64_t t, uint64_t lat, uint64_t link_bytes)
 {
-	uint64_t start = e->free_at[0] > t ? e->free_at[0] : t;
+	/* Completions leave the link in issue order (a FIFO server), so the
+	 * slot that frees first is always the oldest request's: a ring. */
+	uint64_t *slot = &e->free_at[e->next];
+	uint64_t start = *slot > t ? *slot : t;
 	uint64_t ready = start + lat;
-	uint64_t on_link = (uint64_t)((double)link_bytes * e->link_ps_per_byte + 0.5);
+	uint64_t on_link = (link_bytes * e->link_ps_per_byte_q32) >> 32;
 	uint64_t done = e->link_free + on_link > ready ? e->link_free + on_link : ready;
 
 	e->link_free = done;
-	replace_root(e, done);
+	*slot = done;
+	e->next = e->next + 1 == e->slots ? 0 : e->next + 1;
 	e->requests++;
 	e->wait_ps += start - t;
-	e->busy_ps += done - start;
 	return done;
 }

@@ -14,7 +14,9 @@
  * PCIe round trip and the memory's latency, the caller's); the data then
  * crosses the host -> NIC link, a FIFO server: done = max(ready, link free
  * + the bytes' time on the link); the slot is busy until done.
- * Slots are a binary min-heap of free times: O(log slots) per request.
+ * Because the link hands data over in issue order, completions are in
+ * issue order, and the slot that frees first is the oldest request's: the
+ * slots are a ring of free times, O(1) per request.
  * Times in ps. Single-threaded.
  */
 #ifndef SIM_DMAENG_H
@@ -29,14 +31,13 @@ extern "C" {
 #endif
 
 struct sim_dmaeng {
-	uint64_t *free_at;         /* min-heap: when each slot is free again */
-	uint32_t slots;
-	double link_ps_per_byte;   /* host -> NIC link */
+	uint64_t *free_at;         /* ring: when each slot is free again */
+	uint32_t slots, next;      /* next: the oldest request's slot */
+	uint64_t link_ps_per_byte_q32; /* host -> NIC link, 32.32 fixed point */
 	uint64_t link_free;
 	/* statistics */
 	uint64_t requests;
 	uint64_t wait_ps;          /* waiting for a slot, summed */
-	uint64_t busy_ps;          /* from start to done, summed */
 };
 
 /* 0, -EINVAL (slots 0) or -ENOMEM, each with a message. */

@@ -98,8 +98,9 @@ uint64_t dest_fetched(struct sim *s, uint32_t dest)
  * max-read-request-sized requests, each taking a read slot (dmaeng.h) for
  * the PCIe round trip (pcie.dma_read_ns + dma_read_ns_per_byte x its
  * bytes: measured with warm caches, so an LLC hit adds nothing) plus, when
- * one of its lines is not in the LLC, the loaded DRAM latency (an I/O read
- * does not allocate, llc.h); its data then crosses the host -> NIC link.
+ * the read found lines outside the LLC, the loaded DRAM latency (an I/O
+ * read does not allocate, llc.h; the read is looked up once, not request
+ * by request); its data then crosses the host -> NIC link.
  * lookup false: descriptors, which the core has just written (their lines
  * are not in the address map: counted as hits; t may then be later than
  * the horizon — the fetch waits for its ring's previous one — since no
@@ -109,35 +110,31 @@ uint64_t nic_dma_read(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 		      bool lookup)
 {
 	uint32_t mrrs = s->cfg->mrrs_bytes;
-	uint64_t dlat = 0, done = t;
+	struct sim_llc_range r = { 0 };
+	uint64_t miss = 0, done = t;
 
-	if (lookup) {
-		sim_dram_account(&s->dram, t, 0, 0); /* the latency of t's window */
-		dlat = sim_dram_latency_ps(&s->dram);
+	if (lookup) { /* the whole read at once: a request waits for DRAM when the read missed */
+		sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, addr, bytes, &r);
+		sim_dram_account(&s->dram, t, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
+		miss = r.dram_rd ? sim_dram_latency_ps(&s->dram) : 0;
 	}
 	for (uint32_t off = 0; off < bytes; off += mrrs) {
 		uint32_t len = bytes - off < mrrs ? bytes - off : mrrs;
-		struct sim_llc_range r = { 0 };
-		uint64_t lat = s->c.rd_base + (uint64_t)((double)len * s->c.rd_per_byte + 0.5), end;
+		uint64_t lat = s->c.rd_base + (uint64_t)((double)len * s->c.rd_per_byte + 0.5) + miss;
+		uint64_t end = sim_dmaeng_request(&n->rd, t, lat, tlp_bytes(s, len));
 
-		if (lookup) {
-			sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, addr + off, len, &r);
-			if (r.dram_rd) {
-				sim_dram_add(&s->dram, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
-				lat += dlat;
-			}
-		}
-		end = sim_dmaeng_request(&n->rd, t, lat, tlp_bytes(s, len));
 		if (s->warm) {
 			n->reads++;
 			n->read_ps += end - t;
-			n->pcie_lines += lookup ? r.lines : (len + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
-			n->pcie_missed += r.lines - r.hits;
 			n->down_bytes += tlp_bytes(s, len);
 			n->up_bytes += s->cfg->tlp_overhead_bytes; /* the read request */
 		}
 		if (end > done)
 			done = end;
+	}
+	if (s->warm) {
+		n->pcie_lines += lookup ? r.lines : (bytes + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
+		n->pcie_missed += r.lines - r.hits;
 	}
 	return done;
 }
