@@ -21,7 +21,7 @@ def _command(args) -> str:
                         ("--points", args.points), ("--out", args.out)):
         if value is True:
             words.append(flag)
-        elif value:
+        elif value not in (None, False):
             words += [flag, str(value)]
     return shlex.join(words)
 
@@ -65,6 +65,7 @@ def _fit_table(rows: list[dict]) -> str:
 
 
 def cmd_fidelity(args) -> int:
+    from . import costs
     from .cli import _progress
     from .fidelity import check, load, table  # by name: the package's `fidelity` is check()
     if args.seed < 0:
@@ -76,6 +77,14 @@ def cmd_fidelity(args) -> int:
     pts = load(args.points)
     if args.fit:
         return _fit(args, pts)
+    if args.costs:
+        try:  # before anything runs, and named by the option that set it
+            costs.load(args.costs)
+        except UsageError as e:
+            raise UsageError(f"--costs {args.costs}: sets {e}") from None
+    run = pts.quick if args.quick else pts.run
+    print(f"rxb: {len(pts.points)} calibration points ({pts.path.name}), runs of "
+          f"{run['run.duration_ms']:g} ms, seed {args.seed}", file=sys.stderr)
     records = check(pts, args.quick, args.costs, args.seed, args.jobs, _progress(args))
     if args.json:
         for r in records:
