@@ -37,8 +37,10 @@ build-fuzz: deps
 	   -DRXB_BUILD_EMU=OFF -DRXB_BUILD_SIM=OFF >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
 
+# The main job: the study's headline experiments (quick variants), their report, a reading
+# on the terminal (python/rxbisect/study.py; `python -m rxbisect.study --full` for the rest).
 run: build
-	@.venv/bin/rxb compare --plot results
+	@.venv/bin/python -m rxbisect.study results/study
 
 demo: build
 	@$(BUILD)/tools/rxb-demo
