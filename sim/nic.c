@@ -393,9 +393,19 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 			tc.key_zipf_s = cfg->scn.traffic.zipf_s;
 			tc.key_steer = 1;
 		}
-		if (cfg->scn.traffic.pattern == RXB_PATTERN_TARGET) {
+		if (cfg->scn.traffic.change_at_ms > 0 && cfg->scn.traffic.change_target_share > 0) {
+			/* the load turns pathological at change_at_ms (targets set below) */
+			tc.change_ps = (uint64_t)llround(cfg->scn.traffic.change_at_ms * PS_PER_MS);
+			tc.change_share = cfg->scn.traffic.change_target_share;
+		}
+		if (cfg->scn.traffic.pattern == RXB_PATTERN_TARGET || tc.change_ps) {
 			tc.target_queue = (int32_t)cfg->scn.traffic.target_core;
-			tc.target_share = cfg->scn.traffic.target_rate_gbps > 0 ? 0.0 : cfg->scn.traffic.target_share;
+			/* before a change, the target core gets its RSS share: the
+			 * other flows avoid its queue (traffic.h) */
+			tc.target_share = cfg->scn.traffic.pattern != RXB_PATTERN_TARGET ?
+						  1.0 / n->ncores :
+					  cfg->scn.traffic.target_rate_gbps > 0 ?
+						  0.0 : cfg->scn.traffic.target_share;
 			tc.target.rate_bps = (uint64_t)llround(cfg->scn.traffic.target_rate_gbps * 1e9);
 			tc.target.arrival = SIM_ARRIVAL_CONST;
 			sim_size_fixed(&tc.target.size, cfg->scn.traffic.target_packet_bytes ?

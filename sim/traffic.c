@@ -207,10 +207,12 @@ static int stream_init(struct sim_traffic *g, int i, const struct sim_stream_cfg
 static void stream_prepare(struct sim_traffic *g, int i)
 {
 	struct sim_tstream *s = &g->st[i];
+	/* the share in force at the stream's clock (its previous packet) */
+	double share = g->cfg.change_ps && s->next_ps >= g->cfg.change_ps ? g->cfg.change_share :
+									   g->cfg.target_share;
 	uint64_t wbits;
 
-	if (i == ST_MAIN && g->cfg.target_share > 0.0 &&
-	    sim_rng_uniform(&g->rng) < g->cfg.target_share) {
+	if (i == ST_MAIN && share > 0.0 && sim_rng_uniform(&g->rng) < share) {
 		s->next_cls = 1;
 		s->next_len = size_draw(&g->rng, &g->tsize, g->tcdf);
 	} else {
@@ -370,9 +372,10 @@ int sim_traffic_init(struct sim_traffic *g, const struct sim_traffic_cfg *cfg, s
 				    cfg->target_queue, cfg->nqueues);
 			return -EINVAL;
 		}
-		if (!(cfg->target_share >= 0.0 && cfg->target_share <= 1.0)) {
-			rxb_err_set(err, "traffic.target_share = %g: must be in [0, 1]",
-				    cfg->target_share);
+		if (!(cfg->target_share >= 0.0 && cfg->target_share <= 1.0) ||
+		    !(cfg->change_share >= 0.0 && cfg->change_share <= 1.0)) {
+			rxb_err_set(err, "traffic.target_share = %g, change_share = %g: must be in "
+				    "[0, 1]", cfg->target_share, cfg->change_share);
 			return -EINVAL;
 		}
 		if (cfg->target_share > 0.0 && cfg->target.rate_bps > 0) {
@@ -385,7 +388,7 @@ int sim_traffic_init(struct sim_traffic *g, const struct sim_traffic_cfg *cfg, s
 		rc = check_stream("traffic.target", &cfg->target, cfg->line_bps, err);
 		if (rc)
 			return rc;
-	} else if (cfg->target_share > 0.0 || cfg->target.rate_bps > 0) {
+	} else if (cfg->target_share > 0.0 || cfg->target.rate_bps > 0 || cfg->change_share > 0.0) {
 		rxb_err_set(err, "traffic.target_queue = %d: target traffic needs a target queue",
 			    cfg->target_queue);
 		return -EINVAL;

@@ -179,6 +179,8 @@ struct sim_traffic_cfg {
 				     * tuple_seed, flow, proto) when it needs
 				     * them (it caches per flow what it derives) */
 	double target_share;        /* fraction of main-stream packets to the target */
+	uint64_t change_ps;         /* > 0: from this time on the share is change_share */
+	double change_share;
 	struct sim_stream_cfg target; /* size and flows of target packets; with
 				       * rate_bps > 0, an own stream at that rate */
 };

@@ -234,6 +234,9 @@ def _check_traffic(t: Traffic, prof: profiles.Profile, split: tuple[int, ...]) -
     if t.pattern == "trace" and not t.pcap:
         raise _bad("traffic.pcap", t.pcap, "required when traffic.pattern = 'trace'",
                    "a path to a readable pcap file")
+    if t.change_at_ms > 0 and t.target_core >= min(split):
+        raise _bad("traffic.target_core", t.target_core, f"traffic.change_at_ms needs a target "
+                   f"core and a NIC has only {min(split)} cores", f"0 to {min(split) - 1}")
     if t.pattern != "target":
         return
     if t.target_share == 0 and t.target_rate_gbps == 0:

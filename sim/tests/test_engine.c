@@ -30,7 +30,7 @@ static const char TEMPLATE[] =
 	"ns\":0.0,\"hog\":\"none\",\"hog_instances\":0},\"traffic\":{\"rate_gbps\":100.0,\"packet_byt"
 	"es\":1518,\"pattern\":\"constant\",\"target_share\":0.0,\"target_rate_gbps\":0.0,\"target_"
 	"packet_bytes\":0,\"target_core\":0,\"burst_packets\":1024,\"burst_duty\":0.5,\"pcap\":\"\","
-	"\"train_packets\":32,\"pcap_speedup\":1.0,\"pcap_rate_gbps\":0.0,\"pcap_loop\":false,\"flows\":65536,\"key_dist\":\"uniform\",\"zipf_s\":0.99},\"workload\":"
+	"\"change_at_ms\":0.0,\"change_target_share\":0.0,\"train_packets\":32,\"pcap_speedup\":1.0,\"pcap_rate_gbps\":0.0,\"pcap_loop\":false,\"flows\":65536,\"key_dist\":\"uniform\",\"zipf_s\":0.99},\"workload\":"
 	"{\"nf\":\"lb\",\"reads\":2,\"buffer_mib\":40.0,\"payload\":\"untouched\",\"target_reads\":0,\"costs\":\"study\",\"nf_cycles\":80,\"c"
 	"ompute_ns\":0.0,\"nat_flows\":10000000,\"lb_backends\":32,\"kvs_put_share\":0.95,\"kvs_k"
 	"eys\":1000000,\"kvs_key_bytes\":128,\"kvs_value_bytes\":1024,\"counter_slots\":64,\"lpm_table_mib\":1.0,\"lb_table_entries\":1048576},\"run"

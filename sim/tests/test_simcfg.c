@@ -30,7 +30,7 @@ static const char config_fmt[] =
 	"\"hog\":\"none\",\"hog_instances\":0},\"traffic\":{\"rate_gbps\":100.0,"
 	"\"packet_bytes\":1518,\"pattern\":\"constant\",\"target_share\":0.0,"
 	"\"target_rate_gbps\":0.0,\"target_packet_bytes\":0,\"target_core\":0,"
-	"\"burst_packets\":1024,\"burst_duty\":0.5,\"pcap\":\"\",\"train_packets\":32,\"pcap_speedup\":1.0,\"pcap_rate_gbps\":0.0,\"pcap_loop\":false,"
+	"\"burst_packets\":1024,\"burst_duty\":0.5,\"pcap\":\"\",\"change_at_ms\":0.0,\"change_target_share\":0.0,\"train_packets\":32,\"pcap_speedup\":1.0,\"pcap_rate_gbps\":0.0,\"pcap_loop\":false,"
 	"\"flows\":65536,\"key_dist\":\"uniform\",\"zipf_s\":0.99},\"workload\":{\"nf\":\"lb\","
 	"\"reads\":2,\"buffer_mib\":40.0,\"payload\":\"untouched\",\"target_reads\":0,"
 	"\"costs\":\"study\",\"nf_cycles\":80,\"compute_ns\":0.0,\"nat_flows\":10000000,\"lb_backends\":32,\"kvs_put_share\":0.95,"

@@ -64,3 +64,16 @@ def test_variability_is_deterministic_per_seed():
             "traffic.train_packets=32")
     a, b = run(*sets), run(*sets)
     assert a == b
+
+
+def test_a_load_turns_pathological_at_change_at_ms():
+    """From change_at_ms on, half of the NIC's packets go to its target core (the others avoid
+    it); before, RSS spreads them evenly over the 4 cores."""
+    sets = ("system.cores=4", "traffic.rate_gbps=20", "traffic.target_core=1",
+            "traffic.change_target_share=0.5", "run.duration_ms=6", "run.warmup_ms=2")
+    after = run(*sets, "traffic.change_at_ms=1")    # changed before the measured interval
+    never = run(*sets, "traffic.change_at_ms=100")  # after the run
+    share = [c["offered"] / after["offered_packets"] for c in after["per_core"]]
+    assert share[1] == pytest.approx(0.5, abs=0.02)
+    share = [c["offered"] / never["offered_packets"] for c in never["per_core"]]
+    assert share[1] == pytest.approx(0.25, abs=0.03)
