@@ -73,9 +73,8 @@ def _dark_bound(rec: dict) -> dict:
     cores = math.ceil(cfg["system"]["cores"] / cfg["system"]["nics"])
     args = (cfg["traffic"]["rate_gbps"], cfg["traffic"]["packet_bytes"], cores,
             cfg["workload"]["reads"])
-    idle = scenario.resolve(scenario.load(None, [f"system.profile={cfg['system']['profile']}"]))
-    out = {"dark_bound_drop_rate": darkpackets.compute(
-        *args, idle.profile.dram.idle_ns, cfg["workload"]["compute_ns"]).drop_fraction}
+    out = {"dark_bound_drop_rate": darkpackets.compute(  # the profile the point ran with
+        *args, rec["profile"]["dram"]["idle_ns"], cfg["workload"]["compute_ns"]).drop_fraction}
     loaded = rec["metrics"].get("dram_latency_ns_mean")
     out["dark_bound_drop_rate_loaded"] = darkpackets.compute(
         *args, loaded, cfg["workload"]["compute_ns"]).drop_fraction if loaded else None

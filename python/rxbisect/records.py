@@ -36,8 +36,8 @@ STEM = "sweep"  # `rxb sweep` writes DIR/sweep.jsonl; `rxb repro ID` writes DIR/
 FILE = f"{STEM}.jsonl"
 TABLE = f"{STEM}.parquet"
 # Top-level record keys that become DataFrame columns as they are; "params" and "metrics"
-# are flattened under their own prefix; "grid" and "config" stay in the JSON lines only
-# (params already holds every grid key's resolved value).
+# are flattened under their own prefix; "grid", "config" and "profile" stay in the JSON
+# lines only (params already holds every grid key's resolved value).
 COLUMNS = ("experiment", "arch", "point_id", "seed", "scenario", "sim_packets", "sim_wall_s")
 _HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _OPEN: set[str] = set()  # files a Store of this process has open

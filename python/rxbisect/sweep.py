@@ -185,6 +185,7 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
             task = json.loads(json.dumps(
                 {"experiment": experiment, "scenario": ref, "point_id": pid, "grid": given,
                  "seed": seed, "resolved_grid": resolved_grid, "sections": sections,
+                 "profile": res.profile.to_dict(),
                  "params": dict(params or {}), "search": dict(search) if search else None}))
             points.append(Point(task["grid"], seed, label, pid, task))
     return points
@@ -224,7 +225,7 @@ def run_point(task: dict) -> dict:
             **({"search": extra["search"]} if "search" in extra else {}),
             "sim_packets": result.sim_packets + extra.get("sim_packets", 0),
             "sim_wall_s": result.sim_wall_s + extra.get("sim_wall_s", 0.0),
-            "config": task["sections"]}
+            "config": task["sections"], "profile": task["profile"]}
 
 
 # ---- local process pool -------------------------------------------------------------------
@@ -284,18 +285,27 @@ def _run_local(tasks: list[dict], jobs: int, started: Callable[[], None],
         for f in cf.as_completed(futs):
             err = f.exception()
             if isinstance(err, cf.process.BrokenProcessPool):
-                _kill_groups(workers)
-                pool.shutdown(wait=False, cancel_futures=True)
+                _stop(pool, workers)
                 return "a worker process died (killed, or out of memory)"
             if err is not None and not isinstance(err, RxbError):
                 raise err  # a bug: keep its traceback
             done(futs[f], None if err else f.result(), err)
     except BaseException:
-        _kill_groups(workers)
-        pool.shutdown(wait=False, cancel_futures=True)
+        _stop(pool, workers)
         raise
     pool.shutdown(wait=True)
     return None
+
+
+def _stop(pool: cf.ProcessPoolExecutor, workers: list[int]) -> None:
+    """Kill the workers and let the pool's manager thread see it and end. Not waiting for
+    that thread races with the interpreter's exit hook, which then writes to the wake-up
+    pipe the thread is closing ("Exception ignored ... Bad file descriptor" at exit)."""
+    _kill_groups(workers)
+    pool.shutdown(wait=False, cancel_futures=True)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=10)
 
 
 # ---- Dask distributed -------------------------------------------------------------------
