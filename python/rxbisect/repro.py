@@ -148,7 +148,7 @@ def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: 
     outcome = execute(planned.points, out, cluster, jobs, progress, say, stem=exp.id,
                             finish=_finish(exp), desc=exp.id)
     rows = summarize(exp, outcome.records)
-    files = []
+    files, figure_error = [], None
     if out is not None:
         folder = Path(out)
         summary = folder / f"{exp.id}.summary.json"
@@ -157,10 +157,13 @@ def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: 
                                    "variant": "quick" if planned.quick else "full",
                                    "plot": exp.plot, "points": rows}, indent=1) + "\n")
         os.replace(tmp, summary)
-        files = [outcome.file, outcome.table, summary,
-                 *_plot(exp, outcome.records, folder / exp.id)]
+        files = [outcome.file, outcome.table, summary]
+        try:
+            files += _plot(exp, outcome.records, folder / exp.id)
+        except Exception as e:  # noqa: BLE001 (the figure fails alone: records and summary stand)
+            figure_error = f"its figure was not drawn ({type(e).__name__}: {e})"
     return {"id": exp.id, "title": exp.title, "records": outcome.records, "summary": rows,
-            "ran": outcome.ran, "skipped": outcome.skipped,
+            "ran": outcome.ran, "skipped": outcome.skipped, "figure_error": figure_error,
             "files": [str(f) for f in files if f is not None]}
 
 
@@ -222,22 +225,28 @@ def run_each(planned: Sequence[Planned], out: str | os.PathLike | None, cluster:
              jobs: int | None, progress: bool | None,
              done: Callable[[Planned, dict], None] | None = None) -> list[dict]:
     """Run the experiments one after another, `done(planned, result)` after each. An
-    experiment whose points failed does not stop the others (its finished points are
-    recorded); EngineError at the end names each one that failed."""
+    experiment whose points failed, or whose figure could not be drawn, does not stop the
+    others (what finished is recorded); EngineError at the end names each one."""
     results, failed = [], []
+
+    def fail(exp_id: str, why: str) -> None:
+        print(f"rxb: warning: {exp_id}: {why}", file=sys.stderr)
+        failed.append(f"{exp_id} ({why})")
+
     for p in planned:
         start = time.monotonic()
         try:
             res = run(p, out, cluster, jobs, progress)
         except EngineError as e:
-            print(f"rxb: warning: {p.exp.id}: {e}", file=sys.stderr)
-            failed.append(f"{p.exp.id} ({e})")
+            fail(p.exp.id, str(e))
             continue
         res["wall_s"] = time.monotonic() - start
         results.append(res)
         if done:
             done(p, res)
+        if res["figure_error"]:
+            fail(p.exp.id, res["figure_error"])
     if failed:
-        raise EngineError(f"{len(failed)} of {len(planned)} experiments had failed points: "
-                          + "; ".join(failed))
+        raise EngineError(f"{len(failed)} of {len(planned)} experiments did not finish "
+                          "cleanly: " + "; ".join(failed))
     return results

@@ -21,7 +21,8 @@ from rxbisect import cli, experiments, plot, records, repro
 from rxbisect.errors import EngineError, UsageError
 
 from conftest import REPO
-from test_sweep import REAL_ENGINE, _free_port, assert_all_gone, gated  # noqa: F401  (gated: a fixture)
+from test_sweep import (REAL_ENGINE, _free_port, assert_all_gone,  # noqa: F401 (gated:
+                        gated)  # a fixture)
 
 pytestmark = pytest.mark.skipif(REAL_ENGINE is None, reason="rxb-sim not built (make build)")
 
@@ -362,8 +363,22 @@ def test_an_experiment_with_failed_points_does_not_stop_the_others(tmp_path, mak
     out = tmp_path / "o"
     planned = [repro.prepare(str(tmp_path / f"{x}.toml"), quick=True, out=out, jobs=2)[0]
                for x in "ab"]
-    with pytest.raises(EngineError, match=r"1 of 2 experiments had failed points: a \("):
+    with pytest.raises(EngineError, match=r"1 of 2 experiments did not finish cleanly: a \("):
         repro.run_each(planned, out, None, 2, False)
     assert "rxb: warning: a: " in capsys.readouterr().err
     assert {r["arch"] for r in lines(out / "a.jsonl")} == {"privring"}  # recorded anyway
     assert len(lines(out / "b.jsonl")) == 2 and (out / "b.summary.json").exists()
+
+
+def test_a_figure_that_fails_leaves_records_and_summary_and_says_so(tmp_path, monkeypatch,
+                                                                    capsys):
+    def broken(*args, **kwargs):
+        raise ValueError("no ink")
+    monkeypatch.setattr(plot, "experiment", broken)
+    (tmp_path / "tiny.toml").write_text(TINY)
+    out = tmp_path / "o"
+    planned = repro.prepare(str(tmp_path / "tiny.toml"), quick=True, out=out, jobs=2)
+    with pytest.raises(EngineError, match=r"tiny \(its figure was not drawn \(ValueError: no ink"):
+        repro.run_each(planned, out, None, 2, False)
+    assert "rxb: warning: tiny: its figure was not drawn" in capsys.readouterr().err
+    assert len(lines(out / "tiny.jsonl")) == 4 and (out / "tiny.summary.json").exists()
