@@ -255,7 +255,7 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 					     sim_buf_addr(s, k->pk[k->j].buf) +
 						     cfg->scn.arch.headroom_bytes;
 
-			l = sim_mem_one(s, k->t, k->cls_pkt, SIM_LLC_RD, addr);
+			l = sim_mem_one(s, k->t, k->id, k->cls_pkt, SIM_LLC_RD, addr);
 		} else {
 			for (unsigned j = 0; j < m; j++) {
 				if (cq && cfg->scn.arch.emulated) {
@@ -270,7 +270,7 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 						 sim_buf_addr(s, k->pk[k->j + j].buf) +
 							 cfg->scn.arch.headroom_bytes;
 			}
-			l = sim_mem_par(s, k->t, a, m);
+			l = sim_mem_par(s, k->t, k->id, a, m);
 		}
 		k->t += l;
 		if (cq)
@@ -378,9 +378,10 @@ static bool nf_steps(struct sim *s, struct core *k, uint64_t limit)
 		sim_note_step(s, k->t);
 		n = nf_step(&s->nf, &k->nf, &k->rng, a, &priv);
 		if (n == 1) /* sim_mem_par of one, without the loop (NF accesses are lines) */
-			l = sim_mem_one(s, k->t, a[0].cls, (enum sim_llc_op)a[0].op, a[0].addr);
+			l = sim_mem_one(s, k->t, k->id, a[0].cls, (enum sim_llc_op)a[0].op,
+					 a[0].addr);
 		else
-			l = n ? sim_mem_par(s, k->t, a, n) : 0;
+			l = n ? sim_mem_par(s, k->t, k->id, a, n) : 0;
 		l += priv;
 		k->t += l;
 		k->cost.app += l;
@@ -428,7 +429,7 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 			return false;
 		sim_note_step(s, k->t);
 		r = nf_target_read(&s->nf, &k->rng);
-		l = sim_mem_one(s, k->t, r.cls, (enum sim_llc_op)r.op, r.addr);
+		l = sim_mem_one(s, k->t, k->id, r.cls, (enum sim_llc_op)r.op, r.addr);
 		k->t += l;
 		k->cost.app += l;
 		k->tr_left--;

@@ -17,6 +17,10 @@
 
 #define HORIZON_PS (1000ull * PS_PER_NS)     /* core may run 1 µs ahead of the event clock */
 #define OCC_PERIOD_PS (10000ull * PS_PER_NS) /* ring occupancy sampled every 10 µs */
+/* L2 associativity: 16 on Skylake-SP (Intel Optimization Reference Manual)
+ * and on the large profile's Golden Cove; profile cpu.l2_ways, which the
+ * config parser does not read yet. */
+#define L2_WAYS 16u
 
 static double wall_now(void)
 {
@@ -61,7 +65,7 @@ __attribute__((noinline, cold)) void sim_over_horizon(struct sim *s, uint64_t t)
 }
 
 /* Independent accesses in waves (engine_int.h). */
-uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
+uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a, unsigned n)
 {
 	uint32_t mlp = s->cfg->scn.system.mlp;
 	uint64_t total = 0;
@@ -80,12 +84,12 @@ uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n)
 			if (a[j].cls == ACC_FIXED) {
 				lat = a[j].addr;
 			} else {
-				uint32_t f = sim_llc_access(&s->llc, a[j].cls,
-							    (enum sim_llc_op)a[j].op, a[j].addr);
+				uint32_t f = sim_llc_core_access(&s->llc, l2, a[j].cls,
+								 (enum sim_llc_op)a[j].op, a[j].addr);
 				uint64_t miss = (f & SIM_LLC_HIT) ^ 1;
 
 				/* selects, not branches: the outcome is random */
-				lat = miss ? dlat : s->c.llc_hit;
+				lat = miss ? dlat : f & SIM_LLC_L2 ? s->c.l2_hit : s->c.llc_hit;
 				s->dram_lat_sum += dlat & -miss;
 				s->dram_lat_n += miss;
 				rd += f / SIM_LLC_DRAM_RD & 1;
@@ -114,10 +118,26 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	lc.ways = cfg->llc_ways;
 	lc.sample_shift = cfg->scn.run.llc_sample_shift;
 	lc.seed = sim_mix64(cfg->scn.run.seed ^ 0x11c);
-	lc.migrate_io_lines = !cfg->llc_inclusive;
 	rc = sim_llc_init(&s->llc, &lc, err);
 	if (rc)
 		return rc;
+	if (!cfg->llc_inclusive) {
+		/* Skylake-SP: private L2s and a non-inclusive LLC (l2.h), one L2
+		 * per core and per hog (a co-located application has its cores:
+		 * its misses fill its L2 and reach the LLC as L2 victims) */
+		struct sim_l2_cfg l2c = {
+			.size_bytes = (uint64_t)cfg->l2_kib << 10,
+			.ways = L2_WAYS,
+			.caches = s->ncores + (cfg->scn.system.hog == RXB_HOG_NONE ?
+						       0 : cfg->scn.system.hog_instances),
+			.sample_shift = lc.sample_shift,
+		};
+
+		rc = sim_l2_init(&s->l2, &l2c, err);
+		if (rc)
+			return rc;
+		sim_llc_attach_l2(&s->llc, &s->l2);
+	}
 	all = sim_llc_ways(0, cfg->llc_ways);
 	ddio = cfg->scn.system.ddio_ways ? sim_llc_ways(cfg->llc_ways - cfg->scn.system.ddio_ways, cfg->scn.system.ddio_ways) : all;
 	cat = cfg->scn.system.cat_ways ? sim_llc_ways(0, cfg->scn.system.cat_ways) : 0;
@@ -220,7 +240,9 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	s->c.emu_pkt = cyc_ps(cfg, cfg->cal.emu_per_pkt[cfg->scn.arch.name]);
 	s->c.emu_batch = cyc_ps(cfg, cfg->cal.emu_per_batch);
 	s->c.llc_hit = cyc_ps(cfg, cfg->llc_latency_cycles);
-	s->c.xfer = s->c.llc_hit; /* a line another core modified: via the LLC/snoop filter */
+	/* a line another core modified (a lock, a bitmap; and a line in
+	 * another core's L2, llc.h): via the snoop filter */
+	s->c.xfer = s->c.llc_hit;
 	s->c.l2_hit = cyc_ps(cfg, cfg->l2_latency_cycles);
 	s->c.dma_write = (uint64_t)llround(cfg->dma_write_ns * PS_PER_NS);
 	s->c.xsocket = (uint64_t)llround(cfg->xsocket_ns * PS_PER_NS);
@@ -521,6 +543,7 @@ void sim_free(struct sim *s)
 	rxb_iface_destroy(s->ifc);
 	rxb_pool_destroy(s->pool);
 	sim_llc_free(&s->llc);
+	sim_l2_free(&s->l2);
 	sim_evq_free(&s->evq);
 	free(s->slot_type);
 	free(s->slot_arg);

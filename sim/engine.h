@@ -39,6 +39,7 @@
 #include "dram.h"
 #include "evq.h"
 #include "hist.h"
+#include "l2.h"
 #include "llc.h"
 #include "nf.h"
 #include "dmaeng.h"
@@ -221,6 +222,7 @@ struct sim {
 	uint8_t *slot_type;           /* per slot: its event type and arg */
 	uint32_t *slot_arg;
 	struct sim_llc llc;
+	struct sim_l2 l2;             /* the cores' and hogs' L2s (llc.inclusive = false) */
 	struct sim_dram dram;
 	struct rxb_rss rss;
 	struct rxb_pool *pool;

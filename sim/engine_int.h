@@ -56,12 +56,15 @@ __attribute__((cold)) void sim_over_horizon(struct sim *s, uint64_t t);
  * before it): its traffic counts in the DRAM window of that time and its
  * misses see that window's latency. Out of line (engine.c): inlined into
  * the core's loop it cost more instructions per packet than the call. */
-uint64_t sim_mem_par(struct sim *s, uint64_t t, const struct acc *a, unsigned n);
+uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a, unsigned n);
 
 /* One access (a dependent step of a chain): its latency (ps), with its
- * DRAM traffic accounted at time t (sim_mem_par of one access). */
-static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum sim_llc_op op,
-				   uint64_t addr)
+ * DRAM traffic accounted at time t (sim_mem_par of one access). `l2` is
+ * the accessor's L2 (the core's id; a hog's is ncores + its index): an L2
+ * hit costs cpu.l2_latency_cycles and reaches neither the LLC nor DRAM,
+ * a miss goes on as llc.h says (sim_llc_core_access). */
+static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, uint32_t l2, unsigned cls,
+				   enum sim_llc_op op, uint64_t addr)
 {
 	uint64_t lat, miss, dlat;
 	uint32_t f;
@@ -70,11 +73,11 @@ static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, unsigned cls, enum
 		sim_over_horizon(s, t);
 	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
 	dlat = sim_dram_latency_ps(&s->dram);
-	f = sim_llc_access(&s->llc, cls, op, addr);
+	f = sim_llc_core_access(&s->llc, l2, cls, op, addr);
 	/* Selects, not branches: hit or miss is random. Adding zero bytes to
 	 * the window is a no-op (its windows are closed up to t already). */
 	miss = (f & SIM_LLC_HIT) ^ 1;
-	lat = miss ? dlat : s->c.llc_hit;
+	lat = miss ? dlat : f & SIM_LLC_L2 ? s->c.l2_hit : s->c.llc_hit;
 	s->dram_lat_sum += dlat & -miss;
 	s->dram_lat_n += miss;
 	sim_dram_add(&s->dram, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,

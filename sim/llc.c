@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * LLC model: see llc.h for the semantics. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cacheset.h"
+#include "l2.h"
 #include "llc.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#define TAG_NONE UINT64_MAX  /* never a line number: lines are addr >> 6 */
+#define TAG_NONE CS_TAG_NONE
 #define GROUP_NONE SIM_LLC_GROUP_NONE
 #define RATE_ONE SIM_LLC_RATE_ONE
 #define HUGE_2M ((size_t)2 << 20)
@@ -33,7 +32,7 @@
  * the LRU update work on one or two 16-byte vectors; with the offsets
  * constants, a record is addressed from one pointer. The owners (u8 per
  * way: the class that allocated the line) are a separate array, RP bytes
- * per record, read only on hits by the migration test and on evictions. */
+ * per record, read on evictions. */
 #define REC_SIG(r) ((uint8_t *)(r))
 #define REC_RANK(r, wide) ((uint8_t *)(r) + ((wide) ? 32 : 16))
 #define REC_VALID(r, wide) ((uint32_t *)((uint8_t *)(r) + ((wide) ? 64 : 32)))
@@ -41,9 +40,7 @@
 #define REC_TAG_OFF(wide) ((wide) ? 72u : 40u)
 #define REC_TAG(r, wide) ((uint64_t *)((uint8_t *)(r) + REC_TAG_OFF(wide)))
 
-#define RANK_PAD 255
-
-typedef uint8_t v16u8 __attribute__((vector_size(16), aligned(8)));
+#define RANK_PAD CS_RANK_PAD
 
 static inline size_t rec_index(uint32_t group, uint32_t pos)
 {
@@ -60,12 +57,6 @@ static inline uint8_t *own_at(const struct sim_llc *llc, uint32_t group, uint32_
 	return llc->owners + rec_index(group, pos) * llc->rank_slots;
 }
 
-/* A tag's signature: the top byte of a multiplicative hash of the line. */
-static inline uint8_t tag_sig(uint64_t line)
-{
-	return (uint8_t)((line * 0x9e3779b97f4a7c15ull) >> 56);
-}
-
 static uint32_t log2u(uint32_t v)
 {
 	uint32_t b = 0;
@@ -75,106 +66,20 @@ static uint32_t log2u(uint32_t v)
 	return b;
 }
 
-/* Make way w the MRU: every way more recent than w ages by one. Vector
- * compare-and-subtract over the 16 or 32 rank slots (the comparison yields
- * −1 where true). */
-static inline __attribute__((always_inline)) void touch(uint8_t *rank, int wide, uint32_t w)
-{
-	uint8_t r = rank[w];
-	v16u8 rv = { r, r, r, r, r, r, r, r, r, r, r, r, r, r, r, r };
-	v16u8 x;
+/* The set operations of cacheset.h on an LLC set record. */
+#define tag_sig cs_sig
+#define touch cs_touch
 
-	__builtin_memcpy(&x, rank, 16);
-	x -= (v16u8)(x < rv);
-	__builtin_memcpy(rank, &x, 16);
-	if (wide) {
-		__builtin_memcpy(&x, rank + 16, 16);
-		x -= (v16u8)(x < rv);
-		__builtin_memcpy(rank + 16, &x, 16);
-	}
-	rank[w] = 0;
-}
-
-/* Ways (among way_bits, the ways that exist) whose tag is `line`: at most
- * one bit. The signatures of all ways are compared at once (one 16-byte
- * compare per 16 ways); only ways whose signature matches have their full
- * tag compared, so the result is exact. */
 static inline __attribute__((always_inline)) uint32_t
 match(const uint8_t *rec, int wide, uint32_t way_bits, uint64_t line)
 {
-	const uint64_t *tag = REC_TAG(rec, wide);
-	uint32_t cand = 0, m = 0;
-	uint8_t sg = tag_sig(line);
-
-#if defined(__SSE2__)
-	__m128i key = _mm_set1_epi8((char)sg);
-
-	cand = (uint32_t)_mm_movemask_epi8(
-		_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)REC_SIG(rec)), key));
-	if (wide)
-		cand |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
-				_mm_loadu_si128((const __m128i *)(REC_SIG(rec) + 16)), key)) << 16;
-#else
-	for (uint32_t w = 0; w < 32 && (way_bits >> w); w++)
-		cand |= (uint32_t)(REC_SIG(rec)[w] == sg) << w;
-#endif
-	cand &= way_bits;
-	while (cand) {
-		uint32_t w = (uint32_t)__builtin_ctz(cand);
-
-		m |= (uint32_t)(tag[w] == line) << w;
-		cand &= cand - 1;
-	}
-	return m;
+	return cs_match(REC_SIG(rec), REC_TAG(rec, wide), wide, way_bits, line);
 }
 
-/* The allocation victim among `mask`: an invalid way if any, else the
- * least recently used (highest rank). */
 static inline __attribute__((always_inline)) uint32_t
 pick_victim(const struct sim_llc *llc, const uint8_t *rec, int wide, uint32_t mask)
 {
-	uint32_t free_ways = mask & ~*REC_VALID(rec, wide);
-	const uint8_t *rank = REC_RANK(rec, wide);
-
-	if (free_ways)
-		return (uint32_t)__builtin_ctz(free_ways);
-#if defined(__SSE2__)
-	if (!wide) {
-		/* The ranks of the allowed ways (the others as 0), their
-		 * maximum, and the allowed way that holds it: ranks are
-		 * distinct, so there is exactly one. */
-		static const uint8_t bit[16] = { 1, 2, 4, 8, 16, 32, 64, 128,
-						 1, 2, 4, 8, 16, 32, 64, 128 };
-		__m128i sel = _mm_loadu_si128((const __m128i *)bit);
-		__m128i m = _mm_cvtsi32_si128((int)mask), r, x;
-
-		m = _mm_unpacklo_epi8(m, m);
-		m = _mm_unpacklo_epi16(m, m);
-		m = _mm_unpacklo_epi32(m, m); /* bytes 0-7: mask & 0xff, 8-15: mask >> 8 */
-		m = _mm_cmpeq_epi8(_mm_and_si128(m, sel), sel);
-		r = _mm_and_si128(_mm_loadu_si128((const __m128i *)rank), m);
-		x = _mm_max_epu8(r, _mm_srli_si128(r, 8));
-		x = _mm_max_epu8(x, _mm_srli_si128(x, 4));
-		x = _mm_max_epu8(x, _mm_srli_si128(x, 2));
-		x = _mm_max_epu8(x, _mm_srli_si128(x, 1));
-		x = _mm_set1_epi8((char)_mm_cvtsi128_si32(x));
-		return (uint32_t)__builtin_ctz((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(r, x)) &
-					       mask);
-	}
-#endif
-	{
-		/* key = rank · 256 + way for allowed ways, −1 for the others;
-		 * ranks are distinct, so the largest key names the LRU allowed
-		 * way. A plain max compiles to conditional moves. */
-		int best = -1;
-
-		for (uint32_t j = 0; j < llc->ways; j++) {
-			int key = ((int)rank[j] << 8 | (int)j) | -(int)(((mask >> j) & 1) ^ 1);
-
-			best = key > best ? key : best;
-		}
-		return (uint32_t)best & 0xff;
-	}
+	return cs_victim(REC_RANK(rec, wide), *REC_VALID(rec, wide), wide, llc->ways, mask);
 }
 
 /* The state an access to simulated sets works on, copied into locals for
@@ -184,14 +89,15 @@ pick_victim(const struct sim_llc *llc, const uint8_t *rec, int wide, uint32_t ma
 struct actx {
 	struct sim_llc *llc;
 	struct sim_llc_lane *L;
-	uint32_t way_bits, mask, io_classes, rate_shift;
+	struct sim_l2 *snoop; /* an I/O class's L2 snoops (NULL: none) */
+	uint32_t way_bits, mask, rate_shift;
 	uint64_t rate_lim;  /* 2^rate_shift: observations before the EMA */
 	int64_t rate_bias;  /* 2^rate_shift − 1 */
-	int migrate;
 	uint8_t cid, io, allocs, reads;
-	int64_t p_hit, p_wb, p_hwb;
-	uint64_t n_hit, n_wb, n_hwb;
-	uint64_t s_acc, s_hits, s_rd, s_wr, migrated;
+	int64_t p_hit, p_wb, p_hwb, p_l2, p_snp;
+	uint64_t n_hit, n_wb, n_hwb, n_l2, n_snp;
+	uint64_t s_acc, s_hits, s_rd, s_wr;
+	uint32_t snooped;   /* I/O writes that invalidated an L2 copy */
 };
 
 static inline __attribute__((always_inline)) void
@@ -202,13 +108,12 @@ actx_load(struct actx *x, struct sim_llc *llc, unsigned cls, enum sim_llc_op op)
 
 	x->llc = llc;
 	x->L = L;
+	x->snoop = c->io ? llc->l2 : NULL;
 	x->way_bits = llc->way_bits;
 	x->mask = c->mask;
-	x->io_classes = llc->io_classes;
 	x->rate_shift = llc->rate_shift;
 	x->rate_lim = 1ull << llc->rate_shift;
 	x->rate_bias = (int64_t)x->rate_lim - 1;
-	x->migrate = llc->migrate_io_lines;
 	x->cid = (uint8_t)cls;
 	x->io = c->io;
 	x->allocs = L->allocates;
@@ -216,10 +121,15 @@ actx_load(struct actx *x, struct sim_llc *llc, unsigned cls, enum sim_llc_op op)
 	x->p_hit = L->p_hit;
 	x->p_wb = L->p_wb;
 	x->p_hwb = L->p_hwb;
+	x->p_l2 = L->p_l2;
+	x->p_snp = L->p_snp;
+	x->n_snp = L->n_snp;
 	x->n_hit = L->n_hit;
 	x->n_wb = L->n_wb;
 	x->n_hwb = L->n_hwb;
-	x->s_acc = x->s_hits = x->s_rd = x->s_wr = x->migrated = 0;
+	x->n_l2 = L->n_l2;
+	x->s_acc = x->s_hits = x->s_rd = x->s_wr = 0;
+	x->snooped = 0;
 }
 
 static inline __attribute__((always_inline)) void actx_store(const struct actx *x)
@@ -229,14 +139,17 @@ static inline __attribute__((always_inline)) void actx_store(const struct actx *
 	L->p_hit = x->p_hit;
 	L->p_wb = x->p_wb;
 	L->p_hwb = x->p_hwb;
+	L->p_l2 = x->p_l2;
+	L->p_snp = x->p_snp;
+	L->n_snp = x->n_snp;
 	L->n_hit = x->n_hit;
 	L->n_wb = x->n_wb;
 	L->n_hwb = x->n_hwb;
+	L->n_l2 = x->n_l2;
 	L->c.s_accesses += x->s_acc;
 	L->c.s_hits += x->s_hits;
 	L->c.s_dram_rd += x->s_rd;
 	L->c.s_dram_wr += x->s_wr;
-	x->llc->migrated += x->migrated;
 }
 
 /* Observe outcome v (0/1) in the rate *p (Q30) with *n observations so
@@ -262,47 +175,26 @@ rate_upd(const struct actx *x, int64_t *p, uint64_t *n, uint32_t v)
 	}
 }
 
-/* A CPU hit on a line an I/O class allocated, with migrate_io_lines: the
- * line leaves its way (for the core's private caches, in a non-inclusive
- * hierarchy) and comes back into the LRU way of the CPU class's mask,
- * keeping its dirty state; a dirty victim there is written back. Counted
- * as a hit. */
-static inline __attribute__((always_inline)) uint32_t
-migrate_hit(struct actx *x, uint8_t *rec, uint8_t *owner, int wide, enum sim_llc_op op,
-	    uint32_t w, uint64_t line, uint32_t flags)
+/* The snoop of an I/O access to a line some core's L2 may hold (the
+ * non-inclusive hierarchy: the LLC alone does not know). A DMA write
+ * invalidates every L2 copy — a dirty one is dropped, the DMA overwrites
+ * the whole line — and is then the LLC write it is (write update, or write
+ * allocate into the DDIO ways). A DMA read is served by the L2 that holds
+ * the line: 1, counted as a hit (the NIC reads on-chip data, no DRAM). */
+static inline __attribute__((always_inline)) int snoop_io(struct actx *x, enum sim_llc_op op,
+							  uint64_t line)
 {
-	struct sim_llc *llc = x->llc;
-	uint32_t *valid = REC_VALID(rec, wide), *dirtyp = REC_DIRTY(rec, wide);
-	uint64_t *tag = REC_TAG(rec, wide);
-	uint32_t dirty = ((*dirtyp >> w) & 1) | (op == SIM_LLC_WR), nw;
-	uint32_t mask = x->mask & ~(1u << w) ? x->mask & ~(1u << w) : x->mask;
+	int held = sim_l2_others(x->snoop, line, SIM_L2_NONE) != 0;
 
-	llc->lines[owner[w]]--;
-	*valid &= ~(1u << w);
-	*dirtyp &= ~(1u << w);
-	tag[w] = TAG_NONE;
-	/* It comes back later, into the LRU way of the core's mask at that
-	 * time: not the way it left (the I/O class keeps refilling those). */
-	nw = pick_victim(llc, rec, wide, mask);
-	if (*valid >> nw & 1) {
-		uint32_t wb = (*dirtyp >> nw) & 1;
-
-		llc->lines[owner[nw]]--;
-		flags |= wb * SIM_LLC_DRAM_WR;
-		x->s_wr += wb;
+	if (op == SIM_LLC_RD)
+		return held;
+	/* counted for the range (l2_snooped) and, as P(held | miss), for
+	 * drawn ranges: a line an L2 holds is not in the LLC, a miss */
+	if (held) {
+		sim_l2_invalidate_line(x->snoop, line, SIM_L2_NONE);
+		x->snooped++;
 	}
-	rate_upd(x, &x->p_hwb, &x->n_hwb, (flags & SIM_LLC_DRAM_WR) != 0);
-	tag[nw] = line;
-	REC_SIG(rec)[nw] = tag_sig(line);
-	owner[nw] = x->cid;
-	*valid |= 1u << nw;
-	*dirtyp = (*dirtyp & ~(1u << nw)) | (dirty << nw);
-	touch(REC_RANK(rec, wide), wide, nw);
-	llc->lines[x->cid]++;
-	x->migrated++;
-	x->s_hits++;
-	rate_upd(x, &x->p_hit, &x->n_hit, 1);
-	return flags | SIM_LLC_HIT;
+	return 0;
 }
 
 /* Access a line of a simulated set (its record at rec, owners at owner). */
@@ -312,21 +204,24 @@ access_sim(struct actx *x, enum sim_llc_op op, uint8_t *rec, uint8_t *owner, int
 {
 	struct sim_llc *llc = x->llc;
 	uint32_t *valid = REC_VALID(rec, wide), *dirty = REC_DIRTY(rec, wide);
-	uint32_t flags = SIM_LLC_SAMPLED, w, hit;
+	uint32_t flags = SIM_LLC_SAMPLED, w, hit, snooped0 = x->snooped;
 
 	x->s_acc++;
+	if (x->snoop && snoop_io(x, op, line)) { /* a DMA read served by an L2 */
+		x->s_hits++;
+		rate_upd(x, &x->p_hit, &x->n_hit, 1);
+		return flags | SIM_LLC_HIT;
+	}
 	hit = match(rec, wide, x->way_bits, line);
+	if (x->snoop && op == SIM_LLC_WR && !hit)
+		rate_upd(x, &x->p_snp, &x->n_snp, x->snooped != snooped0);
 	if (hit) {
 		w = (uint32_t)__builtin_ctz(hit);
-		if (x->migrate && !x->io && (x->io_classes >> owner[w] & 1))
-			return migrate_hit(x, rec, owner, wide, op, w, line, flags);
 		touch(REC_RANK(rec, wide), wide, w);
 		if (op == SIM_LLC_WR)
 			*dirty |= hit;
 		x->s_hits++;
 		rate_upd(x, &x->p_hit, &x->n_hit, 1);
-		if (x->migrate)
-			rate_upd(x, &x->p_hwb, &x->n_hwb, 0);
 		return flags | SIM_LLC_HIT;
 	}
 	rate_upd(x, &x->p_hit, &x->n_hit, 0);
@@ -359,6 +254,132 @@ access_sim(struct actx *x, enum sim_llc_op op, uint8_t *rec, uint8_t *owner, int
 	touch(REC_RANK(rec, wide), wide, w);
 	llc->lines[x->cid]++;
 	return flags;
+}
+
+/* ------------------------------------ a core's access through its L2 */
+
+/* Take `line` out of the LLC for a core's L2 (non-inclusive: it leaves the
+ * LLC, from whatever way, DDIO ways included). 1 and *dirty its state when
+ * it was there. */
+static int take_sim(struct sim_llc *llc, uint32_t group, uint64_t line, int *dirty)
+{
+	int wide = llc->rank_slots > 16;
+	uint32_t pos = (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1);
+	uint8_t *rec = rec_at(llc, group, pos);
+	uint32_t hit = match(rec, wide, llc->way_bits, line), w;
+
+	if (!hit)
+		return 0;
+	w = (uint32_t)__builtin_ctz(hit);
+	*dirty = (int)(*REC_DIRTY(rec, wide) >> w & 1);
+	llc->lines[own_at(llc, group, pos)[w]]--;
+	*REC_VALID(rec, wide) &= ~hit;
+	*REC_DIRTY(rec, wide) &= ~hit;
+	REC_TAG(rec, wide)[w] = TAG_NONE;
+	return 1;
+}
+
+/* A line an L2 evicted comes back into the LLC, into the LRU way of the
+ * mask of the class it came through (CAT keeps applying), dirty if it was;
+ * a copy already there is updated. 1 when a dirty LLC line was written back
+ * to make room. */
+static int insert_sim(struct sim_llc *llc, uint64_t line, unsigned cls, int dirty)
+{
+	int wide = llc->rank_slots > 16;
+	uint32_t g = chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+	uint32_t pos = (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1), w, hit, wb = 0;
+	uint8_t *rec, *own;
+
+	if (g == GROUP_NONE) /* cannot be: an L2 holds simulated lines only */
+		return 0;
+	rec = rec_at(llc, g, pos);
+	own = own_at(llc, g, pos);
+	hit = match(rec, wide, llc->way_bits, line);
+	if (hit) {
+		w = (uint32_t)__builtin_ctz(hit);
+	} else {
+		w = pick_victim(llc, rec, wide, llc->cls[cls].mask);
+		if (*REC_VALID(rec, wide) >> w & 1) {
+			wb = *REC_DIRTY(rec, wide) >> w & 1;
+			llc->lines[own[w]]--;
+		}
+		REC_TAG(rec, wide)[w] = line;
+		REC_SIG(rec)[w] = tag_sig(line);
+		own[w] = (uint8_t)cls;
+		*REC_VALID(rec, wide) |= 1u << w;
+		*REC_DIRTY(rec, wide) &= ~(1u << w);
+		llc->lines[cls]++;
+	}
+	*REC_DIRTY(rec, wide) |= (uint32_t)(dirty != 0) << w;
+	touch(REC_RANK(rec, wide), wide, w);
+	return (int)wb;
+}
+
+/* A core's access to a line of a simulated set (docs/simulator-models.md
+ * §4.6): its L2; on a miss another core's L2 (a cache-to-cache transfer,
+ * served at about an LLC hit), else the LLC (the line moves out of it) or
+ * DRAM; the line goes into the L2, whose victim goes back to the LLC. The
+ * class's rates (P(L2 hit), P(LLC hit | L2 miss), P(write-back)) learn
+ * from here for the sets that are not simulated. */
+uint32_t sim_llc__core_sampled(struct sim_llc *llc, uint32_t id, unsigned cls, enum sim_llc_op op,
+			       uint32_t group, uint64_t line)
+{
+	struct sim_l2 *l2 = llc->l2;
+	uint32_t flags = SIM_LLC_SAMPLED;
+	struct sim_l2_victim v;
+	struct actx x;
+	int dirty = 0, hit;
+
+	actx_load(&x, llc, cls, op);
+	x.L->c.s_l2acc++;
+	if (sim_l2_lookup(l2, id, line, op == SIM_LLC_WR)) {
+		/* a write to a line other cores read too takes it from them */
+		if (op == SIM_LLC_WR && sim_l2_others(l2, line, id))
+			sim_l2_invalidate_line(l2, line, id);
+		x.L->c.s_l2hits++;
+		rate_upd(&x, &x.p_l2, &x.n_l2, 1);
+		actx_store(&x);
+		return flags | SIM_LLC_HIT | SIM_LLC_L2;
+	}
+	rate_upd(&x, &x.p_l2, &x.n_l2, 0);
+	x.L->c.accesses++;
+	x.s_acc++;
+	if (sim_l2_others(l2, line, id)) {
+		/* in another core's L2: forwarded; a write takes every copy
+		 * (and its dirty data: the line is written anyway) */
+		if (op == SIM_LLC_WR)
+			sim_l2_invalidate_line(l2, line, id);
+		l2->transfers++;
+		hit = 1;
+	} else {
+		hit = take_sim(llc, group, line, &dirty);
+	}
+	if (hit) {
+		flags |= SIM_LLC_HIT;
+		x.s_hits++;
+	} else {
+		flags |= SIM_LLC_DRAM_RD; /* a read, or a write's read-for-ownership */
+		x.s_rd++;
+	}
+	rate_upd(&x, &x.p_hit, &x.n_hit, (uint32_t)hit);
+	sim_l2_fill(l2, id, line, (uint8_t)cls, dirty | (op == SIM_LLC_WR), &v);
+	/* The victim returns to the LLC, unless it is clean and another L2
+	 * still has it (that copy will come back when it is evicted). */
+	if (v.valid && (v.dirty || !v.shared) && insert_sim(llc, v.line, v.cls, v.dirty)) {
+		flags |= SIM_LLC_DRAM_WR;
+		x.s_wr++;
+	}
+	if (hit)
+		rate_upd(&x, &x.p_hwb, &x.n_hwb, (flags & SIM_LLC_DRAM_WR) != 0);
+	else
+		rate_upd(&x, &x.p_wb, &x.n_wb, (flags & SIM_LLC_DRAM_WR) != 0);
+	actx_store(&x);
+	return flags;
+}
+
+void sim_llc_attach_l2(struct sim_llc *llc, struct sim_l2 *l2)
+{
+	llc->l2 = l2;
 }
 
 void sim_llc__refill(struct sim_llc *llc)
@@ -423,6 +444,7 @@ range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, u
 	out->hits += hits;
 	out->dram_rd += rd;
 	out->dram_wr += wr;
+	out->l2_snooped += x.snooped;
 }
 
 void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
@@ -458,6 +480,9 @@ uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t 
 			/* The rest of this chunk is not simulated either. */
 			l |= SIM_LLC_CHUNK_LINES - 1;
 			continue;
+		}
+		if (llc->l2) { /* an L2 copy is stale too */
+			sim_l2_invalidate_line(llc->l2, l, SIM_L2_NONE);
 		}
 		rec = rec_at(llc, g, (uint32_t)l & (SIM_LLC_CHUNK_LINES - 1));
 		hit = match(rec, wide, llc->way_bits, l);
@@ -606,7 +631,6 @@ int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_
 	}
 	llc->rate_shift = rate_shift;
 	llc->index = cfg->index;
-	llc->migrate_io_lines = cfg->migrate_io_lines;
 	llc->size_bytes = cfg->size_bytes;
 	llc->rank_slots = cfg->ways <= 16 ? 16 : 32;
 	llc->way_bits = sim_llc_ways(0, cfg->ways);
@@ -703,27 +727,43 @@ int sim_llc_set_mask(struct sim_llc *llc, unsigned cls, uint32_t way_mask, struc
 	return 0;
 }
 
-void sim_llc_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
-		   struct sim_llc_stats *st)
+/* The counters of class cls summed over op (SIM_LLC_OPS: both); false
+ * for a class that does not exist. */
+static bool sum_counts(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+		       struct sim_llc_counts *sum)
 {
-	struct sim_llc_counts sum = { 0 };
 	unsigned lo = op == SIM_LLC_OPS ? 0 : op, hi = op == SIM_LLC_OPS ? SIM_LLC_OPS : op + 1;
 
-	memset(st, 0, sizeof(*st));
+	memset(sum, 0, sizeof(*sum));
 	if (cls >= llc->nclasses)
-		return;
+		return false;
 	for (unsigned o = lo; o < hi; o++) {
 		const struct sim_llc_counts *k = &llc->cls[cls].l[o].c;
 
-		sum.accesses += k->accesses;
-		sum.s_accesses += k->s_accesses;
-		sum.s_hits += k->s_hits;
-		sum.s_dram_rd += k->s_dram_rd;
-		sum.s_dram_wr += k->s_dram_wr;
-		sum.d_hits += k->d_hits;
-		sum.d_dram_rd += k->d_dram_rd;
-		sum.d_dram_wr += k->d_dram_wr;
+		sum->accesses += k->accesses;
+		sum->s_accesses += k->s_accesses;
+		sum->s_hits += k->s_hits;
+		sum->s_dram_rd += k->s_dram_rd;
+		sum->s_dram_wr += k->s_dram_wr;
+		sum->d_hits += k->d_hits;
+		sum->d_dram_rd += k->d_dram_rd;
+		sum->d_dram_wr += k->d_dram_wr;
+		sum->l2_accesses += k->l2_accesses;
+		sum->s_l2acc += k->s_l2acc;
+		sum->s_l2hits += k->s_l2hits;
+		sum->d_l2hits += k->d_l2hits;
 	}
+	return true;
+}
+
+void sim_llc_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+		   struct sim_llc_stats *st)
+{
+	struct sim_llc_counts sum;
+
+	memset(st, 0, sizeof(*st));
+	if (!sum_counts(llc, cls, op, &sum))
+		return;
 	st->accesses = sum.accesses;
 	if (sum.s_accesses) {
 		double scale = (double)sum.accesses / (double)sum.s_accesses;
@@ -740,6 +780,22 @@ void sim_llc_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
 	}
 	st->misses = (double)sum.accesses - st->hits;
 	st->hit_rate = sum.accesses ? st->hits / (double)sum.accesses : 0.0;
+}
+
+void sim_llc_l2_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+		      struct sim_llc_stats *st)
+{
+	struct sim_llc_counts sum;
+
+	memset(st, 0, sizeof(*st));
+	if (!sum_counts(llc, cls, op, &sum))
+		return;
+	st->accesses = sum.l2_accesses;
+	st->hits = sum.s_l2acc ? (double)sum.l2_accesses * (double)sum.s_l2hits /
+					 (double)sum.s_l2acc :
+				 (double)sum.d_l2hits;
+	st->misses = (double)sum.l2_accesses - st->hits;
+	st->hit_rate = sum.l2_accesses ? st->hits / (double)sum.l2_accesses : 0.0;
 }
 
 double sim_llc_occupancy(const struct sim_llc *llc, unsigned cls)

@@ -27,10 +27,24 @@
  *   Any allocation that evicts a dirty line writes it back (64 B to DRAM),
  *   counted against the class whose access caused the eviction.
  *
- * Not modelled (documented in docs/simulator-models.md): the cores' L1/L2
- * and the non-inclusive Skylake-SP hierarchy (a line read by a core stays
- * where it is in this model; on real hardware it may move to L2 and return
- * to any LLC way when L2 evicts it), partial-line DMA writes, prefetchers.
+ * With the cores' L2s attached (sim_llc_attach_l2, l2.h: the non-inclusive
+ * Skylake-SP hierarchy), a core's access goes through sim_llc_core_access:
+ *     L2 hit            served by the core's L2 (SIM_LLC_HIT | SIM_LLC_L2),
+ *                       not an LLC access.
+ *     L2 miss           another core's L2 holds it: forwarded (a hit; a
+ *                       write invalidates the other copies); else an LLC
+ *                       hit *moves* the line out of the LLC (whatever way,
+ *                       DDIO ways too) and a miss reads DRAM without
+ *                       allocating in the LLC. The line goes into the L2;
+ *                       the L2's victim returns to the LLC, into the LRU way
+ *                       of the mask of the class it came through, dirty if
+ *                       it was (its eviction may write back a dirty line).
+ *   and the NIC's accesses snoop the L2s: a DMA write invalidates an L2
+ *   copy (then writes the LLC as above), a DMA read of a line an L2 holds
+ *   is served from it (counted as a hit).
+ *
+ * Not modelled (documented in docs/simulator-models.md): L1, partial-line
+ * DMA writes, prefetchers.
  *
  * Address → set: lines are grouped in aligned chunks of 32 lines (2 KiB,
  * one packet buffer). A chunk maps to a group of 32 sets and its 32 lines to
@@ -105,6 +119,7 @@ enum sim_llc_op {
 #define SIM_LLC_DRAM_RD 2u /* one line read from DRAM (miss, or RFO) */
 #define SIM_LLC_DRAM_WR 4u /* a dirty victim was written back to DRAM */
 #define SIM_LLC_SAMPLED 8u /* a simulated set; else the outcome was drawn */
+#define SIM_LLC_L2 16u     /* served by the core's own L2 (with SIM_LLC_HIT) */
 
 struct sim_llc_cfg {
 	uint64_t size_bytes;        /* capacity: 22 MiB for the Xeon Silver 4216 */
@@ -113,13 +128,6 @@ struct sim_llc_cfg {
 	uint32_t sample_shift;      /* simulate 1 in 2^k set groups (k <= 16); 0 = all */
 	uint32_t rate_window_shift; /* 0 → default 10 (1024 simulated accesses) */
 	uint64_t seed;              /* for drawing outcomes of unsampled accesses */
-	/* Non-inclusive hierarchy (Skylake-SP and later Xeon SP): a CPU hit on
-	 * a line that an I/O class allocated (DMA-written into a DDIO way)
-	 * moves the line to the LRU way of the CPU class's mask other than the
-	 * one it occupied, and the CPU class owns it from then on — collapsing
-	 * in time its trip to the core's L2 and its return to the LLC on L2
-	 * eviction. 0 (default): lines stay where they are. */
-	int migrate_io_lines;
 };
 
 /* The reference LLC: Xeon Silver 4216, 22 MiB, 11 ways, hashed, k = 4. */
@@ -128,9 +136,11 @@ void sim_llc_cfg_reference(struct sim_llc_cfg *cfg);
 /* Raw counters of one class and op. s_* count simulated-set accesses only;
  * d_* count the outcomes drawn for unsampled accesses. */
 struct sim_llc_counts {
-	uint64_t accesses;
+	uint64_t accesses; /* accesses that reached the LLC (L2 misses) */
 	uint64_t s_accesses, s_hits, s_dram_rd, s_dram_wr;
 	uint64_t d_hits, d_dram_rd, d_dram_wr;
+	/* a core's accesses through its L2 (sim_llc_core_access), hits */
+	uint64_t l2_accesses, s_l2acc, s_l2hits, d_l2hits;
 };
 
 /* Estimates for a class (ratio estimator over the simulated sets, scaled to
@@ -153,10 +163,16 @@ struct sim_llc_lane {
 	 * warm-up average before the moving average takes over. */
 	int64_t p_hit, p_wb;
 	uint64_t n_hit, n_wb;
-	/* migrate_io_lines: P(dirty victim | hit) — a migrating hit may evict
-	 * a dirty line — for drawn hits (Q30), with its warm-up count. */
-	int64_t p_hwb;
-	uint64_t n_hwb;
+	/* P(dirty victim | hit) — a core's LLC hit may still write back: its
+	 * L2's victim returns to the LLC — for drawn hits (Q30), and P(L2 hit)
+	 * of a core's accesses, with their warm-up counts. */
+	int64_t p_hwb, p_l2;
+	uint64_t n_hwb, n_l2;
+	/* I/O writes with L2s: P(the line was in an L2, invalidated), for
+	 * the l2_snooped count of drawn ranges (Q30), its warm-up count and
+	 * carry */
+	int64_t p_snp;
+	uint64_t n_snp, carry_snp;
 	/* Fractional hits / write-backs carried between ranges (Q30). */
 	uint64_t carry_hit, carry_wb, carry_hwb;
 	uint8_t allocates;  /* a miss allocates (all but DMA reads) */
@@ -195,8 +211,7 @@ struct sim_llc {
 	uint32_t rbuf[SIM_LLC_RBUF];
 	uint32_t rbuf_pos;
 	uint64_t size_bytes;
-	int migrate_io_lines;
-	uint64_t migrated;       /* lines moved out of I/O ways (simulated sets) */
+	struct sim_l2 *l2;       /* the cores' L2s (NULL: none, inclusive LLC) */
 	uint32_t way_bits;       /* mask of the ways that exist */
 	uint32_t io_classes;     /* bit c: class c is an I/O class */
 	/* per class: lines it allocated that are in simulated sets */
@@ -312,8 +327,8 @@ static inline uint32_t sim_llc__drawn(struct sim_llc *llc, struct sim_llc_lane *
 	uint32_t r = sim_llc__rnd32(llc);
 	uint32_t hit = (r & 0xffff) < (uint32_t)(L->p_hit >> 14);
 	uint32_t rd = (hit ^ 1) & L->reads_dram;
-	/* A drawn hit writes back with the migrating hits' rate (0 unless
-	 * migrate_io_lines), a drawn miss with the allocating misses' rate. */
+	/* A drawn hit writes back with the hits' rate (a core's L2 victim
+	 * coming back; 0 without L2s), a drawn miss with the misses' rate. */
 	uint32_t pwb = (uint32_t)((L->p_wb ^ ((L->p_wb ^ L->p_hwb) & -(int64_t)hit)) >> 14);
 	uint32_t wb = (hit | L->allocates) & ((r >> 16) < pwb);
 
@@ -341,12 +356,55 @@ static inline uint32_t sim_llc_access(struct sim_llc *llc, unsigned cls, enum si
 	return sim_llc__access_sampled(llc, cls, op, g, line);
 }
 
+/* The cores' L2s (l2.h) behind this LLC: core accesses then go through
+ * them, and I/O accesses snoop them. */
+struct sim_l2;
+void sim_llc_attach_l2(struct sim_llc *llc, struct sim_l2 *l2);
+
+/* Out of line: a core's access to a line of a simulated set. */
+uint32_t sim_llc__core_sampled(struct sim_llc *llc, uint32_t id, unsigned cls, enum sim_llc_op op,
+			       uint32_t group, uint64_t line);
+
+/* A core's (or a hog's: cache `id` of the L2s) access as class `cls`;
+ * returns SIM_LLC_* flags (SIM_LLC_L2 with SIM_LLC_HIT: its L2 served it).
+ * Without L2s, sim_llc_access. A line of a set that is not simulated gets
+ * its outcome drawn: an L2 hit with the class's P(L2 hit), else an LLC
+ * outcome as sim_llc_access draws it. */
+static inline uint32_t sim_llc_core_access(struct sim_llc *llc, uint32_t id, unsigned cls,
+					   enum sim_llc_op op, uint64_t addr)
+{
+	struct sim_llc_lane *L = &llc->cls[cls].l[op];
+	uint64_t line = addr >> SIM_LLC_LINE_SHIFT;
+	uint32_t g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+
+	if (llc->l2 == NULL)
+		return sim_llc_access(llc, cls, op, addr);
+	L->c.l2_accesses++;
+	if (g != SIM_LLC_GROUP_NONE)
+		return sim_llc__core_sampled(llc, id, cls, op, g, line);
+	if ((sim_llc__rnd32(llc) & 0xffff) < (uint32_t)(L->p_l2 >> 14)) {
+		L->c.d_l2hits++;
+		return SIM_LLC_HIT | SIM_LLC_L2;
+	}
+	L->c.accesses++;
+	return sim_llc__drawn(llc, L);
+}
+
+/* The L2 side of a class's core accesses: accesses, hits (estimated like
+ * sim_llc_stats), hit rate; op = SIM_LLC_OPS sums reads and writes. */
+struct sim_llc_stats;
+void sim_llc_l2_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+		      struct sim_llc_stats *st);
+
 /* Totals of a range access. */
 struct sim_llc_range {
 	uint32_t lines;
 	uint32_t hits;
 	uint32_t dram_rd;
 	uint32_t dram_wr;
+	/* I/O writes: lines a core's L2 held, invalidated by the snoop and
+	 * then written as misses (on chip: no DRAM involved) */
+	uint32_t l2_snooped;
 };
 
 /* Access every line overlapping [addr, addr + len); results are added to
@@ -386,7 +444,15 @@ static inline void sim_llc__range_drawn(struct sim_llc_lane *L, uint32_t n,
 		if (wbs > misses)
 			wbs = misses;
 	}
-	if (L->p_hwb) { /* migrating hits' write-backs */
+	if (L->p_snp) { /* DMA writes to lines an L2 held */
+		uint32_t sn;
+
+		L->carry_snp += (uint64_t)misses * (uint64_t)L->p_snp;
+		sn = (uint32_t)(L->carry_snp >> 30);
+		L->carry_snp &= SIM_LLC_RATE_ONE - 1;
+		out->l2_snooped += sn > misses ? misses : sn;
+	}
+	if (L->p_hwb) { /* hits' write-backs (L2 victims) */
 		uint32_t hw;
 
 		L->carry_hwb += (uint64_t)hits * (uint64_t)L->p_hwb;

@@ -84,9 +84,15 @@ def test_ddio_hit_rate_falls_past_ddio_and_again_past_llc():
     Tx completions, 32 to 64 a core: freed a batch at a time) x 2 KiB:
       rx 64   ->  3 MiB, fits the DDIO ways: most DMA writes update cached lines;
       rx 512  -> 17 MiB, beyond DDIO, inside the LLC: the 23 lines the core never reads are
-                 evicted by later DMA writes (hit ~0); the header line the core read moved
-                 out of the DDIO ways (non-inclusive LLC) and is still cached: ~1/24 hits;
-      rx 4096 -> 128 MiB, beyond the LLC: nothing survives a ring cycle."""
+                 evicted by later DMA writes (hit ~0); the header line the core read left
+                 the LLC for the core's L2 (non-inclusive LLC, sim/l2.h). Every buffer's
+                 first line has the same set-index bits (2 KiB buffers), so the headers of
+                 a core share 1/32 of its L2 (512 lines) and most are evicted back into the
+                 LLC's CPU ways before the NIC rewrites their buffer a ring cycle later,
+                 where that write hits (~1/32 of the lines; a header still in the L2 is
+                 invalidated by the write, which then misses);
+      rx 4096 -> 128 MiB, beyond the LLC: nothing survives a ring cycle (the returned headers
+                 too: they share 1/32 of the LLC's sets as well)."""
     hit = {}
     for rx in (64, 512, 4096):
         r = sim("arch.name=privring", f"arch.rx_size={rx}", "run.warmup_ms=5",
@@ -123,7 +129,12 @@ def test_dark_packet_bound_where_tight():
     the core's private cache. Expect M = 2 DRAM accesses per packet at ~the idle latency, a
     small compute term, and a drop rate within 0.02 of 1 - g / (M t_d + compute). The bound
     is for evenly spaced arrivals and a steady core: no generator trains, no service-time
-    spread, no pauses."""
+    spread, no pauses.
+    M is a little under 2 at 10 Gbps, where the core is overloaded and its ring full: the
+    engine issues a burst's completion reads after the library's receive call, which has
+    already reposted the burst's descriptors, so the NIC can write a completion line twice
+    (entries i and i + cr_size) before the core reads both; the second read then finds the
+    line the first brought into the core's L2 (measured: 2-4 % of the reads)."""
     for rate in (5.0, 10.0):
         r = sim("arch.name=privring", "system.cores=1", "system.nics=1", *STEADY,
                 "system.ddio_ways=0", "system.mlp=1", "workload.nf=counter",
@@ -131,7 +142,7 @@ def test_dark_packet_bound_where_tight():
         m = r.metrics
         M, td = m["dram_misses_per_packet"], m["dram_latency_ns_mean"]
         compute = m["service_ns_per_packet"] - M * td
-        assert M == pytest.approx(2.0, abs=0.05)
+        assert 1.9 <= M <= 2.05
         assert 85 <= td <= 100          # profile idle 90 ns, light DRAM load
         assert 0 < compute < 0.3 * M * td   # the bound is tight: memory dominates
         bound = darkpackets.compute(rate, 64, 1, 1, M * td, compute).drop_fraction

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The cores' L2s and the non-inclusive LLC (l2.h, llc.h
+ * sim_llc_core_access): a line a core reads leaves the LLC (and its DDIO
+ * way) for the L2; an L2-evicted line returns to the LLC, where a later DMA
+ * write hits it; a DMA write invalidates an L2 copy, a DMA read is served
+ * from it; dirty lines stay dirty on the way back; a line in another
+ * core's L2 is forwarded and a write takes it; the sampled L2 estimates
+ * the full one; runs are deterministic. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "l2.h"
+#include "llc.h"
+
+#define MIB (1ull << 20)
+#define WAY (2ull << 20) /* one way's worth: same LLC set, plain bit index */
+
+struct rig {
+	struct sim_llc llc;
+	struct sim_l2 l2;
+	unsigned nic, tx, cpu, plain;
+};
+
+/* 16 MiB 8-way LLC (plain bits: addresses 2 MiB apart share a set), DDIO
+ * ways 6-7, every set simulated; two 4 KiB 4-way L2s (16 sets: addresses
+ * 1 KiB apart share an L2 set). */
+static void rig(struct rig *r)
+{
+	struct sim_llc_cfg cfg;
+	struct sim_l2_cfg lc = { .size_bytes = 4096, .ways = 4, .caches = 2, .sample_shift = 0 };
+
+	sim_llc_cfg_reference(&cfg);
+	cfg.sample_shift = 0;
+	cfg.index = SIM_LLC_INDEX_BITS;
+	cfg.size_bytes = 16 * MIB;
+	cfg.ways = 8;
+	CHECK_EQ(sim_llc_init(&r->llc, &cfg, NULL), 0);
+	CHECK_EQ(sim_l2_init(&r->l2, &lc, NULL), 0);
+	sim_llc_attach_l2(&r->llc, &r->l2);
+	r->nic = (unsigned)sim_llc_add_class(&r->llc, "nic", sim_llc_ways(6, 2), 1, NULL);
+	r->tx = (unsigned)sim_llc_add_class(&r->llc, "tx", sim_llc_ways(6, 2), 1, NULL);
+	r->cpu = (unsigned)sim_llc_add_class(&r->llc, "cpu", sim_llc_ways(0, 8), 0, NULL);
+	/* a CPU class accessed without an L2 (sim_llc_access): fills sets */
+	r->plain = (unsigned)sim_llc_add_class(&r->llc, "plain", sim_llc_ways(0, 8), 0, NULL);
+}
+
+static void unrig(struct rig *r)
+{
+	sim_llc_free(&r->llc);
+	sim_l2_free(&r->l2);
+}
+
+static uint32_t core_rd(struct rig *r, uint32_t core, uint64_t a)
+{
+	return sim_llc_core_access(&r->llc, core, r->cpu, SIM_LLC_RD, a);
+}
+
+static uint32_t dma_wr(struct rig *r, uint64_t a)
+{
+	return sim_llc_access(&r->llc, r->nic, SIM_LLC_WR, a);
+}
+
+static int in_l2(struct rig *r, uint32_t core, uint64_t a)
+{
+	return sim_l2_lookup(&r->l2, core, a >> 6, 0);
+}
+
+/* Four reads of lines that share a's L2 set (1 KiB apart) and nothing else:
+ * a leaves core 0's 4-way L2. */
+static void evict_from_l2(struct rig *r, uint64_t a)
+{
+	for (uint64_t j = 1; j <= 4; j++)
+		CHECK_EQ(core_rd(r, 0, a + j * 1024 + 64 * MIB) & SIM_LLC_HIT, 0);
+}
+
+static void test_read_leaves_ddio_way(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+
+	rig(&r);
+	CHECK_EQ(dma_wr(&r, a) & SIM_LLC_HIT, 0); /* allocated in a DDIO way */
+	CHECK_EQ(sim_llc_probe(&r.llc, a), 1);
+	CHECK_EQ(core_rd(&r, 0, a), SIM_LLC_SAMPLED | SIM_LLC_HIT); /* an LLC hit... */
+	CHECK_EQ(sim_llc_probe(&r.llc, a), 0);                       /* ...that moved it */
+	CHECK(in_l2(&r, 0, a));
+	CHECK_EQ(core_rd(&r, 0, a), SIM_LLC_SAMPLED | SIM_LLC_HIT | SIM_LLC_L2);
+	unrig(&r);
+}
+
+static void test_evicted_line_returns_and_dma_hits(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+
+	rig(&r);
+	dma_wr(&r, a);
+	core_rd(&r, 0, a);
+	evict_from_l2(&r, a);
+	CHECK(!in_l2(&r, 0, a));
+	CHECK_EQ(sim_llc_probe(&r.llc, a), 1); /* back in the LLC, in a CPU way */
+	/* DMA writes fill the set's two DDIO ways twice over... */
+	for (uint64_t i = 1; i <= 4; i++)
+		dma_wr(&r, a + i * WAY);
+	/* ...and a survives them: the next DMA write to it updates it */
+	CHECK(dma_wr(&r, a) & SIM_LLC_HIT);
+	unrig(&r);
+}
+
+static void test_dma_write_invalidates_l2_copy(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30, b = a + 4096;
+
+	rig(&r);
+	dma_wr(&r, a);
+	core_rd(&r, 0, a);
+	CHECK(sim_l2_others(&r.l2, a >> 6, SIM_L2_NONE) != 0);
+	/* not in the LLC: a write allocate into a DDIO way, the L2 copy gone */
+	CHECK_EQ(dma_wr(&r, a) & SIM_LLC_HIT, 0);
+	CHECK(!in_l2(&r, 0, a));
+	CHECK_EQ(sim_l2_others(&r.l2, a >> 6, SIM_L2_NONE), 0);
+	CHECK_EQ(core_rd(&r, 0, a), SIM_LLC_SAMPLED | SIM_LLC_HIT); /* the new data: LLC */
+	/* DDIO off: the write goes to memory and invalidates the L2 copy too */
+	core_rd(&r, 0, b);
+	CHECK(in_l2(&r, 0, b));
+	CHECK_EQ(sim_llc_dma_write_noalloc(&r.llc, b, 64), 1);
+	CHECK(!in_l2(&r, 0, b));
+	unrig(&r);
+}
+
+static void test_dma_read_served_from_l2(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+
+	rig(&r);
+	CHECK_EQ(sim_llc_core_access(&r.llc, 0, r.cpu, SIM_LLC_WR, a) & SIM_LLC_DRAM_RD,
+		 SIM_LLC_DRAM_RD); /* read for ownership */
+	CHECK_EQ(sim_llc_access(&r.llc, r.tx, SIM_LLC_RD, a), SIM_LLC_SAMPLED | SIM_LLC_HIT);
+	CHECK(in_l2(&r, 0, a)); /* still there */
+	unrig(&r);
+}
+
+static void test_dirty_line_comes_back_dirty(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+	uint32_t wb = 0;
+
+	rig(&r);
+	sim_llc_core_access(&r.llc, 0, r.cpu, SIM_LLC_WR, a);
+	evict_from_l2(&r, a);
+	CHECK_EQ(sim_llc_probe(&r.llc, a), 1);
+	/* eight other lines of its LLC set, without L2: a is evicted, dirty */
+	for (uint64_t i = 1; i <= 8; i++)
+		wb += (sim_llc_access(&r.llc, r.plain, SIM_LLC_RD, a + i * WAY) &
+		       SIM_LLC_DRAM_WR) != 0;
+	CHECK_EQ(sim_llc_probe(&r.llc, a), 0);
+	CHECK_EQ(wb, 1);
+	unrig(&r);
+}
+
+static void test_other_cores_l2(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+
+	rig(&r);
+	CHECK(core_rd(&r, 0, a) & SIM_LLC_DRAM_RD);
+	/* core 1's miss finds it in core 0's L2: forwarded, no DRAM read */
+	CHECK_EQ(core_rd(&r, 1, a), SIM_LLC_SAMPLED | SIM_LLC_HIT);
+	CHECK_EQ(r.l2.transfers, 1);
+	CHECK(in_l2(&r, 0, a) && in_l2(&r, 1, a));
+	/* core 1 writes: its own copy, and core 0's is invalidated */
+	CHECK_EQ(sim_llc_core_access(&r.llc, 1, r.cpu, SIM_LLC_WR, a),
+		 SIM_LLC_SAMPLED | SIM_LLC_HIT | SIM_LLC_L2);
+	CHECK(!in_l2(&r, 0, a));
+	CHECK_EQ(sim_l2_others(&r.l2, a >> 6, 1), 0);
+	unrig(&r);
+}
+
+/* Two cores, each reading random lines of its own 16 MiB region, on the
+ * reference LLC and L2s with sample_shift k: (L2 hit rate, LLC hit rate of
+ * the L2 misses) of core 0's class after a warm-up. */
+static void random_reads(uint32_t k, uint64_t seed, double *l2hit, double *llchit)
+{
+	struct sim_llc llc;
+	struct sim_l2 l2;
+	struct sim_llc_cfg cfg;
+	struct sim_l2_cfg lc = { .size_bytes = MIB, .ways = 16, .caches = 2, .sample_shift = k };
+	struct sim_llc_stats a, b;
+	struct sim_rng rng;
+	unsigned cls[2];
+	uint64_t lines = 16 * MIB / 64;
+
+	sim_llc_cfg_reference(&cfg);
+	cfg.sample_shift = k;
+	CHECK_EQ(sim_llc_init(&llc, &cfg, NULL), 0);
+	CHECK_EQ(sim_l2_init(&l2, &lc, NULL), 0);
+	sim_llc_attach_l2(&llc, &l2);
+	cls[0] = (unsigned)sim_llc_add_class(&llc, "c0", sim_llc_ways(0, 11), 0, NULL);
+	cls[1] = (unsigned)sim_llc_add_class(&llc, "c1", sim_llc_ways(0, 11), 0, NULL);
+	sim_rng_seed(&rng, seed, 7);
+	for (int phase = 0; phase < 2; phase++) {
+		for (uint32_t i = 0; i < 1500000; i++) {
+			uint32_t c = i & 1;
+			uint64_t addr = (1ull << 32) + c * (1ull << 30) +
+					sim_rng_below(&rng, lines) * 64;
+
+			sim_llc_core_access(&llc, c, cls[c], i % 5 ? SIM_LLC_RD : SIM_LLC_WR, addr);
+		}
+		if (phase == 0)
+			sim_llc_reset_stats(&llc);
+	}
+	sim_llc_l2_stats(&llc, cls[0], SIM_LLC_OPS, &a);
+	sim_llc_stats(&llc, cls[0], SIM_LLC_OPS, &b);
+	*l2hit = a.hit_rate;
+	*llchit = b.hit_rate;
+	sim_llc_free(&llc);
+	sim_l2_free(&l2);
+}
+
+static void test_sampling_accuracy_and_determinism(void)
+{
+	double l2f, llcf, l2s, llcs, l2s2, llcs2;
+
+	random_reads(0, 1, &l2f, &llcf);
+	random_reads(4, 1, &l2s, &llcs);
+	random_reads(4, 1, &l2s2, &llcs2);
+	fprintf(stderr, "full: L2 %.4f LLC %.4f; 1/16 of the sets: L2 %.4f LLC %.4f\n", l2f, llcf,
+		l2s, llcs);
+	/* theory: an L2 holds 1 MiB of its core's 16 MiB (1/16); the LLC
+	 * (22 MiB) the rest of the 32 MiB but the L2s' 2 MiB */
+	CHECK(fabs(l2f - 1.0 / 16) < 0.01);
+	CHECK(llcf > 0.6 && llcf < 0.8);
+	CHECK(fabs(l2s - l2f) < 0.01);
+	CHECK(fabs(llcs - llcf) < 0.02);
+	CHECK(l2s == l2s2 && llcs == llcs2); /* same seed, same outcomes */
+}
+
+static void test_config_errors(void)
+{
+	struct sim_l2 l2;
+	struct sim_l2_cfg bad_ways = { .size_bytes = MIB, .ways = 17, .caches = 1 };
+	struct sim_l2_cfg bad_sets = { .size_bytes = 3 * MIB, .ways = 16, .caches = 1 };
+
+	CHECK(sim_l2_init(&l2, &bad_ways, NULL) < 0);
+	CHECK(sim_l2_init(&l2, &bad_sets, NULL) < 0);
+}
+
+int main(void)
+{
+	RUN(test_read_leaves_ddio_way);
+	RUN(test_evicted_line_returns_and_dma_hits);
+	RUN(test_dma_write_invalidates_l2_copy);
+	RUN(test_dma_read_served_from_l2);
+	RUN(test_dirty_line_comes_back_dirty);
+	RUN(test_other_cores_l2);
+	RUN(test_sampling_accuracy_and_determinism);
+	RUN(test_config_errors);
+	return check_summary();
+}
