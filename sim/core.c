@@ -129,8 +129,8 @@ static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dloc
 enum { POLL_SLEPT = 0, POLL_BATCH, POLL_AGAIN, POLL_RETRY };
 /* Where a core's loop is (struct core.ph): about to poll; the burst's
  * completion reads, header reads (wave k->j); packet k->i (step k->step);
- * the burst's free. */
-enum { PH_POLL = 0, PH_CQ, PH_HDR, PH_PKT, PH_FREE };
+ * the burst's free; the freed buffers' mbuf reads (wave k->j). */
+enum { PH_POLL = 0, PH_CQ, PH_HDR, PH_PKT, PH_FREE, PH_MBQ };
 /* Where packet k->i is (struct core.step): waiting for its completion to
  * be visible; in its network function (struct core.nf: the next step);
  * at its target reads, then its transmit. */
@@ -230,57 +230,90 @@ static int poll(struct sim *s, struct core *k)
 	return POLL_BATCH;
 }
 
-/* The burst's memory prologue, one wave (at most system.mlp independent
- * reads) at a time: the completion entries (read in the receive call: rx),
- * then the headers (prefetched for the whole burst, as DPDK applications
- * do: app). A wave starts only within the horizon; false when the core
- * must yield first (its clock is past `limit`). */
+/* Access idx of the current memory phase:
+ *   PH_CQ   the receive call: per packet its completion entry (read) and
+ *           its mbuf's first line (written by the driver: pkt_len, ol_flags,
+ *           hash...), then the allocator's mbuf touches of the call
+ *           (k->mbq: the reposted buffers' first lines, written);
+ *   PH_HDR  the application, per packet: its mbuf's first line (read; the
+ *           driver wrote it in this burst's receive call, on this core: an
+ *           L2 hit, charged without an access) and the frame's first line,
+ *           the header (fetched for writing when the NF rewrites it);
+ *   PH_MBQ  after the burst's free: the freed mbufs' two lines (read).
+ * Packet lines go through the core's packet class, mbuf lines through
+ * their own (engine.h: cls_mbrx, cls_mbal). */
+static void phase_acc(struct sim *s, struct core *k, unsigned idx, struct acc *a)
+{
+	unsigned two = 2 * k->n;
+	const struct rxb_pkt *pk = &k->pk[idx / 2];
+
+	a->cls = (uint8_t)k->cls_pkt;
+	a->op = SIM_LLC_RD;
+	if (k->ph == PH_MBQ || (k->ph == PH_CQ && idx >= two)) {
+		uint64_t e = k->mbq[k->ph == PH_MBQ ? idx : idx - two];
+
+		a->cls = e & MBQ_HOT ? ACC_FIXED : (uint8_t)s->cls_mbal;
+		a->addr = e & MBQ_HOT ? s->c.l2_hit : e & ~(uint64_t)(MBQ_WR | MBQ_HOT);
+		a->op = (uint8_t)(e & MBQ_WR);
+	} else if (k->ph == PH_HDR) {
+		if (idx & 1) {
+			a->addr = sim_buf_addr(s, pk->buf) + s->cfg->scn.arch.headroom_bytes;
+			a->op = s->nf.hdr_write ? SIM_LLC_WR : SIM_LLC_RD;
+		} else {
+			a->cls = ACC_FIXED;
+			a->addr = s->c.l2_hit;
+		}
+	} else if (idx & 1) {
+		a->cls = (uint8_t)s->cls_mbrx;
+		a->addr = sim_mbuf_line(s, pk->buf, 0);
+		a->op = SIM_LLC_WR;
+	} else if (s->cfg->scn.arch.emulated) {
+		/* the emulator's virtual completions, across the socket */
+		a->cls = ACC_FIXED;
+		a->addr = s->c.xsocket;
+	} else {
+		a->addr = cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r);
+	}
+}
+
+/* The memory phases of a burst (phase_acc), one wave (at most system.mlp
+ * independent accesses) at a time: the receive call's (rx), then the
+ * application's prologue (DPDK applications prefetch the burst's headers:
+ * app), or after the free the freed mbufs' (alloc). A wave starts only
+ * within the horizon; false when the core must yield first (its clock is
+ * past `limit`). */
 static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 {
-	const struct sim_cfg *cfg = s->cfg;
-	uint32_t mlp = cfg->scn.system.mlp;
+	uint32_t mlp = s->cfg->scn.system.mlp;
 	struct acc a[RXB_BURST_MAX];
 
-	while (k->ph != PH_PKT) {
-		bool cq = k->ph == PH_CQ;
-		unsigned m = k->n - k->j < mlp ? k->n - k->j : mlp;
+	while (k->ph == PH_CQ || k->ph == PH_HDR || k->ph == PH_MBQ) {
+		unsigned total = k->ph == PH_MBQ ? k->mbq_n :
+				 2 * k->n + (k->ph == PH_CQ ? k->mbq_n : 0);
+		unsigned m = total - k->j < mlp ? total - k->j : mlp;
 		uint64_t l;
 
+		if (m > RXB_BURST_MAX)
+			m = RXB_BURST_MAX;
 		if (k->t > limit)
 			return false;
 		sim_note_step(s, k->t);
-		if (m == 1 && !(cq && cfg->scn.arch.emulated)) {
-			/* one access: sim_mem_par of one, without the array */
-			uint64_t addr = cq ? cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r) :
-					     sim_buf_addr(s, k->pk[k->j].buf) +
-						     cfg->scn.arch.headroom_bytes;
-
-			l = sim_mem_one(s, k->t, k->id, k->cls_pkt, SIM_LLC_RD, addr);
-		} else {
-			for (unsigned j = 0; j < m; j++) {
-				if (cq && cfg->scn.arch.emulated) {
-					/* the emulator's virtual completions, across the socket */
-					a[j].cls = ACC_FIXED;
-					a[j].addr = s->c.xsocket;
-					continue;
-				}
-				a[j].cls = (uint8_t)k->cls_pkt;
-				a[j].op = SIM_LLC_RD;
-				a[j].addr = cq ? cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r) :
-						 sim_buf_addr(s, k->pk[k->j + j].buf) +
-							 cfg->scn.arch.headroom_bytes;
-			}
-			l = sim_mem_par(s, k->t, k->id, a, m);
-		}
+		for (unsigned j = 0; j < m; j++)
+			phase_acc(s, k, k->j + j, &a[j]);
+		l = m ? sim_mem_par(s, k->t, k->id, a, m) : 0;
 		k->t += l;
-		if (cq)
+		if (k->ph == PH_CQ)
 			k->cost.rx += l;
-		else
+		else if (k->ph == PH_HDR)
 			k->cost.app += l;
+		else
+			k->cost.alloc += l;
 		k->j += m;
-		if (k->j == k->n) {
+		if (k->j == total) {
 			k->j = 0;
-			k->ph = cq ? PH_HDR : PH_PKT;
+			if (k->ph != PH_HDR)
+				k->mbq_n = 0; /* the allocator's touches are issued */
+			k->ph = k->ph == PH_CQ ? PH_HDR : k->ph == PH_HDR ? PH_PKT : PH_POLL;
 		}
 	}
 	return true;
@@ -479,6 +512,7 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 		switch (k->ph) {
 		case PH_CQ:
 		case PH_HDR:
+		case PH_MBQ:
 			if (!burst_reads(s, k, limit))
 				return k->t;
 			continue;
@@ -499,6 +533,11 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 			k->n = k->i = 0;
 			k->ph = PH_POLL;
 			tx_reap(s, k, TX_FREE_THRESH);
+			if (k->mbq_n) { /* the freed mbufs' lines, then poll */
+				k->ph = PH_MBQ;
+				k->j = 0;
+				continue;
+			}
 			/* fall through */
 		default: /* PH_POLL */
 			break;
@@ -564,6 +603,8 @@ void core_setup(struct sim *s)
 		else
 			k->nq = 1;
 		rxb_pool_stats(s->pool, c, &k->ps);
+		k->mbq_n = 0; /* the priming's buffers were posted before the run */
+		k->mbq_lost = 0;
 		if (cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
 			k->ivals = sim_xcalloc(1, sizeof(*k->ivals));
 	}

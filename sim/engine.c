@@ -160,6 +160,8 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	ADD(s->cls_cq, "cqe", ddio, 1);
 	ADD(s->cls_tx, "tx", ddio, 1);
 	ADD(s->cls_hog, "hog", s->mask_cpu, 0);
+	ADD(s->cls_mbrx, "mbuf_rx", s->mask_cpu, 0);
+	ADD(s->cls_mbal, "mbuf_alloc", s->mask_cpu, 0);
 	ADD(s->nf.cls_main, "nf_main", cat ? cat : s->mask_cpu, 0);
 	ADD(s->nf.cls_aux, "nf_aux", s->mask_cpu, 0);
 	ADD(s->nf.cls_tgt, "nf_target", s->mask_cpu, 0);
@@ -178,6 +180,45 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	return 0;
 }
 
+/* The allocator as the library sees it: the pool's, observed so that the
+ * core can touch the mbufs as a DPDK driver does (docs/simulator.md §2.5,
+ * "Packet memory"): a buffer the receive call takes to repost gets its
+ * first mbuf line written (rearm_data; buf_iova read for the descriptor:
+ * the same line), a freed one has both lines read (refcnt and pool in line
+ * 0 — which the application read when it took the packet: hot —, next in
+ * line 1: rte_pktmbuf_prefree_seg, rte_mempool_put). */
+static void tap_touch(struct alloc_tap *a, rxb_buf_t b, unsigned line, unsigned how)
+{
+	struct core *k = &a->s->core[a->core];
+
+	if (k->mbq_n == MBQ_MAX) {
+		k->mbq_lost++;
+		return;
+	}
+	k->mbq[k->mbq_n++] = sim_mbuf_line(a->s, b, line) | how;
+}
+
+static unsigned tap_get(void *ctx, rxb_buf_t *bufs, unsigned n)
+{
+	struct alloc_tap *a = ctx;
+	unsigned got = a->pool.get(a->pool.ctx, bufs, n);
+
+	for (unsigned j = 0; j < got; j++)
+		tap_touch(a, bufs[j], 0, MBQ_WR);
+	return got;
+}
+
+static void tap_put(void *ctx, const rxb_buf_t *bufs, unsigned n)
+{
+	struct alloc_tap *a = ctx;
+
+	for (unsigned j = 0; j < n; j++) {
+		tap_touch(a, bufs[j], 0, MBQ_HOT);
+		tap_touch(a, bufs[j], 1, 0);
+	}
+	a->pool.put(a->pool.ctx, bufs, n);
+}
+
 static int setup_iface(struct sim *s, struct rxb_err *err)
 {
 	const struct sim_cfg *cfg = s->cfg;
@@ -194,8 +235,11 @@ static int setup_iface(struct sim *s, struct rxb_err *err)
 	if (s->pool == NULL)
 		return err->code;
 	s->allocs = sim_xcalloc(cfg->scn.system.cores, sizeof(*s->allocs));
-	for (uint32_t c = 0; c < cfg->scn.system.cores; c++)
-		s->allocs[c] = rxb_pool_allocator(s->pool, c);
+	s->tap = sim_xcalloc(cfg->scn.system.cores, sizeof(*s->tap));
+	for (uint32_t c = 0; c < cfg->scn.system.cores; c++) {
+		s->tap[c] = (struct alloc_tap){ rxb_pool_allocator(s->pool, c), s, c };
+		s->allocs[c] = (struct rxb_allocator){ tap_get, tap_put, &s->tap[c] };
+	}
 	rxb_scn_iface_config(&cfg->scn, cfg->desc_prefetch, (double)PS_PER_NS, &ic);
 	s->ifc = rxb_iface_create(&ic, s->allocs, err);
 	if (s->ifc == NULL)
@@ -317,10 +361,10 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 		return rc;
 	/* Address map: 2 MiB-aligned regions (hugepages), starting at 4 GiB. */
 	s->pool_base = 4ull << 30;
-	next = align_up(s->pool_base + (uint64_t)cfg->scn.arch.pool_buffers * cfg->scn.arch.buffer_bytes, HUGE_ALIGN);
+	next = align_up(s->pool_base + (uint64_t)cfg->scn.arch.pool_buffers * sim_buf_stride(s), HUGE_ALIGN);
 	if (cfg->scn.arch.emulated) {
 		extra = emumodel_setup(s, next);
-		next = align_up(next + extra * cfg->scn.arch.buffer_bytes, HUGE_ALIGN);
+		next = align_up(next + extra * sim_buf_stride(s), HUGE_ALIGN);
 	}
 	s->ws_slots = cfg->scn.arch.pool_buffers + extra;
 	s->ws_bits = sim_xcalloc((s->ws_slots + 63) / 64, sizeof(uint64_t));
@@ -548,6 +592,7 @@ void sim_free(struct sim *s)
 	free(s->slot_type);
 	free(s->slot_arg);
 	free(s->allocs);
+	free(s->tap);
 	free(s->nic);
 	free(s->core);
 	free(s->hog);

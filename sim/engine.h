@@ -123,9 +123,21 @@ struct txq {
 	uint32_t cap, head, n;
 };
 
+/* The mbuf lines the allocator path touches (core.c): the receive call's
+ * refill writes each new buffer's first mbuf line, a free reads both;
+ * queued by the allocator tap (engine.c) and issued by the core. An entry
+ * is the line's address | MBQ_WR (a write) | MBQ_HOT (a line this core
+ * touched moments ago: an L2 hit, charged without an access). */
+#define MBQ_MAX 256u
+#define MBQ_WR 1u
+#define MBQ_HOT 2u
+
 struct core {
 	uint32_t id, nic;
 	uint64_t t;                  /* local time */
+	uint64_t mbq[MBQ_MAX];       /* pending mbuf line accesses: address | MBQ_* */
+	unsigned mbq_n;
+	uint64_t mbq_lost;           /* touches beyond MBQ_MAX (not issued) */
 	enum core_state state;
 	/* batch in progress: phase (core.c PH_*), packets, next packet, its
 	 * step (core.c PK_*), next entry of the burst's completion / header
@@ -227,6 +239,11 @@ struct sim {
 	struct rxb_rss rss;
 	struct rxb_pool *pool;
 	struct rxb_allocator *allocs;
+	struct alloc_tap {            /* each core's allocator, observed (engine.c) */
+		struct rxb_allocator pool;
+		struct sim *s;
+		uint32_t core;
+	} *tap;
 	struct rxb_iface *ifc;
 	enum rxb_arch arch;
 	uint32_t ncores, nrings, ndests, nsh;
@@ -243,6 +260,12 @@ struct sim {
 	struct nf_ctx nf;             /* the network function (nf.h) */
 	/* LLC classes */
 	unsigned cls_tx, cls_cq, cls_hog;
+	/* the mbuf lines (core.c, docs/simulator.md §2.5), each kind of access a
+	 * class of its own (drawn outcomes follow a class's rates: docs/
+	 * simulator-models.md §4.4): the receive's write of line 0 (a ring cycle
+	 * after the refill's), the refill's write of line 0 and the free's read
+	 * of line 1 (a buffer cycle after the last) */
+	unsigned cls_mbrx, cls_mbal;
 	unsigned ncls_pkt;
 	uint32_t mask_cpu;            /* allocation ways of CPU classes (minus CAT) */
 	/* addresses */

@@ -93,13 +93,35 @@ static inline void sim_note_step(struct sim *s, uint64_t t)
 	s->step_hi = t > s->step_hi ? t : s->step_hi;
 }
 
-/* Address of the memory of buffer handle b (pool base + b × buffer bytes;
- * the emulator's pointer swaps remap it). */
+/* A DPDK mempool element: the 128 B struct rte_mbuf (2 lines; Debian
+ * dpdk-dev, rte_mbuf_core.h: cacheline0 holds buf_addr, buf_iova,
+ * rearm_data — data_off, refcnt, nb_segs, port —, ol_flags and the
+ * rx_descriptor_fields1 — packet_type, pkt_len, data_len, vlan_tci,
+ * hash —, buf_len and pool; cacheline1 next (RTE_IOVA_AS_PA), tx_offload,
+ * shinfo, ...), then the buffer: arch.headroom_bytes, then data
+ * (arch.buffer_bytes in all). DPDK's default is 128 + 128 + 2048 B. */
+#define SIM_MBUF_BYTES 128u
+
+/* Bytes from one element of the pool to the next. */
+static inline uint64_t sim_buf_stride(const struct sim *s)
+{
+	return SIM_MBUF_BYTES + (uint64_t)s->cfg->scn.arch.buffer_bytes;
+}
+
+/* Address of the memory of buffer handle b — its buffer, after its mbuf
+ * (pool base + b × stride + the mbuf; the emulator's pointer swaps remap
+ * it). */
 static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
 {
 	if (s->addr_of)
 		return s->addr_of[b];
-	return s->pool_base + b * (uint64_t)s->cfg->scn.arch.buffer_bytes;
+	return s->pool_base + b * sim_buf_stride(s) + SIM_MBUF_BYTES;
+}
+
+/* Line `line` (0 or 1) of buffer b's mbuf, just before its buffer. */
+static inline uint64_t sim_mbuf_line(const struct sim *s, rxb_buf_t b, unsigned line)
+{
+	return sim_buf_addr(s, b) - SIM_MBUF_BYTES + line * SIM_LLC_LINE;
 }
 
 /* The event clock moves to t: the lead of the steps made since it last

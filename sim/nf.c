@@ -57,6 +57,14 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 	nf->counter_slots = w->counter_slots;
 	nf->mlp = scn->system.mlp;
 	nf->deps = dependent_count(nf);
+	/* Forwarders rewrite the headers, all in the frame's first line (14 B
+	 * Ethernet + 20 B IPv4 + the L4 header's ports and checksum): l3fwd
+	 * the MACs and TTL + IP checksum, lb the destination (address, MAC)
+	 * and checksums, nat addresses, ports and both checksums, kvs the
+	 * reply's swapped addresses. synthetic and counter leave it. The
+	 * engine's prologue then fetches that line for writing (nf.h). */
+	nf->hdr_write = w->nf == RXB_NF_KIND_L3FWD || w->nf == RXB_NF_KIND_LB ||
+			w->nf == RXB_NF_KIND_NAT || w->nf == RXB_NF_KIND_KVS;
 	/* Route table (l3fwd, synthetic's route lookup): lpm_table_mib. */
 	nf->lpm_lines = (uint64_t)fmax(1.0, w->lpm_table_mib * (double)(1u << 20) / 64.0);
 	nf->lpm_base = region(next, nf->lpm_lines * 64);
@@ -127,7 +135,7 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
  * ones (the group, issued in waves): kvs: the item's lines and as many
  * payload lines (the value comes from or goes into the packet);
  * synthetic: the payload's lines past the header, unless untouched. At
- * most ACC_MAX. */
+ * most ACC_MAX. (The header line: the engine's prologue, nf_ctx.hdr_write.) */
 static uint32_t group_count(const struct nf_ctx *nf, uint32_t lines)
 {
 	uint32_t beyond_hdr = lines > 1 ? lines - 1 : 0, item;

@@ -52,6 +52,9 @@ struct nf_ctx {
 	uint32_t counter_slots;
 	uint32_t mlp;                 /* a wave: at most this many independent accesses */
 	uint32_t deps;                /* dependent accesses of a packet (then its group) */
+	bool hdr_write;               /* it rewrites the frame's first line: the prologue
+				       * fetches it for writing (a read-for-ownership;
+				       * the write itself then hits the core's cache) */
 	/* from the engine (before nf_step) */
 	uint64_t l2_hit_ps;           /* a private-cache hit */
 	unsigned cls_main, cls_aux, cls_tgt; /* its LLC classes (main: the critical structure) */

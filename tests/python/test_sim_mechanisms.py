@@ -79,22 +79,24 @@ def test_batched_rxlist_runs_end_to_end():
 
 
 def test_ddio_hit_rate_falls_past_ddio_and_again_past_llc():
-    """privRing, LB (the core reads the packet's first line). Reference LLC 22 MiB, DDIO 2 of
-    11 ways = 4 MiB; I/O working set = 16 cores x (rx_size + the buffers waiting for their
-    Tx completions, 32 to 64 a core: freed a batch at a time) x 2 KiB:
-      rx 64   ->  3 MiB, fits the DDIO ways: most DMA writes update cached lines;
-      rx 512  -> 17 MiB, beyond DDIO, inside the LLC: the 23 lines the core never reads are
-                 evicted by later DMA writes (hit ~0); the header line the core read left
-                 the LLC for the core's L2 (non-inclusive LLC, sim/l2.h). Every buffer's
-                 first line has the same set-index bits (2 KiB buffers), so the headers of
-                 a core share 1/32 of its L2 (512 lines) and most are evicted back into the
-                 LLC's CPU ways before the NIC rewrites their buffer a ring cycle later,
-                 where that write hits (~1/32 of the lines; a header still in the L2 is
-                 invalidated by the write, which then misses);
-      rx 4096 -> 128 MiB, beyond the LLC: nothing survives a ring cycle (the returned headers
-                 too: they share 1/32 of the LLC's sets as well)."""
+    """privRing, LB (the core reads the packet's first line and rewrites it, and touches the
+    buffer's mbuf lines, which the NIC never writes). Reference LLC 22 MiB, DDIO 2 of 11 ways
+    = 4 MiB; I/O working set = 16 cores x (rx_size + the buffers waiting for their Tx
+    completions, 32 to 64 a core: freed a batch at a time) x 2 KiB:
+      rx 64    ->  3 MiB, fits the DDIO ways: most DMA writes update cached lines;
+      rx 512   -> 17 MiB, beyond DDIO: the 23 lines the core never reads are evicted by later
+                  DMA writes (hit ~0), and the header line the core read is still in its L2
+                  (non-inclusive LLC, sim/l2.h: ~5 lines a packet, a 16 Ki-line L2 keeps a
+                  core's last ~3 000 packets) when the NIC rewrites the buffer: the write
+                  invalidates it and misses;
+      rx 4096  -> the ring cycle outlasts the L2: the header line has gone back to the LLC
+                  (into a CPU way) before the NIC rewrites its buffer, where the write hits
+                  (a few % of the lines: 1/24 at most);
+      rx 16384 -> the cycle outlasts the LLC too: nothing survives it (the second fall).
+    The L2 moves the "second fall" of the shared-LLC model (where the read line stayed in the
+    LLC: hits at rx 512, none at 4096) to rings 4x to 16x larger."""
     hit = {}
-    for rx in (64, 512, 4096):
+    for rx in (64, 512, 4096, 16384):
         r = sim("arch.name=privring", f"arch.rx_size={rx}", "run.warmup_ms=5",
                 "run.duration_ms=8")
         hit[rx] = r.metrics["ddio_hit_rate"]
@@ -104,8 +106,8 @@ def test_ddio_hit_rate_falls_past_ddio_and_again_past_llc():
         assert lo * 0.95 <= r.metrics["io_working_set_mib"] <= hi * 1.15
     assert hit[64] > 0.7
     assert hit[512] < hit[64] - 0.5
-    assert hit[512] > hit[4096] + 0.02   # the second fall, past the LLC
-    assert hit[4096] < 0.01
+    assert hit[4096] > hit[512] + 0.02   # the header lines back from the L2
+    assert hit[16384] < 0.01             # the second fall, past the LLC
 
 
 def test_overloaded_ring_latency_is_ring_times_service():
@@ -134,17 +136,24 @@ def test_dark_packet_bound_where_tight():
     engine issues a burst's completion reads after the library's receive call, which has
     already reposted the burst's descriptors, so the NIC can write a completion line twice
     (entries i and i + cr_size) before the core reads both; the second read then finds the
-    line the first brought into the core's L2 (measured: 2-4 % of the reads)."""
+    line the first brought into the core's L2 (measured: 2-4 % of the reads). The warm-up is
+    5 ms because each buffer's two mbuf lines miss DRAM the first time the buffer is used (the
+    pool's 2 560 buffers come into use over the first milliseconds; measured after 1 ms M was
+    2.17, after 5 ms 2.03-2.06, after 10 ms 2.02); after that they stay cached — DDIO off, the
+    NIC never writes them."""
     for rate in (5.0, 10.0):
         r = sim("arch.name=privring", "system.cores=1", "system.nics=1", *STEADY,
                 "system.ddio_ways=0", "system.mlp=1", "workload.nf=counter",
-                "traffic.packet_bytes=64", f"traffic.rate_gbps={rate}", "run.duration_ms=6")
+                "traffic.packet_bytes=64", f"traffic.rate_gbps={rate}", "run.warmup_ms=5",
+                "run.duration_ms=10")
         m = r.metrics
         M, td = m["dram_misses_per_packet"], m["dram_latency_ns_mean"]
         compute = m["service_ns_per_packet"] - M * td
-        assert 1.9 <= M <= 2.05
+        assert 1.9 <= M <= 2.1
         assert 85 <= td <= 100          # profile idle 90 ns, light DRAM load
-        assert 0 < compute < 0.3 * M * td   # the bound is tight: memory dominates
+        # the bound is tight: memory dominates (the rest is the NF's cycles, the receive and
+        # allocator costs and ~5 L2 hits a packet for its mbuf lines, 6.7 ns each at mlp 1)
+        assert 0 < compute < 0.4 * M * td
         bound = darkpackets.compute(rate, 64, 1, 1, M * td, compute).drop_fraction
         assert m["drop_rate"] == pytest.approx(bound, abs=0.02)
 
