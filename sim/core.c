@@ -235,37 +235,32 @@ static int poll(struct sim *s, struct core *k)
  *           its mbuf's first line (written by the driver: pkt_len, ol_flags,
  *           hash...), then the allocator's mbuf touches of the call
  *           (k->mbq: the reposted buffers' first lines, written);
- *   PH_HDR  the application, per packet: its mbuf's first line (read; the
- *           driver wrote it in this burst's receive call, on this core: an
- *           L2 hit, charged without an access) and the frame's first line,
- *           the header (fetched for writing when the NF rewrites it);
- *   PH_MBQ  after the burst's free: the freed mbufs' two lines (read).
- * Packet lines go through the core's packet class, mbuf lines through
- * their own (engine.h: cls_mbrx, cls_mbal). */
+ *   PH_HDR  the application, per packet: the frame's first line, the
+ *           header (fetched for writing when the NF rewrites it);
+ *   PH_MBQ  after the burst's free: the freed mbufs' second lines (read).
+ * The application's read of the mbuf's first line (the driver wrote it in
+ * this burst's receive call, on this core) and the free's (the freeing
+ * core read it when it took the packet) are L2 hits overlapped with the
+ * access beside them in the same wave, which takes at least as long: they
+ * add no time and are not issued. Packet lines go through the core's
+ * packet class, mbuf lines through their own (engine.h: cls_mbrx,
+ * cls_mbal). */
 static void phase_acc(struct sim *s, struct core *k, unsigned idx, struct acc *a)
 {
-	unsigned two = 2 * k->n;
-	const struct rxb_pkt *pk = &k->pk[idx / 2];
-
 	a->cls = (uint8_t)k->cls_pkt;
 	a->op = SIM_LLC_RD;
-	if (k->ph == PH_MBQ || (k->ph == PH_CQ && idx >= two)) {
-		uint64_t e = k->mbq[k->ph == PH_MBQ ? idx : idx - two];
+	if (k->ph == PH_HDR) {
+		a->addr = sim_buf_addr(s, k->pk[idx].buf) + s->cfg->scn.arch.headroom_bytes;
+		a->op = s->nf.hdr_write ? SIM_LLC_WR : SIM_LLC_RD;
+	} else if (k->ph == PH_MBQ || idx >= 2 * k->n) {
+		uint64_t e = k->mbq[k->ph == PH_MBQ ? idx : idx - 2 * k->n];
 
-		a->cls = e & MBQ_HOT ? ACC_FIXED : (uint8_t)s->cls_mbal;
-		a->addr = e & MBQ_HOT ? s->c.l2_hit : e & ~(uint64_t)(MBQ_WR | MBQ_HOT);
+		a->cls = (uint8_t)s->cls_mbal;
+		a->addr = e & ~(uint64_t)MBQ_WR;
 		a->op = (uint8_t)(e & MBQ_WR);
-	} else if (k->ph == PH_HDR) {
-		if (idx & 1) {
-			a->addr = sim_buf_addr(s, pk->buf) + s->cfg->scn.arch.headroom_bytes;
-			a->op = s->nf.hdr_write ? SIM_LLC_WR : SIM_LLC_RD;
-		} else {
-			a->cls = ACC_FIXED;
-			a->addr = s->c.l2_hit;
-		}
 	} else if (idx & 1) {
 		a->cls = (uint8_t)s->cls_mbrx;
-		a->addr = sim_mbuf_line(s, pk->buf, 0);
+		a->addr = sim_mbuf_line(s, k->pk[idx / 2].buf, 0);
 		a->op = SIM_LLC_WR;
 	} else if (s->cfg->scn.arch.emulated) {
 		/* the emulator's virtual completions, across the socket */
@@ -289,7 +284,7 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 
 	while (k->ph == PH_CQ || k->ph == PH_HDR || k->ph == PH_MBQ) {
 		unsigned total = k->ph == PH_MBQ ? k->mbq_n :
-				 2 * k->n + (k->ph == PH_CQ ? k->mbq_n : 0);
+				 k->ph == PH_CQ ? 2 * k->n + k->mbq_n : k->n;
 		unsigned m = total - k->j < mlp ? total - k->j : mlp;
 		uint64_t l;
 

@@ -185,8 +185,9 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
  * "Packet memory"): a buffer the receive call takes to repost gets its
  * first mbuf line written (rearm_data; buf_iova read for the descriptor:
  * the same line), a freed one has both lines read (refcnt and pool in line
- * 0 — which the application read when it took the packet: hot —, next in
- * line 1: rte_pktmbuf_prefree_seg, rte_mempool_put). */
+ * 0 — which the application read when it took the packet: an L2 hit that
+ * overlaps with line 1's read —, next in line 1: rte_pktmbuf_prefree_seg,
+ * rte_mempool_put). */
 static void tap_touch(struct alloc_tap *a, rxb_buf_t b, unsigned line, unsigned how)
 {
 	struct core *k = &a->s->core[a->core];
@@ -213,8 +214,7 @@ static void tap_put(void *ctx, const rxb_buf_t *bufs, unsigned n)
 	struct alloc_tap *a = ctx;
 
 	for (unsigned j = 0; j < n; j++) {
-		tap_touch(a, bufs[j], 0, MBQ_HOT);
-		tap_touch(a, bufs[j], 1, 0);
+		tap_touch(a, bufs[j], 1, 0); /* line 0: hot (core.c phase_acc) */
 	}
 	a->pool.put(a->pool.ctx, bufs, n);
 }

@@ -126,11 +126,9 @@ struct txq {
 /* The mbuf lines the allocator path touches (core.c): the receive call's
  * refill writes each new buffer's first mbuf line, a free reads both;
  * queued by the allocator tap (engine.c) and issued by the core. An entry
- * is the line's address | MBQ_WR (a write) | MBQ_HOT (a line this core
- * touched moments ago: an L2 hit, charged without an access). */
+ * is the line's address | MBQ_WR for a write. */
 #define MBQ_MAX 256u
 #define MBQ_WR 1u
-#define MBQ_HOT 2u
 
 struct core {
 	uint32_t id, nic;
