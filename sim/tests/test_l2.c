@@ -5,7 +5,8 @@
  * write hits it; a DMA write invalidates an L2 copy, a DMA read is served
  * from it; dirty lines stay dirty on the way back; a line in another
  * core's L2 is forwarded and a write takes it; the sampled L2 estimates
- * the full one; runs are deterministic. */
+ * the full one; runs are deterministic; the snoop filter stays exact with
+ * more than 64 caches. */
 #include <math.h>
 #include <string.h>
 
@@ -240,6 +241,30 @@ static void test_sampling_accuracy_and_determinism(void)
 	CHECK(l2s == l2s2 && llcs == llcs2); /* same seed, same outcomes */
 }
 
+/* More than 64 caches: caches 3 and 67 share a bit of the snoop filter's
+ * coarse vector; the filter stays exact by looking in both. */
+static void test_coarse_vector(void)
+{
+	struct sim_l2 l2;
+	struct sim_l2_cfg lc = { .size_bytes = 4096, .ways = 4, .caches = 70 };
+	struct sim_l2_victim v;
+	uint64_t line = 1ull << 24;
+
+	CHECK_EQ(sim_l2_init(&l2, &lc, NULL), 0);
+	sim_l2_fill(&l2, 3, line, 0, 0, &v);
+	sim_l2_fill(&l2, 67, line, 0, 1, &v);
+	CHECK_EQ(sim_l2_others(&l2, line, 3), 1ull << 3); /* 67's copy, same bit */
+	/* 3 evicts it (four other lines of its set): the bit stays for 67 */
+	for (uint64_t j = 1; j <= 4; j++)
+		sim_l2_fill(&l2, 3, line + j * 16, 0, 0, &v);
+	CHECK(!sim_l2_lookup(&l2, 3, line, 0));
+	CHECK_EQ(sim_l2_others(&l2, line, SIM_L2_NONE), 1ull << 3);
+	CHECK_EQ(sim_l2_invalidate_line(&l2, line, SIM_L2_NONE), 1); /* 67's was dirty */
+	CHECK(!sim_l2_lookup(&l2, 67, line, 0));
+	CHECK_EQ(sim_l2_others(&l2, line, SIM_L2_NONE), 0);
+	sim_l2_free(&l2);
+}
+
 static void test_config_errors(void)
 {
 	struct sim_l2 l2;
@@ -259,6 +284,7 @@ int main(void)
 	RUN(test_dirty_line_comes_back_dirty);
 	RUN(test_other_cores_l2);
 	RUN(test_sampling_accuracy_and_determinism);
+	RUN(test_coarse_vector);
 	RUN(test_config_errors);
 	return check_summary();
 }
