@@ -67,7 +67,7 @@ void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint
 	vis = dma_complete(s, n, t, pa + s->cfg->scn.arch.headroom_bytes, dma, NULL, 0, 1,
 			   s->pcq_base + pq * s->cq_ring_bytes, &cnt);
 	s->cq_w[s->nrings + pq] = cnt;
-	ws_mark(s, (pa - s->pool_base) / s->cfg->scn.arch.buffer_bytes);
+	ws_mark(s, (pa - s->pool_base) / sim_buf_stride(s));
 	ep = &f->pkt[(f->pkt_head + f->pkts) % f->cap];
 	f->pkts++;
 	e->n++;
@@ -303,7 +303,7 @@ uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 		f->pkt = e->fifo + (uint64_t)q * cap;
 		f->a = sim_xcalloc(f->cap, sizeof(*f->a));
 		for (uint32_t j = 0; j < f->cap; j++, slot++)
-			f->a[j] = extra_base + slot * cfg->scn.arch.buffer_bytes;
+			f->a[j] = extra_base + slot * sim_buf_stride(s) + SIM_MBUF_BYTES;
 		f->n = f->cap;
 	}
 	/* The retry interval: one pass of the emulator's loop over its queues
@@ -316,7 +316,7 @@ uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 		e->loop_ps = 1000;
 	s->addr_of = sim_xcalloc(cfg->scn.arch.pool_buffers, sizeof(*s->addr_of));
 	for (uint32_t b = 0; b < cfg->scn.arch.pool_buffers; b++)
-		s->addr_of[b] = s->pool_base + (uint64_t)b * cfg->scn.arch.buffer_bytes;
+		s->addr_of[b] = s->pool_base + (uint64_t)b * sim_buf_stride(s) + SIM_MBUF_BYTES;
 	return slot;
 }
 

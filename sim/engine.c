@@ -20,7 +20,6 @@
 /* L2 associativity: 16 on Skylake-SP (Intel Optimization Reference Manual)
  * and on the large profile's Golden Cove; profile cpu.l2_ways, which the
  * config parser does not read yet. */
-#define L2_WAYS 16u
 
 static double wall_now(void)
 {
@@ -127,7 +126,7 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 		 * its misses fill its L2 and reach the LLC as L2 victims) */
 		struct sim_l2_cfg l2c = {
 			.size_bytes = (uint64_t)cfg->l2_kib << 10,
-			.ways = L2_WAYS,
+			.ways = cfg->l2_ways,
 			.caches = s->ncores + (cfg->scn.system.hog == RXB_HOG_NONE ?
 						       0 : cfg->scn.system.hog_instances),
 			.sample_shift = lc.sample_shift,

@@ -153,7 +153,8 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	if (ddio) {
 		sim_llc_access_range(&s->llc, n->cls_wr, SIM_LLC_WR, addr, dma, &r);
 		wr_lines = r.dram_wr;
-		missed = r.hits < r.lines;
+		/* a line only snooped out of an L2 was written into the LLC: no DRAM */
+		missed = r.hits + r.l2_snooped < r.lines;
 	} else {
 		wr_lines = sim_llc_dma_write_noalloc(&s->llc, addr, dma);
 		missed = true;

@@ -159,6 +159,29 @@ static void nic_reads(const struct sim *s, json_t *m)
 						   json_null());
 }
 
+/* The cores' L2 hit rate over their packet and NF accesses (with L2s,
+ * llc_hit_rate counts the accesses that missed the L2). */
+static json_t *l2_hit_rate(const struct sim *s)
+{
+	unsigned cl[] = { s->nf.cls_main, s->nf.cls_aux, s->nf.cls_tgt };
+	struct sim_llc_stats st;
+	double hits = 0, acc = 0;
+
+	if (!s->llc.l2)
+		return json_null();
+	for (uint32_t c = 0; c < s->ncls_pkt; c++) {
+		sim_llc_l2_stats(&s->llc, s->core[c].cls_pkt, SIM_LLC_OPS, &st);
+		hits += (double)st.hits;
+		acc += (double)st.accesses;
+	}
+	for (unsigned i = 0; i < sizeof(cl) / sizeof(cl[0]); i++) {
+		sim_llc_l2_stats(&s->llc, cl[i], SIM_LLC_OPS, &st);
+		hits += (double)st.hits;
+		acc += (double)st.accesses;
+	}
+	return acc > 0 ? jfrac(hits / acc) : json_null();
+}
+
 static json_t *per_core(const struct sim *s, double T)
 {
 	json_t *arr = json_array();
@@ -418,6 +441,7 @@ int sim_report(struct sim *s, FILE *out)
 	llc_sum(s, s->nf.cls_aux, SIM_LLC_OPS, &hits, &acc);
 	llc_sum(s, s->nf.cls_tgt, SIM_LLC_OPS, &hits, &acc);
 	set(m, "llc_hit_rate", acc > 0 ? jfrac(hits / acc) : json_null());
+	set(m, "l2_hit_rate", l2_hit_rate(s));
 	sim_dram_stats(&s->dram, s->end_ps, &ds);
 	set(m, "mem_bw_gibps", jnum((double)(ds.rd_bytes + ds.wr_bytes - s->dram_rd0 - s->dram_wr0) /
 				    T / (double)(1ull << 30)));

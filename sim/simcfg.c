@@ -258,6 +258,7 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	c->freq_ghz = num(&cpu, "freq_ghz");
 	c->cpu_mlp = u32(&cpu, "mlp");
 	c->l2_kib = u32(&cpu, "l2_kib");
+	c->l2_ways = u32(&cpu, "l2_ways");
 	c->l2_latency_cycles = u32(&cpu, "l2_latency_cycles");
 	c->xsocket_ns = num_opt(&cpu, "xsocket_ns", 130.0, 0);
 	r->bad |= cpu.bad;

@@ -77,6 +77,7 @@ OPTIONAL_METRICS: dict[str, Any] = {
     "mode_switches": "count",
     "nic_dma_read_latency_ns_mean": "number?",
     "nic_pcie_llc_miss_share": "fraction?",
+    "l2_hit_rate": "fraction?",
 }
 ECHOED_PARAMS = (("arch.name", ("arch", "name")), ("run.seed", ("run", "seed")))
 
