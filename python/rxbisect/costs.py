@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ScenarioError
-from .schema import read_toml, suggest
+from .schema import builtin_toml_names, locate_toml, read_toml, suggest
 
 HERE = Path(__file__).parent / "costs"
 MAX_CYCLES = 10_000_000  # 5 ms at 2 GHz per packet: anything above is a typo
@@ -40,23 +40,12 @@ def nf_names() -> tuple[str, ...]:
 
 
 def builtin_names() -> list[str]:
-    return sorted(p.stem for p in HERE.glob("*.toml"))
+    return builtin_toml_names(HERE)
 
 
 def locate(ref: str, base: Path | None = None) -> Path:
     """A built-in cost profile name, or a path (relative to `base`) to a cost profile file."""
-    if ref in builtin_names():
-        return HERE / f"{ref}.toml"
-    p = Path(ref).expanduser()
-    if not p.is_absolute():
-        p = (base or Path.cwd()) / p
-    if p.is_file():
-        return p
-    hint = suggest(ref, builtin_names())
-    raise ScenarioError(
-        f"workload.costs = {ref!r}: no built-in cost profile of that name and no such file"
-        + (f" (did you mean '{hint}'?)" if hint else "")
-        + f"; allowed: {', '.join(builtin_names())}, or a path to a cost profile TOML file")
+    return locate_toml(ref, base, HERE, "workload.costs", "cost profile")
 
 
 def load(ref: str = "study", base: Path | None = None) -> CostProfile:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ScenarioError
-from .schema import REQUIRED, Schema, as_dict, key, read_toml, suggest
+from .schema import (REQUIRED, Schema, as_dict, builtin_toml_names, key, locate_toml,
+                     read_toml)
 
 
 @dataclass(frozen=True)
@@ -132,24 +133,16 @@ class Profile:
         return out
 
 
+HERE = Path(__file__).parent / "profiles"
+
+
 def builtin_names() -> list[str]:
-    return sorted(p.stem for p in (Path(__file__).parent / "profiles").glob("*.toml"))
+    return builtin_toml_names(HERE)
 
 
 def locate(ref: str, base: Path | None = None) -> Path:
     """A built-in profile name, or a path (relative to `base`) to a profile file."""
-    if ref in builtin_names():
-        return Path(__file__).parent / "profiles" / f"{ref}.toml"
-    p = Path(ref).expanduser()
-    if not p.is_absolute():
-        p = (base or Path.cwd()) / p
-    if p.is_file():
-        return p
-    hint = suggest(ref, builtin_names())
-    raise ScenarioError(
-        f"system.profile = {ref!r}: no built-in profile of that name and no such file"
-        + (f" (did you mean '{hint}'?)" if hint else "")
-        + f"; allowed: {', '.join(builtin_names())}, or a path to a profile TOML file")
+    return locate_toml(ref, base, HERE, "system.profile", "profile")
 
 
 def load(ref: str = "reference", base: Path | None = None) -> Profile:

@@ -158,6 +158,29 @@ def suggest(name: str, candidates: list[str]) -> str | None:
     return same_tail[0] if same_tail else None
 
 
+def builtin_toml_names(folder: Path) -> list[str]:
+    """The built-in TOML files of a package folder (profiles, cost profiles), by name."""
+    return sorted(p.stem for p in folder.glob("*.toml"))
+
+
+def locate_toml(ref: str, base: Path | None, folder: Path, key: str, noun: str) -> Path:
+    """A built-in name (a file of `folder`) or a path (relative to `base`, else the cwd) to a
+    TOML file; an error names the scenario key, the built-ins and a close one."""
+    names = builtin_toml_names(folder)
+    if ref in names:
+        return folder / f"{ref}.toml"
+    p = Path(ref).expanduser()
+    if not p.is_absolute():
+        p = (base or Path.cwd()) / p
+    if p.is_file():
+        return p
+    hint = suggest(ref, names)
+    raise ScenarioError(
+        f"{key} = {ref!r}: no built-in {noun} of that name and no such file"
+        + (f" (did you mean '{hint}'?)" if hint else "")
+        + f"; allowed: {', '.join(names)}, or a path to a {noun} TOML file")
+
+
 def unknown(what: str, name: str, candidates: list[str], where: str = "") -> ScenarioError:
     hint = suggest(name, candidates)
     return ScenarioError(f"{where}unknown {what} '{name}'" + (f" (did you mean '{hint}'?)" if hint else ""))
