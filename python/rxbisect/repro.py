@@ -57,7 +57,9 @@ def plan(exp: Experiment, quick: bool = False, seeds: int | None = None,
     for itf in exp.interfaces:
         sets = [*base, f"arch.name={itf.name}", f"arch.emulated={value_text(itf.emulated)}",
                 *(f"{k}={value_text(x)}" for k, x in itf.set.items())]
-        grid = {**v.grid, **{k: own_values(vals, v.grid[k]) for k, vals in itf.grid.items()}}
+        narrowed = (exp.quick if quick else exp.full).get("grid", {})
+        grid = {**v.grid, **{k: own_values(vals, narrowed[k]) if k in narrowed else vals
+                             for k, vals in itf.grid.items()}}
         for p in plan_points(exp.scenario, grid, seeds or v.seeds, sets, exp.id,
                             where=f"{exp.path}: {itf.label}:", link=itf.link,
                             params={DESIGN: itf.label}, search=v.search):
@@ -70,9 +72,10 @@ def plan(exp: Experiment, quick: bool = False, seeds: int | None = None,
 
 
 def own_values(design: list, variant: list) -> list:
-    """A design's own grid values (an [[interface]] grid) within a variant: those the
-    variant's grid also has, so the quick variant stays small; all of them when it has none
-    (the design exists only at other values, as the 400 G profile in dark-packets)."""
+    """A design's own grid values (an [[interface]] grid) where the variant gives its own
+    values of that key: those the variant also has, so the quick variant stays small; all
+    of them when it has none (the design exists only at other values, as the 400 G
+    profile in dark-packets)."""
     return [x for x in design if x in variant] or design
 
 

@@ -382,3 +382,19 @@ def test_a_figure_that_fails_leaves_records_and_summary_and_says_so(tmp_path, mo
         repro.run_each(planned, out, None, 2, False)
     assert "rxb: warning: tiny: its figure was not drawn" in capsys.readouterr().err
     assert len(lines(out / "tiny.jsonl")) == 4 and (out / "tiny.summary.json").exists()
+
+
+def test_an_interface_grid_keeps_its_values_in_full_and_is_narrowed_in_quick(tmp_path):
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(_bad(TINY, 'name = "rxbisect"\n',
+                        'name = "rxbisect"\ngrid = { traffic.rate_gbps = [5.0, 10.0, 20.0] }\n')
+                   .replace("[plot]", "[quick]\ngrid = { traffic.rate_gbps = [5.0] }\n[plot]"))
+    e = experiments.load(str(exp))
+
+    def rates(quick: bool) -> dict[str, set]:
+        out: dict[str, set] = {}
+        for p in repro.plan(e, quick).points:
+            out.setdefault(p.task["params"]["design"], set()).add(p.grid["traffic.rate_gbps"])
+        return out
+    assert rates(False) == {"privring": {5.0, 10.0}, "rxbisect": {5.0, 10.0, 20.0}}
+    assert rates(True) == {"privring": {5.0}, "rxbisect": {5.0}}
