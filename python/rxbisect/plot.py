@@ -27,6 +27,7 @@ Time series (x = "time_ms"): the engine writes `metrics["series"]`, a list of sa
 `metrics["time_ms"]` (or `"t_ms"`) list of the same length, or a list of [t, value] pairs.
 """
 
+import itertools
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -250,7 +251,8 @@ def _styles(points: Sequence[Point]) -> dict[str, tuple[str, str, int]]:
     out: dict[str, tuple[str, str, int]] = {}
     bases: dict[str, tuple[str, str, int]] = {}
     names = {p.series.removesuffix(" (emulated)").split(",")[0] for p in points}
-    spare = iter([s for s in _SPARE if s not in {_STYLE.get(n) for n in names}] * 4)
+    # more series than styles: they repeat (never empty: _SPARE has styles no design owns)
+    spare = itertools.cycle([s for s in _SPARE if s not in {_STYLE.get(n) for n in names}])
     for p in points:
         if p.series in out:
             continue
@@ -273,7 +275,8 @@ def _draw_line(ax, pts: list[Point], style: tuple[str, str, int]) -> None:
     colour, marker, idx = style
     xs = [float(p.x) for p in pts]
     ys = [p.mean for p in pts]
-    err = [[p.mean - p.lo for p in pts], [p.hi - p.mean for p in pts]]
+    # clamped at 0: the mean can round a last bit past an extreme that equals it
+    err = [[max(0.0, p.mean - p.lo) for p in pts], [max(0.0, p.hi - p.mean) for p in pts]]
     # a long series (time): a marker every tenth point, shifted per series so overlapping
     # lines still show each one's markers (and stay apart in grayscale)
     every = max(1, len(pts) // 10)
@@ -340,8 +343,12 @@ def experiment(records: Sequence[dict], plot_spec: dict, stem: str | Path) -> li
     stem = Path(stem)
     styles = _styles(points)
     n = len(spec["y"])
+    series = len({p.series for p in points})
+    cols = min(series, max(4, math.ceil(series / 8)))  # a legend of many series goes wide...
     with rc_context(_RC):
-        fig = Figure(figsize=(3.2 * n, 2.7), layout="constrained")
+        # ... and the figure grows to hold its rows above the panels
+        fig = Figure(figsize=(max(3.2 * n, 1.6 * cols), 2.7 + 0.18 * math.ceil(series / cols)),
+                     layout="constrained")
         axes = fig.subplots(1, n, squeeze=False)[0]
         for ax, y, label in zip(axes, spec["y"], spec["ylabels"]):
             pts = [p for p in points if p.metric == y]
@@ -358,7 +365,7 @@ def experiment(records: Sequence[dict], plot_spec: dict, stem: str | Path) -> li
                     handles.append(h)
                     labels.append(lab)
         # The title heads the legend: a separate suptitle collides with an outside legend.
-        fig.legend(handles, labels, loc="outside upper center", ncols=min(len(labels), 4),
+        fig.legend(handles, labels, loc="outside upper center", ncols=cols,
                    frameon=False, title=spec["title"], columnspacing=1.5)
         paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]
         try:

@@ -5,6 +5,7 @@ out by hand, which a simulator run could not give.
 """
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,17 @@ def test_unwritable_stem_is_one_clear_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(UsageError, match="cannot write"):
         plot.experiment([rec("privring", 64, 1, 1.0)], SPEC, blocker / "sub" / "x")
+
+
+def test_many_series_and_a_mean_past_its_extremes_still_draw(tmp_path):
+    """Regressions from full `rxb repro` runs: dozens of series (more than the styles) and a
+    trimmed mean that rounds a last bit past min == max (a negative error bar)."""
+    assert (0.1 + 0.1 + 0.1) / 3 > 0.1  # five seeds of 0.1: the trimmed mean is above max
+    recs = [{"experiment": "x", "arch": "privring", "seed": s,
+             "params": {"arch.name": "privring", "workload.reads": r, "arch.rx_size": x},
+             "metrics": {"throughput_gbps": 0.1 if r == 0 else float(r + x)}}
+            for r in range(60) for x in (64, 128) for s in range(1, 6)]
+    spec = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"],
+            "xlabel": "Rx", "ylabels": ["Gbps"]}
+    paths = plot.experiment(recs, spec, tmp_path / "many")
+    assert all(p.stat().st_size > 0 for p in map(Path, paths))
