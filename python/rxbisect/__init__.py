@@ -1,11 +1,23 @@
 """rxbisect: the Python front end of the rxBisect toolkit.
 
-Scenarios (`scenario`), hardware profiles (`profile`), the simulator engine
-contract (`engine`), and two calculators that need no engine: the |Ax|/|Bx|
-sizing rules (`sizing`) and the dark-packet bound (`darkpackets`). The `rxb`
-command (`cli`) is a thin layer over these.
+Scenarios (`scenario`), hardware profiles (`profile`), workload cost profiles
+(`costs`), the simulator engine contract (`engine`), and what a notebook needs,
+the same code the `rxb` command (`cli`) runs:
+
+    rxbisect.sweep("reference", grid={...}, seeds=3, out=DIR)  -> DataFrame  (rxb sweep)
+    rxbisect.repro("ring-size", quick=True, out=DIR)            -> DataFrame  (rxb repro)
+    rxbisect.report_html.render(DIR)                            -> Path       (rxb report)
+    rxbisect.fidelity.check(rxbisect.fidelity.load())           -> records    (rxb fidelity)
+    rxbisect.trace_stats(pcap, cores=16)                        -> dict       (rxb trace stats)
+    rxbisect.trace_gen(out, flows=5000, ...)                    -> dict       (rxb trace gen)
+    rxbisect.size(...), rxbisect.dark(...)                      calculators  (rxb size, rxb dark)
 """
 
 __version__ = "0.1.0"
 
 from .sweep import sweep  # noqa: E402,F401  (rxbisect.sweep(...) -> DataFrame; docs/sweeps.md)
+from . import repro  # noqa: E402,F401  (callable: rxbisect.repro("ring-size", ...) -> DataFrame)
+from .darkpackets import compute as dark  # noqa: E402,F401  (rxb dark)
+from .sizing import size  # noqa: E402,F401  (rxb size)
+from .trace import stats as trace_stats  # noqa: E402,F401  (rxb trace stats)
+from .tracegen import generate as trace_gen  # noqa: E402,F401  (rxb trace gen)

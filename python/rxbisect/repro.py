@@ -18,6 +18,7 @@ import os
 import sys
 import tempfile
 import time
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -253,3 +254,14 @@ def run_each(planned: Sequence[Planned], out: str | os.PathLike | None, cluster:
         raise EngineError(f"{len(failed)} of {len(planned)} experiments did not finish "
                           "cleanly: " + "; ".join(failed))
     return results
+
+
+class _CallableModule(types.ModuleType):
+    """`rxbisect.repro(...)` runs an experiment (the notebook API) while `rxbisect.repro`
+    stays this module for the code that uses its other names (cli_repro, study, tests)."""
+
+    def __call__(self, *args, **kwargs):
+        return repro(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
