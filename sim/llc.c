@@ -806,6 +806,16 @@ double sim_llc_occupancy(const struct sim_llc *llc, unsigned cls)
 	       (double)llc->nsampled;
 }
 
+void sim_llc_forget_class(struct sim_llc *llc, unsigned cls)
+{
+	for (unsigned op = 0; op < SIM_LLC_OPS; op++) {
+		struct sim_llc_lane *L = &llc->cls[cls].l[op];
+
+		/* what a miss does is the class's nature, not learned */
+		*L = (struct sim_llc_lane){ .allocates = L->allocates, .reads_dram = L->reads_dram };
+	}
+}
+
 void sim_llc_reset_stats(struct sim_llc *llc)
 {
 	for (uint32_t c = 0; c < llc->nclasses; c++)

@@ -529,6 +529,10 @@ double sim_llc_occupancy(const struct sim_llc *llc, unsigned cls);
 /* Zero the counters (not the cache contents or the learned rates): for
  * measuring after a warm-up. */
 void sim_llc_reset_stats(struct sim_llc *llc);
+/* Forget what class cls has learned (counters and the rates drawn for
+ * unsampled sets): after a set-up phase whose accesses (a prefetch that
+ * misses by construction) say nothing about the class's traffic. */
+void sim_llc_forget_class(struct sim_llc *llc, unsigned cls);
 /* Invalidate every line (dirty lines are dropped, not counted). */
 void sim_llc_invalidate(struct sim_llc *llc);
 

@@ -44,6 +44,28 @@ static uint64_t region(uint64_t *next, uint64_t bytes)
 	return base;
 }
 
+void nf_critical(const struct nf_ctx *nf, uint32_t cores, uint64_t *base, uint64_t *stride,
+		 uint64_t *lines, uint32_t *n)
+{
+	*stride = 0;
+	*n = 1;
+	switch (nf->kind) {
+	case RXB_NF_KIND_L3FWD:
+		*base = nf->lpm_base, *lines = nf->lpm_lines;
+		return;
+	case RXB_NF_KIND_SYNTHETIC:
+		*base = nf->buf_base, *lines = nf->buf_lines;
+		return;
+	case RXB_NF_KIND_COUNTER:
+		*base = nf->ctr_base, *lines = nf->ctr_lines;
+		return;
+	default: /* per-core tables: LB flows, NAT entries, the KVS index */
+		*base = nf->tbl_base, *lines = nf->tbl_lines;
+		*stride = nf->tbl_stride;
+		*n = cores;
+	}
+}
+
 int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct rxb_err *err)
 {
 	const struct rxb_scn_workload *w = &scn->workload;

@@ -87,6 +87,12 @@ struct nf_pkt {
  * *next moves past them) and take its parameters from the scenario. The
  * engine sets l2_hit_ps and the classes. 0 or -ENOMEM. */
 int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct rxb_err *err);
+
+/* The NF's critical structure (the one CAT reserves ways for, docs/simulator.md
+ * §2.6) as `*n` regions of *lines lines each, region i at base + i * stride:
+ * per-core tables give one region per core, shared ones a single region. */
+void nf_critical(const struct nf_ctx *nf, uint32_t cores, uint64_t *base, uint64_t *stride,
+		 uint64_t *lines, uint32_t *n);
 void nf_free(struct nf_ctx *nf);
 
 /* Start packet work at core `core` (its packet class cls_pkt, its

@@ -25,7 +25,7 @@ static const char TEMPLATE[] =
 	"56,\"tx_size\":1024,\"pool_buffers\":60000,\"spool_mode\":\"spp\",\"spool_ports\":1024,\"spool_low\":128,\"s"
 	"pool_high\":1024,\"dyn_sample_ms\":10.0,\"dyn_window\":16,\"dyn_tput_gbps\":170.0,\"dyn_"
 	"membw_gibps\":25.0,\"dyn_overload_factor\":32.0},\"system\":{\"profile\":\"reference\",\"c"
-	"ores\":16,\"nics\":2,\"cores_per_nic\":[8,8],\"ddio_ways\":2,\"cat_ways\":0,\"mlp\":10,\"sta"
+	"ores\":16,\"nics\":2,\"cores_per_nic\":[8,8],\"ddio_ways\":2,\"cat_ways\":0,\"cat_prefetch\":true,\"mlp\":10,\"sta"
 	"lled_cores\":[],\"stall_at_ms\":0.0,\"stall_for_ms\":0.0,\"slow_cores\":[],\"service_cv\":0.25,\"tick_hz\":250.0,\"tick_us\":2.0,\"pause_hz\":1.0,\"pause_us\":50.0,\"slow_extra_"
 	"ns\":0.0,\"hog\":\"none\",\"hog_instances\":0},\"traffic\":{\"rate_gbps\":100.0,\"packet_byt"
 	"es\":1518,\"pattern\":\"constant\",\"target_share\":0.0,\"target_rate_gbps\":0.0,\"target_"

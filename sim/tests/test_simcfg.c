@@ -25,7 +25,7 @@ static const char config_fmt[] =
 	"\"spool_ports\":1024,\"spool_low\":128,\"spool_high\":1024,\"dyn_sample_ms\":10.0,"
 	"\"dyn_window\":16,\"dyn_tput_gbps\":170.0,\"dyn_membw_gibps\":25.0,"
 	"\"dyn_overload_factor\":32.0},\"system\":{\"profile\":\"reference\",\"cores\":%s,\"nics\":2,"
-	"\"cores_per_nic\":%s,\"ddio_ways\":2,\"cat_ways\":0,\"mlp\":10,\"stalled_cores\":[],"
+	"\"cores_per_nic\":%s,\"ddio_ways\":2,\"cat_ways\":0,\"cat_prefetch\":true,\"mlp\":10,\"stalled_cores\":[],"
 	"\"stall_at_ms\":0.0,\"stall_for_ms\":0.0,\"slow_cores\":[],\"slow_extra_ns\":0.0,\"service_cv\":0.25,\"tick_hz\":250.0,\"tick_us\":2.0,\"pause_hz\":1.0,\"pause_us\":50.0,"
 	"\"hog\":\"none\",\"hog_instances\":0},\"traffic\":{\"rate_gbps\":100.0,"
 	"\"packet_bytes\":1518,\"pattern\":\"constant\",\"target_share\":0.0,"
