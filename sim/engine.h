@@ -305,6 +305,7 @@ struct sim {
 	struct ring_occ *occ;
 	uint64_t occ_poll_max;
 	uint64_t occ_samples;         /* ev_occ samples after warm-up */
+	uint64_t spool_posted_sum;    /* spool: buffers posted, summed over those samples */
 	uint64_t dram_rd0, dram_wr0;
 	uint64_t dram_lat_sum, dram_lat_n;
 	uint64_t in_use_max, pool_empty0;

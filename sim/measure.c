@@ -114,6 +114,8 @@ void ev_occ(struct sim *s, uint64_t now)
 			s->in_use_max = in_use;
 		for (uint32_t c = 0; c < s->ncores; c++)
 			s->core[c].tx_occ_sum += s->core[c].tx.n;
+		if (s->arch == RXB_ARCH_SPOOL) /* the memory the ports hold (spp adapts it) */
+			s->spool_posted_sum += rxb_iface_posted(s->ifc);
 		s->occ_samples++;
 	}
 	if (now + s->occ_ps < s->end_ps)

@@ -367,6 +367,15 @@ static json_t *spool_obj(const struct sim *s)
 	set(o, "queues", jcount(s->nrings));
 	set(o, "memory_bytes", jcount(posted * s->cfg->scn.arch.buffer_bytes));
 	set(o, "memory_bytes_per_port", jnum((double)posted * s->cfg->scn.arch.buffer_bytes / ports));
+	/* the same over time: spp's filled depths follow the load */
+	set(o, "memory_bytes_mean", s->occ_samples ?
+					    jnum((double)s->spool_posted_sum / (double)s->occ_samples *
+						 s->cfg->scn.arch.buffer_bytes) :
+					    json_null());
+	if (s->cfg->scn.traffic.pattern == RXB_PATTERN_TARGET && s->delivered) /* the noisy port */
+		set(o, "noisy_port_share",
+		    jfrac((double)s->dst[s->cfg->scn.traffic.target_core].delivered /
+			  (double)s->delivered));
 	set(o, "fairness_jain", nshare && sq > 0 ? jfrac(sum * sum / (nshare * sq)) : json_null());
 	return o;
 }

@@ -58,7 +58,9 @@ def _spool(rec: dict) -> dict:
     """The representor figures of interfaces.md §6, flat: memory, fairness, latency spread."""
     sp, m = rec["metrics"].get("spool") or {}, rec["metrics"]
     p50, p99 = m.get("latency_us_p50"), m.get("latency_us_p99")
-    return {"spool_memory_mib": sp["memory_bytes"] / 2**20 if "memory_bytes" in sp else None,
+    mem = sp.get("memory_bytes_mean", sp.get("memory_bytes"))  # held over time, else at the end
+    return {"spool_memory_mib": mem / 2**20 if mem is not None else None,
+            "noisy_port_share": sp.get("noisy_port_share"),
             "spool_memory_kib_per_port": sp["memory_bytes_per_port"] / 2**10
             if "memory_bytes_per_port" in sp else None,
             "fairness_jain": sp.get("fairness_jain"),
