@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import costs, ndr, scenario
+from . import costs, engine, ndr, scenario
 # the package's `sweep` is the function rxbisect.sweep(); the module's parts by name
 from .sweep import execute, plan, value_text
 from .errors import UsageError
@@ -299,4 +299,11 @@ def table(pts: Points, records: Sequence[dict]) -> str:
     est = ", ".join(pts.estimates)
     return (f"{out}\n\nGbps in the study's unit (IP-level; simulated wire Gbps x {pts.factor:.4f})."
             f"\n{est}: no published figure, so no row; their costs are estimates "
-            f"(see the cost profile).\nPoints and their sources: {pts.path}\n")
+            f"(see the cost profile).\nPoints and their sources: {_shown(pts.path)}\n")
+
+
+def _shown(path: Path) -> str:
+    """A path inside the repository relative to it (what a reader of the docs can find)."""
+    root = engine.repo_root()
+    return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) \
+        else str(path)
