@@ -16,6 +16,8 @@
 #   RXB_SIM_BENCH_RUNS       runs per interface (default 5; the median is reported)
 #   RXB_SIM_BENCH_MS         simulated milliseconds per run (default 50)
 #   RXB_SIM_BENCH_CALLGRIND  1 (default, when valgrind is installed) or 0: skip callgrind
+#   RXB_SIM_BENCH_SET        one more SECTION.KEY=VALUE for every run (e.g. workload.costs=light,
+#                            to compare with runs made before the study's costs were the default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,7 +44,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 for arch in $ARCHS; do
   PYTHONPATH=python "$PY" -m rxbisect scenario show --json --set "arch.name=$arch" \
-    --set "run.duration_ms=$MS" --set run.llc_sample_shift=4 >"$tmp/$arch.json"
+    --set "run.duration_ms=$MS" --set run.llc_sample_shift=4 \
+    ${RXB_SIM_BENCH_SET:+--set "$RXB_SIM_BENCH_SET"} >"$tmp/$arch.json"
 done
 for i in $(seq "$RUNS"); do
   for arch in $ARCHS; do
