@@ -3,8 +3,8 @@
  * The cores of the simulator core (docs/simulator.md §2.5): each polls
  * its queue, pays the receive call, the shRing synchronisation and the
  * allocator, reads the burst's completions and headers, runs the network
- * function (nf.h) packet by packet, transmits, frees the burst, and polls
- * again — in steps that each start within the horizon of the event clock
+ * function (nf.h) packet by packet, transmits into its Tx ring (tx.c),
+ * frees what its Tx completions released, and polls again — in steps that each start within the horizon of the event clock
  * (the time rule, §1.1), yielding between them when it has run ahead.
  */
 #include <math.h>
@@ -463,7 +463,7 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 		k->tr_left--;
 	}
 	/* a full Tx ring: wait for its oldest completion */
-	k->t = tx_room_at(s, k);
+	k->t = tx_room_at(k);
 	/* the transmit's DMA read follows the descriptor write (tx_pkt) */
 	if (k->t + s->c.tx_pkt > limit && k->t > s->now)
 		return false;

@@ -249,7 +249,7 @@ void core_charge_alloc(struct sim *s, struct core *k);
 /* tx.c: the transmit path */
 #define TX_FREE_THRESH 32u /* completions a core frees at once (DPDK's tx_free_thresh) */
 void tx_setup(struct sim *s);
-uint64_t tx_room_at(const struct sim *s, const struct core *k);
+uint64_t tx_room_at(const struct core *k);
 void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len,
 	       uint8_t nic);
 void tx_reap(struct sim *s, struct core *k, uint32_t min);

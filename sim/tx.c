@@ -30,11 +30,10 @@ void tx_setup(struct sim *s)
 
 /* When core k can next post a Tx descriptor: now, or when the oldest
  * completion of its full ring is visible. */
-uint64_t tx_room_at(const struct sim *s, const struct core *k)
+uint64_t tx_room_at(const struct core *k)
 {
 	const struct txq *tq = &k->tx;
 
-	(void)s;
 	if (tq->n < tq->cap)
 		return k->t;
 	return tq->done[tq->head] > k->t ? tq->done[tq->head] : k->t;
