@@ -37,9 +37,9 @@ static int privring_validate(const struct rxb_privring_config *cfg, struct rxb_e
 {
 	int rc;
 
-	if (cfg->n_queues == 0 || cfg->n_queues > RXB_MAX_CORES) {
+	if (cfg->n_queues == 0 || cfg->n_queues > RXB_MAX_QUEUES) {
 		rxb_err_set(err, "privring.n_queues = %u: must be in [1, %u]", cfg->n_queues,
-			    RXB_MAX_CORES);
+			    RXB_MAX_QUEUES);
 		return -EINVAL;
 	}
 	rc = rxb_check_ring_size("privring.ring_size", cfg->ring_size, err);

@@ -33,10 +33,10 @@ static int spool_validate(const struct rxb_spool_config *cfg, struct rxb_err *er
 		return -EINVAL;
 	}
 	/* none and spp give every port a privRing queue, basic a shared one
-	 * per basic_queues: at most RXB_MAX_CORES queues either way. */
-	if (cfg->mode != RXB_SPOOL_BASIC && cfg->n_ports > RXB_MAX_CORES) {
+	 * per basic_queues: at most RXB_MAX_QUEUES queues either way. */
+	if (cfg->mode != RXB_SPOOL_BASIC && cfg->n_ports > RXB_MAX_QUEUES) {
 		rxb_err_set(err, "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s "
-			    "(a queue per port)", cfg->n_ports, RXB_MAX_CORES,
+			    "(a queue per port)", cfg->n_ports, RXB_MAX_QUEUES,
 			    rxb_spool_mode_name[cfg->mode]);
 		return -EINVAL;
 	}

@@ -77,8 +77,8 @@ static void test_privring_config(void)
 		struct rxb_privring_config c;
 		const char *field, *allowed;
 	} bad[] = {
-		{ { .n_queues = 0, .ring_size = 64 }, "privring.n_queues = 0", "[1, 1024]" },
-		{ { .n_queues = 2000, .ring_size = 64 }, "privring.n_queues = 2000", "[1, 1024]" },
+		{ { .n_queues = 0, .ring_size = 64 }, "privring.n_queues = 0", "[1, 65536]" },
+		{ { .n_queues = 70000, .ring_size = 64 }, "privring.n_queues = 70000", "[1, 65536]" },
 		{ { .n_queues = 2, .ring_size = 1000 }, "privring.ring_size = 1000", "power of two" },
 		{ { .n_queues = 2, .ring_size = 1 }, "privring.ring_size = 1", "power of two" },
 		{ { .n_queues = 2, .ring_size = 64, .cr_size = 3 }, "privring.cr_size = 3",
@@ -201,8 +201,8 @@ static void test_spool_config(void)
 	} bad[] = {
 		{ { .n_ports = 0, .mode = RXB_SPOOL_NONE, .depth = 64 }, "spool.n_ports = 0",
 		  "[1, 1048576]" },
-		{ { .n_ports = 2000, .mode = RXB_SPOOL_SPP, .low = 8, .high = 64 },
-		  "spool.n_ports = 2000", "[1, 1024] with spool.mode = spp" },
+		{ { .n_ports = 70000, .mode = RXB_SPOOL_SPP, .low = 8, .high = 64 },
+		  "spool.n_ports = 70000", "[1, 65536] with spool.mode = spp" },
 		{ { .n_ports = 4, .mode = 9, .depth = 64 }, "spool.mode = 9", "none, basic or spp" },
 		{ { .n_ports = 4, .mode = RXB_SPOOL_BASIC, .depth = 64, .basic_queues = 8 },
 		  "spool.basic_queues = 8", "at most spool.n_ports = 4" },

@@ -167,7 +167,7 @@ static void test_config_errors(void)
 		{ { .n_queues = 2, .ring_size = 0 }, "privring.ring_size" },
 		{ { .n_queues = 2, .ring_size = 100 }, "privring.ring_size" },
 		{ { .n_queues = 2, .ring_size = 64, .cr_size = 3 }, "privring.cr_size" },
-		{ { .n_queues = 5000, .ring_size = 64 }, "privring.n_queues" },
+		{ { .n_queues = 70000, .ring_size = 64 }, "privring.n_queues" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -33,6 +33,10 @@ extern "C" {
 #define RXB_RING_MAX (1u << 20)
 #define RXB_AX_VENDOR_MIN 64u     /* vendor minimum for an Ax ring (spec §5.1) */
 #define RXB_MAX_CORES 1024u
+/* Queues one privRing (and so one shared page pool) can have: representor
+ * ports get a queue each, thousands of them (interfaces.md §6); cores
+ * still number at most RXB_MAX_CORES. */
+#define RXB_MAX_QUEUES 65536u
 #define RXB_NONE UINT32_MAX       /* "no ring / no index" */
 /* Packets one receive call handles at most (DPDK's usual burst is 32). */
 #define RXB_BURST_MAX 64u

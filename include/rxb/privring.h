@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 struct rxb_privring_config {
-	uint32_t n_queues;      /* queues (one per core); 1..RXB_MAX_CORES */
+	uint32_t n_queues;      /* queues (one per core, or per port); 1..RXB_MAX_QUEUES */
 	uint32_t ring_size;     /* Rx ring entries: 1024 privRing, 128 small */
 	uint32_t cr_size;       /* CR entries; 0 = ring_size */
 	uint32_t desc_prefetch; /* descriptors per descriptor read; 0 = default */

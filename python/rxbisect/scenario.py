@@ -66,7 +66,9 @@ Arch, System, Traffic, Workload, Run, Emu = (_section_class(s) for s in SECTIONS
 ARCHS = tuple(TABLE["arch"]["name"]["values"])
 SHARED = ("shring", "shring_list", "dyn_shring")  # archs with rings shared by share_degree cores
 RING_MAX = TABLE["arch"]["rx_size"]["hi"]  # RXB_RING_MAX of include/rxb/common.h
-MAX_QUEUES = TABLE["system"]["cores"]["hi"]  # RXB_MAX_CORES: the library's queue limit
+# RXB_MAX_QUEUES (include/rxb/common.h): queues one privRing, so one page pool, can have (the
+# library refuses more itself; this check only says it before anything runs)
+MAX_QUEUES = 65536
 
 
 def honours(full: str, engine: str) -> bool:

@@ -152,8 +152,8 @@ def test_rxlist_batch_default_resolution_and_validation():
 
 
 def test_spool_ports_beyond_the_librarys_queues_need_basic_mode():
-    with pytest.raises(ScenarioError, match="arch.spool_ports = 2000: spool_mode = 'spp' gives"):
-        scenario.load_resolved(None, ["arch.name=spool", "arch.spool_ports=2000"])
-    r = scenario.load_resolved(None, ["arch.name=spool", "arch.spool_ports=2000",
+    with pytest.raises(ScenarioError, match="arch.spool_ports = 70000: spool_mode = 'spp' gives"):
+        scenario.load_resolved(None, ["arch.name=spool", "arch.spool_ports=70000"])
+    r = scenario.load_resolved(None, ["arch.name=spool", "arch.spool_ports=70000",
                                       "arch.spool_mode=basic"])
-    assert r.scenario.arch.spool_ports == 2000
+    assert r.scenario.arch.spool_ports == 70000
