@@ -68,6 +68,14 @@ def _progress(args) -> bool | None:
     return False if args.no_progress else (True if args.progress else None)
 
 
+def _pool_args(p: argparse.ArgumentParser) -> None:
+    """Where engine runs go: the local pool (--jobs) or a Dask cluster (--cluster)."""
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="engine runs at once on the local pool (default: every CPU)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
+
+
 def _bar_args(p: argparse.ArgumentParser) -> None:
     bar = p.add_mutually_exclusive_group()
     bar.add_argument("--progress", action="store_true", help="always show the progress bar")
@@ -290,10 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--out", default="results/sweep", metavar="DIR",
                    help="folder for sweep.jsonl and sweep.parquet; points already recorded "
                    "there are skipped (default results/sweep)")
-    w.add_argument("--jobs", type=int, metavar="N",
-                   help="engine runs at once on the local pool (default: every CPU)")
-    w.add_argument("--cluster", metavar="ADDRESS",
-                   help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
+    _pool_args(w)
     w.add_argument("--json", action="store_true", help="print the points' records as JSON")
     _bar_args(w)
     w.set_defaults(func=cmd_sweep)

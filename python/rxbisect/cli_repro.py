@@ -49,7 +49,7 @@ def cmd_repro(args) -> int:
 def register(sub, parser_class: type[argparse.ArgumentParser]) -> None:
     """Add the `repro` subcommand to the `rxb` parser."""
     from . import repro
-    from .cli import _bar_args
+    from .cli import _bar_args, _pool_args
     r = sub.add_parser("repro", help="run an experiment of the catalogue (experiments/): "
                        "records, table, summary and plot in DIR (docs/experiments.md)")
     r.add_argument("experiment", metavar="ID", help="a catalogue ID, an experiment file, "
@@ -63,10 +63,7 @@ def register(sub, parser_class: type[argparse.ArgumentParser]) -> None:
     r.add_argument("--out", default=repro.DEFAULT_OUT, metavar="DIR",
                    help=f"folder for ID.jsonl/.parquet/.summary.json/.png/.svg; points "
                    f"already recorded there are skipped (default {repro.DEFAULT_OUT})")
-    r.add_argument("--jobs", type=int, metavar="N",
-                   help="engine runs at once on the local pool (default: every CPU)")
-    r.add_argument("--cluster", metavar="ADDRESS",
-                   help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
+    _pool_args(r)
     r.add_argument("--json", action="store_true", help="print the summaries as JSON")
     _bar_args(r)
     r.set_defaults(func=cmd_repro)
