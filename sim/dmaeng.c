@@ -42,7 +42,6 @@ uint64_t sim_dmaeng_request(struct sim_dmaeng *e, uint64_t t, uint64_t lat, uint
 	e->link_free = done;
 	*slot = done;
 	e->next = e->next + 1 == e->slots ? 0 : e->next + 1;
-	e->requests++;
 	e->wait_ps += start - t;
 	return done;
 }

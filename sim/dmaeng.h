@@ -36,7 +36,6 @@ struct sim_dmaeng {
 	uint64_t link_ps_per_byte_q32; /* host -> NIC link, 32.32 fixed point */
 	uint64_t link_free;
 	/* statistics */
-	uint64_t requests;
 	uint64_t wait_ps;          /* waiting for a slot, summed */
 };
 
