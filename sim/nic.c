@@ -266,7 +266,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	bool cohort = t >= s->warm_ps;
 	struct rxb_rx_meta m = { .len = dma, .now = t };
 	struct rxb_delivery d;
-	uint64_t start, ready, backlog, fetched, vis;
+	uint64_t start, ready, backlog, vis;
 	uint32_t rings[2];
 	int rc;
 
@@ -310,11 +310,9 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	}
 	rings[0] = d.ring;
 	rings[1] = d.notify_ring;
-	fetched = 0;
 	if (d.desc_reads) { /* descriptors this delivery's fetch brings in, for later packets */
-		uint64_t f = dest_fetched(s, dest);
+		uint64_t f = dest_fetched(s, dest), fetched = f - s->fetched_seen[dest];
 
-		fetched = f - s->fetched_seen[dest];
 		s->fetched_seen[dest] = f;
 		s->dst[dest].desc_ready = nic_dma_read(s, n, ready, 0,
 						       (uint32_t)(fetched ? fetched : 1) *

@@ -59,7 +59,7 @@ void tx_reap(struct sim *s, struct core *k, uint32_t min)
 		uint32_t q = tq->q[tq->head], m = 0;
 
 		/* one free call per run of the same queue (spool cores have several) */
-		while (m < ready && m < RXB_BURST_MAX && tq->q[tq->head] == q) {
+		while (m < ready && tq->q[tq->head] == q) { /* ready <= RXB_BURST_MAX */
 			bufs[m++] = tq->buf[tq->head];
 			tq->head = (tq->head + 1) % tq->cap;
 			tq->n--;
