@@ -60,6 +60,7 @@ struct iface_ops {
 	int (*deliver_from)(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
 			    struct rxb_delivery *d);
 	unsigned (*nic_fetch)(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n);
+	bool (*nic_room)(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause);
 	unsigned (*tick)(struct rxb_iface *i, uint64_t now);
 	/* software side */
 	unsigned (*rx)(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
@@ -239,6 +240,11 @@ static int pr_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
 	return rxb_privring_nic_deliver(i->pr, meta, d);
 }
 
+static bool pr_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause)
+{
+	return rxb_privring_nic_room(i->pr, dest, cause);
+}
+
 static unsigned pr_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
 {
 	return rxb_privring_nic_fetch(i->pr, src, bufs, n);
@@ -303,6 +309,7 @@ static const struct iface_ops privring_ops = {
 	.deliver = pr_deliver,
 	.deliver_from = pr_deliver_from,
 	.nic_fetch = pr_nic_fetch,
+	.nic_room = pr_nic_room,
 	.tick = no_tick,
 	.rx = pr_rx,
 	.free = pr_free,
@@ -354,6 +361,11 @@ static int sh_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
 	return rxb_shring_nic_deliver(i->sh, meta, d);
 }
 
+static bool sh_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause)
+{
+	return rxb_shring_nic_room(i->sh, dest, cause);
+}
+
 static unsigned sh_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
 {
 	return rxb_shring_nic_fetch(i->sh, src, bufs, n);
@@ -403,6 +415,7 @@ static const struct iface_ops shring_ops = {
 	.deliver = sh_deliver,
 	.deliver_from = sh_deliver_from,
 	.nic_fetch = sh_nic_fetch,
+	.nic_room = sh_nic_room,
 	.tick = no_tick,
 	.rx = sh_rx,
 	.free = sh_free,
@@ -479,6 +492,15 @@ static int dyn_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_
 	if (set == RXB_DYN_SHARED)
 		return sh_deliver_from(i, src - i->cfg.n_cores, meta, d);
 	return pr_deliver_from(i, src, meta, d);
+}
+
+/* The set the next delivery steers to: the requested one, which
+ * dyn_nic_mode() applies at that delivery (read here without applying it). */
+static bool dyn_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause)
+{
+	if (atomic_load_explicit(&i->dyn->requested, memory_order_relaxed) == RXB_DYN_SHARED)
+		return sh_nic_room(i, dest, cause);
+	return pr_nic_room(i, dest, cause);
 }
 
 static unsigned dyn_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
@@ -560,6 +582,7 @@ static const struct iface_ops dyn_shring_ops = {
 	.deliver = dyn_deliver,
 	.deliver_from = dyn_deliver_from,
 	.nic_fetch = dyn_nic_fetch,
+	.nic_room = dyn_nic_room,
 	.tick = no_tick,
 	.rx = dyn_rx,
 	.free = pr_free,
@@ -600,6 +623,11 @@ static int bs_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
 			   struct rxb_delivery *d)
 {
 	return rxb_bisect_nic_deliver_from(i->bs, src, meta, d);
+}
+
+static bool bs_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause)
+{
+	return rxb_bisect_nic_room(i->bs, dest, cause);
 }
 
 static unsigned bs_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
@@ -657,6 +685,7 @@ static const struct iface_ops rxbisect_ops = {
 	.deliver = bs_deliver,
 	.deliver_from = bs_deliver_from,
 	.nic_fetch = bs_nic_fetch,
+	.nic_room = bs_nic_room,
 	.tick = bs_tick,
 	.rx = bs_rx,
 	.free = bs_free,
@@ -710,6 +739,11 @@ static int sp_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
 	return rxb_spool_nic_deliver(i->sp, meta, d);
 }
 
+static bool sp_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause)
+{
+	return rxb_spool_nic_room(i->sp, dest, cause);
+}
+
 static unsigned sp_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n)
 {
 	return rxb_spool_nic_fetch(i->sp, src, bufs, n);
@@ -760,6 +794,7 @@ static const struct iface_ops spool_ops = {
 	.deliver = sp_deliver,
 	.deliver_from = sp_deliver_from,
 	.nic_fetch = sp_nic_fetch,
+	.nic_room = sp_nic_room,
 	.tick = no_tick,
 	.rx = sp_rx,
 	.free = sp_free,
@@ -955,6 +990,13 @@ int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
 		      struct rxb_delivery *d)
 {
 	return i->ops->deliver(i, meta, d);
+}
+
+int rxb_iface_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause)
+{
+	if (dest >= i->n_dests)
+		return -EINVAL;
+	return !i->ops->nic_room(i, dest, cause);
 }
 
 int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,

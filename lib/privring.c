@@ -145,6 +145,19 @@ out:
 	return d->drop >= 0;
 }
 
+bool rxb_privring_nic_room(struct rxb_privring *pr, uint32_t q, enum rxb_drop_cause *cause)
+{
+	struct rxb_prq *pq = &pr->q[q];
+
+	/* The checks of rxb_privring_nic_deliver, in its order, without its
+	 * prefetch: a descriptor prefetched or posted, then a CR entry. */
+	if (rxb_descring_nic_avail(&pq->rx, false) == 0)
+		return rxb_nic_no_room(cause, RXB_DROP_NO_RX_DESC);
+	if (!rxb_cr_nic_has_room(&pq->cr))
+		return rxb_nic_no_room(cause, RXB_DROP_CR_FULL);
+	return true;
+}
+
 unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *bufs,
 				unsigned n)
 {

@@ -213,6 +213,15 @@ static inline bool rxb_cr_nic_has_room(struct rxb_cr *cr)
 	return prod - cr->nic.cons_seen < cr->size;
 }
 
+/* NIC: entries it can write now, from software's latest release (a room
+ * query that must agree with any sequence of rxb_cr_nic_has_room calls). */
+static inline uint32_t rxb_cr_nic_free(struct rxb_cr *cr)
+{
+	/* acquire: pairs with the release in rxb_cr_sw_publish(), as above. */
+	cr->nic.cons_seen = atomic_load_explicit(&cr->sw.cons_pub, memory_order_acquire);
+	return cr->size - (rxb_relaxed_load(&cr->nic.prod) - cr->nic.cons_seen);
+}
+
 /* NIC: write one entry (caller checked room). */
 static inline void rxb_cr_nic_write(struct rxb_cr *cr, uint32_t index, uint32_t len,
 				    uint32_t hash)
@@ -301,6 +310,15 @@ static inline unsigned rxb_alloc_get_upto(const struct rxb_allocator *a, rxb_buf
 }
 
 /* The NIC took `buf` for the packet: write its bytes (struct rxb_rx_meta). */
+/* A room query's answer "it would drop": the cause into *cause (may be
+ * NULL), false. */
+static inline bool rxb_nic_no_room(enum rxb_drop_cause *cause, enum rxb_drop_cause why)
+{
+	if (cause != NULL)
+		*cause = why;
+	return false;
+}
+
 static inline void rxb_nic_write_payload(const struct rxb_rx_meta *meta, rxb_buf_t buf)
 {
 	if (meta->write != NULL)

@@ -602,6 +602,43 @@ int rxb_bisect_nic_deliver(struct rxb_bisect *bs, const struct rxb_rx_meta *meta
 	return bisect_end(bs, d);
 }
 
+/* Would choose_foreign_ax find an Ax? Asked without its policy state (the
+ * round-robin cursor, the random draw): any non-empty Ax of the set not
+ * linked to b will do. */
+static bool foreign_ax_nonempty(struct rxb_bisect *bs, const struct rxb_bx *bx, uint32_t b)
+{
+	for (uint32_t k = 0; k < bx->n_assoc; k++) {
+		uint32_t a = bx->assoc[k];
+
+		if (bs->ax[a].link != b && ax_nonempty(bs, a))
+			return true;
+	}
+	return false;
+}
+
+bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause *cause)
+{
+	struct rxb_bx *bx = &bs->bx[b];
+	uint32_t free = rxb_cr_nic_free(&bx->cr);
+
+	/* rxb_bisect_nic_deliver's decisions in its order. A linked buffer
+	 * first writes the notices held for this Bx, then its own entry (the
+	 * notification invariant keeps that room whenever a linked Ax holds a
+	 * buffer; the test mirrors the delivery rather than rely on it). */
+	if (free == 0)
+		return rxb_nic_no_room(cause, RXB_DROP_NO_BX_SLOT);
+	if (choose_linked_ax(bs, bx) != RXB_NONE) {
+		if (free < bx_pending(bx) + 1)
+			return rxb_nic_no_room(cause, RXB_DROP_NO_BX_SLOT);
+		return true;
+	}
+	if (!foreign_ax_nonempty(bs, bx, b))
+		return rxb_nic_no_room(cause, RXB_DROP_NO_AX_BUF);
+	if (!bx_foreign_room(bx))
+		return rxb_nic_no_room(cause, RXB_DROP_NO_BX_SLOT);
+	return true;
+}
+
 int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax,
 				const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {

@@ -303,6 +303,22 @@ int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta
 	return nic_deliver(sh, meta, d, false);
 }
 
+bool rxb_shring_nic_room(struct rxb_shring *sh, uint32_t dest, enum rxb_drop_cause *cause)
+{
+	struct rxb_shcore *c = &sh->c[dest];
+	struct rxb_shgroup *g = group_of(sh, dest);
+	/* As nic_deliver: batched, a core with a slot left in its current
+	 * descriptor needs no new one. */
+	bool take = c->cur.fill == g->batch;
+
+	if (take && g->rx.nic.fetched == rxb_relaxed_load(&g->rx.nic.head) &&
+	    !sh->ops->nic_fetchable(g))
+		return rxb_nic_no_room(cause, RXB_DROP_NO_RX_DESC);
+	if (!rxb_cr_nic_has_room(&c->cr))
+		return rxb_nic_no_room(cause, RXB_DROP_CR_FULL);
+	return true;
+}
+
 unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs,
 			      unsigned n)
 {
@@ -500,6 +516,11 @@ static uint32_t arr_nic_fetch(struct rxb_shgroup *g, uint32_t n, uint16_t *reads
 	return rxb_descring_nic_fetch(&g->rx, n, reads);
 }
 
+static bool arr_nic_fetchable(struct rxb_shgroup *g)
+{
+	return rxb_descring_nic_unfetched(&g->rx, 1) != 0;
+}
+
 static uint32_t arr_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
 {
 	return pos & g->rx.mask;
@@ -663,6 +684,7 @@ const struct shring_ops rxb_shring_arr_ops = {
 	.init = arr_init,
 	.fini = arr_fini,
 	.nic_fetch = arr_nic_fetch,
+	.nic_fetchable = arr_nic_fetchable,
 	.nic_slot = arr_nic_slot,
 	.prime = arr_prime,
 	.release = arr_release,

@@ -133,6 +133,9 @@ struct shring_ops {
 	/* NIC: move up to n posted descriptors into the NIC's prefetch and
 	 * add the read transactions it took to *reads. Returns the count. */
 	uint32_t (*nic_fetch)(struct rxb_shgroup *g, uint32_t n, uint16_t *reads);
+	/* NIC: could nic_fetch fetch a descriptor now? No side effect but a
+	 * refresh of the NIC's cached doorbell. */
+	bool (*nic_fetchable)(struct rxb_shgroup *g);
 	/* NIC: descriptor at NIC position pos, which must be prefetched. */
 	uint32_t (*nic_slot)(const struct rxb_shgroup *g, uint32_t pos);
 	/* Set-up: desc[] holds a buffer in every slot; build the variant's

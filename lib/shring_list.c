@@ -75,6 +75,12 @@ static uint32_t list_nic_fetch(struct rxb_shgroup *g, uint32_t n, uint16_t *read
 	return n;
 }
 
+/* list_nic_fetch leaves the tail behind: it needs two unfetched. */
+static bool list_nic_fetchable(struct rxb_shgroup *g)
+{
+	return rxb_descring_nic_unfetched(&g->rx, 2) > 1;
+}
+
 static uint32_t list_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
 {
 	return g->fifo[pos & g->rx.mask];
@@ -149,6 +155,7 @@ const struct shring_ops rxb_shring_list_ops = {
 	.init = list_init,
 	.fini = list_fini,
 	.nic_fetch = list_nic_fetch,
+	.nic_fetchable = list_nic_fetchable,
 	.nic_slot = list_nic_slot,
 	.prime = list_prime,
 	.release = list_release,
@@ -245,6 +252,7 @@ const struct shring_ops rxb_shring_batch_ops = {
 	.init = batch_init,
 	.fini = list_fini,
 	.nic_fetch = list_nic_fetch,
+	.nic_fetchable = list_nic_fetchable,
 	.nic_slot = list_nic_slot,
 	.prime = list_prime,
 	.release = batch_release,

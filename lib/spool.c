@@ -145,6 +145,11 @@ int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
 	return rc;
 }
 
+bool rxb_spool_nic_room(struct rxb_spool *sp, uint32_t port, enum rxb_drop_cause *cause)
+{
+	return rxb_privring_nic_room(sp->pr, rxb_spool_queue_of(sp, port), cause);
+}
+
 unsigned rxb_spool_nic_fetch(struct rxb_spool *sp, uint32_t q, rxb_buf_t *bufs, unsigned n)
 {
 	return rxb_privring_nic_fetch(sp->pr, q, bufs, n);

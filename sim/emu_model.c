@@ -13,7 +13,6 @@
 #include <stdlib.h>
 
 #include "engine_int.h"
-#include "rxb/privring.h"
 
 /* A physical completion wakes the sleeping emulator core at t. */
 static void emumodel_wake(struct sim *s, uint64_t t)
@@ -99,27 +98,14 @@ static void buf_put(struct emumodel_pq *f, uint64_t a)
  * packet must instead wait. The real emulator never has to ask: its
  * physical queues hold only buffers it fetched from the virtual rings
  * (emu/emu_nic.c, emu_refill), so the virtual ring's room is what limits
- * them. privRing (and small privRing): a descriptor the NIC has not used
- * (posted minus the entries software has not taken back) and a free
- * completion entry — what rxb_privring_nic_deliver checks. The other
- * designs have no such query in the library (rxBisect's choice of Ax ring
- * depends on its policy; dynamic shRing may switch its ring set at the
- * delivery): for them the library decides and a refusal is a drop, as
- * before (docs/simulator.md §2.4). */
+ * them. */
 static bool virtual_room(struct sim *s, uint32_t dest)
 {
-	struct rxb_privring *pr = rxb_iface_privring(s->ifc);
-	uint32_t unread;
-
-	if (s->arch != RXB_ARCH_PRIVRING && s->arch != RXB_ARCH_SMALL_PRIVRING)
-		return true;
-	unread = rxb_privring_occupancy(pr, dest);
-	return rxb_privring_posted(pr, dest) > unread && unread < s->cq_entries;
+	return rxb_iface_nic_room(s->ifc, dest, NULL) == 0;
 }
 
-/* The head packet of f through the virtual rings at the emulator's clock:
- * delivered, its buffer swapped, or (a refusal the model could not
- * foresee, see virtual_room) dropped with the library's cause. */
+/* The head packet of f through the virtual rings at the emulator's clock
+ * (virtual_room said yes): delivered, its buffer swapped. */
 static void deliver_head(struct sim *s, struct emumodel_pq *f)
 {
 	struct emumodel *e = &s->emu;
@@ -131,22 +117,16 @@ static void deliver_head(struct sim *s, struct emumodel_pq *f)
 
 	sim_note_step(s, e->t);
 	rc = rxb_iface_deliver(s->ifc, &m, &d);
-	if (rc < 0) {
-		fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", ep->dest, rc);
+	if (rc != 0) {
+		fprintf(stderr, "internal error: rxb_iface_deliver(dest %u) returned %d (drop %d) "
+			"after rxb_iface_nic_room said it would deliver\n", ep->dest, rc, d.drop);
 		exit(1);
 	}
-	if (rc == 1) {
-		count_drop(s, ep->dest, (unsigned)d.drop, ep->arr >= s->warm_ps);
-		buf_put(f, ep->paddr);
-	} else {
-		/* Pointer swap: the handle the virtual ring gave now names the
-		 * memory holding the packet; its empty memory refills the
-		 * physical queue. */
-		buf_put(f, s->addr_of[d.buf]);
-		s->addr_of[d.buf] = ep->paddr;
-		deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic, ep->cls,
-			     ep->dest);
-	}
+	/* Pointer swap: the handle the virtual ring gave now names the memory
+	 * holding the packet; its empty memory refills the physical queue. */
+	buf_put(f, s->addr_of[d.buf]);
+	s->addr_of[d.buf] = ep->paddr;
+	deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic, ep->cls, ep->dest);
 	f->pkt_head = (f->pkt_head + 1) % f->cap;
 	f->pkts--;
 	e->n--;

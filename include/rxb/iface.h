@@ -113,6 +113,15 @@ uint32_t rxb_iface_n_srcs(const struct rxb_iface *i);  /* NIC-side sources (abov
 /* NIC side. Returns 0 delivered, 1 dropped (d->drop), -EINVAL bad dest. */
 int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
 		      struct rxb_delivery *d);
+/* Would rxb_iface_deliver() to dest deliver now? 0 yes, 1 it would drop
+ * (the cause in *cause, which may be NULL), -EINVAL bad dest. No side
+ * effect a caller can see: no counter, no descriptor prefetch, no notice
+ * written, no switch of the dynamic shRing set (the answer is for the set
+ * the next delivery steers to), and rxBisect's next choice of Ax stays the
+ * same. NIC thread. The simulator's model of the emulator asks it before
+ * taking a packet off a physical queue, so a packet whose virtual ring is
+ * full waits there instead of being dropped. */
+int rxb_iface_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause);
 /* Deliver a packet that sits in the next buffer of source `src` (the
  * emulator: its physical queue already holds buffers fetched from sources).
  * As deliver, and -EINVAL when src does not exist or is not the source

@@ -14,6 +14,8 @@
 #ifndef RXB_PRIVRING_H
 #define RXB_PRIVRING_H
 
+#include <stdbool.h>
+
 #include "rxb/common.h"
 
 #ifdef __cplusplus
@@ -43,6 +45,12 @@ uint32_t rxb_privring_ring_size(const struct rxb_privring *pr);
  * dropped (cause in d->drop), -EINVAL when dest is out of range. */
 int rxb_privring_nic_deliver(struct rxb_privring *pr, const struct rxb_rx_meta *meta,
 			     struct rxb_delivery *d);
+
+/* Would rxb_privring_nic_deliver() deliver a packet to queue q (< n_queues)
+ * now? false with the drop's cause in *cause (may be NULL) otherwise. No
+ * side effect a caller can see: no counter, no prefetch (the NIC may
+ * refresh its cached copies of software's indices, as a delivery does). */
+bool rxb_privring_nic_room(struct rxb_privring *pr, uint32_t q, enum rxb_drop_cause *cause);
 
 /* Prefetch up to n posted descriptors of queue q into the NIC and return
  * their buffers in ring order (the emulator posts these to a physical

@@ -91,6 +91,12 @@ const struct rxb_bisect_config *rxb_bisect_config(const struct rxb_bisect *bs);
 int rxb_bisect_nic_deliver(struct rxb_bisect *bs, const struct rxb_rx_meta *meta,
 			   struct rxb_delivery *d);
 
+/* Would rxb_bisect_nic_deliver() deliver a packet to Bx b (< n_bx) now?
+ * false with the drop's cause in *cause (may be NULL) otherwise. No side
+ * effect a caller can see: no counter, no prefetch, no notice written, and
+ * the policy's next choice of Ax stays what it was. */
+bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause *cause);
+
 /* Deliver into the next buffer of a given Ax ring (the emulator, whose
  * physical queue already holds buffers fetched from Ax rings). Returns as
  * deliver; -EINVAL also when ax is not associated with the Bx. */

@@ -134,6 +134,11 @@ uint32_t rxb_shring_ring_size(const struct rxb_shring *sh);
 int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
 			   struct rxb_delivery *d);
 
+/* Would rxb_shring_nic_deliver() deliver a packet to core dest (< n_cores)
+ * now? false with the drop's cause in *cause (may be NULL) otherwise. No
+ * side effect a caller can see: no counter, no prefetch. */
+bool rxb_shring_nic_room(struct rxb_shring *sh, uint32_t dest, enum rxb_drop_cause *cause);
+
 /* Prefetch up to n posted descriptors of shared ring `ring` into the NIC and
  * return their buffers in the order the NIC will consume them (ring order
  * for RxArr, list order for RxList). Returns the count. A prefetch no packet

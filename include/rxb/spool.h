@@ -19,6 +19,8 @@
 #ifndef RXB_SPOOL_H
 #define RXB_SPOOL_H
 
+#include <stdbool.h>
+
 #include "rxb/common.h"
 
 #ifdef __cplusplus
@@ -54,6 +56,10 @@ uint32_t rxb_spool_queue_of(const struct rxb_spool *sp, uint32_t port);
 /* NIC: meta->dest is the PORT. 0 delivered, 1 dropped, -EINVAL bad port. */
 int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
 			  struct rxb_delivery *d);
+
+/* NIC: would rxb_spool_nic_deliver() deliver a packet to port (< n_ports)
+ * now? As rxb_privring_nic_room() for the port's queue. */
+bool rxb_spool_nic_room(struct rxb_spool *sp, uint32_t port, enum rxb_drop_cause *cause);
 
 /* NIC: prefetch up to n posted descriptors of queue q and return their
  * buffers in ring order (the emulator posts them to a physical queue). */

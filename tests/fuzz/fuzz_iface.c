@@ -35,7 +35,8 @@
  * buffers, duplicates) runs every CHECK_EVERY operations among the first 64,
  * every 8 × CHECK_EVERY after that, and at the end.
  *
- * The model: every delivered packet is expected, in delivery order, at the
+ * Before every delivery rxb_iface_nic_room() must predict its outcome and
+ * drop cause. The model: every delivered packet is expected, in delivery order, at the
  * poller that serves its destination, with the same buffer, length and hash;
  * drops must be of a cause the design can produce; software order-error
  * counters stay 0; a buffer is never held twice. Any violation prints what
@@ -237,19 +238,24 @@ static void op_deliver(uint32_t dest, unsigned burst)
 	for (unsigned k = 0; k < burst; k++) {
 		struct rxb_rx_meta m = { .dest = dest, .now = S.now };
 		struct rxb_delivery d;
-		int rc;
+		enum rxb_drop_cause cause;
+		int rc, room;
 
 		if (dest < S.n_dests) {
 			m.hash = dest << 24 | (S.seq[dest] & 0xffffff);
 			m.len = 60 + m.hash % 1500;
 		}
+		room = rxb_iface_nic_room(S.i, dest, &cause);
 		rc = rxb_iface_deliver(S.i, &m, &d);
 		if (dest >= S.n_dests) {
-			if (rc != -EINVAL)
-				FAIL("deliver to dest %u of %u returned %d, not -EINVAL", dest,
-				     S.n_dests, rc);
+			if (rc != -EINVAL || room != -EINVAL)
+				FAIL("deliver (room) to dest %u of %u returned %d (%d), not -EINVAL",
+				     dest, S.n_dests, rc, room);
 			return;
 		}
+		if (room != rc || (rc == 1 && (int)cause != d.drop))
+			FAIL("dest %u: nic_room said %d (cause %d), the delivery %d (cause %d)",
+			     dest, room, room == 1 ? (int)cause : -1, rc, d.drop);
 		if (rc == 1) {
 			if (d.drop < 0 || d.drop >= RXB_DROP_CAUSES ||
 			    !(S.plausible & 1u << d.drop))
