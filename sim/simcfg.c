@@ -18,11 +18,11 @@ struct rd {
 	int bad;
 };
 
-static json_t *field(struct rd *r, const char *key, int required)
+static json_t *field(struct rd *r, const char *key)
 {
 	json_t *v = r->obj ? json_object_get(r->obj, key) : NULL;
 
-	if (v == NULL && required && !r->bad) {
+	if (v == NULL && !r->bad) {
 		rxb_err_set(r->err, "%s.%s: missing from the config (docs/engine-contract.md §3)",
 			    r->sec, key);
 		r->bad = 1;
@@ -37,40 +37,35 @@ static void type_error(struct rd *r, const char *key, const char *want)
 	r->bad = 1;
 }
 
-static double num_opt(struct rd *r, const char *key, double dflt, int required)
+static double num(struct rd *r, const char *key)
 {
-	json_t *v = field(r, key, required);
+	json_t *v = field(r, key);
 
 	if (v == NULL)
-		return dflt;
+		return 0.0;
 	if (!json_is_number(v)) {
 		type_error(r, key, "a number");
-		return dflt;
+		return 0.0;
 	}
 	return json_number_value(v);
 }
 
-static double num(struct rd *r, const char *key)
+static uint64_t u64(struct rd *r, const char *key)
 {
-	return num_opt(r, key, 0.0, 1);
-}
-
-static uint64_t uint_opt(struct rd *r, const char *key, uint64_t dflt, int required)
-{
-	json_t *v = field(r, key, required);
+	json_t *v = field(r, key);
 
 	if (v == NULL)
-		return dflt;
+		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0) {
 		type_error(r, key, "a non-negative integer");
-		return dflt;
+		return 0;
 	}
 	return (uint64_t)json_integer_value(v);
 }
 
 static uint32_t u32(struct rd *r, const char *key)
 {
-	uint64_t v = uint_opt(r, key, 0, 1);
+	uint64_t v = u64(r, key);
 
 	if (v > UINT32_MAX) {
 		type_error(r, key, "below 2^32");
@@ -81,7 +76,7 @@ static uint32_t u32(struct rd *r, const char *key)
 
 static bool boolean(struct rd *r, const char *key)
 {
-	json_t *v = field(r, key, 1);
+	json_t *v = field(r, key);
 
 	if (v != NULL && !json_is_boolean(v)) {
 		type_error(r, key, "true or false");
@@ -92,7 +87,7 @@ static bool boolean(struct rd *r, const char *key)
 
 static const char *str(struct rd *r, const char *key)
 {
-	json_t *v = field(r, key, 1);
+	json_t *v = field(r, key);
 
 	if (v != NULL && !json_is_string(v)) {
 		type_error(r, key, "a string");
@@ -114,7 +109,7 @@ static void str_copy(struct rd *r, const char *key, char *dst, size_t cap)
 
 static uint32_t u32_list(struct rd *r, const char *key, uint32_t *out, uint32_t cap)
 {
-	json_t *v = field(r, key, 1), *e;
+	json_t *v = field(r, key), *e;
 	size_t i;
 
 	if (v == NULL)
@@ -148,7 +143,7 @@ static struct rd section(json_t *root, const char *sec, struct rxb_err *err, int
 
 static struct rd sub(struct rd *parent, const char *key)
 {
-	struct rd r = { .obj = field(parent, key, 1), .err = parent->err, .bad = parent->bad };
+	struct rd r = { .obj = field(parent, key), .err = parent->err, .bad = parent->bad };
 
 	if (!r.bad && !json_is_object(r.obj)) {
 		type_error(parent, key, "an object");
@@ -260,7 +255,7 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	c->l2_kib = u32(&cpu, "l2_kib");
 	c->l2_ways = u32(&cpu, "l2_ways");
 	c->l2_latency_cycles = u32(&cpu, "l2_latency_cycles");
-	c->xsocket_ns = num_opt(&cpu, "xsocket_ns", 130.0, 0);
+	c->xsocket_ns = num(&cpu, "xsocket_ns");
 	r->bad |= cpu.bad;
 	llc = sub(r, "llc");
 	c->llc_mib = num(&llc, "size_mib");
@@ -284,9 +279,9 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	c->dma_read_ns = num(&pcie, "dma_read_ns");
 	c->dma_read_ns_per_byte = num(&pcie, "dma_read_ns_per_byte");
 	c->mrrs_bytes = u32(&pcie, "mrrs_bytes");
-	c->dma_write_ns = num_opt(&pcie, "dma_write_ns", c->dma_read_ns / 2, 0);
-	c->mps_bytes = (uint32_t)uint_opt(&pcie, "mps_bytes", 256, 0);
-	c->tlp_overhead_bytes = (uint32_t)uint_opt(&pcie, "tlp_overhead_bytes", 24, 0);
+	c->dma_write_ns = num(&pcie, "dma_write_ns");
+	c->mps_bytes = u32(&pcie, "mps_bytes");
+	c->tlp_overhead_bytes = u32(&pcie, "tlp_overhead_bytes");
 	r->bad |= pcie.bad;
 	nic = sub(r, "nic");
 	c->link_gbps = num(&nic, "link_gbps");
@@ -295,7 +290,7 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	c->desc_prefetch = u32(&nic, "desc_prefetch");
 	c->dma_read_slots = u32(&nic, "dma_read_slots");
 	c->reta_size = u32(&nic, "reta_size");
-	c->nic_buffer_kib = num_opt(&nic, "buffer_kib", 256.0, 0);
+	c->nic_buffer_kib = num(&nic, "buffer_kib");
 	r->bad |= nic.bad;
 }
 

@@ -30,6 +30,8 @@ class Cpu:
     l2_kib: int = key(REQUIRED, "private L2 per core", unit="KiB", lo=1)
     l2_ways: int = key(REQUIRED, "L2 associativity", lo=1)
     l2_latency_cycles: int = key(REQUIRED, "L2 load-to-use latency", unit="cycles", lo=1)
+    xsocket_ns: float = key(REQUIRED, "a read of a line another socket's core wrote (emulated "
+                            "designs: workers read the emulator's completions)", unit="ns", lo=0)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,13 @@ class Pcie:
                                       unit="ns/byte", lo=0)
     mrrs_bytes: int = key(REQUIRED, "max read request size: larger DMA reads are split",
                           unit="bytes", lo=64, hi=4096, pow2=True)
+    mps_bytes: int = key(REQUIRED, "max payload size: DMA writes go in TLPs of at most this",
+                         unit="bytes", lo=64, hi=4096, pow2=True)
+    tlp_overhead_bytes: int = key(REQUIRED, "link bytes per TLP beyond its payload (header, "
+                                  "sequence number, LCRC, framing, DLLP share)", unit="bytes",
+                                  lo=0, hi=256)
+    dma_write_ns: float = key(REQUIRED, "a DMA write's trip until the host sees it",
+                              unit="ns", lo=0)
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,8 @@ class Nic:
     dma_read_slots: int = key(REQUIRED, "DMA read requests the NIC keeps outstanding (its read "
                               "engines: descriptor fetches and transmit reads)", lo=1, hi=4096)
     reta_size: int = key(REQUIRED, "RSS indirection table entries", lo=1)
+    buffer_kib: float = key(REQUIRED, "on-NIC receive packet buffer", unit="KiB", lo=0,
+                            lo_open=True)
 
 
 SCHEMA = Schema({"cpu": Cpu, "llc": Llc, "dram": Dram, "pcie": Pcie, "nic": Nic},

@@ -40,14 +40,14 @@ static const char config_fmt[] =
 	"\"check_invariants\":false,\"llc_sample_shift\":4},\"profile\":{\"name\":\"reference\","
 	"\"cpu\":{\"model\":\"Intel Xeon Silver 4216\",\"sockets\":2,\"cores_per_socket\":16,"
 	"\"freq_ghz\":2.1,\"mlp\":10,\"l1d_kib\":32,\"l1d_ways\":8,\"l1d_latency_cycles\":5,"
-	"\"l2_kib\":1024,\"l2_ways\":16,\"l2_latency_cycles\":14},\"llc\":{\"size_mib\":22.0,"
+	"\"l2_kib\":1024,\"l2_ways\":16,\"l2_latency_cycles\":14,\"xsocket_ns\":130.0},\"llc\":{\"size_mib\":22.0,"
 	"\"ways\":11,\"line_bytes\":64,\"latency_cycles\":60,\"ddio_ways\":2,\"inclusive\":false},"
 	"\"dram\":{\"kind\":\"DDR4-2933\",\"channels\":4,\"dimm_mts\":2933,\"cpu_max_mts\":2400,"
 	"\"bus_bytes\":8,\"capacity_gib\":64,\"idle_ns\":90.0,\"efficiency\":0.8,"
 	"\"service_ns\":20.0,\"rho_max\":0.95},\"pcie\":{\"gen\":3,\"lanes\":16,\"gbps\":126.0,"
-	"\"dma_read_ns\":526.7,\"dma_read_ns_per_byte\":0.302,\"mrrs_bytes\":512},\"nic\":{\"model\":\"NVIDIA ConnectX-5\",\"count\":2,"
+	"\"dma_read_ns\":526.7,\"dma_read_ns_per_byte\":0.302,\"mrrs_bytes\":512,\"mps_bytes\":256,\"tlp_overhead_bytes\":24,\"dma_write_ns\":263.35},\"nic\":{\"model\":\"NVIDIA ConnectX-5\",\"count\":2,"
 	"\"link_gbps\":100.0,\"desc_bytes\":16,\"cqe_bytes\":64,\"desc_prefetch\":8,\"dma_read_slots\":32,"
-	"\"reta_size\":512}},\"derived\":{\"nic_of_core\":%s}}";
+	"\"reta_size\":512,\"buffer_kib\":256.0}},\"derived\":{\"nic_of_core\":%s}}";
 
 static struct sim_cfg cfg;
 
