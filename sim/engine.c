@@ -411,6 +411,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	rc = nic_setup(s, err);
 	if (rc)
 		return rc;
+	nic_warm_flow_state(s);
 	core_setup(s);
 	tx_setup(s);
 	s->pinfo = sim_xcalloc(cfg->scn.arch.pool_buffers, sizeof(*s->pinfo));

@@ -231,6 +231,7 @@ static inline uint32_t ring_occupancy(struct sim *s, uint32_t r)
 
 /* nic.c: arrivals, steering, PCIe, DMA writes and their visibility */
 int nic_setup(struct sim *s, struct rxb_err *err);
+void nic_warm_flow_state(struct sim *s);
 void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t);
 int trace_next(struct sim *s, struct rxb_err *err);
 uint64_t dest_fetched(struct sim *s, uint32_t dest);

@@ -199,10 +199,28 @@ static unsigned one(struct acc *a, unsigned cls, enum sim_llc_op op, uint64_t ad
 	return 1;
 }
 
-/* Line `line` of this core's part of a per-core table. */
-static uint64_t own_line(const struct nf_pkt *p, uint64_t base, uint64_t stride, uint64_t line)
+/* Line `line` of core `core`'s part of a per-core table. */
+static uint64_t own_line(uint32_t core, uint64_t base, uint64_t stride, uint64_t line)
 {
-	return base + p->core * stride + line * LINE;
+	return base + core * stride + line * LINE;
+}
+
+unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint64_t h, struct acc *a)
+{
+	switch (nf->kind) {
+	case RXB_NF_KIND_LB: /* the flow's entry: its backend */
+		return one(a, nf->cls_main, SIM_LLC_RD,
+			   own_line(core, nf->tbl_base, nf->tbl_stride, pick(h, nf->tbl_lines)));
+	case RXB_NF_KIND_NAT: /* the bucket of the flow's signature, then the entry it
+			       * points to, rewritten */
+		one(&a[0], nf->cls_aux, SIM_LLC_RD,
+		    own_line(core, nf->bkt_base, nf->bkt_stride, pick(h, nf->bkt_lines)));
+		return 1 + one(&a[1], nf->cls_main, SIM_LLC_WR,
+			       own_line(core, nf->tbl_base, nf->tbl_stride,
+					pick(sim_mix64(h), nf->tbl_lines)));
+	default:
+		return 0;
+	}
 }
 
 /* The route table's line for the flow (l3fwd, synthetic). */
@@ -236,17 +254,16 @@ static unsigned dependent(struct nf_ctx *nf, const struct nf_pkt *p, uint32_t i,
 	case RXB_NF_KIND_L3FWD:
 		return one(a, nf->cls_main, SIM_LLC_RD, route_line(nf, p));
 	case RXB_NF_KIND_LB:
-		*priv = nf->l2_hit_ps; /* then the backend table: a few lines, private-cache resident */
-		return one(a, nf->cls_main, SIM_LLC_RD,
-			   own_line(p, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)));
-	case RXB_NF_KIND_NAT:
-		if (i == 0) /* the bucket of the flow's signature */
-			return one(a, nf->cls_aux, SIM_LLC_RD,
-				   own_line(p, nf->bkt_base, nf->bkt_stride, pick(p->h, nf->bkt_lines)));
-		/* the entry it points to, rewritten */
-		return one(a, nf->cls_main, SIM_LLC_WR,
-			   own_line(p, nf->tbl_base, nf->tbl_stride,
-				    pick(sim_mix64(p->h), nf->tbl_lines)));
+		/* then the backend table: a few lines, private-cache resident */
+		*priv = nf->l2_hit_ps;
+		/* fall through */
+	case RXB_NF_KIND_NAT: { /* the dependent chain is the flow's state */
+		struct acc st[NF_FLOW_STATE_MAX];
+
+		nf_flow_state(nf, p->core, p->h, st);
+		*a = st[i];
+		return 1;
+	}
 	case RXB_NF_KIND_SYNTHETIC:
 		if (i < nf->reads) /* a random line of the shared buffer */
 			return one(a, nf->cls_main, SIM_LLC_RD,
@@ -254,7 +271,7 @@ static unsigned dependent(struct nf_ctx *nf, const struct nf_pkt *p, uint32_t i,
 		return one(a, nf->cls_aux, SIM_LLC_RD, route_line(nf, p));
 	case RXB_NF_KIND_KVS: /* the key's index bucket, in this core's partition */
 		return one(a, nf->cls_main, SIM_LLC_RD,
-			   own_line(p, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)));
+			   own_line(p->core, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)));
 	case RXB_NF_KIND_COUNTER:
 		return counter_add(nf, p, a, priv);
 	default:
@@ -284,7 +301,7 @@ static unsigned wave(const struct nf_ctx *nf, struct nf_pkt *p, struct acc *a)
 
 	p->in_group += n;
 	if (nf->kind == RXB_NF_KIND_KVS) {
-		uint64_t item = own_line(p, nf->val_base, nf->val_stride,
+		uint64_t item = own_line(p->core, nf->val_base, nf->val_stride,
 					 pick(sim_mix64(p->h), nf->keys_per_core) * nf->val_lines);
 
 		for (uint32_t j = 0; j < n; j++)
