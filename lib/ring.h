@@ -309,7 +309,6 @@ static inline unsigned rxb_alloc_get_upto(const struct rxb_allocator *a, rxb_buf
 	return n;
 }
 
-/* The NIC took `buf` for the packet: write its bytes (struct rxb_rx_meta). */
 /* A room query's answer "it would drop": the cause into *cause (may be
  * NULL), false. */
 static inline bool rxb_nic_no_room(enum rxb_drop_cause *cause, enum rxb_drop_cause why)
@@ -319,6 +318,7 @@ static inline bool rxb_nic_no_room(enum rxb_drop_cause *cause, enum rxb_drop_cau
 	return false;
 }
 
+/* The NIC took `buf` for the packet: write its bytes (struct rxb_rx_meta). */
 static inline void rxb_nic_write_payload(const struct rxb_rx_meta *meta, rxb_buf_t buf)
 {
 	if (meta->write != NULL)
