@@ -5,9 +5,11 @@
  * a packet into the next free buffer of its physical queue; the emulator
  * core visits the queues round-robin in bursts, with calibrated costs,
  * delivers to the virtual rings and swaps buffer pointers, so buffer
- * memory cycles through both. A packet whose virtual ring is full waits
- * in its physical queue (evaluation.md §2.1): an overloaded emulated
- * design queues through both rings and drops only at a full physical one.
+ * memory cycles through both. A packet whose virtual ring has no buffer
+ * for it waits in its physical queue (evaluation.md §2.1): an overloaded
+ * emulated design queues through both rings and drops only at a full
+ * physical one. A packet whose destination's reception ring is full is
+ * dropped by the library, as emu/ drops it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,20 +94,35 @@ static void buf_put(struct emumodel_pq *f, uint64_t a)
 	f->n++;
 }
 
-/* Would rxb_iface_deliver accept a packet for dest now? Asked before the
- * emulator takes a packet off its physical queue, because a refused
- * delivery is a drop the library counts (offered and dropped), and the
- * packet must instead wait. The real emulator never has to ask: its
- * physical queues hold only buffers it fetched from the virtual rings
- * (emu/emu_nic.c, emu_refill), so the virtual ring's room is what limits
- * them. */
-static bool virtual_room(struct sim *s, uint32_t dest)
+enum room { ROOM, WAIT, REFUSE };
+
+/* What the virtual rings do with a packet for dest now (asked before the
+ * emulator takes it off its physical queue: a refused rxb_iface_deliver is
+ * a drop the library counts, so a packet that must wait cannot be offered).
+ * WAIT when the design has no buffer for it (no_rx_desc, no_ax_buf): the
+ * real emulator's physical queues only hold buffers it fetched from the
+ * virtual rings (emu/emu_nic.c), so there the physical queue runs dry and
+ * the physical NIC drops, here the packet stays. REFUSE when its reception
+ * ring is full (cr_full, no_bx_slot): emu/ hands the packet to the library,
+ * which drops it, and goes on — waiting instead would hold every other
+ * core's packets behind it in a shared physical queue (shRing, rxBisect). */
+static enum room virtual_room(struct sim *s, uint32_t dest)
 {
-	return rxb_iface_nic_room(s->ifc, dest, NULL) == 0;
+	enum rxb_drop_cause cause;
+	int rc = rxb_iface_nic_room(s->ifc, dest, &cause);
+
+	if (rc < 0) {
+		fprintf(stderr, "internal error: rxb_iface_nic_room(dest %u) failed: %d\n", dest, rc);
+		exit(1);
+	}
+	if (rc == 0)
+		return ROOM;
+	return cause == RXB_DROP_NO_RX_DESC || cause == RXB_DROP_NO_AX_BUF ? WAIT : REFUSE;
 }
 
-/* The head packet of f through the virtual rings at the emulator's clock
- * (virtual_room said yes): delivered, its buffer swapped. */
+/* The head packet of f through the virtual rings at the emulator's clock:
+ * delivered and its buffer swapped, or dropped with the library's cause
+ * (virtual_room said REFUSE) and its buffer back in the physical queue. */
 static void deliver_head(struct sim *s, struct emumodel_pq *f)
 {
 	struct emumodel *e = &s->emu;
@@ -117,16 +134,22 @@ static void deliver_head(struct sim *s, struct emumodel_pq *f)
 
 	sim_note_step(s, e->t);
 	rc = rxb_iface_deliver(s->ifc, &m, &d);
-	if (rc != 0) {
-		fprintf(stderr, "internal error: rxb_iface_deliver(dest %u) returned %d (drop %d) "
-			"after rxb_iface_nic_room said it would deliver\n", ep->dest, rc, d.drop);
+	if (rc < 0) {
+		fprintf(stderr, "error: rxb_iface_deliver(dest %u) failed: %d\n", ep->dest, rc);
 		exit(1);
 	}
-	/* Pointer swap: the handle the virtual ring gave now names the memory
-	 * holding the packet; its empty memory refills the physical queue. */
-	buf_put(f, s->addr_of[d.buf]);
-	s->addr_of[d.buf] = ep->paddr;
-	deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic, ep->cls, ep->dest);
+	if (rc == 1) {
+		count_drop(s, ep->dest, (unsigned)d.drop, ep->arr >= s->warm_ps);
+		buf_put(f, ep->paddr);
+	} else {
+		/* Pointer swap: the handle the virtual ring gave now names the
+		 * memory holding the packet; its empty memory refills the
+		 * physical queue. */
+		buf_put(f, s->addr_of[d.buf]);
+		s->addr_of[d.buf] = ep->paddr;
+		deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic, ep->cls,
+			     ep->dest);
+	}
 	f->pkt_head = (f->pkt_head + 1) % f->cap;
 	f->pkts--;
 	e->n--;
@@ -146,8 +169,8 @@ enum visit { V_EMPTY, V_SERVED, V_BLOCKED, V_YIELD };
  * loop polls each of its queues in turn (emu/emu_nic.c, poll_queue): a
  * burst of up to arch.batch packets whose completions are visible, the
  * burst costing emu_batch (poll + doorbell) and each packet emu_pkt. The
- * burst ends at a packet whose virtual ring is full: it stays at the head
- * of f (its buffer stays taken) until a later visit. A poll that finds
+ * burst ends at a packet that must wait (virtual_room): it stays at the
+ * head of f (its buffer stays taken) until a later visit. A poll that finds
  * only such a packet is a retry: emu_batch, busy. Every step starts within
  * the horizon (docs/simulator.md §1.1), else V_YIELD at the emulator's
  * clock, resumed by the next call (in_burst keeps the burst's count).
@@ -167,7 +190,7 @@ static enum visit visit(struct sim *s, struct emumodel_pq *f, uint64_t now, uint
 		}
 		if (e->t + poll + s->c.emu_pkt > limit && e->t > now)
 			return V_YIELD;
-		if (!virtual_room(s, ep->dest)) {
+		if (virtual_room(s, ep->dest) == WAIT) {
 			if (s->warm)
 				e->retries++;
 			if (e->in_burst)

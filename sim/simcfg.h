@@ -7,11 +7,8 @@
  * replace it).
  *
  * Every contract key is required with its type; a missing key or a wrong
- * type is a configuration error (exit 2 with "error: <key>: <why>").
- * Engine extension keys (optional, documented in docs/simulator.md) have a
- * fallback: workload.lpm_table_mib, workload.lb_table_entries,
- * profile.nic.buffer_kib, profile.pcie.dma_write_ns, profile.pcie.mps_bytes,
- * profile.pcie.tlp_overhead_bytes, profile.cpu.xsocket_ns.
+ * type is a configuration error (exit 2 with "error: <key>: <why>"). The
+ * one optional key is the top-level "calibration" above.
  */
 #ifndef SIM_SIMCFG_H
 #define SIM_SIMCFG_H

@@ -119,8 +119,8 @@ int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
  * written, no switch of the dynamic shRing set (the answer is for the set
  * the next delivery steers to), and rxBisect's next choice of Ax stays the
  * same. NIC thread. The simulator's model of the emulator asks it before
- * taking a packet off a physical queue, so a packet whose virtual ring is
- * full waits there instead of being dropped. */
+ * taking a packet off a physical queue, so a packet the design has no
+ * buffer for waits there instead of being dropped. */
 int rxb_iface_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *cause);
 /* Deliver a packet that sits in the next buffer of source `src` (the
  * emulator: its physical queue already holds buffers fetched from sources).
