@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from . import darkpackets, engine, ndr, plot, scenario
 from .errors import UsageError
-from .schema import check, read_toml, suggest, unknown
+from .schema import check, fields, read_toml, unknown
 
 DIR = engine.repo_root() / "experiments"
 # Keys an experiment may not set or vary itself: they come from [[interface]] and the seeds.
@@ -175,17 +175,6 @@ def load(ref: str) -> Experiment:
     return parse(read_toml(path, "experiment file"), path)
 
 
-def _fields(where: str, table: Any, allowed: tuple[str, ...]) -> dict:
-    if not isinstance(table, dict):
-        raise UsageError(f"{where}: expected a table, got {table!r:.40}")
-    for k in table:
-        if k not in allowed:
-            hint = suggest(k, list(allowed))
-            raise UsageError(f"{where}: unknown field '{k}'" + (f" (did you mean '{hint}'?)"
-                             if hint else "") + f"; allowed: {', '.join(allowed)}")
-    return table
-
-
 def _flat(table: dict, prefix: str = "") -> dict[str, Any]:
     """`[set] workload.nf = "lb"` (TOML nests dotted keys) back to {"workload.nf": "lb"}."""
     out = {}
@@ -197,7 +186,7 @@ def _flat(table: dict, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _key(where: str, key: str, base: Path):
+def _key(where: str, key: str):
     info = scenario.SCHEMA.info(key)
     if info is None:
         raise unknown("key", key, [k.full for k in scenario.SCHEMA.keys()], f"{where}: ")
@@ -215,14 +204,14 @@ def _table(where: str, table: Any) -> dict[str, Any]:
 
 
 def _sets(where: str, table: Any, base: Path) -> dict[str, Any]:
-    return {key: check(_key(where, key, base), v, f"{where}: ", base)
+    return {key: check(_key(where, key), v, f"{where}: ", base)
             for key, v in _table(where, table).items()}
 
 
 def _grid(where: str, table: Any, base: Path) -> dict[str, list]:
     out = {}
     for key, values in _table(where, table).items():
-        info = _key(where, key, base)
+        info = _key(where, key)
         if not isinstance(values, list) or not values:
             raise UsageError(f"{where}: {key}: expected a non-empty list of values, "
                              f"got {values!r:.40}")
@@ -237,18 +226,9 @@ def _seeds(where: str, v: Any) -> int:
 
 
 def _search(where: str, table: Any, partial: bool) -> dict:
-    t = dict(_fields(where, table, tuple(ndr.FIELDS)))
+    t = ndr.spec(where, table, partial)
     if not partial:
-        t = {**{k: v for k, v in ndr.FIELDS.items() if v is not None}, **t}
-        for k in ("lo", "resolution"):
-            if k not in t:
-                raise UsageError(f"{where}: '{k}' is required (fields: "
-                                 f"{', '.join(ndr.FIELDS)})")
-        _key(where, t["key"], Path("."))
-    for k, v in t.items():
-        if k != "key" and not (v is None or (isinstance(v, (int, float))
-                                             and not isinstance(v, bool))):
-            raise UsageError(f"{where}: {k} = {v!r}: expected a number")
+        _key(where, t["key"])
     return t
 
 
@@ -270,7 +250,7 @@ def _plot(where: str, table: Any) -> dict:
 
 def _trace(where: str, table: Any, sets: dict) -> dict:
     """The generator's options (its own checks run when it runs); the replay is set here."""
-    t = dict(_fields(where, table, TRACE))
+    t = dict(fields(where, table, TRACE))
     for key in ("traffic.pattern", "traffic.pcap"):
         if key in sets:
             raise UsageError(f"{where.rsplit(': ', 1)[0]}: [set] {key}: given by [trace] "
@@ -281,7 +261,7 @@ def _trace(where: str, table: Any, sets: dict) -> dict:
 def parse(doc: dict, path: Path) -> Experiment:
     """Validate a parsed experiment file; every problem is one UsageError naming the file."""
     f = str(path)
-    doc = _fields(f, doc, TOP)
+    doc = fields(f, doc, TOP)
     for k in ("title", "description"):
         if not isinstance(doc.get(k), str) or not doc[k].strip():
             raise UsageError(f"{f}: '{k}' is required (a non-empty string)")
@@ -304,7 +284,7 @@ def parse(doc: dict, path: Path) -> Experiment:
     variants = {}
     for name in ("quick", "full"):
         w = f"{f}: [{name}]"
-        v = dict(_fields(w, doc.get(name, {}), VARIANT))
+        v = dict(fields(w, doc.get(name, {}), VARIANT))
         if "seeds" in v:
             v["seeds"] = _seeds(w, v["seeds"])
         v["set"] = _sets(f"{w} set", v.get("set", {}), base)
@@ -325,7 +305,7 @@ def parse(doc: dict, path: Path) -> Experiment:
     interfaces = []
     for i, t in enumerate(raw):
         w = f"{f}: [[interface]] #{i + 1}"
-        t = _fields(w, t, INTERFACE)
+        t = fields(w, t, INTERFACE)
         if "name" not in t:
             raise UsageError(f"{w}: 'name' is required; allowed: {names.allowed()}")
         name = check(names, t["name"], f"{w}: ")
@@ -336,7 +316,7 @@ def parse(doc: dict, path: Path) -> Experiment:
             raise UsageError(f"{w}: link: expected a table {{key = grid key}}")
         link = _flat(link)
         for dst, src in link.items():
-            _key(f"{w} link", dst, base)
+            _key(f"{w} link", dst)
             if src not in grid:
                 raise UsageError(f"{w} link: {dst} = {src!r}: not a key of [grid] "
                                  f"({', '.join(grid) or 'none'})")

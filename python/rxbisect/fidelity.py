@@ -19,7 +19,7 @@ from . import costs, engine, ndr, scenario
 # the package's `sweep` is the function rxbisect.sweep(); the module's parts by name
 from .sweep import execute, plan, value_text
 from .errors import UsageError
-from .schema import read_toml, show, unknown
+from .schema import fields, read_toml, show, unknown
 
 POINTS_FILE = Path(__file__).parent / "calibration_points.toml"
 MEASURES = {"throughput": "throughput_gbps", "ndr": "ndr_gbps"}  # measure -> record metric
@@ -62,16 +62,6 @@ class Points:
 
 # ---- the points file ----------------------------------------------------------------------
 
-def _fields(where: str, table: Any, allowed: Sequence[str]) -> dict:
-    if not isinstance(table, dict):
-        raise UsageError(f"{where}: expected a table, got {show(table)}")
-    bad = next((k for k in table if k not in allowed), None)
-    if bad is not None:
-        raise UsageError(f"{unknown('field', bad, list(allowed), where + ': ')}; allowed: "
-                         f"{', '.join(allowed)}")
-    return table
-
-
 def _number(where: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
         raise UsageError(f"{where} = {show(v)}: expected a positive number")
@@ -99,7 +89,7 @@ def _keys(where: str, sections: Any) -> dict[str, Any]:
 
 
 def _point(where: str, t: Any, common: dict[str, Any], run: dict[str, Any]) -> Point:
-    t = _fields(where, t, POINT)
+    t = fields(where, t, POINT)
     for k in ("workload", "arch", "unit", "measure", "source"):
         if k not in t:
             raise UsageError(f"{where}: '{k}' is required")
@@ -137,11 +127,7 @@ def _point(where: str, t: Any, common: dict[str, Any], run: dict[str, Any]) -> P
         if "search" not in t:
             raise UsageError(f"{where}: measure 'ndr' needs a [point.search] table "
                              f"(fields: {', '.join(ndr.FIELDS)})")
-        search = {**{k: v for k, v in ndr.FIELDS.items() if v is not None},
-                  **_fields(f"{where} [point.search]", t["search"], tuple(ndr.FIELDS))}
-        for k in ("lo", "resolution"):
-            if k not in search:
-                raise UsageError(f"{where} [point.search]: '{k}' is required")
+        search = ndr.spec(f"{where} [point.search]", t["search"])
         if scenario.SCHEMA.info(str(search["key"])) is None:
             raise UsageError(f"{where} [point.search]: key = {show(search['key'])}: not a "
                              "scenario key")
@@ -164,18 +150,18 @@ def load(path: str | Path | None = None) -> Points:
     """Read and check a calibration points file (default: the study's)."""
     path = Path(path or POINTS_FILE)
     f = f"calibration points {path}"
-    doc = _fields(f, read_toml(path, "calibration points file"), TOP)
+    doc = fields(f, read_toml(path, "calibration points file"), TOP)
     for k in ("unit", "run", "quick", "point", "estimates"):
         if k not in doc:
             raise UsageError(f"{f}: [{k}] is required")
-    unit = _fields(f"{f}: [unit]", doc["unit"], ("study_line_gbps", "wire_line_gbps"))
+    unit = fields(f"{f}: [unit]", doc["unit"], ("study_line_gbps", "wire_line_gbps"))
     factor = (_number(f"{f}: [unit] study_line_gbps", unit.get("study_line_gbps"))
               / _number(f"{f}: [unit] wire_line_gbps", unit.get("wire_line_gbps")))
-    quick = dict(_fields(f"{f}: [quick]", doc["quick"],
+    quick = dict(fields(f"{f}: [quick]", doc["quick"],
                          ("duration_ms", "warmup_ms", "ndr_resolution_gbps")))
     resolution = _number(f"{f}: [quick] ndr_resolution_gbps", quick.pop("ndr_resolution_gbps",
                                                                           None))
-    run = _keys(f"{f}: [run]", {"run": _fields(f"{f}: [run]", doc["run"],
+    run = _keys(f"{f}: [run]", {"run": fields(f"{f}: [run]", doc["run"],
                                                ("duration_ms", "warmup_ms"))})
     quick = _keys(f"{f}: [quick]", {"run": quick})
     common = _keys(f"{f}: [common]", doc.get("common", {}))
@@ -200,7 +186,7 @@ def load(path: str | Path | None = None) -> Points:
 def _estimates(where: str, t: Any, fitted: list[str]) -> tuple[str, dict[str, dict[str, str]]]:
     """[estimates]: base = a cost profile; NF = {like, why} for every NF with no point."""
     nfs = scenario.SCHEMA.info("workload.nf").spec.choices
-    t = dict(_fields(where, t, ("base", *nfs)))
+    t = dict(fields(where, t, ("base", *nfs)))
     base = _text(f"{where} base", t.pop("base", None))
     hand = [n for n in costs.builtin_names() if n != "study"]  # study: the fit's output
     if base not in hand:
@@ -208,7 +194,7 @@ def _estimates(where: str, t: Any, fitted: list[str]) -> tuple[str, dict[str, di
                          f"estimates; allowed: {', '.join(hand)}")
     out = {}
     for nf, rule in t.items():
-        rule = _fields(f"{where} {nf}", rule, ("like", "why"))
+        rule = fields(f"{where} {nf}", rule, ("like", "why"))
         if nf in fitted:
             raise UsageError(f"{where} {nf}: has a calibration point; it is fitted, not "
                              "estimated")

@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping
 
 from . import engine, scenario
 from .errors import UsageError
+from .schema import fields
 
 # The fields of an experiment file's [search] table, with their defaults (None: required
 # or from the scenario). One place: experiments.py validates against it.
@@ -33,6 +34,23 @@ FIELDS = {"key": "traffic.rate_gbps",  # the offered-rate key the search moves
           "hi": None,  # top of the range; default: the profile's link rate
           "resolution": None,  # stop when top - bottom <= this
           "threshold": 0.0}  # largest loss fraction that still passes
+
+
+def spec(where: str, table: Any, partial: bool = False) -> dict:
+    """A [search] table checked against FIELDS: numbers but `key`; complete (defaults filled
+    in, lo and resolution required) unless `partial` (a variant's overrides). The caller
+    checks that `key` is a scenario key it may move."""
+    t = dict(fields(where, table, tuple(FIELDS)))
+    if not partial:
+        t = {**{k: v for k, v in FIELDS.items() if v is not None}, **t}
+        for k in ("lo", "resolution"):
+            if k not in t:
+                raise UsageError(f"{where}: '{k}' is required (fields: {', '.join(FIELDS)})")
+    for k, v in t.items():
+        if k != "key" and not (v is None or (isinstance(v, (int, float))
+                                             and not isinstance(v, bool))):
+            raise UsageError(f"{where}: {k} = {v!r}: expected a number")
+    return t
 
 
 @dataclass(frozen=True)
@@ -101,9 +119,7 @@ def _with(res: scenario.Resolved, key: str, value: float) -> scenario.Resolved:
     section, name = key.split(".", 1)
     sections = {k: dict(v) for k, v in res.scenario.sections().items() if k != "emu"}
     sections[section][name] = value
-    vals = scenario.SCHEMA.defaults()
-    scenario.SCHEMA.merge(vals, sections, "search: ")
-    return scenario.resolve(scenario.Scenario(**scenario.SCHEMA.instantiate(vals)))
+    return scenario.rebuild(sections, "search: ")
 
 
 def limits(res: scenario.Resolved, spec: Mapping[str, Any]) -> tuple[float, float]:

@@ -20,7 +20,7 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from . import costs as cost_profiles
 from . import profile as profiles
@@ -155,6 +155,14 @@ def given_keys(ref: str | None = None, sets: Sequence[str] = ()) -> list[str]:
 
 def load_resolved(ref: str | None = None, sets: Sequence[str] = ()) -> Resolved:
     return resolve(load(ref, sets))
+
+
+def rebuild(sections: Mapping[str, Mapping[str, Any]], where: str) -> Resolved:
+    """The resolved scenario from its sections (as Scenario.sections() gives them, without
+    "emu"), checked by the schema again; an error starts with `where`."""
+    vals = SCHEMA.defaults()
+    SCHEMA.merge(vals, sections, where)
+    return resolve(Scenario(**SCHEMA.instantiate(vals)))
 
 
 def _even_split(total: int, parts: int) -> tuple[int, ...]:

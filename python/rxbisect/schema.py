@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from .errors import ScenarioError
+from .errors import ScenarioError, UsageError
 
 AUTO = "auto"
 REQUIRED = dataclasses.MISSING
@@ -184,6 +184,17 @@ def locate_toml(ref: str, base: Path | None, folder: Path, key: str, noun: str) 
 def unknown(what: str, name: str, candidates: list[str], where: str = "") -> ScenarioError:
     hint = suggest(name, candidates)
     return ScenarioError(f"{where}unknown {what} '{name}'" + (f" (did you mean '{hint}'?)" if hint else ""))
+
+
+def fields(where: str, table: Any, allowed: typing.Sequence[str]) -> dict:
+    """A TOML table of a file's own fields (not scenario keys): each must be in `allowed`."""
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: expected a table, got {show(table)}")
+    bad = next((k for k in table if k not in allowed), None)
+    if bad is not None:
+        raise UsageError(f"{unknown('field', bad, list(allowed), where + ': ')}; allowed: "
+                         f"{', '.join(allowed)}")
+    return table
 
 
 def fail(info: KeyInfo, value: Any, reason: str, where: str = "") -> ScenarioError:

@@ -193,17 +193,10 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
 
 # ---- one point (in a worker) --------------------------------------------------------------
 
-def rebuild(sections: Mapping[str, Mapping[str, Any]]) -> scenario.Resolved:
-    """The resolved scenario from its sections (as Scenario.sections() gives them)."""
-    vals = scenario.SCHEMA.defaults()
-    scenario.SCHEMA.merge(vals, sections, "point: ")
-    return scenario.resolve(scenario.Scenario(**scenario.SCHEMA.instantiate(vals)))
-
-
 def run_point(task: dict) -> dict:
     """One engine run for a planned point; returns its record. Runs in a worker (a local
     process, or a Dask worker, which must import rxbisect and find rxb-sim)."""
-    res = rebuild(task["sections"])
+    res = scenario.rebuild(task["sections"], "point: ")
     pid = records.point_id(res)
     if task.get("search"):
         pid = records.digest({"point": pid, "search": task["search"]})
