@@ -12,6 +12,7 @@ import shlex
 import sys
 
 from .errors import UsageError
+from .sweep import check_jobs
 
 
 def _command(args) -> str:
@@ -28,7 +29,7 @@ def _command(args) -> str:
 
 def _fit(args, pts) -> int:
     from pathlib import Path
-    from . import fidelity_fit as ff
+    from . import costs, fidelity_fit as ff
     from .cli import _progress
     if args.costs:
         raise UsageError("--costs names the profile the check runs with; --fit sets the "
@@ -43,8 +44,8 @@ def _fit(args, pts) -> int:
         f"their calibration points ({pts.path.name}); seed {args.seed}")
     fitted = ff.fit(pts, args.seed, args.quick, args.jobs, _progress(args), say)
     estimated = ff.estimates(pts, fitted)
-    ff.write_profile(out, ff.profile_text(pts, fitted, estimated, _command(args), args.seed,
-                                          args.quick))
+    costs.write(out, ff.profile_text(pts, fitted, estimated, _command(args), args.seed,
+                                     args.quick))
     rows = [{"workload": f.point.workload, "nf_cycles": f.fit.x, "status": f.fit.status,
              "published": f.point.published, "simulated": f.record["simulated"],
              "unit": f.point.unit, "steps": [list(s) for s in f.fit.steps]} for f in fitted]
@@ -70,8 +71,7 @@ def cmd_fidelity(args) -> int:
     from .fidelity import check, load, table  # by name: the package's `fidelity` is check()
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed}: must be 0 or more")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs {args.jobs}: must be at least 1")
+    check_jobs(args.jobs, None)
     if args.out and not args.fit:
         raise UsageError("--out is where --fit writes its cost profile; add --fit")
     pts = load(args.points)

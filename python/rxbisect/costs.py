@@ -18,7 +18,7 @@ properties of the software that runs on it (calibration.md keeps the kinds apart
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ScenarioError
+from .errors import ScenarioError, UsageError
 from .schema import builtin_toml_names, locate_toml, read_toml, suggest
 
 HERE = Path(__file__).parent / "costs"
@@ -46,6 +46,18 @@ def builtin_names() -> list[str]:
 def locate(ref: str, base: Path | None = None) -> Path:
     """A built-in cost profile name, or a path (relative to `base`) to a cost profile file."""
     return locate_toml(ref, base, HERE, "workload.costs", "cost profile")
+
+
+def write(path: Path, text: str, where: str = "") -> Path:
+    """Write a cost profile (its folder too) and read it back through load(), the reader
+    every run uses; `where` starts an error message."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    except OSError as e:
+        raise UsageError(f"{where}cannot write {path} ({e.strerror or e})") from None
+    load(str(path.resolve()))
+    return path
 
 
 def load(ref: str = "study", base: Path | None = None) -> CostProfile:

@@ -19,7 +19,7 @@ from . import costs, engine, ndr, scenario
 # the package's `sweep` is the function rxbisect.sweep(); the module's parts by name
 from .sweep import execute, plan, value_text
 from .errors import UsageError
-from .schema import fields, read_toml, show, unknown
+from .schema import fields, read_toml, show
 
 POINTS_FILE = Path(__file__).parent / "calibration_points.toml"
 MEASURES = {"throughput": "throughput_gbps", "ndr": "ndr_gbps"}  # measure -> record metric
@@ -93,7 +93,7 @@ def _point(where: str, t: Any, common: dict[str, Any], run: dict[str, Any]) -> P
     for k in ("workload", "arch", "unit", "measure", "source"):
         if k not in t:
             raise UsageError(f"{where}: '{k}' is required")
-    nf = scenario.SCHEMA.info("workload.nf").spec.choices
+    nf = costs.nf_names()
     if t["workload"] not in nf:
         raise UsageError(f"{where}: workload = {show(t['workload'])}: not a network function; "
                          f"allowed: {', '.join(nf)}")
@@ -185,7 +185,7 @@ def load(path: str | Path | None = None) -> Points:
 
 def _estimates(where: str, t: Any, fitted: list[str]) -> tuple[str, dict[str, dict[str, str]]]:
     """[estimates]: base = a cost profile; NF = {like, why} for every NF with no point."""
-    nfs = scenario.SCHEMA.info("workload.nf").spec.choices
+    nfs = costs.nf_names()
     t = dict(fields(where, t, ("base", *nfs)))
     base = _text(f"{where} base", t.pop("base", None))
     hand = [n for n in costs.builtin_names() if n != "study"]  # study: the fit's output

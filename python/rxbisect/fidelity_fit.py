@@ -13,7 +13,6 @@ import math
 import subprocess
 import textwrap
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Generator, Sequence
 
 from . import costs, engine, scenario
@@ -218,11 +217,3 @@ def profile_text(pts: Points, fitted: Sequence[Fitted], estimated: dict[str, tup
     return "\n".join(lines) + "\n"
 
 
-def write_profile(path: Path, text: str) -> Path:
-    """Write the profile and read it back through costs.load (the reader every run uses)."""
-    try:
-        path.write_text(text)
-    except OSError as e:
-        raise UsageError(f"cannot write {path} ({e.strerror or e})") from None
-    costs.load(str(path.resolve()))
-    return path

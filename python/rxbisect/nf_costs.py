@@ -44,12 +44,7 @@ def measure(out: str | Path, quick: bool = False,
     for i, nf in enumerate(nfs):
         report(nf, i, len(nfs))
         cycles[nf] = round(measure_one(nf, quick))
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(profile_text(cycles, quick))
-    except OSError as e:
-        raise UsageError(f"--costs {out}: cannot write it ({e.strerror or e})") from None
-    costs.load(str(out.resolve()))  # what we wrote must read back
+    costs.write(out, profile_text(cycles, quick), f"--costs {out}: ")
     return cycles
 
 

@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from . import engine
 from .errors import RxbError, UsageError
@@ -54,9 +54,11 @@ def identity(res: Resolved) -> dict:
     return cfg
 
 
-def point_id(res: Resolved) -> str:
-    """Stable hash of a resolved scenario: 16 hex digits of SHA-256 over canonical JSON."""
-    return digest(identity(res))
+def point_id(res: Resolved, search: Mapping[str, Any] | None = None) -> str:
+    """Stable hash of a resolved scenario: 16 hex digits of SHA-256 over canonical JSON. A
+    no-drop search (ndr.py) from it is another point than one run of it."""
+    pid = digest(identity(res))
+    return digest({"point": pid, "search": dict(search)}) if search else pid
 
 
 def digest(obj: Any) -> str:

@@ -22,14 +22,15 @@ import json
 import re
 import sys
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import __version__, engine, plot, profile
+from . import __version__, plot, profile
 from .errors import RxbError, UsageError
+from .experiments import DIR as EXPERIMENTS_DIR
 from .reading import fmt, reading
+from .schema import read_toml
 
 PAGE = "report.html"
 
@@ -69,16 +70,6 @@ def read_records(path: Path) -> list[dict]:
             raise UsageError(f"{path} line {i + 1}: not a result record (no \"metrics\" object)")
         out.append(rec)
     return out
-
-
-def read_toml(path: Path) -> dict:
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise UsageError(f"{path}: {e}") from None
 
 
 def _params(records: Sequence[dict]) -> tuple[dict, dict]:
@@ -143,7 +134,7 @@ def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None])
     if not records:
         raise UsageError(f"{folder / (eid + '.jsonl')}: no records")
     toml_path = experiments / f"{eid}.toml"
-    doc = {**read_summary(folder / f"{eid}.summary.json", warn), **read_toml(toml_path)}
+    doc = {**read_summary(folder / f"{eid}.summary.json", warn), **(read_toml(toml_path, "experiment file") if toml_path.is_file() else {})}
     exp = Experiment(eid, records, {}, False, str(doc.get("title") or eid),
                      str(doc.get("description") or ""), variant=str(doc.get("variant") or ""))
     if "plot" in doc:
@@ -313,7 +304,7 @@ def render(folder: str | Path, experiments: str | Path | None = None,
     if not ids:
         raise UsageError(f"{folder}: no ID.jsonl result files; run `rxb repro ID --out "
                          f"{folder}` or `rxb sweep ... --out {folder}` first")
-    exp_dir = Path(experiments) if experiments else engine.repo_root() / "experiments"
+    exp_dir = Path(experiments) if experiments else EXPERIMENTS_DIR
     exps = [load(folder, i, exp_dir, say) for i in ids]
     sections = "".join(section(x, folder, say) for x in exps)
     toc = "".join(f'<li><a href="#{_e(x.id)}">{_e(x.title)}</a> ({len(x.records)} records)</li>'

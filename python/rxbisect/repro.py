@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import darkpackets, experiments, ndr, records, report, scenario
-from .sweep import Point, check_jobs, execute, plan as plan_points, reachable, value_text
+from .sweep import Point, check_jobs, check_seeds, execute, plan as plan_points, reachable, value_text
 from .errors import EngineError, UsageError
 from .experiments import DESIGN, Experiment
 
@@ -55,10 +55,10 @@ def plan(exp: Experiment, quick: bool = False, seeds: int | None = None,
     base += [f"system.profile={profile}"] if profile else []
     points: list[Point] = []
     seen: dict[str, str] = {}
+    narrowed = (exp.quick if quick else exp.full).get("grid", {})
     for itf in exp.interfaces:
         sets = [*base, f"arch.name={itf.name}", f"arch.emulated={value_text(itf.emulated)}",
                 *(f"{k}={value_text(x)}" for k, x in itf.set.items())]
-        narrowed = (exp.quick if quick else exp.full).get("grid", {})
         grid = {**v.grid, **{k: own_values(vals, narrowed[k]) if k in narrowed else vals
                              for k, vals in itf.grid.items()}}
         for p in plan_points(exp.scenario, grid, seeds or v.seeds, sets, exp.id,
@@ -178,9 +178,7 @@ def prepare(ref: str, quick: bool = False, seeds: int | None = None,
     runs, with the checks that would otherwise stop a run half-way: the jobs, the cluster
     answers, each DIR/ID.jsonl can be created and locked; then the traces the experiments
     generate (written to DIR, or a temporary folder without one) and every point."""
-    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
-                              or seeds < 1):
-        raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
+    check_seeds(seeds)
     exps = [experiments.load(r) for r in (experiments.ids() if ref == ALL else [ref])]
     if profile is not None:  # its own message, before a point's
         try:

@@ -147,9 +147,8 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
     """
     grid = dict(grid or {})
     link = dict(link or {})
+    check_seeds(seeds)
     if seeds is not None:
-        if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-            raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
         if "run.seed" in grid:
             raise UsageError("run.seed is both a grid key and set by --seeds; use one of them")
     axes = check_grid(grid, where)
@@ -169,9 +168,7 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
                 res = scenario.load_resolved(ref, (*sets, *own))
             except ScenarioError as e:
                 raise ScenarioError(f"grid point {label}: {e}") from None
-            pid = records.point_id(res)
-            if search:  # a search is another point than one run of its start scenario
-                pid = records.digest({"point": pid, "search": dict(search)})
+            pid = records.point_id(res, search)
             if pid in seen:
                 raise UsageError(f"grid points {seen[pid]} and {label} are the same scenario "
                                  "once resolved; drop one of the values")
@@ -197,9 +194,7 @@ def run_point(task: dict) -> dict:
     """One engine run for a planned point; returns its record. Runs in a worker (a local
     process, or a Dask worker, which must import rxbisect and find rxb-sim)."""
     res = scenario.rebuild(task["sections"], "point: ")
-    pid = records.point_id(res)
-    if task.get("search"):
-        pid = records.digest({"point": pid, "search": task["search"]})
+    pid = records.point_id(res, task.get("search"))
     if pid != task["point_id"]:
         raise EngineError(f"point {task['point_id']}: this worker resolves the scenario "
                           "differently (a profile or pcap file that differs here?)")
@@ -372,6 +367,12 @@ class Outcome:
     skipped: int  # points found in the file
     file: Path | None  # DIR/STEM.jsonl
     table: Path | None  # DIR/STEM.parquet, if written
+
+
+def check_seeds(seeds: int | None) -> None:
+    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
+                              or seeds < 1):
+        raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
 
 
 def check_jobs(jobs: int | None, cluster: Any) -> None:

@@ -25,7 +25,6 @@ tags), raw IP, Linux cooked v1 and v2.
 """
 
 import struct
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator
