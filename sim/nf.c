@@ -36,6 +36,12 @@ static uint32_t dependent_count(const struct nf_ctx *nf)
 	}
 }
 
+/* A flow's hash, the index of its tables' entries (nf_begin, nf_flow_state). */
+static uint64_t flow_hash(uint32_t flow)
+{
+	return sim_mix64(flow);
+}
+
 static uint64_t region(uint64_t *next, uint64_t bytes)
 {
 	uint64_t base = *next;
@@ -181,7 +187,7 @@ void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, unsigned
 	p->cls_pkt = (uint8_t)cls_pkt;
 	/* a KV store's tables are indexed by the request's key, the others'
 	 * by the flow */
-	p->h = sim_mix64(nf->kind == RXB_NF_KIND_KVS ? (uint64_t)key + 0x4b5 : flow);
+	p->h = nf->kind == RXB_NF_KIND_KVS ? sim_mix64((uint64_t)key + 0x4b5) : flow_hash(flow);
 	/* parsing the request tells its kind (the draw: before any access) */
 	p->put = nf->kind == RXB_NF_KIND_KVS && sim_rng_uniform(rng) < nf->kvs_put_share;
 	p->dep = 0;
@@ -205,22 +211,36 @@ static uint64_t own_line(uint32_t core, uint64_t base, uint64_t stride, uint64_t
 	return base + core * stride + line * LINE;
 }
 
-unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint64_t h, struct acc *a)
+/* Does the NF keep state per flow (lb, nat)? Its dependent accesses are
+ * then that state's lines. */
+static bool per_flow_state(const struct nf_ctx *nf)
 {
-	switch (nf->kind) {
-	case RXB_NF_KIND_LB: /* the flow's entry: its backend */
+	return nf->kind == RXB_NF_KIND_LB || nf->kind == RXB_NF_KIND_NAT;
+}
+
+/* Access i (< deps) of the state of the flow hashed h, in core's tables:
+ * lb its entry; nat the bucket of its signature, then the entry that
+ * points to, rewritten. */
+static unsigned flow_state_acc(const struct nf_ctx *nf, uint32_t core, uint64_t h, uint32_t i,
+			       struct acc *a)
+{
+	if (nf->kind == RXB_NF_KIND_LB)
 		return one(a, nf->cls_main, SIM_LLC_RD,
 			   own_line(core, nf->tbl_base, nf->tbl_stride, pick(h, nf->tbl_lines)));
-	case RXB_NF_KIND_NAT: /* the bucket of the flow's signature, then the entry it
-			       * points to, rewritten */
-		one(&a[0], nf->cls_aux, SIM_LLC_RD,
-		    own_line(core, nf->bkt_base, nf->bkt_stride, pick(h, nf->bkt_lines)));
-		return 1 + one(&a[1], nf->cls_main, SIM_LLC_WR,
-			       own_line(core, nf->tbl_base, nf->tbl_stride,
-					pick(sim_mix64(h), nf->tbl_lines)));
-	default:
+	if (i == 0)
+		return one(a, nf->cls_aux, SIM_LLC_RD,
+			   own_line(core, nf->bkt_base, nf->bkt_stride, pick(h, nf->bkt_lines)));
+	return one(a, nf->cls_main, SIM_LLC_WR,
+		   own_line(core, nf->tbl_base, nf->tbl_stride, pick(sim_mix64(h), nf->tbl_lines)));
+}
+
+unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, struct acc *a)
+{
+	if (!per_flow_state(nf))
 		return 0;
-	}
+	for (uint32_t i = 0; i < nf->deps; i++)
+		flow_state_acc(nf, core, flow_hash(flow), i, &a[i]);
+	return nf->deps;
 }
 
 /* The route table's line for the flow (l3fwd, synthetic). */
@@ -257,13 +277,8 @@ static unsigned dependent(struct nf_ctx *nf, const struct nf_pkt *p, uint32_t i,
 		/* then the backend table: a few lines, private-cache resident */
 		*priv = nf->l2_hit_ps;
 		/* fall through */
-	case RXB_NF_KIND_NAT: { /* the dependent chain is the flow's state */
-		struct acc st[NF_FLOW_STATE_MAX];
-
-		nf_flow_state(nf, p->core, p->h, st);
-		*a = st[i];
-		return 1;
-	}
+	case RXB_NF_KIND_NAT: /* the dependent chain is the flow's state */
+		return flow_state_acc(nf, p->core, p->h, i, a);
 	case RXB_NF_KIND_SYNTHETIC:
 		if (i < nf->reads) /* a random line of the shared buffer */
 			return one(a, nf->cls_main, SIM_LLC_RD,

@@ -116,13 +116,13 @@ static inline bool nf_done(const struct nf_ctx *nf, const struct nf_pkt *p)
 unsigned nf_step(struct nf_ctx *nf, struct nf_pkt *p, struct sim_rng *rng, struct acc *a,
 		 uint64_t *priv);
 
-/* The accesses to a flow's own state in core `core`'s tables (h: the
- * flow's hash as nf_begin computes it), for the NFs that keep state per
- * flow — lb: its entry; nat: the bucket, then the entry (rewritten) — in
- * the order a packet of the flow makes them. Returns how many (at most
+/* The accesses to the state of flow `flow` (its flow id, as nf_begin
+ * takes it) in core `core`'s tables, for the NFs that keep state per flow
+ * — lb: its entry; nat: the bucket, then the entry (rewritten) — in the
+ * order a packet of the flow makes them. Returns how many (at most
  * NF_FLOW_STATE_MAX); 0 for the other NFs. */
 #define NF_FLOW_STATE_MAX 2
-unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint64_t h, struct acc *a);
+unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, struct acc *a);
 
 /* A target core's extra random read (one dependent access). */
 struct acc nf_target_read(const struct nf_ctx *nf, struct sim_rng *rng);

@@ -32,6 +32,12 @@ static inline uint32_t steer_local(const struct sim *s, const struct nic *n, uin
 	return rxb_reta_lookup(&n->reta, h);
 }
 
+/* The destination a packet of hash h arriving at NIC n is steered to. */
+static inline uint32_t nic_dest(const struct sim *s, const struct nic *n, uint32_t h)
+{
+	return steer_local(s, n, h) + (s->arch == RXB_ARCH_SPOOL ? 0 : n->first_core);
+}
+
 /* The generator's view of steering (target traffic, KV keys): the same
  * RSS + RETA as the NIC's. */
 static uint32_t gen_queue_of(void *ctx, const struct sim_pkt *p)
@@ -271,7 +277,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	int rc;
 
 	pkt_ids(s, n, p, &h, &fid);
-	dest = steer_local(s, n, h) + (s->arch == RXB_ARCH_SPOOL ? 0 : n->first_core);
+	dest = nic_dest(s, n, h);
 	m.hash = h;
 	m.dest = dest;
 
@@ -343,19 +349,18 @@ static void generator_trains(struct sim_traffic_cfg *tc, const struct sim_cfg *c
 }
 
 /* Flow `id` of NIC n's generator: its state's accesses through the L2 of
- * the core RSS sends it to. */
-static void warm_flow(struct sim *s, const struct nic *n, uint32_t id)
+ * the core RSS sends it to (pkt_ids and nic_dest, as its packets). */
+static void warm_flow(struct sim *s, struct nic *n, uint32_t id)
 {
-	const struct sim_traffic *g = &n->gen;
 	struct acc a[NF_FLOW_STATE_MAX];
 	struct sim_pkt p = { 0 };
-	uint32_t dest, core;
+	uint32_t h, fid, core;
 	unsigned k;
 
-	sim_flow_tuple(g->tuple_seed, id, g->cfg.proto, &p);
-	dest = steer_local(s, n, pkt_hash(s, &p)) + (s->arch == RXB_ARCH_SPOOL ? 0 : n->first_core);
-	core = ring_core(s, dest);
-	k = nf_flow_state(&s->nf, core, sim_mix64(flow_id(&p)), a);
+	sim_flow_tuple(n->gen.tuple_seed, id, n->gen.cfg.proto, &p);
+	pkt_ids(s, n, &p, &h, &fid);
+	core = ring_core(s, nic_dest(s, n, h));
+	k = nf_flow_state(&s->nf, core, fid, a);
 	for (unsigned j = 0; j < k; j++)
 		sim_llc_core_access(&s->llc, core, a[j].cls, (enum sim_llc_op)a[j].op, a[j].addr);
 }
@@ -378,7 +383,7 @@ void nic_warm_flow_state(struct sim *s)
 	if (s->trace || !stateful)
 		return;
 	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++) {
-		const struct nic *n = &s->nic[i];
+		struct nic *n = &s->nic[i];
 		const struct sim_traffic *g = &n->gen;
 
 		if (!n->gen_ok)
