@@ -599,7 +599,6 @@ void core_setup(struct sim *s)
 			k->nq = 1;
 		rxb_pool_stats(s->pool, c, &k->ps);
 		k->mbq_n = 0; /* the priming's buffers were posted before the run */
-		k->mbq_lost = 0;
 		if (cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
 			k->ivals = sim_xcalloc(1, sizeof(*k->ivals));
 	}

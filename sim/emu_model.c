@@ -199,10 +199,8 @@ static enum visit visit(struct sim *s, struct emumodel_pq *f, uint64_t now, uint
 			return V_BLOCKED;
 		}
 		spend(s, poll + s->c.emu_pkt);
-		if (s->warm) {
+		if (s->warm)
 			e->pkts++;
-			e->batches += poll != 0;
-		}
 		e->in_burst++;
 		deliver_head(s, f);
 	}
@@ -296,8 +294,7 @@ uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 
 	e->state = CS_SLEEP;
 	phys_queues(s, &e->npq, &cap);
-	e->cap = e->npq * cap;
-	e->fifo = sim_xcalloc(e->cap, sizeof(*e->fifo));
+	e->fifo = sim_xcalloc((size_t)e->npq * cap, sizeof(*e->fifo));
 	e->pq = sim_xcalloc(e->npq, sizeof(*e->pq));
 	for (uint32_t q = 0; q < e->npq; q++) {
 		struct emumodel_pq *f = &e->pq[q];

@@ -36,7 +36,7 @@ struct emumodel_pq {
  * visits them round-robin. */
 struct emumodel {
 	struct emumodel_pkt *fifo; /* every queue's packet slots (pq[q].pkt) */
-	uint32_t cap, n;           /* slots in all queues; packets held now */
+	uint32_t n;                /* packets held now, in all queues */
 	uint64_t t;
 	enum core_state state;
 	uint32_t npq;
@@ -45,7 +45,7 @@ struct emumodel {
 	uint32_t in_burst; /* packets taken in the visit of pq[rr] so far */
 	uint64_t loop_ps;  /* one idle pass over the queues: the retry interval */
 	/* after warm-up: */
-	uint64_t busy, pkts, batches;
+	uint64_t busy, pkts;
 	uint64_t retries;  /* polls that found the head's virtual ring full */
 	uint32_t occ_max;  /* most packets one physical queue held */
 };

@@ -17,9 +17,6 @@
 
 #define HORIZON_PS (1000ull * PS_PER_NS)     /* core may run 1 µs ahead of the event clock */
 #define OCC_PERIOD_PS (10000ull * PS_PER_NS) /* ring occupancy sampled every 10 µs */
-/* L2 associativity: 16 on Skylake-SP (Intel Optimization Reference Manual)
- * and on the large profile's Golden Cove; profile cpu.l2_ways, which the
- * config parser does not read yet. */
 
 static double wall_now(void)
 {
@@ -85,12 +82,8 @@ uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a
 			} else {
 				uint32_t f = sim_llc_core_access(&s->llc, l2, a[j].cls,
 								 (enum sim_llc_op)a[j].op, a[j].addr);
-				uint64_t miss = (f & SIM_LLC_HIT) ^ 1;
 
-				/* selects, not branches: the outcome is random */
-				lat = miss ? dlat : f & SIM_LLC_L2 ? s->c.l2_hit : s->c.llc_hit;
-				s->dram_lat_sum += dlat & -miss;
-				s->dram_lat_n += miss;
+				lat = access_latency(s, f, dlat);
 				rd += f / SIM_LLC_DRAM_RD & 1;
 				wr += f / SIM_LLC_DRAM_WR & 1;
 			}
@@ -191,10 +184,8 @@ static void tap_touch(struct alloc_tap *a, rxb_buf_t b, unsigned line, unsigned 
 {
 	struct core *k = &a->s->core[a->core];
 
-	if (k->mbq_n == MBQ_MAX) {
-		k->mbq_lost++;
-		return;
-	}
+	if (k->mbq_n == MBQ_MAX)
+		return; /* beyond what a burst can touch: not issued */
 	k->mbq[k->mbq_n++] = sim_mbuf_line(a->s, b, line) | how;
 }
 

@@ -135,7 +135,6 @@ struct core {
 	uint64_t t;                  /* local time */
 	uint64_t mbq[MBQ_MAX];       /* pending mbuf line accesses: address | MBQ_* */
 	unsigned mbq_n;
-	uint64_t mbq_lost;           /* touches beyond MBQ_MAX (not issued) */
 	enum core_state state;
 	/* batch in progress: phase (core.c PH_*), packets, next packet, its
 	 * step (core.c PK_*), next entry of the burst's completion / header

@@ -58,6 +58,18 @@ __attribute__((cold)) void sim_over_horizon(struct sim *s, uint64_t t);
  * the core's loop it cost more instructions per packet than the call. */
 uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a, unsigned n);
 
+/* The latency (ps) of a core access with outcome f (sim_llc_core_access)
+ * while DRAM answers in dlat: L2 hit, LLC hit or the DRAM's; a miss counts
+ * in the mean DRAM latency. Selects, not branches: the outcome is random. */
+static inline uint64_t access_latency(struct sim *s, uint32_t f, uint64_t dlat)
+{
+	uint64_t miss = (f & SIM_LLC_HIT) ^ 1;
+
+	s->dram_lat_sum += dlat & -miss;
+	s->dram_lat_n += miss;
+	return miss ? dlat : f & SIM_LLC_L2 ? s->c.l2_hit : s->c.llc_hit;
+}
+
 /* One access (a dependent step of a chain): its latency (ps), with its
  * DRAM traffic accounted at time t (sim_mem_par of one access). `l2` is
  * the accessor's L2 (the core's id; a hog's is ncores + its index): an L2
@@ -66,7 +78,7 @@ uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a
 static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, uint32_t l2, unsigned cls,
 				   enum sim_llc_op op, uint64_t addr)
 {
-	uint64_t lat, miss, dlat;
+	uint64_t lat, dlat;
 	uint32_t f;
 
 	if (t > s->lim)
@@ -74,12 +86,9 @@ static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, uint32_t l2, unsig
 	sim_dram_account(&s->dram, t, 0, 0); /* close finished windows first */
 	dlat = sim_dram_latency_ps(&s->dram);
 	f = sim_llc_core_access(&s->llc, l2, cls, op, addr);
-	/* Selects, not branches: hit or miss is random. Adding zero bytes to
-	 * the window is a no-op (its windows are closed up to t already). */
-	miss = (f & SIM_LLC_HIT) ^ 1;
-	lat = miss ? dlat : f & SIM_LLC_L2 ? s->c.l2_hit : s->c.llc_hit;
-	s->dram_lat_sum += dlat & -miss;
-	s->dram_lat_n += miss;
+	lat = access_latency(s, f, dlat);
+	/* Adding zero bytes to the window is a no-op (its windows are closed
+	 * up to t already). */
 	sim_dram_add(&s->dram, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
 		     (f / SIM_LLC_DRAM_WR & 1) * SIM_LLC_LINE);
 	return lat;

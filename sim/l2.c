@@ -73,29 +73,37 @@ static void dir_erase(struct sim_l2 *l2, uint64_t i)
 
 /* Cache id no longer holds `line`: clear its bit, unless another cache of
  * the same residue mod 64 still holds it. */
-static void dir_del(struct sim_l2 *l2, uint64_t line, uint32_t id)
+/* Cache id no longer holds line; returns the line's directory mask left
+ * (0: no cache holds it). */
+static uint64_t dir_del(struct sim_l2 *l2, uint64_t line, uint32_t id)
 {
 	struct sim_l2_dirent *e = dir_find(l2, line);
 
 	if (e->line == CS_TAG_NONE)
-		return;
+		return 0;
 	for (uint32_t o = id & 63; o < l2->caches; o += 64)
 		if (o != id && way_of(l2, set_at(l2, o, line), line) >= 0)
-			return;
+			return e->mask;
 	e->mask &= ~(1ull << (id & 63));
-	if (e->mask == 0)
-		dir_erase(l2, (uint64_t)(e - l2->dir));
+	if (e->mask != 0)
+		return e->mask;
+	dir_erase(l2, (uint64_t)(e - l2->dir)); /* e may now hold another line's entry */
+	return 0;
+}
+
+/* Directory mask m without cache id's own bit. With more than 64 caches,
+ * bit id & 63 may stand for another cache too: kept (the caller's look
+ * finds who). */
+static uint64_t others_in(const struct sim_l2 *l2, uint64_t m, uint32_t id)
+{
+	if (id < 64 && l2->caches <= 64)
+		m &= ~(1ull << id);
+	return m;
 }
 
 uint64_t sim_l2_others(const struct sim_l2 *l2, uint64_t line, uint32_t id)
 {
-	uint64_t m = dir_find(l2, line)->mask;
-
-	/* With more than 64 caches, bit id & 63 may stand for another cache
-	 * too: kept (the caller's look finds who). */
-	if (id < 64 && l2->caches <= 64)
-		m &= ~(1ull << id);
-	return m;
+	return others_in(l2, dir_find(l2, line)->mask, id);
 }
 
 /* ------------------------------------------------------- the caches */
@@ -125,9 +133,7 @@ void sim_l2_fill(struct sim_l2 *l2, uint32_t id, uint64_t line, uint8_t cls, int
 		v->dirty = (uint8_t)(st->dirty >> w & 1);
 		v->cls = st->cls[w];
 		st->valid &= ~(1u << w); /* gone before the filter asks the others */
-		dir_del(l2, v->line, id);
-		v->shared = sim_l2_others(l2, v->line, id) != 0;
-		l2->evictions++;
+		v->shared = others_in(l2, dir_del(l2, v->line, id), id) != 0;
 	}
 	st->tag[w] = line;
 	st->sig[w] = cs_sig(line);
@@ -164,11 +170,10 @@ int sim_l2_invalidate_line(struct sim_l2 *l2, uint64_t line, uint32_t keep)
 			st->valid &= ~(1u << w);
 			st->dirty &= ~(1u << w);
 			st->tag[w] = CS_TAG_NONE;
-			l2->snoop_invals++;
 		}
 	}
-	/* Only `keep` (if it held the line) is left. */
-	e = dir_find(l2, line);
+	/* Only `keep` (if it held the line) is left (the loop changed no
+	 * directory entry: e still points at the line's). */
 	if (keep != SIM_L2_NONE && way_of(l2, set_at(l2, keep, line), line) >= 0)
 		e->mask = 1ull << (keep & 63);
 	else

@@ -76,7 +76,7 @@ struct sim_l2 {
 	uint64_t dir_mask;    /* entries − 1 */
 	uint32_t dir_bits;
 	/* counts over the whole run (simulated lines only) */
-	uint64_t evictions, snoop_invals, transfers;
+	uint64_t transfers;
 };
 
 /* A line the L2 let go of. */

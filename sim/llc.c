@@ -703,8 +703,6 @@ int sim_llc_add_class(struct sim_llc *llc, const char *name, uint32_t way_mask, 
 	c->mask = way_mask;
 	c->io = io ? 1 : 0;
 	llc->lines[llc->nclasses] = 0;
-	if (c->io)
-		llc->io_classes |= 1u << llc->nclasses;
 	for (unsigned op = 0; op < SIM_LLC_OPS; op++) {
 		c->l[op].allocates = !(c->io && op == SIM_LLC_RD);
 		c->l[op].reads_dram = !(c->io && op == SIM_LLC_WR);

@@ -213,7 +213,6 @@ struct sim_llc {
 	uint64_t size_bytes;
 	struct sim_l2 *l2;       /* the cores' L2s (NULL: none, inclusive LLC) */
 	uint32_t way_bits;       /* mask of the ways that exist */
-	uint32_t io_classes;     /* bit c: class c is an I/O class */
 	/* per class: lines it allocated that are in simulated sets */
 	int64_t lines[SIM_LLC_MAX_CLASSES];
 	uint64_t block_mask;     /* 2^block_bits − 1 */
@@ -375,10 +374,11 @@ static inline uint32_t sim_llc_core_access(struct sim_llc *llc, uint32_t id, uns
 {
 	struct sim_llc_lane *L = &llc->cls[cls].l[op];
 	uint64_t line = addr >> SIM_LLC_LINE_SHIFT;
-	uint32_t g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+	uint32_t g;
 
 	if (llc->l2 == NULL)
 		return sim_llc_access(llc, cls, op, addr);
+	g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
 	L->c.l2_accesses++;
 	if (g != SIM_LLC_GROUP_NONE)
 		return sim_llc__core_sampled(llc, id, cls, op, g, line);

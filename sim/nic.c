@@ -127,12 +127,13 @@ uint64_t nic_dma_read(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	for (uint32_t off = 0; off < bytes; off += mrrs) {
 		uint32_t len = bytes - off < mrrs ? bytes - off : mrrs;
 		uint64_t lat = s->c.rd_base + (uint64_t)((double)len * s->c.rd_per_byte + 0.5) + miss;
-		uint64_t end = sim_dmaeng_request(&n->rd, t, lat, tlp_bytes(s, len));
+		uint64_t tlp = tlp_bytes(s, len);
+		uint64_t end = sim_dmaeng_request(&n->rd, t, lat, tlp);
 
 		if (s->warm) {
 			n->reads++;
 			n->read_ps += end - t;
-			n->down_bytes += tlp_bytes(s, len);
+			n->down_bytes += tlp;
 			n->up_bytes += s->cfg->tlp_overhead_bytes; /* the read request */
 		}
 		if (end > done)
