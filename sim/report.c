@@ -81,14 +81,31 @@ static json_t *cycles_obj(const struct sim *s, const struct ccost *c, uint64_t p
 	return o;
 }
 
-static void llc_sum(const struct sim *s, unsigned cls, enum sim_llc_op op, double *hits,
-		    double *acc)
+typedef void llc_stats_fn(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
+			  struct sim_llc_stats *st);
+
+static void llc_sum(const struct sim *s, llc_stats_fn *stats, unsigned cls, enum sim_llc_op op,
+		    double *hits, double *acc)
 {
 	struct sim_llc_stats st;
 
-	sim_llc_stats(&s->llc, cls, op, &st);
+	stats(&s->llc, cls, op, &st);
 	*hits += st.hits;
 	*acc += (double)st.accesses;
+}
+
+/* Hit rate of `stats` (the LLC's, or the L2s') over the cores' packet and
+ * NF accesses; null without any. */
+static json_t *core_hit_rate(const struct sim *s, llc_stats_fn *stats)
+{
+	double hits = 0, acc = 0;
+
+	for (uint32_t c = 0; c < s->ncls_pkt; c++)
+		llc_sum(s, stats, s->core[c].cls_pkt, SIM_LLC_OPS, &hits, &acc);
+	llc_sum(s, stats, s->nf.cls_main, SIM_LLC_OPS, &hits, &acc);
+	llc_sum(s, stats, s->nf.cls_aux, SIM_LLC_OPS, &hits, &acc);
+	llc_sum(s, stats, s->nf.cls_tgt, SIM_LLC_OPS, &hits, &acc);
+	return acc > 0 ? jfrac(hits / acc) : json_null();
 }
 
 static json_t *params(const struct sim *s)
@@ -157,29 +174,6 @@ static void nic_reads(const struct sim *s, json_t *m)
 						      json_null());
 	set(m, "nic_pcie_llc_miss_share", lines ? jfrac((double)missed / (double)lines) :
 						   json_null());
-}
-
-/* The cores' L2 hit rate over their packet and NF accesses (with L2s,
- * llc_hit_rate counts the accesses that missed the L2). */
-static json_t *l2_hit_rate(const struct sim *s)
-{
-	unsigned cl[] = { s->nf.cls_main, s->nf.cls_aux, s->nf.cls_tgt };
-	struct sim_llc_stats st;
-	double hits = 0, acc = 0;
-
-	if (!s->llc.l2)
-		return json_null();
-	for (uint32_t c = 0; c < s->ncls_pkt; c++) {
-		sim_llc_l2_stats(&s->llc, s->core[c].cls_pkt, SIM_LLC_OPS, &st);
-		hits += (double)st.hits;
-		acc += (double)st.accesses;
-	}
-	for (unsigned i = 0; i < sizeof(cl) / sizeof(cl[0]); i++) {
-		sim_llc_l2_stats(&s->llc, cl[i], SIM_LLC_OPS, &st);
-		hits += (double)st.hits;
-		acc += (double)st.accesses;
-	}
-	return acc > 0 ? jfrac(hits / acc) : json_null();
 }
 
 static json_t *per_core(const struct sim *s, double T)
@@ -388,7 +382,7 @@ int sim_report(struct sim *s, FILE *out)
 	uint64_t drops = 0, in_flight;
 	struct ccost tot = { 0 };
 	struct sim_dram_stats ds;
-	double hits = 0, acc = 0, nh = 0, na = 0, cp;
+	double nh = 0, na = 0, cp;
 	struct rxb_pool_core_stats pst;
 	struct rxb_shring_wait dw;
 	char hex[24];
@@ -441,16 +435,12 @@ int sim_report(struct sim *s, FILE *out)
 	    jnum((s->ws_windows ? s->ws_sum / (double)s->ws_windows : (double)s->ws_count) *
 		 cfg->scn.arch.buffer_bytes / (double)(1u << 20)));
 	for (uint32_t n = 0; n < cfg->scn.system.nics && n < 4; n++)
-		llc_sum(s, s->nic[n].cls_wr, SIM_LLC_WR, &nh, &na);
+		llc_sum(s, sim_llc_stats, s->nic[n].cls_wr, SIM_LLC_WR, &nh, &na);
 	set(m, "ddio_hit_rate", cfg->scn.system.ddio_ways == 0 ? jnum(0) : na > 0 ? jfrac(nh / na) :
 									   json_null());
-	for (uint32_t c = 0; c < s->ncls_pkt; c++)
-		llc_sum(s, s->core[c].cls_pkt, SIM_LLC_OPS, &hits, &acc);
-	llc_sum(s, s->nf.cls_main, SIM_LLC_OPS, &hits, &acc);
-	llc_sum(s, s->nf.cls_aux, SIM_LLC_OPS, &hits, &acc);
-	llc_sum(s, s->nf.cls_tgt, SIM_LLC_OPS, &hits, &acc);
-	set(m, "llc_hit_rate", acc > 0 ? jfrac(hits / acc) : json_null());
-	set(m, "l2_hit_rate", l2_hit_rate(s));
+	/* with L2s, llc_hit_rate counts the accesses that missed the L2 */
+	set(m, "llc_hit_rate", core_hit_rate(s, sim_llc_stats));
+	set(m, "l2_hit_rate", s->llc.l2 ? core_hit_rate(s, sim_llc_l2_stats) : json_null());
 	sim_dram_stats(&s->dram, s->end_ps, &ds);
 	set(m, "mem_bw_gibps", jnum((double)(ds.rd_bytes + ds.wr_bytes - s->dram_rd0 - s->dram_wr0) /
 				    T / (double)(1ull << 30)));
