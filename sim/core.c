@@ -13,6 +13,10 @@
 #include "rxb/shring.h"
 
 #define ALLOC_RETRY_PS (1000ull * PS_PER_NS) /* a core refused by the allocator retries */
+/* mlx5's vector receive handles 4 completions a loop and prefetches only
+ * the next 4; it prefetches no mbuf (docs/workloads.md): a wave of the
+ * receive call is at most 4 packets' completion and mbuf accesses. */
+#define RX_CQE_WAVE 4u
 
 /* Take lock `r` at t0 for `hold` (plus a line transfer when another core
  * held it last): returns the time spent, waiting included; *wait gets the
@@ -60,6 +64,7 @@ void core_charge_alloc(struct sim *s, struct core *k)
 	}
 	k->t += ps;
 	k->cost.alloc += ps;
+	an_charge(s, k, AN_ALLOC, ps);
 }
 
 static inline uint64_t sw_read(const struct rxb_sw_stats *st, enum rxb_sw_counter c)
@@ -124,6 +129,16 @@ static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dloc
 	}
 	k->t += ps;
 	k->cost.sync += ps;
+	an_charge(s, k, AN_SYNC, ps);
+}
+
+/* Core k waits until t (if later), the wait charged to comp. */
+static void wait_until(struct sim *s, struct core *k, uint64_t t, unsigned comp)
+{
+	if (t > k->t) {
+		an_charge(s, k, comp, t - k->t);
+		k->t = t;
+	}
 }
 
 enum { POLL_SLEPT = 0, POLL_BATCH, POLL_AGAIN, POLL_RETRY };
@@ -183,6 +198,8 @@ static int poll(struct sim *s, struct core *k)
 	rx = n ? s->c.rx_call + n * s->c.rx_pkt : s->c.empty_poll;
 	if (notices - k->sw_notices > n) /* consumption-only Bx entries */
 		rx += (notices - k->sw_notices - n) * s->c.rx_pkt / 2;
+	an_charge(s, k, n ? AN_RX_CALL : AN_EMPTY_POLL, rx);
+	an_charge(s, k, AN_DOORBELL, (db - k->sw_db) * s->c.doorbell);
 	rx += (db - k->sw_db) * s->c.doorbell;
 	k->t += rx;
 	k->cost.rx += rx;
@@ -204,6 +221,7 @@ static int poll(struct sim *s, struct core *k)
 			if (s->warm)
 				k->alloc_fail_polls++;
 			k->t += ALLOC_RETRY_PS;
+			an_charge(s, k, AN_ALLOC_RETRY, ALLOC_RETRY_PS);
 			return POLL_RETRY;
 		}
 		if (s->arch == RXB_ARCH_SPOOL && ++k->qempty < k->nq)
@@ -225,8 +243,7 @@ static int poll(struct sim *s, struct core *k)
 	k->ph = PH_CQ;
 	/* Entries the library returned before their DMA latency had passed
 	 * are waited for (the core would have spun on them). */
-	if (s->pinfo[k->pk[0].buf].vis > k->t)
-		k->t = s->pinfo[k->pk[0].buf].vis;
+	wait_until(s, k, s->pinfo[k->pk[0].buf].vis, AN_DMA_WAIT);
 	return POLL_BATCH;
 }
 
@@ -250,24 +267,29 @@ static void phase_acc(struct sim *s, struct core *k, unsigned idx, struct acc *a
 	a->cls = (uint8_t)k->cls_pkt;
 	a->op = SIM_LLC_RD;
 	if (k->ph == PH_HDR) {
-		a->addr = sim_buf_addr(s, k->pk[idx].buf) + s->cfg->scn.arch.headroom_bytes;
+		a->addr = sim_frame_addr(s, k->pk[idx].buf);
 		a->op = s->nf.hdr_write ? SIM_LLC_WR : SIM_LLC_RD;
+		a->comp = AN_HDR;
 	} else if (k->ph == PH_MBQ || idx >= 2 * k->n) {
 		uint64_t e = k->mbq[k->ph == PH_MBQ ? idx : idx - 2 * k->n];
 
 		a->cls = (uint8_t)s->cls_mbal;
 		a->addr = e & ~(uint64_t)MBQ_WR;
 		a->op = (uint8_t)(e & MBQ_WR);
+		a->comp = a->op == SIM_LLC_WR ? AN_MBUF_ALLOC : AN_MBUF_FREE;
 	} else if (idx & 1) {
 		a->cls = (uint8_t)s->cls_mbrx;
 		a->addr = sim_mbuf_line(s, k->pk[idx / 2].buf, 0);
 		a->op = SIM_LLC_WR;
+		a->comp = AN_MBUF_RX;
 	} else if (s->cfg->scn.arch.emulated) {
 		/* the emulator's virtual completions, across the socket */
 		a->cls = ACC_FIXED;
 		a->addr = s->c.xsocket;
+		a->comp = AN_CQE;
 	} else {
 		a->addr = cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r);
+		a->comp = AN_CQE;
 	}
 }
 
@@ -290,12 +312,14 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 
 		if (m > RXB_BURST_MAX)
 			m = RXB_BURST_MAX;
+		if (k->ph == PH_CQ && m > 2 * RX_CQE_WAVE)
+			m = 2 * RX_CQE_WAVE;
 		if (k->t > limit)
 			return false;
 		sim_note_step(s, k->t);
 		for (unsigned j = 0; j < m; j++)
 			phase_acc(s, k, k->j + j, &a[j]);
-		l = m ? sim_mem_par(s, k->t, k->id, a, m) : 0;
+		l = m ? sim_mem_par(s, k->t, k->id, a, m, &k->an) : 0;
 		k->t += l;
 		if (k->ph == PH_CQ)
 			k->cost.rx += l;
@@ -407,14 +431,16 @@ static bool nf_steps(struct sim *s, struct core *k, uint64_t limit)
 		n = nf_step(&s->nf, &k->nf, &k->rng, a, &priv);
 		if (n == 1) /* sim_mem_par of one, without the loop (NF accesses are lines) */
 			l = sim_mem_one(s, k->t, k->id, a[0].cls, (enum sim_llc_op)a[0].op,
-					 a[0].addr);
+					a[0].addr, &k->an, a[0].comp);
 		else
-			l = n ? sim_mem_par(s, k->t, k->id, a, n) : 0;
+			l = n ? sim_mem_par(s, k->t, k->id, a, n, &k->an) : 0;
+		an_charge(s, k, k->nf.priv_comp, priv);
 		l += priv;
 		k->t += l;
 		k->cost.app += l;
 	}
 	l = compute_time(s, k);
+	an_charge(s, k, AN_COMPUTE, l);
 	k->t += l;
 	k->cost.app += l;
 	return true;
@@ -430,14 +456,13 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 
 	switch (k->step) {
 	case PK_ARRIVE:
-		if (pi->vis > k->t)
-			k->t = pi->vis;
+		wait_until(s, k, pi->vis, AN_DMA_WAIT);
 		if (k->t >= k->tick_next || k->t >= k->pause_next)
-			k->t = after_pauses(s, k, k->t);
+			wait_until(s, k, after_pauses(s, k, k->t), AN_PAUSE);
 		if (k->t > limit)
 			return false;
-		nf_begin(&s->nf, &k->nf, k->id, k->cls_pkt, &k->rng, pi->flow, pi->key, pi->len,
-			 sim_buf_addr(s, pk->buf) + s->cfg->scn.arch.headroom_bytes);
+		nf_begin(&s->nf, &k->nf, k->id, k->nic, k->cls_pkt, &k->rng, pi->flow, pi->key,
+			 pi->len, sim_frame_addr(s, pk->buf), sim_mbuf_line(s, pk->buf, 2));
 		k->step = PK_NF;
 		/* fall through */
 	case PK_NF:
@@ -457,13 +482,14 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 			return false;
 		sim_note_step(s, k->t);
 		r = nf_target_read(&s->nf, &k->rng);
-		l = sim_mem_one(s, k->t, k->id, r.cls, (enum sim_llc_op)r.op, r.addr);
+		l = sim_mem_one(s, k->t, k->id, r.cls, (enum sim_llc_op)r.op, r.addr, &k->an,
+				r.comp);
 		k->t += l;
 		k->cost.app += l;
 		k->tr_left--;
 	}
 	/* a full Tx ring: wait for its oldest completion */
-	k->t = tx_room_at(k);
+	wait_until(s, k, tx_room_at(k), AN_TX_FULL_WAIT);
 	/* the transmit's DMA read follows the descriptor write (tx_pkt) */
 	if (k->t + s->c.tx_pkt > limit && k->t > s->now)
 		return false;
@@ -473,12 +499,15 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 	return true;
 }
 
+static uint64_t run_loop(struct sim *s, struct core *k, uint64_t now);
+
 /* Core k's loop from time `now`. Returns when it must wait for other
  * events: the time to resume at, or UINT64_MAX when it sleeps (a delivery
- * wakes it) or is stalled for good. */
+ * wakes it) or is stalled for good. Its busy time is measured here, apart
+ * from the anatomy's charges (anatomy.h). */
 uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 {
-	uint64_t limit = now + s->horizon_ps;
+	uint64_t from, next;
 
 	if (k->t < now)
 		k->t = now;
@@ -498,6 +527,18 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 		k->t = k->stall_to;
 		return k->t;
 	}
+	from = k->t;
+	next = run_loop(s, k, now);
+	if (s->warm)
+		k->busy += k->t - from;
+	return next;
+}
+
+/* ev_core's loop, for a core that is not stalled. */
+static uint64_t run_loop(struct sim *s, struct core *k, uint64_t now)
+{
+	uint64_t limit = now + s->horizon_ps;
+
 	/* The time rule (docs/simulator.md): every step that touches a shared
 	 * resource starts at a local time within the horizon; past it, the
 	 * core yields and resumes there once the event clock has caught up. */
@@ -537,8 +578,8 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 		default: /* PH_POLL */
 			break;
 		}
-		if (k->t >= k->tick_next || k->t >= k->pause_next)
-			k->t = after_pauses(s, k, k->t); /* then poll where the pause ends */
+		if (k->t >= k->tick_next || k->t >= k->pause_next) /* then poll where it ends */
+			wait_until(s, k, after_pauses(s, k, k->t), AN_PAUSE);
 		if (k->t > now) {
 			/* Poll at the exact time the loop gets there: at once when
 			 * no other event comes first (this core's own entry, still at

@@ -44,6 +44,30 @@ void *sim_xcalloc(size_t n, size_t sz)
 
 /* ------------------------------------------------------------ memory */
 
+/* The stall of a wave (wmax: its slowest access) shared among its n
+ * accesses in proportion to their latencies; the remainder of the integer
+ * division goes to the slowest, so the shares sum to wmax exactly. */
+static void an_share(struct anat *an, const struct acc *a, const uint64_t *lat, unsigned n,
+		     uint64_t wmax)
+{
+	uint64_t sum = 0, given = 0;
+	unsigned slowest = 0;
+
+	for (unsigned j = 0; j < n; j++) {
+		sum += lat[j];
+		slowest = lat[j] > lat[slowest] ? j : slowest;
+	}
+	if (sum == 0)
+		return;
+	for (unsigned j = 0; j < n; j++) {
+		uint64_t part = (uint64_t)((unsigned __int128)wmax * lat[j] / sum);
+
+		an->ps[a[j].comp] += part;
+		given += part;
+	}
+	an->ps[a[slowest].comp] += wmax - given;
+}
+
 /* A memory access past the horizon (engine_int.h): counted, and fatal in
  * debug builds. */
 __attribute__((noinline, cold)) void sim_over_horizon(struct sim *s, uint64_t t)
@@ -61,10 +85,11 @@ __attribute__((noinline, cold)) void sim_over_horizon(struct sim *s, uint64_t t)
 }
 
 /* Independent accesses in waves (engine_int.h). */
-uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a, unsigned n)
+uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a, unsigned n,
+		     struct anat *an)
 {
 	uint32_t mlp = s->cfg->scn.system.mlp;
-	uint64_t total = 0;
+	uint64_t total = 0, lat[ACC_MAX];
 
 	for (unsigned j0 = 0; j0 < n; j0 += mlp) {
 		unsigned end = n - j0 < mlp ? n : j0 + mlp;
@@ -75,21 +100,24 @@ uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a
 		sim_dram_account(&s->dram, tw, 0, 0); /* close finished windows first */
 		dlat = sim_dram_latency_ps(&s->dram);
 		for (unsigned j = j0; j < end; j++) {
-			uint64_t lat;
+			uint32_t f = 0;
+			bool fixed = a[j].cls == ACC_FIXED;
 
-			if (a[j].cls == ACC_FIXED) {
-				lat = a[j].addr;
+			if (fixed) {
+				lat[j] = a[j].addr;
 			} else {
-				uint32_t f = sim_llc_core_access(&s->llc, l2, a[j].cls,
-								 (enum sim_llc_op)a[j].op, a[j].addr);
-
-				lat = access_latency(s, f, dlat);
+				f = sim_llc_core_access(&s->llc, l2, a[j].cls, (enum sim_llc_op)a[j].op,
+							a[j].addr);
+				lat[j] = access_latency(s, f, dlat);
 				rd += f / SIM_LLC_DRAM_RD & 1;
 				wr += f / SIM_LLC_DRAM_WR & 1;
 			}
-			wmax = lat > wmax ? lat : wmax;
+			an_access(s, an, a[j].comp, f, fixed, lat[j]);
+			wmax = lat[j] > wmax ? lat[j] : wmax;
 		}
 		sim_dram_add(&s->dram, rd * SIM_LLC_LINE, wr * SIM_LLC_LINE);
+		if (an && s->warm)
+			an_share(an, a + j0, lat + j0, end - j0, wmax);
 		total += wmax;
 	}
 	return total;
@@ -152,10 +180,13 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	ADD(s->cls_cq, "cqe", ddio, 1);
 	ADD(s->cls_tx, "tx", ddio, 1);
 	ADD(s->cls_hog, "hog", s->mask_cpu, 0);
+	ADD(s->cls_sq, "sq", s->mask_cpu, 0);
 	ADD(s->cls_mbrx, "mbuf_rx", s->mask_cpu, 0);
 	ADD(s->cls_mbal, "mbuf_alloc", s->mask_cpu, 0);
 	ADD(s->nf.cls_main, "nf_main", cat ? cat : s->mask_cpu, 0);
 	ADD(s->nf.cls_aux, "nf_aux", s->mask_cpu, 0);
+	ADD(s->nf.cls_key, "nf_key", s->mask_cpu, 0);
+	ADD(s->nf.cls_annot, "mbuf_annot", s->mask_cpu, 0);
 	ADD(s->nf.cls_tgt, "nf_target", s->mask_cpu, 0);
 	s->ncls_pkt = SIM_LLC_MAX_CLASSES - s->llc.nclasses;
 	if (s->ncls_pkt > s->ncores)
@@ -373,6 +404,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	if (rc)
 		return rc;
 	/* Address map: 2 MiB-aligned regions (hugepages), starting at 4 GiB. */
+	s->priv_bytes = nf_priv_bytes(cfg->scn.workload.nf);
 	s->pool_base = 4ull << 30;
 	next = align_up(s->pool_base + (uint64_t)cfg->scn.arch.pool_buffers * sim_buf_stride(s), HUGE_ALIGN);
 	if (cfg->scn.arch.emulated) {
@@ -392,7 +424,12 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	next = align_up(next + s->cq_ring_bytes * (s->emu.npq + 1), HUGE_ALIGN);
 	s->cq_w = sim_xcalloc(s->nrings + s->emu.npq, sizeof(*s->cq_w));
 	s->tlp_cqe = tlp_bytes(s, cfg->cqe_bytes);
+	s->sq_base = next;
+	next = align_up(next + (uint64_t)s->ncores * align_up((uint64_t)cfg->scn.arch.tx_size *
+								SIM_WQE_BYTES, 4096),
+			HUGE_ALIGN);
 	s->nf.l2_hit_ps = s->c.l2_hit;
+	s->nf.xfer_ps = s->c.xfer;
 	rc = nf_init(&s->nf, &cfg->scn, &next, err);
 	if (rc)
 		return rc;

@@ -41,6 +41,7 @@
 #include "hist.h"
 #include "l2.h"
 #include "llc.h"
+#include "anatomy.h"
 #include "nf.h"
 #include "dmaeng.h"
 #include "replay.h"
@@ -159,7 +160,10 @@ struct core {
 	uint64_t sw_db, sw_lock, sw_ors, sw_ret, sw_notices, sw_afail;
 	/* measurements after warm-up */
 	struct ccost cost;
-	uint64_t busy;               /* ps not asleep or stalled */
+	uint64_t busy;               /* ps not asleep or stalled, after the warm-up (the
+				      * anatomy's check: measured apart from it) */
+	uint64_t busy_from;          /* when the current busy span began */
+	struct anat an;              /* where its time went, after the warm-up */
 	uint64_t pkts, wire_bytes, polls, empty_polls, alloc_fail_polls;
 	uint64_t paused;             /* ps taken by ticks and pauses */
 	struct txq tx;
@@ -257,6 +261,7 @@ struct sim {
 	struct nf_ctx nf;             /* the network function (nf.h) */
 	/* LLC classes */
 	unsigned cls_tx, cls_cq, cls_hog;
+	unsigned cls_sq;              /* the cores' writes of their send queues' WQEs */
 	/* the mbuf lines (core.c, docs/simulator.md §2.5), each kind of access a
 	 * class of its own (drawn outcomes follow a class's rates: docs/
 	 * simulator-models.md §4.4): the receive's write of line 0 (a ring cycle
@@ -267,6 +272,8 @@ struct sim {
 	uint32_t mask_cpu;            /* allocation ways of CPU classes (minus CAT) */
 	/* addresses */
 	uint64_t pool_base, cq_base, cq_ring_bytes, pcq_base;
+	uint32_t priv_bytes;          /* the mbuf's private area (nf_priv_bytes) */
+	uint64_t sq_base, sq_stride;  /* the cores' send queues (tx.c) */
 	uint32_t cq_entries;
 	uint64_t *cq_w;               /* next completion entry written per ring, mod cq_entries */
 	/* per-packet arithmetic done once */
@@ -346,6 +353,10 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err);
 int sim_run(struct sim *s, int progress, struct rxb_err *err);
 /* Print the result object of docs/engine-contract.md §4.1 on `out`. */
 int sim_report(struct sim *s, FILE *out);
+/* The record's metrics.anatomy (anatomy.c): a json_t *, declared opaque
+ * here so that engine.h needs no jansson. */
+struct json_t;
+struct json_t *anatomy_json(const struct sim *s);
 void sim_free(struct sim *s);
 
 /* Descriptor-return waits of every shared ring over the measured interval:

@@ -56,7 +56,30 @@ __attribute__((cold)) void sim_over_horizon(struct sim *s, uint64_t t);
  * before it): its traffic counts in the DRAM window of that time and its
  * misses see that window's latency. Out of line (engine.c): inlined into
  * the core's loop it cost more instructions per packet than the call. */
-uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a, unsigned n);
+uint64_t sim_mem_par(struct sim *s, uint64_t t, uint32_t l2, const struct acc *a, unsigned n,
+		     struct anat *an);
+
+/* The anatomy (anatomy.h) of core k after the warm-up: ps charged to comp. */
+static inline void an_charge(struct sim *s, struct core *k, unsigned comp, uint64_t ps)
+{
+	if (s->warm)
+		k->an.ps[comp] += ps;
+}
+
+/* An access of comp served at level f (sim_llc_core_access's flags, or a
+ * fixed latency: the LLC's level) in lat ps, after the warm-up. */
+static inline void an_access(struct sim *s, struct anat *an, unsigned comp, uint32_t f,
+			     bool fixed, uint64_t lat)
+{
+	unsigned lvl = fixed || (f & (SIM_LLC_HIT | SIM_LLC_L2)) == SIM_LLC_HIT ? AN_LLC :
+		       f & SIM_LLC_L2 ? AN_L2 : AN_DRAM;
+
+	if (!s->warm || an == NULL)
+		return;
+	an->n[comp]++;
+	an->lvl[comp][lvl]++;
+	an->lat_ps[comp] += lat;
+}
 
 /* The latency (ps) of a core access with outcome f (sim_llc_core_access)
  * while DRAM answers in dlat: L2 hit, LLC hit or the DRAM's; a miss counts
@@ -76,7 +99,7 @@ static inline uint64_t access_latency(struct sim *s, uint32_t f, uint64_t dlat)
  * hit costs cpu.l2_latency_cycles and reaches neither the LLC nor DRAM,
  * a miss goes on as llc.h says (sim_llc_core_access). */
 static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, uint32_t l2, unsigned cls,
-				   enum sim_llc_op op, uint64_t addr)
+				   enum sim_llc_op op, uint64_t addr, struct anat *an, unsigned comp)
 {
 	uint64_t lat, dlat;
 	uint32_t f;
@@ -87,6 +110,9 @@ static inline uint64_t sim_mem_one(struct sim *s, uint64_t t, uint32_t l2, unsig
 	dlat = sim_dram_latency_ps(&s->dram);
 	f = sim_llc_core_access(&s->llc, l2, cls, op, addr);
 	lat = access_latency(s, f, dlat);
+	an_access(s, an, comp, f, false, lat);
+	if (an && s->warm)
+		an->ps[comp] += lat;
 	/* Adding zero bytes to the window is a no-op (its windows are closed
 	 * up to t already). */
 	sim_dram_add(&s->dram, (f / SIM_LLC_DRAM_RD & 1) * SIM_LLC_LINE,
@@ -111,26 +137,35 @@ static inline void sim_note_step(struct sim *s, uint64_t t)
  * (arch.buffer_bytes in all). DPDK's default is 128 + 128 + 2048 B. */
 #define SIM_MBUF_BYTES 128u
 
-/* Bytes from one element of the pool to the next. */
+/* Bytes from one element of the pool to the next: the mbuf, the
+ * application's private area (nf_priv_bytes: FastClick's annotations),
+ * the buffer. */
 static inline uint64_t sim_buf_stride(const struct sim *s)
 {
-	return SIM_MBUF_BYTES + (uint64_t)s->cfg->scn.arch.buffer_bytes;
+	return SIM_MBUF_BYTES + s->priv_bytes + (uint64_t)s->cfg->scn.arch.buffer_bytes;
 }
 
 /* Address of the memory of buffer handle b — its buffer, after its mbuf
- * (pool base + b × stride + the mbuf; the emulator's pointer swaps remap
- * it). */
+ * and private area (pool base + b × stride + both; the emulator's pointer
+ * swaps remap it). */
 static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
 {
 	if (s->addr_of)
 		return s->addr_of[b];
-	return s->pool_base + b * sim_buf_stride(s) + SIM_MBUF_BYTES;
+	return s->pool_base + b * sim_buf_stride(s) + SIM_MBUF_BYTES + s->priv_bytes;
 }
 
-/* Line `line` (0 or 1) of buffer b's mbuf, just before its buffer. */
+/* Line `line` of buffer b's mbuf (0, 1: the struct rte_mbuf; 2, 3: the
+ * private area when there is one), before its buffer. */
 static inline uint64_t sim_mbuf_line(const struct sim *s, rxb_buf_t b, unsigned line)
 {
-	return sim_buf_addr(s, b) - SIM_MBUF_BYTES + line * SIM_LLC_LINE;
+	return sim_buf_addr(s, b) - s->priv_bytes - SIM_MBUF_BYTES + line * SIM_LLC_LINE;
+}
+
+/* Address of the first byte of the frame in buffer b (after the headroom). */
+static inline uint64_t sim_frame_addr(const struct sim *s, rxb_buf_t b)
+{
+	return sim_buf_addr(s, b) + s->cfg->scn.arch.headroom_bytes;
 }
 
 /* The event clock moves to t: the lead of the steps made since it last
@@ -258,6 +293,7 @@ void core_charge_alloc(struct sim *s, struct core *k);
 
 /* tx.c: the transmit path */
 #define TX_FREE_THRESH 32u /* completions a core frees at once (DPDK's tx_free_thresh) */
+#define SIM_WQE_BYTES 64u  /* one mlx5 send WQE for a one-segment packet (docs/workloads.md) */
 void tx_setup(struct sim *s);
 uint64_t tx_room_at(const struct core *k);
 void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len,

@@ -38,7 +38,7 @@ void ev_hog(struct sim *s, uint32_t h, uint64_t now)
 			uint64_t ls = s->dram_lat_sum, ln = s->dram_lat_n;
 
 			sim_note_step(s, g->t);
-			g->t += sim_mem_par(s, g->t, s->ncores + h, a, m);
+			g->t += sim_mem_par(s, g->t, s->ncores + h, a, m, NULL);
 			s->dram_lat_sum = ls;
 			s->dram_lat_n = ln;
 		}

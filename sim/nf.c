@@ -18,16 +18,39 @@
 #define HUGE_ALIGN (2ull << 20)
 #define LINE 64ull
 
-/* A packet's dependent accesses: each needs the one before it. */
+/* FastClick's flow manager (FlowIPManagerIMP, docs/workloads.md): per
+ * core (thread) a DPDK rte_hash of next_pow2(capacity / the NIC's cores)
+ * entries — buckets of 8 signatures and key indices in one 64 B line, a
+ * key store of 32 B entries (the 8 B data pointer + the 16 B flow key,
+ * 16 B aligned) — and an array of flow control blocks indexed like the key
+ * store. A lookup reads the bucket, then the key-store entry its matching
+ * signature points to, then the flow control block: each address depends
+ * on the line before it. */
+#define FM_BUCKET_ENTRIES 8u
+#define FM_KEY_ENTRY_BYTES 32u
+
+/* The lines of a flow control block: FastClick's block header (use count,
+ * flags, last-seen time, written per packet) and the NF's flow data — lb's
+ * backend in the first line, nat's translation entry and FlowCounter's
+ * counters over two (docs/workloads.md). */
+static uint32_t fcb_lines(enum rxb_nf_kind kind)
+{
+	return kind == RXB_NF_KIND_NAT ? 2 : 1;
+}
+
+/* A packet's dependent steps: each needs the one before it. A FastClick
+ * NF's first is the frame's second line with the annotation writes (the
+ * flow key is parsed from it). */
 static uint32_t dependent_count(const struct nf_ctx *nf)
 {
 	switch (nf->kind) {
-	case RXB_NF_KIND_NAT:
-		return 2; /* bucket, entry */
-	case RXB_NF_KIND_SYNTHETIC:
-		return nf->reads + 1; /* the reads, the route lookup */
-	case RXB_NF_KIND_L3FWD:
 	case RXB_NF_KIND_LB:
+		return 5; /* header line 2, bucket, key, block, backend load */
+	case RXB_NF_KIND_NAT:
+		return 4; /* header line 2, bucket, key, block */
+	case RXB_NF_KIND_SYNTHETIC:
+		return 1 + nf->reads + 1; /* header line 2, the reads, the route lookup */
+	case RXB_NF_KIND_L3FWD:
 	case RXB_NF_KIND_KVS: /* the index bucket (its item: the group) */
 	case RXB_NF_KIND_COUNTER:
 		return 1;
@@ -72,6 +95,25 @@ void nf_critical(const struct nf_ctx *nf, uint32_t cores, uint64_t *base, uint64
 	}
 }
 
+/* rte_hash entries of each core's table: the capacity over the fewest
+ * cores a NIC has (every core's table the same size), rounded up to a power
+ * of two as rte_hash_create does. */
+static uint64_t fm_entries(uint64_t capacity, const struct rxb_scn *scn)
+{
+	uint32_t fewest = UINT32_MAX;
+	uint64_t per, e = FM_BUCKET_ENTRIES;
+
+	for (uint32_t i = 0; i < scn->system.cores_per_nic.n; i++)
+		if (scn->system.cores_per_nic.v[i] && scn->system.cores_per_nic.v[i] < fewest)
+			fewest = scn->system.cores_per_nic.v[i];
+	if (fewest == UINT32_MAX)
+		fewest = scn->system.cores;
+	per = (capacity + fewest - 1) / fewest;
+	while (e < per)
+		e <<= 1;
+	return e;
+}
+
 int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct rxb_err *err)
 {
 	const struct rxb_scn_workload *w = &scn->workload;
@@ -84,13 +126,15 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 	nf->kvs_put_share = w->kvs_put_share;
 	nf->counter_slots = w->counter_slots;
 	nf->mlp = scn->system.mlp;
+	nf->fastclick = nf_is_fastclick(w->nf);
 	nf->deps = dependent_count(nf);
-	/* Forwarders rewrite the headers, all in the frame's first line (14 B
-	 * Ethernet + 20 B IPv4 + the L4 header's ports and checksum): l3fwd
-	 * the MACs and TTL + IP checksum, lb the destination (address, MAC)
-	 * and checksums, nat addresses, ports and both checksums, kvs the
-	 * reply's swapped addresses. synthetic and counter leave it. The
-	 * engine's prologue then fetches that line for writing (nf.h). */
+	/* Forwarders rewrite the headers (the frame's first line, and its
+	 * second for a FastClick NF: the destination address and the UDP
+	 * header): l3fwd the MACs and TTL + IP checksum, lb the destination
+	 * (address, MAC) and checksums, nat addresses, ports and both
+	 * checksums, kvs the reply's swapped addresses. synthetic and counter
+	 * leave it. The engine's prologue then fetches that line for writing
+	 * (nf.h). */
 	nf->hdr_write = w->nf == RXB_NF_KIND_L3FWD || w->nf == RXB_NF_KIND_LB ||
 			w->nf == RXB_NF_KIND_NAT || w->nf == RXB_NF_KIND_KVS;
 	/* Route table (l3fwd, synthetic's route lookup): lpm_table_mib. */
@@ -100,12 +144,14 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 	nf->buf_lines = (uint64_t)fmax(1.0, w->buffer_mib * (double)(1u << 20) / 64.0);
 	nf->buf_base = region(next, nf->buf_lines * 64);
 	switch (w->nf) {
-	case RXB_NF_KIND_LB: /* per core: a flow table of 64 B entries */
-		nf->tbl_lines = w->lb_table_entries;
-		break;
-	case RXB_NF_KIND_NAT: /* per core: 2 entries a flow; buckets of 8 signatures a line */
-		nf->tbl_lines = 2 * w->nat_flows;
-		nf->bkt_lines = (2 * w->nat_flows + 7) / 8;
+	case RXB_NF_KIND_LB:
+	case RXB_NF_KIND_NAT:
+		nf->fm_entries = fm_entries(w->flow_capacity, scn);
+		nf->fcb_lines = fcb_lines(w->nf);
+		nf->tbl_lines = nf->fm_entries * nf->fcb_lines;
+		nf->bkt_lines = nf->fm_entries / FM_BUCKET_ENTRIES;
+		/* entry 0 of the key store is never used (rte_hash's dummy slot) */
+		nf->key_lines = (nf->fm_entries + 1) * FM_KEY_ENTRY_BYTES / LINE;
 		break;
 	case RXB_NF_KIND_KVS: /* per core (EREW partition): index buckets of 8 keys, items */
 		nf->keys_per_core = (w->kvs_keys + cores - 1) / cores;
@@ -122,6 +168,23 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 	if (nf->bkt_lines) {
 		nf->bkt_stride = (nf->bkt_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
 		nf->bkt_base = region(next, nf->bkt_stride * cores);
+	}
+	if (nf->key_lines) {
+		nf->key_stride = (nf->key_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->key_base = region(next, nf->key_stride * cores);
+	}
+	if (w->nf == RXB_NF_KIND_LB) {
+		/* the backends' load counters, one line each, per NIC */
+		nf->backends = w->lb_backends;
+		nf->load_base = region(next, (uint64_t)nf->backends * scn->system.nics * LINE);
+		nf->load_last = malloc((size_t)nf->backends * scn->system.nics *
+				       sizeof(*nf->load_last));
+		if (nf->load_last == NULL) {
+			rxb_err_set(err, "out of memory");
+			return -ENOMEM;
+		}
+		for (uint64_t i = 0; i < (uint64_t)nf->backends * scn->system.nics; i++)
+			nf->load_last[i] = UINT32_MAX;
 	}
 	if (nf->val_lines) {
 		lines = nf->keys_per_core * nf->val_lines;
@@ -144,7 +207,8 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 void nf_free(struct nf_ctx *nf)
 {
 	free(nf->ctr_last);
-	nf->ctr_last = NULL;
+	free(nf->load_last);
+	nf->ctr_last = nf->load_last = NULL;
 }
 
 static inline uint64_t pick(uint64_t h, uint64_t n)
@@ -179,11 +243,14 @@ static uint32_t group_count(const struct nf_ctx *nf, uint32_t lines)
 	}
 }
 
-void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, unsigned cls_pkt,
-	      struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len, uint64_t hdr)
+void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, uint32_t nic,
+	      unsigned cls_pkt, struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len,
+	      uint64_t hdr, uint64_t annot)
 {
 	p->hdr = hdr;
+	p->annot = annot;
 	p->core = core;
+	p->nic = nic;
 	p->cls_pkt = (uint8_t)cls_pkt;
 	/* a KV store's tables are indexed by the request's key, the others'
 	 * by the flow */
@@ -197,11 +264,13 @@ void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, unsigned
 
 /* ------------------------------------------------------------- steps */
 
-static unsigned one(struct acc *a, unsigned cls, enum sim_llc_op op, uint64_t addr)
+static unsigned one(struct acc *a, unsigned cls, enum sim_llc_op op, uint64_t addr,
+		    enum an_comp comp)
 {
 	a->addr = addr;
 	a->cls = (uint8_t)cls;
 	a->op = (uint8_t)op;
+	a->comp = (uint8_t)comp;
 	return 1;
 }
 
@@ -211,38 +280,80 @@ static uint64_t own_line(uint32_t core, uint64_t base, uint64_t stride, uint64_t
 	return base + core * stride + line * LINE;
 }
 
-/* Does the NF keep state per flow (lb, nat)? Its dependent accesses are
- * then that state's lines. */
+/* Does the NF keep state per flow (lb, nat)? */
 static bool per_flow_state(const struct nf_ctx *nf)
 {
 	return nf->kind == RXB_NF_KIND_LB || nf->kind == RXB_NF_KIND_NAT;
 }
 
-/* Access i (< deps) of the state of the flow hashed h, in core's tables:
- * lb its entry; nat the bucket of its signature, then the entry that
- * points to, rewritten. */
+/* The key-store slot of the flow hashed h. rte_hash hands slots out from a
+ * ring of free ones, so after millions of insertions a flow's slot has no
+ * relation to its bucket: a second hash of the flow. */
+static uint64_t key_slot(const struct nf_ctx *nf, uint64_t h)
+{
+	return 1 + pick(sim_mix64(h ^ 0x6b65795f736c6f74ull), nf->fm_entries);
+}
+
+/* Step i (1..3) of the flow manager's lookup of the flow hashed h in
+ * core's table: the bucket, its key-store entry, the flow control block
+ * (all its lines, written: last-seen time, the NF's data). */
 static unsigned flow_state_acc(const struct nf_ctx *nf, uint32_t core, uint64_t h, uint32_t i,
 			       struct acc *a)
 {
-	if (nf->kind == RXB_NF_KIND_LB)
-		return one(a, nf->cls_main, SIM_LLC_RD,
-			   own_line(core, nf->tbl_base, nf->tbl_stride, pick(h, nf->tbl_lines)));
-	if (i == 0)
+	uint64_t slot = key_slot(nf, h);
+
+	if (i == 1)
 		return one(a, nf->cls_aux, SIM_LLC_RD,
-			   own_line(core, nf->bkt_base, nf->bkt_stride, pick(h, nf->bkt_lines)));
-	return one(a, nf->cls_main, SIM_LLC_WR,
-		   own_line(core, nf->tbl_base, nf->tbl_stride, pick(sim_mix64(h), nf->tbl_lines)));
+			   own_line(core, nf->bkt_base, nf->bkt_stride, pick(h, nf->bkt_lines)),
+			   AN_FLOW_BUCKET);
+	if (i == 2)
+		return one(a, nf->cls_key, SIM_LLC_RD,
+			   nf->key_base + core * nf->key_stride + slot * FM_KEY_ENTRY_BYTES,
+			   AN_FLOW_KEY);
+	for (uint32_t j = 0; j < nf->fcb_lines; j++)
+		one(&a[j], nf->cls_main, SIM_LLC_WR,
+		    own_line(core, nf->tbl_base, nf->tbl_stride, (slot - 1) * nf->fcb_lines + j),
+		    AN_FLOW_FCB);
+	return nf->fcb_lines;
 }
 
 unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, struct acc *a)
 {
+	unsigned n = 0;
+
 	if (!per_flow_state(nf))
 		return 0;
-	for (uint32_t i = 0; i < nf->deps; i++)
-		flow_state_acc(nf, core, flow_hash(flow), i, &a[i]);
-	return nf->deps;
+	for (uint32_t i = 1; i <= 3; i++)
+		n += flow_state_acc(nf, core, flow_hash(flow), i, &a[n]);
+	return n;
 }
 
+/* A FastClick NF's first step: the frame's second line, read on demand by
+ * CheckIPHeader (the destination address and the L4 header are there;
+ * rewritten by lb and nat), with the annotation lines of the mbuf's
+ * private area written beside it (independent: one wave). */
+static unsigned click_prologue(const struct nf_ctx *nf, const struct nf_pkt *p, struct acc *a)
+{
+	one(&a[0], p->cls_pkt, nf->hdr_write ? SIM_LLC_WR : SIM_LLC_RD, p->hdr + LINE, AN_HDR2);
+	one(&a[1], nf->cls_annot, SIM_LLC_WR, p->annot, AN_ANNOT);
+	one(&a[2], nf->cls_annot, SIM_LLC_WR, p->annot + LINE, AN_ANNOT);
+	return 3;
+}
+
+/* lb's track_load: two locked read-modify-writes on the load counter of
+ * the flow's backend, one line of 32 shared by the NIC's cores. The line
+ * comes from the core that wrote it last (a transfer through the snoop
+ * filter, not a simulated line: it lives in that core's private cache),
+ * or is still this core's. */
+static uint64_t backend_load(struct nf_ctx *nf, const struct nf_pkt *p)
+{
+	uint64_t i = (uint64_t)p->nic * nf->backends + pick(sim_mix64(p->h + 0x6c62), nf->backends);
+	uint32_t *last = &nf->load_last[i];
+	uint64_t t = *last == p->core ? nf->l2_hit_ps : nf->xfer_ps;
+
+	*last = p->core;
+	return t;
+}
 /* The route table's line for the flow (l3fwd, synthetic). */
 static uint64_t route_line(const struct nf_ctx *nf, const struct nf_pkt *p)
 {
@@ -252,41 +363,48 @@ static uint64_t route_line(const struct nf_ctx *nf, const struct nf_pkt *p)
 /* The counter's atomic increment: a private-cache hit when this core
  * wrote its line last (no access), else an LLC access (the line comes
  * from the core that did). */
-static unsigned counter_add(struct nf_ctx *nf, const struct nf_pkt *p, struct acc *a,
-			    uint64_t *priv)
+static unsigned counter_add(struct nf_ctx *nf, struct nf_pkt *p, struct acc *a, uint64_t *priv)
 {
 	uint64_t addr = nf->ctr_base + pick(p->h, nf->counter_slots) * 8;
 	uint32_t *last = &nf->ctr_last[(addr - nf->ctr_base) >> 6];
 
 	if (*last == p->core) {
 		*priv = nf->l2_hit_ps;
+		p->priv_comp = AN_COUNTER;
 		return 0;
 	}
 	*last = p->core;
-	return one(a, nf->cls_main, SIM_LLC_WR, addr);
+	return one(a, nf->cls_main, SIM_LLC_WR, addr, AN_COUNTER);
 }
 
-/* Dependent access i of the packet (i < deps). */
-static unsigned dependent(struct nf_ctx *nf, const struct nf_pkt *p, uint32_t i,
-			  struct sim_rng *rng, struct acc *a, uint64_t *priv)
+/* Dependent step i of the packet (i < deps). */
+static unsigned dependent(struct nf_ctx *nf, struct nf_pkt *p, uint32_t i, struct sim_rng *rng,
+			  struct acc *a, uint64_t *priv)
 {
+	if (nf->fastclick && i == 0)
+		return click_prologue(nf, p, a);
 	switch (nf->kind) {
 	case RXB_NF_KIND_L3FWD:
-		return one(a, nf->cls_main, SIM_LLC_RD, route_line(nf, p));
+		return one(a, nf->cls_main, SIM_LLC_RD, route_line(nf, p), AN_ROUTE);
 	case RXB_NF_KIND_LB:
-		/* then the backend table: a few lines, private-cache resident */
-		*priv = nf->l2_hit_ps;
+		if (i == 4) { /* then the backend's load (the backend: in the block) */
+			*priv = backend_load(nf, p);
+			p->priv_comp = AN_LB_LOAD;
+			return 0;
+		}
 		/* fall through */
-	case RXB_NF_KIND_NAT: /* the dependent chain is the flow's state */
+	case RXB_NF_KIND_NAT: /* the flow manager's lookup */
 		return flow_state_acc(nf, p->core, p->h, i, a);
 	case RXB_NF_KIND_SYNTHETIC:
-		if (i < nf->reads) /* a random line of the shared buffer */
+		if (i <= nf->reads) /* a random line of the shared buffer */
 			return one(a, nf->cls_main, SIM_LLC_RD,
-				   nf->buf_base + sim_rng_below(rng, nf->buf_lines) * LINE);
-		return one(a, nf->cls_aux, SIM_LLC_RD, route_line(nf, p));
+				   nf->buf_base + sim_rng_below(rng, nf->buf_lines) * LINE,
+				   AN_NF_TABLE);
+		return one(a, nf->cls_aux, SIM_LLC_RD, route_line(nf, p), AN_ROUTE);
 	case RXB_NF_KIND_KVS: /* the key's index bucket, in this core's partition */
 		return one(a, nf->cls_main, SIM_LLC_RD,
-			   own_line(p->core, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)));
+			   own_line(p->core, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)),
+			   AN_NF_TABLE);
 	case RXB_NF_KIND_COUNTER:
 		return counter_add(nf, p, a, priv);
 	default:
@@ -303,10 +421,10 @@ static void kvs_access(const struct nf_ctx *nf, const struct nf_pkt *p, uint64_t
 	uint32_t item_lines = min32(nf->val_lines, ACC_MAX);
 
 	if (g < item_lines)
-		one(a, nf->cls_aux, p->put ? SIM_LLC_WR : SIM_LLC_RD, item + g * LINE);
+		one(a, nf->cls_aux, p->put ? SIM_LLC_WR : SIM_LLC_RD, item + g * LINE, AN_NF_ITEM);
 	else /* payload lines from the one after the header */
 		one(a, p->cls_pkt, p->put ? SIM_LLC_RD : SIM_LLC_WR,
-		    p->hdr + (g - item_lines + 1) * LINE);
+		    p->hdr + (g - item_lines + 1) * LINE, AN_PAYLOAD);
 }
 
 /* The next wave of the packet's group: at most mlp accesses. */
@@ -325,7 +443,7 @@ static unsigned wave(const struct nf_ctx *nf, struct nf_pkt *p, struct acc *a)
 		enum sim_llc_op op = nf->payload == RXB_PAYLOAD_READ ? SIM_LLC_RD : SIM_LLC_WR;
 
 		for (uint32_t j = 0; j < n; j++)
-			one(&a[j], p->cls_pkt, op, p->hdr + (j0 + j + 1) * LINE);
+			one(&a[j], p->cls_pkt, op, p->hdr + (j0 + j + 1) * LINE, AN_PAYLOAD);
 	}
 	return n;
 }
@@ -334,6 +452,7 @@ unsigned nf_step(struct nf_ctx *nf, struct nf_pkt *p, struct sim_rng *rng, struc
 		 uint64_t *priv)
 {
 	*priv = 0;
+	p->priv_comp = AN_COMPUTE;
 	if (p->dep < nf->deps)
 		return dependent(nf, p, p->dep++, rng, a, priv);
 	return wave(nf, p, a);
@@ -343,6 +462,7 @@ struct acc nf_target_read(const struct nf_ctx *nf, struct sim_rng *rng)
 {
 	struct acc a;
 
-	one(&a, nf->cls_tgt, SIM_LLC_RD, nf->buf_base + sim_rng_below(rng, nf->buf_lines) * LINE);
+	one(&a, nf->cls_tgt, SIM_LLC_RD, nf->buf_base + sim_rng_below(rng, nf->buf_lines) * LINE,
+	    AN_TARGET_READ);
 	return a;
 }

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "anatomy.h"
 #include "rng.h"
 #include "scenario.h"
 
@@ -38,7 +39,8 @@ struct rxb_err;
 struct acc {
 	uint64_t addr;
 	uint8_t cls;
-	uint8_t op; /* enum sim_llc_op */
+	uint8_t op;   /* enum sim_llc_op */
+	uint8_t comp; /* enum an_comp (anatomy.h): what the stall is charged to */
 };
 #define ACC_MAX 256u /* most accesses of one step (and of an NF's wave group) */
 
@@ -55,13 +57,29 @@ struct nf_ctx {
 	bool hdr_write;               /* it rewrites the frame's first line: the prologue
 				       * fetches it for writing (a read-for-ownership;
 				       * the write itself then hits the core's cache) */
+	bool fastclick;               /* a FastClick NF (lb, nat, synthetic): its packet
+				       * annotations live in the mbuf's private area
+				       * (NF_PRIV_BYTES), which shifts the frame to byte 32
+				       * of a line; the second header line is read on
+				       * demand and the annotation lines written */
 	/* from the engine (before nf_step) */
 	uint64_t l2_hit_ps;           /* a private-cache hit */
-	unsigned cls_main, cls_aux, cls_tgt; /* its LLC classes (main: the critical structure) */
+	uint64_t xfer_ps;             /* a line another core modified last */
+	unsigned cls_main, cls_aux, cls_key, cls_tgt; /* its LLC classes (main: the critical
+						      * structure; aux and key: lb and nat's
+						      * buckets and key store) */
+	unsigned cls_annot;           /* the mbufs' annotation lines */
 	/* layout (nf_init) */
 	uint64_t lpm_base, lpm_lines;            /* l3fwd / synthetic route table */
-	uint64_t tbl_base, tbl_lines, tbl_stride; /* per core: LB flows, NAT entries, KVS index */
-	uint64_t bkt_base, bkt_lines, bkt_stride; /* per core: NAT buckets */
+	uint64_t tbl_base, tbl_lines, tbl_stride; /* per core: flow control blocks (lb, nat),
+						   * KVS index */
+	uint64_t bkt_base, bkt_lines, bkt_stride; /* per core: rte_hash buckets (lb, nat) */
+	uint64_t key_base, key_lines, key_stride; /* per core: rte_hash key store (lb, nat) */
+	uint64_t fm_entries;                      /* per core: rte_hash entries (lb, nat) */
+	uint32_t fcb_lines;                       /* lines of one flow control block */
+	uint64_t load_base;                       /* lb: backend load counters, per NIC */
+	uint32_t backends;
+	uint32_t *load_last;                      /* core that wrote each load line last */
 	uint64_t val_base, val_stride;            /* per core: KVS values */
 	uint64_t buf_base, buf_lines;             /* synthetic / target-read buffer */
 	uint64_t ctr_base, ctr_lines;             /* counter array */
@@ -75,17 +93,32 @@ struct nf_ctx {
  * group of `group` independent ones, a wave of at most mlp a step. */
 struct nf_pkt {
 	uint64_t hdr;       /* address of its first line (the header) */
+	uint64_t annot;     /* address of its mbuf's first annotation line */
 	uint64_t h;         /* its flow's hash (kvs: its key's) */
 	uint32_t core;      /* whose per-core tables */
+	uint32_t nic;       /* the NIC it came from (lb's load counters) */
+	uint8_t priv_comp;  /* what the last step's private-cache time is charged to */
 	uint32_t dep;       /* dependent accesses issued */
 	uint32_t group, in_group; /* independent accesses: how many, how many issued */
 	uint8_t cls_pkt;    /* LLC class of the core's packet data */
 	bool put;           /* kvs: a PUT request (else a GET) */
 };
 
+/* Bytes of the mbuf's private area a FastClick NF has (its 96 B of packet
+ * annotations, docs/workloads.md); 0 for the others. */
+#define NF_PRIV_BYTES 96u
+static inline bool nf_is_fastclick(enum rxb_nf_kind kind)
+{
+	return kind == RXB_NF_KIND_LB || kind == RXB_NF_KIND_NAT || kind == RXB_NF_KIND_SYNTHETIC;
+}
+static inline uint32_t nf_priv_bytes(enum rxb_nf_kind kind)
+{
+	return nf_is_fastclick(kind) ? NF_PRIV_BYTES : 0;
+}
+
 /* Lay out the NF's data from address *next on (2 MiB-aligned regions;
  * *next moves past them) and take its parameters from the scenario. The
- * engine sets l2_hit_ps and the classes. 0 or -ENOMEM. */
+ * engine sets l2_hit_ps, xfer_ps and the classes. 0 or -ENOMEM. */
 int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct rxb_err *err);
 
 /* The NF's critical structure (the one CAT reserves ways for, docs/simulator.md
@@ -98,8 +131,9 @@ void nf_free(struct nf_ctx *nf);
 /* Start packet work at core `core` (its packet class cls_pkt, its
  * generator rng): the frame of len bytes (FCS included) with its first
  * line at hdr, of flow `flow` and KV key `key`. */
-void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, unsigned cls_pkt,
-	      struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len, uint64_t hdr);
+void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, uint32_t nic,
+	      unsigned cls_pkt, struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len,
+	      uint64_t hdr, uint64_t annot);
 
 /* Nothing left to issue: the NF's compute follows. */
 static inline bool nf_done(const struct nf_ctx *nf, const struct nf_pkt *p)
@@ -110,18 +144,20 @@ static inline bool nf_done(const struct nf_ctx *nf, const struct nf_pkt *p)
 /* The next step (not nf_done): its accesses in a[] (lines through the LLC;
  * at most ACC_MAX, to be issued together at one time),
  * their number as the result (0: none, only private-cache time), and in
- * *priv the time the core then spends in its private caches (no shared
- * resource). Counted as issued and its random draws made: call it when
- * the step starts. */
+ * *priv the time the core then spends in its private caches or waiting
+ * for a line another core holds (no shared resource simulated; charged to
+ * p->priv_comp). Counted as issued and its random draws made: call it
+ * when the step starts. */
 unsigned nf_step(struct nf_ctx *nf, struct nf_pkt *p, struct sim_rng *rng, struct acc *a,
 		 uint64_t *priv);
 
 /* The accesses to the state of flow `flow` (its flow id, as nf_begin
  * takes it) in core `core`'s tables, for the NFs that keep state per flow
- * — lb: its entry; nat: the bucket, then the entry (rewritten) — in the
- * order a packet of the flow makes them. Returns how many (at most
- * NF_FLOW_STATE_MAX); 0 for the other NFs. */
-#define NF_FLOW_STATE_MAX 2
+ * (lb, nat: FastClick's flow manager, the rte_hash bucket, its key-store
+ * entry, the flow control block, written) in the order a packet of the
+ * flow makes them. Returns how many (at most NF_FLOW_STATE_MAX); 0 for
+ * the other NFs. */
+#define NF_FLOW_STATE_MAX 4
 unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, struct acc *a);
 
 /* A target core's extra random read (one dependent access). */

@@ -243,7 +243,7 @@ static inline void pkt_ids(struct sim *s, struct nic *n, const struct sim_pkt *p
 	if (n->memo == NULL || id >= n->nmemo) {
 		if (n->gen.cfg.lazy_tuple) { /* the generator left the tuple to us */
 			full = *p;
-			sim_flow_tuple(n->gen.tuple_seed, id, p->proto, &full);
+			sim_traffic_tuple(&n->gen, id, &full);
 			p = &full;
 		}
 		*h = pkt_hash(s, p);
@@ -253,7 +253,7 @@ static inline void pkt_ids(struct sim *s, struct nic *n, const struct sim_pkt *p
 	if (!(n->hvalid[id >> 6] >> (id & 63) & 1)) {
 		if (n->gen.cfg.lazy_tuple) {
 			full = *p;
-			sim_flow_tuple(n->gen.tuple_seed, id, p->proto, &full);
+			sim_traffic_tuple(&n->gen, id, &full);
 			p = &full;
 		}
 		n->memo[id].h = pkt_hash(s, p);
@@ -327,7 +327,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	}
 	if (n->up_free < ready) /* the data waits for its descriptor on the NIC */
 		n->up_free = ready;
-	vis = dma_complete(s, n, t, sim_buf_addr(s, d.buf) + cfg->scn.arch.headroom_bytes, dma, rings,
+	vis = dma_complete(s, n, t, sim_frame_addr(s, d.buf), dma, rings,
 			   d.notify_ring != RXB_NONE ? 2 : 1, d.cmpl_writes ? d.cmpl_writes : 1, 0,
 			   NULL);
 	ws_mark(s, d.buf);
@@ -350,52 +350,91 @@ static void generator_trains(struct sim_traffic_cfg *tc, const struct sim_cfg *c
 }
 
 /* Flow `id` of NIC n's generator: its state's accesses through the L2 of
- * the core RSS sends it to (pkt_ids and nic_dest, as its packets). */
-static void warm_flow(struct sim *s, struct nic *n, uint32_t id)
+ * the core RSS sends it to (pkt_ids and nic_dest, as its packets), when
+ * that core's quota of warm flows is not spent. Returns whether it was. */
+static bool warm_flow(struct sim *s, struct nic *n, uint32_t id, uint64_t *quota)
 {
 	struct acc a[NF_FLOW_STATE_MAX];
 	struct sim_pkt p = { 0 };
 	uint32_t h, fid, core;
 	unsigned k;
 
-	sim_flow_tuple(n->gen.tuple_seed, id, n->gen.cfg.proto, &p);
+	sim_traffic_tuple(&n->gen, id, &p);
 	pkt_ids(s, n, &p, &h, &fid);
 	core = ring_core(s, nic_dest(s, n, h));
+	if (quota[core] == 0)
+		return false;
+	quota[core]--;
 	k = nf_flow_state(&s->nf, core, fid, a);
 	for (unsigned j = 0; j < k; j++)
 		sim_llc_core_access(&s->llc, core, a[j].cls, (enum sim_llc_op)a[j].op, a[j].addr);
+	return true;
 }
 
 /* Warm start of the per-flow state (nf_flow_state: lb, nat). The study
  * measured for seconds with a fixed population of flows, so every flow's
  * state had long been created and was as cached as its reuse allows; a
- * cold start instead spends the first tens of ms on compulsory misses (each
- * core meets its flows at random: 99 % seen after ln(100) × flows per core
- * packets, ~45 ms at the reference). So before the first packet each
- * generated flow's state is touched once, by the core it is steered to,
- * and the rates drawn for unsampled sets are then learned afresh from the
+ * cold start instead spends the first tens of ms on compulsory misses.
+ * The rule (docs/simulator.md, "Flow state at the start"): a core can keep
+ * cached the state of `room` / (state bytes a flow) flows, room being its
+ * L2 and its share of the LLC.
+ *   - Drawn flows (uniform or Zipf) recur at random: in steady state the
+ *     cached flows are as good as any set of that many, so each core's
+ *     quota of flows is touched once, in flow order, by the core it is
+ *     steered to (all of them when they fit).
+ *   - Generator ranges visit every flow once per cycle, in order: between
+ *     two packets of a flow its core touches every other flow's state, so
+ *     the state is cached only if all of it fits — then all is warmed —
+ *     else none is: it lives in DRAM, where an empty start leaves it.
+ * Then the rates drawn for unsampled sets are learned afresh from the
  * run's own accesses. A trace's flows are not known in advance: replay
  * starts cold. */
 void nic_warm_flow_state(struct sim *s)
 {
-	struct acc probe[NF_FLOW_STATE_MAX];
-	bool stateful = nf_flow_state(&s->nf, 0, 0, probe) != 0; /* any flow would do */
+	struct acc a[NF_FLOW_STATE_MAX];
+	unsigned lines = nf_flow_state(&s->nf, 0, 0, a); /* any flow would do */
+	uint64_t room = ((uint64_t)s->cfg->l2_kib << 10) +
+			(uint64_t)(s->cfg->llc_mib * (double)(1u << 20)) / s->ncores;
+	uint64_t per_core = lines ? room / (lines * SIM_LLC_LINE) : 0;
+	uint64_t *quota;
 
-	if (s->trace || !stateful)
+	if (s->trace || lines == 0)
 		return;
+	quota = sim_xcalloc(s->ncores, sizeof(*quota));
 	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++) {
 		struct nic *n = &s->nic[i];
 		const struct sim_traffic *g = &n->gen;
+		uint64_t flows = sim_traffic_flows(g), left = 0;
 
-		if (!n->gen_ok)
+		if (!n->gen_ok || (g->gen_flows && flows > per_core * n->ncores))
 			continue;
-		for (uint32_t j = 0; j < (g->pool_main ? g->npool_main : g->cfg.main.flows); j++)
-			warm_flow(s, n, g->pool_main ? g->pool_main[j] : j);
-		for (uint32_t j = 0; g->pool_tgt && j < g->npool_tgt; j++)
-			warm_flow(s, n, g->pool_tgt[j]);
+		for (uint32_t c = n->first_core; c < n->first_core + n->ncores; c++)
+			quota[c] = per_core, left += per_core;
+		for (uint64_t j = 0; left && j < (g->pool_main ? g->npool_main : flows); j++)
+			left -= warm_flow(s, n, g->pool_main ? g->pool_main[j] : (uint32_t)j, quota);
+		for (uint32_t j = 0; left && g->pool_tgt && j < g->npool_tgt; j++)
+			left -= warm_flow(s, n, g->pool_tgt[j], quota);
 	}
+	free(quota);
 	sim_llc_forget_class(&s->llc, s->nf.cls_main);
 	sim_llc_forget_class(&s->llc, s->nf.cls_aux);
+	sim_llc_forget_class(&s->llc, s->nf.cls_key);
+}
+
+/* Does the generator reproduce the study's address ranges (traffic.h,
+ * docs/workloads.md)? flow_model auto: for the flow-state NFs (lb, nat)
+ * under a plain arrival process — targeting and a load change need flow
+ * pools steered to cores, which drawn flows give. */
+static bool generator_ranges(const struct rxb_scn *scn)
+{
+	const struct rxb_scn_traffic *t = &scn->traffic;
+
+	if (t->flow_model != RXB_FLOW_MODEL_AUTO)
+		return t->flow_model == RXB_FLOW_MODEL_GENERATOR;
+	return (scn->workload.nf == RXB_NF_KIND_LB || scn->workload.nf == RXB_NF_KIND_NAT) &&
+	       (t->pattern == RXB_PATTERN_CONSTANT || t->pattern == RXB_PATTERN_POISSON ||
+		t->pattern == RXB_PATTERN_ONOFF) &&
+	       !(t->change_at_ms > 0 && t->change_target_share > 0);
 }
 
 /* Each NIC's RETA and traffic generator (or the replay of a trace). */
@@ -467,15 +506,23 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 							       cfg->scn.traffic.target_packet_bytes :
 							       cfg->scn.traffic.packet_bytes);
 		}
-		/* flow ids stay below a few times traffic.flows (steering pools) */
-		n->nmemo = cfg->scn.traffic.flows < (1u << 22) ? 4 * cfg->scn.traffic.flows + 64 : 0;
-		/* With the per-flow memo, the 5-tuple is only needed the first
-		 * time a flow is seen: the generator leaves it to pkt_ids. */
-		tc.lazy_tuple = n->nmemo > 0;
+		if (generator_ranges(&cfg->scn)) {
+			tc.gen_src = cfg->scn.traffic.gen_src_addrs;
+			tc.gen_dst = cfg->scn.traffic.gen_dst_addrs;
+		}
 		rc = sim_traffic_init(&n->gen, &tc, err);
 		if (rc)
 			return rc;
 		n->gen_ok = true;
+		/* Flow ids stay below a few times the flows (steering pools).
+		 * Millions of flows get no memo: more flows must not cost the
+		 * engine memory per flow (their hashes are computed again). */
+		n->nmemo = sim_traffic_flows(&n->gen) < (1u << 22) ?
+				   4 * sim_traffic_flows(&n->gen) + 64 : 0;
+		/* With the per-flow memo, the 5-tuple is only needed the first
+		 * time a flow is seen: the generator leaves it to pkt_ids (read
+		 * at each packet, so set once the flows are known). */
+		n->gen.cfg.lazy_tuple = n->nmemo > 0;
 		if (n->nmemo) {
 			n->memo = sim_xcalloc(n->nmemo, sizeof(*n->memo));
 			n->hvalid = sim_xcalloc((n->nmemo + 63) / 64, sizeof(*n->hvalid));

@@ -405,6 +405,7 @@ int sim_report(struct sim *s, FILE *out)
 	set(m, "throughput_mpps", jnum((double)s->departures / T / 1e6));
 	set(m, "drop_rate", s->offered ? jfrac((double)drops / (double)s->offered) : jnum(0));
 	set(m, "drops_by_cause", drops_obj(s->dropped));
+	set(m, "anatomy", anatomy_json(s));
 	if (s->lat.n) {
 		set(m, "latency_us_mean", jnum(sim_hist_mean(&s->lat) / 1e6));
 		set(m, "latency_us_p50", jnum(sim_hist_quantile(&s->lat, 0.5) / 1e6));

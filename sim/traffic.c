@@ -67,6 +67,61 @@ void sim_flow_tuple(uint64_t tuple_seed, uint32_t id, uint8_t proto, struct sim_
 	p->flow = id;
 }
 
+void sim_traffic_tuple(const struct sim_traffic *g, uint32_t id, struct sim_pkt *p)
+{
+	if (!g->gen_flows) {
+		sim_flow_tuple(g->tuple_seed, id, g->cfg.proto, p);
+		return;
+	}
+	/* id = i mod lcm: i mod gen_src = id mod gen_src (gen_src divides lcm) */
+	p->sip = SIM_GEN_SRC_BASE + id % g->cfg.gen_src;
+	p->dip = SIM_GEN_DST_BASE + id % g->cfg.gen_dst;
+	p->sport = p->dport = SIM_GEN_PORT;
+	p->proto = g->cfg.proto;
+	p->l3 = 4;
+	p->flow = id;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* Generator ranges: the number of flows, and a start in the cycle drawn
+ * from the seed (the run meets the generator somewhere in its cycle). */
+static int gen_ranges_init(struct sim_traffic *g, struct rxb_err *err)
+{
+	const struct sim_traffic_cfg *c = &g->cfg;
+	uint64_t l;
+
+	if (c->gen_src == 0 && c->gen_dst == 0)
+		return 0;
+	if (c->gen_src == 0 || c->gen_dst == 0 || c->target_queue >= 0 || c->key_steer) {
+		rxb_err_set(err,
+			    "traffic.flow_model = generator: needs gen_src_addrs and gen_dst_addrs "
+			    ">= 1 and neither a target core (pattern = target) nor keys steered "
+			    "to partitions (nf = kvs); use flow_model = random there");
+		return -EINVAL;
+	}
+	l = (uint64_t)c->gen_src / gcd64(c->gen_src, c->gen_dst) * c->gen_dst;
+	if (l > UINT32_MAX) {
+		rxb_err_set(err,
+			    "traffic.gen_src_addrs = %u and gen_dst_addrs = %u: lcm %llu flows, "
+			    "at most 2^32 - 1",
+			    c->gen_src, c->gen_dst, (unsigned long long)l);
+		return -EINVAL;
+	}
+	g->gen_flows = (uint32_t)l;
+	g->gen_next = (uint32_t)sim_rng_below(&g->rng, l);
+	return 0;
+}
+
 static int check_size(const char *field, const struct sim_size_dist *d, struct rxb_err *err)
 {
 	double wsum = 0.0;
@@ -428,6 +483,8 @@ int sim_traffic_init(struct sim_traffic *g, const struct sim_traffic_cfg *cfg, s
 	rc = stream_init(g, ST_MAIN, &cfg->main, err);
 	if (rc == 0)
 		rc = stream_init(g, ST_TGT, &cfg->target, err);
+	if (rc == 0)
+		rc = gen_ranges_init(g, err);
 	if (rc)
 		return rc;
 	if (cfg->target_queue >= 0) {
@@ -487,6 +544,9 @@ static inline void fill_flow(struct sim_traffic *g, struct sim_pkt *p, uint8_t c
 		uint32_t q = sim_key_partition(key, c->nqueues);
 
 		id = g->pool_q[(size_t)q * g->fpq + sim_rng_below(&g->rng, g->fpq)];
+	} else if (g->gen_flows) {
+		id = g->gen_next;
+		g->gen_next = id + 1 == g->gen_flows ? 0 : id + 1;
 	} else {
 		id = pick(&g->rng, c->main.flow_pop, &g->st[ST_MAIN].fz, c->main.flows);
 		if (g->pool_main)
@@ -499,7 +559,7 @@ static inline void fill_flow(struct sim_traffic *g, struct sim_pkt *p, uint8_t c
 		p->l3 = 4;
 		p->flow = id;
 	} else {
-		sim_flow_tuple(g->tuple_seed, id, c->proto, p);
+		sim_traffic_tuple(g, id, p);
 	}
 	p->key = key;
 }

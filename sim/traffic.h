@@ -43,6 +43,14 @@
  *     Zipf popularity (key 0 is the most popular). With key_steer, a packet
  *     uses a flow that RSS sends to sim_key_partition(key, nqueues) — the
  *     client-side steering of an EREW key-value store (MICA).
+ *   - Generator ranges (gen_src > 0): instead of drawn flows, the main
+ *     stream reproduces a hardware generator's profile (the study's T-Rex,
+ *     docs/workloads.md): packet i carries source address
+ *     SIM_GEN_SRC_BASE + i mod gen_src and destination SIM_GEN_DST_BASE +
+ *     i mod gen_dst, both incremented per packet in lock step, UDP 53 -> 53.
+ *     A flow is the pair, so there are lcm(gen_src, gen_dst) flows, each
+ *     recurring once per cycle of that many packets; flow id = i mod lcm.
+ *     Not with targeting or key steering.
  * Flow pools for steering are found at init by hashing candidate tuples
  * (about flows × nqueues / (nqueues − 1) callback calls); they cost 4 B per
  * flow.
@@ -178,6 +186,7 @@ struct sim_traffic_cfg {
 				     * caller rebuilds them with sim_flow_tuple(
 				     * tuple_seed, flow, proto) when it needs
 				     * them (it caches per flow what it derives) */
+	uint32_t gen_src, gen_dst;  /* generator ranges (0: drawn flows) */
 	double target_share;        /* fraction of main-stream packets to the target */
 	uint64_t change_ps;         /* > 0: from this time on the share is change_share */
 	double change_share;
@@ -235,6 +244,8 @@ struct sim_traffic {
 	uint32_t *pool_q;           /* key_steer: nqueues × fpq flow ids */
 	uint32_t fpq;
 	uint64_t emitted;
+	uint32_t gen_flows;         /* generator ranges: lcm(gen_src, gen_dst) */
+	uint32_t gen_next;          /* generator ranges: the next packet's flow id */
 	struct sim_traffic_stats stats;
 };
 
@@ -247,6 +258,23 @@ int sim_traffic_next(struct sim_traffic *g, struct sim_pkt *p);
 /* The 5-tuple of flow `id` (addresses and ports from a hash of the seed and
  * id; the same id always gives the same tuple). */
 void sim_flow_tuple(uint64_t tuple_seed, uint32_t id, uint8_t proto, struct sim_pkt *p);
+
+/* Generator ranges: the first addresses (16.1.1.1, 48.1.1.1) and the port
+ * of the study's profile (docs/workloads.md). */
+#define SIM_GEN_SRC_BASE 0x10010101u
+#define SIM_GEN_DST_BASE 0x30010101u
+#define SIM_GEN_PORT 53u
+
+/* The 5-tuple of flow `id` of generator g, whichever flow model it runs
+ * (what a lazy_tuple caller rebuilds). */
+void sim_traffic_tuple(const struct sim_traffic *g, uint32_t id, struct sim_pkt *p);
+
+/* Flows of generator g's main stream: lcm(gen_src, gen_dst) with generator
+ * ranges, else cfg.main.flows. */
+static inline uint32_t sim_traffic_flows(const struct sim_traffic *g)
+{
+	return g->gen_flows ? g->gen_flows : g->cfg.main.flows;
+}
 
 /* Partition (core) owning a key in an EREW key-value store: a hash of the
  * key reduced to [0, n). The application model must use the same function. */

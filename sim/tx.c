@@ -11,6 +11,13 @@
  * of the I/O working set, and a slow NIC read holds them longer.
  * A full Tx ring makes the core wait for its oldest completion (a blocking
  * transmit, as FastClick's ToDPDKDevice by default) rather than drop.
+ *
+ * The descriptor is mlx5's: one 64 B WQE (control segment, Ethernet
+ * segment with the inlined L2 header, data pointer) the core writes into
+ * its send queue, then the doorbell (docs/workloads.md). FastClick's flow
+ * manager sends each packet alone, so every packet has its WQE and its
+ * doorbell; the doorbell carries only the WQE's index, so the NIC reads
+ * the WQE by DMA before it can read the frame the WQE points to.
  */
 #include "engine_int.h"
 
@@ -26,6 +33,16 @@ void tx_setup(struct sim *s)
 		tq->q = sim_xcalloc(cap, sizeof(*tq->q));
 		tq->done = sim_xcalloc(cap, sizeof(*tq->done));
 	}
+	s->sq_stride = align_up((uint64_t)cap * SIM_WQE_BYTES, 4096);
+}
+
+/* Where core k's next WQE goes: its send queue, one WQE per Tx ring slot. */
+static uint64_t wqe_addr(const struct sim *s, const struct core *k)
+{
+	const struct txq *tq = &k->tx;
+
+	return s->sq_base + k->id * s->sq_stride +
+	       (uint64_t)((tq->head + tq->n) % tq->cap) * SIM_WQE_BYTES;
 }
 
 /* When core k can next post a Tx descriptor: now, or when the oldest
@@ -71,15 +88,16 @@ void tx_reap(struct sim *s, struct core *k, uint32_t min)
 }
 
 /* Core k transmits buffer b (received on queue q, len bytes with FCS, from
- * NIC nic): the descriptor write, the NIC's DMA read of the frame, and the
+ * NIC nic): the WQE write and doorbell, the NIC's DMA reads of the WQE and
+ * the frame, and the
  * buffer into the Tx ring until its completion. The caller has made room
  * (tx_room_at). */
 void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len,
 	       uint8_t nic)
 {
 	struct txq *tq = &k->tx;
+	uint64_t read, wqe, l;
 	uint32_t slot;
-	uint64_t read;
 
 	if (tq->n == tq->cap) { /* waited for the oldest completion: free it first */
 		if (s->warm)
@@ -88,10 +106,21 @@ void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t 
 	}
 	k->t += s->c.tx_pkt;
 	k->cost.app += s->c.tx_pkt;
+	an_charge(s, k, AN_TX_POST, s->c.tx_pkt);
 	sim_note_step(s, k->t);
-	read = nic_dma_read(s, &s->nic[nic], k->t,
-			   sim_buf_addr(s, b) + s->cfg->scn.arch.headroom_bytes, len - SIM_ETH_FCS,
-			   true);
+	wqe = wqe_addr(s, k);
+	l = sim_mem_one(s, k->t, k->id, s->cls_sq, SIM_LLC_WR, wqe, &k->an, AN_TX_WQE);
+	/* The doorbell follows the WQE; the NIC reads the WQE, then the frame.
+	 * Both requests are issued at the core's time (within the horizon),
+	 * in time order with every other read of the NIC's engines (dmaeng.h:
+	 * a FIFO); the frame's data then arrives the WQE's round trip (and the
+	 * WQE write) later than it would alone — its slots' busy time is
+	 * shifted by that much, not lengthened. */
+	read = nic_dma_read(s, &s->nic[nic], k->t, wqe, SIM_WQE_BYTES, true) + l;
+	read += nic_dma_read(s, &s->nic[nic], k->t, sim_frame_addr(s, b), len - SIM_ETH_FCS,
+			     true) - k->t;
+	k->t += l;
+	k->cost.app += l;
 	slot = (tq->head + tq->n) % tq->cap;
 	tq->buf[slot] = b;
 	tq->q[slot] = q;

@@ -187,6 +187,7 @@ def resolve(scn: Scenario) -> Resolved:
     workload = dataclasses.replace(
         wl, nf_cycles=costs.cycles[wl.nf] if wl.nf_cycles == AUTO else wl.nf_cycles,
         costs=wl.costs if wl.costs in cost_profiles.builtin_names() else costs.source)
+    traffic = dataclasses.replace(scn.traffic, flow_model=_flow_model(scn.traffic, wl.nf))
     sy = scn.system
     system = dataclasses.replace(
         sy, cores_per_nic=split,
@@ -194,7 +195,19 @@ def resolve(scn: Scenario) -> Resolved:
         mlp=prof.cpu.mlp if sy.mlp == AUTO else sy.mlp,
         # a profile file is recorded by absolute path, so the resolved scenario reads anywhere
         profile=sy.profile if sy.profile in profiles.builtin_names() else prof.source)
-    return Resolved(dataclasses.replace(scn, arch=arch, system=system, workload=workload), prof)
+    return Resolved(dataclasses.replace(scn, arch=arch, system=system, traffic=traffic,
+                                        workload=workload), prof)
+
+
+def _flow_model(t: Traffic, nf: str) -> str:
+    """traffic.flow_model "auto": the study's generator ranges for the flow-state NFs under a
+    plain arrival process (targeting and a load change need flows steered to cores). The C
+    engine resolves "auto" by the same rule (sim/nic.c, generator_ranges); a test runs both."""
+    if t.flow_model != AUTO:
+        return t.flow_model
+    plain = t.pattern in ("constant", "poisson", "onoff") and not (
+        t.change_at_ms > 0 and t.change_target_share > 0)
+    return "generator" if nf in ("lb", "nat") and plain else "random"
 
 
 def _check_system(sy: System, prof: profiles.Profile) -> tuple[int, ...]:
