@@ -25,6 +25,7 @@ const struct an_info an_info[AN_COMPS] = {
 	[AN_FLOW_KEY] = { "flow_key", AN_KIND_ACCESS },
 	[AN_FLOW_FCB] = { "flow_block", AN_KIND_ACCESS },
 	[AN_LB_LOAD] = { "lb_backend_load", AN_KIND_SYNC },
+	[AN_NAT_PORT] = { "nat_port", AN_KIND_ACCESS },
 	[AN_ROUTE] = { "route", AN_KIND_ACCESS },
 	[AN_NF_TABLE] = { "nf_table", AN_KIND_ACCESS },
 	[AN_NF_ITEM] = { "kvs_item", AN_KIND_ACCESS },

@@ -35,6 +35,7 @@ enum an_comp {
 	AN_FLOW_KEY,    /* flow table: key-store entry */
 	AN_FLOW_FCB,    /* flow table: flow control block (written) */
 	AN_LB_LOAD,     /* lb: backend load counters shared by a NIC's cores */
+	AN_NAT_PORT,    /* nat: the flow's port object */
 	AN_ROUTE,       /* route table (l3fwd, synthetic) */
 	AN_NF_TABLE,    /* synthetic's buffer reads; kvs' index */
 	AN_NF_ITEM,     /* kvs: the item's lines */

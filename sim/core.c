@@ -13,10 +13,7 @@
 #include "rxb/shring.h"
 
 #define ALLOC_RETRY_PS (1000ull * PS_PER_NS) /* a core refused by the allocator retries */
-/* mlx5's vector receive handles 4 completions a loop and prefetches only
- * the next 4; it prefetches no mbuf (docs/workloads.md): a wave of the
- * receive call is at most 4 packets' completion and mbuf accesses. */
-#define RX_CQE_WAVE 4u
+
 
 /* Take lock `r` at t0 for `hold` (plus a line transfer when another core
  * held it last): returns the time spent, waiting included; *wait gets the
@@ -312,8 +309,11 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 
 		if (m > RXB_BURST_MAX)
 			m = RXB_BURST_MAX;
-		if (k->ph == PH_CQ && m > 2 * RX_CQE_WAVE)
-			m = 2 * RX_CQE_WAVE;
+		/* the driver's loop overlaps the completions and mbuf writes of
+		 * system.rx_cqe_wave packets (mlx5's vector path: 4 a loop,
+		 * prefetching only the next 4 completions; docs/workloads.md) */
+		if (k->ph == PH_CQ && m > 2 * s->cfg->scn.system.rx_cqe_wave)
+			m = 2 * s->cfg->scn.system.rx_cqe_wave;
 		if (k->t > limit)
 			return false;
 		sim_note_step(s, k->t);
@@ -461,8 +461,8 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 			wait_until(s, k, after_pauses(s, k, k->t), AN_PAUSE);
 		if (k->t > limit)
 			return false;
-		nf_begin(&s->nf, &k->nf, k->id, k->nic, k->cls_pkt, &k->rng, pi->flow, pi->key,
-			 pi->len, sim_frame_addr(s, pk->buf), sim_mbuf_line(s, pk->buf, 2));
+		nf_begin(&s->nf, &k->nf, k->id, k->nic, k->cls_pkt, &k->rng, pi->flow, pi->order,
+			 pi->key, pi->len, sim_frame_addr(s, pk->buf), sim_mbuf_line(s, pk->buf, 2));
 		k->step = PK_NF;
 		/* fall through */
 	case PK_NF:

@@ -21,6 +21,9 @@ void sim_dram_cfg_reference(struct sim_dram_cfg *cfg)
 	cfg->idle_ns = 85.9;      /* fitted: scripts/fit_dram.py, docs/simulator-models.md */
 	cfg->service_ns = 32.2;   /* fitted with idle_ns */
 	cfg->rho_max = 0.95;
+	/* C(0.5) = 0.885 C(0): Intel MLC --max_bandwidth, 1:1 read:write
+	 * against all reads on a Cascade Lake Xeon (docs/simulator-models.md) */
+	cfg->write_penalty = 2.0 * (1.0 / 0.885 - 1.0); /* 0.25989 */
 	cfg->window_ps = 1000000; /* 1 µs ≈ 10 idle latencies */
 	cfg->late_ps = 1000000;   /* the simulator's horizon */
 }
@@ -40,6 +43,13 @@ double sim_dram_peak_Bps(const struct sim_dram_cfg *cfg)
 double sim_dram_sustainable_Bps(const struct sim_dram_cfg *cfg)
 {
 	return sim_dram_peak_Bps(cfg) * cfg->efficiency;
+}
+
+double sim_dram_capacity_Bps(const struct sim_dram_cfg *cfg, double write_share)
+{
+	double w = write_share > 0.0 ? (write_share < 1.0 ? write_share : 1.0) : 0.0;
+
+	return sim_dram_sustainable_Bps(cfg) / (1.0 + cfg->write_penalty * w);
 }
 
 double sim_dram_latency_ns_at(const struct sim_dram_cfg *cfg, double rho)
@@ -87,6 +97,10 @@ int sim_dram_init(struct sim_dram *d, const struct sim_dram_cfg *cfg, struct rxb
 		rxb_err_set(err, "dram.rho_max = %g: must be in (0, 1)", cfg->rho_max);
 		return -EINVAL;
 	}
+	if (!(cfg->write_penalty >= 0.0 && cfg->write_penalty <= 4.0)) {
+		rxb_err_set(err, "dram.write_penalty = %g: must be in [0, 4]", cfg->write_penalty);
+		return -EINVAL;
+	}
 	if (cfg->window_ps < 1000) {
 		rxb_err_set(err, "dram.window_ps = %llu: must be at least 1000 (1 ns)",
 			    (unsigned long long)cfg->window_ps);
@@ -97,17 +111,22 @@ int sim_dram_init(struct sim_dram *d, const struct sim_dram_cfg *cfg, struct rxb
 	d->peak_Bps = sim_dram_peak_Bps(cfg);
 	d->sust_Bps = sim_dram_sustainable_Bps(cfg);
 	d->win_capacity = d->sust_Bps * (double)cfg->window_ps * 1e-12;
+	d->last_cap_Bps = d->sust_Bps;
 	d->lat_ps = (uint64_t)llround(cfg->idle_ns * 1000.0);
 	return 0;
 }
 
 /* End the current window: serve what the memory can, carry the rest, and
- * set the latency the next window's accesses see. */
+ * set the latency the next window's accesses see. The mix enters as
+ * read-equivalent bytes, rd + (1 + k)·wr against the read-only capacity:
+ * the same ρ as demand / C(w), without a division by the demand (0 in a
+ * quiet window), and exactly today's when k = 0. */
 static void close_window(struct sim_dram *d)
 {
 	double demand = (double)(d->win_rd + d->win_wr);
-	double rho = demand / d->win_capacity;
-	double queued = d->backlog + demand - d->win_capacity;
+	double eff = demand + d->cfg.write_penalty * (double)d->win_wr;
+	double rho = eff / d->win_capacity;
+	double queued = d->backlog + eff - d->win_capacity;
 	double lat_ns;
 
 	d->backlog = queued > 0.0 ? queued : 0.0;
@@ -119,6 +138,7 @@ static void close_window(struct sim_dram *d)
 	d->last_rd = d->win_rd;
 	d->last_wr = d->win_wr;
 	d->last_util = rho;
+	d->last_cap_Bps = eff > 0.0 ? d->sust_Bps * demand / eff : d->sust_Bps;
 	if (demand / ((double)d->cfg.window_ps * 1e-12) > d->peak_win_Bps)
 		d->peak_win_Bps = demand / ((double)d->cfg.window_ps * 1e-12);
 	if (rho > d->peak_util)
@@ -144,6 +164,7 @@ void sim_dram_advance(struct sim_dram *d, uint64_t now_ps)
 			d->windows += skip;
 			d->last_rd = d->last_wr = 0;
 			d->last_util = 0.0;
+			d->last_cap_Bps = d->sust_Bps;
 			d->lat_ps = (uint64_t)llround(d->cfg.idle_ns * 1000.0);
 		}
 	}
@@ -193,6 +214,9 @@ void sim_dram_stats(const struct sim_dram *d, uint64_t elapsed_ps, struct sim_dr
 	st->peak_gibps = d->peak_win_Bps / GIB;
 	st->last_util = d->last_util;
 	st->peak_util = d->peak_util;
+	st->last_cap_gibps = d->last_cap_Bps / GIB;
+	if (d->last_rd + d->last_wr)
+		st->last_write_share = (double)d->last_wr / (double)(d->last_rd + d->last_wr);
 	st->late = d->late;
 	st->backlog_bytes = d->backlog;
 	st->windows = d->windows;

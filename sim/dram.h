@@ -9,14 +9,22 @@
  * Latency: a mechanistic queue at the memory controllers.
  *   - Peak bandwidth B_peak = channels × MT/s × 8 B; the memory runs at the
  *     lower of the DIMMs' rating and the CPU's supported speed.
- *   - Sustainable bandwidth B = efficiency × B_peak (refresh, bank conflicts,
- *     read/write turnarounds make the peak unreachable).
+ *   - Sustainable bandwidth B = efficiency × B_peak of a read-only load
+ *     (refresh and bank conflicts make the peak unreachable).
+ *   - Mixed traffic loses bandwidth to read/write bus turnarounds: a window
+ *     whose write share is w = wr / (rd + wr) can sustain
+ *     C(w) = B / (1 + write_penalty · w), i.e. a written byte occupies the
+ *     bus as long as 1 + write_penalty read bytes. The reference penalty
+ *     puts C(0.5) at 0.885 B (Intel MLC, 1:1 read:write on a Cascade Lake
+ *     Xeon); 0 is a read-only-calibrated memory that ignores the mix.
  *   - Below saturation, the queueing delay of an M/D/1 queue with utilisation
- *     ρ = demand / B: latency = t_idle + t_service · ρ / (2 (1 − ρ)), the
- *     Pollaczek–Khinchine mean wait for deterministic service. ρ in this
- *     term is capped at rho_max, where the stochastic term is already large.
- *   - At and above saturation, bytes the memory could not serve in a window
- *     carry over (a fluid queue), and every access waits behind them:
+ *     ρ = demand / C(w) = (rd + (1 + write_penalty) · wr) / B:
+ *     latency = t_idle + t_service · ρ / (2 (1 − ρ)), the Pollaczek–Khinchine
+ *     mean wait for deterministic service. ρ in this term is capped at
+ *     rho_max, where the stochastic term is already large.
+ *   - At and above saturation, what the memory could not serve in a window
+ *     carries over (a fluid queue, in read-equivalent bytes: a written byte
+ *     counts 1 + write_penalty), and every access waits behind it:
  *     + backlog / B. This is what throttles cores that demand more than the
  *     memory can give: their misses take longer, so they issue fewer.
  * The latency used during a window is computed from the previous window
@@ -49,6 +57,10 @@ struct sim_dram_cfg {
 	double idle_ns;       /* unloaded load-to-use latency of a DRAM access */
 	double service_ns;    /* effective service time of the M/D/1 queue */
 	double rho_max;       /* cap of ρ in the M/D/1 term, (0, 1) */
+	double write_penalty; /* k of C(w) = B / (1 + k·w), w the window's write
+			       * share; [0, 4]; 0 = bandwidth independent of the
+			       * mix. Callers that fill the struct field by field
+			       * must set it (reference: 0.2599) */
 	uint64_t window_ps;   /* accounting window */
 	uint64_t late_ps;     /* order tolerance: an access older than the current
 			       * window's start by more than this is counted as
@@ -74,7 +86,8 @@ struct sim_dram {
 	uint64_t rd_bytes, wr_bytes;
 	uint64_t windows;         /* closed windows */
 	uint64_t last_rd, last_wr;/* bytes of the last closed window */
-	double last_util;         /* demand / sustainable of the last closed window */
+	double last_util;         /* demand / capacity of the last closed window's mix */
+	double last_cap_Bps;      /* capacity C(w) of the last closed window's mix */
 	double peak_win_Bps;      /* highest demand of any closed window */
 	double peak_util;         /* highest demand / capacity of any closed window */
 	/* time order of the accesses (see sim_dram_account) */
@@ -126,9 +139,14 @@ static inline uint64_t sim_dram_latency_ps(const struct sim_dram *d) { return d-
  * of the sustainable bandwidth. Monotone, = idle_ns at ρ = 0. */
 double sim_dram_latency_ns_at(const struct sim_dram_cfg *cfg, double rho);
 
-/* Theoretical and sustainable bandwidth of a configuration, bytes/s. */
+/* Theoretical and sustainable (read-only) bandwidth of a configuration,
+ * bytes/s. */
 double sim_dram_peak_Bps(const struct sim_dram_cfg *cfg);
 double sim_dram_sustainable_Bps(const struct sim_dram_cfg *cfg);
+/* Sustainable bandwidth of traffic whose write share (written bytes / all
+ * bytes) is write_share, clamped to [0, 1]: B / (1 + write_penalty · w).
+ * = sim_dram_sustainable_Bps at w = 0; non-increasing in w. */
+double sim_dram_capacity_Bps(const struct sim_dram_cfg *cfg, double write_share);
 
 struct sim_dram_stats {
 	uint64_t rd_bytes, wr_bytes;  /* totals, including the open window */
@@ -136,9 +154,13 @@ struct sim_dram_stats {
 	double rd_gibps, wr_gibps;    /* means, GiB/s */
 	double last_gibps;            /* last closed window, GiB/s */
 	double peak_gibps;            /* busiest closed window, GiB/s */
-	double last_util;
+	double last_util;             /* last closed window: demand / capacity of its mix */
 	double peak_util;             /* busiest closed window: demand / capacity */
-	double backlog_bytes;
+	double last_cap_gibps;        /* capacity of the last closed window's mix, GiB/s
+				       * (the read-only one when it was empty) */
+	double last_write_share;      /* its written bytes / all bytes (0 when empty) */
+	double backlog_bytes;         /* read-equivalent bytes (a written byte counts
+				       * 1 + write_penalty) */
 	uint64_t windows;
 	uint64_t late;                /* accesses out of time order by more than late_ps */
 };

@@ -47,7 +47,7 @@ static uint32_t phys_queue(const struct sim *s, uint32_t dest)
  * physical NIC drops, cause pipeline — the only drop of the emulated
  * design while the virtual rings are merely full (docs/simulator.md §2.4). */
 void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t,
-		     uint32_t h, uint32_t fid, uint32_t dest, bool cohort)
+		     uint32_t h, uint32_t fid, uint32_t order, uint32_t dest, bool cohort)
 {
 	struct emumodel *e = &s->emu;
 	struct emumodel_pq *f = &e->pq[phys_queue(s, dest)];
@@ -78,6 +78,7 @@ void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint
 	ep->vis = vis;
 	ep->paddr = pa;
 	ep->flow = fid;
+	ep->order = order;
 	ep->key = p->key;
 	ep->hash = h;
 	ep->dest = dest;
@@ -147,7 +148,7 @@ static void deliver_head(struct sim *s, struct emumodel_pq *f)
 		 * physical queue. */
 		buf_put(f, s->addr_of[d.buf]);
 		s->addr_of[d.buf] = ep->paddr;
-		deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->key, ep->len, ep->nic, ep->cls,
+		deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->order, ep->key, ep->len, ep->nic, ep->cls,
 			     ep->dest);
 	}
 	f->pkt_head = (f->pkt_head + 1) % f->cap;

@@ -14,7 +14,7 @@
  * emulator core. */
 struct emumodel_pkt {
 	uint64_t arr, vis, paddr;
-	uint32_t flow, key, hash, dest;
+	uint32_t flow, order, key, hash, dest;
 	uint16_t len;
 	uint8_t nic, cls;
 };

@@ -187,6 +187,7 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	ADD(s->nf.cls_aux, "nf_aux", s->mask_cpu, 0);
 	ADD(s->nf.cls_key, "nf_key", s->mask_cpu, 0);
 	ADD(s->nf.cls_annot, "mbuf_annot", s->mask_cpu, 0);
+	ADD(s->nf.cls_pool, "nf_pool", s->mask_cpu, 0);
 	ADD(s->nf.cls_tgt, "nf_target", s->mask_cpu, 0);
 	s->ncls_pkt = SIM_LLC_MAX_CLASSES - s->llc.nclasses;
 	if (s->ncls_pkt > s->ncores)
@@ -392,6 +393,7 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 	dc.idle_ns = cfg->dram_idle_ns;
 	dc.service_ns = cfg->dram_service_ns;
 	dc.rho_max = cfg->dram_rho_max;
+	dc.write_penalty = cfg->dram_write_penalty;
 	dc.window_ps = 1000ull * PS_PER_NS;
 	dc.late_ps = s->horizon_ps; /* shared resources see accesses within the horizon */
 	rc = sim_dram_init(&s->dram, &dc, err);

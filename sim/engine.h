@@ -69,6 +69,8 @@ struct pinfo {
 	uint64_t arr;  /* arrival at the NIC (last bit), ps */
 	uint64_t vis;  /* completion visible to the core, ps */
 	uint32_t flow; /* flow identity (a hash of the 5-tuple) */
+	uint32_t order;/* the flow's order of first arrival at its core (NF_ORDER_NONE:
+			* unknown; nf.h) */
 	uint32_t key;  /* key-value request key */
 	uint32_t dest; /* destination ring / port it was steered to */
 	uint16_t len;  /* frame length with FCS */
@@ -108,6 +110,9 @@ struct nic {
 	 * lines its DMA accesses (reads and writes) touched / found outside
 	 * the LLC */
 	uint64_t reads, read_ps, pcie_lines, pcie_missed;
+	/* PCIe requests (a read request of at most MRRS bytes, a write TLP of
+	 * at most MPS bytes), and those touching a line outside the LLC */
+	uint64_t pcie_reqs, pcie_reqs_missed;
 	/* Generated flows have fixed 5-tuples (sim_flow_tuple of their id), so
 	 * their RSS hash and flow identity are computed once per flow id. */
 	struct flow_memo { uint32_t h, fid; } *memo; /* one line miss per packet, not two */
@@ -273,6 +278,7 @@ struct sim {
 	/* addresses */
 	uint64_t pool_base, cq_base, cq_ring_bytes, pcq_base;
 	uint32_t priv_bytes;          /* the mbuf's private area (nf_priv_bytes) */
+	uint64_t partial_reads;       /* DRAM reads of partly written lines (after warm-up) */
 	uint64_t sq_base, sq_stride;  /* the cores' send queues (tx.c) */
 	uint32_t cq_entries;
 	uint64_t *cq_w;               /* next completion entry written per ring, mod cq_entries */

@@ -285,7 +285,8 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 		      const uint32_t *rings, unsigned nring, unsigned nc, uint64_t cq_base_override,
 		      uint64_t *cq_counter);
 void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uint64_t arr,
-		  uint32_t flow, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls, uint32_t dest);
+		  uint32_t flow, uint32_t order, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls,
+		  uint32_t dest);
 
 /* core.c: the cores' run-to-completion loop */
 void core_setup(struct sim *s);
@@ -304,7 +305,7 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now);
 /* emu_model.c: the simulator's model of the emulator (arch.emulated) */
 uint64_t emumodel_setup(struct sim *s, uint64_t extra_base);
 void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t,
-		     uint32_t h, uint32_t fid, uint32_t dest, bool cohort);
+		     uint32_t h, uint32_t fid, uint32_t order, uint32_t dest, bool cohort);
 void ev_emucore(struct sim *s, uint64_t now);
 
 /* hog.c: co-located memory hogs */

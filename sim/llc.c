@@ -91,12 +91,13 @@ struct actx {
 	struct sim_llc_lane *L;
 	struct sim_l2 *snoop; /* an I/O class's L2 snoops (NULL: none) */
 	uint32_t way_bits, mask, rate_shift;
+	uint32_t pmask;     /* DMA writes of lines an L2 held: the DDIO+ ways */
 	uint64_t rate_lim;  /* 2^rate_shift: observations before the EMA */
 	int64_t rate_bias;  /* 2^rate_shift − 1 */
 	uint8_t cid, io, allocs, reads;
-	int64_t p_hit, p_wb, p_hwb, p_l2, p_snp;
-	uint64_t n_hit, n_wb, n_hwb, n_l2, n_snp;
-	uint64_t s_acc, s_hits, s_rd, s_wr;
+	int64_t p_hit, p_wb, p_hwb, p_l2, p_snp, p_prd;
+	uint64_t n_hit, n_wb, n_hwb, n_l2, n_snp, n_prd;
+	uint64_t s_acc, s_hits, s_rd, s_wr, s_prd;
 	uint32_t snooped;   /* I/O writes that invalidated an L2 copy */
 };
 
@@ -111,6 +112,7 @@ actx_load(struct actx *x, struct sim_llc *llc, unsigned cls, enum sim_llc_op op)
 	x->snoop = c->io ? llc->l2 : NULL;
 	x->way_bits = llc->way_bits;
 	x->mask = c->mask;
+	x->pmask = llc->plus_mask ? llc->plus_mask : c->mask;
 	x->rate_shift = llc->rate_shift;
 	x->rate_lim = 1ull << llc->rate_shift;
 	x->rate_bias = (int64_t)x->rate_lim - 1;
@@ -124,11 +126,13 @@ actx_load(struct actx *x, struct sim_llc *llc, unsigned cls, enum sim_llc_op op)
 	x->p_l2 = L->p_l2;
 	x->p_snp = L->p_snp;
 	x->n_snp = L->n_snp;
+	x->p_prd = L->p_prd;
+	x->n_prd = L->n_prd;
 	x->n_hit = L->n_hit;
 	x->n_wb = L->n_wb;
 	x->n_hwb = L->n_hwb;
 	x->n_l2 = L->n_l2;
-	x->s_acc = x->s_hits = x->s_rd = x->s_wr = 0;
+	x->s_acc = x->s_hits = x->s_rd = x->s_wr = x->s_prd = 0;
 	x->snooped = 0;
 }
 
@@ -142,6 +146,8 @@ static inline __attribute__((always_inline)) void actx_store(const struct actx *
 	L->p_l2 = x->p_l2;
 	L->p_snp = x->p_snp;
 	L->n_snp = x->n_snp;
+	L->p_prd = x->p_prd;
+	L->n_prd = x->n_prd;
 	L->n_hit = x->n_hit;
 	L->n_wb = x->n_wb;
 	L->n_hwb = x->n_hwb;
@@ -150,6 +156,7 @@ static inline __attribute__((always_inline)) void actx_store(const struct actx *
 	L->c.s_hits += x->s_hits;
 	L->c.s_dram_rd += x->s_rd;
 	L->c.s_dram_wr += x->s_wr;
+	L->c.s_prd += x->s_prd;
 }
 
 /* Observe outcome v (0/1) in the rate *p (Q30) with *n observations so
@@ -177,10 +184,11 @@ rate_upd(const struct actx *x, int64_t *p, uint64_t *n, uint32_t v)
 
 /* The snoop of an I/O access to a line some core's L2 may hold (the
  * non-inclusive hierarchy: the LLC alone does not know). A DMA write
- * invalidates every L2 copy — a dirty one is dropped, the DMA overwrites
- * the whole line — and is then the LLC write it is (write update, or write
- * allocate into the DDIO ways). A DMA read is served by the L2 that holds
- * the line: 1, counted as a hit (the NIC reads on-chip data, no DRAM). */
+ * invalidates every L2 copy — a dirty one's data is overwritten, or merged
+ * on chip for a partial line — and is then the LLC write it is: write
+ * update, or (access_sim) write allocate into the DDIO+ ways. A DMA read is
+ * served by the L2 that holds the line: 1, counted as a hit (the NIC reads
+ * on-chip data, no DRAM). */
 static inline __attribute__((always_inline)) int snoop_io(struct actx *x, enum sim_llc_op op,
 							  uint64_t line)
 {
@@ -197,14 +205,16 @@ static inline __attribute__((always_inline)) int snoop_io(struct actx *x, enum s
 	return 0;
 }
 
-/* Access a line of a simulated set (its record at rec, owners at owner). */
+/* Access a line of a simulated set (its record at rec, owners at owner).
+ * partial: an I/O write covering only part of the line (the callers that
+ * never pass one give a constant 0, and its code folds away). */
 static inline __attribute__((always_inline)) uint32_t
 access_sim(struct actx *x, enum sim_llc_op op, uint8_t *rec, uint8_t *owner, int wide,
-	   uint64_t line)
+	   uint64_t line, int partial)
 {
 	struct sim_llc *llc = x->llc;
 	uint32_t *valid = REC_VALID(rec, wide), *dirty = REC_DIRTY(rec, wide);
-	uint32_t flags = SIM_LLC_SAMPLED, w, hit, snooped0 = x->snooped;
+	uint32_t flags = SIM_LLC_SAMPLED, w, hit, snooped0 = x->snooped, mask = x->mask;
 
 	x->s_acc++;
 	if (x->snoop && snoop_io(x, op, line)) { /* a DMA read served by an L2 */
@@ -213,8 +223,14 @@ access_sim(struct actx *x, enum sim_llc_op op, uint8_t *rec, uint8_t *owner, int
 		return flags | SIM_LLC_HIT;
 	}
 	hit = match(rec, wide, x->way_bits, line);
-	if (x->snoop && op == SIM_LLC_WR && !hit)
-		rate_upd(x, &x->p_snp, &x->n_snp, x->snooped != snooped0);
+	if (x->snoop && op == SIM_LLC_WR && !hit) {
+		uint32_t held = x->snooped != snooped0;
+
+		rate_upd(x, &x->p_snp, &x->n_snp, held);
+		/* Double Trouble: a device write of a line an L2 held goes
+		 * to the DDIO+ ways, not the DDIO ways */
+		mask = held ? x->pmask : mask;
+	}
 	if (hit) {
 		w = (uint32_t)__builtin_ctz(hit);
 		touch(REC_RANK(rec, wide), wide, w);
@@ -222,17 +238,27 @@ access_sim(struct actx *x, enum sim_llc_op op, uint8_t *rec, uint8_t *owner, int
 			*dirty |= hit;
 		x->s_hits++;
 		rate_upd(x, &x->p_hit, &x->n_hit, 1);
+		if (partial) /* merged in place */
+			rate_upd(x, &x->p_prd, &x->n_prd, 0);
 		return flags | SIM_LLC_HIT;
 	}
 	rate_upd(x, &x->p_hit, &x->n_hit, 0);
 	if (x->reads) {
 		flags |= SIM_LLC_DRAM_RD;
 		x->s_rd++;
+	} else if (partial) {
+		/* read-modify-write, unless an L2's copy (on chip) was merged */
+		uint32_t rd = x->snooped == snooped0;
+
+		rate_upd(x, &x->p_prd, &x->n_prd, rd);
+		flags |= rd * SIM_LLC_DRAM_RD;
+		x->s_rd += rd;
+		x->s_prd += rd;
 	}
 	if (!x->allocs)
 		return flags;
 
-	w = pick_victim(llc, rec, wide, x->mask);
+	w = pick_victim(llc, rec, wide, mask);
 	if (*valid >> w & 1) {
 		uint32_t wb = (*dirty >> w) & 1;
 
@@ -401,7 +427,7 @@ access_one(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, uint
 	struct actx x;
 
 	actx_load(&x, llc, cls, op);
-	f = access_sim(&x, op, rec_at(llc, group, pos), own_at(llc, group, pos), wide, line);
+	f = access_sim(&x, op, rec_at(llc, group, pos), own_at(llc, group, pos), wide, line, 0);
 	actx_store(&x);
 	return f;
 }
@@ -420,11 +446,13 @@ uint32_t sim_llc__access_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc
 	return access_one(llc, cls, SIM_LLC_RD, 1, group, line);
 }
 
-/* The lines of one chunk in a simulated group, for an op and layout known
- * at compile time (the tests on them then fold away). */
+/* The lines of one chunk in a simulated group, for an op, layout and
+ * partial-line handling known at compile time (the tests on them then fold
+ * away); with part, lines pf and pl are partial writes. */
 static inline __attribute__((always_inline)) void
 range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, uint32_t group,
-	      uint64_t line, uint64_t end, struct sim_llc_range *out)
+	      uint64_t line, uint64_t end, int part, uint64_t pf, uint64_t pl,
+	      struct sim_llc_range *out)
 {
 	uint32_t pos = (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1);
 	uint8_t *rec = rec_at(llc, group, pos), *own = own_at(llc, group, pos);
@@ -434,7 +462,8 @@ range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, u
 	actx_load(&x, llc, cls, op);
 	/* Consecutive lines of a chunk are consecutive sets of its group. */
 	for (; line <= end; line++, rec += stride, own += wide ? 32 : 16) {
-		uint32_t f = access_sim(&x, op, rec, own, wide, line);
+		uint32_t f = access_sim(&x, op, rec, own, wide, line,
+					part && (line == pf || line == pl));
 
 		hits += f & SIM_LLC_HIT;
 		rd += (f / SIM_LLC_DRAM_RD) & 1;
@@ -445,6 +474,8 @@ range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, u
 	out->dram_rd += rd;
 	out->dram_wr += wr;
 	out->l2_snooped += x.snooped;
+	if (part)
+		out->partial_reads += (uint32_t)x.s_prd;
 }
 
 void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
@@ -453,13 +484,22 @@ void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op o
 	int wide = llc->rank_slots > 16;
 
 	if (op == SIM_LLC_WR && !wide)
-		range_sampled(llc, cls, SIM_LLC_WR, 0, group, line, end, out);
+		range_sampled(llc, cls, SIM_LLC_WR, 0, group, line, end, 0, 0, 0, out);
 	else if (!wide)
-		range_sampled(llc, cls, SIM_LLC_RD, 0, group, line, end, out);
+		range_sampled(llc, cls, SIM_LLC_RD, 0, group, line, end, 0, 0, 0, out);
 	else if (op == SIM_LLC_WR)
-		range_sampled(llc, cls, SIM_LLC_WR, 1, group, line, end, out);
+		range_sampled(llc, cls, SIM_LLC_WR, 1, group, line, end, 0, 0, 0, out);
 	else
-		range_sampled(llc, cls, SIM_LLC_RD, 1, group, line, end, out);
+		range_sampled(llc, cls, SIM_LLC_RD, 1, group, line, end, 0, 0, 0, out);
+}
+
+void sim_llc__range_sampled_part(struct sim_llc *llc, unsigned cls, uint32_t group, uint64_t line,
+				 uint64_t end, uint64_t pf, uint64_t pl, struct sim_llc_range *out)
+{
+	if (llc->rank_slots > 16)
+		range_sampled(llc, cls, SIM_LLC_WR, 1, group, line, end, 1, pf, pl, out);
+	else
+		range_sampled(llc, cls, SIM_LLC_WR, 0, group, line, end, 1, pf, pl, out);
 }
 
 uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t len)
@@ -498,15 +538,36 @@ uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t 
 	return (uint32_t)(last - line + 1);
 }
 
-int sim_llc_probe(const struct sim_llc *llc, uint64_t addr)
+uint32_t sim_llc_dma_write_noalloc_range(struct sim_llc *llc, uint64_t addr, uint64_t len,
+					 struct sim_llc_range *out)
+{
+	uint32_t n = sim_llc_dma_write_noalloc(llc, addr, len);
+	uint32_t np = sim_llc_partial_lines(addr, len);
+
+	out->lines += n;
+	out->dram_wr += n;
+	out->dram_rd += np;
+	out->partial_reads += np;
+	return n;
+}
+
+int sim_llc_probe_way(const struct sim_llc *llc, uint64_t addr)
 {
 	uint64_t line = addr >> SIM_LLC_LINE_SHIFT;
-	uint32_t g = chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+	uint32_t g = chunk_group(llc, line / SIM_LLC_CHUNK_LINES), hit;
 
 	if (g == GROUP_NONE)
-		return -1;
-	return match(rec_at(llc, g, (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1)),
-		     llc->rank_slots > 16, llc->way_bits, line) != 0;
+		return -2;
+	hit = match(rec_at(llc, g, (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1)),
+		    llc->rank_slots > 16, llc->way_bits, line);
+	return hit ? __builtin_ctz(hit) : -1;
+}
+
+int sim_llc_probe(const struct sim_llc *llc, uint64_t addr)
+{
+	int w = sim_llc_probe_way(llc, addr);
+
+	return w == -2 ? -1 : w >= 0;
 }
 
 void sim_llc_cfg_reference(struct sim_llc_cfg *cfg)
@@ -518,6 +579,9 @@ void sim_llc_cfg_reference(struct sim_llc_cfg *cfg)
 	cfg->sample_shift = 4;
 	cfg->rate_window_shift = 10;
 	cfg->seed = 1;
+	/* Double Trouble (Purnal et al., USENIX Security 2022, Sec. 5): the
+	 * DDIO+ region is ways 0-1 (mask 0x003) with DDIO at 0x600 */
+	cfg->ddio_plus_mask = sim_llc_ways(0, 2);
 }
 
 void sim_llc_invalidate(struct sim_llc *llc)
@@ -594,7 +658,15 @@ int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_
 			    cfg->rate_window_shift);
 		return -EINVAL;
 	}
+	if (cfg->ddio_plus_mask & ~sim_llc_ways(0, cfg->ways)) {
+		rxb_err_set(err,
+			    "llc.ddio_plus_mask = 0x%x: must be within the %u ways (0x%x), or 0 "
+			    "(DMA writes of lines an L2 holds use the I/O class's ways)",
+			    cfg->ddio_plus_mask, cfg->ways, sim_llc_ways(0, cfg->ways));
+		return -EINVAL;
+	}
 	llc->ways = cfg->ways;
+	llc->plus_mask = cfg->ddio_plus_mask;
 	llc->nsets = (uint32_t)nsets;
 	llc->sample_shift = cfg->sample_shift;
 	llc->sgroups = (llc->ngroups + (1u << cfg->sample_shift) - 1) >> cfg->sample_shift;
@@ -750,6 +822,8 @@ static bool sum_counts(const struct sim_llc *llc, unsigned cls, enum sim_llc_op 
 		sum->s_l2acc += k->s_l2acc;
 		sum->s_l2hits += k->s_l2hits;
 		sum->d_l2hits += k->d_l2hits;
+		sum->s_prd += k->s_prd;
+		sum->d_prd += k->d_prd;
 	}
 	return true;
 }
@@ -769,12 +843,14 @@ void sim_llc_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
 		st->hits = scale * (double)sum.s_hits;
 		st->dram_rd = scale * (double)sum.s_dram_rd;
 		st->dram_wr = scale * (double)sum.s_dram_wr;
+		st->partial_rd = scale * (double)sum.s_prd;
 	} else {
 		/* No access of this class reached a simulated set: the drawn
 		 * outcomes are all there is. */
 		st->hits = (double)sum.d_hits;
 		st->dram_rd = (double)sum.d_dram_rd;
 		st->dram_wr = (double)sum.d_dram_wr;
+		st->partial_rd = (double)sum.d_prd;
 	}
 	st->misses = (double)sum.accesses - st->hits;
 	st->hit_rate = sum.accesses ? st->hits / (double)sum.accesses : 0.0;

@@ -19,8 +19,14 @@
  *     write hit         update in place, dirty, MRU ("write update").
  *     write miss        allocate into the LRU way among the class's mask —
  *                       the DDIO ways, default 2 of 11 — with no DRAM read
- *                       (a DMA write covers the whole line), line dirty
+ *                       when the write covers the whole line, line dirty
  *                       ("write allocate").
+ *     partial write     (sim_llc_dma_write_range: the first / last line of
+ *                       a byte range that does not cover it) a miss first
+ *                       reads the line from DRAM (read-modify-write: one
+ *                       SIM_LLC_DRAM_RD, counted in partial_reads); a hit,
+ *                       or a line an L2 held (its data is on chip), merges
+ *                       without one.
  *     read hit          served from the LLC, becomes MRU.
  *     read miss         DRAM read, no allocation (DDIO does not allocate on
  *                       DMA reads).
@@ -40,11 +46,14 @@
  *                       of the mask of the class it came through, dirty if
  *                       it was (its eviction may write back a dirty line).
  *   and the NIC's accesses snoop the L2s: a DMA write invalidates an L2
- *   copy (then writes the LLC as above), a DMA read of a line an L2 holds
- *   is served from it (counted as a hit).
+ *   copy and the line enters the LLC in the "DDIO+" region — 2 ways apart
+ *   from the DDIO ways (cfg.ddio_plus_mask, reference 0x003: ways 0-1), the
+ *   LRU way of them, dirty — not the DDIO ways (the non-inclusive
+ *   device-write rule reverse-engineered by Purnal et al., "Double
+ *   Trouble", USENIX Security 2022); a DMA read of a line an L2 holds is
+ *   served from it (counted as a hit).
  *
- * Not modelled (documented in docs/simulator-models.md): L1, partial-line
- * DMA writes, prefetchers.
+ * Not modelled (documented in docs/simulator-models.md): L1, prefetchers.
  *
  * Address → set: lines are grouped in aligned chunks of 32 lines (2 KiB,
  * one packet buffer). A chunk maps to a group of 32 sets and its 32 lines to
@@ -128,9 +137,14 @@ struct sim_llc_cfg {
 	uint32_t sample_shift;      /* simulate 1 in 2^k set groups (k <= 16); 0 = all */
 	uint32_t rate_window_shift; /* 0 → default 10 (1024 simulated accesses) */
 	uint64_t seed;              /* for drawing outcomes of unsampled accesses */
+	uint32_t ddio_plus_mask;    /* ways a DMA write to a line a core's L2 holds
+				     * allocates into ("DDIO+" region, Double
+				     * Trouble); within the ways; 0 = the I/O
+				     * class's own mask. Reference: 0x003 */
 };
 
-/* The reference LLC: Xeon Silver 4216, 22 MiB, 11 ways, hashed, k = 4. */
+/* The reference LLC: Xeon Silver 4216, 22 MiB, 11 ways, hashed, k = 4,
+ * DDIO+ ways 0-1. */
 void sim_llc_cfg_reference(struct sim_llc_cfg *cfg);
 
 /* Raw counters of one class and op. s_* count simulated-set accesses only;
@@ -141,6 +155,8 @@ struct sim_llc_counts {
 	uint64_t d_hits, d_dram_rd, d_dram_wr;
 	/* a core's accesses through its L2 (sim_llc_core_access), hits */
 	uint64_t l2_accesses, s_l2acc, s_l2hits, d_l2hits;
+	/* I/O writes: DRAM reads of partial lines (in s_dram_rd / d_dram_rd too) */
+	uint64_t s_prd, d_prd;
 };
 
 /* Estimates for a class (ratio estimator over the simulated sets, scaled to
@@ -150,6 +166,7 @@ struct sim_llc_stats {
 	double hits;
 	double misses;
 	double dram_rd;   /* lines read from DRAM */
+	double partial_rd;/* of those, partial-line DMA writes' reads */
 	double dram_wr;   /* dirty lines written back */
 	double hit_rate;  /* hits / accesses; 0 when there were none */
 };
@@ -173,6 +190,10 @@ struct sim_llc_lane {
 	 * carry */
 	int64_t p_snp;
 	uint64_t n_snp, carry_snp;
+	/* I/O writes of partial lines: P(DRAM read | partial line) — it was
+	 * neither in the LLC nor in an L2 — (Q30), its warm-up count and carry */
+	int64_t p_prd;
+	uint64_t n_prd, carry_prd;
 	/* Fractional hits / write-backs carried between ranges (Q30). */
 	uint64_t carry_hit, carry_wb, carry_hwb;
 	uint8_t allocates;  /* a miss allocates (all but DMA reads) */
@@ -219,6 +240,7 @@ struct sim_llc {
 	uint32_t *gmap;          /* group -> record group or SIM_LLC_GROUP_NONE
 				  * (when the group count is at most 2^20) */
 	struct sim_llc_bmemo *bmemo; /* SIM_LLC_BMEMO recent blocks' hashed offsets */
+	uint32_t plus_mask;      /* cfg.ddio_plus_mask (0: the class's mask) */
 };
 
 /* A block's hashed group offset, remembered (direct-mapped by the block's
@@ -403,8 +425,12 @@ struct sim_llc_range {
 	uint32_t dram_rd;
 	uint32_t dram_wr;
 	/* I/O writes: lines a core's L2 held, invalidated by the snoop and
-	 * then written as misses (on chip: no DRAM involved) */
+	 * then written as misses into the DDIO+ ways (on chip: no DRAM
+	 * involved) */
 	uint32_t l2_snooped;
+	/* I/O writes (sim_llc_dma_write_range, _noalloc_range): DRAM reads of
+	 * partial lines (read-modify-write), also counted in dram_rd */
+	uint32_t partial_reads;
 };
 
 /* Access every line overlapping [addr, addr + len); results are added to
@@ -426,10 +452,10 @@ void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op o
  * each range is within one line of its expectation. Drawing a random number
  * per line would cost ~3 ns × 24 lines per packet; single-line accesses
  * still draw (their individual outcome sets a latency). */
-static inline void sim_llc__range_drawn(struct sim_llc_lane *L, uint32_t n,
-					struct sim_llc_range *out)
+static inline __attribute__((always_inline)) void
+sim_llc__range_drawn_np(struct sim_llc_lane *L, uint32_t n, uint32_t np, struct sim_llc_range *out)
 {
-	uint32_t hits, misses, wbs = 0;
+	uint32_t hits, misses, wbs = 0, sn = 0;
 
 	L->carry_hit += (uint64_t)n * (uint64_t)L->p_hit;
 	hits = (uint32_t)(L->carry_hit >> 30);
@@ -445,12 +471,24 @@ static inline void sim_llc__range_drawn(struct sim_llc_lane *L, uint32_t n,
 			wbs = misses;
 	}
 	if (L->p_snp) { /* DMA writes to lines an L2 held */
-		uint32_t sn;
-
 		L->carry_snp += (uint64_t)misses * (uint64_t)L->p_snp;
 		sn = (uint32_t)(L->carry_snp >> 30);
 		L->carry_snp &= SIM_LLC_RATE_ONE - 1;
-		out->l2_snooped += sn > misses ? misses : sn;
+		sn = sn > misses ? misses : sn;
+		out->l2_snooped += sn;
+	}
+	if (np) { /* partial lines of a DMA write: a read-modify-write each */
+		uint32_t pr, cap = misses - sn; /* only a line off chip is read */
+
+		L->carry_prd += (uint64_t)np * (uint64_t)L->p_prd;
+		pr = (uint32_t)(L->carry_prd >> 30);
+		L->carry_prd &= SIM_LLC_RATE_ONE - 1;
+		pr = pr > np ? np : pr;
+		pr = pr > cap ? cap : pr;
+		L->c.d_prd += pr;
+		L->c.d_dram_rd += pr;
+		out->partial_reads += pr;
+		out->dram_rd += pr;
 	}
 	if (L->p_hwb) { /* hits' write-backs (L2 victims) */
 		uint32_t hw;
@@ -468,6 +506,12 @@ static inline void sim_llc__range_drawn(struct sim_llc_lane *L, uint32_t n,
 		L->c.d_dram_rd += misses;
 		out->dram_rd += misses;
 	}
+}
+
+static inline void sim_llc__range_drawn(struct sim_llc_lane *L, uint32_t n,
+					struct sim_llc_range *out)
+{
+	sim_llc__range_drawn_np(L, n, 0, out);
 }
 
 /* The lines [line, end] of one chunk: one sampling decision, since a
@@ -507,6 +551,67 @@ sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint
 	}
 }
 
+/* Partial lines of the byte range [addr, addr + len): its first line when
+ * addr is not line-aligned, its last when addr + len is not; a range inside
+ * one line is one partial line. 0, 1 or 2. */
+static inline uint32_t sim_llc_partial_lines(uint64_t addr, uint64_t len)
+{
+	uint64_t first, last;
+
+	if (len == 0)
+		return 0;
+	first = addr >> SIM_LLC_LINE_SHIFT;
+	last = (addr + len - 1) >> SIM_LLC_LINE_SHIFT;
+	if (first == last)
+		return ((addr | (addr + len)) & (SIM_LLC_LINE - 1)) != 0;
+	return ((addr & (SIM_LLC_LINE - 1)) != 0) + (((addr + len) & (SIM_LLC_LINE - 1)) != 0);
+}
+
+/* Out of line: the lines [line, end] of one chunk of a DMA write, in
+ * simulated sets; lines pf and pl (UINT64_MAX: none) are partial. */
+void sim_llc__range_sampled_part(struct sim_llc *llc, unsigned cls, uint32_t group, uint64_t line,
+				 uint64_t end, uint64_t pf, uint64_t pl, struct sim_llc_range *out);
+
+/* A device (DMA) write of exactly the bytes [addr, addr + len) by I/O
+ * class cls, DDIO on: sim_llc_access_range(cls, SIM_LLC_WR, ...) except
+ * that the first and last lines, when the range covers them only in part,
+ * are partial writes — a miss (the line neither in the LLC nor in an L2)
+ * reads the line from DRAM first (out->partial_reads and out->dram_rd; the
+ * lane's DRAM reads). Chunks that are not simulated apportion their partial
+ * lines' reads from the class's P(read | partial line) on the simulated
+ * sets, by error diffusion, at most one per partial line that missed.
+ * Results are added to *out (zero it first); the caller accounts
+ * out->dram_rd × 64 B read and out->dram_wr × 64 B written. */
+static inline __attribute__((always_inline)) void
+sim_llc_dma_write_range(struct sim_llc *llc, unsigned cls, uint64_t addr, uint64_t len,
+			struct sim_llc_range *out)
+{
+	struct sim_llc_lane *L = &llc->cls[cls].l[SIM_LLC_WR];
+	uint64_t line, last, pf, pl;
+
+	if (len == 0)
+		return;
+	line = addr >> SIM_LLC_LINE_SHIFT;
+	last = (addr + len - 1) >> SIM_LLC_LINE_SHIFT;
+	pf = addr & (SIM_LLC_LINE - 1) ? line : UINT64_MAX;
+	pl = (addr + len) & (SIM_LLC_LINE - 1) ? last : UINT64_MAX;
+	while (line <= last) {
+		uint64_t end = (line | (SIM_LLC_CHUNK_LINES - 1)) < last ?
+				       line | (SIM_LLC_CHUNK_LINES - 1) : last;
+		uint32_t n = (uint32_t)(end - line + 1);
+		uint32_t g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
+
+		L->c.accesses += n;
+		out->lines += n;
+		if (g == SIM_LLC_GROUP_NONE)
+			/* pf can only be this chunk's first line, pl its last */
+			sim_llc__range_drawn_np(L, n, (pf == line) + (pl == end && pl != pf), out);
+		else
+			sim_llc__range_sampled_part(llc, cls, g, line, end, pf, pl, out);
+		line = end + 1;
+	}
+}
+
 /* DMA write with DDIO disabled (IIO LLC WAYS = 0): the write goes to
  * memory; every line of [addr, addr + len) that the LLC holds is
  * invalidated (a dirty copy is discarded without a write-back: the DMA
@@ -516,9 +621,22 @@ sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint
  * caller to account). */
 uint32_t sim_llc_dma_write_noalloc(struct sim_llc *llc, uint64_t addr, uint64_t len);
 
+/* The same for the exact bytes [addr, addr + len), with partial lines: a
+ * partial first / last line is merged in memory, one DRAM read each
+ * (whatever the caches held: their copies are invalidated as above; a dirty
+ * copy's other bytes are taken into the merge, no separate write-back is
+ * counted). Adds to *out (zero it first): lines and dram_wr += the lines
+ * the range covers, dram_rd and partial_reads += its partial lines
+ * (sim_llc_partial_lines). Returns the lines, as sim_llc_dma_write_noalloc. */
+uint32_t sim_llc_dma_write_noalloc_range(struct sim_llc *llc, uint64_t addr, uint64_t len,
+					 struct sim_llc_range *out);
+
 /* Is the line of `addr` cached? 1 / 0, or -1 when its set is not simulated
  * (tests and debugging). */
 int sim_llc_probe(const struct sim_llc *llc, uint64_t addr);
+/* The way that holds the line of `addr`: 0..ways-1, -1 when it is not
+ * cached, -2 when its set is not simulated (tests and debugging). */
+int sim_llc_probe_way(const struct sim_llc *llc, uint64_t addr);
 
 /* Estimates for a class; op = SIM_LLC_OPS sums reads and writes. */
 void sim_llc_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op op,

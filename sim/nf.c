@@ -25,18 +25,28 @@
  * 16 B aligned) — and an array of flow control blocks indexed like the key
  * store. A lookup reads the bucket, then the key-store entry its matching
  * signature points to, then the flow control block: each address depends
- * on the line before it. */
+ * on the line before it. rte_hash hands key slots out in order and the
+ * manager never frees them, so a flow's slot is its order of first
+ * arrival at the core: with the generator's ranges, consecutive packets
+ * of a core walk the key store and the blocks in order. */
 #define FM_BUCKET_ENTRIES 8u
 #define FM_KEY_ENTRY_BYTES 32u
 
-/* The lines of a flow control block: FastClick's block header (use count,
- * flags, last-seen time, written per packet) and the NF's flow data — lb's
- * backend in the first line, nat's translation entry and FlowCounter's
- * counters over two (docs/workloads.md). */
-static uint32_t fcb_lines(enum rxb_nf_kind kind)
+/* A flow control block's bytes, the array's stride (not line-aligned):
+ * FastClick's 24 B block header (use count, flags, last-seen time, written
+ * per packet) and 4 B stored index, then the NF's flow data — lb's 24 B
+ * (the backend), nat's 64 B (FlowIPNAT's 40 B entry, FlowCounter's 24 B)
+ * (docs/workloads.md). */
+static uint32_t fcb_bytes(enum rxb_nf_kind kind)
 {
-	return kind == RXB_NF_KIND_NAT ? 2 : 1;
+	return 28 + (kind == RXB_NF_KIND_NAT ? 64 : 24);
 }
+
+/* nat's port pool: the 64 512 ports 1024-65535 split evenly over the NIC's
+ * cores, each port a 24 B heap object (32 B with malloc's header), handed
+ * to new flows round robin. */
+#define NAT_PORTS 64512u
+#define NAT_PORT_OBJ_BYTES 32u
 
 /* A packet's dependent steps: each needs the one before it. A FastClick
  * NF's first is the frame's second line with the annotation writes (the
@@ -47,7 +57,7 @@ static uint32_t dependent_count(const struct nf_ctx *nf)
 	case RXB_NF_KIND_LB:
 		return 5; /* header line 2, bucket, key, block, backend load */
 	case RXB_NF_KIND_NAT:
-		return 4; /* header line 2, bucket, key, block */
+		return 5; /* header line 2, bucket, key, block, port object */
 	case RXB_NF_KIND_SYNTHETIC:
 		return 1 + nf->reads + 1; /* header line 2, the reads, the route lookup */
 	case RXB_NF_KIND_L3FWD:
@@ -98,16 +108,21 @@ void nf_critical(const struct nf_ctx *nf, uint32_t cores, uint64_t *base, uint64
 /* rte_hash entries of each core's table: the capacity over the fewest
  * cores a NIC has (every core's table the same size), rounded up to a power
  * of two as rte_hash_create does. */
-static uint64_t fm_entries(uint64_t capacity, const struct rxb_scn *scn)
+static uint32_t fewest_cores(const struct rxb_scn *scn)
 {
 	uint32_t fewest = UINT32_MAX;
-	uint64_t per, e = FM_BUCKET_ENTRIES;
 
 	for (uint32_t i = 0; i < scn->system.cores_per_nic.n; i++)
 		if (scn->system.cores_per_nic.v[i] && scn->system.cores_per_nic.v[i] < fewest)
 			fewest = scn->system.cores_per_nic.v[i];
-	if (fewest == UINT32_MAX)
-		fewest = scn->system.cores;
+	return fewest == UINT32_MAX ? scn->system.cores : fewest;
+}
+
+static uint64_t fm_entries(uint64_t capacity, const struct rxb_scn *scn)
+{
+	uint32_t fewest = fewest_cores(scn);
+	uint64_t per, e = FM_BUCKET_ENTRIES;
+
 	per = (capacity + fewest - 1) / fewest;
 	while (e < per)
 		e <<= 1;
@@ -147,8 +162,8 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 	case RXB_NF_KIND_LB:
 	case RXB_NF_KIND_NAT:
 		nf->fm_entries = fm_entries(w->flow_capacity, scn);
-		nf->fcb_lines = fcb_lines(w->nf);
-		nf->tbl_lines = nf->fm_entries * nf->fcb_lines;
+		nf->fcb_bytes = fcb_bytes(w->nf);
+		nf->tbl_lines = (nf->fm_entries * nf->fcb_bytes + LINE - 1) / LINE;
 		nf->bkt_lines = nf->fm_entries / FM_BUCKET_ENTRIES;
 		/* entry 0 of the key store is never used (rte_hash's dummy slot) */
 		nf->key_lines = (nf->fm_entries + 1) * FM_KEY_ENTRY_BYTES / LINE;
@@ -172,6 +187,11 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 	if (nf->key_lines) {
 		nf->key_stride = (nf->key_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
 		nf->key_base = region(next, nf->key_stride * cores);
+	}
+	if (w->nf == RXB_NF_KIND_NAT) {
+		nf->ports = NAT_PORTS / fewest_cores(scn);
+		nf->port_stride = (uint64_t)nf->ports * NAT_PORT_OBJ_BYTES;
+		nf->port_base = region(next, nf->port_stride * cores);
 	}
 	if (w->nf == RXB_NF_KIND_LB) {
 		/* the backends' load counters, one line each, per NIC */
@@ -244,9 +264,10 @@ static uint32_t group_count(const struct nf_ctx *nf, uint32_t lines)
 }
 
 void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, uint32_t nic,
-	      unsigned cls_pkt, struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len,
-	      uint64_t hdr, uint64_t annot)
+	      unsigned cls_pkt, struct sim_rng *rng, uint32_t flow, uint32_t order, uint32_t key,
+	      uint32_t len, uint64_t hdr, uint64_t annot)
 {
+	p->order = order;
 	p->hdr = hdr;
 	p->annot = annot;
 	p->core = core;
@@ -286,45 +307,67 @@ static bool per_flow_state(const struct nf_ctx *nf)
 	return nf->kind == RXB_NF_KIND_LB || nf->kind == RXB_NF_KIND_NAT;
 }
 
-/* The key-store slot of the flow hashed h. rte_hash hands slots out from a
- * ring of free ones, so after millions of insertions a flow's slot has no
- * relation to its bucket: a second hash of the flow. */
-static uint64_t key_slot(const struct nf_ctx *nf, uint64_t h)
+/* The key-store slot (1..entries) of the flow hashed h: its order of
+ * first arrival at the core when known, else (drawn flows: they first
+ * arrive in random order) a second hash of the flow. */
+static uint64_t key_slot(const struct nf_ctx *nf, uint64_t h, uint32_t order)
 {
+	if (order != NF_ORDER_NONE)
+		return 1 + order % nf->fm_entries;
 	return 1 + pick(sim_mix64(h ^ 0x6b65795f736c6f74ull), nf->fm_entries);
 }
 
-/* Step i (1..3) of the flow manager's lookup of the flow hashed h in
- * core's table: the bucket, its key-store entry, the flow control block
- * (all its lines, written: last-seen time, the NF's data). */
-static unsigned flow_state_acc(const struct nf_ctx *nf, uint32_t core, uint64_t h, uint32_t i,
-			       struct acc *a)
+/* The lines of core's flow control block for key slot `slot`, written
+ * (last-seen time, the NF's data): 1 or 2, as the block falls. */
+static unsigned fcb_acc(const struct nf_ctx *nf, uint32_t core, uint64_t slot, struct acc *a)
 {
-	uint64_t slot = key_slot(nf, h);
+	uint64_t first = nf->tbl_base + core * nf->tbl_stride + (slot - 1) * nf->fcb_bytes;
+	uint64_t line = first & ~(LINE - 1), last = (first + nf->fcb_bytes - 1) & ~(LINE - 1);
+	unsigned n = 0;
 
-	if (i == 1)
+	for (; line <= last; line += LINE)
+		n += one(&a[n], nf->cls_main, SIM_LLC_WR, line, AN_FLOW_FCB);
+	return n;
+}
+
+/* Step i (1..4) of the flow manager's work on the flow hashed h (first
+ * seen `order`-th) in core's tables: the bucket, its key-store entry, the
+ * flow control block; nat then the flow's port object (its pointer is in
+ * the block). lb's step 4 is not an access (backend_load). */
+static unsigned flow_state_acc(const struct nf_ctx *nf, uint32_t core, uint64_t h,
+			       uint32_t order, uint32_t i, struct acc *a)
+{
+	uint64_t slot = key_slot(nf, h, order);
+
+	switch (i) {
+	case 1:
 		return one(a, nf->cls_aux, SIM_LLC_RD,
 			   own_line(core, nf->bkt_base, nf->bkt_stride, pick(h, nf->bkt_lines)),
 			   AN_FLOW_BUCKET);
-	if (i == 2)
+	case 2:
 		return one(a, nf->cls_key, SIM_LLC_RD,
 			   nf->key_base + core * nf->key_stride + slot * FM_KEY_ENTRY_BYTES,
 			   AN_FLOW_KEY);
-	for (uint32_t j = 0; j < nf->fcb_lines; j++)
-		one(&a[j], nf->cls_main, SIM_LLC_WR,
-		    own_line(core, nf->tbl_base, nf->tbl_stride, (slot - 1) * nf->fcb_lines + j),
-		    AN_FLOW_FCB);
-	return nf->fcb_lines;
+	case 3:
+		return fcb_acc(nf, core, slot, a);
+	default: /* nat: ports go to new flows round robin, in slot order */
+		return one(a, nf->cls_pool, SIM_LLC_RD,
+			   nf->port_base + core * nf->port_stride +
+				   (slot - 1) % nf->ports * NAT_PORT_OBJ_BYTES,
+			   AN_NAT_PORT);
+	}
 }
 
-unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, struct acc *a)
+unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, uint32_t order,
+		       struct acc *a)
 {
+	uint32_t last = nf->kind == RXB_NF_KIND_NAT ? 4 : 3;
 	unsigned n = 0;
 
 	if (!per_flow_state(nf))
 		return 0;
-	for (uint32_t i = 1; i <= 3; i++)
-		n += flow_state_acc(nf, core, flow_hash(flow), i, &a[n]);
+	for (uint32_t i = 1; i <= last; i++)
+		n += flow_state_acc(nf, core, flow_hash(flow), order, i, &a[n]);
 	return n;
 }
 
@@ -394,7 +437,7 @@ static unsigned dependent(struct nf_ctx *nf, struct nf_pkt *p, uint32_t i, struc
 		}
 		/* fall through */
 	case RXB_NF_KIND_NAT: /* the flow manager's lookup */
-		return flow_state_acc(nf, p->core, p->h, i, a);
+		return flow_state_acc(nf, p->core, p->h, p->order, i, a);
 	case RXB_NF_KIND_SYNTHETIC:
 		if (i <= nf->reads) /* a random line of the shared buffer */
 			return one(a, nf->cls_main, SIM_LLC_RD,

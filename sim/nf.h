@@ -69,6 +69,7 @@ struct nf_ctx {
 						      * structure; aux and key: lb and nat's
 						      * buckets and key store) */
 	unsigned cls_annot;           /* the mbufs' annotation lines */
+	unsigned cls_pool;            /* nat: its port objects */
 	/* layout (nf_init) */
 	uint64_t lpm_base, lpm_lines;            /* l3fwd / synthetic route table */
 	uint64_t tbl_base, tbl_lines, tbl_stride; /* per core: flow control blocks (lb, nat),
@@ -76,7 +77,9 @@ struct nf_ctx {
 	uint64_t bkt_base, bkt_lines, bkt_stride; /* per core: rte_hash buckets (lb, nat) */
 	uint64_t key_base, key_lines, key_stride; /* per core: rte_hash key store (lb, nat) */
 	uint64_t fm_entries;                      /* per core: rte_hash entries (lb, nat) */
-	uint32_t fcb_lines;                       /* lines of one flow control block */
+	uint32_t fcb_bytes;                       /* one flow control block (its stride) */
+	uint64_t port_base, port_stride;          /* nat: per core, its port objects */
+	uint32_t ports;                           /* nat: port objects per core */
 	uint64_t load_base;                       /* lb: backend load counters, per NIC */
 	uint32_t backends;
 	uint32_t *load_last;                      /* core that wrote each load line last */
@@ -95,6 +98,8 @@ struct nf_pkt {
 	uint64_t hdr;       /* address of its first line (the header) */
 	uint64_t annot;     /* address of its mbuf's first annotation line */
 	uint64_t h;         /* its flow's hash (kvs: its key's) */
+	uint32_t order;     /* its flow's order of first arrival at the core, or
+			     * NF_ORDER_NONE */
 	uint32_t core;      /* whose per-core tables */
 	uint32_t nic;       /* the NIC it came from (lb's load counters) */
 	uint8_t priv_comp;  /* what the last step's private-cache time is charged to */
@@ -129,11 +134,14 @@ void nf_critical(const struct nf_ctx *nf, uint32_t cores, uint64_t *base, uint64
 void nf_free(struct nf_ctx *nf);
 
 /* Start packet work at core `core` (its packet class cls_pkt, its
- * generator rng): the frame of len bytes (FCS included) with its first
- * line at hdr, of flow `flow` and KV key `key`. */
+ * generator rng): the frame of len bytes (FCS included) at hdr, its mbuf's
+ * annotation lines at annot, of flow `flow` (first seen at the core
+ * `order`-th: the flow manager hands table slots out in that order) and
+ * KV key `key`. */
+#define NF_ORDER_NONE UINT32_MAX /* a flow's first arrival: in no known order */
 void nf_begin(const struct nf_ctx *nf, struct nf_pkt *p, uint32_t core, uint32_t nic,
-	      unsigned cls_pkt, struct sim_rng *rng, uint32_t flow, uint32_t key, uint32_t len,
-	      uint64_t hdr, uint64_t annot);
+	      unsigned cls_pkt, struct sim_rng *rng, uint32_t flow, uint32_t order, uint32_t key,
+	      uint32_t len, uint64_t hdr, uint64_t annot);
 
 /* Nothing left to issue: the NF's compute follows. */
 static inline bool nf_done(const struct nf_ctx *nf, const struct nf_pkt *p)
@@ -151,14 +159,15 @@ static inline bool nf_done(const struct nf_ctx *nf, const struct nf_pkt *p)
 unsigned nf_step(struct nf_ctx *nf, struct nf_pkt *p, struct sim_rng *rng, struct acc *a,
 		 uint64_t *priv);
 
-/* The accesses to the state of flow `flow` (its flow id, as nf_begin
- * takes it) in core `core`'s tables, for the NFs that keep state per flow
- * (lb, nat: FastClick's flow manager, the rte_hash bucket, its key-store
- * entry, the flow control block, written) in the order a packet of the
- * flow makes them. Returns how many (at most NF_FLOW_STATE_MAX); 0 for
- * the other NFs. */
-#define NF_FLOW_STATE_MAX 4
-unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, struct acc *a);
+/* The accesses to the state of flow `flow` (its flow id and order, as
+ * nf_begin takes them) in core `core`'s tables, for the NFs that keep
+ * state per flow (lb, nat: FastClick's flow manager, the rte_hash bucket,
+ * its key-store entry, the lines of the flow control block, written; nat's
+ * port object) in the order a packet of the flow makes them. Returns how
+ * many (at most NF_FLOW_STATE_MAX); 0 for the other NFs. */
+#define NF_FLOW_STATE_MAX 5
+unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, uint32_t order,
+		       struct acc *a);
 
 /* A target core's extra random read (one dependent access). */
 struct acc nf_target_read(const struct nf_ctx *nf, struct sim_rng *rng);

@@ -118,9 +118,16 @@ uint64_t nic_dma_read(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	uint32_t mrrs = s->cfg->mrrs_bytes;
 	struct sim_llc_range r = { 0 };
 	uint64_t miss = 0, done = t;
+	uint32_t missed_reqs = 0;
 
-	if (lookup) { /* the whole read at once: a request waits for DRAM when the read missed */
-		sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, addr, bytes, &r);
+	if (lookup) { /* a request waits for DRAM when the read missed */
+		for (uint32_t off = 0; off < bytes; off += mrrs) {
+			uint32_t lines = r.lines, hits = r.hits;
+
+			sim_llc_access_range(&s->llc, s->cls_tx, SIM_LLC_RD, addr + off,
+					     bytes - off < mrrs ? bytes - off : mrrs, &r);
+			missed_reqs += r.lines - lines > r.hits - hits;
+		}
 		sim_dram_account(&s->dram, t, (uint64_t)r.dram_rd * SIM_LLC_LINE, 0);
 		miss = r.dram_rd ? sim_dram_latency_ps(&s->dram) : 0;
 	}
@@ -142,6 +149,8 @@ uint64_t nic_dma_read(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	if (s->warm) {
 		n->pcie_lines += lookup ? r.lines : (bytes + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
 		n->pcie_missed += r.lines - r.hits;
+		n->pcie_reqs += (bytes + mrrs - 1) / mrrs;
+		n->pcie_reqs_missed += missed_reqs;
 	}
 	return done;
 }
@@ -157,13 +166,16 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	uint64_t wr_lines, up, start, vis, dlat;
 	bool missed, ddio = cfg->scn.system.ddio_ways > 0;
 
+	/* The frame's exact bytes: a first or last line it covers only in
+	 * part is merged with the line's old contents, read from DRAM when no
+	 * cache holds it (llc.h; r.partial_reads). */
 	if (ddio) {
-		sim_llc_access_range(&s->llc, n->cls_wr, SIM_LLC_WR, addr, dma, &r);
+		sim_llc_dma_write_range(&s->llc, n->cls_wr, addr, dma, &r);
 		wr_lines = r.dram_wr;
 		/* a line only snooped out of an L2 was written into the LLC: no DRAM */
 		missed = r.hits + r.l2_snooped < r.lines;
 	} else {
-		wr_lines = sim_llc_dma_write_noalloc(&s->llc, addr, dma);
+		wr_lines = sim_llc_dma_write_noalloc_range(&s->llc, addr, dma, &r);
 		missed = true;
 	}
 	for (unsigned j = 0; j < nc; j++) {
@@ -182,8 +194,11 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 		else
 			wr_lines += sim_llc_dma_write_noalloc(&s->llc, ca, cfg->cqe_bytes);
 	}
-	sim_dram_account(&s->dram, t, 0, wr_lines * SIM_LLC_LINE);
+	sim_dram_account(&s->dram, t, (uint64_t)r.partial_reads * SIM_LLC_LINE,
+			 wr_lines * SIM_LLC_LINE);
 	dlat = sim_dram_latency_ps(&s->dram);
+	if (s->warm)
+		s->partial_reads += r.partial_reads;
 	/* PCIe, NIC -> host: data and completion writes (the descriptor
 	 * reads' requests and data: nic_dma_read). */
 	up = tlp_data(s, dma) + nc * s->tlp_cqe;
@@ -202,9 +217,19 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 		vis = n->last_vis;
 	n->last_vis = vis;
 	if (s->warm) {
+		uint64_t lines = ddio ? r.lines : (dma + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
+		uint64_t missed_lines = ddio ? r.lines - r.hits : lines;
+		uint64_t tlps = (dma + cfg->mps_bytes - 1) / cfg->mps_bytes;
+
 		n->up_bytes += up;
-		n->pcie_lines += ddio ? r.lines : (dma + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
-		n->pcie_missed += ddio ? r.lines - r.hits : (dma + SIM_LLC_LINE - 1) / SIM_LLC_LINE;
+		n->pcie_lines += lines;
+		n->pcie_missed += missed_lines;
+		/* the frame's write TLPs, each missing as its lines do on
+		 * average (one range lookup: its partial first and last lines
+		 * are the frame's, not a TLP's), and the completions' (hits:
+		 * the CQ ring stays cached, as the per-line figure counts it) */
+		n->pcie_reqs += tlps + nc;
+		n->pcie_reqs_missed += lines ? (tlps * missed_lines + lines / 2) / lines : 0;
 	}
 	s->cur.nic_wr += r.lines;
 	s->cur.nic_hit += r.hits;
@@ -215,13 +240,15 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
  * what the core will need and wake the cores that poll its ring (and
  * rxBisect's notice ring). */
 void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uint64_t arr,
-		  uint32_t flow, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls, uint32_t dest)
+		  uint32_t flow, uint32_t order, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls,
+		  uint32_t dest)
 {
 	struct pinfo *pi = &s->pinfo[d->buf];
 
 	pi->arr = arr;
 	pi->vis = vis;
 	pi->flow = flow;
+	pi->order = order;
 	pi->key = key;
 	pi->dest = dest;
 	pi->len = (uint16_t)len;
@@ -230,6 +257,15 @@ void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uin
 	wake(s, ring_core(s, d->ring), vis);
 	if (d->notify_ring != RXB_NONE)
 		wake(s, ring_core(s, d->notify_ring), vis);
+}
+
+/* A packet's flow's order of first arrival at its core (nf.h). Generator
+ * ranges visit flow ids in order, and RSS spreads them evenly: among a
+ * core's flows, flow id f arrives about f / (the NIC's cores)-th. Drawn
+ * flows and a trace's arrive in no order the engine knows. */
+static inline uint32_t flow_order(const struct nic *n, const struct sim_pkt *p)
+{
+	return n->gen_ok && n->gen.gen_flows ? p->flow / n->ncores : NF_ORDER_NONE;
 }
 
 /* RSS hash and flow identity of a packet: memoized per generated flow id
@@ -303,7 +339,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 		return;
 	}
 	if (cfg->scn.arch.emulated) {
-		emumodel_packet(s, n, p, t, h, fid, dest, cohort);
+		emumodel_packet(s, n, p, t, h, fid, flow_order(n, p), dest, cohort);
 		return;
 	}
 	rc = rxb_iface_deliver(s->ifc, &m, &d);
@@ -331,7 +367,8 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 			   d.notify_ring != RXB_NONE ? 2 : 1, d.cmpl_writes ? d.cmpl_writes : 1, 0,
 			   NULL);
 	ws_mark(s, d.buf);
-	deliver_done(s, &d, vis, t, fid, p->key, p->len, (uint8_t)n->id, p->cls, dest);
+	deliver_done(s, &d, vis, t, fid, flow_order(n, p), p->key, p->len, (uint8_t)n->id, p->cls,
+		     dest);
 }
 
 /* A hardware generator's constant rate is trains of traffic.train_packets
@@ -365,7 +402,7 @@ static bool warm_flow(struct sim *s, struct nic *n, uint32_t id, uint64_t *quota
 	if (quota[core] == 0)
 		return false;
 	quota[core]--;
-	k = nf_flow_state(&s->nf, core, fid, a);
+	k = nf_flow_state(&s->nf, core, fid, flow_order(n, &p), a);
 	for (unsigned j = 0; j < k; j++)
 		sim_llc_core_access(&s->llc, core, a[j].cls, (enum sim_llc_op)a[j].op, a[j].addr);
 	return true;
@@ -392,7 +429,7 @@ static bool warm_flow(struct sim *s, struct nic *n, uint32_t id, uint64_t *quota
 void nic_warm_flow_state(struct sim *s)
 {
 	struct acc a[NF_FLOW_STATE_MAX];
-	unsigned lines = nf_flow_state(&s->nf, 0, 0, a); /* any flow would do */
+	unsigned lines = nf_flow_state(&s->nf, 0, 0, NF_ORDER_NONE, a); /* any flow would do */
 	uint64_t room = ((uint64_t)s->cfg->l2_kib << 10) +
 			(uint64_t)(s->cfg->llc_mib * (double)(1u << 20)) / s->ncores;
 	uint64_t per_core = lines ? room / (lines * SIM_LLC_LINE) : 0;
@@ -419,6 +456,7 @@ void nic_warm_flow_state(struct sim *s)
 	sim_llc_forget_class(&s->llc, s->nf.cls_main);
 	sim_llc_forget_class(&s->llc, s->nf.cls_aux);
 	sim_llc_forget_class(&s->llc, s->nf.cls_key);
+	sim_llc_forget_class(&s->llc, s->nf.cls_pool);
 }
 
 /* Does the generator reproduce the study's address ranges (traffic.h,

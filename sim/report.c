@@ -162,14 +162,19 @@ static json_t *pcie(const struct sim *s, double T)
  * "share of PCIe accesses missing the LLC". */
 static void nic_reads(const struct sim *s, json_t *m)
 {
-	uint64_t reads = 0, ps = 0, lines = 0, missed = 0;
+	uint64_t reads = 0, ps = 0, lines = 0, missed = 0, reqs = 0, reqs_missed = 0;
 
 	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++) {
 		reads += s->nic[i].reads;
 		ps += s->nic[i].read_ps;
 		lines += s->nic[i].pcie_lines;
 		missed += s->nic[i].pcie_missed;
+		reqs += s->nic[i].pcie_reqs;
+		reqs_missed += s->nic[i].pcie_reqs_missed;
 	}
+	set(m, "nic_pcie_request_miss_share", reqs ? jfrac((double)reqs_missed / (double)reqs) :
+						      json_null());
+	set(m, "nic_partial_line_reads", jcount(s->partial_reads));
 	set(m, "nic_dma_read_latency_ns_mean", reads ? jnum((double)ps / (double)reads / 1e3) :
 						      json_null());
 	set(m, "nic_pcie_llc_miss_share", lines ? jfrac((double)missed / (double)lines) :

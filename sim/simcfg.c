@@ -273,6 +273,7 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	c->dram_efficiency = num(&dram, "efficiency");
 	c->dram_service_ns = num(&dram, "service_ns");
 	c->dram_rho_max = num(&dram, "rho_max");
+	c->dram_write_penalty = num(&dram, "write_penalty");
 	r->bad |= dram.bad;
 	pcie = sub(r, "pcie");
 	c->pcie_gbps = num(&pcie, "gbps");

@@ -50,6 +50,7 @@ struct sim_cfg {
 	/* profile */
 	char profile_name[64];
 	double freq_ghz, llc_mib, dram_idle_ns, dram_efficiency, dram_service_ns, dram_rho_max;
+	double dram_write_penalty;
 	uint32_t l2_ways;
 	double pcie_gbps, dma_read_ns, dma_read_ns_per_byte, dma_write_ns, link_gbps, nic_buffer_kib,
 		xsocket_ns;

@@ -66,6 +66,9 @@ class Dram:
                             "latency rises with load)", unit="ns", lo=0, lo_open=True)
     rho_max: float = key(REQUIRED, "cap of the utilisation in the queueing term", lo=0, hi=1,
                          lo_open=True)
+    write_penalty: float = key(REQUIRED, "bandwidth lost to writes: the sustainable bandwidth at "
+                               "write share w is efficiency x peak / (1 + write_penalty x w)",
+                               lo=0, hi=4)
 
 
 @dataclass(frozen=True)

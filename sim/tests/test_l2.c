@@ -4,9 +4,11 @@
  * way) for the L2; an L2-evicted line returns to the LLC, where a later DMA
  * write hits it; a DMA write invalidates an L2 copy, a DMA read is served
  * from it; dirty lines stay dirty on the way back; a line in another
- * core's L2 is forwarded and a write takes it; the sampled L2 estimates
- * the full one; runs are deterministic; the snoop filter stays exact with
- * more than 64 caches. */
+ * core's L2 is forwarded and a write takes it; a DMA write of a line an L2
+ * held enters the LLC's 2 DDIO+ ways, not the DDIO ways (Double Trouble),
+ * and a partial one merges the L2's data without a DRAM read; the sampled
+ * L2 estimates the full one; runs are deterministic; the snoop filter stays
+ * exact with more than 64 caches. */
 #include <math.h>
 #include <string.h>
 
@@ -24,14 +26,16 @@ struct rig {
 };
 
 /* 16 MiB 8-way LLC (plain bits: addresses 2 MiB apart share a set), DDIO
- * ways 6-7, every set simulated; two 4 KiB 4-way L2s (16 sets: addresses
- * 1 KiB apart share an L2 set). */
-static void rig(struct rig *r)
+ * ways 6-7, DDIO+ ways `plus` (rig: the reference's, ways 0-1), every set
+ * simulated; two 4 KiB 4-way L2s (16 sets: addresses 1 KiB apart share an
+ * L2 set). */
+static void rig_plus(struct rig *r, uint32_t plus)
 {
 	struct sim_llc_cfg cfg;
 	struct sim_l2_cfg lc = { .size_bytes = 4096, .ways = 4, .caches = 2, .sample_shift = 0 };
 
 	sim_llc_cfg_reference(&cfg);
+	cfg.ddio_plus_mask = plus;
 	cfg.sample_shift = 0;
 	cfg.index = SIM_LLC_INDEX_BITS;
 	cfg.size_bytes = 16 * MIB;
@@ -44,6 +48,15 @@ static void rig(struct rig *r)
 	r->cpu = (unsigned)sim_llc_add_class(&r->llc, "cpu", sim_llc_ways(0, 8), 0, NULL);
 	/* a CPU class accessed without an L2 (sim_llc_access): fills sets */
 	r->plain = (unsigned)sim_llc_add_class(&r->llc, "plain", sim_llc_ways(0, 8), 0, NULL);
+}
+
+static void rig(struct rig *r)
+{
+	struct sim_llc_cfg ref;
+
+	sim_llc_cfg_reference(&ref);
+	CHECK_EQ(ref.ddio_plus_mask, 0x003u);
+	rig_plus(r, ref.ddio_plus_mask);
 }
 
 static void unrig(struct rig *r)
@@ -118,7 +131,7 @@ static void test_dma_write_invalidates_l2_copy(void)
 	dma_wr(&r, a);
 	core_rd(&r, 0, a);
 	CHECK(sim_l2_others(&r.l2, a >> 6, SIM_L2_NONE) != 0);
-	/* not in the LLC: a write allocate into a DDIO way, the L2 copy gone */
+	/* not in the LLC: a write allocate (into a DDIO+ way), the L2 copy gone */
 	CHECK_EQ(dma_wr(&r, a) & SIM_LLC_HIT, 0);
 	CHECK(!in_l2(&r, 0, a));
 	CHECK_EQ(sim_l2_others(&r.l2, a >> 6, SIM_L2_NONE), 0);
@@ -128,6 +141,97 @@ static void test_dma_write_invalidates_l2_copy(void)
 	CHECK(in_l2(&r, 0, b));
 	CHECK_EQ(sim_llc_dma_write_noalloc(&r.llc, b, 64), 1);
 	CHECK(!in_l2(&r, 0, b));
+	unrig(&r);
+}
+
+/* DMA-write two lines of a's LLC set (they fill the DDIO ways 6-7), let
+ * core 0 read a (into its L2, from DRAM), DMA-write a. Returns the way a
+ * ends in; *ddio_kept: how many of the two DDIO-way lines survived. */
+static int plus_way(uint32_t plus, int *ddio_kept)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+	uint32_t f;
+	int w;
+
+	rig_plus(&r, plus);
+	dma_wr(&r, a + WAY);
+	dma_wr(&r, a + 2 * WAY);
+	CHECK(sim_llc_probe_way(&r.llc, a + WAY) >= 6 && sim_llc_probe_way(&r.llc, a + 2 * WAY) >= 6);
+	CHECK(core_rd(&r, 0, a) & SIM_LLC_DRAM_RD);
+	CHECK(in_l2(&r, 0, a));
+	f = dma_wr(&r, a);
+	CHECK_EQ(f & (SIM_LLC_HIT | SIM_LLC_DRAM_RD), 0);
+	/* into an empty DDIO+ way; else over a dirty DDIO-way line */
+	CHECK_EQ(f & SIM_LLC_DRAM_WR, plus ? 0u : SIM_LLC_DRAM_WR);
+	CHECK(!in_l2(&r, 0, a));
+	w = sim_llc_probe_way(&r.llc, a);
+	*ddio_kept = sim_llc_probe(&r.llc, a + WAY) + sim_llc_probe(&r.llc, a + 2 * WAY);
+	unrig(&r);
+	return w;
+}
+
+/* Double Trouble's device-write rule: a DMA write of a line a core's L2
+ * holds puts it into the 2-way DDIO+ region (ways 0-1), LRU of the two, and
+ * leaves the DDIO ways alone; with the region off (mask 0) it is a DDIO
+ * write allocate that evicts a DDIO-way line, as before. */
+static void test_dma_write_of_l2_line_goes_to_ddio_plus(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+	int kept, w;
+
+	w = plus_way(0x003, &kept);
+	CHECK(w == 0 || w == 1);
+	CHECK_EQ(kept, 2);
+	w = plus_way(0, &kept);
+	CHECK(w == 6 || w == 7);
+	CHECK_EQ(kept, 1);
+	/* three lines of one set, each held in an L2 and then DMA-written:
+	 * they take ways 0 and 1, and the third evicts the LRU of them (the
+	 * first, dirty: a write-back), nothing in the DDIO ways */
+	rig(&r);
+	dma_wr(&r, a + 4 * WAY); /* a DDIO-way line */
+	for (uint64_t i = 0; i < 3; i++) {
+		uint32_t f;
+
+		core_rd(&r, 0, a + i * WAY);
+		f = dma_wr(&r, a + i * WAY);
+		CHECK_EQ(f & SIM_LLC_HIT, 0);
+		CHECK_EQ(f & SIM_LLC_DRAM_WR, i == 2 ? SIM_LLC_DRAM_WR : 0);
+		CHECK(sim_llc_probe_way(&r.llc, a + i * WAY) <= 1);
+	}
+	CHECK_EQ(sim_llc_probe(&r.llc, a), 0);
+	CHECK(sim_llc_probe_way(&r.llc, a + WAY) <= 1 && sim_llc_probe_way(&r.llc, a + 2 * WAY) <= 1);
+	CHECK(sim_llc_probe_way(&r.llc, a + 4 * WAY) >= 6);
+	/* a line not in an L2 still goes to the DDIO ways */
+	dma_wr(&r, a + 5 * WAY);
+	CHECK(sim_llc_probe_way(&r.llc, a + 5 * WAY) >= 6);
+	unrig(&r);
+}
+
+/* A partial DMA write of a line an L2 holds merges the L2's copy (on chip):
+ * no DRAM read; the same write of a line nowhere on chip reads it. */
+static void test_partial_write_of_l2_line(void)
+{
+	struct rig r;
+	uint64_t a = 1ull << 30;
+	struct sim_llc_range out = { 0 };
+
+	rig(&r);
+	core_rd(&r, 0, a);
+	sim_llc_dma_write_range(&r.llc, r.nic, a + 32, 16, &out);
+	CHECK_EQ(out.lines, 1);
+	CHECK_EQ(out.l2_snooped, 1);
+	CHECK_EQ(out.partial_reads, 0);
+	CHECK_EQ(out.dram_rd, 0);
+	CHECK(!in_l2(&r, 0, a));
+	CHECK(sim_llc_probe_way(&r.llc, a) <= 1); /* DDIO+ */
+	memset(&out, 0, sizeof(out));
+	sim_llc_dma_write_range(&r.llc, r.nic, a + 64 * 3 + 32, 16, &out);
+	CHECK_EQ(out.l2_snooped, 0);
+	CHECK_EQ(out.partial_reads, 1);
+	CHECK_EQ(out.dram_rd, 1);
 	unrig(&r);
 }
 
@@ -280,6 +384,8 @@ int main(void)
 	RUN(test_read_leaves_ddio_way);
 	RUN(test_evicted_line_returns_and_dma_hits);
 	RUN(test_dma_write_invalidates_l2_copy);
+	RUN(test_dma_write_of_l2_line_goes_to_ddio_plus);
+	RUN(test_partial_write_of_l2_line);
 	RUN(test_dma_read_served_from_l2);
 	RUN(test_dirty_line_comes_back_dirty);
 	RUN(test_other_cores_l2);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * LLC model: LRU order, CAT masks, write-backs, DDIO semantics against
- * working-set sizes, way reservation, set sampling accuracy, config errors. */
+ * working-set sizes, way reservation, set sampling accuracy, config errors
+ * (partial-line DMA writes: test_llc_io.c; the DDIO+ ways: test_l2.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -405,6 +406,12 @@ static void test_config_errors(void)
 	cfg.sample_shift = 11; /* 1024 groups: at most 10 */
 	CHECK_EQ(sim_llc_init(&llc, &cfg, &err), -EINVAL);
 	CHECK(strstr(err.msg, "llc.sample_shift") != NULL);
+
+	sim_llc_cfg_reference(&cfg);
+	CHECK_EQ(cfg.ddio_plus_mask, 0x003u);
+	cfg.ddio_plus_mask = 1u << 11; /* beyond the 11 ways */
+	CHECK_EQ(sim_llc_init(&llc, &cfg, &err), -EINVAL);
+	CHECK(strstr(err.msg, "llc.ddio_plus_mask") != NULL);
 
 	sim_llc_cfg_reference(&cfg);
 	CHECK_EQ(sim_llc_init(&llc, &cfg, &err), 0);
