@@ -304,7 +304,7 @@ uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 		f->pkt = e->fifo + (uint64_t)q * cap;
 		f->a = sim_xcalloc(f->cap, sizeof(*f->a));
 		for (uint32_t j = 0; j < f->cap; j++, slot++)
-			f->a[j] = extra_base + slot * sim_buf_stride(s) + SIM_MBUF_BYTES + s->priv_bytes;
+			f->a[j] = extra_base + slot * sim_buf_stride(s) + sim_buf_offset(s);
 		f->n = f->cap;
 	}
 	/* The retry interval: one pass of the emulator's loop over its queues
@@ -317,8 +317,7 @@ uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 		e->loop_ps = 1000;
 	s->addr_of = sim_xcalloc(cfg->scn.arch.pool_buffers, sizeof(*s->addr_of));
 	for (uint32_t b = 0; b < cfg->scn.arch.pool_buffers; b++)
-		s->addr_of[b] = s->pool_base + (uint64_t)b * sim_buf_stride(s) + SIM_MBUF_BYTES +
-				s->priv_bytes;
+		s->addr_of[b] = s->pool_base + (uint64_t)b * sim_buf_stride(s) + sim_buf_offset(s);
 	return slot;
 }
 

@@ -137,22 +137,34 @@ static inline void sim_note_step(struct sim *s, uint64_t t)
  * (arch.buffer_bytes in all). DPDK's default is 128 + 128 + 2048 B. */
 #define SIM_MBUF_BYTES 128u
 
-/* Bytes from one element of the pool to the next: the mbuf, the
- * application's private area (nf_priv_bytes: FastClick's annotations),
- * the buffer. */
+/* rte_mempool's header before each object (struct rte_mempool_objhdr,
+ * its size rounded up to a cache line, RTE_MEMPOOL_ALIGN). */
+#define SIM_OBJHDR_BYTES 64u
+
+/* Bytes from one element of the pool to the next: the mempool's object
+ * header, then the object — the mbuf, the application's private area
+ * (nf_priv_bytes: FastClick's annotations), the buffer — rounded up to a
+ * cache line as rte_mempool does. */
 static inline uint64_t sim_buf_stride(const struct sim *s)
 {
-	return SIM_MBUF_BYTES + s->priv_bytes + (uint64_t)s->cfg->scn.arch.buffer_bytes;
+	return SIM_OBJHDR_BYTES + align_up(SIM_MBUF_BYTES + s->priv_bytes +
+					   (uint64_t)s->cfg->scn.arch.buffer_bytes, SIM_LLC_LINE);
+}
+
+/* Where an element's buffer starts, from the element's start. */
+static inline uint64_t sim_buf_offset(const struct sim *s)
+{
+	return SIM_OBJHDR_BYTES + SIM_MBUF_BYTES + s->priv_bytes;
 }
 
 /* Address of the memory of buffer handle b — its buffer, after its mbuf
- * and private area (pool base + b × stride + both; the emulator's pointer
- * swaps remap it). */
+ * and private area (pool base + b × stride + sim_buf_offset; the
+ * emulator's pointer swaps remap it). */
 static inline uint64_t sim_buf_addr(const struct sim *s, rxb_buf_t b)
 {
 	if (s->addr_of)
 		return s->addr_of[b];
-	return s->pool_base + b * sim_buf_stride(s) + SIM_MBUF_BYTES + s->priv_bytes;
+	return s->pool_base + b * sim_buf_stride(s) + sim_buf_offset(s);
 }
 
 /* Line `line` of buffer b's mbuf (0, 1: the struct rte_mbuf; 2, 3: the

@@ -181,6 +181,17 @@ static void nic_reads(const struct sim *s, json_t *m)
 						   json_null());
 }
 
+/* Distinct flows each NIC's generator offers (0: a trace's). */
+static json_t *flows_per_nic(const struct sim *s)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++)
+		json_array_append_new(a, jcount(s->nic[i].gen_ok ? sim_traffic_flows(&s->nic[i].gen) :
+								     0));
+	return a;
+}
+
 static json_t *per_core(const struct sim *s, double T)
 {
 	json_t *arr = json_array();
@@ -411,6 +422,7 @@ int sim_report(struct sim *s, FILE *out)
 	set(m, "drop_rate", s->offered ? jfrac((double)drops / (double)s->offered) : jnum(0));
 	set(m, "drops_by_cause", drops_obj(s->dropped));
 	set(m, "anatomy", anatomy_json(s));
+	set(m, "flows_per_nic", flows_per_nic(s));
 	if (s->lat.n) {
 		set(m, "latency_us_mean", jnum(sim_hist_mean(&s->lat) / 1e6));
 		set(m, "latency_us_p50", jnum(sim_hist_quantile(&s->lat, 0.5) / 1e6));

@@ -1,9 +1,9 @@
 """The `rxb` command.
 
-    rxb sim [SCENARIO] [--set section.key=value ...] [--json] [--calibration FILE]
+    rxb sim [SCENARIO] [--set section.key=value ...] [--json] [--explain] [--calibration FILE]
     rxb emu [SCENARIO] [--set section.key=value ...] [--eal "..."] [--json]
     rxb calibrate [--out FILE] [--quick]
-    rxb compare [--set ...] [--json] [--quick] [--plot DIR] [--jobs N]
+    rxb compare [--set ...] [--json] [--quick] [--explain] [--plot DIR] [--jobs N]
     rxb sweep [SCENARIO] --grid KEY=V1,V2 ... [--seeds N] [--out DIR] [--jobs N | --cluster ADDR]
     rxb scenario show [SCENARIO] [--set ...] [--json]
     rxb scenario keys [SECTION ...] [--json]
@@ -26,8 +26,8 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from . import (__version__, calibrate, cli_fidelity, cli_repro, cli_tools, compare, darkpackets,
-               emu, engine, nf_costs, profile, report, scenario, sizing)
+from . import (__version__, anatomy, calibrate, cli_fidelity, cli_repro, cli_tools, compare,
+               darkpackets, emu, engine, nf_costs, profile, report, scenario, sizing)
 from .errors import RxbError, UsageError
 
 
@@ -96,6 +96,9 @@ def cmd_sim(args) -> int:
         _print_json(result.record())
     else:
         print(report.metrics(result, res), end="")
+    if args.explain:  # beside --json on stderr, so stdout stays one JSON record
+        print("\n" + anatomy.explain(result.metrics), end="",
+              file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -139,6 +142,8 @@ def cmd_compare(args) -> int:
         print(f"Receive interfaces, {ref}: balanced = reference traffic (LB, 1518 B); "
               "imbalanced = traffic-var (20 % of packets, 64 B, to one core per NIC)\n")
         print(compare.table(points))
+    if args.explain:
+        print("\n" + compare.explain(points), end="", file=sys.stderr if args.json else sys.stdout)
     if args.plot:
         path = compare.plot(points, args.plot)
         print(f"\nplot: {path}", file=sys.stderr if args.json else sys.stdout)
@@ -247,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sim", help="simulate one scenario with the rxb-sim engine")
     _scenario_args(s)
     s.add_argument("--json", action="store_true", help="print one JSON result record")
+    s.add_argument("--explain", action="store_true", help="also print where each packet's "
+                   "time goes: the per-packet stall anatomy per core class (on stderr with "
+                   "--json)")
     _bar_args(s)
     s.add_argument("--keep-config", metavar="FILE", help="also write the engine's config JSON here")
     s.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the engine after this")
@@ -283,6 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="SECTION.KEY=VALUE", help="override a key in every run (repeatable)")
     c.add_argument("--json", action="store_true", help="print the result records as JSON")
     c.add_argument("--quick", action="store_true", help="3 ms of simulated time per run")
+    c.add_argument("--explain", action="store_true", help="also print each design's per-packet "
+                   "stall anatomy side by side, per traffic and core class (on stderr with "
+                   "--json)")
     c.add_argument("--plot", metavar="DIR", help="also write DIR/compare.png (bar charts)")
     c.add_argument("--jobs", type=int, metavar="N",
                    help=f"engine runs at once (default {compare.DEFAULT_WORKERS}, at most the CPUs)")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from . import engine, report, scenario
+from . import anatomy, engine, report, scenario
 from .errors import UsageError
 
 ARCHS = ("privring", "small_privring", "shring", "shring_list", "rxbisect", "dyn_shring")
@@ -83,6 +83,15 @@ def table(points: Sequence[Point]) -> str:
     return report.table(("interface", "traffic", "Gbps", "drop %", "drops by cause", "p99 us",
                          "occupancy mean/max", "DDIO hit", "mem GiB/s", "I/O WS MiB"),
                         rows, (False, False, True, True, False, True, True, True, True, True))
+
+
+def explain(points: Sequence[Point]) -> str:
+    """`rxb compare --explain`: per traffic scenario, every design's per-packet stall
+    anatomy side by side (anatomy.side_by_side), one column per interface."""
+    scens = list(dict.fromkeys(p.scenario for p in points))
+    return "\n".join(f"Where each packet's time goes, {s} traffic:\n"
+                     + anatomy.side_by_side([(p.arch, p.record["metrics"]) for p in points
+                                             if p.scenario == s]) for s in scens)
 
 
 def plot(points: Sequence[Point], folder: str | os.PathLike) -> Path:

@@ -44,7 +44,7 @@ ENV_BIN = "RXB_SIM_BIN"
 DROP_CAUSES = ("no_rx_desc", "no_ax_buf", "no_bx_slot", "cr_full", "pipeline")  # lib/common.c
 
 # What `metrics` must hold. Kinds: count (integer >= 0), number (finite >= 0),
-# fraction (0..1), bool; a trailing "?" allows null (e.g. no packet delivered,
+# fraction (0..1), bool, object (any JSON object); a trailing "?" allows null (e.g. no packet delivered,
 # so no latency). Nested dicts are required sub-objects.
 REQUIRED_METRICS: dict[str, Any] = {
     "offered_packets": "count",
@@ -77,7 +77,12 @@ OPTIONAL_METRICS: dict[str, Any] = {
     "mode_switches": "count",
     "nic_dma_read_latency_ns_mean": "number?",
     "nic_pcie_llc_miss_share": "fraction?",
+    "nic_pcie_request_miss_share": "fraction?",
+    "nic_partial_line_reads": "count",
+    "flows_per_nic": "counts",
     "l2_hit_rate": "fraction?",
+    # per core class, where each packet's time goes (anatomy.py checks its contents)
+    "anatomy": "object",
 }
 ECHOED_PARAMS = (("arch.name", ("arch", "name")), ("run.seed", ("run", "seed")))
 
@@ -279,6 +284,9 @@ def _check_value(path: str, v: Any, kind: str, who: str = "rxb-sim") -> None:
         "number": is_num and math.isfinite(v) and v >= 0,
         "fraction": is_num and 0 <= v <= 1,
         "bool": isinstance(v, bool),
+        "object": isinstance(v, dict),
+        "counts": isinstance(v, list) and all(
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v),
     }[kind]
     if not ok:
         raise broken(f"{path} should be {kind}{' or null' if nullable else ''}, "

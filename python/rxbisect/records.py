@@ -239,6 +239,9 @@ def write_table(records: Iterable[dict], folder: str | os.PathLike, stem: str = 
 REQUIRED_METRICS = ("throughput_gbps", "latency_us_mean", "latency_us_p99", "drop_rate",
                     "drops_by_cause", "mem_bw_gibps", "ddio_hit_rate", "ring_occupancy",
                     "io_working_set_mib", "cycles_per_packet")
+# Metrics a record may lack (older records, emulator records), checked for their type when
+# present; like engine.OPTIONAL_METRICS.
+OPTIONAL_METRICS = {"anatomy": dict}
 _TOP = {"experiment": str, "arch": str, "point_id": str, "seed": int, "params": dict,
         "metrics": dict, "sim_packets": int, "sim_wall_s": (int, float), "config": dict}
 
@@ -272,6 +275,9 @@ def problems(record: Any) -> list[str]:
                 out.append(f"metrics.{name}: expected an object of numbers, got {v!r:.60}")
         elif not (_number(v) or (v is None and name.startswith("latency"))):
             out.append(f"metrics.{name}: expected a number, got {v!r:.40}")
+    for name, kind in OPTIONAL_METRICS.items():
+        if name in m and not isinstance(m[name], kind):
+            out.append(f"metrics.{name}: expected an object, got {m[name]!r:.40}")
     return out
 
 

@@ -7,7 +7,8 @@ a `[plot]` table a default one is derived from what varies in the records.
 
 Per experiment the page shows the figure, the aggregated points (plot.aggregate: the very
 numbers drawn), what varied and what was fixed, the hardware profile and calibration, the
-seeds and their spread, and a reading generated from the aggregated points (reading.py: who
+seeds and their spread, where each packet's time goes (the stall anatomy of the records that
+carry one, anatomy.py), and a reading generated from the aggregated points (reading.py: who
 is best, by how much, where curves cross) — never canned text.
 
 Self-contained means no external resource: figures are data: URIs of <img> elements (an
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import __version__, plot, profile
+from . import __version__, anatomy, plot, profile
 from .errors import RxbError, UsageError
 from .experiments import DIR as EXPERIMENTS_DIR
 from .reading import fmt, reading
@@ -233,6 +234,35 @@ def _seeds(records: Sequence[dict], points: Sequence[plot.Point]) -> str:
             f"Simulation wall time {wall:.1f} s in all.</p>")
 
 
+def _anatomy(records: Sequence[dict]) -> str:
+    """"Where each packet's time goes": per record with `metrics.anatomy`, the tables of
+    `rxb sim --explain` (one per core class), each record folded under its label (design,
+    varied parameters, seed); the only one is shown open. Empty when no record has one."""
+    have = [r for r in records if anatomy.of(r.get("metrics"))]
+    if not have:
+        return ""
+    _, varied = _params(records)
+    out = []
+    for r in have:
+        params = r.get("params") or {}
+        label = ", ".join([str(r.get("arch") or params.get(plot.DEFAULT_SERIES))]
+                          + [f"{k}={_value(params.get(k))}" for k in varied
+                             if k != plot.DEFAULT_SERIES]
+                          + [f"seed {r.get('seed', params.get(plot.SEED_KEY))}"])
+        anat = anatomy.of(r["metrics"])
+        body = "".join(f"<p>{_e(anatomy.header(c, anat[c]))}</p>"
+                       + _table(anatomy.HEADERS, anatomy.rows(anat[c]), "num")
+                       for c in anatomy.classes(anat) if isinstance(anat[c], dict))
+        body += "".join(f'<p class="note">{_e(p)}</p>'
+                        for p in anatomy.check_anatomy(r["metrics"]))
+        out.append(f"<details{' open' if len(have) == 1 else ''}><summary>{_e(label)}"
+                   f"</summary>{body}</details>")
+    return ("<h3>Where each packet's time goes</h3><p>Mean busy time per packet, per core "
+            "class, split into the components a packet meets (the per-packet stall anatomy, "
+            f"docs/simulator.md); {len(have)} of {len(records)} records carry one.</p>"
+            + "".join(out))
+
+
 def section(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
     points = plot.aggregate(exp.records, exp.spec)
     fixed, varied = _params(exp.records)
@@ -254,6 +284,7 @@ def section(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
             # a long table (time series) folds away; it is still in the page, one click off
             + (f"<details><summary>{len(points)} points</summary>{_points(points, exp.spec)}"
                "</details>" if len(points) > 40 else _points(points, exp.spec))
+            + _anatomy(exp.records)
             + "</section>")
 
 

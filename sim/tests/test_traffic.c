@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Traffic generator: Ethernet arithmetic, constant / Poisson / on-off
  * arrivals, target share and target rate, flow and key popularity, key
- * steering, determinism, lazy tuples, config errors. */
+ * steering, determinism, lazy tuples, generator ranges, config errors. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -356,6 +356,49 @@ static void test_lazy_tuple(void)
 	sim_traffic_free(&lazy);
 }
 
+/* Generator ranges (the study's T-Rex profile): source and destination
+ * stepped together per packet, flows = lcm of the ranges, every flow
+ * recurring once a cycle with the same tuple, lazy tuples rebuilt alike. */
+static void test_generator_ranges(void)
+{
+	struct sim_traffic_cfg cfg;
+	struct sim_traffic g, lazy;
+	struct sim_pkt p, q, first;
+	uint32_t cycle;
+
+	sim_traffic_cfg_default(&cfg);
+	cfg.gen_src = 6; /* lcm(6, 4) = 12 flows */
+	cfg.gen_dst = 4;
+	CHECK_EQ(sim_traffic_init(&g, &cfg, NULL), 0);
+	CHECK_EQ(sim_traffic_flows(&g), 12);
+	cfg.lazy_tuple = 1;
+	CHECK_EQ(sim_traffic_init(&lazy, &cfg, NULL), 0);
+	CHECK(sim_traffic_next(&g, &first));
+	CHECK(sim_traffic_next(&lazy, &q));
+	for (cycle = 1; cycle <= 24; cycle++) {
+		CHECK(sim_traffic_next(&g, &p));
+		CHECK(sim_traffic_next(&lazy, &q));
+		/* one step of each range per packet, in lock step */
+		CHECK_EQ((p.sip - SIM_GEN_SRC_BASE) % 6, (first.sip - SIM_GEN_SRC_BASE + cycle) % 6);
+		CHECK_EQ((p.dip - SIM_GEN_DST_BASE) % 4, (first.dip - SIM_GEN_DST_BASE + cycle) % 4);
+		CHECK_EQ(p.sport, SIM_GEN_PORT);
+		CHECK_EQ(p.dport, SIM_GEN_PORT);
+		CHECK_EQ(p.flow, (first.flow + cycle) % 12);
+		sim_traffic_tuple(&lazy, q.flow, &q);
+		CHECK_EQ(q.sip, p.sip);
+		CHECK_EQ(q.dip, p.dip);
+		if (cycle % 12 == 0) /* the cycle: the same flow, the same tuple */
+			CHECK(p.sip == first.sip && p.dip == first.dip && p.flow == first.flow);
+	}
+	sim_traffic_free(&g);
+	sim_traffic_free(&lazy);
+	/* the study's ranges: 4 128 254 sources (= 2 mod 4) and 4 destinations */
+	cfg.gen_src = 4128254;
+	CHECK_EQ(sim_traffic_init(&g, &cfg, NULL), 0);
+	CHECK_EQ(sim_traffic_flows(&g), 8256508);
+	sim_traffic_free(&g);
+}
+
 static void test_config_errors(void)
 {
 	struct sim_traffic_cfg cfg;
@@ -394,6 +437,13 @@ static void test_config_errors(void)
 	CHECK_EQ(sim_traffic_init(&g, &cfg, &err), -EINVAL);
 	CHECK(strstr(err.msg, "traffic.target_queue = 3") != NULL);
 	printf("  %s\n", err.msg);
+
+	cfg.gen_src = 4128254; /* generator ranges cannot serve a target */
+	cfg.gen_dst = 4;
+	cfg.target_queue = 1;
+	CHECK_EQ(sim_traffic_init(&g, &cfg, &err), -EINVAL);
+	CHECK(strstr(err.msg, "traffic.flow_model = generator") != NULL);
+	printf("  %s\n", err.msg);
 }
 
 int main(void)
@@ -407,6 +457,7 @@ int main(void)
 	RUN(test_key_steer);
 	RUN(test_determinism);
 	RUN(test_lazy_tuple);
+	RUN(test_generator_ranges);
 	RUN(test_config_errors);
 	return check_summary();
 }

@@ -101,7 +101,10 @@ def test_ddio_hit_rate_falls_past_ddio_and_again_past_llc():
     buffer's mbuf lines, which the NIC never writes). Reference LLC 22 MiB, DDIO 2 of 11 ways
     = 4 MiB; I/O working set = 16 cores x (rx_size + the buffers waiting for their Tx
     completions, 32 to 64 a core: freed a batch at a time) x 2 KiB:
-      rx 64    ->  3 MiB, fits the DDIO ways: most DMA writes update cached lines;
+      rx 64    ->  3 MiB, fits the DDIO ways: most DMA writes update cached lines (not the
+                  frame's two header lines, which the core's L2 holds when the NIC rewrites
+                  the buffer: those go to the LLC's DDIO+ ways as misses, llc.h; nor lines the
+                  cores' L2 victims pushed out of the DDIO ways);
       rx 512   -> 17 MiB, beyond DDIO: the 23 lines the core never reads are evicted by later
                   DMA writes (hit ~0), and the header line the core read is still in its L2
                   (non-inclusive LLC, sim/l2.h: ~5 lines a packet, a 16 Ki-line L2 keeps a
@@ -122,7 +125,7 @@ def test_ddio_hit_rate_falls_past_ddio_and_again_past_llc():
         # (plus a little allocator churn), at most the 16 254 packets of a window
         lo, hi = (min(16 * (rx + tx), 2 * 8127) * 2048 / 2**20 for tx in (16, 64))
         assert lo * 0.95 <= r.metrics["io_working_set_mib"] <= hi * 1.15
-    assert hit[64] > 0.7
+    assert hit[64] > 0.55
     assert hit[512] < hit[64] - 0.5
     assert hit[4096] > hit[512] + 0.02   # the header lines back from the L2
     assert hit[16384] < 0.01             # the second fall, past the LLC
@@ -301,7 +304,8 @@ def test_flow_state_starts_warm(nf):
     rate of the first 2 ms was 0.08 (lb) and 0.12 (nat) against 0.33 and 0.49 after 20 ms.
     Every set simulated (no sampling), so the rates are counts."""
     sets = ("arch.name=privring", "system.cores=2", "system.nics=1", f"workload.nf={nf}",
-            "traffic.flows=4096", "traffic.rate_gbps=10", "run.llc_sample_shift=0")
+            "traffic.flow_model=random", "traffic.flows=4096", "traffic.rate_gbps=10",
+            "run.llc_sample_shift=0")
     early = sim(*sets, "run.warmup_ms=0.5", "run.duration_ms=2.5").metrics["l2_hit_rate"]
     late = sim(*sets, "run.warmup_ms=20", "run.duration_ms=22").metrics["l2_hit_rate"]
     assert late > 0.25
