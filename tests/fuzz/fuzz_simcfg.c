@@ -305,15 +305,15 @@ static void check_rules(json_t *root)
 	if (is(root, "workload.nf", "kvs") && need_int(root, "workload.kvs_keys") > UINT32_MAX)
 		violation("workload.kvs_keys above 2^32 - 1 with nf kvs accepted");
 	if (need_int(root, "workload.counter_slots") < 1 ||
-	    need_int(root, "workload.lb_backends") < 1 || need_int(root, "workload.nat_flows") < 1 ||
-	    need_int(root, "workload.kvs_keys") < 1)
-		violation("workload: counter_slots, lb_backends, nat_flows, kvs_keys < 1 "
+	    need_int(root, "workload.lb_backends") < 1 ||
+	    need_int(root, "workload.flow_capacity") < 1 || need_int(root, "workload.kvs_keys") < 1)
+		violation("workload: counter_slots, lb_backends, flow_capacity, kvs_keys < 1 "
 			  "accepted");
 	if (!(need_num(root, "workload.buffer_mib") > 0) ||
-	    (jnum(root, "workload.lpm_table_mib", &d) && !(d > 0)) ||
-	    (jint(root, "workload.lb_table_entries", &v) && v < 1))
-		violation("workload: buffer_mib, lpm_table_mib, lb_table_entries must be "
-			  "positive: accepted");
+	    (jnum(root, "workload.lpm_table_mib", &d) && !(d > 0)))
+		violation("workload: buffer_mib, lpm_table_mib must be positive: accepted");
+	if (need_int(root, "system.rx_cqe_wave") < 1)
+		violation("system.rx_cqe_wave < 1 accepted");
 }
 
 /* ---- differential runs -------------------------------------------------- */
