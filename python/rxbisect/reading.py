@@ -76,9 +76,12 @@ def _xs(xs: list, xname: str) -> str:
 
 def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool,
              xname: str) -> str | None:
+    """Who is best at each x: the series within TIE_PCT of the best one lead together, over
+    the rest (a design that ties others at line rate still leads one that does not)."""
     best = "lowest" if low else "highest"
-    lead: dict[str, list] = {}  # series -> x where it leads by TIE_PCT or more
-    widest = None  # (margin %, x, winner, runner-up)
+    order = list(series)
+    lead: dict[str, list] = {}  # leading series (", "-joined) -> x where they lead
+    widest = None  # (margin %, x, best, the best of the rest)
     compared = 0
     for x in xs:
         at = sorted((s[x] for s in series.values() if x in s), key=lambda p: p.mean,
@@ -86,12 +89,15 @@ def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool
         if len(at) < 2:
             continue
         compared += 1
-        m = abs(pct(at[0].mean, at[1].mean))
-        if m < TIE_PCT:
+        leaders = [p for p in at if abs(pct(p.mean, at[0].mean)) < TIE_PCT]
+        if len(leaders) == len(at):
             continue
-        lead.setdefault(at[0].series, []).append(x)
+        rest = at[len(leaders)]
+        m = abs(pct(at[0].mean, rest.mean))
+        names = ", ".join(sorted((p.series for p in leaders), key=order.index))
+        lead.setdefault(names, []).append(x)
         if widest is None or m > widest[0]:
-            widest = (m, x, at[0], at[1])
+            widest = (m, x, at[0], rest)
     if not compared:
         return None
     if not lead:
@@ -103,7 +109,9 @@ def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool
         name, where = next(iter(lead.items()))
         scope = "at every point" if len(where) == compared else \
             f"wherever the series differ by {TIE_PCT:g} % or more ({_xs(where, xname)})"
-        return f"{name} has the {best} {label} {scope}; {gap}."
+        who = f"{name} has the {best} {label}" if ", " not in name else \
+            f"{name} share the {best} {label} (within {TIE_PCT:g} % of each other)"
+        return f"{who} {scope}; {gap}."
     parts = "; ".join(f"{s} at {_xs(where, xname)}" for s, where in lead.items())
     return f"The {best} {label} changes hands: {parts}; {gap}."
 

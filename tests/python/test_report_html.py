@@ -143,6 +143,19 @@ def test_reading_lower_is_better_and_ties():
     assert "All series are within 1 % of each other in throughput at every point." in text
 
 
+def test_reading_names_tied_leaders_over_a_laggard():
+    # Three designs at line rate (200, 200, 199.5: within 1 % of each other) and privRing at
+    # 160: the three lead together, by 25 % over privRing — not "all within 1 %".
+    spec = dict(SPEC, x="workload.nf", xlabel="Network function")
+    rows = [("privring", "lb", 160.0), ("shring", "lb", 200.0), ("rxbisect", "lb", 199.5),
+            ("small_privring", "lb", 200.0)]
+    text = " ".join(reading(pts("throughput_gbps", rows), spec))
+    assert "All series are within" not in text
+    assert "shring, rxbisect, small_privring share the highest throughput (within 1 % of each " \
+        "other) at every point; the widest gap is at Network function lb: 200 Gbps vs " \
+        "160 Gbps (privring), 25 %." in text
+
+
 def test_reading_ignores_noise_and_counts_many_crossings():
     # a and b alternate by 0.5 % (noise: no lead, no crossing) at x = 1..4, then b leads
     # by 10 % at 5 and 6. c zigzags around a by 5 % at every x: 5 crossings, counted.
