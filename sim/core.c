@@ -14,7 +14,6 @@
 
 #define ALLOC_RETRY_PS (1000ull * PS_PER_NS) /* a core refused by the allocator retries */
 
-
 /* Take lock `r` at t0 for `hold` (plus a line transfer when another core
  * held it last): returns the time spent, waiting included; *wait gets the
  * wait. A hold that fits entirely before the latest recorded one does not
