@@ -284,6 +284,7 @@ static void phase_acc(struct sim *s, struct core *k, unsigned idx, struct acc *a
 		a->addr = s->c.xsocket;
 		a->comp = AN_CQE;
 	} else {
+		a->cls = (uint8_t)s->cls_cqrd;
 		a->addr = cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r);
 		a->comp = AN_CQE;
 	}

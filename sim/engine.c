@@ -192,6 +192,7 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	ADD(s->cls_tx, "tx", ddio, 1);
 	ADD(s->cls_hog, "hog", s->mask_cpu, 0);
 	ADD(s->cls_sq, "sq", s->mask_cpu, 0);
+	ADD(s->cls_cqrd, "cqe_read", s->mask_cpu, 0);
 	ADD(s->cls_mbrx, "mbuf_rx", s->mask_cpu, 0);
 	ADD(s->cls_mbal, "mbuf_alloc", s->mask_cpu, 0);
 	ADD(s->nf.cls_main, "nf_main", cat ? cat : s->mask_cpu, 0);

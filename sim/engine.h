@@ -267,6 +267,10 @@ struct sim {
 	/* LLC classes */
 	unsigned cls_tx, cls_cq, cls_hog;
 	unsigned cls_sq;              /* the cores' writes of their send queues' WQEs */
+	unsigned cls_cqrd;            /* the cores' reads of completion entries: one class for
+				       * all, so that its drawn rates are learned from every
+				       * simulated completion line (a core's own CQ ring can
+				       * have none: a lane never sampled draws no hits) */
 	/* the mbuf lines (core.c, docs/simulator.md §2.5), each kind of access a
 	 * class of its own (drawn outcomes follow a class's rates: docs/
 	 * simulator-models.md §4.4): the receive's write of line 0 (a ring cycle

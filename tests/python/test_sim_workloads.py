@@ -175,3 +175,18 @@ def test_pcie_miss_share_per_request_beside_per_line():
     per_line, per_req = m["nic_pcie_llc_miss_share"], m["nic_pcie_request_miss_share"]
     assert per_line > 0.9
     assert 0.6 < per_req < per_line - 0.05, (per_req, per_line)
+
+
+@pytest.mark.parametrize("arch", ["small_privring", "privring"])
+def test_sampled_llc_agrees_with_full_simulation_on_the_receive_path(arch):
+    """The LLC's set sampling (llc.h) must not change what the receive path sees: a core's
+    completion ring is 8 KiB for small privRing, so most cores have no simulated line of it,
+    and their reads draw the rates learned on the other cores' (one class for every core's
+    completion reads). Sampled and full simulation agree on the completions' DRAM share and
+    on the service time."""
+    runs = [sim(f"arch.name={arch}", f"run.llc_sample_shift={k}", "traffic.rate_gbps=60",
+                "run.duration_ms=6", "run.warmup_ms=3") for k in (4, 0)]
+    cqe = [comp(m, "cqe") for m in runs]
+    assert cqe[0]["dram"] == pytest.approx(cqe[1]["dram"], abs=0.05)
+    svc = [m["anatomy"]["main"]["service_ns"] for m in runs]
+    assert svc[0] == pytest.approx(svc[1], rel=0.03)
