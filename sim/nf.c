@@ -397,6 +397,7 @@ static uint64_t backend_load(struct nf_ctx *nf, const struct nf_pkt *p)
 	*last = p->core;
 	return t;
 }
+
 /* The route table's line for the flow (l3fwd, synthetic). */
 static uint64_t route_line(const struct nf_ctx *nf, const struct nf_pkt *p)
 {
