@@ -75,11 +75,17 @@ static uint64_t flow_hash(uint32_t flow)
 	return sim_mix64(flow);
 }
 
+/* bytes rounded up to whole hugepages */
+static uint64_t huge_up(uint64_t bytes)
+{
+	return (bytes + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+}
+
 static uint64_t region(uint64_t *next, uint64_t bytes)
 {
 	uint64_t base = *next;
 
-	*next = (base + bytes + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+	*next = huge_up(base + bytes);
 	return base;
 }
 
@@ -105,9 +111,7 @@ void nf_critical(const struct nf_ctx *nf, uint32_t cores, uint64_t *base, uint64
 	}
 }
 
-/* rte_hash entries of each core's table: the capacity over the fewest
- * cores a NIC has (every core's table the same size), rounded up to a power
- * of two as rte_hash_create does. */
+/* The fewest cores any NIC has. */
 static uint32_t fewest_cores(const struct rxb_scn *scn)
 {
 	uint32_t fewest = UINT32_MAX;
@@ -118,6 +122,9 @@ static uint32_t fewest_cores(const struct rxb_scn *scn)
 	return fewest == UINT32_MAX ? scn->system.cores : fewest;
 }
 
+/* rte_hash entries of each core's table: the capacity over the fewest
+ * cores a NIC has (every core's table the same size), rounded up to a power
+ * of two as rte_hash_create does. */
 static uint64_t fm_entries(uint64_t capacity, const struct rxb_scn *scn)
 {
 	uint32_t fewest = fewest_cores(scn);
@@ -177,15 +184,15 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 		break;
 	}
 	if (nf->tbl_lines) {
-		nf->tbl_stride = (nf->tbl_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->tbl_stride = huge_up(nf->tbl_lines * LINE);
 		nf->tbl_base = region(next, nf->tbl_stride * cores);
 	}
 	if (nf->bkt_lines) {
-		nf->bkt_stride = (nf->bkt_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->bkt_stride = huge_up(nf->bkt_lines * LINE);
 		nf->bkt_base = region(next, nf->bkt_stride * cores);
 	}
 	if (nf->key_lines) {
-		nf->key_stride = (nf->key_lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->key_stride = huge_up(nf->key_lines * LINE);
 		nf->key_base = region(next, nf->key_stride * cores);
 	}
 	if (w->nf == RXB_NF_KIND_NAT) {
@@ -194,9 +201,9 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 		nf->port_base = region(next, nf->port_stride * cores);
 	}
 	if (w->nf == RXB_NF_KIND_LB) {
-		/* the backends' load counters, one line each, per NIC */
+		/* the backends' load counters, one line each, per NIC: not
+		 * simulated lines, only who wrote each last (backend_load) */
 		nf->backends = w->lb_backends;
-		nf->load_base = region(next, (uint64_t)nf->backends * scn->system.nics * LINE);
 		nf->load_last = malloc((size_t)nf->backends * scn->system.nics *
 				       sizeof(*nf->load_last));
 		if (nf->load_last == NULL) {
@@ -208,7 +215,7 @@ int nf_init(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *next, struct
 	}
 	if (nf->val_lines) {
 		lines = nf->keys_per_core * nf->val_lines;
-		nf->val_stride = (lines * 64 + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+		nf->val_stride = huge_up(lines * LINE);
 		nf->val_base = region(next, nf->val_stride * cores);
 	}
 	/* Counters: 8 B each, packed (a "small array"). */
@@ -337,13 +344,14 @@ static unsigned fcb_acc(const struct nf_ctx *nf, uint32_t core, uint64_t slot, s
 static unsigned flow_state_acc(const struct nf_ctx *nf, uint32_t core, uint64_t h,
 			       uint32_t order, uint32_t i, struct acc *a)
 {
-	uint64_t slot = key_slot(nf, h, order);
+	uint64_t slot;
 
-	switch (i) {
-	case 1:
+	if (i == 1)
 		return one(a, nf->cls_aux, SIM_LLC_RD,
 			   own_line(core, nf->bkt_base, nf->bkt_stride, pick(h, nf->bkt_lines)),
 			   AN_FLOW_BUCKET);
+	slot = key_slot(nf, h, order);
+	switch (i) {
 	case 2:
 		return one(a, nf->cls_key, SIM_LLC_RD,
 			   nf->key_base + core * nf->key_stride + slot * FM_KEY_ENTRY_BYTES,

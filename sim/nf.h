@@ -80,7 +80,6 @@ struct nf_ctx {
 	uint32_t fcb_bytes;                       /* one flow control block (its stride) */
 	uint64_t port_base, port_stride;          /* nat: per core, its port objects */
 	uint32_t ports;                           /* nat: port objects per core */
-	uint64_t load_base;                       /* lb: backend load counters, per NIC */
 	uint32_t backends;
 	uint32_t *load_last;                      /* core that wrote each load line last */
 	uint64_t val_base, val_stride;            /* per core: KVS values */

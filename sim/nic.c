@@ -485,6 +485,7 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 	for (uint32_t i = 0; i < cfg->scn.system.nics; i++) {
 		struct nic *n = &s->nic[i];
 		struct sim_traffic_cfg tc;
+		uint32_t flows;
 
 		n->s = s;
 		n->id = i;
@@ -555,8 +556,8 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 		/* Flow ids stay below a few times the flows (steering pools).
 		 * Millions of flows get no memo: more flows must not cost the
 		 * engine memory per flow (their hashes are computed again). */
-		n->nmemo = sim_traffic_flows(&n->gen) < (1u << 22) ?
-				   4 * sim_traffic_flows(&n->gen) + 64 : 0;
+		flows = sim_traffic_flows(&n->gen);
+		n->nmemo = flows < (1u << 22) ? 4 * flows + 64 : 0;
 		/* With the per-flow memo, the 5-tuple is only needed the first
 		 * time a flow is seen: the generator leaves it to pkt_ids (read
 		 * at each packet, so set once the flows are known). */

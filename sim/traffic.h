@@ -183,8 +183,8 @@ struct sim_traffic_cfg {
 	int32_t target_queue;       /* -1 = no target */
 	int lazy_tuple;             /* packets carry their flow id (and proto, l3)
 				     * but not the addresses and ports: the
-				     * caller rebuilds them with sim_flow_tuple(
-				     * tuple_seed, flow, proto) when it needs
+				     * caller rebuilds them with
+				     * sim_traffic_tuple(g, flow, p) when it needs
 				     * them (it caches per flow what it derives) */
 	uint32_t gen_src, gen_dst;  /* generator ranges (0: drawn flows) */
 	double target_share;        /* fraction of main-stream packets to the target */
