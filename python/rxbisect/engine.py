@@ -44,8 +44,9 @@ ENV_BIN = "RXB_SIM_BIN"
 DROP_CAUSES = ("no_rx_desc", "no_ax_buf", "no_bx_slot", "cr_full", "pipeline")  # lib/common.c
 
 # What `metrics` must hold. Kinds: count (integer >= 0), number (finite >= 0),
-# fraction (0..1), bool, object (any JSON object); a trailing "?" allows null (e.g. no packet delivered,
-# so no latency). Nested dicts are required sub-objects.
+# fraction (0..1), bool, object (any JSON object), counts (a list of counts); a trailing "?"
+# allows null (e.g. no packet delivered, so no latency). Nested dicts are required
+# sub-objects.
 REQUIRED_METRICS: dict[str, Any] = {
     "offered_packets": "count",
     "delivered_packets": "count",

@@ -223,9 +223,13 @@ def _hardware(records: Sequence[dict]) -> str:
              "<p>The records name no calibration (the engine's built-in one).</p>"))
 
 
+def _seed(record: dict) -> Any:
+    """A record's seed: its own field, else its params'."""
+    return record.get("seed", (record.get("params") or {}).get(plot.SEED_KEY))
+
+
 def _seeds(records: Sequence[dict], points: Sequence[plot.Point]) -> str:
-    seeds = sorted({r.get("seed", (r.get("params") or {}).get(plot.SEED_KEY)) for r in records},
-                   key=str)
+    seeds = sorted({_seed(r) for r in records}, key=str)
     wall = sum(float(r.get("sim_wall_s") or 0) for r in records)
     ns = sorted({p.n for p in points})
     how = "trimmed mean (min and max dropped)" if ns and ns[-1] >= 3 else "mean"
@@ -248,7 +252,7 @@ def _anatomy(records: Sequence[dict]) -> str:
         label = ", ".join([str(r.get("arch") or params.get(plot.DEFAULT_SERIES))]
                           + [f"{k}={_value(params.get(k))}" for k in varied
                              if k != plot.DEFAULT_SERIES]
-                          + [f"seed {r.get('seed', params.get(plot.SEED_KEY))}"])
+                          + [f"seed {_seed(r)}"])
         anat = anatomy.of(r["metrics"])
         body = "".join(f"<p>{_e(anatomy.header(c, anat[c]))}</p>"
                        + _table(anatomy.HEADERS, anatomy.rows(anat[c]), "num")
