@@ -45,7 +45,9 @@ run: build
 demo: build
 	@$(BUILD)/tools/rxb-demo
 
-test: test-c test-asan test-tsan test-fuzz test-py
+# Every suite to the end, then a summary of what passed and failed (scripts/test-all.sh).
+test: deps
+	@bash scripts/test-all.sh
 
 # The model check (ctest label model) checks the protocol, not a build: it runs once, in $(BUILD).
 test-c: build build-debug

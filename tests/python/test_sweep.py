@@ -90,8 +90,11 @@ os.execv({str(REAL_ENGINE)!r}, [{str(REAL_ENGINE)!r}] + sys.argv[1:])
 def start_and_wait_for_a_record(out: Path, env: dict) -> tuple[subprocess.Popen, list]:
     """Start the gated sweep; return once a whole record is in the file (polled), with the
     process tree as it is then."""
+    # SIGINT at its default in the sweep even when this test runs with SIGINT ignored (nohup,
+    # a background script): an ignored disposition is inherited and Python keeps it ignored.
     proc = subprocess.Popen(sweep_cmd(out, "--jobs", "2"), cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     path = out / records.FILE
     deadline = time.monotonic() + 60
     while not (path.exists() and b"\n" in path.read_bytes()):
