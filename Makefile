@@ -8,7 +8,7 @@ BUILD   ?= build
 CMAKE   := cmake -G Ninja
 FUZZ_SECONDS ?= 600
 
-.PHONY: all demo deps build build-debug build-tsan build-tsan-pmd build-asan build-fuzz run test test-c test-tsan \
+.PHONY: all demo deps pmd-install build build-debug build-tsan build-tsan-pmd build-asan build-fuzz run test test-c test-tsan \
         test-asan test-fuzz test-py bench fuzz clean
 
 all: build
@@ -41,6 +41,11 @@ build-fuzz: deps
 # on the terminal (python/rxbisect/study.py; `python -m rxbisect.study --full` for the rest).
 run: build
 	@.venv/bin/python -m rxbisect.study results/study
+
+# net_rxbisect where DPDK accepts a driver path (-d refuses world-writable folders); prints
+# the -d argument to give testpmd or any DPDK application (docs/pmd.md).
+pmd-install: build
+	@bash scripts/pmd-install.sh $(BUILD)
 
 demo: build
 	@$(BUILD)/tools/rxb-demo

@@ -25,7 +25,9 @@
 #include <stdbool.h>
 
 #include <ethdev_driver.h>
+#include <rte_ip.h>
 #include <rte_spinlock.h>
+#include <rte_udp.h>
 
 #include "rxb/iface.h"
 #include "rxb/rss.h"
@@ -53,12 +55,32 @@ struct pmd_cfg {
 	int stall_queue;
 	double stall_at_ms, stall_for_ms;
 	double link_down_at_ms, link_down_for_ms;
+	uint32_t given;                  /* a bit per devarg the application gave */
 };
 
 /* Parse "key=value,..." into cfg. 0, or -EINVAL with one message in err
- * naming the devarg, what was wrong and what is allowed. */
+ * naming the devarg, what was wrong and what is allowed. Logs a warning per
+ * devarg the chosen design does not read. */
 int pmd_args_parse(const char *devname, const char *params, struct pmd_cfg *cfg,
 		   struct rxb_err *err);
+/* Did the application give devarg `name` (rather than take its default)? */
+bool pmd_arg_given(const struct pmd_cfg *cfg, const char *name);
+
+/* The headers the NIC writes into each frame of a net_null wire. */
+struct pmd_null_hdr {
+	struct rte_ether_hdr eth;
+	struct rte_ipv4_hdr ip;
+	struct rte_udp_hdr udp;
+};
+_Static_assert(sizeof(struct pmd_null_hdr) == 42, "the headers back to back, no padding");
+
+/* A flow of a net_null wire: what pmd_wire_null_flows() writes into each
+ * frame's headers, in network order (pmd_wire.c). */
+struct pmd_wire_flow {
+	uint32_t src_ip, dst_ip;
+	uint16_t src_port, dst_port;
+	uint16_t ip_cksum;               /* of the frame's IPv4 header with this flow */
+};
 
 struct pmd_rxq {
 	struct pmd *p;
@@ -97,12 +119,15 @@ struct pmd {
 	uint16_t wire;
 	uint64_t owner_id;
 	bool wire_attached;              /* owned by this port: closed with it */
-	bool wire_created;               /* we rte_vdev_init()ed it: we remove it */
+	bool wire_created;               /* we rte_vdev_init()ed it: we remove it at close */
 	bool wire_null;                  /* net_null: it writes no bytes */
 	bool wire_started;
 	struct rte_mempool *wire_pool;
 	uint16_t wire_rxqs, wire_txqs;
 	rte_spinlock_t *wire_tx_locks;
+	struct pmd_wire_flow *wire_flows; /* net_null: cfg.flows of them (C builds, N reads) */
+	struct pmd_null_hdr wire_hdr;    /* net_null: the frames' header template (C, N reads) */
+	uint32_t wire_flow_next;         /* N: the flow the next frame carries */
 
 	/* the design (C creates at start; N and Q use it while started) */
 	struct rxb_iface *iface;
@@ -165,5 +190,9 @@ int pmd_wire_attach(struct pmd *p, struct rxb_err *err);
 int pmd_wire_start(struct pmd *p, struct rxb_err *err);
 void pmd_wire_stop(struct pmd *p);
 void pmd_wire_detach(struct pmd *p);
+/* The vdev bus is removing this port: leave the wire's device to it. */
+void pmd_wire_leave_to_bus(struct pmd *p);
+/* N: give each of n frames of a net_null wire the next of its flows. */
+void pmd_wire_null_flows(struct pmd *p, struct rte_mbuf **f, uint16_t n);
 
 #endif /* RXB_PMD_H */

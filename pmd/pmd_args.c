@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The devargs of net_rxbisect: one table names each, says what it sets and
- * what it accepts. The design's parameters are scenario keys: their values
- * are checked by the scenario library (scenario/, the same ranges and
- * names as `rxb sim` and `rxb-emu`), and an error names the devarg.
+ * The devargs of net_rxbisect: one table names each, says what it sets,
+ * what it accepts and which designs read it. The design's parameters are
+ * scenario keys: their values are checked by the scenario library
+ * (scenario/, the same ranges and names as `rxb sim` and `rxb-emu`), and an
+ * error names the devarg. A devarg given twice is refused (which one would
+ * hold is not obvious from the line); one the chosen design does not read
+ * is warned about, as `rxb` does, and kept (a devargs line is often reused
+ * across designs).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_kvargs.h>
 
@@ -19,39 +25,48 @@ struct pmd_arg {
 	const char *name;
 	const char *key;  /* the scenario key it sets, or NULL: parsed here */
 	const char *help; /* for those parsed here: what is allowed */
+	uint32_t archs;   /* the designs that read it (bit 1 << enum rxb_arch); 0: all */
 };
+
+#define ARCH(a) (1u << RXB_ARCH_##a)
+/* The designs with Rx rings (and completion rings) of their own size. */
+#define RING_ARCHS (ARCH(PRIVRING) | ARCH(SMALL_PRIVRING) | ARCH(SHRING) | \
+		    ARCH(SHRING_LIST) | ARCH(DYN_SHRING))
+#define SHARED_ARCHS (ARCH(SHRING) | ARCH(SHRING_LIST) | ARCH(DYN_SHRING))
 
 static const struct pmd_arg pmd_args[] = {
 	{ "port", NULL, "the underlying ethdev's name (net_null0, net_ring0, net_pcap0, a PCI "
-			"address ...); net_null<N> and net_ring<N> are created if absent" },
-	{ "iface", "arch.name", NULL },
-	{ "rx", "arch.rx_size", NULL },
-	{ "cr", "arch.cr_size", NULL },
-	{ "ax", "arch.ax_size", NULL },
-	{ "bx", "arch.bx_size", NULL },
-	{ "share", "arch.share_degree", NULL },
-	{ "assoc", "arch.association", NULL },
-	{ "groups", "arch.groups", NULL },
-	{ "ax_policy", "arch.ax_policy", NULL },
-	{ "coalesce", "arch.coalesce", NULL },
-	{ "coalesce_ns", "arch.coalesce_timeout_ns", NULL },
-	{ "dyn_sample_ms", "arch.dyn_sample_ms", NULL },
-	{ "rss_key", NULL, "40 bytes as 80 hex digits" },
-	{ "reta", NULL, "the RETA size, a power of two from 64 to 4096" },
-	{ "flows", NULL, "0 to 1048576: flows the buffers of a net_null wire carry" },
+			"address ...); net_null<N> and net_ring<N> are created if absent", 0 },
+	{ "iface", "arch.name", NULL, 0 },
+	{ "rx", "arch.rx_size", NULL, RING_ARCHS },
+	{ "cr", "arch.cr_size", NULL, RING_ARCHS },
+	{ "ax", "arch.ax_size", NULL, ARCH(RXBISECT) },
+	{ "bx", "arch.bx_size", NULL, ARCH(RXBISECT) },
+	{ "share", "arch.share_degree", NULL, SHARED_ARCHS },
+	{ "assoc", "arch.association", NULL, ARCH(RXBISECT) },
+	{ "groups", "arch.groups", NULL, ARCH(RXBISECT) },
+	{ "ax_policy", "arch.ax_policy", NULL, ARCH(RXBISECT) },
+	{ "coalesce", "arch.coalesce", NULL, ARCH(RXBISECT) },
+	{ "coalesce_ns", "arch.coalesce_timeout_ns", NULL, ARCH(RXBISECT) },
+	{ "dyn_sample_ms", "arch.dyn_sample_ms", NULL, ARCH(DYN_SHRING) },
+	{ "rss_key", NULL, "40 bytes as 80 hex digits", 0 },
+	{ "reta", NULL, "the RETA size, a power of two from 64 to 4096", 0 },
+	{ "flows", NULL, "0 to 1048576: UDP flows a net_null wire carries, in turn", 0 },
 	{ "nic_cpu", NULL, "a CPU id: run the NIC on a thread of its own pinned there, "
-			  "instead of as a service" },
+			  "instead of as a service", 0 },
 	{ "fault_stall", NULL, "Q@MS or Q@MS+MS: Rx queue Q receives nothing from MS ms "
-			       "after start (for MS ms), as if its lcore stopped polling" },
+			       "after start (for MS ms), as if its lcore stopped polling", 0 },
 	{ "fault_link_down", NULL, "MS or MS+MS: the wire is set down MS ms after start "
-				   "(and up again after MS ms)" },
+				   "(and up again after MS ms)", 0 },
 };
 #define PMD_N_ARGS (sizeof(pmd_args) / sizeof(pmd_args[0]))
+_Static_assert(PMD_N_ARGS <= 32, "pmd_cfg.given has a bit per devarg");
 
 struct parse_ctx {
 	const char *devname;
 	struct pmd_cfg *cfg;
 	struct rxb_err *err;
+	const struct rte_kvargs *kv;
 	int rc;
 };
 
@@ -70,6 +85,18 @@ static const struct pmd_arg *find_arg(const char *name)
 		if (strcmp(pmd_args[i].name, name) == 0)
 			return &pmd_args[i];
 	return NULL;
+}
+
+static uint32_t arg_bit(const struct pmd_arg *a)
+{
+	return 1u << (a - pmd_args);
+}
+
+bool pmd_arg_given(const struct pmd_cfg *cfg, const char *name)
+{
+	const struct pmd_arg *a = find_arg(name);
+
+	return a != NULL && (cfg->given & arg_bit(a)) != 0;
 }
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -122,6 +149,24 @@ static int parse_hex_key(const char *s, uint8_t *key)
 	return 0;
 }
 
+/* A CPU this machine has: pinning to any other would fail at start, and
+ * the NIC would run unpinned. */
+static int set_nic_cpu(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t max = n > 0 ? (uint64_t)RTE_MIN(n, CPU_SETSIZE) - 1 : CPU_SETSIZE - 1;
+	uint64_t u;
+	char allowed[192];
+
+	if (!parse_u64(v, max, &u)) {
+		snprintf(allowed, sizeof(allowed), "%s; this machine's CPUs are 0 to %" PRIu64,
+			 a->help, max);
+		return fail(x, a->name, v, "not a CPU of this machine", allowed);
+	}
+	x->cfg->nic_cpu = (int)u;
+	return 0;
+}
+
 static int set_own(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
 {
 	struct pmd_cfg *c = x->cfg;
@@ -143,9 +188,7 @@ static int set_own(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
 			return fail(x, a->name, v, "not a flow count", a->help);
 		c->flows = (uint32_t)u;
 	} else if (strcmp(a->name, "nic_cpu") == 0) {
-		if (!parse_u64(v, CPU_SETSIZE - 1, &u))
-			return fail(x, a->name, v, "not a CPU id", a->help);
-		c->nic_cpu = (int)u;
+		return set_nic_cpu(x, a, v);
 	} else if (strcmp(a->name, "fault_stall") == 0) {
 		const char *at = strchr(v, '@');
 		char q[16];
@@ -164,6 +207,16 @@ static int set_own(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
 	return 0;
 }
 
+static int fail_repeated(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
+{
+	const char *first = rte_kvargs_get(x->kv, a->name); /* the first occurrence */
+	char why[160];
+
+	snprintf(why, sizeof(why), "given twice (%s=%s came first)", a->name,
+		 first != NULL ? first : "");
+	return fail(x, a->name, v, why, "each devarg at most once");
+}
+
 static int one_arg(const char *name, const char *value, void *opaque)
 {
 	struct parse_ctx *x = opaque;
@@ -173,6 +226,10 @@ static int one_arg(const char *name, const char *value, void *opaque)
 
 	if (x->rc != 0)
 		return x->rc; /* report the first error only */
+	if (a != NULL && (x->cfg->given & arg_bit(a)) != 0)
+		return fail_repeated(x, a, v);
+	if (a != NULL)
+		x->cfg->given |= arg_bit(a);
 	if (a == NULL) {
 		char allowed[512];
 		size_t k = 0;
@@ -206,10 +263,48 @@ static void defaults(struct pmd_cfg *c)
 	c->link_down_at_ms = -1;
 }
 
+/* A devarg the chosen design does not read: "KEY has no effect for arch
+ * NAME", as the Python front end says it. */
+static void warn_other_design(const struct parse_ctx *x, const struct pmd_arg *a)
+{
+	enum rxb_arch arch = x->cfg->scn.arch.name;
+
+	PMD_LOG(WARNING, "%s: devarg %s=%s: %s has no effect for arch %s", x->devname, a->name,
+		rte_kvargs_get(x->kv, a->name), a->key != NULL ? a->key : a->name,
+		rxb_arch_name[arch]);
+}
+
+/* Devargs that another devarg switches off. */
+static void warn_switched_off(const struct parse_ctx *x)
+{
+	const struct rxb_scn_arch *a = &x->cfg->scn.arch;
+
+	if (a->name != RXB_ARCH_RXBISECT)
+		return; /* warn_other_design said it */
+	if (pmd_arg_given(x->cfg, "groups") && a->association != RXB_ASSOC_GROUPS)
+		PMD_LOG(WARNING, "%s: devarg groups=%s: arch.groups has no effect unless "
+			"assoc=groups", x->devname, rte_kvargs_get(x->kv, "groups"));
+	if (pmd_arg_given(x->cfg, "coalesce_ns") && !a->coalesce)
+		PMD_LOG(WARNING, "%s: devarg coalesce_ns=%s: arch.coalesce_timeout_ns has no "
+			"effect unless coalesce=true", x->devname,
+			rte_kvargs_get(x->kv, "coalesce_ns"));
+}
+
+static void warn_no_effect(const struct parse_ctx *x)
+{
+	uint32_t arch_bit = 1u << x->cfg->scn.arch.name;
+
+	for (size_t i = 0; i < PMD_N_ARGS; i++)
+		if ((x->cfg->given & arg_bit(&pmd_args[i])) != 0 && pmd_args[i].archs != 0 &&
+		    (pmd_args[i].archs & arch_bit) == 0)
+			warn_other_design(x, &pmd_args[i]);
+	warn_switched_off(x);
+}
+
 int pmd_args_parse(const char *devname, const char *params, struct pmd_cfg *cfg,
 		   struct rxb_err *err)
 {
-	struct parse_ctx x = { devname, cfg, err, 0 };
+	struct parse_ctx x = { devname, cfg, err, NULL, 0 };
 	struct rte_kvargs *kv;
 
 	defaults(cfg);
@@ -219,7 +314,10 @@ int pmd_args_parse(const char *devname, const char *params, struct pmd_cfg *cfg,
 			    params ? params : "");
 		return -EINVAL;
 	}
+	x.kv = kv;
 	rte_kvargs_process(kv, NULL, one_arg, &x);
+	if (x.rc == 0 && cfg->scn.arch.name != RXB_ARCH_SPOOL)
+		warn_no_effect(&x);
 	rte_kvargs_free(kv);
 	if (x.rc == 0 && cfg->port[0] == '\0')
 		return fail(&x, "port", "", "missing: the underlying port must be named",

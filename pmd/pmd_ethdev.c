@@ -103,6 +103,24 @@ static int check_design(struct pmd *p, uint16_t nq, struct rxb_err *err)
 	return 0;
 }
 
+/* Devargs that name queues, against the queue count: a fault on a queue
+ * the port lacks would never happen, a RETA smaller than the queues would
+ * leave some without traffic. */
+static int check_queues(const struct pmd *p, uint16_t nq, struct rxb_err *err)
+{
+	if (p->cfg.stall_queue >= nq)
+		return rxb_err_fail(err, -EINVAL, "devarg fault_stall: Rx queue %d is out of range; "
+				    "allowed: a queue from 0 to %u (the port has %u Rx queues)",
+				    p->cfg.stall_queue, nq - 1u, nq);
+	if (p->cfg.reta_size < nq)
+		return rxb_err_fail(err, -EINVAL, "devarg reta=%u%s: fewer RETA entries than the %u "
+				    "Rx queues (queues %u and up would receive nothing); allowed: "
+				    "a power of two from %u to %u", p->cfg.reta_size,
+				    pmd_arg_given(&p->cfg, "reta") ? "" : " (the default)", nq,
+				    p->cfg.reta_size, (unsigned)rte_align32pow2(nq), RXB_RETA_MAX);
+	return 0;
+}
+
 static int dev_configure(struct rte_eth_dev *dev)
 {
 	struct pmd *p = pmd_of(dev);
@@ -123,9 +141,15 @@ static int dev_configure(struct rte_eth_dev *dev)
 				    rss->rss_key_len, RXB_RSS_KEY_LEN);
 			return fail(p, &err, -EINVAL);
 		}
+		if (pmd_arg_given(&p->cfg, "rss_key") &&
+		    memcmp(p->cfg.rss_key, rss->rss_key, RXB_RSS_KEY_LEN) != 0)
+			PMD_LOG(WARNING, "%s: devarg rss_key has no effect: the application's "
+				"rss_conf.rss_key replaces it", dev->data->name);
 		memcpy(p->cfg.rss_key, rss->rss_key, RXB_RSS_KEY_LEN);
 	}
 	rc = check_design(p, nq, &err);
+	if (rc == 0)
+		rc = check_queues(p, nq, &err);
 	if (rc == 0)
 		rc = rxb_rss_init(&p->rss, p->cfg.rss_key, RXB_RSS_KEY_LEN, &err);
 	rxb_reta_free(&p->reta);
@@ -441,7 +465,7 @@ static void quiesce_queues(struct rte_eth_dev *dev)
 }
 
 /* A quiescent point: the library checks its invariants, packet
- * conservation and that no buffer sits in two places (spec §8). */
+ * conservation and that no buffer sits in two places (docs/interfaces.md §8). */
 static void census_at_stop(struct pmd *p)
 {
 	struct rxb_err err = { 0 };
@@ -755,7 +779,8 @@ static int remove_dev(struct rte_vdev_device *vdev)
 	struct rte_eth_dev *dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
 
 	if (dev == NULL)
-		return 0;
+		return 0; /* the application closed the port (and removed our wire) */
+	pmd_wire_leave_to_bus(pmd_of(dev));
 	dev_close(dev);
 	return rte_eth_dev_release_port(dev);
 }

@@ -207,6 +207,8 @@ int32_t pmd_nic_service(void *arg)
 		for (uint16_t q = 0; q < p->wire_rxqs; q++) {
 			uint16_t n = rte_eth_rx_burst(p->wire, q, f, PMD_WIRE_BURST);
 
+			if (p->wire_flows != NULL)
+				pmd_wire_null_flows(p, f, n);
 			for (uint16_t i = 0; i < n; i++)
 				deliver_frame(p, f[i], now);
 			if (n != 0)

@@ -43,6 +43,10 @@ int pmd_wire_attach(struct pmd *p, struct rxb_err *err)
 		return rxb_err_fail(err, -EINVAL, "devarg port=%s: cannot read its device info",
 				    p->cfg.port);
 	p->wire_null = strcmp(info.driver_name, "net_null") == 0;
+	if (!p->wire_null && pmd_arg_given(&p->cfg, "flows"))
+		PMD_LOG(WARNING, "%s: devarg flows=%u has no effect for wire %s (%s): only a "
+			"net_null wire, which writes no bytes, is given flows", p->dev->data->name,
+			p->cfg.flows, p->cfg.port, info.driver_name);
 	rc = rte_eth_dev_owner_new(&owner.id);
 	snprintf(owner.name, sizeof(owner.name), "%s", p->dev->data->name);
 	if (rc == 0)
@@ -55,34 +59,90 @@ int pmd_wire_attach(struct pmd *p, struct rxb_err *err)
 	return 0;
 }
 
-/* net_null writes no bytes: give each of its buffers a UDP frame of one of
- * `flows` flows once (its Rx keeps the contents), so RSS spreads them. */
-static int prefill_null(struct pmd *p, struct rxb_err *err)
+/* net_null writes no bytes: the NIC writes each frame it takes from such a
+ * wire as one of `flows` UDP flows, taken in turn, so the wire carries what
+ * the devarg says whichever of its buffers come round again. The flows are
+ * the emulator generator's (rxb_gen: random 5-tuples, fixed for its seed);
+ * a frame gets a fixed Ethernet/IPv4/UDP header (the template) with the
+ * flow's addresses, ports and IPv4 checksum, each precomputed here: per
+ * frame, a 42-byte copy and five stores into bytes the hash reads next. */
+
+/* The header of a minimal frame (60 bytes: longer net_null frames carry
+ * the rest as padding); UDP checksum 0 (none), valid for IPv4. */
+static void null_template(const struct rxb_gen_cfg *g, struct pmd_null_hdr *h)
+{
+	uint16_t ip_len = RXB_GEN_MIN_FRAME - sizeof(struct rte_ether_hdr);
+
+	memset(h, 0, sizeof(*h));
+	h->eth.src_addr = g->src_mac;
+	h->eth.dst_addr = g->dst_mac;
+	h->eth.ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	h->ip.version_ihl = RTE_IPV4_VHL_DEF;
+	h->ip.total_length = rte_cpu_to_be_16(ip_len);
+	h->ip.time_to_live = 64;
+	h->ip.next_proto_id = IPPROTO_UDP;
+	h->udp.dgram_len = rte_cpu_to_be_16(ip_len - sizeof(struct rte_ipv4_hdr));
+}
+
+static void flow_of(const struct rxb_gen_flow *gf, const struct pmd_null_hdr *tmpl,
+		    struct pmd_wire_flow *wf)
+{
+	struct rte_ipv4_hdr ip = tmpl->ip;
+
+	wf->src_ip = ip.src_addr = rte_cpu_to_be_32(gf->src_ip);
+	wf->dst_ip = ip.dst_addr = rte_cpu_to_be_32(gf->dst_ip);
+	wf->src_port = rte_cpu_to_be_16(gf->src_port);
+	wf->dst_port = rte_cpu_to_be_16(gf->dst_port);
+	wf->ip_cksum = rte_ipv4_cksum(&ip);
+}
+
+static int make_null_flows(struct pmd *p, struct rxb_err *err)
 {
 	struct rxb_gen_cfg g;
 	struct rxb_gen *gen;
-	struct rte_mbuf *m;
-	uint32_t n = p->wire_pool->size, i;
-	struct rte_mbuf **all = rte_malloc(NULL, sizeof(*all) * n, 0);
+	uint32_t n = p->cfg.flows;
 
-	if (all == NULL)
-		return rxb_err_fail(err, -ENOMEM, "out of memory: wire prefill");
+	if (p->wire_flows != NULL || n == 0)
+		return 0;
 	rxb_gen_cfg_defaults(&g);
-	g.n_flows = p->cfg.flows;
-	g.frame_size = 60;
+	g.n_flows = n;
+	g.frame_size = RXB_GEN_MIN_FRAME;
 	g.stamp = false;
-	if (rxb_gen_create(&g, &gen, err) != 0) {
-		rte_free(all);
+	if (rxb_gen_create(&g, &gen, err) != 0)
 		return -EINVAL;
+	null_template(&g, &p->wire_hdr);
+	p->wire_flows = rte_malloc_socket(NULL, sizeof(*p->wire_flows) * n, 0,
+					  rte_eth_dev_socket_id(p->wire));
+	if (p->wire_flows == NULL) {
+		rxb_gen_destroy(gen);
+		return rxb_err_fail(err, -ENOMEM, "devarg flows=%u: out of memory for the "
+				    "wire's flow table (%zu bytes)", n, sizeof(*p->wire_flows) * n);
 	}
-	for (i = 0; i < n && (m = rte_pktmbuf_alloc(p->wire_pool)) != NULL; i++) {
-		rxb_gen_fill(gen, &m, 1, 0, NULL);
-		all[i] = m;
-	}
-	rte_pktmbuf_free_bulk(all, i);
+	for (uint32_t i = 0; i < n; i++)
+		flow_of(rxb_gen_flow(gen, i), &p->wire_hdr, &p->wire_flows[i]);
 	rxb_gen_destroy(gen);
-	rte_free(all);
+	p->wire_flow_next = 0;
 	return 0;
+}
+
+void pmd_wire_null_flows(struct pmd *p, struct rte_mbuf **f, uint16_t n)
+{
+	uint32_t next = p->wire_flow_next;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct pmd_wire_flow *wf = &p->wire_flows[next];
+		struct pmd_null_hdr *h = rte_pktmbuf_mtod(f[i], struct pmd_null_hdr *);
+
+		/* (the wire's buffers hold far more than a header) */
+		rte_memcpy(h, &p->wire_hdr, sizeof(*h));
+		h->ip.src_addr = wf->src_ip;
+		h->ip.dst_addr = wf->dst_ip;
+		h->ip.hdr_checksum = wf->ip_cksum;
+		h->udp.src_port = wf->src_port;
+		h->udp.dst_port = wf->dst_port;
+		next = next + 1 == p->cfg.flows ? 0 : next + 1;
+	}
+	p->wire_flow_next = next;
 }
 
 static int make_pool(struct pmd *p, struct rxb_err *err)
@@ -100,7 +160,7 @@ static int make_pool(struct pmd *p, struct rxb_err *err)
 	if (p->wire_pool == NULL)
 		return rxb_err_fail(err, -ENOMEM, "cannot create the wire's mempool: %s",
 				    rte_strerror(rte_errno));
-	return p->wire_null && p->cfg.flows > 0 ? prefill_null(p, err) : 0;
+	return 0;
 }
 
 static int setup_queues(struct pmd *p, struct rxb_err *err)
@@ -160,6 +220,8 @@ int pmd_wire_start(struct pmd *p, struct rxb_err *err)
 {
 	int rc = make_pool(p, err);
 
+	if (rc == 0 && p->wire_null)
+		rc = make_null_flows(p, err);
 	if (rc == 0)
 		rc = setup_queues(p, err);
 	if (rc == 0)
@@ -202,4 +264,16 @@ void pmd_wire_detach(struct pmd *p)
 	p->wire_pool = NULL;
 	rte_free(p->wire_tx_locks);
 	p->wire_tx_locks = NULL;
+	rte_free(p->wire_flows);
+	p->wire_flows = NULL;
+}
+
+void pmd_wire_leave_to_bus(struct pmd *p)
+{
+	/* The vdev bus removes devices while it walks its list (EAL cleanup,
+	 * when the application exits without closing the port) and holds the
+	 * next device of the walk: a wire we created comes right after us, so
+	 * removing its device here would free what the walk visits next. Its
+	 * port is closed with ours; the device is removed by the walk itself. */
+	p->wire_created = false;
 }

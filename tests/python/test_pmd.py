@@ -197,9 +197,11 @@ def test_stalled_queue(iface, cause):
 def test_mempool_exhaustion():
     # rxBisect primes 2 x 512 Ax slots from a pool of 1100 (testpmd's least
     # is 1025) and its Bx rings can hold 2 x 1024 more: refills fail whenever
-    # the core falls behind, and reception must go on at what it frees.
-    with TestPmd("port=net_null0,iface=rxbisect,ax=512", ["--nb-cores=1", "--rxq=2", "--txq=2",
-                 "--total-num-mbufs=1100", "--mbcache=0"]) as t:
+    # the core falls behind, and reception must go on at what it frees. One
+    # flow, so one queue: its Ax runs dry and the other's lends it buffers,
+    # so its Bx fills with more than its own Ax held.
+    with TestPmd("port=net_null0,iface=rxbisect,ax=512,flows=1", ["--nb-cores=1", "--rxq=2",
+                 "--txq=2", "--total-num-mbufs=1100", "--mbcache=0"]) as t:
         assert t.started, t.log[-3000:]
         t.cmd("start")
         assert "the rings can take the whole pool" in t.log
