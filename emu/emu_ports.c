@@ -63,7 +63,7 @@ static int split_pcap(struct emu *e, struct rxb_err *err)
 		}
 	}
 	if (got < 0) {
-		rxb_err_set(err, "traffic.pcap = %s: truncated or corrupt record", c->scn.traffic.pcap);
+		rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, rd.msg);
 		rc = -EINVAL;
 	}
 done:
@@ -140,15 +140,14 @@ static int make_input(struct emu *e, struct rxb_err *err)
 				off += (size_t)snprintf(args + off, sizeof(args) - off, "%srx_pcap=%s",
 							q ? "," : "", e->split[q]);
 		} else {
-			struct rxb_pcap_rd rd;
 			char msg[256];
 
-			/* Check it here: net_pcap's own message is a log line. */
-			if (rxb_pcap_open_read(&rd, c->scn.traffic.pcap, msg, sizeof(msg)) != 0) {
+			/* Read it whole here: net_pcap stops silently at a cut record and its
+			 * own messages are log lines. */
+			if (rxb_pcap_check(c->scn.traffic.pcap, msg, sizeof(msg)) != 0) {
 				rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, msg);
 				return -EINVAL;
 			}
-			rxb_pcap_close_read(&rd);
 			snprintf(args, sizeof(args), "rx_pcap=%s", c->scn.traffic.pcap);
 		}
 		if (off >= sizeof(args)) {

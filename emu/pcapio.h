@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * pcapio.h — the little of the pcap file format the emulator needs: read a
- * trace (microsecond or nanosecond timestamps, either byte order) and write
- * one (microsecond, native order, Ethernet). Used to split a trace by RSS
- * into one file per physical queue, and by the tests.
+ * pcapio.h — the emulator's pcap files: read a trace through the engines'
+ * one reader (util/pcapread.h: pcap or pcapng, µs or ns timestamps, either
+ * byte order), Ethernet frames only — they go to the wire as they are —
+ * and write one (microsecond, native order, Ethernet). Used to split a
+ * trace by RSS into one file per physical queue, and by the tests.
  */
 #ifndef RXB_EMU_PCAPIO_H
 #define RXB_EMU_PCAPIO_H
@@ -12,11 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pcapread.h"
+
 struct rxb_pcap_rd {
-	FILE *f;
-	bool swap;      /* file written in the other byte order */
-	bool nsec;      /* timestamps in nanoseconds */
-	uint32_t linktype;
+	struct rxb_pcapread *rd;
+	char msg[256];  /* what rxb_pcap_next's -1 was */
 };
 
 struct rxb_pcap_rec {
@@ -24,12 +25,17 @@ struct rxb_pcap_rec {
 	uint32_t caplen, len;
 };
 
-/* 0, or -1 with a message in msg (size cap). */
+/* 0, or -1 with a one-line message in msg (size cap). */
 int rxb_pcap_open_read(struct rxb_pcap_rd *r, const char *path, char *msg, size_t cap);
-/* 1 with a record (data truncated to `cap` bytes, rec->caplen the stored
- * length), 0 at the end, -1 for a truncated or corrupt file. */
+/* 1 with a record (data truncated to `cap` bytes, rec->caplen the kept
+ * length), 0 at the end, -1 for a truncated or corrupt file (r->msg says
+ * where and what). */
 int rxb_pcap_next(struct rxb_pcap_rd *r, struct rxb_pcap_rec *rec, uint8_t *data, uint32_t cap);
 void rxb_pcap_close_read(struct rxb_pcap_rd *r);
+/* Read every record of the file: 0, or -1 with a one-line message in msg
+ * (the first error: open, link type, truncated or corrupt record). For a
+ * trace handed whole to net_pcap, which stops at a bad record silently. */
+int rxb_pcap_check(const char *path, char *msg, size_t cap);
 
 /* Microsecond pcap, Ethernet link type. NULL on failure (errno). */
 FILE *rxb_pcap_open_write(const char *path);

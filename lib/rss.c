@@ -157,7 +157,32 @@ static uint32_t get_be32(const uint8_t *p)
 }
 
 enum { ETH_HDR = 14, VLAN_TAG = 4, ETYPE_IPV4 = 0x0800, ETYPE_IPV6 = 0x86dd,
-       ETYPE_VLAN = 0x8100, PROTO_TCP = 6, PROTO_UDP = 17 };
+       ETYPE_8021Q = 0x8100, ETYPE_8021AD = 0x88a8, ETYPE_QINQ_OLD = 0x9100,
+       PROTO_TCP = 6, PROTO_UDP = 17 };
+
+static bool is_vlan(uint16_t type)
+{
+	return type == ETYPE_8021Q || type == ETYPE_8021AD || type == ETYPE_QINQ_OLD;
+}
+
+uint32_t rxb_eth_l3(const uint8_t *frame, uint32_t len, uint16_t *type)
+{
+	uint32_t off = ETH_HDR;
+
+	*type = 0;
+	if (len < ETH_HDR)
+		return 0;
+	*type = get_be16(frame + 12);
+	for (int i = 0; i < RXB_ETH_MAX_TAGS && is_vlan(*type); i++) {
+		if (len < off + VLAN_TAG) {
+			*type = 0;
+			return 0; /* cut inside a tag */
+		}
+		*type = get_be16(frame + off + 2);
+		off += VLAN_TAG;
+	}
+	return off;
+}
 
 static bool is_tcp_udp(uint8_t proto)
 {
@@ -195,17 +220,10 @@ static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 static uint32_t hash_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
 			   bool l4, uint16_t *dport)
 {
-	uint32_t l2 = ETH_HDR;
 	uint16_t type;
+	uint32_t l2 = rxb_eth_l3(frame, len, &type);
 
 	*dport = 0;
-	if (len < ETH_HDR)
-		return 0;
-	type = get_be16(frame + 12);
-	if (type == ETYPE_VLAN && len >= ETH_HDR + VLAN_TAG) {
-		type = get_be16(frame + 16);
-		l2 += VLAN_TAG;
-	}
 	if (type == ETYPE_IPV4)
 		return hash_ipv4(rss, frame + l2, len - l2, l4, dport);
 	if (type == ETYPE_IPV6)

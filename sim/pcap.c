@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Classic pcap reader and writer: see pcap.h. File format: the pcap file
- * format as documented by libpcap (pcap-savefile(5)) and the IETF draft
- * "PCAP Capture File Format" (draft-ietf-opsawg-pcap). */
+ * What a capture's packets are to the simulator, and a classic pcap writer:
+ * see pcap.h. Files are read by the engines' one reader (util/pcapread.h),
+ * Ethernet framing by the one parser (rxb_eth_l3). Writer file format: the
+ * pcap file format as documented by libpcap (pcap-savefile(5)) and the
+ * IETF draft "PCAP Capture File Format" (draft-ietf-opsawg-pcap). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,30 +11,15 @@
 #include <string.h>
 
 #include "pcap.h"
+#include "pcapread.h"
 
 #define MAGIC_US 0xa1b2c3d4u
 #define MAGIC_NS 0xa1b23c4du
-#define MAGIC_PCAPNG 0x0a0d0d0au
-#define FILE_HDR 24u
-#define REC_HDR 16u
 #define IO_BUF (1u << 20)
 
-#define LT_ETHERNET 1u
-#define LT_RAW_BSD 12u
-#define LT_RAW_OBSD 14u
-#define LT_RAW 101u
-#define LT_LINUX_SLL 113u
-#define LT_IPV4 228u
-#define LT_IPV6 229u
-#define LT_LINUX_SLL2 276u
-
 struct sim_pcap_reader {
-	FILE *f;
-	char path[200];
+	struct rxb_pcapread *rd;
 	unsigned flags;
-	uint64_t off;        /* file offset of the next record */
-	uint8_t *buf;
-	uint32_t bufsz;
 	uint64_t prev_t;
 	int have_t0;
 	uint64_t rec;        /* records read (skipped ones too) */
@@ -46,14 +33,6 @@ static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[
 static inline uint32_t be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint32_t file32(const struct sim_pcap_reader *r, const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return r->info.swapped ? __builtin_bswap32(v) : v;
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -269,34 +248,22 @@ static int parse_frame(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uin
 	p->rss = 0;
 
 	switch (linktype) {
-	case LT_ETHERNET: {
+	case RXB_LINK_ETHERNET: {
 		uint16_t type;
 
-		if (caplen < SIM_ETH_HDR) {
+		off = rxb_eth_l3(d, caplen, &type);
+		if (off == 0) {
 			if (info)
 				info->short_hdr++;
 			break;
-		}
-		type = be16(d + 12);
-		off = SIM_ETH_HDR;
-		/* 802.1Q, 802.1ad and the old QinQ 0x9100: 4 bytes each. */
-		for (int i = 0; i < 3 && (type == 0x8100 || type == 0x88a8 || type == 0x9100); i++) {
-			if (caplen < off + 4) {
-				type = 0;
-				if (info)
-					info->short_hdr++;
-				break;
-			}
-			type = be16(d + off + 2);
-			off += 4;
 		}
 		ip = parse_ethertype(type, d + off, caplen - off, p, info, rss);
 		l2 = 0; /* the captured length already has the Ethernet header */
 		break;
 	}
-	case LT_LINUX_SLL:
-	case LT_LINUX_SLL2: {
-		uint32_t hl = linktype == LT_LINUX_SLL ? 16 : 20;
+	case RXB_LINK_SLL:
+	case RXB_LINK_SLL2: {
+		uint32_t hl = linktype == RXB_LINK_SLL ? 16 : 20;
 
 		/* The cooked header is replaced by an Ethernet header whether or
 		 * not the capture holds all of it: the frame's length does not
@@ -308,18 +275,18 @@ static int parse_frame(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uin
 				info->short_hdr++;
 			break;
 		}
-		ip = parse_ethertype(be16(d + (linktype == LT_LINUX_SLL ? 14 : 0)), d + hl,
+		ip = parse_ethertype(be16(d + (linktype == RXB_LINK_SLL ? 14 : 0)), d + hl,
 				     caplen - hl, p, info, rss);
 		break;
 	}
-	case LT_RAW:
-	case LT_RAW_BSD:
-	case LT_RAW_OBSD:
-	case LT_IPV4:
-	case LT_IPV6:
-		if (caplen >= 1 && (d[0] >> 4) == 4 && linktype != LT_IPV6)
+	case 101: /* LINKTYPE_RAW: libpcap reports it as RXB_LINK_RAW */
+	case RXB_LINK_RAW:
+	case RXB_LINK_RAW_OBSD:
+	case RXB_LINK_IPV4:
+	case RXB_LINK_IPV6:
+		if (caplen >= 1 && (d[0] >> 4) == 4 && linktype != RXB_LINK_IPV6)
 			ip = parse_ipv4(d, caplen, p, info, rss);
-		else if (caplen >= 1 && (d[0] >> 4) == 6 && linktype != LT_IPV4)
+		else if (caplen >= 1 && (d[0] >> 4) == 6 && linktype != RXB_LINK_IPV4)
 			ip = parse_ipv6(d, caplen, p, info, rss);
 		l2 = SIM_ETH_HDR;
 		break;
@@ -360,7 +327,7 @@ void sim_pcap_set_rss(struct sim_pcap_reader *r, const struct rxb_rss *rss)
 /* Time of a record since the first packet (sec.frac vs t0), in ps, into *t:
  * 0 when it is not later (the caller clamps it to the previous packet's).
  * Returns false when it is more than UINT64_MAX ps (~213.5 days) later. */
-static bool time_since_t0(const struct sim_pcap_reader *r, uint32_t sec, uint32_t frac,
+static bool time_since_t0(const struct sim_pcap_reader *r, uint64_t sec, uint32_t frac,
 			  uint64_t *t)
 {
 	uint64_t unit = r->info.nsec ? 1000u : 1000000u; /* ps per fraction unit */
@@ -384,80 +351,28 @@ static bool time_since_t0(const struct sim_pcap_reader *r, uint32_t sec, uint32_
 	return true;
 }
 
-static int supported_linktype(uint32_t lt)
-{
-	return lt == LT_ETHERNET || lt == LT_RAW || lt == LT_RAW_BSD || lt == LT_RAW_OBSD ||
-	       lt == LT_LINUX_SLL || lt == LT_LINUX_SLL2 || lt == LT_IPV4 || lt == LT_IPV6;
-}
-
 int sim_pcap_open(struct sim_pcap_reader **out, const char *path, unsigned flags,
 		  struct rxb_err *err)
 {
+	const struct rxb_pcapread_info *fi;
 	struct sim_pcap_reader *r;
-	uint8_t h[FILE_HDR];
-	size_t got;
-	uint32_t magic;
-	int e;
+	int rc;
 
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
-	if (r == NULL) {
-		rxb_err_set(err, "pcap '%s': out of memory", path);
-		return -ENOMEM;
-	}
-	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->flags = flags;
-	r->f = fopen(path, "rb");
-	if (r->f == NULL) {
-		e = errno;
-		rxb_err_set(err, "pcap '%s': cannot open: %s", path, strerror(e));
+	if (r == NULL)
+		return rxb_err_fail(err, -ENOMEM, "pcap '%s': out of memory", path);
+	rc = rxb_pcapread_open(&r->rd, path, err);
+	if (rc) {
 		free(r);
-		return -e;
-	}
-	setvbuf(r->f, NULL, _IOFBF, IO_BUF);
-	got = fread(h, 1, FILE_HDR, r->f);
-	if (got < FILE_HDR) {
-		int rc = ferror(r->f) ? -EIO : -EBADMSG;
-
-		rxb_err_set(err, "pcap '%s': offset %zu: truncated file header (got %zu of %u bytes)",
-			    path, got, got, FILE_HDR);
-		sim_pcap_close(r);
 		return rc;
 	}
-	memcpy(&magic, h, 4);
-	if (magic == MAGIC_US || magic == MAGIC_NS) {
-		r->info.swapped = 0;
-	} else if (__builtin_bswap32(magic) == MAGIC_US || __builtin_bswap32(magic) == MAGIC_NS) {
-		r->info.swapped = 1;
-		magic = __builtin_bswap32(magic);
-	} else {
-		rxb_err_set(err, "pcap '%s': offset 0: magic 0x%08x is not a classic pcap file%s",
-			    path, magic,
-			    magic == MAGIC_PCAPNG
-				    ? " (it is pcapng: convert with editcap -F pcap)"
-				    : "");
-		sim_pcap_close(r);
-		return -EBADMSG;
-	}
-	r->info.nsec = magic == MAGIC_NS;
-	r->info.snaplen = file32(r, h + 16);
-	r->info.linktype = file32(r, h + 20) & 0x0fffffff; /* upper bits: FCS info */
-	if (!supported_linktype(r->info.linktype)) {
-		rxb_err_set(err,
-			    "pcap '%s': offset 20: link type %u is not supported (Ethernet 1, "
-			    "raw IP 101/12/14/228/229, Linux cooked 113/276 are)",
-			    path, r->info.linktype);
-		sim_pcap_close(r);
-		return -EBADMSG;
-	}
-	r->bufsz = SIM_PCAP_MAX_CAPLEN;
-	r->buf = malloc(r->bufsz);
-	if (r->buf == NULL) {
-		rxb_err_set(err, "pcap '%s': out of memory", path);
-		sim_pcap_close(r);
-		return -ENOMEM;
-	}
-	r->off = FILE_HDR;
+	fi = rxb_pcapread_info(r->rd);
+	r->flags = flags;
+	r->info.linktype = fi->linktype;
+	r->info.snaplen = fi->snaplen;
+	r->info.nsec = fi->nsec;
+	r->info.swapped = fi->swapped;
 	*out = r;
 	return 0;
 }
@@ -466,9 +381,7 @@ void sim_pcap_close(struct sim_pcap_reader *r)
 {
 	if (r == NULL)
 		return;
-	if (r->f)
-		fclose(r->f);
-	free(r->buf);
+	rxb_pcapread_close(r->rd);
 	free(r);
 }
 
@@ -477,109 +390,79 @@ const struct sim_pcap_info *sim_pcap_info(const struct sim_pcap_reader *r)
 	return &r->info;
 }
 
+/* A packet later than t_ps can hold is not something to replay (merged
+ * captures, a corrupt timestamp): an error naming the record and the gap. */
+static int too_far(const struct sim_pcap_reader *r, const struct rxb_pcaprec *rec, uint64_t n,
+		   struct rxb_err *err)
+{
+	uint32_t one = r->info.nsec ? 1000000000u : 1000000u;
+	uint64_t gs = rec->sec - r->info.t0_sec;
+	uint32_t gf = rec->frac;
+
+	if (gf < r->info.t0_frac) {
+		gs--;
+		gf += one;
+	}
+	gf -= r->info.t0_frac;
+	return rxb_err_fail(err, -EBADMSG,
+			    "pcap '%s': offset %llu: record %llu: %llu.%0*u s after the first "
+			    "packet (record %llu), beyond the %llu.%03llu s (213 days) a 64-bit "
+			    "ps time holds",
+			    rxb_pcapread_path(r->rd), (unsigned long long)rec->off,
+			    (unsigned long long)n, (unsigned long long)gs, r->info.nsec ? 9 : 6, gf,
+			    (unsigned long long)r->t0_rec,
+			    (unsigned long long)(UINT64_MAX / SIM_PS_PER_S),
+			    (unsigned long long)(UINT64_MAX % SIM_PS_PER_S / 1000000000u));
+}
+
+/* The packet's time since the first packet returned, which it may be. */
+static int set_time(struct sim_pcap_reader *r, const struct rxb_pcaprec *rec, uint64_t n,
+		    struct sim_pkt *p, struct rxb_err *err)
+{
+	uint64_t t;
+
+	if (!r->have_t0) {
+		r->have_t0 = 1;
+		r->info.t0_sec = rec->sec;
+		r->info.t0_frac = rec->frac;
+		r->t0_rec = n;
+	}
+	/* Relative time: absolute ps since 1970 would overflow 64 bits. */
+	if (!time_since_t0(r, rec->sec, rec->frac, &t))
+		return too_far(r, rec, n, err);
+	if (t < r->prev_t) {
+		t = r->prev_t;
+		r->info.reordered++;
+	}
+	r->prev_t = t;
+	p->t_ps = t;
+	return 0;
+}
+
 int sim_pcap_next(struct sim_pcap_reader *r, struct sim_pkt *p, struct rxb_err *err)
 {
-	uint8_t h[REC_HDR];
+	struct rxb_pcaprec rec;
+	int rc;
 
-	for (;;) {
-		uint32_t sec, frac, caplen, origlen;
-		uint64_t t, off = r->off, rec;
-		size_t got = fread(h, 1, REC_HDR, r->f);
-		int ip;
+	while ((rc = rxb_pcapread_next(r->rd, &rec, err)) == 1) {
+		uint64_t n = ++r->rec; /* numbered from 1, as Wireshark numbers frames */
+		int ip = parse_frame(rec.data, rec.caplen, rec.orig_len, r->info.linktype, p,
+				     &r->info, r->rss);
 
-		if (got == 0 && !ferror(r->f))
-			return 0; /* clean end, at a record boundary */
-		if (got < REC_HDR) {
-			if (ferror(r->f)) {
-				rxb_err_set(err, "pcap '%s': offset %llu: read error: %s", r->path,
-					    (unsigned long long)r->off, strerror(errno));
-				return -EIO;
-			}
-			rxb_err_set(err,
-				    "pcap '%s': offset %llu: truncated record header (got %zu of "
-				    "%u bytes)",
-				    r->path, (unsigned long long)r->off, got, REC_HDR);
-			return -EBADMSG;
-		}
-		sec = file32(r, h);
-		frac = file32(r, h + 4);
-		caplen = file32(r, h + 8);
-		origlen = file32(r, h + 12);
-		if (caplen > SIM_PCAP_MAX_CAPLEN) {
-			rxb_err_set(err,
-				    "pcap '%s': offset %llu: captured length %u exceeds the maximum "
-				    "%u (corrupt record header?)",
-				    r->path, (unsigned long long)r->off, caplen,
-				    SIM_PCAP_MAX_CAPLEN);
-			return -EBADMSG;
-		}
-		if (frac >= (r->info.nsec ? 1000000000u : 1000000u)) {
-			rxb_err_set(err,
-				    "pcap '%s': offset %llu: timestamp fraction %u is not below one "
-				    "second (%s timestamps)",
-				    r->path, (unsigned long long)r->off + 4, frac,
-				    r->info.nsec ? "ns" : "us");
-			return -EBADMSG;
-		}
-		got = fread(r->buf, 1, caplen, r->f);
-		if (got < caplen) {
-			rxb_err_set(err,
-				    "pcap '%s': offset %llu: truncated packet data (record says "
-				    "%u bytes, only %zu present)",
-				    r->path, (unsigned long long)r->off + REC_HDR, caplen, got);
-			return ferror(r->f) ? -EIO : -EBADMSG;
-		}
-		r->off += REC_HDR + caplen;
-		rec = ++r->rec; /* numbered from 1, as Wireshark numbers frames */
-
-		ip = parse_frame(r->buf, caplen, origlen, r->info.linktype, p, &r->info, r->rss);
 		if (!ip && (r->flags & SIM_PCAP_SKIP_NONIP)) {
 			r->info.skipped++;
 			continue;
 		}
-		if (!r->have_t0) {
-			r->have_t0 = 1;
-			r->info.t0_sec = sec;
-			r->info.t0_frac = frac;
-			r->t0_rec = rec;
-		}
-		/* Relative time: absolute ps since 1970 would overflow 64 bits.
-		 * A packet later than t_ps can hold is not something to replay
-		 * (merged captures, a corrupt timestamp): an error, not a time
-		 * that wrapped around. Earlier ones are clamped, below. */
-		if (!time_since_t0(r, sec, frac, &t)) {
-			uint32_t one = r->info.nsec ? 1000000000u : 1000000u;
-			uint64_t gs = sec - r->info.t0_sec;
-			uint32_t gf = frac;
-
-			if (frac < r->info.t0_frac) {
-				gs--;
-				gf += one;
-			}
-			gf -= r->info.t0_frac;
-			rxb_err_set(err,
-				    "pcap '%s': offset %llu: record %llu: %llu.%0*u s after the first "
-				    "packet (record %llu), beyond the %llu.%03llu s (213 days) a "
-				    "64-bit ps time holds",
-				    r->path, (unsigned long long)off, (unsigned long long)rec,
-				    (unsigned long long)gs, r->info.nsec ? 9 : 6, gf,
-				    (unsigned long long)r->t0_rec,
-				    (unsigned long long)(UINT64_MAX / SIM_PS_PER_S),
-				    (unsigned long long)(UINT64_MAX % SIM_PS_PER_S / 1000000000u));
-			return -EBADMSG;
-		}
-		if (t < r->prev_t) {
-			t = r->prev_t;
-			r->info.reordered++;
-		}
-		r->prev_t = t;
-		p->t_ps = t;
+		rc = set_time(r, &rec, n, p, err);
+		if (rc)
+			return rc;
 		p->nic = 0;
 		if (!ip)
 			r->info.nonip++;
 		r->info.pkts++;
 		return 1;
 	}
+	return rc;
 }
 
 /* ---- writer ------------------------------------------------------------- */
@@ -670,7 +553,7 @@ int sim_pcap_create(struct sim_pcap_writer **out, const char *path, unsigned fla
 	h32[1] = 0; /* thiszone */
 	h32[2] = 0; /* sigfigs */
 	h32[3] = out32(w, snaplen);
-	h32[4] = out32(w, LT_ETHERNET);
+	h32[4] = out32(w, RXB_LINK_ETHERNET);
 	rc = write_bytes(w, &h32[0], 4, err);
 	if (rc == 0)
 		rc = write_bytes(w, v, 4, err);

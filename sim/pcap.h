@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * sim/pcap.h — read and write classic pcap files (no libpcap needed).
+ * sim/pcap.h — a capture's packets as the simulator sees them; write
+ * classic pcap files.
  *
- * Reading accepts: both byte orders; microsecond (0xa1b2c3d4) and
- * nanosecond (0xa1b23c4d) timestamps; link types Ethernet (1, with up to
- * three 802.1Q / 802.1ad VLAN tags), raw IP (101, and the DLT values 12 and
- * 14 some writers use for it), IPv4 (228), IPv6 (229), Linux cooked v1
- * (113) and v2 (276); IPv4 and IPv6 (skipping extension headers) with TCP,
- * UDP or SCTP ports. pcapng is not read (convert with
- * `editcap -F pcap in.pcapng out.pcap`).
+ * Reading goes through the engines' one reader (util/pcapread.h, libpcap):
+ * pcap in both byte orders with microsecond (0xa1b2c3d4) or nanosecond
+ * (0xa1b23c4d) timestamps, and pcapng; link types Ethernet (1, with up to
+ * RXB_ETH_MAX_TAGS 802.1Q / 802.1ad VLAN tags, parsed by rxb_eth_l3 as the
+ * NIC hash parses them), raw IP (101, and the DLT values 12 and 14 some
+ * writers use for it), IPv4 (228), IPv6 (229), Linux cooked v1 (113) and v2
+ * (276); IPv4 and IPv6 (skipping extension headers) with TCP, UDP or SCTP
+ * ports.
  *
  * What a packet becomes (struct sim_pkt, see traffic.h):
  *   t_ps   time since the first packet of the file, in ps. Timestamps that
@@ -43,11 +45,11 @@
  *   all the same when its version nibble was captured: l3 = 4 or 6, with
  *   the fields that were captured (proto, source address).
  *
- * Errors name the file, the byte offset and what was wrong: unreadable
- * file, bad magic, unsupported link type, truncated record header or data,
- * implausible captured length, timestamp fraction of a second or more, a
- * packet too far after the first. After an error the reader is only to be
- * closed.
+ * Errors name the file, the byte offset and what was wrong: those of the
+ * reader (util/pcapread.h: unreadable file, bad magic, unsupported link
+ * type, truncated record header or data, implausible captured length,
+ * timestamp fraction of a second or more) and a packet too far after the
+ * first. After an error the reader is only to be closed.
  *
  * Writing produces Ethernet/IPv4/UDP-or-TCP frames rebuilt from each
  * packet's tuple (IPv4 header checksum computed, L4 checksums 0, payload
@@ -58,6 +60,7 @@
 
 #include <stdint.h>
 
+#include "pcapread.h"
 #include "rxb/common.h"
 #include "rxb/rss.h"
 #include "traffic.h"
@@ -70,7 +73,7 @@ extern "C" {
 #define SIM_PCAP_SWAPPED 2u    /* writer: the byte order opposite to the host's */
 #define SIM_PCAP_SKIP_NONIP 4u /* reader: skip non-IP packets */
 
-#define SIM_PCAP_MAX_CAPLEN 262144u /* libpcap's MAXIMUM_SNAPLEN */
+#define SIM_PCAP_MAX_CAPLEN RXB_PCAPREAD_MAX_CAPLEN
 
 struct sim_pcap_info {
 	uint32_t linktype;

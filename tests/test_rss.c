@@ -317,6 +317,61 @@ static void test_bad_config(void)
 	CHECK_EINVAL(rxb_reta_set(&reta, 0, 0, 4, &err), err, "reta.entry");
 }
 
+/* An IPv4/UDP frame behind `tags` VLAN tags of these EtherTypes, carrying
+ * the first Microsoft vector: its length. */
+static uint32_t tagged_frame(uint8_t *f, const uint16_t *tpid, int tags)
+{
+	static const uint8_t ip_udp[28] = {
+		0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0,
+		66, 9, 149, 187, 161, 142, 100, 80, 2794 >> 8, 2794 & 0xff, 1766 >> 8, 1766 & 0xff,
+	};
+	uint32_t off = 12;
+
+	memset(f, 0, 64);
+	for (int i = 0; i < tags; i++, off += 4) {
+		f[off] = (uint8_t)(tpid[i] >> 8);
+		f[off + 1] = (uint8_t)tpid[i];
+	}
+	f[off] = 0x08; /* IPv4 */
+	memcpy(f + off + 2, ip_udp, sizeof(ip_udp));
+	return off + 2 + (uint32_t)sizeof(ip_udp);
+}
+
+/* The frame parser takes as many tags as the trace readers do: QinQ (802.1ad
+ * outer, 802.1Q inner), the pre-standard 0x9100 and three tags hash as the
+ * untagged frame; a frame cut inside a tag, or with one tag too many, does
+ * not. (One 802.1Q tag was all it took before; QinQ then hashed to 0.) */
+static void test_frame_vlan_tags(void)
+{
+	static const uint16_t qinq[] = { 0x88a8, 0x8100 }, old[] = { 0x9100, 0x8100 },
+			      three[] = { 0x88a8, 0x8100, 0x8100, 0x8100 };
+	struct rxb_rss rss;
+	struct rxb_err err;
+	uint8_t f[80];
+	uint16_t dport, type;
+	uint32_t n;
+
+	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, &err), 0);
+	n = tagged_frame(f, qinq, 2);
+	CHECK_EQ(rxb_eth_l3(f, n, &type), 22);
+	CHECK_EQ(type, 0x0800);
+	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0x51ccc178u);
+	CHECK_EQ(dport, 1766);
+	CHECK_EQ(rxb_rss_frame_l3(&rss, f, n), 0x323e8fc2u);
+	n = tagged_frame(f, old, 2);
+	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0x51ccc178u);
+	n = tagged_frame(f, three, RXB_ETH_MAX_TAGS);
+	CHECK_EQ(rxb_eth_l3(f, n, &type), 14 + 4 * RXB_ETH_MAX_TAGS);
+	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0x51ccc178u);
+	CHECK_EQ(rxb_eth_l3(f, 14 + 4 + 3, &type), 0); /* cut inside the second tag */
+	CHECK_EQ(type, 0);
+	CHECK_EQ(rxb_eth_l3(f, 13, &type), 0);
+	n = tagged_frame(f, three, RXB_ETH_MAX_TAGS + 1);
+	CHECK_EQ(rxb_eth_l3(f, n, &type), 14 + 4 * RXB_ETH_MAX_TAGS);
+	CHECK_EQ(type, 0x8100);
+	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0);
+}
+
 int main(void)
 {
 	RUN(test_ms_vectors_ipv4);
@@ -327,5 +382,6 @@ int main(void)
 	RUN(test_reta_round_robin);
 	RUN(test_reta_lookup);
 	RUN(test_bad_config);
+	RUN(test_frame_vlan_tags);
 	return check_summary();
 }

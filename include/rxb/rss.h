@@ -2,7 +2,7 @@
  *
  * rxb/rss.h — receive-side scaling: the Toeplitz hash a NIC computes over a
  * packet's addresses and ports, and the indirection table (RETA) that maps
- * the hash's low bits to a destination ring (interfaces.md §2 "RSS").
+ * the hash's low bits to a destination ring (docs/interfaces.md §2 "RSS").
  *
  * Hash input byte order is the one NICs and the Microsoft RSS specification
  * use: source address, destination address, source port, destination port,
@@ -71,8 +71,19 @@ uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16],
 uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
 			 const uint8_t dip[16], uint16_t sport, uint16_t dport);
 
+/* Ethernet framing, parsed here once for every C consumer (this file's
+ * NIC hash, the simulator's trace reader, the emulator and the driver
+ * through rxb_rss_frame): 14 bytes of header, then up to RXB_ETH_MAX_TAGS
+ * VLAN tags of 4 bytes — 802.1Q (0x8100), 802.1ad/QinQ (0x88a8) and the
+ * pre-standard QinQ 0x9100 — before the EtherType of the payload.
+ * Returns the offset of the L3 header with its EtherType in *type, or 0
+ * with *type = 0 when the frame ends inside the header or a tag. A frame
+ * with more tags than that is not parsed further: *type is the next tag's. */
+#define RXB_ETH_MAX_TAGS 3
+uint32_t rxb_eth_l3(const uint8_t *frame, uint32_t len, uint16_t *type);
+
 /* The hash a NIC computes for an Ethernet frame (`len` bytes from the
- * destination MAC, an 802.1Q tag skipped): IPv4 and IPv6 over their
+ * destination MAC, VLAN tags skipped by rxb_eth_l3): IPv4 and IPv6 over their
  * addresses, plus the ports for TCP and UDP (not for IPv4 fragments nor for
  * IPv6 with extension headers, as NICs do); 0 for anything else. *dport is
  * the L4 destination port in host order (0 without one). */

@@ -75,7 +75,7 @@ class Toeplitz:
 
 @dataclass(frozen=True)
 class Record:
-    t: float  # seconds
+    t_ns: int  # nanoseconds since 1970, an integer: a float loses ns at today's epoch
     data: bytes  # captured bytes
     orig_len: int
     linktype: int
@@ -99,7 +99,7 @@ def _pcap(f: BinaryIO, path: Path, head: bytes) -> Iterator[Record]:
     magic = head[:4]
     order = {b"\xd4\xc3\xb2\xa1": "<", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">",
              b"\xa1\xb2\x3c\x4d": ">"}[magic]
-    frac = 1e-9 if magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1e-6
+    ns_per_frac = 1 if magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1000
     rest = _take(f, 20, path, 4, "pcap file header")
     if rest is None:
         raise _bad(path, 4, "truncated pcap file header: 0 of 20 bytes")
@@ -113,8 +113,16 @@ def _pcap(f: BinaryIO, path: Path, head: bytes) -> Iterator[Record]:
         if caplen > 262144:
             raise _bad(path, off, f"implausible captured length {caplen}")
         data = _take(f, caplen, path, off + 16, "record") or b""
-        yield Record(sec + sub * frac, data, max(orig, caplen), linktype)
+        yield Record(sec * 10**9 + sub * ns_per_frac, data, max(orig, caplen), linktype)
         off += 16 + caplen
+
+
+def _ticks_to_ns(tsresol: int):
+    """pcapng's if_tsresol: 10^-r s per tick, or 2^-r with the top bit set; exact integers."""
+    r = tsresol & 0x7F
+    if tsresol & 0x80:
+        return lambda t: t * 10**9 >> r
+    return (lambda t: t * 10**(9 - r)) if r <= 9 else (lambda t: t // 10**(r - 9))
 
 
 def _pcapng(f: BinaryIO, path: Path) -> Iterator[Record]:
@@ -138,28 +146,28 @@ def _pcapng(f: BinaryIO, path: Path) -> Iterator[Record]:
         # the block body, without the trailing copy of its length
         data = (_take(f, total - 8, path, off + 8, "pcapng block") or b"")[:-4]
         if block_type == 1:  # interface description: link type, timestamp resolution
-            res, opts = 1e-6, data[8:]
+            to_ns, opts = (lambda t: t * 1000), data[8:]
             while len(opts) >= 4:
                 code, n = struct.unpack(order + "HH", opts[:4])
                 if code == 0:
                     break
                 if code == 9 and n >= 1:  # if_tsresol
                     r = opts[4]
-                    res = 2.0 ** -(r & 0x7F) if r & 0x80 else 10.0 ** -r
+                    to_ns = _ticks_to_ns(r)
                 opts = opts[4 + (n + 3) // 4 * 4:]
-            ifaces.append((struct.unpack(order + "H", data[:2])[0], res))
+            ifaces.append((struct.unpack(order + "H", data[:2])[0], to_ns))
         elif block_type in (6, 2):  # enhanced packet block (2: the obsolete packet block)
             iface, hi, lo, caplen, orig = struct.unpack(order + "IIIII", data[:20])
             iface &= 0xFFFF if block_type == 2 else 0xFFFFFFFF
             if iface >= len(ifaces):
                 raise _bad(path, off, f"packet on interface {iface}, which was not described")
-            lt, res = ifaces[iface]
-            yield Record(((hi << 32) | lo) * res, data[20:20 + caplen], max(orig, caplen), lt)
+            lt, to_ns = ifaces[iface]
+            yield Record(to_ns((hi << 32) | lo), data[20:20 + caplen], max(orig, caplen), lt)
         elif block_type == 3:  # simple packet block: interface 0, no timestamp
             if not ifaces:
                 raise _bad(path, off, "packet before any interface description")
             orig = struct.unpack(order + "I", data[:4])[0]
-            yield Record(0.0, data[4:4 + orig], orig, ifaces[0][0])
+            yield Record(0, data[4:4 + orig], orig, ifaces[0][0])
         off += total
 
 
@@ -186,7 +194,7 @@ def read(path: str | Path) -> Iterator[Record]:
 
 @dataclass(frozen=True)
 class Packet:
-    t: float
+    t_ns: int
     frame_len: int  # Ethernet frame with FCS, as the simulator counts it
     l3: int  # 4, 6, or 0 (not IP)
     flow: tuple  # (src, dst, proto, sport, dport); () when not IP
@@ -216,7 +224,7 @@ def _ip(d: bytes, version: int | None) -> tuple[int, tuple, bytes]:
     return v, (src, dst, proto, sport, dport), src + dst + ports
 
 
-def parse(rec: Record) -> Packet:
+def parse(rec: Record, path: str | Path = "") -> Packet:
     d, lt, extra = rec.data, rec.linktype, 0
     l3, flow, rin = 0, (), b""
     if lt == LT_ETHERNET:
@@ -239,9 +247,9 @@ def parse(rec: Record) -> Packet:
         extra = ETH_HDR
         l3, flow, rin = _ip(d, LT_RAW[lt])
     else:
-        raise UsageError(f"link type {lt} is not supported; allowed: Ethernet (1), raw IP "
+        raise UsageError(f"{path}: link type {lt} is not supported; allowed: Ethernet (1), raw IP "
                          "(12, 14, 101, 228, 229), Linux cooked (113, 276)")
-    return Packet(rec.t, max(MIN_FRAME, rec.orig_len + extra + FCS), l3, flow, rin)
+    return Packet(rec.t_ns, max(MIN_FRAME, rec.orig_len + extra + FCS), l3, flow, rin)
 
 
 # ---- statistics --------------------------------------------------------------------------
@@ -273,7 +281,7 @@ def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = 
     pk, by = [0] * cores, [0] * cores
     non_ip, t0, t1 = 0, None, None
     for rec in read(path):
-        p = parse(rec)
+        p = parse(rec, path)
         h = hashes.get(p.rss_input)
         if h is None:
             h = hashes[p.rss_input] = toeplitz.hash(p.rss_input)
@@ -285,10 +293,10 @@ def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = 
             flows.add(p.flow)
         else:
             non_ip += 1
-        t0 = p.t if t0 is None else min(t0, p.t)
-        t1 = p.t if t1 is None else max(t1, p.t)
+        t0 = p.t_ns if t0 is None else min(t0, p.t_ns)
+        t1 = p.t_ns if t1 is None else max(t1, p.t_ns)
     n, total = sum(pk), sum(by)
-    duration = (t1 - t0) if n > 1 else 0.0
+    duration = (t1 - t0) / 1e9 if n > 1 else 0.0
     return {
         "file": str(path), "packets": n, "bytes": total, "non_ip": non_ip, "flows": len(flows),
         "duration_s": duration,
