@@ -358,7 +358,6 @@ static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *p
 		k->lat_sum += (double)lat;
 		k->lat_n++;
 	}
-	s->dyn_dep_bits += 8ull * sim_wire_bytes(pi->len);
 	s->cur.departures++;
 	s->cur.wire_bits += 8ull * sim_wire_bytes(pi->len);
 	s->cur.lat_sum += (double)lat;
@@ -514,11 +513,10 @@ uint64_t ev_core(struct sim *s, struct core *k, uint64_t now)
 	k->state = CS_SCHED;
 	if (k->t >= k->stall_from && k->t < k->stall_to) {
 		/* A stalled core makes no receive call: its next interval runs
-		 * from the stall's start (virtual empty polls before it). */
-		if (k->sleeping_since_poll && k->stall_from > k->last_poll) {
-			record_interval(s, k, k->stall_from);
+		 * from the stall's start if it was asleep (idle time makes no
+		 * interval, measure.c), else from its last call. */
+		if (k->sleeping_since_poll && k->stall_from > k->last_poll)
 			k->last_poll = k->stall_from;
-		}
 		k->sleeping_since_poll = false;
 		if (k->stall_to == UINT64_MAX) {
 			k->state = CS_STALLED;

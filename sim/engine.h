@@ -273,7 +273,7 @@ struct sim {
 				       * have none: a lane never sampled draws no hits) */
 	/* the mbuf lines (core.c, docs/simulator.md §2.5), each kind of access a
 	 * class of its own (drawn outcomes follow a class's rates: docs/
-	 * simulator-models.md §4.4): the receive's write of line 0 (a ring cycle
+	 * docs/simulator-models.md §4.4): the receive's write of line 0 (a ring cycle
 	 * after the refill's), the refill's write of line 0 and the free's read
 	 * of line 1 (a buffer cycle after the last) */
 	unsigned cls_mbrx, cls_mbal;
@@ -340,7 +340,7 @@ struct sim {
 	struct series_pt cur;            /* accumulating window */
 	struct dyn_pt *dyn;
 	uint32_t ndyn, cap_dyn;
-	uint64_t dyn_dep_bits, dyn_dram_bytes;
+	uint64_t dyn_rx_bits, dyn_dram_bytes; /* dyn_shring: wire bits received since the last sample, DRAM bytes at it */
 	uint64_t *ival_scratch;
 	/* invariants */
 	bool packets_ok, buffers_ok;

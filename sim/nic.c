@@ -322,6 +322,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	if (s->trace)
 		s->trace_sum += tuple_sum(p);
 	s->cur.arrivals++;
+	s->dyn_rx_bits += 8ull * sim_wire_bytes(p->len); /* dynamic shRing: the load received */
 	if (cohort) {
 		s->offered++;
 		s->offered_wire_bytes += sim_wire_bytes(p->len);

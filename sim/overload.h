@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * sim/overload.h — the dynamic-shRing overload rule (interfaces.md §4.3,
+ * sim/overload.h — the dynamic-shRing overload rule (docs/interfaces.md §4.3,
  * rxb_dynctl_core_overloaded) over a core's receive-call intervals kept as a
  * histogram.
  *
- * Why a histogram: a polling core makes a receive call every few tens of
- * nanoseconds while idle, i.e. hundreds of thousands of calls per 10 ms
- * sample. The simulator does not simulate them one by one (a sleeping core
- * is woken by a delivery), but it records the intervals they would have had
- * — k empty polls of the empty-poll cost — into a log-linear histogram
- * (values within 0.4 %). The rule is then evaluated on the bucket values:
+ * Why a histogram: a core that keeps receiving makes a call every batch,
+ * tens of thousands of calls per 10 ms sample at small batches, and the
+ * sample period has no upper bound; a log-linear histogram (values within
+ * 0.4 %) holds any number of intervals in fixed memory. (Which intervals are
+ * recorded — not a sleeping core's idle time — is record_interval's rule,
+ * sim/measure.c.) The rule is then evaluated on the bucket values:
  * with few intervals by expanding them into an array and calling the
  * library's rxb_dynctl_core_overloaded(), with many by the same arithmetic
  * on (value, count) pairs (population standard deviation, median with the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * rxb/dynctl.h — the decision logic of dynamic shRing (interfaces.md §4.3):
+ * rxb/dynctl.h — the decision logic of dynamic shRing (docs/interfaces.md §4.3):
  * a controller that tells the caller when to move a group of cores from
  * privRing to shRing and back, as a pure, deterministic function of the
  * samples it is fed.
@@ -65,7 +65,7 @@ extern "C" {
 
 #define RXB_DYNCTL_WINDOW_MAX 1024u
 
-/* Reference values (interfaces.md §4.3). */
+/* Reference values (docs/interfaces.md §4.3). */
 #define RXB_DYNCTL_DEFAULT_TPUT_GBPS 170.0
 #define RXB_DYNCTL_DEFAULT_MEM_BW_GIBPS 25.0
 #define RXB_DYNCTL_DEFAULT_WINDOW 16u
@@ -168,7 +168,10 @@ static inline bool rxb_dynctl_ivl_overloaded(struct rxb_dynctl_ivl *l, double ra
 
 /* One sample period as the caller measured it. */
 struct rxb_dynctl_sample {
-	double tput_gbps;          /* received throughput of the group */
+	/* The load the group's ports received from the link, not what its
+	 * cores delivered: a load privRing cannot carry delivers less than it
+	 * receives, and it is the load the up-switch is for. */
+	double tput_gbps;
 	double mem_bw_gibps;       /* memory bandwidth */
 	uint32_t overloaded_cores; /* cores for which rxb_dynctl_core_overloaded() said 1 */
 };

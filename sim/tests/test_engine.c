@@ -163,7 +163,7 @@ static void test_deterministic(void)
 static void test_head_of_line(void)
 {
 	/* A slow core: shRing drops at the healthy cores of its group too
-	 * (spec §4.1), privRing and rxBisect only at the slow core. */
+	 * (docs/interfaces.md §4.1), privRing and rxBisect only at the slow core. */
 	static const char *const archs[] = { "arch.name=\"privring\"", "arch.name=\"shring\"",
 					     "arch.name=\"rxbisect\"" };
 	static struct sim_cfg cfg;
@@ -203,7 +203,7 @@ static void test_emulated(void)
 	sim_free(&s);
 }
 
-/* The emulated variant keeps the emulator's queueing (evaluation.md §2.1,
+/* The emulated variant keeps the emulator's queueing (docs/evaluation.md §2.1,
  * docs/simulator.md §2.4), for every design the emulator runs. Two cores
  * with far more work per packet than the offered load allows: a full
  * virtual ring leaves the packet in its physical queue (the model asks
