@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * emu.h — the DPDK software NIC ("emulator") of rxbisect (evaluation.md §1).
+ * emu.h — the DPDK software NIC ("emulator") of rxbisect (docs/evaluation.md §1).
  *
  * One run: a traffic source feeds an ethdev port's physical Rx queues; an
  * emulator lcore plays the NIC of the design under test — it hands the
@@ -159,7 +159,7 @@ struct rxb_emu_result {
  * (rxb_emu_cfg_check). May be called again for another run. */
 int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err);
 
-/* The result record of evaluation.md §4 on one line:
+/* The result record of docs/evaluation.md §4 on one line:
  * {"experiment": "emu", "arch", "params", "metrics", ...}. */
 void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The result record (evaluation.md §4): one JSON object on one line,
+ * The result record (docs/evaluation.md §4): one JSON object on one line,
  * {"experiment": "emu", "arch", "params", "metrics", ...}, with the metric
  * names of the simulator's output (docs/engine-contract.md §4.1) where the
  * emulator measures the same thing; what it cannot measure is null.

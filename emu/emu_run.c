@@ -2,7 +2,7 @@
  *
  * One emulator run: build the pool, the interface, the physical queues and
  * the ports; launch workers, the emulator and the source; sample while it
- * runs; stop the source, drain, check conservation (interfaces.md §8) and
+ * runs; stop the source, drain, check conservation (docs/interfaces.md §8) and
  * gather the result.
  *
  * Dependencies: this file drives the others (launches the lcores' mains,

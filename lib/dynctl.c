@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Dynamic shRing decision logic (interfaces.md §4.3); the rules and the
+ * Dynamic shRing decision logic (docs/interfaces.md §4.3); the rules and the
  * interpretations they rest on are written down in rxb/dynctl.h. */
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Two-level buffer allocator: shared stack + per-core stacks (spec §7).
+ * Two-level buffer allocator: shared stack + per-core stacks (docs/interfaces.md §7).
  * The fast paths (cache hit) are inline in rxb/pool.h; this file holds the
  * slow paths (refill, flush, invalid handles), set-up and the census.
  *

@@ -20,7 +20,7 @@
 #include "alloc.h"
 #include "rxb/common.h"
 
-/* Debug builds (RXB_DEBUG, the CMake Debug configuration) check the spec §8
+/* Debug builds (RXB_DEBUG, the CMake Debug configuration) check the docs/interfaces.md §8
  * invariants that are O(1) on every operation and abort with a message on a
  * violation; release builds count them (RXB_SW_ORDER_ERRORS) and the census
  * reports them at quiescent points. */

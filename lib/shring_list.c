@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * shRing RxList (interfaces.md §4.2): the free descriptors form a list
+ * shRing RxList (docs/interfaces.md §4.2): the free descriptors form a list
  * threaded through next[]; the NIC follows it. A core links its re-armed
  * batch privately and appends it after the list's tail under the group's
  * lock; the doorbell is the posted count. Nothing waits for an earlier

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * rxbisect.pml -- a SPIN/Promela model of the rxBisect protocol as implemented
- * by lib/rxbisect.c (interfaces.md §5). docs/model.md has the full write-up;
+ * by lib/rxbisect.c (docs/interfaces.md §5). docs/model.md has the full write-up;
  * model/check.sh runs every configuration and property.
  *
  * WHAT IS MODELLED, AND WHERE IT IS IN THE C CODE
@@ -48,7 +48,7 @@
  *     STALL    core STALLER may stop for ever between any two of its steps
  *   init             rxb_bisect_create() (links, association sets, R(b),
  *                    budgets) and rxb_bisect_prime() of every core
- *   census()         rxb_bisect_census() and spec §8 with ghost state, then
+ *   census()         rxb_bisect_census() and docs/interfaces.md §8 with ghost state, then
  *                    the symmetry reduction (C, in c_code; see below)
  *
  *   C field                          model variable
@@ -328,7 +328,7 @@ hidden byte r_odd;
 hidden byte fresh[PENDCAP];
 
 /* ------------------------------------------------------------ census */
-/* census() ends every step: rxb_bisect_census() and spec §8, strengthened
+/* census() ends every step: rxb_bisect_census() and docs/interfaces.md §8, strengthened
  * with the ghost state, then the canonicalisation of the state. Both are C
  * (c_code), compiled once into the verifier instead of being expanded into
  * every step; they only read the model's state, except the canonicalisation,

@@ -41,6 +41,8 @@ struct rxb_scn_limits {
 	double lo, hi;       /* numbers and list elements; +-HUGE_VAL = none */
 	const char *dflt;    /* the default, in --set syntax */
 	const char *why;     /* why this engine differs from the key ("" = it does not) */
+	unsigned archs;      /* bit (1 << enum rxb_arch) of each design the key affects */
+	unsigned patterns;   /* bit (1 << enum rxb_pattern) of each pattern it affects */
 };
 
 struct rxb_scn_key {
@@ -79,6 +81,14 @@ struct rxb_scn_val {
 /* The key named "section.name", or NULL. */
 const struct rxb_scn_key *rxb_scn_key_find(const char *full);
 bool rxb_scn_honours(const struct rxb_scn_key *k, enum rxb_engine e);
+
+/* Whether key k, given explicitly, changes anything in scenario s (its
+ * arch.name and traffic.pattern chosen) on engine e: NULL when it does, else
+ * buf holding the one warning both front ends print, e.g. "arch.ax_size has
+ * no effect for arch privring (it applies to rxbisect)" (the same text as
+ * python/rxbisect/scenario.py no_effect). */
+const char *rxb_scn_no_effect(const struct rxb_scn *s, enum rxb_engine e,
+			      const struct rxb_scn_key *k, char *buf, size_t cap);
 
 /* Check v against k's type and engine e's limits and store it. 0, or
  * -EINVAL with "key = value: why; allowed: what" in err. */

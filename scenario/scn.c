@@ -54,6 +54,47 @@ static void cat(char *buf, size_t cap, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* How the warnings name an engine: where a key is idle, and what it applies to. */
+static const char *const engine_place[RXB_ENGINES] = { "in the simulator", "in the emulator" };
+static const char *const engine_program[RXB_ENGINES] = { "rxb-sim", "rxb-emu" };
+
+/* "a, b, c": the names whose bit is set in mask. */
+static void names_of(unsigned mask, const char *const *names, unsigned n, char *buf, size_t cap)
+{
+	const char *sep = "";
+
+	for (unsigned i = 0; i < n; i++) {
+		if (mask & (1u << i)) {
+			cat(buf, cap, "%s%s", sep, names[i]);
+			sep = ", ";
+		}
+	}
+}
+
+const char *rxb_scn_no_effect(const struct rxb_scn *s, enum rxb_engine e,
+			      const struct rxb_scn_key *k, char *buf, size_t cap)
+{
+	const struct rxb_scn_limits *l = &k->lim[e];
+
+	buf[0] = '\0';
+	if (!rxb_scn_honours(k, e)) {
+		cat(buf, cap, "%s has no effect %s (it applies to ", k->full, engine_place[e]);
+		names_of(k->engines, engine_program, RXB_ENGINES, buf, cap);
+	} else if (!(l->archs & (1u << s->arch.name))) {
+		cat(buf, cap, "%s has no effect for arch %s (it applies to ", k->full,
+		    rxb_arch_name[s->arch.name]);
+		names_of(l->archs, rxb_arch_name, RXB_ARCHS, buf, cap);
+	} else if (!(l->patterns & (1u << s->traffic.pattern))) {
+		cat(buf, cap, "%s has no effect for pattern %s (it applies to ", k->full,
+		    rxb_pattern_name[s->traffic.pattern]);
+		names_of(l->patterns, rxb_pattern_name, RXB_PATTERN_COUNT, buf, cap);
+	} else {
+		return NULL;
+	}
+	cat(buf, cap, ")");
+	return buf;
+}
+
 static void range_text(const struct rxb_scn_limits *l, bool lo_open, char *buf, size_t cap)
 {
 	bool lo = isfinite(l->lo), hi = isfinite(l->hi);

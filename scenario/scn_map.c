@@ -148,6 +148,22 @@ static void json_bound(FILE *f, double x)
 		fputs("null", f);
 }
 
+/* ["a", "b"]: the names whose bit is set in mask (a key's scope). */
+static void json_names(FILE *f, unsigned mask, const char *const *names, unsigned n)
+{
+	const char *sep = "";
+
+	fputc('[', f);
+	for (unsigned i = 0; i < n; i++) {
+		if (mask & (1u << i)) {
+			fputs(sep, f);
+			json_str(f, names[i]);
+			sep = ", ";
+		}
+	}
+	fputc(']', f);
+}
+
 static void dump_key(FILE *f, const struct rxb_scn_key *k)
 {
 	static const char *const kind[] = { "bool", "int", "int", "float", "string", "enum",
@@ -171,6 +187,10 @@ static void dump_key(FILE *f, const struct rxb_scn_key *k)
 		json_bound(f, k->lim[e].hi);
 		fputs(", \"default\": ", f);
 		json_str(f, k->lim[e].dflt);
+		fputs(", \"archs\": ", f);
+		json_names(f, k->lim[e].archs, rxb_arch_name, RXB_ARCHS);
+		fputs(", \"patterns\": ", f);
+		json_names(f, k->lim[e].patterns, rxb_pattern_name, RXB_PATTERN_COUNT);
 		fputc('}', f);
 	}
 	fputs("}}", f);

@@ -5,7 +5,7 @@
 
 The simulator's latency is  t_idle + t_service · f(ρ),  f(ρ) = ρ / (2 (1 − ρ))  (M/D/1),
 ρ = demand / (efficiency × peak). Both free quantities are fitted by least squares to the
-loaded-latency curve calibration.md quotes (Intel MLC, Xeon Silver 4110, 2 sockets × 6 channels
+loaded-latency curve docs/calibration.md quotes (Intel MLC, Xeon Silver 4110, 2 sockets × 6 channels
 of DDR4-2666 that the CPU runs at 2400 MT/s):
 
     82 ns at 1.2 GB/s, 88 ns at 9.7 GB/s, 99 ns at 68.4 GB/s, 130 ns at 135.6 GB/s.

@@ -49,6 +49,9 @@ def load(path: Path) -> list[dict]:
             k = dict(k, section=section, name=name)
             validate(k)
             keys.append(k)
+    chosen = {f"{k['section']}.{k['name']}": k for k in keys}
+    for k in keys:
+        validate_scope(k, chosen)
     return keys
 
 
@@ -70,6 +73,32 @@ def validate(k: dict) -> None:
     for eng in ENGINES:
         if eng in k and not k[eng].get("why"):
             raise TableError(f"{full}.{eng}: an engine override says why")
+
+
+# The keys whose values a key's `archs` and `patterns` name (its scope).
+SCOPES = {"archs": "arch.name", "patterns": "traffic.pattern"}
+
+
+def validate_scope(k: dict, chosen: dict[str, dict]) -> None:
+    """`archs` and `patterns` (and an engine's own) name values of arch.name and
+    traffic.pattern, each at most once."""
+    full = f"{k['section']}.{k['name']}"
+    for where, body in ((full, k), *((f"{full}.{e}", k[e]) for e in ENGINES if e in k)):
+        for field, by in SCOPES.items():
+            names = body.get(field)
+            if names is None:
+                continue
+            values = chosen[by]["values"]
+            if not names or len(set(names)) != len(names) or not set(names) <= set(values):
+                raise TableError(f"{where}: {field} must be distinct values of {by} "
+                                 f"({', '.join(values)})")
+
+
+def scope_mask(k: dict, eng: str, field: str, keys: dict[str, dict]) -> str:
+    """The bit mask of the values in the key's (or engine's) `field`; all bits when absent."""
+    values = keys[SCOPES[field]]["values"]
+    names = k.get(eng, {}).get(field, k.get(field, values))
+    return f"0x{sum(1 << values.index(n) for n in names):x}u"
 
 
 def c_kind(k: dict) -> str:
@@ -112,6 +141,10 @@ def limits(k: dict, eng: str) -> dict:
             "default": o.get("default", k.get("default")), "why": o.get("why", "")}
 
 
+def max_samples(keys: list[dict]) -> int:
+    return next(k["max_samples"] for k in keys if "max_samples" in k)
+
+
 def header(keys: list[dict]) -> str:
     out = ["/* Generated from python/rxbisect/scenario_keys.toml by scripts/gen_scenario.py:",
            " * do not edit. The scenario's own enums and struct rxb_scn, one typed field",
@@ -121,7 +154,9 @@ def header(keys: list[dict]) -> str:
     out += [f'#include "{h}"' for h in LIBRARY_HEADERS] + [""]
     out += ["/* An \"auto\" integer not yet resolved (rxb_scn_resolve). */",
             f"#define RXB_SCN_AUTO {AUTO_SENTINEL}u",
-            f"#define RXB_SCN_LIST_MAX {max(k.get('max_len', 0) for k in keys)}u", "",
+            f"#define RXB_SCN_LIST_MAX {max(k.get('max_len', 0) for k in keys)}u",
+            "/* Most time-series samples in one simulated run (run.sample_ms). */",
+            f"#define RXB_SCN_MAX_SAMPLES {max_samples(keys)}u", "",
             "struct rxb_scn_list {", "\tuint32_t n;", "\tuint32_t v[RXB_SCN_LIST_MAX];",
             "};", ""]
     for k in keys:
@@ -170,7 +205,7 @@ def static_asserts(k: dict, where: dict) -> list[str]:
     return out
 
 
-def key_entry(k: dict) -> str:
+def key_entry(k: dict, by_name: dict[str, dict]) -> str:
     full = f"{k['section']}.{k['name']}"
     kind = c_kind(k)
     size = (f"sizeof(((struct rxb_scn *)0)->{k['section']}.{k['name']})" if kind == "RXB_SCN_STR"
@@ -185,7 +220,9 @@ def key_entry(k: dict) -> str:
         lm = limits(k, eng)
         lo = c_num(lm["lo"]) if lm["lo"] is not None else "-HUGE_VAL"
         hi = c_num(lm["hi"]) if lm["hi"] is not None else "HUGE_VAL"
-        lims.append(f"{{ {lo}, {hi}, {c_str(text(lm['default']))}, {c_str(lm['why'])} }}")
+        scope = ", ".join(scope_mask(k, eng, f, by_name) for f in SCOPES)
+        lims.append(f"{{ {lo}, {hi}, {c_str(text(lm['default']))}, {c_str(lm['why'])}, "
+                    f"{scope} }}")
     return "\n".join([
         "\t{",
         f"\t\t.full = {c_str(full)}, .section = {c_str(k['section'])}, .name = {c_str(k['name'])},",
@@ -216,7 +253,8 @@ def source(keys: list[dict]) -> str:
     for k in keys:
         out += static_asserts(k, k)
     out += ["", "const struct rxb_scn_key rxb_scn_keys[RXB_SCN_N_KEYS] = {"]
-    out += [key_entry(k) for k in keys]
+    by_name = {f"{k['section']}.{k['name']}": k for k in keys}
+    out += [key_entry(k, by_name) for k in keys]
     out += ["};", ""]
     return "\n".join(out)
 

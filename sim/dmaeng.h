@@ -6,7 +6,7 @@
  * A NIC hides PCIe latency by keeping several reads in flight (descriptor
  * fetches, transmit payload reads), but only so many: when reads are slow
  * (they miss the LLC, DRAM is loaded) the pool fills and new requests wait
- * for a slot, so the NIC falls behind on both directions (calibration.md:
+ * for a slot, so the NIC falls behind on both directions (docs/calibration.md:
  * the shRing study's privRing saturated its engines at 1.45 us).
  *
  * A request issued at t takes the slot that frees first (start = max(t,

@@ -6,7 +6,7 @@
  * core visits the queues round-robin in bursts, with calibrated costs,
  * delivers to the virtual rings and swaps buffer pointers, so buffer
  * memory cycles through both. A packet whose virtual ring has no buffer
- * for it waits in its physical queue (evaluation.md §2.1): an overloaded
+ * for it waits in its physical queue (docs/evaluation.md §2.1): an overloaded
  * emulated design queues through both rings and drops only at a full
  * physical one. A packet whose destination's reception ring is full is
  * dropped by the library, as emu/ drops it.

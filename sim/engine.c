@@ -287,7 +287,7 @@ static int setup_iface(struct sim *s, struct rxb_err *err)
 }
 
 /* The application loads its critical structure into the ways CAT reserved
- * for it before traffic starts (darkpackets.md's API prefetches it): as many
+ * for it before traffic starts (the reservation API of docs/evaluation.md §4 prefetches it): as many
  * of its lines as those ways hold, shared fairly among its regions. */
 static void cat_prefetch(struct sim *s)
 {

@@ -3,7 +3,7 @@
  * sim/l2.h — the cores' private L2 caches and the snoop filter that finds
  * a line in them (docs/simulator-models.md §4.6).
  *
- * Skylake-SP (calibration.md "Skylake-SP private caches"): each core has a
+ * Skylake-SP (docs/calibration.md "Skylake-SP private caches"): each core has a
  * 1 MiB 16-way L2, and the LLC is non-inclusive — a line a core reads or
  * writes moves into its L2 (out of the LLC), and comes back to the LLC only
  * when the L2 evicts it. This file holds the L2s (set-associative, exact

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Network functions as access and cost profiles (evaluation.md §3): each
+ * Network functions as access and cost profiles (docs/evaluation.md §3): each
  * packet's accesses go to real addresses of the NF's data structures, in
  * dependent steps (one after the other) or independent groups (overlapped
  * up to the core's memory-level parallelism), plus a compute cost. nf.h:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * sim/nf.h — the network functions as access and cost profiles
- * (evaluation.md §3, docs/simulator.md §2.6), behind a narrow interface:
+ * (docs/evaluation.md §3, docs/simulator.md §2.6), behind a narrow interface:
  * nf.c knows where each NF's data lives and which accesses a packet makes
  * in which order; the engine issues them (LLC, DRAM, the horizon), keeps
  * the time and adds the compute. nf.c sees no struct sim.

@@ -158,7 +158,7 @@ static json_t *pcie(const struct sim *s, double T)
 	return pc;
 }
 
-/* The same over every NIC: calibration.md's "NIC PCIe read latency" and
+/* The same over every NIC: docs/calibration.md's "NIC PCIe read latency" and
  * "share of PCIe accesses missing the LLC". */
 static void nic_reads(const struct sim *s, json_t *m)
 {

@@ -433,9 +433,9 @@ static int check(const struct sim_cfg *c, struct rxb_err *err)
 	if (run->warmup_ms >= run->duration_ms)
 		REJECT("run.warmup_ms = %g, run.duration_ms = %g: need 0 <= warmup < duration",
 		       run->warmup_ms, run->duration_ms);
-	if (run->duration_ms / run->sample_ms > 100000)
-		REJECT("run.sample_ms = %g: more than 100000 samples in run.duration_ms = %g",
-		       run->sample_ms, run->duration_ms);
+	if (run->duration_ms / run->sample_ms > RXB_SCN_MAX_SAMPLES)
+		REJECT("run.sample_ms = %g: run.duration_ms = %g would take more than %u samples",
+		       run->sample_ms, run->duration_ms, RXB_SCN_MAX_SAMPLES);
 	if (!(c->freq_ghz > 0) || !(c->pcie_gbps > 0) || !(c->link_gbps > 0))
 		REJECT("profile: cpu.freq_ghz, pcie.gbps and nic.link_gbps must be > 0");
 	if (c->llc_line != 64)

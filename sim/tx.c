@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The transmit path (docs/simulator.md §2.5, calibration.md "Transmit"):
+ * The transmit path (docs/simulator.md §2.5, docs/calibration.md "Transmit"):
  * a core writes a Tx descriptor for each forwarded packet into its Tx ring
  * (arch.tx_size entries) and rings the doorbell; the NIC reads the frame by
  * DMA through its read engines (nic_dma_read: LLC or DRAM, PCIe round

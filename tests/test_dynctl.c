@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Dynamic shRing controller (interfaces.md §4.3): thresholds, window,
+ * Dynamic shRing controller (docs/interfaces.md §4.3): thresholds, window,
  * overload rules, pending switches, the core-overload helper, config
  * validation, and a randomized comparison of the O(1) running counts with a
  * naive recount over the window. */

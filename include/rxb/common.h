@@ -31,10 +31,10 @@ extern "C" {
 /* Ring sizes and burst limits the library accepts. */
 #define RXB_RING_MIN 2u
 #define RXB_RING_MAX (1u << 20)
-#define RXB_AX_VENDOR_MIN 64u     /* vendor minimum for an Ax ring (spec §5.1) */
+#define RXB_AX_VENDOR_MIN 64u     /* vendor minimum for an Ax ring (docs/interfaces.md §5.1) */
 #define RXB_MAX_CORES 1024u
 /* Queues one privRing (and so one shared page pool) can have: representor
- * ports get a queue each, thousands of them (interfaces.md §6); cores
+ * ports get a queue each, thousands of them (docs/interfaces.md §6); cores
  * still number at most RXB_MAX_CORES. */
 #define RXB_MAX_QUEUES 65536u
 #define RXB_NONE UINT32_MAX       /* "no ring / no index" */
@@ -45,7 +45,7 @@ extern "C" {
 #define RXB_DESC_PREFETCH_DEFAULT 16u
 
 
-/* A buffer is an opaque handle supplied by an allocator (spec §9): an index
+/* A buffer is an opaque handle supplied by an allocator (docs/interfaces.md §9): an index
  * with a modelled address in the simulator and tests, an rte_mbuf pointer in
  * the emulator. The library stores and returns handles and never
  * dereferences them. */
@@ -61,7 +61,7 @@ struct rxb_allocator {
 	void *ctx;
 };
 
-/* Why the NIC dropped a packet (interfaces.md §2). Never merged. */
+/* Why the NIC dropped a packet (docs/interfaces.md §2). Never merged. */
 enum rxb_drop_cause {
 	RXB_DROP_NO_RX_DESC = 0, /* no posted Rx descriptor (privRing, shRing, spool) */
 	RXB_DROP_NO_AX_BUF,      /* no associated Ax ring holds a buffer (rxBisect) */
@@ -185,7 +185,7 @@ static inline uint64_t rxb_nic_drops(const struct rxb_nic_stats *s)
 }
 
 /* Where the buffers and packets of an interface are, taken at a quiescent
- * point by the invariant checker (spec §8). */
+ * point by the invariant checker (docs/interfaces.md §8). */
 struct rxb_census {
 	uint64_t posted;      /* buffers in Rx / Ax descriptors the NIC has not used */
 	uint64_t nic_held;    /* buffers inside the NIC (prefetched descriptors) */
@@ -211,7 +211,7 @@ struct rxb_census {
  *                     A constructor that fails has freed all it took.
  *   -ENOBUFS          the allocator could not supply the buffers the rings
  *                     start with (rxb_iface_create); nothing stays posted.
- *   -RXB_E_INVARIANT  an internal invariant (spec §8) is broken: census and
+ *   -RXB_E_INVARIANT  an internal invariant (docs/interfaces.md §8) is broken: census and
  *                     check functions, with a message saying what disagrees.
  *                     One code for every design, the allocator and the
  *                     dynamic shRing controller.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * One shape for every receive interface (spec §9): configure, NIC-side
+ * One shape for every receive interface (docs/interfaces.md §9): configure, NIC-side
  * deliver, software-side receive and free, counters, invariant check. The
  * simulator, the emulator, the tests, the fuzzer and the stress tests drive
  * any design through this; a design's own header remains for what only that
@@ -60,7 +60,7 @@ enum rxb_arch {
  * rxb_spool_mode_name[RXB_SPOOL_MODES]), so a name is defined once. */
 extern const char *const rxb_arch_name[RXB_ARCHS];
 
-/* Defaults of the reference setup (evaluation.md §2.4). */
+/* Defaults of the reference setup (docs/evaluation.md §2.4). */
 #define RXB_DEFAULT_RX_SIZE 1024u
 #define RXB_DEFAULT_SMALL_RX_SIZE 128u
 #define RXB_DEFAULT_SHARE_DEGREE 8u
@@ -182,7 +182,7 @@ enum rxb_dyn_decision rxb_iface_dyn_sample(struct rxb_iface *i,
 enum rxb_dyn_mode rxb_iface_dyn_mode(const struct rxb_iface *i);
 const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i);
 
-/* Census at a quiescent point (spec §8), and the full check: internal
+/* Census at a quiescent point (docs/interfaces.md §8), and the full check: internal
  * invariants, packet conservation (offered = delivered + dropped, delivered
  * = received + unread), and, when `pool` is given, buffer conservation
  * (pool free + posted + in NIC + unread + held by the application = all

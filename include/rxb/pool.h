@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * rxb/pool.h — the library's two-level buffer allocator (spec §7, §9).
+ * rxb/pool.h — the library's two-level buffer allocator (docs/interfaces.md §7, §9).
  *
  * Shape, as in DPDK's rte_mempool and Linux's page_pool:
  *   - A shared pool: a stack of handles behind one mutex, touched only in

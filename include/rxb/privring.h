@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * privRing — the state of practice (interfaces.md §3): one Rx ring and one
+ * privRing — the state of practice (docs/interfaces.md §3): one Rx ring and one
  * completion ring (CR) per core. "small privRing" is the same with small
  * rings (128). Also the per-port queue of the shared page pool (spool.h),
  * which posts fewer buffers than the ring holds.
@@ -91,7 +91,7 @@ uint32_t rxb_privring_occupancy(struct rxb_privring *pr, uint32_t q);
 /* Census of queue q at a quiescent point, added to *c. Appends every buffer
  * held by the queue to `bufs` when not NULL (struct rxb_buflist, lib
  * internal). Returns 0, or -RXB_E_INVARIANT with a message when an internal
- * invariant (spec §8) is broken. */
+ * invariant (docs/interfaces.md §8) is broken. */
 struct rxb_buflist;
 int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *c,
 			struct rxb_buflist *bufs, struct rxb_err *err);

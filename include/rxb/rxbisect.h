@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * rxBisect (interfaces.md §5): each Rx ring split into a small allocation
+ * rxBisect (docs/interfaces.md §5): each Rx ring split into a small allocation
  * (Ax) ring — empty buffers, produced by one core, consumed by the NIC — and
  * a large bisected reception (Bx) ring — packets and consumption notices,
  * produced by the NIC, consumed by one core. The NIC may fill any Bx with a

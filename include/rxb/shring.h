@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * shRing — the state of the art, prior work (interfaces.md §4): one Rx ring
+ * shRing — the state of the art, prior work (docs/interfaces.md §4): one Rx ring
  * shared by a group of `share_degree` cores, one completion ring (CR) per
  * core. The NIC spreads the shared ring's packets over the group's CRs (by
  * RSS: meta->dest names the core), so cores never compete to receive; they
@@ -259,7 +259,7 @@ void rxb_shring_fetch_stats(const struct rxb_shring *sh, uint32_t ring,
  * complete as posted. Appends every buffer held in a descriptor slot
  * (posted, inside the NIC, released, or holding an unread packet) to `bufs`
  * when not NULL (struct rxb_buflist, lib internal). Returns 0, -ENOMEM, or
- * -RXB_E_INVARIANT with a message when an internal invariant (spec §8) is
+ * -RXB_E_INVARIANT with a message when an internal invariant (docs/interfaces.md §8) is
  * broken: RxArr, descriptors consumed and not returned = unread CR entries +
  * released bits; RxList, the posted count matches the list's length and ends
  * at its tail; batched, every slot of every descriptor is in exactly one

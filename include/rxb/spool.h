@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Shared page pool for many representor ports (interfaces.md §6). Every mode
+ * Shared page pool for many representor ports (docs/interfaces.md §6). Every mode
  * uses privRing queues (Rx ring + CR) underneath; they differ in which queue
  * a port's packets land in and how many buffers a queue keeps posted:
  *   none   every port has a dedicated queue kept filled to `depth`;

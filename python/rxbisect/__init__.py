@@ -9,14 +9,26 @@ the same code the `rxb` command (`cli`) runs:
     rxbisect.report_html.render(DIR)                            -> Path       (rxb report)
     rxbisect.fidelity.check(rxbisect.fidelity.load())           -> records    (rxb fidelity)
     rxbisect.trace_stats(pcap, cores=16)                        -> dict       (rxb trace stats)
-    rxbisect.trace_gen(out, flows=5000, ...)                    -> dict       (rxb trace gen)
+    rxbisect.trace_gen(out, flows=5000)                         -> dict       (rxb trace gen)
     rxbisect.size(...), rxbisect.dark(...)                      calculators  (rxb size, rxb dark)
+
+(a test binds each call above to its function: the names and arguments exist.) The
+calculators answer at once:
+
+>>> import rxbisect
+>>> rxbisect.dark(link_gbps=100, packet_bytes=1518, cores=1).keeps_up
+True
+>>> rxbisect.dark(link_gbps=100, packet_bytes=64).dram_ns  # the reference profile's
+85.9
+>>> rxbisect.size(nics=2, link_gbps=100, cores_per_nic=8).bx
+1024
 """
 
 __version__ = "0.1.0"
 
 from .sweep import sweep  # noqa: E402,F401  (rxbisect.sweep(...) -> DataFrame; docs/sweeps.md)
 from . import repro  # noqa: E402,F401  (callable: rxbisect.repro("ring-size", ...) -> DataFrame)
+from . import fidelity, report_html  # noqa: E402,F401  (fidelity.check, report_html.render)
 from .darkpackets import compute as dark  # noqa: E402,F401  (rxb dark)
 from .sizing import size  # noqa: E402,F401  (rxb size)
 from .trace import stats as trace_stats  # noqa: E402,F401  (rxb trace stats)

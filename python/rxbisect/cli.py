@@ -11,7 +11,8 @@
     rxb size [--nics N] [--link-gbps X] [--cores-per-nic 8,8] [--buffer-bytes B] ...
     rxb dark [--link-gbps 100] [--packet-bytes 64,1518] [--cores 1] [--accesses M] ...
     rxb repro ID|all [--quick] [--seeds N] [--out DIR] [--jobs N | --cluster ADDR] ...
-    rxb report DIR
+    rxb report DIR [--baseline DIR2]
+    rxb compare-runs DIR DIR2 [--all]
     rxb trace gen --out FILE.pcap [...] | rxb trace stats PCAP [--cores N] [--json]
     rxb fidelity [--json] [--quick] [--fit [--out FILE]]
 
@@ -29,6 +30,7 @@ from typing import Callable, Sequence
 from . import (__version__, anatomy, calibrate, cli_fidelity, cli_repro, cli_tools, compare,
                darkpackets, emu, engine, nf_costs, profile, report, scenario, sizing)
 from .errors import RxbError, UsageError
+from .sweep import execute, grid_from_args, plan, table as sweep_table
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,8 +54,29 @@ def _list_of(conv: Callable[[str], float]) -> Callable[[str], list]:
     return parse
 
 
+def _seconds(text: str) -> float:
+    """A --timeout: a finite number of seconds above 0 (a run cannot finish within 0 s)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds > 0")
+    return value
+
+
 def _print_json(obj) -> None:
     print(json.dumps(obj, indent=2))
+
+
+def _warn(lines: Sequence[str]) -> None:
+    for line in lines:
+        print(f"rxb: warning: {line}", file=sys.stderr)
+
+
+def _warn_in_flight(records: Sequence[dict]) -> None:
+    warning = report.in_flight_warning(r["metrics"] for r in records)
+    _warn([warning] if warning else [])
 
 
 def _scenario_args(p: argparse.ArgumentParser, default: str = "the reference setup") -> None:
@@ -82,13 +105,17 @@ def _bar_args(p: argparse.ArgumentParser) -> None:
     bar.add_argument("--no-progress", action="store_true", help="never show the progress bar")
 
 
-def cmd_sim(args) -> int:
+def _resolved(args) -> scenario.Resolved:
+    """The scenario of `rxb sim` and `rxb scenario show`, with a warning for each key given
+    that changes nothing in it."""
+    scenario.check_sets(args.sets)
     res = scenario.load_resolved(args.scenario, args.sets)
-    idle = [k for k in scenario.given_keys(args.scenario, args.sets)
-            if not scenario.honours(k, "sim")]
-    if idle:
-        print(f"rxb: warning: no effect in the simulator (emulator-only keys): "
-              f"{', '.join(idle)}", file=sys.stderr)
+    _warn(scenario.idle_keys(res.scenario, scenario.chosen_keys(args.scenario, args.sets)))
+    return res
+
+
+def cmd_sim(args) -> int:
+    res = _resolved(args)
     cal = calibrate.load(args.calibration) if args.calibration else None
     result = engine.run(res, progress=_progress(args), timeout=args.timeout,
                         keep_config=args.keep_config, calibration=cal)
@@ -96,6 +123,7 @@ def cmd_sim(args) -> int:
         _print_json(result.record())
     else:
         print(report.metrics(result, res), end="")
+    _warn_in_flight([result.record()])
     if args.explain:  # beside --json on stderr, so stdout stays one JSON record
         print("\n" + anatomy.explain(result.metrics), end="",
               file=sys.stderr if args.json else sys.stdout)
@@ -103,6 +131,12 @@ def cmd_sim(args) -> int:
 
 
 def cmd_emu(args) -> int:
+    scenario.check_sets(args.sets)
+    scn = scenario.load(args.scenario, args.sets)
+    # rxb-emu itself warns about the keys it does not honour at all
+    given = [k for k in scenario.chosen_keys(args.scenario, args.sets)
+             if scenario.honours(k, "emu")]
+    _warn(scenario.idle_keys(scn, given, "emu"))
     run = emu.run(args.scenario, args.sets, eal=args.eal, progress=_progress(args),
                   timeout=args.timeout)
     if args.json:
@@ -134,6 +168,10 @@ def cmd_calibrate(args) -> int:
 def cmd_compare(args) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: must be at least 1")
+    scenario.check_sets(args.sets)
+    _warn(compare.idle_keys(args.sets))
+    if args.plot:  # before the runs: a folder it cannot write fails in seconds, not minutes
+        compare.check_plot_folder(args.plot)
     points = compare.run(args.sets, quick=args.quick, workers=args.jobs)
     if args.json:
         _print_json([p.record for p in points])
@@ -142,6 +180,7 @@ def cmd_compare(args) -> int:
         print(f"Receive interfaces, {ref}: balanced = reference traffic (LB, 1518 B); "
               "imbalanced = traffic-var (20 % of packets, 64 B, to one core per NIC)\n")
         print(compare.table(points))
+    _warn_in_flight([p.record for p in points])
     if args.explain:
         print("\n" + compare.explain(points), end="", file=sys.stderr if args.json else sys.stdout)
     if args.plot:
@@ -150,24 +189,43 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def cmd_sweep(args) -> int:
-    from .sweep import execute, grid_from_args, plan, table  # rxbisect.sweep is the function
-    points = plan(args.scenario, grid_from_args(args.grid), args.seeds, args.sets)
-    idle = [k for k in scenario.given_keys(args.scenario, args.sets)
-            if not scenario.honours(k, "sim")]
+def _idle_everywhere(key: str, points: Sequence) -> str | None:
+    """The warning for `key` at the first point when it changes nothing at any point."""
+    said = [scenario.no_effect(key, p.task["sections"]["arch"]["name"],
+                               p.task["sections"]["traffic"]["pattern"]) for p in points]
+    return said[0] if all(said) else None
+
+
+def _check_sweep_keys(args, grid: dict, points: Sequence) -> None:
+    """Refuse grid keys that change nothing at any point (their values would be the same
+    run again); warn for such keys given by the scenario file or --set."""
+    idle = {k: w for k in grid if (w := _idle_everywhere(k, points))}
     if idle:
-        print(f"rxb: warning: no effect in the simulator (emulator-only keys): "
-              f"{', '.join(idle)}", file=sys.stderr)
+        every = "every point would be" if len(idle) == len(grid) else \
+            "points that differ only in it would be"
+        key, why = next(iter(idle.items()))
+        raise UsageError(f"--grid {key}: {why}: {every} the same run; "
+                         "allowed: keys that apply to the design and pattern swept")
+    given = [k for k in scenario.chosen_keys(args.scenario, args.sets) if k not in grid]
+    _warn([w for k in given if (w := _idle_everywhere(k, points))])
+
+
+def cmd_sweep(args) -> int:
+    scenario.check_sets(args.sets)
+    grid = grid_from_args(args.grid)
+    points = plan(args.scenario, grid, args.seeds, args.sets)
+    _check_sweep_keys(args, grid, points)
     outcome = execute(points, args.out, args.cluster, args.jobs, _progress(args))
     if args.json:
         _print_json(outcome.records)
     else:
-        print(table(outcome), end="")
+        print(sweep_table(outcome), end="")
+    _warn_in_flight(outcome.records)
     return 0
 
 
 def cmd_show(args) -> int:
-    res = scenario.load_resolved(args.scenario, args.sets)
+    res = _resolved(args)
     if args.json:
         _print_json(engine.build_config(res))
     else:
@@ -233,7 +291,7 @@ def cmd_sizing(args) -> int:
 
 
 def cmd_dark(args) -> int:
-    dram = args.dram_ns or [profile.load(args.profile).dram.idle_ns]
+    dram = args.dram_ns or [darkpackets.default_dram_ns(args.profile)]
     points = [darkpackets.compute(*combo) for combo in itertools.product(
         args.link_gbps, args.packet_bytes, args.cores, args.accesses, dram, args.compute_ns)]
     if args.json:
@@ -257,7 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "--json)")
     _bar_args(s)
     s.add_argument("--keep-config", metavar="FILE", help="also write the engine's config JSON here")
-    s.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the engine after this")
+    s.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="stop the engine after this")
     s.add_argument("--calibration", metavar="FILE", help="software cycle costs to use instead "
                    "of the built-in ones (a file `rxb calibrate` writes)")
     s.set_defaults(func=cmd_sim)
@@ -271,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "--lcores)")
     e.add_argument("--json", action="store_true", help="print rxb-emu's JSON result record")
     _bar_args(e)
-    e.add_argument("--timeout", type=float, metavar="SECONDS", help="stop rxb-emu after this")
+    e.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop rxb-emu after this")
     e.set_defaults(func=cmd_emu)
 
     k = sub.add_parser("calibrate", help="measure this machine's software costs and write a "
@@ -329,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     lst.set_defaults(func=cmd_list)
     sc.set_defaults(func=lambda a: _help(sc))
 
-    z = sub.add_parser("size", aliases=["sizing"], help="|Ax| and |Bx| from the sizing rules of interfaces.md §5.5")
+    z = sub.add_parser("size", aliases=["sizing"], help="|Ax| and |Bx| from the sizing rules of docs/interfaces.md §5.5")
     z.add_argument("--profile", default="reference", help="hardware profile (name or file) for "
                    "the DDIO capacity and link rate (default: reference)")
     z.add_argument("--nics", type=int, default=2, help="NICs (default 2)")
@@ -351,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("--json", action="store_true")
     z.set_defaults(func=cmd_sizing)
 
-    d = sub.add_parser("dark", aliases=["darkpackets"], help="the analytic dark-packet bound of darkpackets.md; "
+    d = sub.add_parser("dark", aliases=["darkpackets"], help="the analytic dark-packet bound of docs/evaluation.md §4; "
                        "each option takes a comma-separated list and all combinations are shown")
     d.add_argument("--link-gbps", type=_list_of(float), default=[100.0], metavar="L")
     d.add_argument("--packet-bytes", type=_list_of(int), default=[64], metavar="P",
@@ -362,7 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--dram-ns", type=_list_of(float), metavar="T",
                    help="DRAM latency (default: the profile's idle latency)")
     d.add_argument("--compute-ns", type=_list_of(float), default=[0.0], metavar="C")
-    d.add_argument("--profile", default="reference")
+    d.add_argument("--profile", default=darkpackets.DEFAULT_PROFILE,
+                   help="hardware profile whose DRAM idle latency --dram-ns defaults to")
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_dark)
 

@@ -1,34 +1,81 @@
-"""`rxb report` and `rxb trace`: reading results and traces."""
+"""`rxb report`, `rxb compare-runs` and `rxb trace`: reading results and traces."""
 
 import argparse
 import json
 import sys
+from pathlib import Path
+
+from .errors import UsageError
+
+
+def _experiments_dir(args) -> Path | None:
+    """--experiments as a folder, or None for the catalogue; UsageError when it is not one
+    (an experiment file missing from it would otherwise go unnoticed)."""
+    if args.experiments is None:
+        return None
+    path = Path(args.experiments)
+    if not path.is_dir():
+        raise UsageError(f"--experiments {args.experiments}: not a folder; expected a folder "
+                         "of ID.toml experiment files (default: experiments/ of the "
+                         "repository)")
+    return path
 
 
 def cmd_report(args) -> int:
     from . import report_html
-    path = report_html.render(args.dir, args.experiments, args.out)
+    experiments = _experiments_dir(args)
+    extra = {}
+    if args.baseline is not None:
+        from . import baseline
+        extra["baseline_html"] = baseline.html(baseline.compare(args.dir, args.baseline,
+                                                                experiments, _warn))
+    path = report_html.render(args.dir, experiments, args.out, **extra)
     print(f"report: {path}")
     return 0
+
+
+def cmd_compare_runs(args) -> int:
+    from . import baseline
+    c = baseline.compare(args.dir, args.baseline, _experiments_dir(args), _warn)
+    print(baseline.text(c, every=args.all), end="")
+    return 1 if c.flagged else 0
+
+
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _number(conv: type, noun: str):
+    """An argparse type: `conv` of the text, or an error saying what the value must be."""
+    def parse(text: str):
+        try:
+            return conv(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+    parse.__name__ = noun  # argparse names the type in some messages
+    return parse
+
+
+_INT, _FLOAT = _number(int, "an integer"), _number(float, "a number")
 
 
 # rxb trace gen's options: rxb-tracegen's flags (it checks them and names the bad one),
 # so the defaults shown are the generator's own (sim_tracegen_cfg_default).
 _GEN_FLAGS = (
-    ("seed", int, "PRNG seed (default 1)"),
-    ("duration-ms", float, "trace length (default 100)"),
-    ("rate-gbps", float, "mean offered load in wire bits (default 10)"),
-    ("line-gbps", float, "serialise frames at this line rate; 0 = do not (default 0)"),
-    ("alpha", float, "skew: Pareto shape of flow sizes, lower = heavier tail = more uneven "
+    ("seed", _INT, "PRNG seed (default 1)"),
+    ("duration-ms", _FLOAT, "trace length (default 100)"),
+    ("rate-gbps", _FLOAT, "mean offered load in wire bits (default 10)"),
+    ("line-gbps", _FLOAT, "serialise frames at this line rate; 0 = do not (default 0)"),
+    ("alpha", _FLOAT, "skew: Pareto shape of flow sizes, lower = heavier tail = more uneven "
      "per-core load (default 1.2)"),
-    ("min-pkts", float, "Pareto scale: the smallest flow, packets (default 1)"),
-    ("max-pkts", int, "the largest flow, packets (default 1000000)"),
-    ("pps-median", float, "median per-flow packet rate, lognormal (default 10000)"),
-    ("pps-sigma", float, "lognormal sigma of per-flow rates (default 1)"),
-    ("tcp-share", float, "fraction of flows that are TCP, the rest UDP (default 0.8)"),
+    ("min-pkts", _FLOAT, "Pareto scale: the smallest flow, packets (default 1)"),
+    ("max-pkts", _INT, "the largest flow, packets (default 1000000)"),
+    ("pps-median", _FLOAT, "median per-flow packet rate, lognormal (default 10000)"),
+    ("pps-sigma", _FLOAT, "lognormal sigma of per-flow rates (default 1)"),
+    ("tcp-share", _FLOAT, "fraction of flows that are TCP, the rest UDP (default 0.8)"),
     ("sizes", str, "frame-size mix LEN:WEIGHT,..., one size per flow "
      "(default 64:0.45,594:0.1,1518:0.45)"),
-    ("snaplen", int, "bytes captured per packet (default 128)"),
+    ("snaplen", _INT, "bytes captured per packet (default 128)"),
 )
 
 
@@ -52,15 +99,31 @@ def cmd_trace_stats(args) -> int:
     return 0
 
 
+def _experiments_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--experiments", metavar="FOLDER", help="where ID.toml experiment files "
+                   "are (default: experiments/ of the repository)")
+
+
 def register(sub, parser_class: type[argparse.ArgumentParser]) -> None:
-    """Add the `report` and `trace` subcommands to the `rxb` parser."""
+    """Add the `report`, `compare-runs` and `trace` subcommands to the `rxb` parser."""
     r = sub.add_parser("report", help="one self-contained HTML page for every experiment "
                        "in DIR (figures, tables, parameters, a reading; docs/report.md)")
     r.add_argument("dir", metavar="DIR", help="results folder with ID.jsonl files")
-    r.add_argument("--experiments", metavar="FOLDER", help="where ID.toml experiment files "
-                   "are (default: experiments/ of the repository)")
+    _experiments_arg(r)
     r.add_argument("--out", metavar="FILE", help="the page to write (default DIR/report.html)")
+    r.add_argument("--baseline", metavar="DIR2", help="add a section comparing DIR with the "
+                   "results in DIR2, point by point (docs/regressions.md)")
     r.set_defaults(func=cmd_report)
+
+    c = sub.add_parser("compare-runs", help="the same experiments of two results folders "
+                       "side by side; exit 1 when a point differs beyond the seed spread "
+                       "(docs/regressions.md)")
+    c.add_argument("dir", metavar="DIR", help="results folder to check (e.g. of a change)")
+    c.add_argument("baseline", metavar="DIR2", help="results folder to check it against")
+    _experiments_arg(c)
+    c.add_argument("--all", action="store_true", help="show every point, not only those "
+                   "that differ or are on one side only")
+    c.set_defaults(func=cmd_compare_runs)
 
     t = sub.add_parser("trace", help="make and characterise packet traces "
                        "(docs/trace-tools.md)")
@@ -69,7 +132,7 @@ def register(sub, parser_class: type[argparse.ArgumentParser]) -> None:
     g = tsub.add_parser("gen", help="write a synthetic heavy-tailed trace (the simulator's "
                         "generator, sim/tracegen.h)")
     g.add_argument("out", metavar="OUT.pcap")
-    g.add_argument("--flows", type=int, help="about this many flows (sets --min-pkts by "
+    g.add_argument("--flows", type=_INT, help="about this many flows (sets --min-pkts by "
                    "bisection on the generator's own flow count)")
     for name, conv, text in _GEN_FLAGS:
         g.add_argument(f"--{name}", type=conv, help=text)

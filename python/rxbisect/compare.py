@@ -3,7 +3,7 @@
 One `rxb sim` per (interface, scenario), run on a local process pool (the engine is a
 separate process anyway; the pool only overlaps them). Two scenarios:
 
-  balanced    the reference setup (evaluation.md §2.4): 16 cores, 2 x 100 Gbps, 1518 B
+  balanced    the reference setup (docs/evaluation.md §2.4): 16 cores, 2 x 100 Gbps, 1518 B
               frames, LB, random 5-tuples spread evenly by RSS;
   imbalanced  traffic variability (scenarios/traffic-var.toml, experiment traffic-var): one
               target core per NIC gets traffic.target_share = 0.2 of the packets, as 64 B
@@ -14,6 +14,7 @@ separate process anyway; the pool only overlaps them). Two scenarios:
 
 import concurrent.futures as cf
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -45,6 +46,23 @@ def _one(arch: str, scen: str, sets: tuple[str, ...]) -> Point:
     return Point(arch, scen, result.record() | {"scenario": scen})
 
 
+def idle_keys(sets: Sequence[str]) -> list[str]:
+    """A warning for each `--set` key that changes no run of the comparison (every design
+    with both traffic scenarios); arch.name is refused: the comparison chooses it."""
+    keys = [s.partition("=")[0].strip() for s in sets]
+    if "arch.name" in keys:
+        raise UsageError("--set arch.name: rxb compare runs every design itself ("
+                         f"{', '.join(ARCHS)}); allowed: any other key (rxb sim runs one design)")
+    patterns = [scenario.load(ref, (*own, *sets)).traffic.pattern
+                for ref, own in SCENARIOS.values()]
+    out = []
+    for k in dict.fromkeys(keys):
+        said = [scenario.no_effect(k, a, p) for a in ARCHS for p in patterns]
+        if all(said):
+            out.append(f"{said[0]}; it changes no run of rxb compare")
+    return out
+
+
 def run(sets: Sequence[str] = (), quick: bool = False, workers: int | None = None,
         archs: Sequence[str] = ARCHS) -> list[Point]:
     """Run every (interface, scenario) pair; results in a fixed order."""
@@ -73,6 +91,7 @@ def table(points: Sequence[Point]) -> str:
             p.arch, p.scenario,
             f"{m['throughput_gbps']:.1f}",
             f"{100 * m['drop_rate']:.2f}",
+            report.percent(report.in_flight_share(m), 2),
             _drops(m["drops_by_cause"]),
             report.num(m["latency_us_p99"], 2),
             f"{occ['mean']:.1f} / {occ['max']:.0f}",
@@ -80,9 +99,11 @@ def table(points: Sequence[Point]) -> str:
             f"{m['mem_bw_gibps']:.1f}",
             f"{m['io_working_set_mib']:.1f}",
         ))
-    return report.table(("interface", "traffic", "Gbps", "drop %", "drops by cause", "p99 us",
-                         "occupancy mean/max", "DDIO hit", "mem GiB/s", "I/O WS MiB"),
-                        rows, (False, False, True, True, False, True, True, True, True, True))
+    return report.table(("interface", "traffic", "Gbps", "drop %", "in flight %",
+                         "drops by cause", "p99 us", "occupancy mean/max", "DDIO hit",
+                         "mem GiB/s", "I/O WS MiB"),
+                        rows, (False, False, True, True, True, False, True, True, True, True,
+                               True))
 
 
 def explain(points: Sequence[Point]) -> str:
@@ -94,17 +115,29 @@ def explain(points: Sequence[Point]) -> str:
                                              if p.scenario == s]) for s in scens)
 
 
+def _cannot_write(folder: str | os.PathLike, e: OSError) -> UsageError:
+    return UsageError(f"--plot {folder}: cannot write there ({e.strerror or e}); allowed: a "
+                      "folder this user can create and write")
+
+
+def check_plot_folder(folder: str | os.PathLike) -> None:
+    """Create `folder` and make sure a file can be written in it (before any run)."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise _cannot_write(folder, e) from None
+
+
 def plot(points: Sequence[Point], folder: str | os.PathLike) -> Path:
     """Grouped bar charts (interfaces x scenarios) of four metrics; returns the PNG path."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    check_plot_folder(folder)
     out = Path(folder)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"--plot {folder}: cannot create the folder ({e.strerror or e})") from None
     archs = list(dict.fromkeys(p.arch for p in points))
     scens = list(dict.fromkeys(p.scenario for p in points))
     by = {(p.arch, p.scenario): p.record["metrics"] for p in points}
@@ -124,6 +157,10 @@ def plot(points: Sequence[Point], folder: str | os.PathLike) -> Path:
     fig.suptitle("rxb compare: receive interfaces on the reference setup", fontsize=11)
     fig.tight_layout()
     path = out / "compare.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:  # the folder may have changed since check_plot_folder
+        fig.savefig(path, dpi=120)
+    except OSError as e:
+        raise _cannot_write(folder, e) from None
+    finally:
+        plt.close(fig)
     return path

@@ -1,5 +1,5 @@
 """Workload cost profiles: what each network function costs per packet outside the memory
-stalls the simulator models itself (calibration.md, kind 3 of the numbers).
+stalls the simulator models itself (docs/calibration.md, kind 3 of the numbers).
 
 Each NF has exactly one such number, its compute cycles per packet (`workload.nf_cycles`
 resolves to it). A profile is a small TOML file, `[cycles]` one integer per NF, with a
@@ -12,7 +12,7 @@ comment per entry that says where it comes from:
 - a file of the user's, e.g. one `rxb calibrate` measured on the emulator's real NFs.
 
 Why not part of the hardware profile: those are vendor quantities of a machine, these are
-properties of the software that runs on it (calibration.md keeps the kinds apart).
+properties of the software that runs on it (docs/calibration.md keeps the kinds apart).
 """
 
 from dataclasses import dataclass

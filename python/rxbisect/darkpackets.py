@@ -1,4 +1,4 @@
-"""The analytic dark-packet bound of darkpackets.md.
+"""The analytic dark-packet bound of docs/evaluation.md §4.
 
 Packets lost because processing waits on DRAM rather than on the CPU. With link
 rate L, wire size P (frame + 20 B preamble and gap), N cores sharing the
@@ -16,10 +16,18 @@ It is the yardstick the simulator is checked against where the bound is tight
 import math
 from dataclasses import asdict, dataclass
 
+from . import profile
 from .errors import UsageError
 
 ETH_OVERHEAD_BYTES = 20  # preamble 7 + SFD 1 + inter-frame gap 12
 MIN_FRAME_BYTES = 64  # the shortest Ethernet frame, FCS included
+DEFAULT_PROFILE = "reference"  # the machine whose DRAM latency t_d defaults to
+
+
+def default_dram_ns(profile_ref: str = DEFAULT_PROFILE) -> float:
+    """t_d when none is given: the hardware profile's unloaded DRAM latency, the one
+    default `rxb dark` and `rxbisect.dark()` share."""
+    return profile.load(profile_ref).dram.idle_ns
 
 
 @dataclass(frozen=True)
@@ -45,8 +53,9 @@ class DarkPackets:
 
 
 def compute(link_gbps: float, packet_bytes: int, cores: int = 1, accesses: int = 1,
-            dram_ns: float = 100.0, compute_ns: float = 0.0) -> DarkPackets:
-    """Evaluate the bound for one point."""
+            dram_ns: float | None = None, compute_ns: float = 0.0) -> DarkPackets:
+    """Evaluate the bound for one point; dram_ns None is default_dram_ns()."""
+    dram_ns = default_dram_ns() if dram_ns is None else dram_ns
     for name, v, ok in (("link_gbps", link_gbps, link_gbps > 0),
                         ("packet_bytes", packet_bytes, packet_bytes >= MIN_FRAME_BYTES),
                         ("cores", cores, cores >= 1), ("accesses", accesses, accesses >= 0),

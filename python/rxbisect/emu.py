@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import engine, scenario
+from . import engine, provenance, scenario
+from . import profile as profiles
 from .errors import EngineError, ScenarioError, UsageError
 from .schema import show
 
@@ -146,7 +147,15 @@ def run(ref: str | None = None, sets: Sequence[str] = (), eal: str | None = None
         if not isinstance(doc.get(k), dict):
             raise engine.broken(f"top-level key '{k}' is missing or not an object", NAME)
     engine.check_tree("metrics", doc["metrics"], METRICS, True, NAME)
+    doc["provenance"] = facts(ref, sets, Path(cmd[0]))
     return Run(doc, tuple(warnings), tuple(cmd))
+
+
+def facts(ref: str | None, sets: Sequence[str], binary: Path) -> dict:
+    """The record's provenance: the emulator reads the scenario's hardware and cost profiles
+    as the simulator does, unresolved (it resolves its own defaults)."""
+    scn = scenario.load(ref, sets)
+    return provenance.facts(binary, scn, profiles.load(scn.system.profile, scn.base))
 
 
 def bench(bench_ms: float = 300, sets: Sequence[str] = (), eal: str | None = None,

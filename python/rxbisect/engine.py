@@ -15,6 +15,9 @@ what was simulated. The contract, in full, is docs/engine-contract.md:
                  lines are shown to the user; "error: ..." lines explain a failure
       exit code  0 success, 2 configuration rejected, 3 out of memory, anything else a failure
 
+The record of a run (Result.record) carries its provenance (provenance.py: commit, engine
+build, profile hashes, command, host, date; docs/engine-contract.md §6).
+
 The engine is found through $RXB_SIM_BIN, else build/sim/rxb-sim under the
 repository root, else `rxb-sim` on PATH.
 """
@@ -35,6 +38,7 @@ from typing import Any, Callable
 
 from tqdm import tqdm
 
+from . import provenance
 from .errors import EngineError, RxbError, UsageError
 from .scenario import Resolved, derived
 
@@ -98,12 +102,15 @@ class Result:
     sim_wall_s: float
     extra: dict = field(default_factory=dict)  # further top-level keys the engine added
     warnings: tuple[str, ...] = ()
+    provenance: dict = field(default_factory=dict)  # provenance.facts of the run
 
     def record(self) -> dict:
-        """The result record of evaluation.md §4, plus the engine's effort."""
+        """The result record of docs/evaluation.md §4, plus the engine's effort and where the
+        result came from."""
         return {"experiment": "sim", "arch": self.params.get("arch.name"),
                 "params": self.params, "metrics": self.metrics,
-                "sim_packets": self.sim_packets, "sim_wall_s": self.sim_wall_s}
+                "sim_packets": self.sim_packets, "sim_wall_s": self.sim_wall_s,
+                "provenance": self.provenance}
 
 
 def repo_root() -> Path:
@@ -168,7 +175,8 @@ def run(res: Resolved, progress: bool | None = None, timeout: float | None = Non
     check_exit(binary.name, rc, stderr, timed_out, timeout)
     result = parse_output(out, cfg)
     return Result(result.params, result.metrics, result.sim_packets, result.sim_wall_s,
-                  result.extra, tuple(warnings))
+                  result.extra, tuple(warnings),
+                  provenance.facts(binary, res.scenario, res.profile))
 
 
 def execute(cmd: list[str], name: str, progress: bool | None, timeout: float | None,

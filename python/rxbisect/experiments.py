@@ -1,4 +1,4 @@
-"""The experiment catalogue: one declarative TOML file per ID in experiments/ (evaluation.md §4).
+"""The experiment catalogue: one declarative TOML file per ID in experiments/ (docs/evaluation.md §4).
 
     title = "..."                       # one line, for tables and plots
     description = "..."                 # what the experiment asks
@@ -41,7 +41,15 @@ TRACE = ("flows", "seed", "duration_ms", "rate_gbps", "line_gbps", "alpha", "min
 VARIANT = ("seeds", "set", "grid", "search")
 INTERFACE = ("name", "emulated", "label", "set", "grid", "link")
 DESIGN = "design"  # the params key holding an interface's label
-DEFAULT_SEEDS = {"quick": 1, "full": 10}  # the study's ten runs, trimmed mean (evaluation.md §4)
+# The study's argument, in order: the problem (ring size against the LLC and its DDIO ways),
+# the designs head to head, Rx/Bx/Ax sizing, bursts, imbalance (traffic, processing, a real
+# trace, a load that turns), scaling, then the rest of the catalogue. Reports and `make run`
+# present experiments in this order; every catalogue ID is in it (tested).
+NARRATIVE = ("ring-size", "nf-200g", "bx-size", "ax-size", "bursts", "traffic-var",
+             "proc-var", "trace", "dyn-switch", "core-scaling", "share-degree", "ndr",
+             "low-rate", "kvs", "stream-coloc", "mem-intensity", "dark-packets",
+             "representors", "fidelity")
+DEFAULT_SEEDS = {"quick": 1, "full": 10}  # the study's ten runs, trimmed mean (docs/evaluation.md §4)
 
 
 # ---- Python-side derivations: metrics computed from a record, added before it is written --
@@ -55,7 +63,7 @@ def _cycles_split(rec: dict) -> dict:
 
 
 def _spool(rec: dict) -> dict:
-    """The representor figures of interfaces.md §6, flat: memory, fairness, latency spread."""
+    """The representor figures of docs/interfaces.md §6, flat: memory, fairness, latency spread."""
     sp, m = rec["metrics"].get("spool") or {}, rec["metrics"]
     p50, p99 = m.get("latency_us_p50"), m.get("latency_us_p99")
     mem = sp.get("memory_bytes_mean", sp.get("memory_bytes"))  # held over time, else at the end

@@ -1,5 +1,5 @@
 """`rxb fidelity`: the study's calibration points in the simulator, published vs simulated, and
-the fit that sets each NF's one free parameter from its point (calibration.md; docs/calibration.md).
+the fit that sets each NF's one free parameter from its point (docs/calibration.md; docs/calibration.md).
 
     rxb fidelity [--json] [--quick] [--costs NAME]   # the check: one row per point
     rxb fidelity --fit [--out FILE]                  # the fit (fidelity_fit.py)
@@ -174,7 +174,7 @@ def load(path: str | Path | None = None) -> Points:
     points = tuple(_point(f"{f}: [[point]] #{i + 1}", t, common, run) for i, t in enumerate(raw))
     seen = [p.workload for p in points]
     dup = next((w for w in seen if seen.count(w) > 1), None)
-    if dup:  # calibration.md: one free parameter per NF, set by its one point
+    if dup:  # docs/calibration.md: one free parameter per NF, set by its one point
         raise UsageError(f"{f}: two [[point]] entries for workload '{dup}'; an NF has one "
                          "calibration point")
     base, estimates = _estimates(f"{f}: [estimates]", doc["estimates"], seen)

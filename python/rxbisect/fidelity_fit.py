@@ -1,5 +1,5 @@
 """`rxb fidelity --fit`: each NF's workload.nf_cycles from its calibration point, written as
-a cost profile (calibration.md, kind 3; docs/calibration.md has the derivation).
+a cost profile (docs/calibration.md, kind 3; docs/calibration.md has the derivation).
 
 The simulated value falls as an NF's compute cycles rise (a slower core carries less), so the
 cycles at which it equals the published value are found by bisection. Every NF's bisection
@@ -195,7 +195,7 @@ def profile_text(pts: Points, fitted: Sequence[Fitted], estimated: dict[str, tup
            f"of {run['run.duration_ms']:g} ms ({run['run.warmup_ms']:g} ms warm-up), points "
            f"{pts.path.name}; each point's bisection stops within {VALUE_TOL:.0%} of the "
            f"published value or at a {CYCLES_TOL}-cycle bracket.")
-    lines = ["# Workload costs fitted to the study's calibration points (calibration.md, kind 3):",
+    lines = ["# Workload costs fitted to the study's calibration points (docs/calibration.md, kind 3):",
              "# each NF's compute cycles per packet outside the memory stalls the simulator",
              "# models, set so that the simulator meets the NF's one published point, and from",
              "# nothing else. Written by the fit; do not edit by hand (docs/calibration.md).",

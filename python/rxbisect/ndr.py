@@ -114,6 +114,20 @@ def search(loss: Callable[[float], float], lo: float, hi: float, resolution: flo
     return Result(best, tuple(steps))
 
 
+def reached_top(search: Any) -> bool:
+    """True when a record's `search` passed at the top of its range: the point's true no-drop
+    rate may be higher than the range allowed, so its rate is a lower bound."""
+    return isinstance(search, Mapping) and search.get("rate") is not None \
+        and search.get("hi") is not None and search["rate"] >= search["hi"]
+
+
+def lower_bounds(record: Mapping[str, Any]) -> set[str]:
+    """The metrics of a record that are only lower bounds ("≥ X" in reports): `ndr_gbps`
+    when its search reached the top of the range; none otherwise (no search, or a record
+    written before searches were recorded)."""
+    return {"ndr_gbps"} if reached_top(record.get("search")) else set()
+
+
 def _with(res: scenario.Resolved, key: str, value: float) -> scenario.Resolved:
     """The resolved scenario with one key changed (checked by the schema again)."""
     section, name = key.split(".", 1)

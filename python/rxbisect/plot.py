@@ -15,12 +15,20 @@ One source of truth: the report's tables and its generated reading use `aggregat
 number in a table is exactly the point drawn.
 
 Aggregation over seeds follows the study: the centre is the trimmed mean (the minimum and
-the maximum dropped when there are at least 3 seeds), the error bar spans min..max.
-Records with `params["arch.emulated"]` true form their own series ("<name> (emulated)"),
+the maximum dropped when there are at least 3 seeds), the error bar is its bootstrap
+confidence interval (stats.estimate). A series is labelled with its key and value
+("arch.name=rxbisect"), so a reader of the figure knows which scenario key it is.
+Records with `params["arch.emulated"]` true form their own series ("<label> (emulated)"),
 drawn dashed (lines) or hatched (bars) in the colour of the native series. Parameters that
 vary within one (series, x) group other than the seed (e.g. workload.nf in an experiment
-that sweeps two NFs) are added to the series label, so different settings are never
-averaged together.
+that sweeps two NFs) are added to the series label ("arch.name=privring, workload.nf=nat"),
+so different settings are never averaged together. A value that is only a lower bound (an
+NDR search that passed at the top of its range, ndr.lower_bounds) marks its point
+`at_least`: it is read "≥ X".
+
+Figures: `experiment` writes every panel side by side (the paper's layout, ID.png/.svg);
+`panel_svgs` gives one figure per panel, sized to be read at page width, each point with an
+SVG <title> holding its value (a browser shows it on hover).
 
 Time series (x = "time_ms"): the engine writes `metrics["series"]`, a list of samples
 `{"t_ms": ..., "<metric>": ...}`; also accepted are `metrics[y]` as a list of values with a
@@ -29,10 +37,11 @@ Time series (x = "time_ms"): the engine writes `metrics["series"]`, a list of sa
 
 import itertools
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, astuple, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
+from . import ndr, stats
 from .errors import UsageError
 
 KINDS = ("line", "bar")
@@ -41,6 +50,7 @@ TIME_X = "time_ms"
 SEED_KEY = "run.seed"
 EMULATED_KEY = "arch.emulated"
 DEFAULT_SERIES = "arch.name"
+EMULATED_SUFFIX = " (emulated)"
 _FIELDS = ("kind", "x", "y", "xlabel", "ylabels", "xscale", "series", "title")
 
 # Fixed colour and marker per design, so one design looks the same in every figure.
@@ -67,9 +77,10 @@ class Point:
     x: Any
     metric: str
     mean: float  # trimmed mean over seeds
-    lo: float  # min over seeds
-    hi: float  # max over seeds
+    lo: float  # bootstrap confidence interval of the trimmed mean (stats.estimate)
+    hi: float
     n: int  # seeds (records with a value)
+    at_least: bool = False  # a lower bound: some seed's value hit the top of its range
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -163,15 +174,6 @@ def _samples(metrics: dict, name: str) -> list[tuple[float, float]]:
             if t is not None and v is not None]
 
 
-def trimmed_mean(values: Sequence[float]) -> float:
-    """Mean without the minimum and maximum when there are at least 3 values (the study's
-    trimmed mean of ten runs); the plain mean otherwise."""
-    v = sorted(values)
-    if len(v) >= 3:
-        v = v[1:-1]
-    return sum(v) / len(v)
-
-
 def _label(value: Any) -> str:
     return value if isinstance(value, str) else ("true" if value is True else
                                                   "false" if value is False else f"{value:g}"
@@ -193,11 +195,16 @@ def _split_keys(records: Sequence[dict], spec: dict) -> list[str]:
 
 
 def _series_of(params: dict, spec: dict, split: list[str]) -> tuple[str, bool]:
+    """The series label: key=value of the series key, then of every split key."""
     emulated = bool(params.get(EMULATED_KEY))
-    name = _label(params.get(spec["series"], "?"))
-    extra = ", ".join(f"{k.split('.')[-1]}={_label(params[k])}" for k in split
-                      if params.get(k) is not None)
-    return f"{name}{', ' + extra if extra else ''}{' (emulated)' if emulated else ''}", emulated
+    parts = [f"{k}={_label(params.get(k, '?'))}" for k in [spec["series"], *split]
+             if k == spec["series"] or params.get(k) is not None]
+    return ", ".join(parts) + (EMULATED_SUFFIX if emulated else ""), emulated
+
+
+def series_value(label: str) -> str:
+    """The series key's value in a label: "rxbisect" from "arch.name=rxbisect, ..."."""
+    return label.removesuffix(EMULATED_SUFFIX).split(", ")[0].split("=", 1)[-1]
 
 
 def _x_value(params: dict, spec: dict) -> Any:
@@ -221,9 +228,11 @@ def aggregate(records: Iterable[dict], plot_spec: dict) -> list[Point]:
         raise UsageError("no records to plot")
     split = _split_keys(recs, spec)
     values: dict[tuple, list[float]] = {}  # (metric, series, emulated, x) -> values
+    bounded: set[tuple] = set()  # keys with a value that is only a lower bound
     for r in recs:
         params, metrics = r.get("params") or {}, r.get("metrics") or {}
         series, emu = _series_of(params, spec, split)
+        lower = ndr.lower_bounds(r)
         for y in spec["y"]:
             if spec["x"] == TIME_X:
                 pairs = _samples(metrics, y)
@@ -232,15 +241,16 @@ def aggregate(records: Iterable[dict], plot_spec: dict) -> list[Point]:
                 pairs = [] if v is None else [(_x_value(params, spec), v)]
             for x, v in pairs:
                 values.setdefault((y, series, emu, x), []).append(v)
+                if y in lower:
+                    bounded.add((y, series, emu, x))
     numeric = all(_number(k[3]) is not None for k in values)
     order = {y: i for i, y in enumerate(spec["y"])}
     first_series = {k[1]: i for i, k in reversed(list(enumerate(values)))}
     first_x = {k[3]: i for i, k in reversed(list(enumerate(values)))}
     keys = sorted(values, key=lambda k: (order[k[0]], first_series[k[1]],
                                          k[3] if numeric else first_x[k[3]]))
-    return [Point(s, e, x, y, trimmed_mean(values[(y, s, e, x)]), min(values[(y, s, e, x)]),
-                  max(values[(y, s, e, x)]), len(values[(y, s, e, x)]))
-            for (y, s, e, x) in keys]
+    return [Point(s, e, x, y, *astuple(stats.estimate(values[k])), k in bounded)
+            for k in keys for (y, s, e, x) in [k]]
 
 
 # ---- drawing -----------------------------------------------------------------------------
@@ -250,17 +260,17 @@ def _styles(points: Sequence[Point]) -> dict[str, tuple[str, str, int]]:
     A design keeps its own style; other series take the styles no design here uses."""
     out: dict[str, tuple[str, str, int]] = {}
     bases: dict[str, tuple[str, str, int]] = {}
-    names = {p.series.removesuffix(" (emulated)").split(",")[0] for p in points}
+    names = {series_value(p.series) for p in points}
     # more series than styles: they repeat (never empty: _SPARE has styles no design owns)
     spare = itertools.cycle([s for s in _SPARE if s not in {_STYLE.get(n) for n in names}])
     for p in points:
         if p.series in out:
             continue
-        base = p.series.removesuffix(" (emulated)")
+        base = p.series.removesuffix(EMULATED_SUFFIX)
         if base not in bases:
-            name = base.split(",")[0]
+            name = series_value(base)
             colour, marker = _STYLE[name] if name in _STYLE and not any(
-                b.split(",")[0] == name for b in bases) else next(spare)
+                series_value(b) == name for b in bases) else next(spare)
             bases[base] = (colour, marker, len(bases))
         out[p.series] = bases[base]
     return out
@@ -271,29 +281,82 @@ def _tick(v: Any) -> str:
     return f"{f:g}" if f is not None else str(v)
 
 
-def _draw_line(ax, pts: list[Point], style: tuple[str, str, int]) -> None:
+def value_text(p: Point, fmt: Callable[[float], str] = lambda v: f"{v:.3g}") -> str:
+    """A point's value as the report writes it: "≥ X" for a lower bound, the interval in
+    brackets when seeds differ ("110 [104, 118]")."""
+    if p.at_least:
+        return f"≥ {fmt(p.mean)}"
+    return fmt(p.mean) + (f" [{fmt(p.lo)}, {fmt(p.hi)}]" if p.lo != p.hi else "")
+
+
+# Hover values: each point's artist gets an id (gid), and after saving, a <title> with the
+# point's value is put inside the element of that id. Long series (time) get none: a title
+# per sample would be one artist per sample (slow) for values nobody hovers over.
+HOVER_MAX = 40
+_GID = "rxbpt-"
+
+
+def _hover(p: Point, spec: dict) -> str:
+    return f"{p.series}; {spec['xlabel']} = {_tick(p.x)}: {value_text(p)} (n = {p.n})"
+
+
+def _error(pts: Sequence[Point]) -> list[list[float]] | None:
+    """Error bars (the confidence interval), or None when no point has one; clamped at 0:
+    the mean can round a last bit past an interval bound equal to it."""
+    if not any(p.lo != p.hi for p in pts):
+        return None
+    return [[max(0.0, p.mean - p.lo) for p in pts], [max(0.0, p.hi - p.mean) for p in pts]]
+
+
+def _draw_line(ax, pts: list[Point], style: tuple[str, str, int], spec: dict,
+               titles: dict[str, str]) -> None:
     colour, marker, idx = style
     xs = [float(p.x) for p in pts]
     ys = [p.mean for p in pts]
-    # clamped at 0: the mean can round a last bit past an extreme that equals it
-    err = [[max(0.0, p.mean - p.lo) for p in pts], [max(0.0, p.hi - p.mean) for p in pts]]
     # a long series (time): a marker every tenth point, shifted per series so overlapping
     # lines still show each one's markers (and stay apart in grayscale)
     every = max(1, len(pts) // 10)
-    ax.errorbar(xs, ys, yerr=err if any(p.n > 1 for p in pts) else None, color=colour,
+    ax.errorbar(xs, ys, yerr=_error(pts), color=colour,
                 marker=marker, markevery=(idx * max(1, every // 3) % every, every),
                 markersize=4, linewidth=1.3, capsize=2,
                 elinewidth=0.8, linestyle="--" if pts[0].emulated else "-",
                 markerfacecolor="white" if pts[0].emulated else colour, label=pts[0].series)
+    if len(pts) <= HOVER_MAX:
+        for p, x in zip(pts, xs):  # an invisible, larger marker: the hover target
+            gid = f"{_GID}{len(titles)}"
+            titles[gid] = _hover(p, spec)
+            ax.plot([x], [p.mean], linestyle="", marker="o", markersize=9, alpha=0, gid=gid)
 
 
-def _panel(ax, points: list[Point], spec: dict, styles: dict, ylabel: str) -> None:
+def _draw_bars(ax, points: list[Point], series: list[str], styles: dict, spec: dict,
+               titles: dict[str, str]) -> None:
+    cats = list(dict.fromkeys(p.x for p in points))
+    width = 0.8 / max(1, len(series))
+    for j, s in enumerate(series):
+        colour, _, idx = styles[s]
+        pts = {p.x: p for p in points if p.series == s}
+        xs = [i - 0.4 + width * (j + 0.5) for i, c in enumerate(cats) if c in pts]
+        ps = [pts[c] for c in cats if c in pts]
+        emulated = ps[0].emulated
+        bars = ax.bar(xs, [p.mean for p in ps], width, color="white" if emulated else colour,
+                      edgecolor=colour if emulated else "black", linewidth=0.6,
+                      hatch=_EMU_HATCH if emulated else _BAR_FILLS[idx % len(_BAR_FILLS)],
+                      label=s, yerr=_error(ps),
+                      error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"})
+        for bar, p in zip(bars, ps):
+            gid = f"{_GID}{len(titles)}"
+            titles[gid] = _hover(p, spec)
+            bar.set_gid(gid)
+    ax.set_xticks(range(len(cats)), [_tick(c) for c in cats])
+
+
+def _panel(ax, points: list[Point], spec: dict, styles: dict, ylabel: str,
+           titles: dict[str, str]) -> None:
     series = list(dict.fromkeys(p.series for p in points))
-    log2 = spec["xscale"] == "log2"
     if spec["kind"] == "line":
         for s in series:
-            _draw_line(ax, [p for p in points if p.series == s], styles[s])
-        if log2:
+            _draw_line(ax, [p for p in points if p.series == s], styles[s], spec, titles)
+        if spec["xscale"] == "log2":
             ax.set_xscale("log", base=2)
         if spec["x"] != TIME_X:
             xs = sorted({float(p.x) for p in points})
@@ -301,21 +364,7 @@ def _panel(ax, points: list[Point], spec: dict, styles: dict, ylabel: str) -> No
                 ax.set_xticks(xs, [_tick(x) for x in xs])
                 ax.minorticks_off()
     else:
-        cats = list(dict.fromkeys(p.x for p in points))
-        width = 0.8 / max(1, len(series))
-        for j, s in enumerate(series):
-            colour, _, idx = styles[s]
-            pts = {p.x: p for p in points if p.series == s}
-            xs = [i - 0.4 + width * (j + 0.5) for i, c in enumerate(cats) if c in pts]
-            ps = [pts[c] for c in cats if c in pts]
-            emulated = ps[0].emulated
-            ax.bar(xs, [p.mean for p in ps], width, color="white" if emulated else colour,
-                   edgecolor=colour if emulated else "black", linewidth=0.6,
-                   hatch=_EMU_HATCH if emulated else _BAR_FILLS[idx % len(_BAR_FILLS)],
-                   label=s, yerr=[[p.mean - p.lo for p in ps], [p.hi - p.mean for p in ps]]
-                   if any(p.n > 1 for p in ps) else None,
-                   error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"})
-        ax.set_xticks(range(len(cats)), [_tick(c) for c in cats])
+        _draw_bars(ax, points, series, styles, spec, titles)
     ax.set_xlabel(spec["xlabel"])
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=min(0.0, min((p.lo for p in points), default=0.0)))
@@ -328,50 +377,100 @@ def _panel(ax, points: list[Point], spec: dict, styles: dict, ylabel: str) -> No
 _RC = {"font.family": "serif", "font.size": 8, "axes.titlesize": 9,
        "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7, "ytick.labelsize": 7,
        "hatch.linewidth": 0.5, "svg.hashsalt": "rxbisect", "svg.fonttype": "none"}
+PANEL_WIDTH_IN = 3.2  # per panel side by side (experiment)
+PAGE_WIDTH_IN = 8.0  # one panel alone (panel_svgs): at a page's width, 7 pt text reads at ~12 px
 
 
-def experiment(records: Sequence[dict], plot_spec: dict, stem: str | Path) -> list[Path]:
-    """Write stem.png and stem.svg: one panel per y metric, one line or bar group per
-    series, error bars min..max over seeds, a shared legend. Returns both paths."""
-    from matplotlib import rc_context
+def _legend_cols(series: int) -> int:
+    return min(series, max(4, math.ceil(series / 8)))  # a legend of many series goes wide
+
+
+def _figure(points: list[Point], spec: dict, metrics: Sequence[tuple[str, str]],
+            width_in: float, titles: dict[str, str]):
+    """A Figure with one panel per (metric, ylabel), side by side, and one legend on top."""
     from matplotlib.figure import Figure  # no pyplot: no global backend state, Agg canvas
 
+    styles = _styles(points)
+    series = len({p.series for p in points if p.metric in dict(metrics)})
+    cols = _legend_cols(series)
+    # the figure grows to hold the legend's rows above the panels
+    fig = Figure(figsize=(max(width_in, 1.6 * cols), 2.7 + 0.18 * math.ceil(series / cols)),
+                 layout="constrained")
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    for ax, (y, label) in zip(axes, metrics):
+        pts = [p for p in points if p.metric == y]
+        if pts:
+            _panel(ax, pts, spec, styles, label, titles)
+        else:
+            ax.text(0.5, 0.5, f"no data for {y}", ha="center", va="center",
+                    transform=ax.transAxes)
+            ax.set_axis_off()
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    # The title heads the legend: a separate suptitle collides with an outside legend.
+    fig.legend(handles, labels, loc="outside upper center", ncols=cols,
+               frameon=False, title=spec["title"], columnspacing=1.5)
+    return fig
+
+
+def _svg_text(fig, titles: dict[str, str]) -> str:
+    """The figure as SVG text, each hover target's element given its <title>."""
+    import io
+    from xml.sax.saxutils import escape
+
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buf.getvalue()
+    for gid, title in titles.items():
+        text = text.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{escape(title)}</title>',
+                            1)
+    return text
+
+
+def _points(records: Sequence[dict], plot_spec: dict) -> tuple[dict, list[Point]]:
     spec = check_spec(plot_spec)
     points = aggregate(records, spec)
     if not points:
         raise UsageError(f"no record has a value for {', '.join(spec['y'])}: nothing to plot")
+    return spec, points
+
+
+def experiment(records: Sequence[dict], plot_spec: dict, stem: str | Path) -> list[Path]:
+    """Write stem.png and stem.svg: one panel per y metric side by side, one line or bar
+    group per series, error bars the confidence interval, a shared legend. Returns both
+    paths."""
+    from matplotlib import rc_context
+
+    spec, points = _points(records, plot_spec)
     stem = Path(stem)
-    styles = _styles(points)
-    n = len(spec["y"])
-    series = len({p.series for p in points})
-    cols = min(series, max(4, math.ceil(series / 8)))  # a legend of many series goes wide...
+    titles: dict[str, str] = {}
     with rc_context(_RC):
-        # ... and the figure grows to hold its rows above the panels
-        fig = Figure(figsize=(max(3.2 * n, 1.6 * cols), 2.7 + 0.18 * math.ceil(series / cols)),
-                     layout="constrained")
-        axes = fig.subplots(1, n, squeeze=False)[0]
-        for ax, y, label in zip(axes, spec["y"], spec["ylabels"]):
-            pts = [p for p in points if p.metric == y]
-            if pts:
-                _panel(ax, pts, spec, styles, label)
-            else:
-                ax.text(0.5, 0.5, f"no data for {y}", ha="center", va="center",
-                        transform=ax.transAxes)
-                ax.set_axis_off()
-        handles, labels = [], []
-        for ax in axes:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                if lab not in labels:
-                    handles.append(h)
-                    labels.append(lab)
-        # The title heads the legend: a separate suptitle collides with an outside legend.
-        fig.legend(handles, labels, loc="outside upper center", ncols=cols,
-                   frameon=False, title=spec["title"], columnspacing=1.5)
+        fig = _figure(points, spec, list(zip(spec["y"], spec["ylabels"])),
+                      PANEL_WIDTH_IN * len(spec["y"]), titles)
         paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]
         try:
             stem.parent.mkdir(parents=True, exist_ok=True)
             fig.savefig(paths[0], dpi=200, bbox_inches="tight")
-            fig.savefig(paths[1], bbox_inches="tight", metadata={"Date": None})
+            paths[1].write_text(_svg_text(fig, titles), encoding="utf-8")
         except OSError as e:
             raise UsageError(f"cannot write {stem}.png/.svg ({e.strerror or e})") from None
     return paths
+
+
+def panel_svgs(records: Sequence[dict], plot_spec: dict) -> list[tuple[str, str]]:
+    """One figure per y metric, PAGE_WIDTH_IN wide, as (metric, SVG text), in the spec's
+    order: what a page shows at its full width, with hover values."""
+    from matplotlib import rc_context
+
+    spec, points = _points(records, plot_spec)
+    out = []
+    with rc_context(_RC):
+        for y, label in zip(spec["y"], spec["ylabels"]):
+            titles: dict[str, str] = {}
+            fig = _figure(points, spec, [(y, label)], PAGE_WIDTH_IN, titles)
+            out.append((y, _svg_text(fig, titles)))
+    return out

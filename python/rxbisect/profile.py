@@ -1,4 +1,4 @@
-"""Hardware profiles: the physical constants of one machine (evaluation.md §2.4).
+"""Hardware profiles: the physical constants of one machine (docs/evaluation.md §2.4).
 
 Why separate from scenarios: a scenario says *what to run*, a profile says
 *what it runs on*. Profiles hold only vendor or measured quantities, each with
@@ -17,7 +17,7 @@ from .schema import (REQUIRED, Schema, as_dict, builtin_toml_names, key, locate_
 
 @dataclass(frozen=True)
 class Cpu:
-    """Cores of one socket (applications run on one socket, evaluation.md §2.4)."""
+    """Cores of one socket (applications run on one socket, docs/evaluation.md §2.4)."""
 
     model: str = key(REQUIRED, "processor model")
     sockets: int = key(REQUIRED, "sockets in the machine", lo=1)

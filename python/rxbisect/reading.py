@@ -6,13 +6,19 @@ Per y metric: who is best and by how much, how each line moves along x, where li
 and how far seeds spread. Nothing is canned: every name and number comes from the points.
 Differences under TIE_PCT are treated as noise, not as a lead or a crossing, so a flat
 comparison reads "within 1 %" instead of a list of meaningless winners.
+
+Short on purpose: a series is named by its value ("rxbisect"; the figure's legend carries
+the key, "arch.name=rxbisect"), and the x axis and the metric are named once per sentence,
+not once per series. A value reads as plot.value_text writes it: its confidence interval in
+brackets when seeds differ, "≥ X" when it is only a lower bound.
 """
 
 import math
 import re
+from dataclasses import replace
 from typing import Any, Sequence
 
-from .plot import TIME_X, Point
+from .plot import TIME_X, Point, check_spec, value_text
 
 # Metrics where less is better; anything else (throughput, hit rates) is better higher.
 LOWER_BETTER = ("latency", "drop", "cycles", "wait", "mem_bw", "working_set", "occupancy",
@@ -46,6 +52,11 @@ def fmt(v: float, unit: str = "") -> str:
     return f"{text} {unit}".rstrip()
 
 
+def _v(p: Point, unit: str = "") -> str:
+    """A point's value with its interval or bound (plot.value_text) and unit."""
+    return f"{value_text(p, fmt)} {unit}".rstrip()
+
+
 def _p(pct: float) -> str:
     return f"{pct:.1f}" if pct < 10 else f"{pct:.0f}"
 
@@ -66,12 +77,10 @@ def _margin(w: Point, r: Point, unit: str) -> str:
         f"a difference of {fmt(abs(w.mean - r.mean), unit)}"
 
 
-def _xs(xs: list, xname: str) -> str:
-    if len(xs) == 1:
-        return f"{xname} {_x(xs[0])}"
+def _xs(xs: list) -> str:
     if len(xs) <= 4:
-        return f"{xname} " + ", ".join(map(_x, xs))
-    return f"{len(xs)} points of {xname} {_x(xs[0])}–{_x(xs[-1])}"
+        return ", ".join(map(_x, xs))
+    return f"{len(xs)} points from {_x(xs[0])} to {_x(xs[-1])}"
 
 
 def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool,
@@ -103,37 +112,49 @@ def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool
     if not lead:
         return f"All series are within {TIE_PCT:g} % of each other in {label} at every point."
     _, x, w, r = widest
-    gap = (f"the widest gap is at {xname} {_x(x)}: {fmt(w.mean, unit)} vs "
-           f"{fmt(r.mean, unit)} ({r.series}), {_margin(w, r, unit)}")
+    gap = (f"the widest gap is at {xname} {_x(x)}: {_v(w, unit)} vs "
+           f"{_v(r, unit)} ({r.series}), {_margin(w, r, unit)}")
     if len(lead) == 1:
         name, where = next(iter(lead.items()))
         scope = "at every point" if len(where) == compared else \
-            f"wherever the series differ by {TIE_PCT:g} % or more ({_xs(where, xname)})"
+            f"wherever the series differ by {TIE_PCT:g} % or more ({xname} {_xs(where)})"
         who = f"{name} has the {best} {label}" if ", " not in name else \
             f"{name} share the {best} {label} (within {TIE_PCT:g} % of each other)"
         return f"{who} {scope}; {gap}."
-    parts = "; ".join(f"{s} at {_xs(where, xname)}" for s, where in lead.items())
-    return f"The {best} {label} changes hands: {parts}; {gap}."
+    parts = "; ".join(f"{s} at {_xs(where)}" for s, where in lead.items())
+    return f"The {best} {label} changes hands along {xname}: {parts}; {gap}."
 
 
-def _trend(name: str, pts: list[Point], label: str, unit: str, xname: str) -> str:
+def _trend(name: str, pts: list[Point], unit: str, span: tuple) -> str:
+    """How one series moves from its first x to its last (the span named only when it is
+    not the common one)."""
     first, last = pts[0], pts[-1]
-    span = f"as {xname} goes from {_x(first.x)} to {_x(last.x)}"
+    own = "" if (first.x, last.x) == span else f" (from {_x(first.x)} to {_x(last.x)})"
     if all(abs(pct(p.mean, first.mean)) <= SAME_PCT for p in pts):
-        return f"{name}'s {label} stays within {SAME_PCT:g} % of {fmt(first.mean, unit)} {span}"
+        return f"{name} stays within {SAME_PCT:g} % of {_v(first, unit)}{own}"
     if last.mean == first.mean:
-        text = f"{name}'s {label} is {fmt(first.mean, unit)} at both ends {span}"
+        text = f"{name} is {_v(first, unit)} at both ends{own}"
     else:
         verb = "rises" if last.mean > first.mean else "falls"
-        text = f"{name}'s {label} {verb} from {fmt(first.mean)} to {fmt(last.mean, unit)} {span}"
+        text = f"{name} {verb} from {_v(first)} to {_v(last, unit)}{own}"
     if len(pts) > 4:  # a long series: where the biggest step is tells more than the ends
         a, b = max(zip(pts, pts[1:]), key=lambda ab: abs(ab[1].mean - ab[0].mean))
         text += (f", the largest step ({fmt(a.mean)} to {fmt(b.mean, unit)}) between "
-                 f"{xname} {_x(a.x)} and {_x(b.x)}")
+                 f"{_x(a.x)} and {_x(b.x)}")
     return text
 
 
-def _crossings(series: dict[str, dict], xname: str) -> list[str]:
+def _trends(series: dict[str, dict], label: str, unit: str, xname: str) -> str | None:
+    """One sentence for every series of a metric: the x span said once."""
+    lines = {s: [pp[x] for x in sorted(pp)] for s, pp in series.items() if len(pp) >= 2}
+    if not lines:
+        return None
+    span = (min(p[0].x for p in lines.values()), max(p[-1].x for p in lines.values()))
+    return (f"As {xname} goes from {_x(span[0])} to {_x(span[1])}, {label}: "
+            + "; ".join(_trend(s, pts, unit, span) for s, pts in lines.items()) + ".")
+
+
+def _crossings(series: dict[str, dict]) -> list[str]:
     out = []
     names = list(series)
     for i, a in enumerate(names):
@@ -146,17 +167,40 @@ def _crossings(series: dict[str, dict], xname: str) -> list[str]:
                     signs.append((x, pa > pb))
             cross = [(x0, x1) for (x0, s0), (x1, s1) in zip(signs, signs[1:]) if s0 != s1]
             if len(cross) > MAX_CROSSINGS:
-                out.append(f"{a} and {b} cross {len(cross)} times")
+                out.append(f"{a} and {b} {len(cross)} times")
             else:
-                out += [f"{a} and {b} cross between {xname} {_x(x0)} and {_x(x1)}"
-                        for x0, x1 in cross]
+                out += [f"{a} and {b} between {_x(x0)} and {_x(x1)}" for x0, x1 in cross]
     return out
+
+
+def _spread(pts: Sequence[Point], label: str, xname: str) -> str | None:
+    """The widest confidence interval relative to its trimmed mean, and where."""
+    widths = [(100 * (p.hi - p.lo) / abs(p.mean), p) for p in pts if p.n > 1 and p.mean]
+    if not widths:
+        return None
+    worst, p = max(widths, key=lambda t: t[0])
+    return (f"Over seeds, the confidence interval of {label} spans at most {_p(worst)} % of "
+            f"its trimmed mean ({p.series} at {xname} {_x(p.x)}, {p.n} seeds).")
+
+
+_SPLIT_KEY = re.compile(r"(?:\w+\.)+(\w+)=")  # "workload.nf=lb" -> "nf=lb"
+
+
+def short_series(points: Sequence[Point], spec: dict) -> list[Point]:
+    """The points with their series named by value, and further keys by their last part
+    ("privring, nf=lb"): the full keys are said once, in the figure's legend, not in every
+    sentence."""
+    prefix = f"{spec['series']}="
+    return [replace(p, series=_SPLIT_KEY.sub(r"\1=", p.series.replace(prefix, "", 1)))
+            for p in points]
 
 
 def reading(points: Sequence[Point], spec: dict) -> list[str]:
     """Sentences about the aggregated points of one experiment (module doc)."""
     out = []
+    spec = check_spec(spec)
     xname, _ = split_label(spec["xlabel"], lower=False)
+    points = short_series(points, spec)
     for metric, ylabel in zip(spec["y"], spec["ylabels"]):
         label, unit = split_label(ylabel)
         pts = [p for p in points if p.metric == metric]
@@ -169,20 +213,11 @@ def reading(points: Sequence[Point], spec: dict) -> list[str]:
         xs = list(dict.fromkeys(p.x for p in pts))
         if spec["kind"] == "line" or spec["x"] == TIME_X:
             xs.sort()
-        lead = _leaders(series, xs, label, unit, lower_is_better(metric), xname)
-        if lead:
-            out.append(lead)
+        said = [_leaders(series, xs, label, unit, lower_is_better(metric), xname)]
         if spec["kind"] == "line":
-            trends = [_trend(s, [pp[x] for x in sorted(pp)], label, unit, xname)
-                      for s, pp in series.items() if len(pp) >= 2]
-            if trends:
-                out.append("; ".join(trends) + ".")
-            cross = _crossings(series, xname)
-            if cross:
-                out.append("; ".join(cross) + ".")
-        spread = [(100 * (p.hi - p.lo) / abs(p.mean), p) for p in pts if p.n > 1 and p.mean]
-        if spread:
-            worst, p = max(spread, key=lambda t: t[0])
-            out.append(f"Across seeds, {label} spreads by at most {_p(worst)} % of its "
-                       f"trimmed mean ({p.series} at {xname} {_x(p.x)}, {p.n} seeds).")
+            said.append(_trends(series, label, unit, xname))
+            cross = _crossings(series)
+            said.append(f"Crossings along {xname}: {'; '.join(cross)}." if cross else None)
+        said.append(_spread(pts, label, xname))
+        out += [s for s in said if s]
     return out

@@ -1,9 +1,10 @@
 """Result records on disk: the JSON-lines file a sweep appends to, and tables made from it.
 
-A record is the object of evaluation.md §4, one per simulated point:
+A record is the object of docs/evaluation.md §4, one per simulated point:
 
     {"experiment", "arch", "point_id", "grid", "seed", "scenario",
-     "params": {...}, "metrics": {...}, "sim_packets", "sim_wall_s", "config": {...}}
+     "params": {...}, "metrics": {...}, "sim_packets", "sim_wall_s", "config": {...},
+     "provenance": {...}}
 
 (docs/sweeps.md describes every key). `Store` owns DIR/sweep.jsonl for one run:
 
@@ -19,7 +20,6 @@ scenario exactly as the engine receives it, so a point already in the file is sk
 """
 
 import fcntl
-import hashlib
 import json
 import os
 import signal
@@ -28,17 +28,19 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from . import engine
+from . import engine, provenance
 from .errors import RxbError, UsageError
+from .provenance import digest
 from .scenario import Resolved
 
 STEM = "sweep"  # `rxb sweep` writes DIR/sweep.jsonl; `rxb repro ID` writes DIR/ID.jsonl
 FILE = f"{STEM}.jsonl"
 TABLE = f"{STEM}.parquet"
-# Top-level record keys that become DataFrame columns as they are; "params" and "metrics"
-# are flattened under their own prefix; "grid", "config" and "profile" stay in the JSON
-# lines only (params already holds every grid key's resolved value).
+# Top-level record keys that become DataFrame columns as they are; those of FLATTENED are
+# flattened under their own prefix; "grid", "config" and "profile" stay in the JSON lines
+# only (params already holds every grid key's resolved value).
 COLUMNS = ("experiment", "arch", "point_id", "seed", "scenario", "sim_packets", "sim_wall_s")
+FLATTENED = ("params", "metrics", "provenance")
 _HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _OPEN: set[str] = set()  # files a Store of this process has open
 _OPEN_LOCK = threading.Lock()
@@ -49,8 +51,7 @@ def identity(res: Resolved) -> dict:
     the free text and the profile's file location, which do not change what is simulated."""
     cfg = engine.build_config(res)
     cfg.pop("description", None)
-    cfg["profile"] = {k: v for k, v in cfg["profile"].items()
-                      if k not in ("source", "description")}
+    cfg["profile"] = provenance.profile_values(cfg["profile"])
     return cfg
 
 
@@ -59,12 +60,6 @@ def point_id(res: Resolved, search: Mapping[str, Any] | None = None) -> str:
     no-drop search (ndr.py) from it is another point than one run of it."""
     pid = digest(identity(res))
     return digest({"point": pid, "search": dict(search)}) if search else pid
-
-
-def digest(obj: Any) -> str:
-    """16 hex digits of SHA-256 over the canonical JSON of `obj` (sorted keys)."""
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _stderr(msg: str) -> None:
@@ -195,11 +190,12 @@ def read(folder: str | os.PathLike, stem: str = STEM) -> list[dict]:
 
 
 def flatten(record: dict) -> dict[str, Any]:
-    """One table row: COLUMNS as they are, then params and metrics with dotted names
-    (`params.arch.ax_size`, `metrics.drops_by_cause.no_ax_buf`); lists (per-core and
-    per-ring breakdowns, time series) are kept as JSON text."""
+    """One table row: COLUMNS as they are, then params, metrics and provenance with dotted
+    names (`params.arch.ax_size`, `metrics.drops_by_cause.no_ax_buf`,
+    `provenance.engine_build`); lists (per-core and per-ring breakdowns, time series) are
+    kept as JSON text."""
     row = {k: record.get(k) for k in COLUMNS}
-    for top in ("params", "metrics"):
+    for top in FLATTENED:
         _walk(top, record.get(top) or {}, row)
     return row
 
@@ -235,7 +231,7 @@ def write_table(records: Iterable[dict], folder: str | os.PathLike, stem: str = 
 
 # ---- schema -------------------------------------------------------------------------------
 
-# The metrics evaluation.md §4 names for every record (the engine may add more).
+# The metrics docs/evaluation.md §4 names for every record (the engine may add more).
 REQUIRED_METRICS = ("throughput_gbps", "latency_us_mean", "latency_us_p99", "drop_rate",
                     "drops_by_cause", "mem_bw_gibps", "ddio_hit_rate", "ring_occupancy",
                     "io_working_set_mib", "cycles_per_packet")
@@ -247,8 +243,9 @@ _TOP = {"experiment": str, "arch": str, "point_id": str, "seed": int, "params": 
 
 
 def problems(record: Any) -> list[str]:
-    """What makes `record` not a record of evaluation.md §4 as this package writes it (empty
-    when it is one). Checks shape and types, never values: the numbers are the model's."""
+    """What makes `record` not a record of docs/evaluation.md §4 as this package writes it (empty
+    when it is one), its provenance included. Checks shape and types, never values: the
+    numbers are the model's."""
     if not isinstance(record, dict):
         return [f"not an object but {type(record).__name__}"]
     out = []
@@ -278,7 +275,7 @@ def problems(record: Any) -> list[str]:
     for name, kind in OPTIONAL_METRICS.items():
         if name in m and not isinstance(m[name], kind):
             out.append(f"metrics.{name}: expected an object, got {m[name]!r:.40}")
-    return out
+    return out + provenance.problems(record.get("provenance"))
 
 
 def _number(v: Any) -> bool:

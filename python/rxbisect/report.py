@@ -39,12 +39,38 @@ def pct(v: float | None, digits: int = 2) -> str:
     return "n/a" if v is None else f"{100 * v:.{digits}f} %"
 
 
+def percent(v: float | None, digits: int = 2) -> str:
+    """A share as a number of percent, for a column headed "... %"."""
+    return num(None if v is None else 100 * v, digits)
+
+
 def _slash(values: Sequence[float | None], digits: int, unit: str) -> str:
     return " / ".join(num(v, digits) for v in values) + f" {unit}"
 
 
+# Above this share of offered packets still in flight when a run ends, its throughput and
+# drop rate describe a run that had not settled
+IN_FLIGHT_WARN_SHARE = 0.02
+
+
+def in_flight_share(m: dict) -> float | None:
+    """Offered packets neither delivered nor dropped when the run ended: delivered +
+    dropped + in flight = offered."""
+    offered = m.get("offered_packets")
+    return m["in_flight_packets"] / offered if offered and "in_flight_packets" in m else None
+
+
+def in_flight_warning(metrics: Iterable[dict]) -> str | None:
+    """One line when any run left more than IN_FLIGHT_WARN_SHARE of its packets in flight."""
+    worst = max((x for x in map(in_flight_share, metrics) if x is not None), default=None)
+    if worst is None or worst <= IN_FLIGHT_WARN_SHARE:
+        return None
+    return (f"{100 * worst:.1f} % of offered packets were still in flight at the end: "
+            "lengthen run.duration_ms")
+
+
 def metrics(result: Result, res: Resolved) -> str:
-    """The terminal view of one run (evaluation.md §2.2)."""
+    """The terminal view of one run (docs/evaluation.md §2.2)."""
     m, s = result.metrics, res.scenario
     sy, t = s.system, s.traffic
     head = (f"{s.arch.name}{' (emulated)' if s.arch.emulated else ''} on '{res.profile.name}': "
@@ -90,6 +116,7 @@ def _metric_rows(m: dict) -> list[tuple[str, str]]:
         ("  offered", num(m["offered_gbps"], 2, "Gbps")),
         ("  delivered", f"{num(m['throughput_gbps'], 2, 'Gbps')}  ({num(m['throughput_mpps'], 2, 'Mpps')})"),
         ("  drop rate", pct(m["drop_rate"], 3)),
+        ("  in flight at the end", pct(in_flight_share(m), 3)),
         ("Drops by cause", ""),
         *((f"  {c}", num(m["drops_by_cause"][c])) for c in DROP_CAUSES),
         ("Latency (arrival -> processed)", ""),
@@ -124,7 +151,7 @@ def _rows(rows: Sequence[tuple[str, str]]) -> str:
 
 def sizing(sz: Sizing) -> str:
     yes = {True: "yes", False: "no"}
-    head = (f"Sizing (interfaces.md §5.5): {sz.nics} NIC(s) x {sz.link_gbps:g} Gbps, cores per NIC "
+    head = (f"Sizing (docs/interfaces.md §5.5): {sz.nics} NIC(s) x {sz.link_gbps:g} Gbps, cores per NIC "
             f"{list(sz.cores_per_nic)}, buffer {sz.buffer_bytes} B, DDIO "
             f"{sz.ddio_bytes / 2**20:.3g} MiB\n"
             f"|Bx| = {sz.bx}, k = {sz.k} Ax rings in all, k_nic = {sz.k_nic} on the smallest NIC")
@@ -144,7 +171,7 @@ def sizing(sz: Sizing) -> str:
 
 
 def darkpackets(points: Sequence[DarkPackets]) -> str:
-    head = ("Dark-packet bound (darkpackets.md): per-core gap g = 8 x wire bytes x cores / "
+    head = ("Dark-packet bound (docs/evaluation.md §4): per-core gap g = 8 x wire bytes x cores / "
             "link; a core keeps up if g >= M x t_d + compute, else drops -> "
             "1 - g / (M x t_d + compute)\n\n")
     rows = [(f"{p.link_gbps:g}", p.packet_bytes, p.wire_bytes, p.cores, p.accesses,

@@ -1,39 +1,55 @@
 """`rxb report DIR`: one self-contained HTML page for every experiment in DIR.
 
-Inputs, per experiment ID: DIR/ID.jsonl (records, evaluation.md §4) and DIR/ID.svg or
-DIR/ID.png. A missing figure is drawn again with plot.experiment from the `[plot]` table of
-experiments/ID.toml (title and description are read from there too, when present). Without
-a `[plot]` table a default one is derived from what varies in the records.
+    render(DIR, experiments=None, out=None, warn=None, baseline_html=None) -> Path
 
-Per experiment the page shows the figure, the aggregated points (plot.aggregate: the very
-numbers drawn), what varied and what was fixed, the hardware profile and calibration, the
-seeds and their spread, where each packet's time goes (the stall anatomy of the records that
-carry one, anatomy.py), and a reading generated from the aggregated points (reading.py: who
-is best, by how much, where curves cross) — never canned text.
+Inputs, per experiment ID: DIR/ID.jsonl (records, docs/evaluation.md §4); title, description and
+`[plot]` from experiments/ID.toml, else DIR/ID.summary.json. Without a `[plot]` table a
+default one is derived from what varies in the records.
 
-Self-contained means no external resource: figures are data: URIs of <img> elements (an
-inline <svg> would share matplotlib's element ids with the other figures on the page), CSS
-is inline. A small inline script marks the page when every figure has loaded and records
-script errors in the DOM, so a headless browser's --dump-dom can check both.
+The page tells the study in its order (experiments.NARRATIVE: the problem first, then the
+designs, bursts, imbalance, scaling...; IDs outside the catalogue follow). Per experiment it
+shows links to its files (JSONL, Parquet, SVG, ...), the command that made the records, a
+reading generated from the aggregated points (reading.py: who is best, by how much, where
+curves cross — never canned text), one figure per y metric at the page's width with a
+numbered caption and hover values, what varied and what was fixed, the hardware profile
+and calibration, the seeds, the aggregated points (plot.aggregate: the very numbers drawn,
+trimmed mean and bootstrap interval) and where each packet's time goes (anatomy.py). A
+small block at the top gives the records' provenance (commit, engine build, date, host).
+
+The HTML comes from the Jinja2 templates in templates/ (autoescaped). Self-contained means
+no external resource: figures are inline <svg> elements whose ids are prefixed per figure
+(matplotlib's ids would collide across figures), CSS and script are inline; the links to the
+experiment's files are relative, for a reader who has the folder. The inline script marks
+the page when the figures are drawn, and how legible they are, for a headless browser's
+--dump-dom (docs/report.md).
+
+>>> import json, pathlib, tempfile
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> rows = (("privring", "lb", 150.0), ("rxbisect", "lb", 199.0))
+>>> _ = (d / "demo.jsonl").write_text("".join(json.dumps({"params": {"arch.name": n,
+...     "workload.nf": nf}, "metrics": {"throughput_gbps": v}}) + "\\n" for n, nf, v in rows))
+>>> text = render(d, baseline_html="<p>no change</p>").read_text()
+>>> "Figure 1: throughput (Gbps)" in text and "Compared with a baseline" in text
+True
 """
 
-import base64
-import html
+import functools
 import json
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import __version__, anatomy, plot, profile
+from . import __version__, anatomy, plot, profile, stats
 from .errors import RxbError, UsageError
-from .experiments import DIR as EXPERIMENTS_DIR
+from .experiments import DIR as EXPERIMENTS_DIR, NARRATIVE
 from .reading import fmt, reading
 from .schema import read_toml
 
 PAGE = "report.html"
+# The files of an experiment the page links to, when they are in DIR (docs/experiments.md).
+FILES = ("jsonl", "parquet", "svg", "png", "summary.json")
 
 
 @dataclass
@@ -135,7 +151,8 @@ def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None])
     if not records:
         raise UsageError(f"{folder / (eid + '.jsonl')}: no records")
     toml_path = experiments / f"{eid}.toml"
-    doc = {**read_summary(folder / f"{eid}.summary.json", warn), **(read_toml(toml_path, "experiment file") if toml_path.is_file() else {})}
+    own = read_toml(toml_path, "experiment file") if toml_path.is_file() else {}
+    doc = {**read_summary(folder / f"{eid}.summary.json", warn), **own}
     exp = Experiment(eid, records, {}, False, str(doc.get("title") or eid),
                      str(doc.get("description") or ""), variant=str(doc.get("variant") or ""))
     if "plot" in doc:
@@ -154,52 +171,99 @@ def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None])
 
 # ---- the page ----------------------------------------------------------------------------
 
-def _e(v: Any) -> str:
-    return html.escape(v if isinstance(v, str) else json.dumps(v), quote=True)
+@functools.cache
+def _env():
+    """The templates (templates/, autoescaped: every value from records is escaped)."""
+    import jinja2
+    return jinja2.Environment(loader=jinja2.PackageLoader("rxbisect", "templates"),
+                              autoescape=True, undefined=jinja2.StrictUndefined,
+                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], cls: str = "") -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def _figure(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
-    """The figure as an <img> with a data: URI; drawn now when DIR has none."""
-    path = exp.figure
-    with tempfile.TemporaryDirectory(prefix="rxb-report-") as tmp:
-        if path is None:
-            stem = folder / exp.id if exp.own_spec else Path(tmp) / exp.id
-            try:
-                path = plot.experiment(exp.records, exp.spec, stem)[1]
-            except UsageError as e:
-                if not exp.own_spec:
-                    raise
-                warn(f"rxb: warning: {e}; the figure is only in the report")
-                path = plot.experiment(exp.records, exp.spec, Path(tmp) / exp.id)[1]
-            exp.notes.append("Figure drawn by `rxb report` from "
-                             + ("the experiment's [plot] table." if exp.own_spec else
-                                "a default plot (no [plot] table for this experiment)."))
-        data = path.read_bytes()
-    mime = "image/svg+xml" if path.suffix == ".svg" else "image/png"
-    uri = f"data:{mime};base64,{base64.b64encode(data).decode()}"
-    return (f'<figure><img class="figure" alt="{_e(exp.title)}" src="{uri}">'
-            f"<figcaption>{_e(path.name)}</figcaption></figure>")
-
-
-def _points(points: Sequence[plot.Point], spec: dict) -> str:
-    rows = [(p.series, _value(p.x), p.metric, fmt(p.mean), fmt(p.lo), fmt(p.hi), p.n)
-            for p in points]
-    return _table(("series", spec["x"], "metric", "trimmed mean", "min", "max", "seeds"), rows,
-                  "num")
+    """One HTML table (templates/table.html.j2); cells are escaped."""
+    return _env().get_template("table.html.j2").render(
+        headers=headers, rows=[[_value(c) for c in r] for r in rows], cls=cls)
 
 
 def _value(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v)
 
 
-def _hardware(records: Sequence[dict]) -> str:
-    """The profile(s) and calibration(s) the records were simulated with."""
+def order(ids: Sequence[str]) -> list[str]:
+    """IDs in the study's narrative order; IDs outside the catalogue follow, sorted."""
+    rank = {eid: i for i, eid in enumerate(NARRATIVE)}
+    return sorted(ids, key=lambda eid: (rank.get(eid, len(rank)), eid))
+
+
+_SVG_ID = re.compile(r'(\bid="|href="#|url\(#)([^")]+)')
+
+
+def _inline_svg(text: str, prefix: str) -> str:
+    """An SVG document as an element for the page: no XML prolog or doctype, and every id
+    (and every reference to one) prefixed, so two figures' ids never collide."""
+    text = text[text.index("<svg"):]
+    return _SVG_ID.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", text)
+
+
+def _figures(exp: Experiment, folder: Path, first: int, warn: Callable[[str], None]) -> list:
+    """One figure per y metric: inline SVG, caption numbered from `first`, and a link to its
+    file in DIR when the experiment has its own [plot] (a default plot leaves nothing)."""
+    from markupsafe import Markup
+    labels = dict(zip(exp.spec["y"], exp.spec["ylabels"]))
+    out = []
+    for i, (metric, svg) in enumerate(plot.panel_svgs(exp.records, exp.spec)):
+        fid = f"fig-{exp.id}-{i + 1}"
+        out.append({"id": fid, "number": first + i, "svg": Markup(_inline_svg(svg, fid)),
+                    "href": _write_panel(folder, exp, metric, svg, warn),
+                    "caption": f"{labels[metric]} against {exp.spec['xlabel']}; "
+                               f"{exp.title}."})
+    return out
+
+
+def _write_panel(folder: Path, exp: Experiment, metric: str, svg: str,
+                 warn: Callable[[str], None]) -> str | None:
+    """DIR/ID.METRIC.svg, the panel's own file; its name relative to the page, or None."""
+    if not exp.own_spec:
+        return None
+    path = folder / f"{exp.id}.{metric}.svg"
+    try:
+        path.write_text(svg, encoding="utf-8")
+    except OSError as e:
+        warn(f"rxb: warning: cannot write {path} ({e.strerror or e}); the figure is only "
+             "in the report")
+        return None
+    return path.name
+
+
+def _ensure_figure(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> None:
+    """DIR/ID.svg and .png (all panels side by side) for an experiment with its own [plot]
+    that has none yet (records from `rxb sweep`, or figures deleted)."""
+    if exp.figure is not None or not exp.own_spec:
+        if not exp.own_spec:
+            exp.notes.append("Figures drawn by `rxb report` from a default plot (no [plot] "
+                             "table for this experiment).")
+        return
+    try:
+        exp.figure = plot.experiment(exp.records, exp.spec, folder / exp.id)[1]
+        exp.notes.append("Figure files drawn by `rxb report` from the experiment's [plot] "
+                         "table.")
+    except UsageError as e:
+        warn(f"rxb: warning: {e}; the figure is only in the report")
+
+
+def _files(folder: Path, eid: str) -> list[tuple[str, str]]:
+    """(label, relative href) of the experiment's files that exist in DIR."""
+    return [(f"{eid}.{ext}", f"{eid}.{ext}") for ext in FILES
+            if (folder / f"{eid}.{ext}").is_file()]
+
+
+def _points(points: Sequence[plot.Point]) -> list[tuple]:
+    return [(p.series, _value(p.x), p.metric, plot.value_text(p, fmt), p.n) for p in points]
+
+
+def _hardware(records: Sequence[dict]) -> tuple[list[tuple], list[tuple]]:
+    """The profile(s) and calibration(s) the records were simulated with, as table rows."""
     names = list(dict.fromkeys(str((r.get("params") or {}).get("system.profile")
                                    or ((r.get("config") or {}).get("system") or {}).get("profile")
                                    or "reference") for r in records))
@@ -218,9 +282,7 @@ def _hardware(records: Sequence[dict]) -> str:
                                          sort_keys=True) for r in records))
     cal_rows = [(c.get("machine", "?"), c.get("date", "?"), c.get("origin", "?"))
                 for c in map(json.loads, cals) if isinstance(c, dict)]
-    return (_table(("hardware profile", "what it is"), rows) +
-            (_table(("calibration machine", "date", "origin"), cal_rows) if cal_rows else
-             "<p>The records name no calibration (the engine's built-in one).</p>"))
+    return rows, cal_rows
 
 
 def _seed(record: dict) -> Any:
@@ -233,94 +295,75 @@ def _seeds(records: Sequence[dict], points: Sequence[plot.Point]) -> str:
     wall = sum(float(r.get("sim_wall_s") or 0) for r in records)
     ns = sorted({p.n for p in points})
     how = "trimmed mean (min and max dropped)" if ns and ns[-1] >= 3 else "mean"
-    return (f"<p>{len(records)} records; seeds {_e(', '.join(map(str, seeds)))}; "
-            f"{'/'.join(map(str, ns))} per point; centre = {how}, error bars = min..max. "
-            f"Simulation wall time {wall:.1f} s in all.</p>")
+    return (f"{len(records)} records; seeds {', '.join(map(str, seeds))}; "
+            f"{'/'.join(map(str, ns))} per point; centre = {how}, error bars and brackets = "
+            f"its {stats.CONFIDENCE * 100:g} % bootstrap confidence interval. Simulation wall "
+            f"time {wall:.1f} s in all.")
 
 
-def _anatomy(records: Sequence[dict]) -> str:
-    """"Where each packet's time goes": per record with `metrics.anatomy`, the tables of
-    `rxb sim --explain` (one per core class), each record folded under its label (design,
-    varied parameters, seed); the only one is shown open. Empty when no record has one."""
-    have = [r for r in records if anatomy.of(r.get("metrics"))]
-    if not have:
-        return ""
+def _anatomy(records: Sequence[dict]) -> list[dict]:
+    """"Where each packet's time goes": per record with `metrics.anatomy`, its label (design,
+    varied parameters, seed) and the tables of `rxb sim --explain`, one per core class."""
     _, varied = _params(records)
     out = []
-    for r in have:
+    for r in (r for r in records if anatomy.of(r.get("metrics"))):
         params = r.get("params") or {}
         label = ", ".join([str(r.get("arch") or params.get(plot.DEFAULT_SERIES))]
                           + [f"{k}={_value(params.get(k))}" for k in varied
                              if k != plot.DEFAULT_SERIES]
                           + [f"seed {_seed(r)}"])
         anat = anatomy.of(r["metrics"])
-        body = "".join(f"<p>{_e(anatomy.header(c, anat[c]))}</p>"
-                       + _table(anatomy.HEADERS, anatomy.rows(anat[c]), "num")
-                       for c in anatomy.classes(anat) if isinstance(anat[c], dict))
-        body += "".join(f'<p class="note">{_e(p)}</p>'
-                        for p in anatomy.check_anatomy(r["metrics"]))
-        out.append(f"<details{' open' if len(have) == 1 else ''}><summary>{_e(label)}"
-                   f"</summary>{body}</details>")
-    return ("<h3>Where each packet's time goes</h3><p>Mean busy time per packet, per core "
-            "class, split into the components a packet meets (the per-packet stall anatomy, "
-            f"docs/simulator.md); {len(have)} of {len(records)} records carry one.</p>"
-            + "".join(out))
+        out.append({"label": label, "problems": anatomy.check_anatomy(r["metrics"]),
+                    "classes": [{"header": anatomy.header(c, anat[c]),
+                                 "rows": [[_value(v) for v in row]
+                                          for row in anatomy.rows(anat[c])]}
+                                for c in anatomy.classes(anat) if isinstance(anat[c], dict)]})
+    return out
 
 
-def section(exp: Experiment, folder: Path, warn: Callable[[str], None]) -> str:
+def _commands(records: Sequence[dict]) -> list[str]:
+    """The distinct commands that wrote the records (their `provenance`)."""
+    return list(dict.fromkeys(str(p["command"]) for r in records
+                              if isinstance(p := r.get("provenance"), dict) and p.get("command")))
+
+
+def provenance(records: Sequence[dict]) -> dict:
+    """The page's provenance block: one row per (commit + dirty flag, engine build) with the
+    dates and hosts of its records, and how many records carry none."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        p = r.get("provenance")
+        if isinstance(p, dict):
+            commit = str(p.get("commit") or "?") + (" (dirty)" if p.get("dirty") else "")
+            groups.setdefault((commit, str(p.get("engine_build") or "?")), []).append(p)
+    rows = []
+    for (commit, build), ps in groups.items():
+        dates = sorted(str(p["date"]) for p in ps if p.get("date"))
+        rows.append((commit, build, (dates[0] if dates[0] == dates[-1] else
+                                     f"{dates[0]} – {dates[-1]}") if dates else "?",
+                     ", ".join(dict.fromkeys(str(p.get("host") or "?") for p in ps)), len(ps)))
+    total = len(records)
+    return {"rows": rows, "missing": total - sum(len(g) for g in groups.values()),
+            "total": total}
+
+
+def context(exp: Experiment, number: int, first_figure: int, folder: Path,
+            warn: Callable[[str], None]) -> dict:
+    """Everything the experiment's template (templates/experiment.html.j2) shows."""
     points = plot.aggregate(exp.records, exp.spec)
     fixed, varied = _params(exp.records)
-    figure = _figure(exp, folder, warn)
-    text = "".join(f"<li>{_e(s)}</li>" for s in reading(points, exp.spec))
-    notes = "".join(f'<p class="note">{_e(n)}</p>' for n in exp.notes)
-    variant = f" ({exp.variant} variant)" if exp.variant else ""
-    return (f'<section id="{_e(exp.id)}"><h2>{_e(exp.title)} <code>{_e(exp.id)}'
-            f'{_e(variant)}</code></h2>'
-            + (f"<p>{_e(exp.description)}</p>" if exp.description else "")
-            + f'<h3>Reading</h3><ul class="reading">{text}</ul>{figure}{notes}'
-            + "<h3>Parameters</h3>"
-            + _table(("varied", "values"), [(k, ", ".join(map(_value, v)))
-                                            for k, v in varied.items()])
-            + _table(("fixed", "value"), [(k, _value(v)) for k, v in fixed.items()])
-            + "<h3>Hardware and calibration</h3>" + _hardware(exp.records)
-            + "<h3>Seeds and spread</h3>" + _seeds(exp.records, points)
-            + "<h3>Aggregated points</h3>"
-            # a long table (time series) folds away; it is still in the page, one click off
-            + (f"<details><summary>{len(points)} points</summary>{_points(points, exp.spec)}"
-               "</details>" if len(points) > 40 else _points(points, exp.spec))
-            + _anatomy(exp.records)
-            + "</section>")
-
-
-# The page checks itself: once loaded, body[data-figures] says "ok N" or which figures
-# broke, and script errors land in #script-errors (for a headless --dump-dom, docs/report.md).
-_SCRIPT = """
-var errs = [];
-window.onerror = function (msg, src, line) {
-  errs.push(msg + " (line " + line + ")");
-  document.getElementById("script-errors").textContent = errs.join("\\n");
-  document.body.setAttribute("data-script-errors", String(errs.length));
-};
-window.addEventListener("load", function () {
-  var imgs = document.querySelectorAll("img.figure"), bad = [];
-  for (var i = 0; i < imgs.length; i++)
-    if (!(imgs[i].complete && imgs[i].naturalWidth > 0)) bad.push(imgs[i].alt);
-  document.body.setAttribute("data-figures",
-    bad.length ? "broken: " + bad.join("; ") : "ok " + imgs.length);
-});
-"""
-_CSS = """
-body { font: 15px/1.45 Georgia, serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
-       color: #111; }
-h1 { font-size: 1.6em; } h2 { border-top: 1px solid #ccc; padding-top: 1em; }
-code { font-size: 0.85em; color: #555; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.85em; }
-th, td { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left;
-         vertical-align: top; }
-table.num td { text-align: right; } table.num td:first-child { text-align: left; }
-img.figure { max-width: 100%; } figcaption { font-size: 0.8em; color: #666; }
-.note { color: #8a5a00; font-size: 0.9em; } #script-errors { color: #b00; }
-"""
+    _ensure_figure(exp, folder, warn)
+    hardware, calibrations = _hardware(exp.records)
+    return {"id": exp.id, "number": number, "title": exp.title,
+            "description": exp.description, "variant": exp.variant,
+            "records": len(exp.records), "files": _files(folder, exp.id),
+            "commands": _commands(exp.records), "reading": reading(points, exp.spec),
+            "figures": _figures(exp, folder, first_figure, warn), "notes": exp.notes,
+            "varied": [(k, ", ".join(map(_value, v))) for k, v in varied.items()],
+            "fixed": [(k, _value(v)) for k, v in fixed.items()],
+            "hardware": hardware, "calibrations": calibrations,
+            "seeds": _seeds(exp.records, points), "x": exp.spec["x"],
+            "points": _points(points), "anatomy": _anatomy(exp.records)}
 
 
 def experiment_ids(folder: Path) -> list[str]:
@@ -328,8 +371,20 @@ def experiment_ids(folder: Path) -> list[str]:
 
 
 def render(folder: str | Path, experiments: str | Path | None = None,
-           out: str | Path | None = None, warn: Callable[[str], None] | None = None) -> Path:
-    """Write the report of every DIR/ID.jsonl to `out` (default DIR/report.html)."""
+           out: str | Path | None = None, warn: Callable[[str], None] | None = None,
+           baseline_html: str | None = None) -> Path:
+    """Write the report of every DIR/ID.jsonl to `out` (default DIR/report.html) and return
+    its path. `experiments`: a folder of ID.toml files (default: the catalogue); `warn`: where
+    warnings go (default stderr); `baseline_html`: an HTML fragment (baseline.html) shown as
+    "Compared with a baseline" near the top, trusted as it is.
+
+    >>> render("/nonexistent")
+    Traceback (most recent call last):
+    ...
+    rxbisect.errors.UsageError: /nonexistent: not a folder (expected a results folder with \
+ID.jsonl files, e.g. from `rxb repro --out DIR`)
+    """
+    from markupsafe import Markup
     say = warn or (lambda m: print(m, file=sys.stderr))
     folder = Path(folder)
     if not folder.is_dir():
@@ -340,17 +395,17 @@ def render(folder: str | Path, experiments: str | Path | None = None,
         raise UsageError(f"{folder}: no ID.jsonl result files; run `rxb repro ID --out "
                          f"{folder}` or `rxb sweep ... --out {folder}` first")
     exp_dir = Path(experiments) if experiments else EXPERIMENTS_DIR
-    exps = [load(folder, i, exp_dir, say) for i in ids]
-    sections = "".join(section(x, folder, say) for x in exps)
-    toc = "".join(f'<li><a href="#{_e(x.id)}">{_e(x.title)}</a> ({len(x.records)} records)</li>'
-                  for x in exps)
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>rxbisect report: {_e(folder.name)}</title><style>{_CSS}</style>"
-            f"<script>{_SCRIPT}</script></head><body>"
-            f"<h1>rxbisect report: {_e(str(folder))}</h1>"
-            f"<p>{len(exps)} experiments, generated by rxb {__version__} from the records in "
-            f"this folder. Readings are computed from the aggregated points.</p>"
-            f"<ul>{toc}</ul>{sections}<pre id=\"script-errors\"></pre></body></html>\n")
+    loaded = [load(folder, eid, exp_dir, say) for eid in order(ids)]
+    exps, figures = [], 1
+    for number, exp in enumerate(loaded, 1):
+        exps.append(context(exp, number, figures, folder, say))
+        figures += len(exps[-1]["figures"])
+    page = _env().get_template("report.html.j2").render(
+        folder=str(folder), folder_name=folder.name, version=__version__, experiments=exps,
+        confidence=f"{stats.CONFIDENCE * 100:g}",
+        provenance=provenance([r for x in loaded for r in x.records]),
+        baseline_html=Markup(baseline_html) if baseline_html is not None else None,
+        anatomy_headers=anatomy.HEADERS)
     path = Path(out) if out else folder / PAGE
     try:
         path.write_text(page, encoding="utf-8")

@@ -10,7 +10,7 @@
    point, resumable), the experiment's derivations added to each record before it is
    written;
 3. summarise: DIR/ID.parquet (sweep.execute), DIR/ID.summary.json (per series and x, the
-   trimmed mean over seeds, min, max, n), DIR/ID.png and .svg (plot.experiment).
+   trimmed mean over seeds, its 95 % bootstrap interval lo-hi, n), DIR/ID.png and .svg (plot.experiment).
 """
 
 import json
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import darkpackets, experiments, ndr, records, report, scenario
+from . import darkpackets, experiments, ndr, provenance, records, report, scenario
 from .sweep import Point, check_jobs, check_seeds, execute, plan as plan_points, reachable, value_text
 from .errors import EngineError, UsageError
 from .experiments import DESIGN, Experiment
@@ -105,20 +105,20 @@ def duration_text(s: float) -> str:
 
 def summarize(exp: Experiment, recs: Sequence[dict]) -> list[dict]:
     """The figure's points (plot.aggregate, the one aggregation: per series, x and metric the
-    trimmed mean over seeds, min, max, n), as plain data for DIR/ID.summary.json."""
+    trimmed mean over seeds, its 95 % bootstrap interval lo-hi, n), as plain data for DIR/ID.summary.json."""
     from .plot import aggregate
     return [p.to_dict() for p in aggregate(recs, exp.plot)] if recs else []
 
 
 def summary_table(exp: Experiment, rows: Sequence[dict]) -> str:
     """The summary as a compact table: one row per series and x, one column per metric:
-    trimmed mean [min-max] when seeds differ."""
+    trimmed mean [lo, hi] (its bootstrap interval) when seeds differ."""
     y = exp.plot["y"]
     cells: dict[tuple, dict] = {}
     for r in rows:
         cell = report.num(r["mean"], 3)
         if r["n"] > 1 and r["lo"] != r["hi"]:
-            cell += f" [{report.num(r['lo'], 3)}-{report.num(r['hi'], 3)}]"
+            cell += f" [{report.num(r['lo'], 3)}, {report.num(r['hi'], 3)}]"
         cells.setdefault((r["series"], _cell(r["x"])), {})[r["metric"]] = cell
     body = [(series, x, *(m.get(k, "-") for k in y)) for (series, x), m in cells.items()]
     return report.table(("series", exp.plot["x"], *y), body, (False, True, *(True,) * len(y)))
@@ -199,7 +199,7 @@ def trace_file(exp: Experiment, folder: Path) -> Path:
     """The experiment's generated trace, DIR/ID-HASH.pcap: written once by the trace
     generator (tracegen.py) and reused; the hash of the [trace] table names it, so a changed
     table makes a new trace (and new points) instead of reusing a stale one."""
-    path = folder / f"{exp.id}-{records.digest(exp.trace)[:8]}.pcap"
+    path = folder / f"{exp.id}-{provenance.digest(exp.trace)[:8]}.pcap"
     if not path.exists():
         from .tracegen import generate
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -7,7 +7,7 @@ same table (scripts/gen_scenario.py, docs/scenario-keys.md). Loading merges the 
 overrides typed by the key; `resolve` then loads the hardware profile, checks
 the rules that involve several keys, and replaces every "auto" by a number, so
 the engine never has to guess. The defaults reproduce the reference setup of
-evaluation.md §2.4: 16 cores, 2 NICs, 2 × 100 Gbps, 1500 B packets (IP MTU 1500, i.e.
+docs/evaluation.md §2.4: 16 cores, 2 NICs, 2 × 100 Gbps, 1500 B packets (IP MTU 1500, i.e.
 1518 B Ethernet frames), LB,
 reference hardware, privRing 1024 / small privRing 128 / Ax 128, Bx 1024.
 
@@ -64,6 +64,9 @@ def _section_class(section: str) -> type:
 
 Arch, System, Traffic, Workload, Run, Emu = (_section_class(s) for s in SECTIONS)
 ARCHS = tuple(TABLE["arch"]["name"]["values"])
+PATTERNS = tuple(TABLE["traffic"]["pattern"]["values"])
+# Most time-series samples the simulator keeps in one run (sim/simcfg.c rejects more)
+MAX_SAMPLES = TABLE["run"]["sample_ms"]["max_samples"]
 SHARED = ("shring", "shring_list", "dyn_shring")  # archs with rings shared by share_degree cores
 RING_MAX = TABLE["arch"]["rx_size"]["hi"]  # RXB_RING_MAX of include/rxb/common.h
 # RXB_MAX_QUEUES (include/rxb/common.h): queues one privRing, so one page pool, can have (the
@@ -75,6 +78,58 @@ def honours(full: str, engine: str) -> bool:
     """Whether `engine` (sim or emu) gives key `full` an effect."""
     sec, name = full.split(".", 1)
     return engine in TABLE[sec][name]["engines"]
+
+
+# How a warning names an engine: where a key is idle, and what it applies to
+_PLACE = {"sim": "in the simulator", "emu": "in the emulator"}
+_PROGRAM = {"sim": "rxb-sim", "emu": "rxb-emu"}
+
+
+def scope(full: str, engine: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The arch.name and traffic.pattern values key `full` has an effect for on `engine`
+    (scenario_keys.toml `archs`, `patterns`; an engine's own override first), in enum order."""
+    sec, name = full.split(".", 1)
+    k = TABLE[sec][name]
+    own = k.get(engine, {})
+    archs = own.get("archs", k.get("archs", ARCHS))
+    patterns = own.get("patterns", k.get("patterns", PATTERNS))
+    return (tuple(a for a in ARCHS if a in archs), tuple(p for p in PATTERNS if p in patterns))
+
+
+def no_effect(full: str, arch: str, pattern: str, engine: str = "sim") -> str | None:
+    """None when key `full` changes a run of design `arch` with traffic `pattern` on
+    `engine`, else the one warning line both front ends print (scenario/ has the same
+    function, rxb_scn_no_effect, and a test pins the same text)."""
+    if not honours(full, engine):
+        sec, name = full.split(".", 1)
+        applies = ", ".join(_PROGRAM[e] for e in ENGINES if e in TABLE[sec][name]["engines"])
+        return f"{full} has no effect {_PLACE[engine]} (it applies to {applies})"
+    archs, patterns = scope(full, engine)
+    if arch not in archs:
+        return f"{full} has no effect for arch {arch} (it applies to {', '.join(archs)})"
+    if pattern not in patterns:
+        return (f"{full} has no effect for pattern {pattern} "
+                f"(it applies to {', '.join(patterns)})")
+    return None
+
+
+def idle_keys(scn: "Scenario", given: Sequence[str], engine: str = "sim") -> list[str]:
+    """The warning of each key in `given` (the keys named explicitly) that changes nothing
+    in `scn` on `engine`."""
+    said = (no_effect(k, scn.arch.name, scn.traffic.pattern, engine) for k in given)
+    return [w for w in said if w]
+
+
+def check_sets(sets: Sequence[str]) -> None:
+    """A key may be `--set` once: a second value would silently win over the first."""
+    seen: dict[str, str] = {}
+    for s in sets:
+        key, _, value = s.partition("=")
+        key = key.strip()
+        if key in seen:
+            raise ScenarioError(f"--set {key} is given twice ({seen[key]} and {value.strip()}); "
+                                "allowed: each key once")
+        seen[key] = value.strip()
 
 
 SCHEMA = Schema({"arch": Arch, "system": System, "traffic": Traffic, "workload": Workload,
@@ -153,6 +208,23 @@ def given_keys(ref: str | None = None, sets: Sequence[str] = ()) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _value(scn: "Scenario", full: str) -> Any:
+    sec, name = full.split(".", 1)
+    return getattr(getattr(scn, sec), name)
+
+
+def chosen_keys(ref: str | None = None, sets: Sequence[str] = ()) -> list[str]:
+    """The keys a user chose: every `--set`, and each key the scenario file gives another
+    value than its default (a built-in file that spells out defaults chooses nothing) --
+    those a warning about keys without effect speaks of."""
+    names = []
+    if ref:
+        chosen, plain = load(ref), Scenario()
+        names += [k for k in given_keys(ref) if _value(chosen, k) != _value(plain, k)]
+    names += [s.partition("=")[0].strip() for s in sets]
+    return list(dict.fromkeys(names))
+
+
 def load_resolved(ref: str | None = None, sets: Sequence[str] = ()) -> Resolved:
     return resolve(load(ref, sets))
 
@@ -179,9 +251,7 @@ def resolve(scn: Scenario) -> Resolved:
     split = _check_system(scn.system, prof)
     _check_traffic(scn.traffic, prof, split)
     arch = _resolve_arch(scn.arch, scn.system, scn.traffic, split)
-    if scn.run.warmup_ms >= scn.run.duration_ms:
-        raise _bad("run.warmup_ms", scn.run.warmup_ms, f"not shorter than run.duration_ms = "
-                   f"{scn.run.duration_ms:g}", f"0 to below {scn.run.duration_ms:g}")
+    _check_run(scn.run)
     wl = scn.workload
     costs = cost_profiles.load(wl.costs, scn.base)
     workload = dataclasses.replace(
@@ -197,6 +267,17 @@ def resolve(scn: Scenario) -> Resolved:
         profile=sy.profile if sy.profile in profiles.builtin_names() else prof.source)
     return Resolved(dataclasses.replace(scn, arch=arch, system=system, traffic=traffic,
                                         workload=workload), prof)
+
+
+def _check_run(r: Run) -> None:
+    if r.warmup_ms >= r.duration_ms:
+        raise _bad("run.warmup_ms", r.warmup_ms, f"not shorter than run.duration_ms = "
+                   f"{r.duration_ms:g}", f"0 to below {r.duration_ms:g}")
+    if r.duration_ms / r.sample_ms > MAX_SAMPLES:
+        raise _bad("run.sample_ms", r.sample_ms, f"run.duration_ms = {r.duration_ms:g} would "
+                   f"take {r.duration_ms / r.sample_ms:.0f} samples, more than the simulator's "
+                   f"{MAX_SAMPLES}", f"at least {r.duration_ms / MAX_SAMPLES:g} (or a shorter "
+                   "run.duration_ms)")
 
 
 def _flow_model(t: Traffic, nf: str) -> str:
@@ -305,7 +386,7 @@ def _resolve_arch(a: Arch, sy: System, t: Traffic, split: tuple[int, ...]) -> Ar
                    f"1 to {a.spool_high}")
     pool = a.pool_buffers
     if pool == AUTO:
-        # every ring full at once (rxBisect: Ax posted + Bx delivered, interfaces.md §5.4),
+        # every ring full at once (rxBisect: Ax posted + Bx delivered, docs/interfaces.md §5.4),
         # plus every per-core cache at its 1.5x flush threshold, rounded up to 2x
         per_core = (a.ax_size + a.bx_size if a.name == "rxbisect" else rx * slots) + \
             2 * a.alloc_cache
@@ -325,7 +406,7 @@ def derived(res: Resolved) -> dict[str, Any]:
     nic_of_core = [n for n, c in enumerate(sy.cores_per_nic) for _ in range(c)]
     wire = t.packet_bytes + ETH_OVERHEAD_BYTES
     # Buffers the NIC can write into before reusing one: the I/O working set bound of
-    # interfaces.md §1 (rxBisect: k × |Ax| × buffer; shRing: one ring per share group).
+    # docs/interfaces.md §1 (rxBisect: k × |Ax| × buffer; shRing: one ring per share group).
     rings = {"privring": sy.cores * a.rx_size, "small_privring": sy.cores * a.rx_size,
              "rxbisect": sy.cores * a.ax_size,
              "spool": (sy.nics * a.rx_size if a.spool_mode == "basic" else

@@ -1,4 +1,4 @@
-"""The |Ax| / |Bx| sizing calculator of interfaces.md §5.5.
+"""The |Ax| / |Bx| sizing calculator of docs/interfaces.md §5.5.
 
 rxBisect's promise is an I/O working set set by the Ax rings alone. This turns
 the rules into numbers for one machine:
@@ -15,8 +15,8 @@ working set is the point of rxBisect and a burst beyond k_nic × |Ax| is still
 absorbed, only relying on refills while it lasts.
 
 Beside the chosen |Ax| it gives the I/O working sets of the other receive interfaces on
-the same NICs, cores and buffers (interfaces.md §1: buffers the NIC can write into before
-reusing one), with their reference ring sizes (evaluation.md §2.4): privRing k x |Rx|
+the same NICs, cores and buffers (docs/interfaces.md §1: buffers the NIC can write into before
+reusing one), with their reference ring sizes (docs/evaluation.md §2.4): privRing k x |Rx|
 (1024), small privRing k x 128, shRing one RxArr of 1024 per NIC. That is the comparison
 the rule is for: rxBisect's working set is set by |Ax|, theirs by the ring a burst needs.
 (scenario.derived computes the same bound for a simulated scenario; a test keeps the two
@@ -32,8 +32,8 @@ from typing import Sequence
 from .errors import UsageError
 
 VENDOR_MIN = 64  # RXB_AX_VENDOR_MIN
-BX_AT_100G = 1024  # interfaces.md §5.5
-# Reference ring sizes of the other interfaces (evaluation.md §2.4).
+BX_AT_100G = 1024  # docs/interfaces.md §5.5
+# Reference ring sizes of the other interfaces (docs/evaluation.md §2.4).
 PRIVRING_RX, SMALL_PRIVRING_RX, SHRING_RXARR = 1024, 128, 1024
 
 

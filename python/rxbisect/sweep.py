@@ -12,12 +12,15 @@ Three steps (docs/sweeps.md):
    `--set`), then every point is loaded and resolved in this process, so a bad key, value
    or combination stops the sweep before anything runs. Each point gets its id, a hash of
    its resolved scenario (records.point_id).
-2. run: the points not yet in DIR/sweep.jsonl go to a local process pool, or to a Dask
-   distributed cluster; each is one engine run (engine.run, no progress bar). A worker
-   receives the resolved scenario itself (absolute paths, no "auto"), rebuilds it, checks
-   it hashes to the same id, runs the engine and returns the record.
+2. run: the points not yet in DIR/sweep.jsonl (or stale there, below) go to a local
+   process pool, or to a Dask distributed cluster; each is one engine run (engine.run, no
+   progress bar). A worker receives the resolved scenario itself (absolute paths, no
+   "auto"), rebuilds it, checks it hashes to the same id, runs the engine and returns the
+   record.
 3. record: this process alone writes DIR/sweep.jsonl, one line per point as it finishes
-   (records.Store), then DIR/sweep.parquet from every record in the file.
+   (records.Store), then DIR/sweep.parquet from every record in the file. A point recorded
+   there by another engine build, or with other hardware or cost profiles, is run again
+   (provenance.stale; one line says how many and why).
 
 Local workers run in process groups of their own: a Ctrl-C reaches only this process,
 which then kills each worker together with its engine; if this process is killed, the
@@ -25,25 +28,31 @@ kernel tells each worker (PR_SET_PDEATHSIG), which kills its group. Either way t
 holds whole records of finished points only, and the same command finishes the sweep.
 """
 
+import collections
 import concurrent.futures as cf
+import contextlib
 import ctypes
 import itertools
 import json
+import logging
 import os
 import signal
 import socket
+import struct
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from tqdm import tqdm
 
-from . import engine, records, scenario
+from . import engine, provenance, records, scenario
 from .errors import EngineError, RxbError, ScenarioError, UsageError
 from .schema import parse_text, show, unknown
 
 CONNECT_TIMEOUT_S = 10
+LOST = "scheduler-connection-lost"  # distributed's reason for the futures of a lost scheduler
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
@@ -54,6 +63,7 @@ class Point:
     label: str  # "arch.ax_size=64 run.seed=2", for messages
     point_id: str
     task: dict  # what a worker receives (plain JSON-able data)
+    inputs: dict  # provenance.inputs: the profiles' hashes a recorded point must match
 
 
 # ---- plan -------------------------------------------------------------------------------
@@ -183,8 +193,10 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
                 {"experiment": experiment, "scenario": ref, "point_id": pid, "grid": given,
                  "seed": seed, "resolved_grid": resolved_grid, "sections": sections,
                  "profile": res.profile.to_dict(),
-                 "params": dict(params or {}), "search": dict(search) if search else None}))
-            points.append(Point(task["grid"], seed, label, pid, task))
+                 "params": dict(params or {}), "search": dict(search) if search else None,
+                 "command": provenance.command_line()}))
+            points.append(Point(task["grid"], seed, label, pid, task,
+                                provenance.inputs(res.scenario, res.profile)))
     return points
 
 
@@ -213,7 +225,9 @@ def run_point(task: dict) -> dict:
             **({"search": extra["search"]} if "search" in extra else {}),
             "sim_packets": result.sim_packets + extra.get("sim_packets", 0),
             "sim_wall_s": result.sim_wall_s + extra.get("sim_wall_s", 0.0),
-            "config": task["sections"], "profile": task["profile"]}
+            "config": task["sections"], "profile": task["profile"],
+            "provenance": provenance.facts(engine.find_engine(), res.scenario, res.profile,
+                                           task.get("command"))}
 
 
 # ---- local process pool -------------------------------------------------------------------
@@ -298,23 +312,112 @@ def _stop(pool: cf.ProcessPoolExecutor, workers: list[int]) -> None:
 
 # ---- Dask distributed -------------------------------------------------------------------
 
-def reachable(address: str) -> None:
-    """Fail fast, with one clear line, on a TCP address nobody listens at (dask itself
-    would retry until its timeout)."""
+# A Dask scheduler writes its handshake (an 8-byte length, then a few dozen bytes of frames
+# naming its pickle protocol) the moment it accepts a connection; anything else is not one.
+GREETING_S = CONNECT_TIMEOUT_S / 2  # then a silent server is asked in HTTP
+GREETING_MAX = 1 << 16
+GREETING_MARK = b"pickle-protocol"
+HTTP_PROBE = b"HEAD / HTTP/1.0\r\n\r\n"
+HTTP_HINT = "this is an HTTP server (the Dask dashboard?); the scheduler is usually port 8786"
+# Loggers that print tracebacks of a lost connection at the user; the sweep says it in one line.
+QUIET_LOGGERS = ("distributed", "asyncio", "tornado")
+
+
+def host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of a TCP scheduler address; None for another scheme (tls://, ucx://,
+    inproc://: left to dask)."""
     scheme, sep, rest = address.partition("://")
     if not sep:
         scheme, rest = "tcp", address
     if scheme != "tcp":
-        return  # tls://, ucx://, inproc://: left to dask
+        return None
     host, colon, port = rest.rpartition(":")
     if not colon or not port.isdigit() or not host:
         raise UsageError(f"--cluster {address}: expected HOST:PORT or tcp://HOST:PORT of a "
                          "Dask scheduler (e.g. tcp://10.0.0.5:8786)")
+    return host.strip("[]"), int(port)
+
+
+def reachable(address: str) -> float:
+    """Fail fast, with one clear line, unless a Dask scheduler greets us at a TCP address
+    within CONNECT_TIMEOUT_S, connection included (dask itself retries until its timeout,
+    and waits for ever on a server that accepts and never answers). Returns the seconds
+    left of CONNECT_TIMEOUT_S."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    where = host_port(address)
+    if where is not None:
+        why = _probe(where, deadline)
+        if why:
+            raise UsageError(f"--cluster {address}: {why}")
+    return max(1.0, deadline - time.monotonic())
+
+
+def _probe(where: tuple[str, int], deadline: float) -> str | None:
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+        with socket.create_connection(where, timeout=deadline - time.monotonic()) as sock:
+            return _greeting(sock, deadline)
     except OSError as e:
-        raise UsageError(f"--cluster {address}: cannot reach a Dask scheduler there "
-                         f"({e.strerror or e})") from None
+        return f"cannot reach a Dask scheduler there ({e.strerror or e})"
+
+
+def _read(sock: socket.socket, n: int, until: float) -> tuple[bytes, bool]:
+    """Up to n bytes, read until they are in, the peer closes, or `until` passes;
+    (the bytes, whether the peer closed)."""
+    data = b""
+    while len(data) < n and (left := until - time.monotonic()) > 0:
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(n - len(data))
+        except TimeoutError:
+            break
+        if not chunk:
+            return data, True
+        data += chunk
+    return data, False
+
+
+def _greeting(sock: socket.socket, deadline: float) -> str | None:
+    """None if what answers on `sock` greets like a Dask scheduler, else what it is."""
+    head, closed = _read(sock, 8, min(deadline, time.monotonic() + GREETING_S))
+    if not head and not closed:  # silent: a web server answers a request
+        sock.sendall(HTTP_PROBE)
+        head, closed = _read(sock, 8, deadline)
+    if head.startswith(b"HTTP/"):
+        return HTTP_HINT
+    if not head:
+        return ("it closed the connection without a word (not a Dask scheduler)" if closed
+                else f"it accepted the connection but sent nothing in {CONNECT_TIMEOUT_S} s "
+                "(a Dask scheduler greets at once)")
+    return _handshake(sock, head, deadline)
+
+
+def _handshake(sock: socket.socket, head: bytes, deadline: float) -> str | None:
+    head += _read(sock, 8 - len(head), deadline)[0]
+    size = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
+    body = _read(sock, size, deadline)[0] if 0 < size <= GREETING_MAX else b""
+    if GREETING_MARK in body:
+        return None
+    return f"what answers there is not a Dask scheduler (it sent {(head + body)[:24]!r})"
+
+
+@contextlib.contextmanager
+def quiet():
+    """While a sweep uses a cluster, a lost scheduler is said in one line (execute):
+    distributed, asyncio and tornado would print tracebacks of the same event. Their
+    levels are restored after, for a notebook's own use of dask."""
+    with contextlib.suppress(ImportError):
+        import distributed  # noqa: F401 (it sets its loggers' levels as it is imported)
+    names = {*QUIET_LOGGERS, *(n for n in logging.Logger.manager.loggerDict
+                               if n.startswith(tuple(f"{q}." for q in QUIET_LOGGERS)))}
+    loggers = [logging.getLogger(n) for n in sorted(names)]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def _client(cluster: Any):
@@ -329,9 +432,9 @@ def _client(cluster: Any):
     if not isinstance(address, str):
         raise UsageError(f"cluster {cluster!r}: expected a scheduler address, a "
                          "distributed.Client or a cluster object")
-    reachable(address)
+    left = reachable(address)
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False), True
+        return Client(address, timeout=left, set_as_default=False), True
     except Exception as e:  # noqa: BLE001 (dask raises OSError, TimeoutError, its own)
         raise UsageError(f"--cluster {address}: cannot connect to a Dask scheduler there "
                          f"({type(e).__name__}: {e})") from None
@@ -339,7 +442,8 @@ def _client(cluster: Any):
 
 def _run_cluster(tasks: list[dict], client: Any, started: Callable[[], None],
                  done: Callable[[dict, Any, BaseException | None], None]) -> str | None:
-    """Same work on a Dask distributed scheduler: one task per point (futures API)."""
+    """Same work on a Dask distributed scheduler: one task per point (futures API). Returns
+    why it stopped early (the scheduler was lost), or None."""
     from distributed import as_completed
     futs: dict = {}
     try:
@@ -350,11 +454,57 @@ def _run_cluster(tasks: list[dict], client: Any, started: Callable[[], None],
                 rec, err = f.result(), None
             except Exception as e:  # noqa: BLE001 (an engine failure, or KilledWorker)
                 rec, err = None, e
+            if lost(err):
+                return ("lost the connection to the Dask scheduler mid-sweep (it stopped, "
+                        "or the network failed)")
             done(futs[f], rec, err)
     except BaseException:
         client.cancel(list(futs))
         raise
     return None
+
+
+def lost(err: BaseException | None) -> bool:
+    """Whether a task's error is the connection to the scheduler, not the point."""
+    from distributed.comm import CommClosedError
+    return getattr(err, "reason", None) == LOST or isinstance(err, CommClosedError)
+
+
+def _build_here() -> str | None:
+    """The build id of the engine this process would run; None without one."""
+    try:
+        return provenance.engine_build(engine.find_engine())
+    except (EngineError, OSError):
+        return None
+
+
+def expected_build(client: Any) -> str | None:
+    """The engine build this sweep's points run with: the local engine's, or the one all
+    the cluster's workers have (None, not compared, when they differ or have none)."""
+    if client is None:
+        return _build_here()
+    builds = set(client.run(_build_here).values())
+    return builds.pop() if len(builds) == 1 else None
+
+
+def reusable(points: list[Point], have: Mapping[str, dict], build: str | None,
+             say: Callable[[str], None]) -> dict[str, dict]:
+    """The recorded points this run may reuse (provenance.stale); one line says how many
+    recorded points run again, and why."""
+    why = {p.point_id: provenance.stale(have[p.point_id], {"engine_build": build, **p.inputs})
+           for p in points if p.point_id in have}
+    reasons = collections.Counter(w for w in why.values() if w)
+    if reasons:
+        say(f"rxb: {rerun_text(reasons)}")
+    return {pid: have[pid] for pid, w in why.items() if w is None}
+
+
+def rerun_text(reasons: Mapping[str, int]) -> str:
+    """"3 points re-run: engine changed", the count per reason when there are several."""
+    n = sum(reasons.values())
+    whys = [next(iter(reasons))] if len(reasons) == 1 else \
+        [f"{why} ({k})" for why, k in reasons.items()]
+    return f"{n} point{'s' if n != 1 else ''} re-run: {', '.join(whys)}"
 
 
 # ---- the sweep ----------------------------------------------------------------------------
@@ -387,91 +537,108 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
             jobs: int | None = None, progress: bool | None = None,
             warn: Callable[[str], None] | None = None, stem: str = records.STEM,
             finish: Callable[[dict], dict] | None = None, desc: str = "sweep") -> Outcome:
-    """Run the planned points not yet in DIR/STEM.jsonl; raise EngineError if some failed
-    (the others are recorded), KeyboardInterrupt after cleaning up on Ctrl-C.
+    """Run the planned points not yet in DIR/STEM.jsonl, or recorded there by another engine
+    or with other inputs (reusable); raise EngineError if some failed (the others are
+    recorded), KeyboardInterrupt after cleaning up on Ctrl-C.
 
     finish(record) -> record runs in this process on each new record before it is written
     (the catalogue's Python-side derivations); desc names the progress bar."""
     check_jobs(jobs, cluster)
     say = warn or (lambda m: tqdm.write(m, file=sys.stderr))
-    client, own_client = _client(cluster) if cluster is not None else (None, False)
-    try:
-        store = records.Store(out, say, stem) if out is not None else None
-    except BaseException:
-        if own_client:
-            client.close()
-        raise
-    have = store.records if store else {}
-    try:
-        pending = [p for p in points if p.point_id not in have]
-        skipped = len(points) - len(pending)
-        new: dict[str, dict] = {}
-        failures: list[tuple[str, str]] = []
-        by_id = {p.point_id: p for p in points}
-        bar = None
+    with contextlib.ExitStack() as stack:
+        if cluster is not None:
+            stack.enter_context(quiet())
+        client = _open_client(cluster, stack)
+        store = stack.enter_context(records.Store(out, say, stem)) if out is not None else None
+        fresh = reusable(points, store.records, expected_build(client), say) \
+            if store and store.records else {}
+        return _execute(points, fresh, store, client, jobs, progress, say, stem, finish, desc)
 
-        def started() -> None:
-            nonlocal bar
-            bar = tqdm(total=len(points), initial=skipped, desc=desc, unit="point",
-                       disable=None if progress is None else not progress, file=sys.stderr,
-                       dynamic_ncols=True)
 
-        def done(task: dict, rec: dict | None, err: BaseException | None) -> None:
-            if err is None:
-                if finish:
-                    rec = finish(rec)
-                if store:
-                    store.append(rec)
-                new[task["point_id"]] = rec
-            else:
-                label = by_id[task["point_id"]].label
-                failures.append((label, str(err) if isinstance(err, RxbError)
-                                 else f"{type(err).__name__}: {err}"))
-                tqdm.write(f"rxb: warning: point {label} failed: {failures[-1][1]}",
-                           file=sys.stderr)
-            bar.update(1)
+def _open_client(cluster: Any, stack: contextlib.ExitStack):
+    """The Dask client of `cluster` (None for the local pool), closed with `stack` when
+    this sweep opened it."""
+    if cluster is None:
+        return None
+    client, own = _client(cluster)
+    if own:
+        stack.callback(client.close)
+    return client
 
-        stopped = None
-        try:
-            if pending:
-                tasks = [p.task for p in pending]
-                if client is not None:
-                    stopped = _run_cluster(tasks, client, started, done)
-                else:
-                    stopped = _run_local(tasks, jobs or cpus(), started, done)
-        except KeyboardInterrupt:
-            if bar:
-                bar.close()
+
+def _execute(points: list[Point], fresh: dict[str, dict], store: records.Store | None,
+             client: Any, jobs: int | None, progress: bool | None,
+             say: Callable[[str], None], stem: str, finish: Callable[[dict], dict] | None,
+             desc: str) -> Outcome:
+    pending = [p for p in points if p.point_id not in fresh]
+    skipped = len(points) - len(pending)
+    new: dict[str, dict] = {}
+    failures: list[tuple[str, str]] = []
+    by_id = {p.point_id: p for p in points}
+    bar = None
+
+    def started() -> None:
+        nonlocal bar
+        bar = tqdm(total=len(points), initial=skipped, desc=desc, unit="point",
+                   disable=None if progress is None else not progress, file=sys.stderr,
+                   dynamic_ncols=True)
+
+    def done(task: dict, rec: dict | None, err: BaseException | None) -> None:
+        if err is None:
+            if finish:
+                rec = finish(rec)
             if store:
-                say(f"rxb: {skipped + len(new)} of {len(points)} points are in {store.path}; "
-                    "run the same command again to finish the sweep")
-            raise
-        finally:
-            if bar:
-                bar.close()
-        table = None
+                store.append(rec)
+            new[task["point_id"]] = rec
+        else:
+            label = by_id[task["point_id"]].label
+            failures.append((label, str(err) if isinstance(err, RxbError)
+                             else f"{type(err).__name__}: {err}"))
+            tqdm.write(f"rxb: warning: point {label} failed: {failures[-1][1]}",
+                       file=sys.stderr)
+        bar.update(1)
+
+    stopped = None
+    try:
+        if pending:
+            tasks = [p.task for p in pending]
+            if client is not None:
+                stopped = _run_cluster(tasks, client, started, done)
+            else:
+                stopped = _run_local(tasks, jobs or cpus(), started, done)
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()
         if store:
-            try:
-                table = records.write_table(store.records.values(), store.folder, stem)
-            except Exception as e:  # noqa: BLE001 (pandas/pyarrow: the JSON lines are intact)
-                say(f"rxb: warning: could not write {store.folder / (stem + '.parquet')} "
-                    f"({type(e).__name__}: {e})")
-        missing = len(points) - skipped - len(new)
-        if stopped or failures:
-            where = f" in {store.path}" if store else ""
-            why = stopped or f"{len(failures)} of {len(pending)} points failed; first: " \
-                f"{failures[0][0]}: {failures[0][1]}"
-            raise EngineError(f"{why}; {len(points) - missing} of {len(points)} points are "
-                              f"recorded{where}"
-                              + ("; run the same command again to run the others" if store
-                                 else ""))
-        recs = [have.get(p.point_id) or new[p.point_id] for p in points]
-        return Outcome(points, recs, len(new), skipped, store.path if store else None, table)
+            say(f"rxb: {skipped + len(new)} of {len(points)} points are in {store.path}; "
+                "run the same command again to finish the sweep")
+        raise
     finally:
-        if store:
-            store.close()
-        if own_client:
-            client.close()
+        if bar:
+            bar.close()
+    table = _table(store, stem, say)
+    if stopped or failures:
+        why = stopped or f"{len(failures)} of {len(pending)} points failed; first: " \
+            f"{failures[0][0]}: {failures[0][1]}"
+        raise EngineError(f"{why}; {skipped + len(new)} of {len(points)} points are "
+                          + (f"recorded in {store.path}; run the same command again to run "
+                             "the others" if store else
+                             "done; with --out DIR a rerun would keep them and run the others"))
+    recs = [fresh.get(p.point_id) or new[p.point_id] for p in points]
+    return Outcome(points, recs, len(new), skipped, store.path if store else None, table)
+
+
+def _table(store: records.Store | None, stem: str, say: Callable[[str], None]) -> Path | None:
+    """DIR/STEM.parquet from every record in the file; a failure is a warning (the JSON
+    lines are intact)."""
+    if not store:
+        return None
+    try:
+        return records.write_table(store.records.values(), store.folder, stem)
+    except Exception as e:  # noqa: BLE001 (pandas/pyarrow)
+        say(f"rxb: warning: could not write {store.folder / (stem + '.parquet')} "
+            f"({type(e).__name__}: {e})")
+        return None
 
 
 def sweep(scenario_ref: str | None = None, grid: Mapping[str, Sequence[Any]] | None = None,
@@ -520,11 +687,12 @@ def table(outcome: Outcome) -> str:
         m = r["metrics"]
         rows.append((*(_cell(p.grid[k]) for k in keys), p.seed,
                      f"{m['throughput_gbps']:.2f}", f"{100 * m['drop_rate']:.2f}",
+                     report.percent(report.in_flight_share(m), 2),
                      report.num(m["latency_us_p99"], 2), f"{m['mem_bw_gibps']:.2f}",
                      report.pct(m["ddio_hit_rate"], 1), p.point_id))
-    text = report.table((*keys, "seed", "Gbps", "drop %", "p99 us", "mem GiB/s", "DDIO hit",
-                         "point"), rows, (*(False,) * len(keys), True, True, True, True, True,
-                                          True, False))
+    text = report.table((*keys, "seed", "Gbps", "drop %", "in flight %", "p99 us", "mem GiB/s",
+                         "DDIO hit", "point"),
+                        rows, (*(False,) * len(keys), *(True,) * 7, False))
     text += f"\n\n{len(outcome.points)} points: {outcome.ran} run now, {outcome.skipped} " \
         "already recorded"
     if outcome.file:

@@ -111,6 +111,42 @@ static void test_keys_an_engine_does_not_honour(void)
 	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_EMU, "emu.sink", "true", &err), 0);
 }
 
+/* The warning of a key given for a design, pattern or engine it does not
+ * affect: the same text python/rxbisect/scenario.py no_effect prints (a test
+ * there pins the same lines). */
+static void test_keys_without_effect_for_the_design_or_pattern(void)
+{
+	static struct rxb_scn s;
+	char buf[256];
+
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
+	s.arch.name = RXB_ARCH_PRIVRING;
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("arch.ax_size"), buf,
+				       sizeof(buf)),
+		     "arch.ax_size has no effect for arch privring (it applies to rxbisect)") == 0);
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("arch.share_degree"),
+				       buf, sizeof(buf)),
+		     "arch.share_degree has no effect for arch privring (it applies to shring, "
+		     "shring_list, dyn_shring)") == 0);
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("traffic.pcap"), buf,
+				       sizeof(buf)),
+		     "traffic.pcap has no effect for pattern constant (it applies to trace)") == 0);
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("emu.sink"), buf,
+				       sizeof(buf)),
+		     "emu.sink has no effect in the simulator (it applies to rxb-emu)") == 0);
+	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("arch.rx_size"), buf,
+				sizeof(buf)) == NULL);
+	/* the emulator's pcap source replays traffic.pcap whatever the pattern */
+	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("traffic.pcap"), buf,
+				sizeof(buf)) == NULL);
+	s.arch.name = RXB_ARCH_RXBISECT;
+	s.traffic.pattern = RXB_PATTERN_TRACE;
+	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("arch.ax_size"), buf,
+				sizeof(buf)) == NULL);
+	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("traffic.pcap"), buf,
+				sizeof(buf)) == NULL);
+}
+
 static void test_auto_rules(void)
 {
 	static struct rxb_scn s;
@@ -163,6 +199,7 @@ int main(void)
 	RUN(test_errors_name_key_value_and_what_is_allowed);
 	RUN(test_text_reads_as_the_front_end_does);
 	RUN(test_keys_an_engine_does_not_honour);
+	RUN(test_keys_without_effect_for_the_design_or_pattern);
 	RUN(test_auto_rules);
 	RUN(test_iface_mapping);
 	return check_summary();

@@ -192,7 +192,11 @@ def test_engine_and_records_take_anatomy_as_optional():
 def record(arch="privring", seed=1, anat=ANATOMY, nf="lb"):
     rec = {"experiment": "anat", "arch": arch, "point_id": f"{seed:016x}", "seed": seed,
            "params": {"arch.name": arch, "run.seed": seed, "workload.nf": nf},
-           "metrics": metrics(anat), "sim_packets": 1000, "sim_wall_s": 0.01, "config": {}}
+           "metrics": metrics(anat), "sim_packets": 1000, "sim_wall_s": 0.01, "config": {},
+           "provenance": {"commit": None, "dirty": None, "engine_build": "0" * 12,
+                          "profile_hash": "0" * 16, "costs_hash": "0" * 16,
+                          "command": "rxb sim", "host": "h",
+                          "date": "2026-01-01T00:00:00+00:00"}}
     return rec
 
 

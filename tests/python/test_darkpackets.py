@@ -1,4 +1,4 @@
-"""The dark-packet bound against hand-computed values (darkpackets.md)."""
+"""The dark-packet bound against hand-computed values (docs/evaluation.md §4)."""
 
 import pytest
 
@@ -49,7 +49,7 @@ def test_bad_inputs(kw):
     assert next(iter(kw)) in str(e.value)
 
 
-# ---- hand-worked examples (darkpackets.md) ----------------------------------------------
+# ---- hand-worked examples (docs/evaluation.md §4) ----------------------------------------------
 
 def test_worked_40g_192_byte_frames():
     # The study's example setting: 40 Gbps, 192 B frames.

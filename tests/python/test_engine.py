@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rxbisect import engine, scenario
+from rxbisect import engine, provenance, scenario
 from rxbisect.errors import EngineError, UsageError
 
 from conftest import GOOD_ENGINE, REPO, cli_json, run_cli, valid_output
@@ -30,7 +30,9 @@ def test_good_engine_round_trip(make_engine, res):
     assert r.warnings == ("warning: fake engine",)
     rec = r.record()
     assert (rec["experiment"], rec["arch"]) == ("sim", "rxbisect")
-    assert set(rec) == {"experiment", "arch", "params", "metrics", "sim_packets", "sim_wall_s"}
+    assert set(rec) == {"experiment", "arch", "params", "metrics", "sim_packets", "sim_wall_s",
+                        "provenance"}
+    assert provenance.problems(rec["provenance"]) == []
 
 
 def test_engine_receives_the_fully_resolved_config(make_engine, res, tmp_path):

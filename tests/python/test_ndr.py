@@ -90,3 +90,13 @@ def test_bad_parameters_are_one_clear_error(lo, hi, res, thr, message):
 def test_a_loss_that_is_not_a_fraction_is_refused(bad):
     with pytest.raises(UsageError, match="not a fraction from 0 to 1"):
         ndr.search(lambda rate: bad, LO, HI, RES)
+
+
+@pytest.mark.parametrize("search, bound", [
+    ({"lo": 1.0, "hi": 100.0, "rate": 100.0}, {"ndr_gbps"}),  # passed at the top
+    ({"lo": 1.0, "hi": 100.0, "rate": 99.5}, set()),  # found below it
+    ({"lo": 1.0, "hi": 100.0, "rate": None}, set()),  # nothing passed
+    (None, set()),  # a record without a search
+])
+def test_a_rate_at_the_top_of_the_range_is_a_lower_bound(search, bound):
+    assert ndr.lower_bounds({"search": search} if search else {}) == bound

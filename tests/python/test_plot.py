@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rxbisect import plot
+from rxbisect import plot, stats
 from rxbisect.errors import UsageError
 
 SPEC = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"],
@@ -24,25 +24,22 @@ def rec(arch, x, seed, gbps, emulated=False, **params):
             "metrics": {"throughput_gbps": gbps, "drops_by_cause": {"no_ax_buf": 10 * seed}}}
 
 
-def test_trimmed_mean_drops_min_and_max_from_three_seeds_on():
-    # [1, 2, 3, 10]: 1 and 10 dropped -> (2 + 3) / 2 = 2.5
-    assert plot.trimmed_mean([10, 1, 3, 2]) == 2.5
-    # three values: only the median stays
-    assert plot.trimmed_mean([5, 100, 7]) == 7
-    # two values: nothing dropped, plain mean
-    assert plot.trimmed_mean([4, 6]) == 5
-
-
 def test_aggregate_per_series_and_x_over_seeds():
     recs = [rec("privring", 256, s, v) for s, v in ((1, 100), (2, 110), (3, 150))]
     recs += [rec("privring", 64, s, v) for s, v in ((1, 50), (2, 70))]
     recs += [rec("rxbisect", 64, 1, 90)]
     pts = plot.aggregate(recs, SPEC)
-    got = [(p.series, p.x, p.mean, p.lo, p.hi, p.n) for p in pts]
-    # privring at 256: 100, 110, 150 -> trimmed mean 110, min 100, max 150
+    got = [(p.series, p.x, p.mean, p.n) for p in pts]
+    # privring at 256: 100, 110, 150 -> trimmed mean 110 (stats.trimmed_mean)
     # privring at 64: 50, 70 -> mean 60; x sorted numerically within a series
-    assert got == [("privring", 64, 60, 50, 70, 2), ("privring", 256, 110, 100, 150, 3),
-                   ("rxbisect", 64, 90, 90, 90, 1)]
+    assert got == [("arch.name=privring", 64, 60, 2), ("arch.name=privring", 256, 110, 3),
+                   ("arch.name=rxbisect", 64, 90, 1)]
+    # the error bar is the bootstrap interval of the trimmed mean (stats.estimate), not
+    # min..max: inside the values' range, around the centre; one seed has none
+    for p, values in zip(pts, ([50, 70], [100, 110, 150])):
+        assert (p.lo, p.hi) == (stats.estimate(values).lo, stats.estimate(values).hi)
+        assert min(values) <= p.lo < p.mean < p.hi <= max(values)
+    assert pts[2].lo == pts[2].hi == 90
 
 
 def test_emulated_is_its_own_series_and_other_varied_params_split_series():
@@ -50,8 +47,11 @@ def test_emulated_is_its_own_series_and_other_varied_params_split_series():
             rec("privring", 128, 1, 5.0, **{"workload.nf": "nat"}),
             rec("privring", 128, 1, 7.0, **{"workload.nf": "lb"})]
     pts = {p.series: p for p in plot.aggregate(recs, SPEC)}
-    assert set(pts) == {"shring", "shring (emulated)", "privring, nf=nat", "privring, nf=lb"}
-    assert pts["shring (emulated)"].emulated and pts["privring, nf=lb"].mean == 7.0
+    assert set(pts) == {"arch.name=shring", "arch.name=shring (emulated)",
+                        "arch.name=privring, workload.nf=nat",
+                        "arch.name=privring, workload.nf=lb"}
+    assert pts["arch.name=shring (emulated)"].emulated
+    assert pts["arch.name=privring, workload.nf=lb"].mean == 7.0
 
 
 def test_nested_metric_and_missing_values():
@@ -115,7 +115,7 @@ def test_line_figure_files_and_dashed_emulated(tmp_path):
     assert w > 400 and h > 200
     text = svg.read_text()
     _svg(svg)  # well-formed
-    for label in ("privring", "rxbisect (emulated)", "Ring size", "Rx ring size (descriptors)",
+    for label in ("arch.name=privring", "arch.name=rxbisect (emulated)", "Ring size", "Rx ring size (descriptors)",
                   "Throughput (Gbps)"):
         assert label in text
     # two emulated lines and their two legend samples are dashed; native ones are not
@@ -130,7 +130,7 @@ def test_bar_figure_hatches_emulated(tmp_path):
     both = native + [rec("privring", 1, 1, 9.0, emulated=True, **{"workload.nf": n})
                      for n in ("nat", "lb")]
     _, svg = plot.experiment(both, spec, tmp_path / "b")
-    assert "<pattern" in svg.read_text() and "privring (emulated)" in svg.read_text()
+    assert "<pattern" in svg.read_text() and "arch.name=privring (emulated)" in svg.read_text()
 
 
 def test_unwritable_stem_is_one_clear_error(tmp_path):
@@ -152,3 +152,37 @@ def test_many_series_and_a_mean_past_its_extremes_still_draw(tmp_path):
             "xlabel": "Rx", "ylabels": ["Gbps"]}
     paths = plot.experiment(recs, spec, tmp_path / "many")
     assert all(p.stat().st_size > 0 for p in map(Path, paths))
+
+
+def ndr_rec(arch, seed, rate, hi):
+    """A record of an NDR search that passed at `rate` in a range topped at `hi`."""
+    return {"params": {"arch.name": arch, "system.cores": 8, "run.seed": seed},
+            "search": {"lo": 1.0, "hi": hi, "rate": rate},
+            "metrics": {"ndr_gbps": rate, "ndr_found": True}}
+
+
+def test_an_ndr_at_the_top_of_its_range_is_a_lower_bound():
+    spec = {"kind": "bar", "x": "system.cores", "y": "ndr_gbps"}
+    recs = [ndr_rec("privring", 1, 100.0, 100.0), ndr_rec("shring", 1, 60.0, 100.0)]
+    pts = {p.series: p for p in plot.aggregate(recs, spec)}
+    assert pts["arch.name=privring"].at_least and not pts["arch.name=shring"].at_least
+    assert plot.value_text(pts["arch.name=privring"]) == "≥ 100"
+    assert plot.value_text(pts["arch.name=shring"]) == "60"
+
+
+def test_value_text_gives_the_interval_when_seeds_differ():
+    p = plot.Point("s", False, 1, "m", 110.0, 104.0, 118.0, 3)
+    assert plot.value_text(p) == "110 [104, 118]"
+
+
+def test_one_figure_per_panel_with_hover_values(tmp_path):
+    spec = dict(SPEC, y=["throughput_gbps", "drops_by_cause.no_ax_buf"], ylabels=["T", "D"])
+    recs = [rec(a, x, 1, 100.0 + x / 64) for a in ("privring", "rxbisect") for x in (64, 256)]
+    panels = plot.panel_svgs(recs, spec)
+    assert [m for m, _ in panels] == spec["y"]
+    for _, svg in panels:
+        root = ET.fromstring(svg)  # well-formed, one axes each
+        titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+        # one hover value per point: 2 designs x 2 ring sizes
+        assert len(titles) == 4, titles
+    assert "arch.name=rxbisect; Rx ring size (descriptors) = 256: 104 (n = 1)" in panels[0][1]

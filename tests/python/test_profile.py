@@ -86,7 +86,7 @@ def test_a_float_key_beyond_the_float_range_is_not_finite(tmp_path):
 
 def test_reference_dram_curve_is_the_fit_of_the_published_curve():
     """idle_ns and service_ns are fitted (scripts/fit_dram.py), not chosen: the profile must
-    hold what the script derives from calibration.md's MLC curve."""
+    hold what the script derives from docs/calibration.md's MLC curve."""
     import importlib.util
     spec = importlib.util.spec_from_file_location(
         "fit_dram", Path(__file__).resolve().parents[2] / "scripts" / "fit_dram.py")

@@ -45,9 +45,11 @@ def results(tmp_path_factory):
     return out, exps
 
 
-def dump_dom(page):
+def dump_dom(page, width=1280):
+    """The page's DOM after load, laid out in a window `width` CSS px wide."""
     r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+                        f"--window-size={width},2000", "--virtual-time-budget=10000",
+                        "--dump-dom", page.as_uri()],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout
@@ -62,13 +64,19 @@ def test_report_page_is_complete_and_self_contained(results, capsys):
     # the missing figure of `ring` was drawn from its [plot] table, next to its records
     assert (out / "ring.svg").is_file() and (out / "ring.png").is_file()
     assert not (out / "nf.svg").exists()  # a default plot is not left behind
-    # no external resources: every src/href is a data: URI or an in-page anchor
-    refs = re.findall(r'(?:src|href)="([^"]*)"', text)
-    assert refs and all(r.startswith(("data:", "#")) for r in refs)
-    assert text.count('<img class="figure"') == 2
+    # no external resources: nothing is loaded from elsewhere (figures are inline SVG)...
+    assert not re.search(r'\bsrc="', text) and "<link" not in text
+    # ... and every link is an in-page anchor or one of the experiment's files in DIR
+    hrefs = re.findall(r'\bhref="([^"]*)"', text)
+    files = [h for h in hrefs if not h.startswith("#")]
+    assert {"ring.jsonl", "ring.svg", "ring.throughput_gbps.svg", "nf.jsonl"} <= set(files)
+    assert all((out / h).is_file() for h in files), files
+    assert not list(out.glob("nf.*.svg"))  # a default plot's panels are not left behind
+    # one figure per panel: ring's 2 y metrics, nf's default 2 (throughput, p99 latency)
+    assert text.count('<figure class="panel"') == 4
     assert "Rx ring size (descriptors)" in (out / "ring.svg").read_text()
     for words in ("Rx ring size", "Larger rings, larger working set.", "throughput",
-                  "as Rx ring size goes from 128 to 2048", "hardware profile",
+                  "As Rx ring size goes from 128 to 2048", "hardware profile",
                   "calibration machine", "seeds 1, 2",
                   "trimmed mean", "<th>varied</th>", "workload.nf", "a default plot"):
         assert words in text, words
@@ -80,25 +88,50 @@ def test_every_figure_loads_in_headless_chromium(results):
     page = report_html.render(out, exps)
     dom = dump_dom(page)
     body = re.search(r"<body[^>]*>", dom).group(0)  # the attributes the page's script set
-    assert 'data-figures="ok 2"' in body
+    assert 'data-figures="ok 4"' in body
     assert "data-script-errors" not in body
     assert '<pre id="script-errors"></pre>' in dom
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (scripts/deps.sh)")
 def test_the_chromium_check_sees_a_broken_figure(results, tmp_path):
-    """The checks above can fail: a figure file that is not an image is reported..."""
+    """The checks above can fail: a figure with nothing drawn in it is reported..."""
     out, exps = results
     bad = tmp_path / "bad"
     bad.mkdir()
     shutil.copy(out / "nf.jsonl", bad / "nf.jsonl")
-    (bad / "nf.svg").write_text("<svg this is not")
     page = report_html.render(bad, exps)
+    text = page.read_text()
+    first = re.search(r'<figure class="panel" id="([^"]+)">.*?</figure>', text, re.S)
+    broken = f'<figure class="panel" id="{first.group(1)}"><svg></svg></figure>'
     # ... and so can the script-error hook: a script that throws is recorded
-    page.write_text(page.read_text().replace("</body>", "<script>null.x;</script></body>"))
+    page.write_text(text.replace(first.group(0), broken)
+                    .replace("</body>", "<script>null.x;</script></body>"))
     dom = dump_dom(page)
     body = re.search(r"<body[^>]*>", dom).group(0)
-    assert 'data-figures="broken: nf"' in body and 'data-script-errors="1"' in body
+    assert f'data-figures="broken: {first.group(1)}"' in body
+    assert 'data-script-errors="1"' in body
+
+
+def legibility(page, width):
+    """(narrowest figure / text width, smallest figure text in CSS px) at a window width,
+    as the page's own script measured them in headless Chromium."""
+    body = re.search(r"<body[^>]*>", dump_dom(page, width)).group(0)
+    m = re.search(r'data-legibility="width ([\d.]+) text ([\d.]+)"', body)
+    assert m, body
+    return float(m.group(1)), float(m.group(2))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (scripts/deps.sh)")
+def test_figures_are_legible_at_the_page_width(results):
+    """At a 1280 px window every figure spans (nearly) the text's width and its smallest
+    text (tick labels, legend) is at least 10 CSS px; in a 480 px window the same figures
+    shrink below that, so the measurement can fail."""
+    out, exps = results
+    page = report_html.render(out, exps)
+    width, text = legibility(page, 1280)
+    assert width >= 0.95 and text >= 10, (width, text)
+    assert legibility(page, 480)[1] < 10
 
 
 def pts(metric, rows):
@@ -119,13 +152,24 @@ def test_reading_names_the_winner_trend_and_crossing():
                                      ("privring", 4096, 120), ("rxbisect", 256, 150),
                                      ("rxbisect", 1024, 151), ("rxbisect", 4096, 152)])
     text = " ".join(reading(points, SPEC))
-    assert "The highest throughput changes hands: privring at Rx ring size 256; rxbisect " \
-        "at Rx ring size 1024, 4096; the widest gap is at Rx ring size 4096: 152 Gbps vs " \
+    assert "The highest throughput changes hands along Rx ring size: privring at 256; " \
+        "rxbisect at 1024, 4096; the widest gap is at Rx ring size 4096: 152 Gbps vs " \
         "120 Gbps (privring), 27 %." in text
-    assert "privring's throughput falls from 180 to 120 Gbps as Rx ring size goes from 256 " \
-        "to 4096" in text
-    assert "rxbisect's throughput stays within 3 % of 150 Gbps" in text
-    assert "privring and rxbisect cross between Rx ring size 256 and 1024" in text
+    # the x span and the metric are said once for every series
+    assert "As Rx ring size goes from 256 to 4096, throughput: privring falls from 180 to " \
+        "120 Gbps; rxbisect stays within 3 % of 150 Gbps." in text
+    assert "Crossings along Rx ring size: privring and rxbisect between 256 and 1024." in text
+
+
+def test_reading_names_series_by_value_and_keys_once():
+    """The figure's legend says arch.name=...; the reading names each series by its value
+    (and a split key by its last part), so no key label is repeated in every sentence."""
+    points = pts("throughput_gbps", [(f"arch.name={a}, workload.nf={nf}", x, v)
+                                     for a, v in (("privring", 100), ("rxbisect", 150))
+                                     for nf in ("nat", "lb") for x in (64, 128)])
+    text = " ".join(reading(points, SPEC))
+    assert "arch.name" not in text and "workload.nf" not in text
+    assert "rxbisect, nf=nat, rxbisect, nf=lb share the highest throughput" in text
 
 
 def test_reading_lower_is_better_and_ties():
@@ -165,8 +209,9 @@ def test_reading_ignores_noise_and_counts_many_crossings():
     rows += [("c", x, 105.0 if x % 2 else 95.0) for x in range(1, 7)]
     spec = dict(SPEC, xlabel="Load (x)")
     text = " ".join(reading(pts("throughput_gbps", rows), spec))
-    assert "a and b cross" not in text
-    assert "a and c cross 5 times" in text
+    crossings = text.split("Crossings along Load: ")[1]
+    assert "a and b" not in crossings
+    assert crossings.startswith("a and c 5 times;")
 
 
 def test_reading_of_a_time_series_names_the_largest_step():
@@ -175,8 +220,8 @@ def test_reading_of_a_time_series_names_the_largest_step():
     spec = {"kind": "line", "x": "time_ms", "y": ["throughput_gbps"], "xlabel": "Time (ms)",
             "ylabels": ["Throughput (Gbps)"], "xscale": "linear"}
     text = " ".join(reading(pts("throughput_gbps", rows), spec))
-    assert "dyn_shring's throughput falls from 200 to 150 Gbps as Time goes from 1 to 10, " \
-        "the largest step (200 to 150 Gbps) between Time 5 and 6" in text
+    assert "As Time goes from 1 to 10, throughput: dyn_shring falls from 200 to 150 Gbps, " \
+        "the largest step (200 to 150 Gbps) between 5 and 6." in text
 
 
 def test_reading_labels_with_numbers_in_brackets_and_a_zero_runner_up():
@@ -187,12 +232,22 @@ def test_reading_labels_with_numbers_in_brackets_and_a_zero_runner_up():
         "is at Rx ring size 64: 1.00 vs 0 (b), a difference of 1.00." in text
 
 
-def test_reading_reports_seed_spread():
-    # trimmed mean 100, min 95, max 107 -> (107 - 95) / 100 = 12 %
-    p = [Point("privring", False, 64, "throughput_gbps", 100.0, 95.0, 107.0, 5)]
+def test_reading_reports_the_confidence_interval():
+    # trimmed mean 100, interval 95..107 -> (107 - 95) / 100 = 12 %; values carry it
+    p = [Point("privring", False, 64, "throughput_gbps", 100.0, 95.0, 107.0, 5),
+         Point("privring", False, 128, "throughput_gbps", 80.0, 80.0, 80.0, 5)]
     text = " ".join(reading(p, SPEC))
-    assert "spreads by at most 12 % of its trimmed mean (privring at Rx ring size 64, " \
-        "5 seeds)" in text
+    assert "the confidence interval of throughput spans at most 12 % of its trimmed mean " \
+        "(privring at Rx ring size 64, 5 seeds)" in text
+    assert "privring falls from 100 [95.0, 107] to 80.0 Gbps" in text
+
+
+def test_reading_says_at_least_for_a_lower_bound():
+    spec = dict(SPEC, x="system.cores", kind="bar", y=["ndr_gbps"], xlabel="Cores",
+                ylabels=["No-drop rate (Gbps)"])
+    p = [Point("privring", False, 8, "ndr_gbps", 100.0, 100.0, 100.0, 1, at_least=True),
+         Point("shring", False, 8, "ndr_gbps", 60.0, 60.0, 60.0, 1)]
+    assert "≥ 100 Gbps vs 60.0 Gbps (shring)" in " ".join(reading(p, spec))
 
 
 def test_fixed_and_varied_params():
@@ -247,3 +302,95 @@ def test_title_and_plot_from_the_repro_summary(results, tmp_path):
     assert "NFs from the summary" in text and "(quick variant)" in text
     assert "memory bandwidth" in text  # the reading is about the summary's y metric
     assert "Memory bandwidth (GiB/s)" in (folder / "nf.svg").read_text()
+
+
+# ---- the page's story: order, captions, statistics, provenance, baseline --------------------
+
+def synthetic(folder, eid, recs):
+    (folder / f"{eid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+def throughput_recs(values, provenance=None):
+    """privring at one ring size, one record per value (seeds 1..n)."""
+    return [{"params": {"arch.name": "privring", "arch.rx_size": 256, "run.seed": s},
+             "metrics": {"throughput_gbps": v, "latency_us_p99": 5.0},
+             **({"provenance": provenance} if provenance else {})}
+            for s, v in enumerate(values, 1)]
+
+
+PROV = {"commit": "0123456789abcdef", "dirty": True, "engine_build": "rxb-sim 1.2 (gcc)",
+        "profile_hash": "p", "costs_hash": "c", "command": "rxb repro ring-size --quick",
+        "host": "lab-host-7", "date": "2026-11-26T20:00:00Z"}
+
+
+@pytest.fixture
+def story(tmp_path):
+    """Synthetic results (no engine): catalogue IDs out of order and one outside it, a
+    point with three differing seeds, an NDR at line rate, records with and without
+    provenance."""
+    synthetic(tmp_path, "zz-own", throughput_recs([1.0]))
+    synthetic(tmp_path, "bursts", throughput_recs([100.0, 110.0, 150.0], PROV))
+    synthetic(tmp_path, "ring-size", throughput_recs([5.0]))
+    synthetic(tmp_path, "ndr", [
+        {"params": {"arch.name": a, "system.cores": 8, "run.seed": 1},
+         "search": {"lo": 1.0, "hi": 100.0, "rate": rate},
+         "metrics": {"ndr_gbps": rate, "ndr_found": True}}
+        for a, rate in (("privring", 100.0), ("shring", 61.0))])
+    return tmp_path
+
+
+def test_experiments_follow_the_narrative_with_numbered_captions(story, tmp_path):
+    text = report_html.render(story, tmp_path / "no-experiments").read_text()
+    sections = re.findall(r'<section id="([^"]+)"><h2>(\d+)\.', text)
+    assert sections == [("ring-size", "1"), ("bursts", "2"), ("ndr", "3"), ("zz-own", "4")]
+    numbers = [int(n) for n in re.findall(r"<figcaption>Figure (\d+): ", text)]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 4
+    assert text.index("Figure 1: ") < text.index('<section id="bursts">')
+
+
+def test_catalogue_ids_appear_in_the_narrative_order():
+    from rxbisect import experiments
+    assert sorted(experiments.NARRATIVE) == experiments.ids()
+    assert report_html.order(["proc-var", "x", "ring-size", "bursts"]) == \
+        ["ring-size", "bursts", "proc-var", "x"]
+
+
+def test_tables_show_the_trimmed_mean_with_its_interval(story, tmp_path):
+    from rxbisect import stats
+    from rxbisect.reading import fmt
+    text = report_html.render(story, tmp_path / "no-experiments").read_text()
+    e = stats.estimate([100.0, 110.0, 150.0])
+    assert e.mean == 110.0 and e.lo < e.mean < e.hi  # three differing seeds: an interval
+    assert f"<td>{fmt(e.mean)} [{fmt(e.lo)}, {fmt(e.hi)}]</td>" in text
+    assert "95 % bootstrap confidence interval" in text
+
+
+def test_an_ndr_at_line_rate_reads_at_least(story, tmp_path):
+    exps = tmp_path / "exps"
+    exps.mkdir()
+    (exps / "ndr.toml").write_text('[plot]\nkind = "bar"\nx = "system.cores"\n'
+                                   'y = ["ndr_gbps"]\nylabels = ["No-drop rate (Gbps)"]\n')
+    text = report_html.render(story, exps).read_text()
+    ndr = text[text.index('<section id="ndr">'):text.index('<section id="zz-own">')]
+    assert "<td>≥ 100</td>" in ndr and "<td>61.0</td>" in ndr
+    assert "≥ 100 Gbps vs 61.0 Gbps" in ndr  # the reading says it too
+
+
+def test_provenance_block_and_commands(story, tmp_path):
+    text = report_html.render(story, tmp_path / "no-experiments").read_text()
+    block = text[text.index('<section id="provenance"'):text.index('<ol class="toc">')]
+    for words in ("0123456789abcdef (dirty)", "rxb-sim 1.2 (gcc)", "lab-host-7",
+                  "2026-11-26T20:00:00Z", "<td>3</td>",
+                  "4 of 7 records carry no provenance"):
+        assert words in block, words
+    bursts = text[text.index('<section id="bursts">'):text.index('<section id="ndr">')]
+    assert "Command: <code>rxb repro ring-size --quick</code>" in bursts
+
+
+def test_baseline_fragment_comes_before_the_experiments(story, tmp_path):
+    frag = '<table class="num"><tr><td>differs</td></tr></table>'
+    text = report_html.render(story, tmp_path / "e", baseline_html=frag).read_text()
+    assert "<h2>Compared with a baseline</h2>" in text and frag in text
+    assert text.index(frag) < text.index('<ol class="toc">') < text.index("<section id=\"ring")
+    assert "Compared with a baseline" not in report_html.render(story, tmp_path / "e") \
+        .read_text()

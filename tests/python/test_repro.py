@@ -63,7 +63,7 @@ def lines(path: Path) -> list[dict]:
 # ---- the catalogue ----------------------------------------------------------------------
 
 CATALOGUE = ["ring-size", "core-scaling", "ndr", "nf-200g", "kvs", "ax-size", "bx-size",
-             "proc-var", "traffic-var", "trace", "stream-coloc", "low-rate", "fidelity",
+             "bursts", "proc-var", "traffic-var", "trace", "stream-coloc", "low-rate", "fidelity",
              "share-degree", "mem-intensity", "dyn-switch", "representors", "dark-packets"]
 
 

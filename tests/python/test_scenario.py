@@ -28,7 +28,7 @@ def test_ring_size_auto_follows_the_reference(arch, rx):
 def test_resolution_fills_every_auto_from_profile_and_interface():
     r = scenario.load_resolved(None, ["arch.name=shring"])
     a, sy = r.scenario.arch, r.scenario.system
-    assert sy.cores_per_nic == (8, 8)  # 8 cores per NIC (evaluation.md §2.4)
+    assert sy.cores_per_nic == (8, 8)  # 8 cores per NIC (docs/evaluation.md §2.4)
     assert a.share_degree == 8  # one shared ring per NIC
     assert sy.ddio_ways == 2 and sy.mlp == r.profile.cpu.mlp
     assert a.buffer_bytes == 2048 and a.cr_size == 1024

@@ -2,7 +2,8 @@
 
 scenario_keys.toml is read by Python at import and compiled into rxb-sim and rxb-emu
 (scripts/gen_scenario.py). `rxb-sim --keys` prints the table the engines were built with;
-any difference in names, kinds, enum names, ranges, defaults or engines fails here.
+any difference in names, kinds, enum names, ranges, defaults, engines or the designs and
+patterns a key applies to fails here.
 """
 
 import json
@@ -56,6 +57,7 @@ def test_each_key_agrees(info, compiled):
         assert ce["lo"] == _bound(over.get("lo", info.spec.lo))
         assert ce["hi"] == _bound(over.get("hi", info.spec.hi))
         assert ce["default"] == _text(over.get("default", info.default))
+        assert (tuple(ce["archs"]), tuple(ce["patterns"])) == scenario.scope(info.full, eng)
 
 
 def test_python_checks_the_same_ranges_as_the_engines(compiled):

@@ -2,7 +2,7 @@
 
 These tests can fail: each checks a mechanism the simulator must reproduce, with the
 tolerance stated next to it. Every run also has to pass the conservation checks of
-interfaces.md §8 (packets and buffers), which `sim()` asserts.
+docs/interfaces.md §8 (packets and buffers), which `sim()` asserts.
 
 They need the built engine ($RXB_SIM_BIN, or build/sim/rxb-sim after `make build`) and are
 skipped, saying so, when it is missing.
@@ -147,7 +147,7 @@ def test_overloaded_ring_latency_is_ring_times_service():
 
 
 def test_dark_packet_bound_where_tight():
-    """darkpackets.md: DDIO off (every packet's completion and header come from DRAM), one
+    """docs/evaluation.md §4: DDIO off (every packet's completion and header come from DRAM), one
     core, mlp 1 (dependent, serialized misses), an atomic-counter NF whose counter stays in
     the core's private cache. Expect M = 2 DRAM accesses per packet at ~the idle latency, a
     small compute term, and a drop rate within 0.02 of 1 - g / (M t_d + compute). The bound
@@ -233,7 +233,7 @@ def test_pcap_replay_reproduces_count_and_tuples(tmp_path):
 
 
 def test_shring_head_of_line_blocking_emerges():
-    """interfaces.md §4.1: one slow core (3 µs extra per packet, ~1 Mpps offered) holds back
+    """docs/interfaces.md §4.1: one slow core (3 µs extra per packet, ~1 Mpps offered) holds back
     descriptor returns of its whole group: shRing drops packets meant for its healthy
     neighbours; privRing and rxBisect drop only at the slow core."""
     healthy = {}
@@ -282,7 +282,7 @@ def test_overloaded_cores_agree_across_seeds():
 
 
 def test_cat_prefetch_makes_the_reserved_ways_hold_the_structure():
-    """darkpackets.md: the application loads its critical structure into the CAT-reserved
+    """docs/evaluation.md §4: the application loads its critical structure into the CAT-reserved
     ways before traffic starts. A 16 MiB synthetic buffer in 9 reserved ways (18 MiB): with
     the prefetch the buffer's reads hit from the first packet (what misses DRAM is the packet's
     own lines); without it the ways fill by misses and a short run sees the buffer miss."""

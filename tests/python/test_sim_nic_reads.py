@@ -1,4 +1,4 @@
-"""The NIC's DMA read engines and the transmit path in the real engine (calibration.md:
+"""The NIC's DMA read engines and the transmit path in the real engine (docs/calibration.md:
 "NIC DMA reads", "Transmit"): read latency follows where the data is and how loaded DRAM is,
 a bounded number of reads in flight saturates and makes the NIC fall behind, and a buffer
 returns to the pool only after its transmit completion."""

@@ -5,7 +5,7 @@ flow state whose latency follows the memory's load, FastClick's packet layout (t
 header line, the annotation lines, partial-line DMA writes), and the stall anatomy of the
 record (docs/simulator.md, "Per-packet stall anatomy"): it accounts for every nanosecond of
 a core's busy time, which the engine measures apart from it. Every run also has to pass the
-conservation checks of interfaces.md §8.
+conservation checks of docs/interfaces.md §8.
 
 They need the built engine and are skipped, saying so, when it is missing.
 """

@@ -1,4 +1,4 @@
-"""The sizing calculator of interfaces.md §5.5 on the reference numbers."""
+"""The sizing calculator of docs/interfaces.md §5.5 on the reference numbers."""
 
 import pytest
 
@@ -83,7 +83,7 @@ def test_bad_inputs_are_usage_errors(kw):
         sizing.size(**{**REF, **kw})
 
 
-# ---- hand-worked examples (interfaces.md §5.5) ------------------------------------------
+# ---- hand-worked examples (docs/interfaces.md §5.5) ------------------------------------------
 
 def test_worked_reference_with_the_other_working_sets():
     # 2 NICs x 100 Gbps, 8 cores each, 2 KiB buffers, DDIO = 22 MiB x 2/11 ways = 4 MiB.

@@ -263,7 +263,7 @@ def test_gen_errors(tmp_path, capsys):
     assert len(err) == 1 and "at most about" in err[0] and "flows" in err[0]
     assert main(["trace", "gen", out, "--sizes", "64-1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("rxb: error: --sizes 64-1: not a list of "
+    assert len(err) == 1 and err[0].startswith("rxb: error: --sizes 64-1: item '64-1' is not "
                                                "LEN:WEIGHT")
     assert main(["trace", "gen", out, "--flows", "10", "--min-pkts", "2"]) == 2
     assert "--flows sets --min-pkts" in capsys.readouterr().err
