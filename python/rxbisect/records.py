@@ -177,16 +177,21 @@ def _parse(line: bytes) -> dict | None:
 
 
 def read(folder: str | os.PathLike, stem: str = STEM) -> list[dict]:
-    """Every whole record of DIR/STEM.jsonl, in file order (a cut-off last line is
-    ignored, not repaired: reading needs no lock). Not while this process has a Store open
-    on the folder: closing any descriptor of a file drops the process's POSIX lock on it."""
+    """The current record of every point of DIR/STEM.jsonl, in the order points first
+    appear: a point re-run (stale provenance, a failed run) has its later record supersede
+    the earlier one, as Store does. A cut-off last line is ignored, not repaired: reading
+    needs no lock. Not while this process has a Store open on the folder: closing any
+    descriptor of a file drops the process's POSIX lock on it."""
     path = Path(folder) / f"{stem}.jsonl"
     try:
         data = path.read_bytes()
     except OSError as e:
         raise UsageError(f"cannot read {path} ({e.strerror or e})") from None
-    return [r for line in data[:data.rfind(b"\n") + 1].splitlines()
-            if (r := _parse(line)) is not None]
+    latest: dict[str, dict] = {}
+    for line in data[:data.rfind(b"\n") + 1].splitlines():
+        if (r := _parse(line)) is not None:
+            latest[r["point_id"]] = r
+    return list(latest.values())
 
 
 def flatten(record: dict) -> dict[str, Any]:

@@ -68,12 +68,13 @@ class Experiment:
 # ---- inputs ------------------------------------------------------------------------------
 
 def read_records(path: Path) -> list[dict]:
-    """The records of one ID.jsonl; a cut-off last line (an interrupted run) is ignored."""
+    """The records of one ID.jsonl; a cut-off last line (an interrupted run) is ignored, and
+    a point re-run (stale provenance, a failed run) counts once, by its later record."""
     try:
         lines = path.read_text().split("\n")
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read {path} ({getattr(e, 'strerror', None) or e})") from None
-    out = []
+    out: dict = {}  # point id (line number without one) -> its latest record
     for i, line in enumerate(lines):
         if not line.strip():
             continue
@@ -85,8 +86,8 @@ def read_records(path: Path) -> list[dict]:
             raise UsageError(f"{path} line {i + 1}: not a JSON record") from None
         if not isinstance(rec, dict) or not isinstance(rec.get("metrics"), dict):
             raise UsageError(f"{path} line {i + 1}: not a result record (no \"metrics\" object)")
-        out.append(rec)
-    return out
+        out[rec.get("point_id") or i] = rec
+    return list(out.values())
 
 
 def _params(records: Sequence[dict]) -> tuple[dict, dict]:

@@ -17,15 +17,10 @@ Needs the built engine ($RXB_SIM_BIN, or build/sim/rxb-sim); skipped, saying so,
 import pytest
 
 from rxbisect import engine, experiments, scenario
-from rxbisect.errors import EngineError
 
-try:
-    ENGINE = engine.find_engine()
-except EngineError as e:  # pragma: no cover - depends on the build
-    ENGINE = None
+from conftest import needs_engine
 
-pytestmark = pytest.mark.skipif(ENGINE is None, reason="rxb-sim is not built (run `make build` "
-                                "or set RXB_SIM_BIN)")
+pytestmark = needs_engine
 
 EXP = experiments.load("dyn-switch")
 QUICK = EXP.variant(quick=True)

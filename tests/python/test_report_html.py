@@ -394,3 +394,16 @@ def test_baseline_fragment_comes_before_the_experiments(story, tmp_path):
     assert text.index(frag) < text.index('<ol class="toc">') < text.index("<section id=\"ring")
     assert "Compared with a baseline" not in report_html.render(story, tmp_path / "e") \
         .read_text()
+
+
+def test_a_re_run_point_counts_once_by_its_later_record(tmp_path):
+    """A point re-run (stale provenance) appends a second record with the same point id:
+    the report and records.read must not count the stale one as another seed."""
+    from rxbisect import records
+    old = {"point_id": "p1", "params": {"arch.name": "privring"}, "metrics": {"x": 1.0}}
+    new = {"point_id": "p1", "params": {"arch.name": "privring"}, "metrics": {"x": 2.0}}
+    other = {"point_id": "p2", "params": {"arch.name": "rxbisect"}, "metrics": {"x": 3.0}}
+    path = tmp_path / "e.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (old, other, new)))
+    assert report_html.read_records(path) == [new, other]
+    assert records.read(tmp_path, "e") == [new, other]
