@@ -439,6 +439,15 @@ static void sample_occupancy(struct emu *e)
 	}
 }
 
+/* The load the NIC received between two snapshots, in wire Gbps:
+ * offered_bytes counts frames without their FCS, and each packet takes 24 B
+ * more on the wire (4 B FCS, 8 B preamble, 12 B inter-frame gap). */
+static double offered_gbps(const struct snap *a, const struct snap *b, double dt)
+{
+	return ((double)(b->offered_bytes - a->offered_bytes) +
+		24.0 * (double)(b->offered - a->offered)) * 8 / dt / 1e9;
+}
+
 /* Dynamic shRing: one controller sample. Memory bandwidth comes from
  * resctrl's MBM when the machine has it; otherwise (this VM: no resctrl, no
  * uncore counters) the controller gets the DMA write rate, the bytes the
@@ -452,7 +461,7 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 
 	if (dt <= 0)
 		return;
-	s.tput_gbps = (double)(b->wire_bytes - a->wire_bytes) * 8 / dt / 1e9;
+	s.tput_gbps = offered_gbps(a, b, dt); /* the load received, not what cores delivered */
 	s.mem_bw_gibps = a->has_mbm && b->has_mbm ?
 			 (double)(b->mbm - a->mbm) / dt / 1073741824.0 :
 			 (double)(b->offered_bytes - a->offered_bytes) / dt / 1073741824.0;
@@ -644,8 +653,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	r->tsc_hz = e->hz;
 	r->measured_s = dt;
 	if (dt > 0) {
-		r->offered_gbps = ((double)(b->offered_bytes - a->offered_bytes) +
-				   24.0 * (double)(b->offered - a->offered)) * 8 / dt / 1e9;
+		r->offered_gbps = offered_gbps(a, b, dt);
 		r->throughput_gbps = (double)(b->wire_bytes - a->wire_bytes) * 8 / dt / 1e9;
 		r->throughput_mpps = (double)(b->processed - a->processed) / dt / 1e6;
 		r->emu_mpps = (double)(b->dispatched - a->dispatched) / dt / 1e6;
