@@ -30,7 +30,8 @@ from typing import Callable, Sequence
 from . import (__version__, anatomy, calibrate, cli_fidelity, cli_repro, cli_tools, compare,
                darkpackets, emu, engine, nf_costs, profile, report, scenario, sizing)
 from .errors import RxbError, UsageError
-from .sweep import execute, grid_from_args, plan, table as sweep_table
+from .sweep import (execute, grid_from_args, idle_everywhere, plan, refuse_idle_grid,
+                    table as sweep_table)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -189,25 +190,12 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def _idle_everywhere(key: str, points: Sequence) -> str | None:
-    """The warning for `key` at the first point when it changes nothing at any point."""
-    said = [scenario.no_effect(key, p.task["sections"]["arch"]["name"],
-                               p.task["sections"]["traffic"]["pattern"]) for p in points]
-    return said[0] if all(said) else None
-
-
 def _check_sweep_keys(args, grid: dict, points: Sequence) -> None:
     """Refuse grid keys that change nothing at any point (their values would be the same
     run again); warn for such keys given by the scenario file or --set."""
-    idle = {k: w for k in grid if (w := _idle_everywhere(k, points))}
-    if idle:
-        every = "every point would be" if len(idle) == len(grid) else \
-            "points that differ only in it would be"
-        key, why = next(iter(idle.items()))
-        raise UsageError(f"--grid {key}: {why}: {every} the same run; "
-                         "allowed: keys that apply to the design and pattern swept")
+    refuse_idle_grid(grid, points, "--grid")
     given = [k for k in scenario.chosen_keys(args.scenario, args.sets) if k not in grid]
-    _warn([w for k in given if (w := _idle_everywhere(k, points))])
+    _warn([w for k in given if (w := idle_everywhere(k, points))])
 
 
 def cmd_sweep(args) -> int:

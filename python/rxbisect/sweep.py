@@ -658,10 +658,30 @@ def sweep(scenario_ref: str | None = None, grid: Mapping[str, Sequence[Any]] | N
     experiment: the record's "experiment" field (a catalogue ID).
     """
     points = plan(scenario_ref, grid, seeds, sets, experiment, where="grid")
+    refuse_idle_grid(grid or {}, points, "grid")
     outcome = execute(points, out, cluster, jobs, progress)
     df = records.frame(outcome.records)
     df.attrs["grid"] = [f"params.{k}" for k in (grid or {})]
     return df
+
+def idle_everywhere(key: str, points: Sequence[Point]) -> str | None:
+    """The warning for `key` at the first point when it changes nothing at any point."""
+    said = [scenario.no_effect(key, p.task["sections"]["arch"]["name"],
+                               p.task["sections"]["traffic"]["pattern"]) for p in points]
+    return said[0] if all(said) else None
+
+
+def refuse_idle_grid(grid: Mapping[str, Any], points: Sequence[Point], where: str) -> None:
+    """Refuse grid keys that change nothing at any point: their values would be the same run
+    again. (Not in plan(): the catalogue sweeps one design at a time through linked keys.)"""
+    idle = {k: w for k in grid if (w := idle_everywhere(k, points))}
+    if idle:
+        every = "every point would be" if len(idle) == len(grid) else \
+            "points that differ only in it would be"
+        key, why = next(iter(idle.items()))
+        raise UsageError(f"{where} {key}: {why}: {every} the same run; "
+                         "allowed: keys that apply to the design and pattern swept")
+
 
 def grid_from_args(texts: Sequence[str]) -> dict[str, list[str]]:
     """The `--grid KEY=V1,V2,...` options as {KEY: [texts]}; each key at most once."""

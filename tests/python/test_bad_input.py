@@ -243,3 +243,12 @@ def test_the_documented_api_exists_as_written():
 def test_the_docstring_examples_run():
     result = doctest.testmod(rxbisect, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_the_python_sweep_refuses_a_grid_without_effect_as_the_cli_does():
+    """rxbisect.sweep() with arch.ax_size on privRing: the same refusal as `rxb sweep`."""
+    from rxbisect.errors import UsageError
+    with pytest.raises(UsageError, match=r"^grid arch.ax_size: arch.ax_size has no effect for "
+                                         r"arch privring .*every point would be the same run"):
+        rxbisect.sweep("reference", grid={"arch.ax_size": [64, 128]},
+                       sets=["arch.name=privring"])
