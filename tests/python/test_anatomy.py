@@ -4,6 +4,7 @@ check, and its place in the record contract — on hand-built records whose numb
 and end to end on the real engine when it reports one."""
 
 import copy
+import hashlib
 import json
 
 import pytest
@@ -190,7 +191,9 @@ def test_engine_and_records_take_anatomy_as_optional():
 
 
 def record(arch="privring", seed=1, anat=ANATOMY, nf="lb"):
-    rec = {"experiment": "anat", "arch": arch, "point_id": f"{seed:016x}", "seed": seed,
+    # one point per design, NF and seed, a 16-hex-digit id as a sweep makes them
+    point = hashlib.sha256(f"{arch} {nf} {seed}".encode()).hexdigest()[:16]
+    rec = {"experiment": "anat", "arch": arch, "point_id": point, "seed": seed,
            "params": {"arch.name": arch, "run.seed": seed, "workload.nf": nf},
            "metrics": metrics(anat), "sim_packets": 1000, "sim_wall_s": 0.01, "config": {},
            "provenance": {"commit": None, "dirty": None, "engine_build": "0" * 12,

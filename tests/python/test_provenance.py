@@ -212,5 +212,8 @@ def test_a_repro_rerun_with_another_engine_runs_its_points_again(make_engine, tm
     monkeypatch.setattr(provenance, "engine_build", lambda binary: "0123456789ab")
     repro.repro(str(exp), **kw)
     assert notices(capsys.readouterr().err) == ["rxb: 4 points re-run: engine changed"]
-    recs = records.read(out, stem="tiny")
-    assert len(recs) == 8 and all(records.problems(r) == [] for r in recs)
+    lines = (out / "tiny.jsonl").read_text().splitlines()
+    assert len(lines) == 8  # the re-runs are appended; the first run's records stay
+    recs = records.read(out, stem="tiny")  # the current record of each point: the re-run's
+    assert len(recs) == 4 and all(records.problems(r) == [] for r in recs)
+    assert {r["provenance"]["engine_build"] for r in recs} == {"0123456789ab"}
