@@ -63,7 +63,8 @@ test-c: build build-debug
 # (preloaded into Debian's testpmd).
 test-asan: build-asan
 	@cd build-asan && ctest --output-on-failure -j $(JOBS) -LE model
-	@RXB_PMD_BUILD=build-asan RXB_PMD_ASAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py
+	@RXB_PMD_BUILD=build-asan RXB_PMD_ASAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py \
+	   tests/python/test_pmd_devargs.py tests/python/test_pmd_flows.py
 
 # net_rxbisect is concurrent code too (NIC thread, queues' lcores, control): its
 # testpmd tests with the ThreadSanitizer build of the driver preloaded.
