@@ -165,7 +165,7 @@ static int poll(struct sim *s, struct core *k)
 		q = k->id + k->qnext * s->ncores;
 		k->qnext = (k->qnext + 1) % k->nq;
 	}
-	record_interval(s, k, t);
+	record_interval(k, t);
 	k->sleeping_since_poll = false;
 	k->last_poll = t;
 	if (s->warm) {

@@ -325,7 +325,7 @@ void hog_setup(struct sim *s, uint64_t *next);
 void ev_hog(struct sim *s, uint32_t h, uint64_t now);
 
 /* measure.c: periodic measurements, invariants, the measured interval */
-void record_interval(struct sim *s, struct core *k, uint64_t t);
+void record_interval(struct core *k, uint64_t t);
 void check_invariants(struct sim *s);
 void snapshot_desc_waits(struct sim *s);
 void ev_occ(struct sim *s, uint64_t now);

@@ -23,9 +23,8 @@
  * idle time would be the median of every core that has any (~9 ns), and a
  * healthy core's ordinary batch-to-batch intervals (microseconds) would pass
  * sigma > 32 x median. */
-void record_interval(struct sim *s, struct core *k, uint64_t t)
+void record_interval(struct core *k, uint64_t t)
 {
-	(void)s;
 	if (k->ivals != NULL && !k->sleeping_since_poll)
 		sim_hist_add(k->ivals, (t - k->last_poll) / PS_PER_NS);
 }

@@ -16,9 +16,9 @@
 static uint64_t scratch[4096];
 
 /* Core k's receive call at t; an empty one puts the core to sleep. */
-static void receive_call(struct sim *s, struct core *k, uint64_t t, bool empty)
+static void receive_call(struct core *k, uint64_t t, bool empty)
 {
-	record_interval(s, k, t);
+	record_interval(k, t);
 	k->last_poll = t;
 	k->sleeping_since_poll = empty;
 }
@@ -49,9 +49,9 @@ static void test_idle_time_is_no_interval(void)
 	uint64_t t = 0;
 
 	for (unsigned i = 0; i < 200; i++) {
-		receive_call(s, &k, t, false); /* woken by a delivery */
+		receive_call(&k, t, false); /* woken by a delivery */
 		t += (1 + i % 4) * 1000 * NS;
-		receive_call(s, &k, t, true);
+		receive_call(&k, t, true);
 		t += 20000 * NS;
 	}
 	CHECK_EQ(k.ivals->n, 200); /* one per empty call: wake-up to it */
@@ -69,11 +69,11 @@ static void test_a_stall_is_overload(void)
 	uint64_t t = 0;
 
 	for (unsigned i = 0; i < 200; i++) {
-		receive_call(s, &k, t, false);
+		receive_call(&k, t, false);
 		t += (1 + i % 4) * 1000 * NS;
 	}
 	CHECK_EQ(overloaded(&k), 0);
-	receive_call(s, &k, t + 2000000 * NS, false);
+	receive_call(&k, t + 2000000 * NS, false);
 	CHECK_EQ(overloaded(&k), 1);
 	free(k.ivals);
 	free(s);
