@@ -1,7 +1,8 @@
 # rxbisect — two commands on a fresh Debian 12 machine:
 #   make run    install what is missing, build, run the main job
 #   make test   install what is missing, build, run every test
-# Other targets: build, demo (ring library only), bench, fuzz (long libFuzzer run), clean.
+# Other targets: build, demo (ring library only), bench (bench-reference: keep its figures),
+# fuzz (long libFuzzer run), clean.
 
 JOBS    ?= $(shell nproc)
 BUILD   ?= build
@@ -9,7 +10,7 @@ CMAKE   := cmake -G Ninja
 FUZZ_SECONDS ?= 600
 
 .PHONY: all demo deps pmd-install build build-debug build-tsan build-tsan-pmd build-asan build-fuzz run test test-c test-tsan \
-        test-asan test-fuzz test-py bench fuzz clean
+        test-asan test-fuzz test-py bench bench-reference fuzz clean
 
 all: build
 
@@ -83,11 +84,17 @@ test-fuzz: build-fuzz
 test-py: build
 	@.venv/bin/python -m pytest -q tests/python
 
+# Benchmarks write to $(BENCH_OUT); the tracked reference figures in bench/results change only
+# through the explicit `make bench-reference`, which copies the last run there.
+BENCH_OUT ?= $(BUILD)/bench-results
 bench: build
-	@bash bench/run.sh $(BUILD)
-	@bash bench/sim_bench.sh $(BUILD)
-	@bash bench/emu_bench.sh $(BUILD)
-	@bash bench/pmd_bench.sh $(BUILD)
+	@export RXB_BENCH_RESULTS=$(BENCH_OUT); bash bench/run.sh $(BUILD) && bash bench/sim_bench.sh $(BUILD) \
+	  && bash bench/emu_bench.sh $(BUILD) && bash bench/pmd_bench.sh $(BUILD)
+	@echo "bench: results in $(BENCH_OUT) (make bench-reference copies them to bench/results)"
+
+bench-reference:
+	@test -d $(BENCH_OUT) || { echo "bench-reference: no $(BENCH_OUT); run make bench first" >&2; exit 1; }
+	@cp -v $(BENCH_OUT)/*.json $(BENCH_OUT)/*.txt bench/results/ 2>/dev/null || true
 
 fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)

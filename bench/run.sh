@@ -2,19 +2,20 @@
 # bench/run.sh BUILD_DIR [bench_rings options]   (what `make bench` runs)
 #
 # Builds bench_rings in BUILD_DIR if needed, measures the per-packet cost of
-# every software receive path (table on stdout, bench/results/rings.json),
+# every software receive path (table on stdout, $RXB_BENCH_RESULTS/rings.json),
 # then, when valgrind is installed and RXB_BENCH_CALLGRIND is not 0, counts
 # the instructions per packet of each path with callgrind (deterministic,
-# unlike the clock on a shared machine) into bench/results/callgrind.txt and
+# unlike the clock on a shared machine) into $RXB_BENCH_RESULTS/callgrind.txt and
 # the "callgrind_ir_per_pkt" key of rings.json. See bench/README.md.
-#   RXB_BENCH_RESULTS    folder for rings.json and callgrind.txt (default bench/results;
-#                        `rxb calibrate` points it at a temporary folder)
+#   RXB_BENCH_RESULTS    folder for rings.json and callgrind.txt (default build/bench-results;
+#                        `rxb calibrate` points it at a temporary folder; `make bench-reference`
+#                        copies a run into the tracked bench/results)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD=${1:-build}
 shift || true
-RESULTS=${RXB_BENCH_RESULTS:-bench/results}
+RESULTS=${RXB_BENCH_RESULTS:-build/bench-results}
 BIN="$BUILD/bench/bench_rings"
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then

@@ -3,7 +3,7 @@
 #
 # Runs rxb-sim on the reference setup (16 cores, 2 x 100 Gbps, 1518 B frames, LB, LLC model on
 # with run.llc_sample_shift = 4) once per receive interface, RUNS times each, and writes
-# bench/results/sim.json: {"sim_pkts_per_s": {arch: median simulated packets per wall-clock
+# $RXB_BENCH_RESULTS/sim.json (default build/bench-results): {"sim_pkts_per_s": {arch: median simulated packets per wall-clock
 # second}, "instructions_per_packet": {arch: callgrind instructions / simulated packet}, ...}
 # with every sample, the setup and the machine. Wall-clock time is what the engine reports
 # (sim_wall_s: set-up + simulation, no process start-up). Runs of the interfaces are
@@ -25,7 +25,7 @@ BUILD=${1:-build}
 RUNS=${RXB_SIM_BENCH_RUNS:-5}
 MS=${RXB_SIM_BENCH_MS:-50}
 CG=${RXB_SIM_BENCH_CALLGRIND:-1}
-RESULTS=bench/results
+RESULTS=${RXB_BENCH_RESULTS:-build/bench-results}
 ARCHS="privring small_privring shring shring_list dyn_shring rxbisect"
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then

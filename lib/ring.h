@@ -82,7 +82,7 @@ static inline void rxb_relaxed_store(_Atomic uint32_t *p, uint32_t v)
 }
 
 /* Software: publish descriptors up to `tail` to the NIC.
- * release: pairs with the acquire in rxb_descring_nic_refresh(), so the
+ * release: pairs with the acquire in rxb_descring_nic_unfetched(), so the
  * descriptor contents written before this store are visible to the NIC. */
 static inline void rxb_descring_doorbell(struct rxb_descring *r, uint32_t tail)
 {

@@ -168,8 +168,3 @@ def bench(bench_ms: float = 300, sets: Sequence[str] = (), eal: str | None = Non
         if not isinstance(doc.get(k), list) or not doc[k]:
             raise engine.broken(f"--bench: '{k}' is missing or empty", NAME)
     return doc
-
-
-def eal_unavailable(err: EngineError) -> bool:
-    """Whether an error says DPDK could not start here (tests skip on it)."""
-    return "rte_eal_init failed" in str(err)
