@@ -36,7 +36,9 @@ class CostProfile:
 def nf_names() -> tuple[str, ...]:
     """The NFs a profile must cover: the values of workload.nf (one vocabulary)."""
     from .scenario import SCHEMA  # scenario imports this module
-    return SCHEMA.info("workload.nf").spec.choices
+    info = SCHEMA.info("workload.nf")
+    assert info is not None, "workload.nf is in the vocabulary"
+    return info.spec.choices
 
 
 def builtin_names() -> list[str]:

@@ -8,6 +8,7 @@ profile that silently inherited numbers from another machine would be a lie.
 """
 
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from .errors import ScenarioError
@@ -142,7 +143,7 @@ class Profile:
         return mts * 1e6 * d.bus_bytes * d.channels / 2**30
 
     def to_dict(self) -> dict:
-        out = {"name": self.name, "description": self.description, "source": self.source}
+        out: dict[str, Any] = {"name": self.name, "description": self.description, "source": self.source}
         out.update({s: as_dict(getattr(self, s)) for s in SCHEMA.sections})
         return out
 
@@ -164,7 +165,7 @@ def load(ref: str = "reference", base: Path | None = None) -> Profile:
     path = locate(ref, base)
     where = f"profile {path.name}: "
     raw = read_toml(path, "profile file")
-    vals = {s: {} for s in SCHEMA.sections}
+    vals: dict[str, dict[str, Any]] = {s: {} for s in SCHEMA.sections}
     top = SCHEMA.merge(vals, raw, where, path.parent)
     sections = SCHEMA.instantiate(vals, where)
     llc = sections["llc"]

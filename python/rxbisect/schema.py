@@ -148,7 +148,7 @@ def _what(v: Any) -> str:
     return type(v).__name__
 
 
-def suggest(name: str, candidates: list[str]) -> str | None:
+def suggest(name: str, candidates: typing.Sequence[str]) -> str | None:
     """Closest known name (difflib), or one ending in the same key name."""
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     if close:

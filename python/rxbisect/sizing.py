@@ -184,9 +184,9 @@ def size(nics: int = 2, link_gbps: float = 100.0, cores_per_nic: int | Sequence[
     for name, v in (("rx", rx), ("small_rx", small_rx), ("rxarr", rxarr)):
         if v < 1:
             raise UsageError(f"{name} = {v}: ring entries must be >= 1")
-    for name, v in (("bx", bx), ("ax", ax)):
-        if v is not None and (v < 1 or v & (v - 1)):
-            raise UsageError(f"{name} = {v}: not a power of two; allowed: 1, 2, 4, ... entries")
+    for name, opt in (("bx", bx), ("ax", ax)):
+        if opt is not None and (opt < 1 or opt & (opt - 1)):
+            raise UsageError(f"{name} = {opt}: not a power of two; allowed: 1, 2, 4, ... entries")
     if prefer not in ("ddio", "burst"):
         raise UsageError(f"prefer = {prefer!r}: allowed: ddio, burst")
 
