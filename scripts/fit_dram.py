@@ -34,10 +34,10 @@ def fit() -> tuple[float, float, list[tuple[float, float, float]]]:
     xs = [queueing_term(bw / PEAK_GBPS / EFFICIENCY) for bw, _ in CURVE_GBPS_NS]
     ys = [ns for _, ns in CURVE_GBPS_NS]
     n, sx, sy = len(xs), sum(xs), sum(ys)
-    sxx, sxy = sum(x * x for x in xs), sum(x * y for x, y in zip(xs, ys))
+    sxx, sxy = sum(x * x for x in xs), sum(x * y for x, y in zip(xs, ys, strict=True))
     service = (n * sxy - sx * sy) / (n * sxx - sx * sx)
     idle = (sy - service * sx) / n
-    rows = [(bw, ns, idle + service * x) for (bw, ns), x in zip(CURVE_GBPS_NS, xs)]
+    rows = [(bw, ns, idle + service * x) for (bw, ns), x in zip(CURVE_GBPS_NS, xs, strict=True)]
     return idle, service, rows
 
 

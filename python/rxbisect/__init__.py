@@ -24,12 +24,16 @@ True
 1024
 """
 
+# Set before the imports below: cli and report_html import it while the package loads.
 __version__ = "0.1.0"
 
-from .sweep import sweep  # noqa: E402,F401  (rxbisect.sweep(...) -> DataFrame; docs/sweeps.md)
-from . import repro  # noqa: E402,F401  (callable: rxbisect.repro("ring-size", ...) -> DataFrame)
-from . import fidelity, report_html  # noqa: E402,F401  (fidelity.check, report_html.render)
-from .darkpackets import compute as dark  # noqa: E402,F401  (rxb dark)
-from .sizing import size  # noqa: E402,F401  (rxb size)
-from .trace import stats as trace_stats  # noqa: E402,F401  (rxb trace stats)
-from .tracegen import generate as trace_gen  # noqa: E402,F401  (rxb trace gen)
+# The notebook API listed above (E402: these imports must follow __version__).
+from . import fidelity, report_html, repro  # noqa: E402
+from .darkpackets import compute as dark  # noqa: E402
+from .sizing import size  # noqa: E402
+from .sweep import sweep  # noqa: E402  (the function, not the module: docs/sweeps.md)
+from .trace import stats as trace_stats  # noqa: E402
+from .tracegen import generate as trace_gen  # noqa: E402
+
+__all__ = ["__version__", "dark", "fidelity", "repro", "report_html", "size", "sweep",
+           "trace_gen", "trace_stats"]

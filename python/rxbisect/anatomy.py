@@ -15,7 +15,8 @@ anatomy (older records, emulator records) and says so instead of failing.
 """
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeGuard
 
 from .report import num, table
 
@@ -125,9 +126,9 @@ def side_by_side(columns: Sequence[tuple[str, dict]]) -> str:
     for cls in classes({c: None for a in have for c in classes(a)}):
         docs = [a.get(cls) if a is not None and isinstance(a.get(cls), dict) else None
                 for _, a in anats]
-        comps = [{c.get("name"): c for c in _components(d)} if d else {} for d in docs]
+        comps = [{str(c.get("name")): c for c in _components(d)} if d else {} for d in docs]
         names = _merge_names([list(c) for c in comps])
-        body = [(str(n), *(num(c[n].get("ns"), 1) if n in c else "-" for c in comps))
+        body = [(n, *(num(c[n].get("ns"), 1) if n in c else "-" for c in comps))
                 for n in names]
         body.append(("service time", *(num(d.get("service_ns"), 1) if d else "-"
                                        for d in docs)))
@@ -144,7 +145,7 @@ def side_by_side(columns: Sequence[tuple[str, dict]]) -> str:
 
 # ---- checks ------------------------------------------------------------------------------
 
-def _number(v: Any) -> bool:
+def _number(v: Any) -> TypeGuard[float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
@@ -173,7 +174,7 @@ def check_anatomy(metrics: dict) -> list[str]:
         if not isinstance(comps, list):
             out.append(f"{where}.components: expected a list, got {comps!r:.40}")
             continue
-        total, seen = 0.0, set()
+        total, seen = 0.0, set[str]()
         for i, c in enumerate(comps):
             if not isinstance(c, dict):
                 out.append(f"{where}.components[{i}]: expected an object, got {c!r:.40}")
@@ -194,14 +195,15 @@ def _apart(x: float, ref: float) -> bool:
     return abs(x - ref) > SUM_TOLERANCE * max(ref, 1e-9)
 
 
-def _check_component(where: str, c: dict, seen: set) -> list[str]:
+def _check_component(where: str, c: dict, seen: set[str]) -> list[str]:
     out = []
     name = c.get("name")
     if not isinstance(name, str) or not name:
         out.append(f"{where}: name should be a non-empty string, got {name!r:.40}")
     elif name in seen:
         out.append(f"{where}: listed twice")
-    seen.add(name)
+    else:
+        seen.add(name)
     if c.get("kind") not in KINDS:
         out.append(f"{where}: kind {c.get('kind')!r:.40} is not one of {', '.join(KINDS)}")
     if not _number(c.get("ns")) or c["ns"] < 0:
@@ -211,11 +213,12 @@ def _check_component(where: str, c: dict, seen: set) -> list[str]:
     for key in ("count", "latency_ns"):
         if not _number(c.get(key)) or c[key] < 0:
             out.append(f"{where}.{key}: expected a number >= 0, got {c.get(key)!r:.40}")
-    shares = [c.get(lv) for lv in LEVELS]
-    bad = [lv for lv, s in zip(LEVELS, shares) if not _number(s) or not 0 <= s <= 1]
+    bad = [lv for lv in LEVELS if not _number(c.get(lv)) or not 0 <= c[lv] <= 1]
     if bad:
         out.append(f"{where}: shares {', '.join(f'{lv}={c.get(lv)!r:.20}' for lv in bad)} "
                    "not in [0, 1]")
-    elif (c.get("count") or 0) > 0 and abs(sum(shares) - 1) > SHARE_TOLERANCE:
-        out.append(f"{where}: shares l2 + llc + dram = {sum(shares):.4g}, not 1")
+        return out
+    shares = sum(c[lv] for lv in LEVELS)
+    if (c.get("count") or 0) > 0 and abs(shares - 1) > SHARE_TOLERANCE:
+        out.append(f"{where}: shares l2 + llc + dram = {shares:.4g}, not 1")
     return out

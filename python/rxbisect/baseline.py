@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import html as html_lib
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from . import plot, report, report_html, stats
 from .errors import UsageError
@@ -56,7 +57,8 @@ class Row:
 
     @property
     def flagged(self) -> bool:
-        return not self.one_sided and stats.differ(self.new, self.base)
+        return self.new is not None and self.base is not None \
+            and stats.differ(self.new, self.base)
 
 
 @dataclass

@@ -288,7 +288,7 @@ def _compose(doc: dict, rings: dict, split: str, emu_costs: dict | None, emu_how
         prov["emu_per_pkt"] = f"derived here from bench_rings' NIC-side cost (rxb-emu: {emu_how})"
     doc["origin"] = (f"rxb calibrate{' --quick' if quick else ''} on this machine: bench_rings"
                      f"{'' if quick else ' + callgrind'} + rxb-emu --bench; see provenance")
-    doc["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    doc["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     doc["command"] = command
     doc["machine"] = _machine(doc)
     doc["sources"]["rings"] = "bench/run.sh " + " ".join(RINGS_OPTS[quick] or ["(defaults)"])

@@ -25,13 +25,28 @@ import argparse
 import itertools
 import json
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from . import (__version__, anatomy, calibrate, cli_fidelity, cli_repro, cli_tools, compare,
-               darkpackets, emu, engine, nf_costs, profile, report, scenario, sizing)
+from . import (
+    __version__,
+    anatomy,
+    calibrate,
+    cli_fidelity,
+    cli_repro,
+    cli_tools,
+    compare,
+    darkpackets,
+    emu,
+    engine,
+    nf_costs,
+    profile,
+    report,
+    scenario,
+    sizing,
+)
 from .errors import RxbError, UsageError
-from .sweep import (execute, grid_from_args, idle_everywhere, plan, refuse_idle_grid,
-                    table as sweep_table)
+from .sweep import execute, grid_from_args, idle_everywhere, plan, refuse_idle_grid
+from .sweep import table as sweep_table
 
 
 class _Parser(argparse.ArgumentParser):

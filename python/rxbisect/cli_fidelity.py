@@ -29,7 +29,9 @@ def _command(args) -> str:
 
 def _fit(args, pts) -> int:
     from pathlib import Path
-    from . import costs, fidelity_fit as ff
+
+    from . import costs
+    from . import fidelity_fit as ff
     from .cli import _progress
     if args.costs:
         raise UsageError("--costs names the profile the check runs with; --fit sets the "
@@ -39,7 +41,10 @@ def _fit(args, pts) -> int:
         raise UsageError("--fit --quick is a smoke test with short runs: give --out FILE "
                          f"(only a full fit may write {ff.STUDY_FILE.name})")
     out = Path(args.out) if args.out else ff.STUDY_FILE
-    say = (lambda m: print(m, file=sys.stderr))
+
+    def say(m: str) -> None:
+        print(m, file=sys.stderr)
+
     say(f"rxb: fitting workload.nf_cycles of {', '.join(p.workload for p in pts.points)} to "
         f"their calibration points ({pts.path.name}); seed {args.seed}")
     fitted = ff.fit(pts, args.seed, args.quick, args.jobs, _progress(args), say)

@@ -14,8 +14,8 @@ LIST = "list"
 
 def cmd_repro(args) -> int:
     from . import experiments, report, repro
-    from .sweep import cpus
     from .cli import _progress
+    from .sweep import cpus
     if args.experiment == LIST:
         rows = [(i, experiments.load(i).title) for i in experiments.ids()]
         print(report.table(("experiment", "title"), rows))

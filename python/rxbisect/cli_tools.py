@@ -24,12 +24,12 @@ def _experiments_dir(args) -> Path | None:
 def cmd_report(args) -> int:
     from . import report_html
     experiments = _experiments_dir(args)
-    extra = {}
+    baseline_html = None
     if args.baseline is not None:
         from . import baseline
-        extra["baseline_html"] = baseline.html(baseline.compare(args.dir, args.baseline,
-                                                                experiments, _warn))
-    path = report_html.render(args.dir, experiments, args.out, **extra)
+        baseline_html = baseline.html(baseline.compare(args.dir, args.baseline, experiments,
+                                                       _warn))
+    path = report_html.render(args.dir, experiments, args.out, baseline_html=baseline_html)
     print(f"report: {path}")
     return 0
 

@@ -15,9 +15,9 @@ separate process anyway; the pool only overlaps them). Two scenarios:
 import concurrent.futures as cf
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from . import anatomy, engine, report, scenario
 from .errors import UsageError
@@ -122,9 +122,10 @@ def _cannot_write(folder: str | os.PathLike, e: OSError) -> UsageError:
 
 def check_plot_folder(folder: str | os.PathLike) -> None:
     """Create `folder` and make sure a file can be written in it (before any run)."""
+    path = Path(folder)
     try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as e:
         raise _cannot_write(folder, e) from None
@@ -145,7 +146,7 @@ def plot(points: Sequence[Point], folder: str | os.PathLike) -> Path:
               ("mem_bw_gibps", "DRAM bandwidth (GiB/s)"), ("ddio_hit_rate", "DDIO hit rate"))
     fig, axes = plt.subplots(2, 2, figsize=(11, 7))
     width = 0.8 / len(scens)
-    for ax, (key, label) in zip(axes.flat, panels):
+    for ax, (key, label) in zip(axes.flat, panels, strict=True):
         for j, s in enumerate(scens):
             vals = [by[(a, s)][key] or 0 for a in archs]
             ax.bar([i + j * width for i in range(len(archs))], vals, width, label=s)

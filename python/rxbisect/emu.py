@@ -21,13 +21,14 @@ else `rxb-emu` on PATH. Its exit 2 (a rejected `--set`) becomes `rxb: error: ...
 import json
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import engine, provenance, scenario
 from . import profile as profiles
-from .errors import EngineError, ScenarioError, UsageError
+from .errors import ScenarioError, UsageError
 from .schema import show
 
 ENV_BIN = "RXB_EMU_BIN"

@@ -21,9 +21,10 @@ UsageError naming the file, the field and what is allowed. docs/experiments.md h
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import darkpackets, engine, ndr, plot, scenario
 from .errors import UsageError
@@ -83,8 +84,9 @@ def _dark_bound(rec: dict) -> dict:
     cores = math.ceil(cfg["system"]["cores"] / cfg["system"]["nics"])
     args = (cfg["traffic"]["rate_gbps"], cfg["traffic"]["packet_bytes"], cores,
             cfg["workload"]["reads"])
-    out = {"dark_bound_drop_rate": darkpackets.compute(  # the profile the point ran with
-        *args, rec["profile"]["dram"]["idle_ns"], cfg["workload"]["compute_ns"]).drop_fraction}
+    out: dict[str, float | None] = {}
+    out["dark_bound_drop_rate"] = darkpackets.compute(  # the profile the point ran with
+        *args, rec["profile"]["dram"]["idle_ns"], cfg["workload"]["compute_ns"]).drop_fraction
     loaded = rec["metrics"].get("dram_latency_ns_mean")
     out["dark_bound_drop_rate_loaded"] = darkpackets.compute(
         *args, loaded, cfg["workload"]["compute_ns"]).drop_fraction if loaded else None
@@ -309,7 +311,7 @@ def parse(doc: dict, path: Path) -> Experiment:
     raw = doc.get("interface")
     if not isinstance(raw, list) or not raw:
         raise UsageError(f"{f}: at least one [[interface]] is required (name = an arch.name)")
-    names = scenario.SCHEMA.info("arch.name")
+    names = scenario.SCHEMA.known("arch.name")
     interfaces = []
     for i, t in enumerate(raw):
         w = f"{f}: [[interface]] #{i + 1}"
@@ -317,7 +319,7 @@ def parse(doc: dict, path: Path) -> Experiment:
         if "name" not in t:
             raise UsageError(f"{w}: 'name' is required; allowed: {names.allowed()}")
         name = check(names, t["name"], f"{w}: ")
-        emulated = check(scenario.SCHEMA.info("arch.emulated"), t.get("emulated", False),
+        emulated = check(scenario.SCHEMA.known("arch.emulated"), t.get("emulated", False),
                          f"{w}: ")
         link = t.get("link", {})
         if not isinstance(link, dict):

@@ -11,15 +11,17 @@ a fidelity run is the same engine run an experiment makes.
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import costs, engine, ndr, scenario
-# the package's `sweep` is the function rxbisect.sweep(); the module's parts by name
-from .sweep import execute, plan, value_text
 from .errors import UsageError
 from .schema import fields, read_toml, show
+
+# the package's `sweep` is the function rxbisect.sweep(); the module's parts by name
+from .sweep import execute, plan, value_text
 
 POINTS_FILE = Path(__file__).parent / "calibration_points.toml"
 MEASURES = {"throughput": "throughput_gbps", "ndr": "ndr_gbps"}  # measure -> record metric
@@ -245,7 +247,7 @@ def evaluate(pts: Points, runs: Sequence[tuple[Point, dict]], quick: bool = Fals
         planned += plan(None, grid, sets=sets, experiment="fidelity", search=search)
     outcome = execute(planned, jobs=jobs, progress=progress, desc=desc)
     return [(rec["metrics"][MEASURES[p.measure]] * pts.factor, rec)
-            for (p, _), rec in zip(runs, outcome.records)]
+            for (p, _), rec in zip(runs, outcome.records, strict=True)]
 
 
 def record(p: Point, value: float, rec: dict) -> dict:
@@ -266,7 +268,7 @@ def check(pts: Points | None = None, quick: bool = False, costs_ref: str | None 
     extra = {"run.seed": seed, **({"workload.costs": costs_ref} if costs_ref else {})}
     runs = [(p, extra) for p in pts.points]
     return [record(p, v, rec) for (p, _), (v, rec) in
-            zip(runs, evaluate(pts, runs, quick, jobs, progress))]
+            zip(runs, evaluate(pts, runs, quick, jobs, progress), strict=True)]
 
 
 def table(pts: Points, records: Sequence[dict]) -> str:

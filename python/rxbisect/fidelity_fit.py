@@ -12,8 +12,8 @@ import datetime
 import math
 import subprocess
 import textwrap
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Generator, Sequence
 
 from . import costs, engine, scenario
 from .errors import UsageError
@@ -83,7 +83,7 @@ def drive(gens: Sequence[Steps], evaluate_batch: Callable[[list[tuple[int, list[
     pending = {i: next(g) for i, g in enumerate(gens)}
     while pending:
         batch = list(pending.items())
-        for (i, xs), ys in zip(batch, evaluate_batch(batch)):
+        for (i, xs), ys in zip(batch, evaluate_batch(batch), strict=True):
             if len(ys) != len(xs) or not all(isinstance(y, (int, float)) and math.isfinite(y)
                                              for y in ys):
                 raise UsageError(f"bisection: values {ys!r} for x = {xs}: expected "
@@ -138,7 +138,7 @@ def fit(pts: Points, seed: int = 1, quick: bool = False, jobs: int | None = None
         runs = [(i, x) for i, xs in reqs for x in xs]
         out = evaluate(pts, [(pts.points[i], {**fixed, "workload.nf_cycles": x})
                              for i, x in runs], quick, jobs, progress, f"fit round {rounds}")
-        seen.update(zip(runs, out))
+        seen.update(zip(runs, out, strict=True))
         say(f"rxb: fit round {rounds}: " + "; ".join(
             f"{pts.points[i].workload} {x} cycles -> {seen[i, x][0]:.1f} "
             f"(target {pts.points[i].published:g})" for i, x in runs))
@@ -146,7 +146,7 @@ def fit(pts: Points, seed: int = 1, quick: bool = False, jobs: int | None = None
 
     fits = drive(gens, batch)
     return [Fitted(p, f, record(p, *seen[i, f.x])) for i, (p, f) in
-            enumerate(zip(pts.points, fits))]
+            enumerate(zip(pts.points, fits, strict=True))]
 
 
 def estimates(pts: Points, fitted: Sequence[Fitted]) -> dict[str, tuple[int, str]]:

@@ -20,8 +20,9 @@ curves; `run_point` plugs the simulator in (one engine run per trial).
 """
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from . import engine, scenario
 from .errors import UsageError

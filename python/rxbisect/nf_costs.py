@@ -12,8 +12,8 @@ bound of the one parameter the simulator wants, which adds the stalls it models 
 
 import datetime
 import platform
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from . import costs, emu
 from .errors import EngineError, UsageError
@@ -49,7 +49,7 @@ def measure(out: str | Path, quick: bool = False,
 
 
 def profile_text(cycles: dict[str, int], quick: bool) -> str:
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     cmd = "rxb calibrate --costs FILE" + (" --quick" if quick else "")
     head = [
         f"# Measured by `{cmd}` on {platform.node()} ({platform.processor() or platform.machine()}),",

@@ -37,12 +37,16 @@ Time series (x = "time_ms"): the engine writes `metrics["series"]`, a list of sa
 
 import itertools
 import math
-from dataclasses import asdict, astuple, dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import ndr, stats
 from .errors import UsageError
+
+if TYPE_CHECKING:  # matplotlib loads on the first plot, not with the package
+    from matplotlib.typing import RcKeyType
 
 KINDS = ("line", "bar")
 XSCALES = ("linear", "log2")
@@ -169,7 +173,7 @@ def _samples(metrics: dict, name: str) -> list[tuple[float, float]]:
         times = metrics.get("time_ms", metrics.get("t_ms"))
         if not isinstance(times, list) or len(times) != len(values):
             return []
-        pairs = list(zip(times, values))
+        pairs = list(zip(times, values, strict=True))
     return [(t, v) for t, v in ((_number(a), _number(b)) for a, b in pairs)
             if t is not None and v is not None]
 
@@ -249,8 +253,12 @@ def aggregate(records: Iterable[dict], plot_spec: dict) -> list[Point]:
     first_x = {k[3]: i for i, k in reversed(list(enumerate(values)))}
     keys = sorted(values, key=lambda k: (order[k[0]], first_series[k[1]],
                                          k[3] if numeric else first_x[k[3]]))
-    return [Point(s, e, x, y, *astuple(stats.estimate(values[k])), k in bounded)
-            for k in keys for (y, s, e, x) in [k]]
+    return [_point(k, stats.estimate(values[k]), k in bounded) for k in keys]
+
+
+def _point(key: tuple[str, str, bool, Any], est: stats.Estimate, at_least: bool) -> Point:
+    y, series, emulated, x = key
+    return Point(series, emulated, x, y, est.mean, est.lo, est.hi, est.n, at_least)
 
 
 # ---- drawing -----------------------------------------------------------------------------
@@ -322,7 +330,7 @@ def _draw_line(ax, pts: list[Point], style: tuple[str, str, int], spec: dict,
                 elinewidth=0.8, linestyle="--" if pts[0].emulated else "-",
                 markerfacecolor="white" if pts[0].emulated else colour, label=pts[0].series)
     if len(pts) <= HOVER_MAX:
-        for p, x in zip(pts, xs):  # an invisible, larger marker: the hover target
+        for p, x in zip(pts, xs, strict=True):  # an invisible, larger marker: the hover target
             gid = f"{_GID}{len(titles)}"
             titles[gid] = _hover(p, spec)
             ax.plot([x], [p.mean], linestyle="", marker="o", markersize=9, alpha=0, gid=gid)
@@ -343,7 +351,7 @@ def _draw_bars(ax, points: list[Point], series: list[str], styles: dict, spec: d
                       hatch=_EMU_HATCH if emulated else _BAR_FILLS[idx % len(_BAR_FILLS)],
                       label=s, yerr=_error(ps),
                       error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"})
-        for bar, p in zip(bars, ps):
+        for bar, p in zip(bars, ps, strict=True):
             gid = f"{_GID}{len(titles)}"
             titles[gid] = _hover(p, spec)
             bar.set_gid(gid)
@@ -374,9 +382,10 @@ def _panel(ax, points: list[Point], spec: dict, styles: dict, ylabel: str,
         ax.spines[side].set_visible(False)
 
 
-_RC = {"font.family": "serif", "font.size": 8, "axes.titlesize": 9,
-       "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7, "ytick.labelsize": 7,
-       "hatch.linewidth": 0.5, "svg.hashsalt": "rxbisect", "svg.fonttype": "none"}
+_RC: "dict[RcKeyType, Any]" = {
+    "font.family": "serif", "font.size": 8, "axes.titlesize": 9, "axes.labelsize": 8,
+    "legend.fontsize": 7, "xtick.labelsize": 7, "ytick.labelsize": 7, "hatch.linewidth": 0.5,
+    "svg.hashsalt": "rxbisect", "svg.fonttype": "none"}
 PANEL_WIDTH_IN = 3.2  # per panel side by side (experiment)
 PAGE_WIDTH_IN = 8.0  # one panel alone (panel_svgs): at a page's width, 7 pt text reads at ~12 px
 
@@ -397,7 +406,7 @@ def _figure(points: list[Point], spec: dict, metrics: Sequence[tuple[str, str]],
     fig = Figure(figsize=(max(width_in, 1.6 * cols), 2.7 + 0.18 * math.ceil(series / cols)),
                  layout="constrained")
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
-    for ax, (y, label) in zip(axes, metrics):
+    for ax, (y, label) in zip(axes, metrics, strict=True):
         pts = [p for p in points if p.metric == y]
         if pts:
             _panel(ax, pts, spec, styles, label, titles)
@@ -407,7 +416,7 @@ def _figure(points: list[Point], spec: dict, metrics: Sequence[tuple[str, str]],
             ax.set_axis_off()
     handles, labels = [], []
     for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
@@ -449,7 +458,7 @@ def experiment(records: Sequence[dict], plot_spec: dict, stem: str | Path) -> li
     stem = Path(stem)
     titles: dict[str, str] = {}
     with rc_context(_RC):
-        fig = _figure(points, spec, list(zip(spec["y"], spec["ylabels"])),
+        fig = _figure(points, spec, list(zip(spec["y"], spec["ylabels"], strict=True)),
                       PANEL_WIDTH_IN * len(spec["y"]), titles)
         paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]
         try:
@@ -469,7 +478,7 @@ def panel_svgs(records: Sequence[dict], plot_spec: dict) -> list[tuple[str, str]
     spec, points = _points(records, plot_spec)
     out = []
     with rc_context(_RC):
-        for y, label in zip(spec["y"], spec["ylabels"]):
+        for y, label in zip(spec["y"], spec["ylabels"], strict=True):
             titles: dict[str, str] = {}
             fig = _figure(points, spec, [(y, label)], PAGE_WIDTH_IN, titles)
             out.append((y, _svg_text(fig, titles)))

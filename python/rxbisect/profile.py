@@ -8,12 +8,11 @@ profile that silently inherited numbers from another machine would be a lie.
 """
 
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from .errors import ScenarioError
-from .schema import (REQUIRED, Schema, as_dict, builtin_toml_names, key, locate_toml,
-                     read_toml)
+from .schema import REQUIRED, Schema, as_dict, builtin_toml_names, key, locate_toml, read_toml
 
 
 @dataclass(frozen=True)

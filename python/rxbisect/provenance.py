@@ -19,8 +19,9 @@ import shlex
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from . import costs as cost_profiles
 
@@ -105,7 +106,7 @@ def facts(binary: Path, scn: Any, profile: Any, command: str | None = None) -> d
     return {"commit": commit, "dirty": dirty, "engine_build": engine_build(binary),
             **inputs(scn, profile), "command": command or command_line(),
             "host": socket.gethostname(),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
 
 
 def problems(prov: Any) -> list[str]:

@@ -13,10 +13,12 @@ not once per series. A value reads as plot.value_text writes it: its confidence 
 brackets when seeds differ, "≥ X" when it is only a lower bound.
 """
 
+import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 from .plot import TIME_X, Point, check_spec, value_text
 
@@ -90,7 +92,7 @@ def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool
     best = "lowest" if low else "highest"
     order = list(series)
     lead: dict[str, list] = {}  # leading series (", "-joined) -> x where they lead
-    widest = None  # (margin %, x, best, the best of the rest)
+    widest: tuple[float, Any, Point, Point] | None = None  # (margin %, x, best, best of the rest)
     compared = 0
     for x in xs:
         at = sorted((s[x] for s in series.values() if x in s), key=lambda p: p.mean,
@@ -109,7 +111,7 @@ def _leaders(series: dict[str, dict], xs: list, label: str, unit: str, low: bool
             widest = (m, x, at[0], rest)
     if not compared:
         return None
-    if not lead:
+    if widest is None:  # set with the first entry of `lead`: no x has a leader
         return f"All series are within {TIE_PCT:g} % of each other in {label} at every point."
     _, x, w, r = widest
     gap = (f"the widest gap is at {xname} {_x(x)}: {_v(w, unit)} vs "
@@ -138,7 +140,7 @@ def _trend(name: str, pts: list[Point], unit: str, span: tuple) -> str:
         verb = "rises" if last.mean > first.mean else "falls"
         text = f"{name} {verb} from {_v(first)} to {_v(last, unit)}{own}"
     if len(pts) > 4:  # a long series: where the biggest step is tells more than the ends
-        a, b = max(zip(pts, pts[1:]), key=lambda ab: abs(ab[1].mean - ab[0].mean))
+        a, b = max(itertools.pairwise(pts), key=lambda ab: abs(ab[1].mean - ab[0].mean))
         text += (f", the largest step ({fmt(a.mean)} to {fmt(b.mean, unit)}) between "
                  f"{_x(a.x)} and {_x(b.x)}")
     return text
@@ -165,7 +167,7 @@ def _crossings(series: dict[str, dict]) -> list[str]:
                 pa, pb = series[a][x].mean, series[b][x].mean
                 if abs(pct(pa, pb)) >= TIE_PCT:
                     signs.append((x, pa > pb))
-            cross = [(x0, x1) for (x0, s0), (x1, s1) in zip(signs, signs[1:]) if s0 != s1]
+            cross = [(x0, x1) for (x0, s0), (x1, s1) in itertools.pairwise(signs) if s0 != s1]
             if len(cross) > MAX_CROSSINGS:
                 out.append(f"{a} and {b} {len(cross)} times")
             else:
@@ -201,7 +203,7 @@ def reading(points: Sequence[Point], spec: dict) -> list[str]:
     spec = check_spec(spec)
     xname, _ = split_label(spec["xlabel"], lower=False)
     points = short_series(points, spec)
-    for metric, ylabel in zip(spec["y"], spec["ylabels"]):
+    for metric, ylabel in zip(spec["y"], spec["ylabels"], strict=True):
         label, unit = split_label(ylabel)
         pts = [p for p in points if p.metric == metric]
         if not pts:

@@ -5,7 +5,8 @@ issues; aligned ASCII columns survive all three. Everything here turns
 already-validated data into strings and decides nothing.
 """
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .darkpackets import DarkPackets
 from .engine import DROP_CAUSES, Result
@@ -21,7 +22,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], right: Sequence
     out = []
     for n, r in enumerate(cells):
         parts = [c.rjust(w) if i < len(right) and right[i] else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(r, widths))]
+                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
         out.append("  ".join(parts).rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))

@@ -37,13 +37,15 @@ import functools
 import json
 import re
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from . import __version__, anatomy, plot, profile, stats
 from .errors import RxbError, UsageError
-from .experiments import DIR as EXPERIMENTS_DIR, NARRATIVE
+from .experiments import DIR as EXPERIMENTS_DIR
+from .experiments import NARRATIVE
 from .reading import fmt, reading
 from .schema import read_toml
 
@@ -211,7 +213,7 @@ def _figures(exp: Experiment, folder: Path, first: int, warn: Callable[[str], No
     """One figure per y metric: inline SVG, caption numbered from `first`, and a link to its
     file in DIR when the experiment has its own [plot] (a default plot leaves nothing)."""
     from markupsafe import Markup
-    labels = dict(zip(exp.spec["y"], exp.spec["ylabels"]))
+    labels = dict(zip(exp.spec["y"], exp.spec["ylabels"], strict=True))
     out = []
     for i, (metric, svg) in enumerate(plot.panel_svgs(exp.records, exp.spec)):
         fid = f"fig-{exp.id}-{i + 1}"
@@ -307,13 +309,15 @@ def _anatomy(records: Sequence[dict]) -> list[dict]:
     varied parameters, seed) and the tables of `rxb sim --explain`, one per core class."""
     _, varied = _params(records)
     out = []
-    for r in (r for r in records if anatomy.of(r.get("metrics"))):
+    for r in records:
+        anat = anatomy.of(r.get("metrics"))
+        if anat is None:
+            continue
         params = r.get("params") or {}
         label = ", ".join([str(r.get("arch") or params.get(plot.DEFAULT_SERIES))]
                           + [f"{k}={_value(params.get(k))}" for k in varied
                              if k != plot.DEFAULT_SERIES]
                           + [f"seed {_seed(r)}"])
-        anat = anatomy.of(r["metrics"])
         out.append({"label": label, "problems": anatomy.check_anatomy(r["metrics"]),
                     "classes": [{"header": anatomy.header(c, anat[c]),
                                  "rows": [[_value(v) for v in row]

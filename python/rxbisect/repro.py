@@ -19,14 +19,16 @@ import sys
 import tempfile
 import time
 import types
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from . import darkpackets, experiments, ndr, provenance, records, report, scenario
-from .sweep import Point, check_jobs, check_seeds, execute, plan as plan_points, reachable, value_text
 from .errors import EngineError, UsageError
 from .experiments import DESIGN, Experiment
+from .sweep import Point, check_jobs, check_seeds, execute, reachable, value_text
+from .sweep import plan as plan_points
 
 ALL = "all"
 DEFAULT_OUT = "results/repro"
@@ -50,7 +52,7 @@ def plan(exp: Experiment, quick: bool = False, seeds: int | None = None,
     v = exp.variant(quick)
     base = [f"{k}={value_text(x)}" for k, x in v.set.items()]
     if exp.trace:
-        pcap = trace_file(exp, traces or Path(tempfile.mkdtemp(prefix="rxb-traces-")))
+        pcap = trace_file(exp, exp.trace, traces or Path(tempfile.mkdtemp(prefix="rxb-traces-")))
         base += ["traffic.pattern=trace", f"traffic.pcap={pcap}"]
     base += [f"system.profile={profile}"] if profile else []
     points: list[Point] = []
@@ -195,16 +197,17 @@ def prepare(ref: str, quick: bool = False, seeds: int | None = None,
     return [plan(exp, quick, seeds, profile, folder) for exp in exps]
 
 
-def trace_file(exp: Experiment, folder: Path) -> Path:
+def trace_file(exp: Experiment, trace: dict, folder: Path) -> Path:
     """The experiment's generated trace, DIR/ID-HASH.pcap: written once by the trace
-    generator (tracegen.py) and reused; the hash of the [trace] table names it, so a changed
-    table makes a new trace (and new points) instead of reusing a stale one."""
-    path = folder / f"{exp.id}-{provenance.digest(exp.trace)[:8]}.pcap"
+    generator (tracegen.py) from `trace` (its [trace] table) and reused; the hash of the table
+    names it, so a changed table makes a new trace (and new points) instead of reusing a stale
+    one."""
+    path = folder / f"{exp.id}-{provenance.digest(trace)[:8]}.pcap"
     if not path.exists():
         from .tracegen import generate
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            generate(tmp, **exp.trace)
+            generate(tmp, **trace)
         except UsageError as e:
             raise UsageError(f"{exp.path}: [trace]: {e}") from None
         os.replace(tmp, path)

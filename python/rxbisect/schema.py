@@ -28,9 +28,10 @@ import sys
 import tomllib
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from .errors import ScenarioError, UsageError
 
@@ -336,6 +337,13 @@ class Schema:
 
     def info(self, full: str) -> KeyInfo | None:
         return next((k for k in self.keys() if k.full == full), None)
+
+    def known(self, full: str) -> KeyInfo:
+        """A key the code itself names (not one read from input): its absence is a bug."""
+        info = self.info(full)
+        if info is None:
+            raise KeyError(f"{full} is not a key of this schema")
+        return info
 
     def defaults(self) -> Values:
         vals: Values = {s: {} for s in self.sections}

@@ -26,8 +26,8 @@ Pure functions of plain numbers, so simulator tests can call them directly.
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 from .errors import UsageError
 

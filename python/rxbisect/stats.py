@@ -9,8 +9,8 @@ zero-width interval at the value itself: there is no spread to resample.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000

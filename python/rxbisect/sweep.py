@@ -41,9 +41,10 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from tqdm import tqdm
 
@@ -169,10 +170,10 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
     seen: dict[str, str] = {}
     for combo in itertools.product(*(vals for _, vals in axes)):
         for s in seed_list:
-            own = [f"{k}={text}" for k, (text, _) in zip(keys, combo)]
+            own = [f"{k}={text}" for k, (text, _) in zip(keys, combo, strict=True)]
             own += [f"run.seed={s}"] if s is not None else []
             label = " ".join(own) or "(the scenario as it is)"
-            texts = dict(zip(keys, (text for text, _ in combo)))
+            texts = dict(zip(keys, (text for text, _ in combo), strict=True))
             own += [f"{dst}={texts[src]}" for dst, src in link.items()]
             try:
                 res = scenario.load_resolved(ref, (*sets, *own))
@@ -187,7 +188,7 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
             resolved_grid = {k: sections[k.split(".")[0]][k.split(".", 1)[1]]
                              for k in (*keys, *link)}
             seed = res.scenario.run.seed
-            given = {k: value for k, (_, value) in zip(keys, combo)}
+            given = {k: value for k, (_, value) in zip(keys, combo, strict=True)}
             # plain JSON data (tuples as lists): a fresh record equals one read back
             task = json.loads(json.dumps(
                 {"experiment": experiment, "scenario": ref, "point_id": pid, "grid": given,
@@ -271,10 +272,10 @@ def _kill_groups(pids: Iterable[int]) -> None:
 
 
 def _run_local(tasks: list[dict], jobs: int, started: Callable[[], None],
-               done: Callable[[dict, Any, BaseException | None], None]) -> str | None:
+               done: Callable[[dict, dict | BaseException], None]) -> str | None:
     """Run on a process pool; `started()` once every worker is forked (a progress bar's
-    thread must not exist at fork time), then `done(task, record, error)` per point, in this
-    thread. Returns why it stopped early (a worker died), or None."""
+    thread must not exist at fork time), then `done(task, record or error)` per point, in
+    this thread. Returns why it stopped early (a worker died), or None."""
     import multiprocessing as mp
     pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
                                   mp_context=mp.get_context("fork"),
@@ -291,7 +292,7 @@ def _run_local(tasks: list[dict], jobs: int, started: Callable[[], None],
                 return "a worker process died (killed, or out of memory)"
             if err is not None and not isinstance(err, RxbError):
                 raise err  # a bug: keep its traceback
-            done(futs[f], None if err else f.result(), err)
+            done(futs[f], f.result() if err is None else err)
     except BaseException:
         _stop(pool, workers)
         raise
@@ -416,7 +417,7 @@ def quiet():
     try:
         yield
     finally:
-        for lg, level in zip(loggers, levels):
+        for lg, level in zip(loggers, levels, strict=True):
             lg.setLevel(level)
 
 
@@ -441,7 +442,7 @@ def _client(cluster: Any):
 
 
 def _run_cluster(tasks: list[dict], client: Any, started: Callable[[], None],
-                 done: Callable[[dict, Any, BaseException | None], None]) -> str | None:
+                 done: Callable[[dict, dict | BaseException], None]) -> str | None:
     """Same work on a Dask distributed scheduler: one task per point (futures API). Returns
     why it stopped early (the scheduler was lost), or None."""
     from distributed import as_completed
@@ -451,20 +452,20 @@ def _run_cluster(tasks: list[dict], client: Any, started: Callable[[], None],
         started()
         for f in as_completed(futs, loop=client.loop):  # this client, not a default one
             try:
-                rec, err = f.result(), None
+                result = f.result()
             except Exception as e:  # noqa: BLE001 (an engine failure, or KilledWorker)
-                rec, err = None, e
-            if lost(err):
+                result = e
+            if isinstance(result, Exception) and lost(result):
                 return ("lost the connection to the Dask scheduler mid-sweep (it stopped, "
                         "or the network failed)")
-            done(futs[f], rec, err)
+            done(futs[f], result)
     except BaseException:
         client.cancel(list(futs))
         raise
     return None
 
 
-def lost(err: BaseException | None) -> bool:
+def lost(err: BaseException) -> bool:
     """Whether a task's error is the connection to the scheduler, not the point."""
     from distributed.comm import CommClosedError
     return getattr(err, "reason", None) == LOST or isinstance(err, CommClosedError)
@@ -512,7 +513,7 @@ def rerun_text(reasons: Mapping[str, int]) -> str:
 @dataclass
 class Outcome:
     points: list[Point]
-    records: list[dict]  # one per point, in plan order (those that have one)
+    records: list[dict]  # one per point, in plan order (a failed point raises instead)
     ran: int  # points run now
     skipped: int  # points found in the file
     file: Path | None  # DIR/STEM.jsonl
@@ -583,19 +584,19 @@ def _execute(points: list[Point], fresh: dict[str, dict], store: records.Store |
                    disable=None if progress is None else not progress, file=sys.stderr,
                    dynamic_ncols=True)
 
-    def done(task: dict, rec: dict | None, err: BaseException | None) -> None:
-        if err is None:
-            if finish:
-                rec = finish(rec)
+    def done(task: dict, result: dict | BaseException) -> None:
+        if isinstance(result, dict):
+            rec = finish(result) if finish else result
             if store:
                 store.append(rec)
             new[task["point_id"]] = rec
         else:
             label = by_id[task["point_id"]].label
-            failures.append((label, str(err) if isinstance(err, RxbError)
-                             else f"{type(err).__name__}: {err}"))
+            failures.append((label, str(result) if isinstance(result, RxbError)
+                             else f"{type(result).__name__}: {result}"))
             tqdm.write(f"rxb: warning: point {label} failed: {failures[-1][1]}",
                        file=sys.stderr)
+        assert bar is not None, "the runners call started() before the first done()"
         bar.update(1)
 
     stopped = None
@@ -703,7 +704,7 @@ def table(outcome: Outcome) -> str:
     from . import report
     keys = list(outcome.points[0].grid) if outcome.points else []
     rows = []
-    for p, r in zip(outcome.points, outcome.records):
+    for p, r in zip(outcome.points, outcome.records, strict=True):
         m = r["metrics"]
         rows.append((*(_cell(p.grid[k]) for k in keys), p.seed,
                      f"{m['throughput_gbps']:.2f}", f"{100 * m['drop_rate']:.2f}",

@@ -9,10 +9,9 @@ import json
 
 import pytest
 
+from conftest import GOOD_ENGINE, needs_engine, run_cli, valid_output
 from rxbisect import anatomy, compare, engine, records, report_html
 from rxbisect.errors import EngineError
-
-from conftest import GOOD_ENGINE, needs_engine, run_cli, valid_output
 
 
 def access(name, ns, count, l2, llc, dram, latency):
@@ -241,14 +240,14 @@ def test_report_shows_where_each_packets_time_goes(tmp_path):
 
 # ---------------------------------------------------------------- the CLI (fake engine)
 
-WITH_ANATOMY = """\
-OUT["metrics"]["anatomy"] = {anat}
+WITH_ANATOMY = f"""\
+OUT["metrics"]["anatomy"] = {ANATOMY!r}
 if cfg["arch"]["name"] == "shring":
     OUT["metrics"]["anatomy"]["main"]["components"].insert(
         1, {{"name": "dma_visible_wait", "kind": "wait", "ns": 20.0}})
     OUT["metrics"]["anatomy"]["main"]["service_ns"] = 1220.0
 print(json.dumps(OUT))
-""".format(anat=repr(ANATOMY))
+"""
 
 
 def test_sim_explain_prints_the_tables(make_engine):

@@ -10,10 +10,9 @@ import json
 
 import pytest
 
+from conftest import GOOD_ENGINE, REPO, cli_json, run_cli
 from rxbisect import calibrate, engine, scenario
 from rxbisect.errors import EngineError, UsageError
-
-from conftest import GOOD_ENGINE, REPO, cli_json, run_cli
 
 try:
     engine.find_engine()

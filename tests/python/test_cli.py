@@ -3,9 +3,8 @@
 import json
 import tomllib
 
-from rxbisect import engine, scenario
-
 from conftest import cli_json, run_cli
+from rxbisect import engine, scenario
 
 
 def test_scenario_keys_lists_every_key_with_type_default_allowed_unit():
@@ -106,6 +105,7 @@ def test_no_command_prints_help_and_exits_2():
 def test_console_script_is_declared_and_installed():
     import sys
     from pathlib import Path
+
     from conftest import REPO
     meta = tomllib.loads((REPO / "python" / "pyproject.toml").read_text())
     assert meta["project"]["scripts"]["rxb"] == "rxbisect.cli:main"

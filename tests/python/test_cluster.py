@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPO
 from rxbisect import records
 from rxbisect.sweep import CONNECT_TIMEOUT_S
-
-from conftest import REPO
 from test_sweep import REAL_ENGINE, SETS, gated  # noqa: F401 (gated: a fixture)
 
 GUARD_S = 120  # a hang fails the test here, not the speed assertion

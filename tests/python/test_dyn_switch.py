@@ -16,9 +16,8 @@ Needs the built engine ($RXB_SIM_BIN, or build/sim/rxb-sim); skipped, saying so,
 
 import pytest
 
-from rxbisect import engine, experiments, scenario
-
 from conftest import needs_engine
+from rxbisect import engine, experiments, scenario
 
 pytestmark = needs_engine
 

@@ -4,10 +4,9 @@ line `rxb: error: ...` with exit code 2 and no traceback."""
 
 import pytest
 
+from conftest import run_cli
 from rxbisect import scenario
 from rxbisect.errors import ScenarioError
-
-from conftest import run_cli
 
 PROFILE_MISSING_WAYS = "profile_missing"
 PROFILE_BAD_WAYS = "profile_bad"

@@ -154,7 +154,9 @@ def test_bisection_meets_the_target_of_a_monotone_curve(target):
 
 
 def test_bisection_stops_at_the_cycle_bracket_on_a_step():
-    f = lambda x: 100.0 if x < 1234 else 50.0  # noqa: E731: no x gives 75 within 1 %
+    def f(x: float) -> float:  # a step: no x gives 75 within 1 %
+        return 100.0 if x < 1234 else 50.0
+
     fit = fidelity_fit.bisect(f, 75.0, 0, 4000, 0.75, 5)
     assert fit.status == "bracket"
     xs = sorted(x for x, _ in fit.steps)
@@ -215,7 +217,7 @@ def test_records_have_exactly_the_schema_and_the_study_unit(make_engine, rxb):
     pts = fidelity.load()
     assert [(r["workload"], r["arch"]) for r in recs] == [(p.workload, p.arch)
                                                           for p in pts.points]
-    for r, p in zip(recs, pts.points):
+    for r, p in zip(recs, pts.points, strict=True):
         assert tuple(r) == fidelity.RECORD_KEYS
         assert (r["published"], r["unit"]) == (p.published, p.unit)
         assert r["params"]["workload.nf_cycles"] == costs.load("study").cycles[p.workload]

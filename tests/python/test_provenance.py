@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import GOOD_ENGINE, REPO, run_cli, valid_output
 from rxbisect import emu, provenance, records, repro, scenario
 from rxbisect.sweep import execute, plan
-
-from conftest import GOOD_ENGINE, REPO, run_cli, valid_output
 from test_repro import TINY as TINY_EXPERIMENT
 
 SHORT = ["run.duration_ms=0.5", "run.warmup_ms=0.1", "system.cores=2", "system.nics=1"]

@@ -6,9 +6,8 @@ import shlex
 
 import pytest
 
-from rxbisect import cli
-
 from conftest import REPO
+from rxbisect import cli
 
 COMMAND = re.compile(r"\.venv/bin/rxb\s+([^#;\n]*)")
 OPTIONAL = re.compile(r"\[[^\]]*\]")  # [SCENARIO | ...], [--set ...]: choices shown to the reader

@@ -9,10 +9,10 @@ import subprocess
 import pytest
 
 from rxbisect import report_html
-from rxbisect.reading import reading
-from rxbisect.sweep import execute, plan
 from rxbisect.cli import main
 from rxbisect.plot import Point
+from rxbisect.reading import reading
+from rxbisect.sweep import execute, plan
 
 QUICK = ("run.duration_ms=1", "run.warmup_ms=0.5")
 CHROMIUM = shutil.which("chromium")

@@ -17,12 +17,15 @@ import pandas as pd
 import psutil
 import pytest
 
+from conftest import REPO
 from rxbisect import cli, experiments, plot, records, repro
 from rxbisect.errors import EngineError, UsageError
-
-from conftest import REPO
-from test_sweep import REAL_ENGINE, _free_port, assert_all_gone
-from test_sweep import gated  # noqa: F401  (a fixture: pytest finds it by its name)
+from test_sweep import (
+    REAL_ENGINE,
+    _free_port,
+    assert_all_gone,
+    gated,  # noqa: F401  (a fixture: pytest finds it by its name)
+)
 
 pytestmark = pytest.mark.skipif(REAL_ENGINE is None, reason="rxb-sim not built (make build)")
 

@@ -2,10 +2,9 @@
 
 import pytest
 
+from conftest import run_cli
 from rxbisect import compare, engine
 from rxbisect.errors import EngineError
-
-from conftest import run_cli
 
 try:
     engine.find_engine()

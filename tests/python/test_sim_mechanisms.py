@@ -16,7 +16,7 @@ import struct
 import pytest
 
 from rxbisect import darkpackets, engine, scenario
-from rxbisect.errors import ScenarioError, EngineError
+from rxbisect.errors import EngineError, ScenarioError
 
 try:
     ENGINE = engine.find_engine()

@@ -5,8 +5,6 @@ returns to the pool only after its transmit completion."""
 
 import re
 
-import pytest
-
 from conftest import needs_engine
 from rxbisect import engine, profile, scenario
 
@@ -78,7 +76,7 @@ def test_buffers_stay_out_of_the_pool_until_their_transmit_completes(tmp_path):
     pps = slow["throughput_mpps"] * 1e6 / 8
     more = (slow["nic_dma_read_latency_ns_mean"] - fast["nic_dma_read_latency_ns_mean"]) * 1e-9
     grew = [b["tx_ring_mean"] - a["tx_ring_mean"] for a, b in zip(fast["per_core"],
-                                                                   slow["per_core"])]
+                                                                   slow["per_core"], strict=True)]
     assert min(grew) >= 0.8 * pps * more
     assert sum(c["tx_full_waits"] for c in slow["per_core"]) == 0  # 1 Ki entries suffice
     # 200 µs reads: ~100 buffers a core in flight, more than a 64-entry ring

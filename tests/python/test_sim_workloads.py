@@ -19,7 +19,7 @@ from rxbisect.errors import EngineError
 
 try:
     ENGINE = engine.find_engine()
-except EngineError as e:  # pragma: no cover - depends on the build
+except EngineError:  # pragma: no cover - depends on the build
     ENGINE = None
 
 pytestmark = pytest.mark.skipif(ENGINE is None, reason="rxb-sim is not built (run `make build` "

@@ -20,10 +20,9 @@ import psutil
 import pytest
 
 import rxbisect
+from conftest import REPO, run_cli
 from rxbisect import cli, engine, records
 from rxbisect.sweep import plan
-
-from conftest import REPO, run_cli
 
 TINY = ["run.duration_ms=0.5", "run.warmup_ms=0.1", "system.cores=2", "system.nics=1",
         "traffic.rate_gbps=10"]
@@ -131,8 +130,8 @@ def test_points_records_and_dataframe(tmp_path):
         # the grid value reached the engine: 1 NIC offered at the point's rate
         assert m["offered_gbps"] == pytest.approx(r["grid"]["traffic.rate_gbps"], rel=0.05)
     # the DataFrame: one row per point, dotted columns, in the grid's order
-    assert set(zip(df["params.arch.name"], df["params.traffic.rate_gbps"], df["seed"])) \
-        == expected
+    cols = (df["params.arch.name"], df["params.traffic.rate_gbps"], df["seed"])
+    assert set(zip(*cols, strict=True)) == expected
     assert list(df["point_id"]) == [p.point_id for p in plan(
         None, {"arch.name": ["privring", "rxbisect"], "traffic.rate_gbps": [5, 10.0]}, 2,
         TINY[:-1])]
