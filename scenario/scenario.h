@@ -5,9 +5,11 @@
  * Every key is defined once, in python/rxbisect/scenario_keys.toml; the build
  * generates scenario_gen.h (struct rxb_scn, the scenario's own enums) and the
  * key table rxb_scn_keys[] from it (scripts/gen_scenario.py). This library is
- * the one place the simulator and the emulator check a value against that
- * table, fill in defaults, resolve "auto" and map a scenario onto the ring
- * library's rxb_iface_config. docs/scenario-keys.md tells the whole story.
+ * the one place the simulator, the emulator, the driver and (through
+ * librxb_scenario.so) the Python front end check a value against that table,
+ * check the rules across keys (scn_rules.c), fill in defaults, resolve "auto"
+ * and map a scenario onto the ring library's rxb_iface_config.
+ * docs/scenario-keys.md tells the whole story.
  *
  * Errors have one shape, the front end's: "key = value: why; allowed: what".
  */
@@ -38,28 +40,48 @@ enum rxb_scn_kind {
 
 /* What one engine accepts for a key, and its default there. */
 struct rxb_scn_limits {
-	double lo, hi;       /* numbers and list elements; +-HUGE_VAL = none */
-	const char *dflt;    /* the default, in --set syntax */
-	const char *why;     /* why this engine differs from the key ("" = it does not) */
-	unsigned archs;      /* bit (1 << enum rxb_arch) of each design the key affects */
-	unsigned patterns;   /* bit (1 << enum rxb_pattern) of each pattern it affects */
+	double lo, hi;     /* numbers and list elements; +-HUGE_VAL = none */
+	const char *dflt;  /* the default, in --set syntax */
+	const char *why;   /* why this engine differs from the key ("" = it does not) */
+	unsigned archs;    /* bit (1 << enum rxb_arch) of each design the key affects */
+	unsigned patterns; /* bit (1 << enum rxb_pattern) of each pattern it affects */
 };
 
 struct rxb_scn_key {
 	const char *full, *section, *name;
 	enum rxb_scn_kind kind;
-	size_t offset;                /* of the value in struct rxb_scn */
-	size_t size;                  /* string capacity; list: most elements */
-	const char *const *names;     /* enum: the names the parser accepts */
+	size_t offset;            /* of the value in struct rxb_scn */
+	size_t size;              /* string capacity; list: most elements */
+	const char *const *names; /* enum: the names the parser accepts */
 	unsigned n_names;
-	const char *const *listed;    /* enum: the names scenario_keys.toml lists */
+	const char *const *listed; /* enum: the names scenario_keys.toml lists */
 	bool auto_ok, lo_open, pow2, path;
-	unsigned engines;             /* RXB_ENGINE_BIT()s that honour the key */
+	unsigned engines; /* RXB_ENGINE_BIT()s that honour the key */
 	struct rxb_scn_limits lim[RXB_ENGINES];
 	const char *unit, *doc, *auto_doc;
 };
 
 #include "scenario_gen.h"
+
+/* One result metric (result_metrics.toml, generated): an object's fields
+ * follow it as "object.field" entries. kind: count, number, fraction, bool,
+ * object or counts. */
+struct rxb_metric {
+	const char *name, *kind;
+	bool null;     /* null allowed */
+	bool required; /* every run of every engine writes it */
+	bool record;   /* every stored record keeps it */
+};
+extern const unsigned rxb_n_metrics; /* RXB_N_METRICS, for bindings */
+extern const struct rxb_metric rxb_metrics[RXB_N_METRICS];
+
+/* One key of the hardware profile (profile_keys.toml, generated); type: int,
+ * float, bool or string. */
+struct rxb_profile_key {
+	const char *section, *name, *type;
+};
+extern const unsigned rxb_n_profile_keys; /* RXB_N_PROFILE_KEYS, for bindings */
+extern const struct rxb_profile_key rxb_profile_keys[RXB_N_PROFILE_KEYS];
 
 extern const struct rxb_scn_key rxb_scn_keys[RXB_SCN_N_KEYS];
 
@@ -75,7 +97,7 @@ struct rxb_scn_val {
 	const char *s;        /* RXB_VAL_STR */
 	const uint64_t *list; /* RXB_VAL_LIST */
 	size_t n;
-	const char *as_text;  /* the value as the user wrote it, for messages */
+	const char *as_text; /* the value as the user wrote it, for messages */
 };
 
 /* The key named "section.name", or NULL. */
@@ -121,16 +143,64 @@ void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic);
 void rxb_scn_iface_config(const struct rxb_scn *s, uint32_t desc_prefetch, double ticks_per_ns,
 			  struct rxb_iface_config *ic);
 
+/* What the rules need to know of the machine a scenario runs on (the
+ * hardware profile). A field left 0 is unknown and the rules about it are
+ * skipped; a NULL machine skips them all (an engine checks its own). */
+struct rxb_scn_machine {
+	const char *name;          /* the profile, for messages */
+	uint32_t cores_per_socket; /* applications run on one socket */
+	uint32_t nics;
+	uint32_t llc_ways;
+	double link_gbps; /* per NIC */
+};
+
+/* Every rule that involves several keys (scn_rules.c: one function each, one
+ * message each) that binds engine e, in a fixed order: 0, or -EINVAL with the
+ * first broken rule's "key = value: why; allowed: what". Expects the arch
+ * section resolved (rxb_scn_resolve_arch) and system.cores_per_nic filled. */
+int rxb_scn_check(const struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb_engine e,
+		  struct rxb_err *err);
+unsigned rxb_scn_n_rules(void);
+const char *rxb_scn_rule_name(unsigned i); /* NULL past the last */
+
+/* The front end's whole resolution for engine e: an empty
+ * system.cores_per_nic split evenly, every "auto" of the arch section
+ * resolved (pool_buffers included: rxb_scn_pool_auto), then rxb_scn_check.
+ * 0 or -EINVAL with its message. ddio_ways and mlp stay the machine's. */
+int rxb_scn_resolve(struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb_engine e,
+		    struct rxb_err *err);
+
+/* arch.pool_buffers "auto" of a resolved arch section: every ring full at
+ * once plus each core's allocator cache at its flush threshold (2x) and its
+ * transmit ring. */
+uint64_t rxb_scn_pool_auto(const struct rxb_scn *s);
+
+/* The shape of the interface s builds (rxb_iface_shape over
+ * rxb_scn_iface_config): 0, or -EINVAL with the library's message. */
+struct rxb_iface_shape;
+int rxb_scn_shape(const struct rxb_scn *s, struct rxb_iface_shape *shape, struct rxb_err *err);
+
+/* Key `full`'s value in --set syntax ("auto", "true", "[1, 2]", a name, a
+ * number) into buf: 0, or -EINVAL for an unknown key. */
+int rxb_scn_get_text(const struct rxb_scn *s, const char *full, char *buf, size_t cap);
+/* A number as a user writes it: no fraction for integers, else the shortest
+ * text that reads back as v. */
+void rxb_scn_num_text(double v, char *buf, size_t cap);
+/* sizeof(struct rxb_scn), for bindings that hold one as opaque memory. */
+size_t rxb_scn_size(void);
+
 /* Association sets rxBisect is built with (1 = all-to-all). */
 uint32_t rxb_scn_assoc_groups(const struct rxb_scn *s);
 
 bool rxb_scn_list_has(const struct rxb_scn_list *l, uint32_t v);
+/* "[1, 2]": the list as messages show it (and --set reads it). Returns buf. */
+const char *rxb_scn_list_text(const struct rxb_scn_list *l, char *buf, size_t cap);
 
 /* Exit codes of both engines (docs/engine-contract.md §5), from the negative
  * errno a run failed with: what the front end tells the user. */
-#define RXB_EXIT_FAILED 1   /* anything else: a bug, an I/O error */
+#define RXB_EXIT_FAILED   1 /* anything else: a bug, an I/O error */
 #define RXB_EXIT_REJECTED 2 /* the configuration, or a file it names */
-#define RXB_EXIT_NOMEM 3    /* valid, but this machine has not the memory */
+#define RXB_EXIT_NOMEM    3 /* valid, but this machine has not the memory */
 int rxb_engine_exit_code(int rc);
 
 /* Every key for engine e, with its default and allowed values (--help). */

@@ -127,9 +127,11 @@ void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, 
 		cat(buf, cap, k->path ? "a path to a readable file, or \"\" for none" : "a string");
 		break;
 	default:
-		cat(buf, cap, "%s", k->kind == RXB_SCN_F64 ? "a number" :
-				   k->kind == RXB_SCN_LIST ? "a list of integers" :
-				   k->pow2 ? "a power-of-two integer" : "an integer");
+		cat(buf, cap, "%s",
+		    k->kind == RXB_SCN_F64    ? "a number"
+		    : k->kind == RXB_SCN_LIST ? "a list of integers"
+		    : k->pow2                 ? "a power-of-two integer"
+					      : "an integer");
 		range_text(l, k->lo_open, buf, cap);
 	}
 	if (k->unit[0] != '\0')
@@ -301,7 +303,10 @@ int rxb_scn_set(struct rxb_scn *s, enum rxb_engine e, const struct rxb_scn_key *
  * (a leading 0 is not octal). */
 static bool parse_u64(const char *t, uint64_t *out, bool *negative)
 {
-	static const struct { char c; int base; } prefix[] = { { 'x', 16 }, { 'o', 8 }, { 'b', 2 } };
+	static const struct {
+		char c;
+		int base;
+	} prefix[] = { { 'x', 16 }, { 'o', 8 }, { 'b', 2 } };
 	char *end;
 	int base = 10;
 
@@ -363,7 +368,8 @@ static const char *unquote(const char *text, char *buf, size_t cap)
 {
 	size_t len = strlen(text);
 
-	if (len < 2 || len >= cap || text[0] != text[len - 1] || (text[0] != '\'' && text[0] != '"'))
+	if (len < 2 || len >= cap || text[0] != text[len - 1] ||
+	    (text[0] != '\'' && text[0] != '"'))
 		return text;
 	memcpy(buf, text + 1, len - 2);
 	buf[len - 2] = '\0';
@@ -414,7 +420,8 @@ int rxb_scn_set_text(struct rxb_scn *s, enum rxb_engine e, const char *full, con
 		     struct rxb_err *err)
 {
 	static const char *const kind_noun[] = { "true or false", "an integer", "an integer",
-						 "a number", "a string", "a name", "a list" };
+						 "a number",      "a string",   "a name",
+						 "a list" };
 	const struct rxb_scn_key *k = rxb_scn_key_find(full);
 	char quoted[RXB_SCN_TEXT_MAX];
 	uint64_t *list;
@@ -422,8 +429,10 @@ int rxb_scn_set_text(struct rxb_scn *s, enum rxb_engine e, const char *full, con
 	int rc;
 
 	if (k == NULL) {
-		rxb_err_set(err, "%s = %s: unknown key; allowed: the keys `rxb scenario keys` "
-			    "lists", full, text);
+		rxb_err_set(err,
+			    "%s = %s: unknown key; allowed: the keys `rxb scenario keys` "
+			    "lists",
+			    full, text);
 		return -EINVAL;
 	}
 	list = calloc(RXB_SCN_LIST_MAX + 1, sizeof(*list));

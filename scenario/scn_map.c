@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "rxb/shape.h"
 #include "scenario.h"
 
 static uint32_t auto_or(uint32_t v, uint32_t resolved)
@@ -27,8 +28,9 @@ void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic)
 {
 	struct rxb_scn_arch *a = &s->arch;
 
-	a->rx_size = auto_or(a->rx_size, a->name == RXB_ARCH_SMALL_PRIVRING ?
-						 RXB_DEFAULT_SMALL_RX_SIZE : RXB_DEFAULT_RX_SIZE);
+	a->rx_size = auto_or(a->rx_size, a->name == RXB_ARCH_SMALL_PRIVRING
+						 ? RXB_DEFAULT_SMALL_RX_SIZE
+						 : RXB_DEFAULT_RX_SIZE);
 	a->cr_size = auto_or(a->cr_size, a->rx_size * slots_per_desc(a));
 	a->share_degree = auto_or(a->share_degree, min_cores_per_nic);
 	a->buffer_bytes = auto_or(a->buffer_bytes, a->name == RXB_ARCH_SPOOL ? 4096 : 2048);
@@ -92,6 +94,119 @@ void rxb_scn_iface_config(const struct rxb_scn *s, uint32_t desc_prefetch, doubl
 		if (ic->dyn.sample_period == 0)
 			ic->dyn.sample_period = 1;
 	}
+}
+
+uint64_t rxb_scn_pool_auto(const struct rxb_scn *s)
+{
+	const struct rxb_scn_arch *a = &s->arch;
+	/* Every ring full at once (rxBisect: Ax posted + Bx delivered; others: a
+	 * core's completion ring, rx_size x slots, may hold its whole share). */
+	uint64_t ring = a->name == RXB_ARCH_RXBISECT ? (uint64_t)a->ax_size + a->bx_size
+						     : (uint64_t)a->rx_size * slots_per_desc(a);
+	uint64_t per_core = ring + 2ull * a->alloc_cache + a->tx_size;
+	uint64_t ports = a->name == RXB_ARCH_SPOOL
+				 ? (uint64_t)a->spool_ports *
+					   (a->rx_size > a->spool_high ? a->rx_size : a->spool_high)
+				 : 0;
+
+	return s->system.cores * per_core + ports;
+}
+
+/* An empty system.cores_per_nic: as even as it gets, the first NICs one
+ * core more. */
+static void split_evenly(struct rxb_scn_system *sy)
+{
+	if (sy->cores_per_nic.n != 0 || sy->nics == 0 || sy->nics > RXB_SCN_LIST_MAX)
+		return;
+	for (uint32_t n = 0; n < sy->nics; n++)
+		sy->cores_per_nic.v[n] = sy->cores / sy->nics + (n < sy->cores % sy->nics);
+	sy->cores_per_nic.n = sy->nics;
+}
+
+int rxb_scn_resolve(struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb_engine e,
+		    struct rxb_err *err)
+{
+	const struct rxb_scn_list *cpn = &s->system.cores_per_nic;
+	uint32_t least = UINT32_MAX;
+	uint64_t pool;
+	int rc;
+
+	split_evenly(&s->system);
+	for (uint32_t n = 0; n < cpn->n; n++)
+		least = cpn->v[n] < least ? cpn->v[n] : least;
+	rxb_scn_resolve_arch(s, cpn->n ? least : 0);
+	rc = rxb_scn_check(s, m, e, err);
+	if (rc != 0 || s->arch.pool_buffers != RXB_SCN_AUTO)
+		return rc;
+	pool = rxb_scn_pool_auto(s);
+	if (pool > rxb_scn_key_find("arch.pool_buffers")->lim[e].hi)
+		return rxb_err_fail(err, -EINVAL,
+				    "arch.pool_buffers = \"auto\": %llu buffers, more "
+				    "than the pool holds; allowed: fewer cores or smaller rings",
+				    (unsigned long long)pool);
+	s->arch.pool_buffers = (uint32_t)pool;
+	return 0;
+}
+
+int rxb_scn_shape(const struct rxb_scn *s, struct rxb_iface_shape *shape, struct rxb_err *err)
+{
+	struct rxb_iface_config ic;
+
+	rxb_scn_iface_config(s, 0, 1.0, &ic);
+	return rxb_iface_shape(&ic, shape, err);
+}
+
+size_t rxb_scn_size(void)
+{
+	return sizeof(struct rxb_scn);
+}
+
+const char *rxb_scn_list_text(const struct rxb_scn_list *l, char *buf, size_t cap)
+{
+	size_t len = (size_t)snprintf(buf, cap, "[");
+
+	for (uint32_t i = 0; i < l->n && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%u", i ? ", " : "", l->v[i]);
+	if (len < cap)
+		snprintf(buf + len, cap - len, "]");
+	return buf;
+}
+
+int rxb_scn_get_text(const struct rxb_scn *s, const char *full, char *buf, size_t cap)
+{
+	const struct rxb_scn_key *k = rxb_scn_key_find(full);
+	const void *v;
+
+	if (k == NULL)
+		return -EINVAL;
+	v = (const char *)s + k->offset;
+	if (k->auto_ok && *(const uint32_t *)v == RXB_SCN_AUTO) {
+		snprintf(buf, cap, "auto");
+		return 0;
+	}
+	switch (k->kind) {
+	case RXB_SCN_BOOL:
+		snprintf(buf, cap, "%s", *(const bool *)v ? "true" : "false");
+		break;
+	case RXB_SCN_U32:
+		snprintf(buf, cap, "%u", *(const uint32_t *)v);
+		break;
+	case RXB_SCN_U64:
+		snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)v);
+		break;
+	case RXB_SCN_F64:
+		rxb_scn_num_text(*(const double *)v, buf, cap);
+		break;
+	case RXB_SCN_ENUM:
+		snprintf(buf, cap, "%s", k->names[*(const unsigned *)v]);
+		break;
+	case RXB_SCN_LIST:
+		rxb_scn_list_text(v, buf, cap);
+		break;
+	default:
+		snprintf(buf, cap, "%s", (const char *)v);
+	}
+	return 0;
 }
 
 int rxb_engine_exit_code(int rc)
@@ -166,8 +281,9 @@ static void json_names(FILE *f, unsigned mask, const char *const *names, unsigne
 
 static void dump_key(FILE *f, const struct rxb_scn_key *k)
 {
-	static const char *const kind[] = { "bool", "int", "int", "float", "string", "enum",
-					    "list" };
+	static const char *const kind[] = {
+		"bool", "int", "int", "float", "string", "enum", "list"
+	};
 
 	json_str(f, k->full);
 	fprintf(f, ": {\"type\": \"%s\", \"auto\": %s, \"pow2\": %s, \"lo_open\": %s, ",
@@ -180,8 +296,8 @@ static void dump_key(FILE *f, const struct rxb_scn_key *k)
 	}
 	fputs("], \"engines\": {", f);
 	for (int e = 0; e < RXB_ENGINES; e++) {
-		fprintf(f, "%s\"%s\": {\"honours\": %s, \"lo\": ", e ? ", " : "", rxb_engine_name[e],
-			rxb_scn_honours(k, e) ? "true" : "false");
+		fprintf(f, "%s\"%s\": {\"honours\": %s, \"lo\": ", e ? ", " : "",
+			rxb_engine_name[e], rxb_scn_honours(k, e) ? "true" : "false");
 		json_bound(f, k->lim[e].lo);
 		fputs(", \"hi\": ", f);
 		json_bound(f, k->lim[e].hi);

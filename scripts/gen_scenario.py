@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Generate the C side of the scenario vocabulary from its one definition.
 
-    gen_scenario.py KEYS.toml OUT_DIR
+    gen_scenario.py KEYS.toml METRICS.toml PROFILE.toml OUT_DIR
 
-reads python/rxbisect/scenario_keys.toml (format in its header) and writes
-OUT_DIR/scenario_gen.h (the enums the scenario owns, struct rxb_scn with
-one typed field per key) and OUT_DIR/scenario_gen.c (the key table: kinds,
-offsets, per-engine ranges and defaults, enum names, docs). Standard library
+reads python/rxbisect/scenario_keys.toml, result_metrics.toml and
+profile_keys.toml (formats in their headers) and writes OUT_DIR/scenario_gen.h
+(the enums the scenario owns, struct rxb_scn with one typed field per key, a
+name constant per metric and per profile key) and OUT_DIR/scenario_gen.c (the
+key table: kinds, offsets, per-engine ranges and defaults, enum names, docs;
+the metric table; the profile key table). Standard library
 only: the build runs it with the system's python3 (>= 3.11 for tomllib).
 Every check of the table that C can make at compile time is emitted as a
 _Static_assert (a bound equal to the library constant it mirrors, an enum
@@ -39,16 +41,20 @@ def c_num(x: float) -> str:
     return repr(float(x))
 
 
-def load(path: Path) -> list[dict]:
-    """The keys in file order, each a dict with section, name and its fields."""
+def sectioned(path: Path) -> list[dict]:
+    """A [section.key] table in file order: each key a dict with section, name and its
+    fields."""
     with open(path, "rb") as f:
         doc = tomllib.load(f)
-    keys = []
-    for section, body in doc.items():
-        for name, k in body.items():
-            k = dict(k, section=section, name=name)
-            validate(k)
-            keys.append(k)
+    return [dict(k, section=section, name=name) for section, body in doc.items()
+            for name, k in body.items()]
+
+
+def load(path: Path) -> list[dict]:
+    """The scenario keys in file order, each checked."""
+    keys = sectioned(path)
+    for k in keys:
+        validate(k)
     chosen = {f"{k['section']}.{k['name']}": k for k in keys}
     for k in keys:
         validate_scope(k, chosen)
@@ -145,8 +151,64 @@ def max_samples(keys: list[dict]) -> int:
     return next(k["max_samples"] for k in keys if "max_samples" in k)
 
 
-def header(keys: list[dict]) -> str:
-    out = ["/* Generated from python/rxbisect/scenario_keys.toml by scripts/gen_scenario.py:",
+METRIC_KINDS = ("count", "number", "fraction", "bool", "object", "counts")
+
+
+def load_metrics(path: Path) -> list[dict]:
+    """The metrics in file order, an object's fields after it as "name.field" entries."""
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    out = []
+    for name, m in doc.items():
+        if m.get("kind") not in METRIC_KINDS:
+            raise TableError(f"{name}: kind {m.get('kind')!r} is not one of "
+                             f"{', '.join(METRIC_KINDS)}")
+        if "fields" in m and m["kind"] != "object":
+            raise TableError(f"{name}: only an object has fields")
+        flags = {f: bool(m.get(f, False)) for f in ("null", "required", "record")}
+        out.append({"name": name, "kind": m["kind"], **flags})
+        for field, kind in m.get("fields", {}).items():
+            if kind.rstrip("?") not in METRIC_KINDS:
+                raise TableError(f"{name}.{field}: kind {kind!r} is not one of "
+                                 f"{', '.join(METRIC_KINDS)} (a trailing ? allows null)")
+            out.append({"name": f"{name}.{field}", "kind": kind.rstrip("?"),
+                        "null": kind.endswith("?"), "required": flags["required"],
+                        "record": flags["record"]})
+    return out
+
+
+PROFILE_TYPES = ("int", "float", "bool", "string")
+
+
+def load_profile(path: Path) -> list[dict]:
+    """The profile keys in file order, each with a known type."""
+    keys = sectioned(path)
+    for k in keys:
+        if k.get("type") not in PROFILE_TYPES:
+            raise TableError(f"{k['section']}.{k['name']}: type {k.get('type')!r} is not one "
+                             f"of {', '.join(PROFILE_TYPES)}")
+    return keys
+
+
+def profile_lines(profile: list[dict]) -> list[str]:
+    """A constant per section and per key, as the simulator names them in its config."""
+    out = ["/* The hardware profile's keys (profile_keys.toml): a constant per section",
+           " * (RXB_PROFILE_SECTION_CPU \"cpu\") and per key (RXB_PROFILE_CPU_FREQ_GHZ",
+           " * \"freq_ghz\", the name within its section). */",
+           f"#define RXB_N_PROFILE_KEYS {len(profile)}u"]
+    out += [f"#define RXB_PROFILE_SECTION_{s.upper()} {c_str(s)}"
+            for s in dict.fromkeys(k["section"] for k in profile)]
+    out += [f"#define RXB_PROFILE_{k['section'].upper()}_{k['name'].upper()} {c_str(k['name'])}"
+            for k in profile]
+    return out + [""]
+
+
+def metric_const(name: str) -> str:
+    return "RXB_METRIC_" + name.upper().replace(".", "__")
+
+
+def header(keys: list[dict], metrics: list[dict], profile: list[dict]) -> str:
+    out = ["/* Generated from the tables in python/rxbisect by scripts/gen_scenario.py:",
            " * do not edit. The scenario's own enums and struct rxb_scn, one typed field",
            " * per key (docs/scenario-keys.md). */",
            "#ifndef RXB_SCENARIO_GEN_H", "#define RXB_SCENARIO_GEN_H", "",
@@ -177,7 +239,13 @@ def header(keys: list[dict]) -> str:
             " * where those are visible (emu/emu_cfg.c). */",
             "#define RXB_SCN_EMU_STATIC_CHECKS \\"]
     out += [f"\t{a} \\" for k in keys for a in static_asserts(k, k.get("emu", {}))]
-    out += ["\t_Static_assert(1, \"\")", "", "#endif /* RXB_SCENARIO_GEN_H */", ""]
+    out += ["\t_Static_assert(1, \"\")", ""]
+    out += ["/* The result metrics (result_metrics.toml): a constant per name, an object's",
+            " * fields as OBJECT__FIELD (their JSON name is what follows the dot). */",
+            f"#define RXB_N_METRICS {len(metrics)}u"]
+    out += [f"#define {metric_const(m['name'])} {c_str(m['name'])}" for m in metrics]
+    out += [""] + profile_lines(profile)
+    out += ["#endif /* RXB_SCENARIO_GEN_H */", ""]
     return "\n".join(out)
 
 
@@ -239,8 +307,14 @@ def key_entry(k: dict, by_name: dict[str, dict]) -> str:
         "\t},"])
 
 
-def source(keys: list[dict]) -> str:
-    out = ["/* Generated from python/rxbisect/scenario_keys.toml by scripts/gen_scenario.py:",
+def metric_entry(m: dict) -> str:
+    flags = ", ".join(f".{f} = {'true' if m[f] else 'false'}" for f in ("null", "required",
+                                                                       "record"))
+    return f"\t{{ .name = {c_str(m['name'])}, .kind = {c_str(m['kind'])}, {flags} }},"
+
+
+def source(keys: list[dict], metrics: list[dict], profile: list[dict]) -> str:
+    out = ["/* Generated from the tables in python/rxbisect by scripts/gen_scenario.py:",
            " * do not edit. The key table of the scenario vocabulary. */",
            "#include <math.h>", "#include <stddef.h>", "",
            '#include "scenario.h"', ""]
@@ -255,23 +329,40 @@ def source(keys: list[dict]) -> str:
     out += ["", "const struct rxb_scn_key rxb_scn_keys[RXB_SCN_N_KEYS] = {"]
     by_name = {f"{k['section']}.{k['name']}": k for k in keys}
     out += [key_entry(k, by_name) for k in keys]
+    out += ["};", "", "const unsigned rxb_n_metrics = RXB_N_METRICS;",
+            "const struct rxb_metric rxb_metrics[RXB_N_METRICS] = {"]
+    out += [metric_entry(m) for m in metrics]
+    out += ["};", "", "const unsigned rxb_n_profile_keys = RXB_N_PROFILE_KEYS;",
+            "const struct rxb_profile_key rxb_profile_keys[RXB_N_PROFILE_KEYS] = {"]
+    out += [f"\t{{ {c_str(k['section'])}, {c_str(k['name'])}, {c_str(k['type'])} }},"
+            for k in profile]
     out += ["};", ""]
     return "\n".join(out)
 
 
+def read_tables(paths: list[Path]) -> tuple[list[dict], ...] | None:
+    """The three tables, or None after saying which file is wrong and why."""
+    tables = []
+    for path, loader in zip(paths, (load, load_metrics, load_profile), strict=True):
+        try:
+            tables.append(loader(path))
+        except (TableError, tomllib.TOMLDecodeError, OSError) as e:
+            print(f"gen_scenario: {path}: {e}", file=sys.stderr)
+            return None
+    return tuple(tables)
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
+    if len(argv) != 5:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    src, out = Path(argv[1]), Path(argv[2])
-    try:
-        keys = load(src)
-    except (TableError, tomllib.TOMLDecodeError, OSError) as e:
-        print(f"gen_scenario: {src}: {e}", file=sys.stderr)
+    tables = read_tables([Path(a) for a in argv[1:4]])
+    if tables is None:
         return 1
+    out = Path(argv[4])
     out.mkdir(parents=True, exist_ok=True)
-    for path, body in ((out / "scenario_gen.h", header(keys)),
-                       (out / "scenario_gen.c", source(keys))):
+    for path, body in ((out / "scenario_gen.h", header(*tables)),
+                       (out / "scenario_gen.c", source(*tables))):
         if not path.exists() or path.read_text() != body:  # keep timestamps: no rebuilds
             path.write_text(body)
     return 0

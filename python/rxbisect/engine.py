@@ -32,63 +32,28 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tqdm import tqdm
 
 from . import provenance
 from .errors import EngineError, RxbError, UsageError
-from .scenario import Resolved, derived
+from .scenario import Resolved, derived, metric_spec
 
 CONTRACT_VERSION = 1
 EXIT_NOMEM = 3  # an engine's exit code for "valid, but this machine has not the memory"
 ENV_BIN = "RXB_SIM_BIN"
-DROP_CAUSES = ("no_rx_desc", "no_ax_buf", "no_bx_slot", "cr_full", "pipeline")  # lib/common.c
-
-# What `metrics` must hold. Kinds: count (integer >= 0), number (finite >= 0),
-# fraction (0..1), bool, object (any JSON object), counts (a list of counts); a trailing "?"
-# allows null (e.g. no packet delivered, so no latency). Nested dicts are required
-# sub-objects.
-REQUIRED_METRICS: dict[str, Any] = {
-    "offered_packets": "count",
-    "delivered_packets": "count",
-    "in_flight_packets": "count",
-    "offered_gbps": "number",
-    "throughput_gbps": "number",
-    "throughput_mpps": "number",
-    "drop_rate": "fraction",
-    "drops_by_cause": {c: "count" for c in DROP_CAUSES},
-    "latency_us_mean": "number?",
-    "latency_us_p50": "number?",
-    "latency_us_p99": "number?",
-    "latency_us_p999": "number?",
-    "ring_occupancy": {"mean": "number", "max": "number"},
-    "io_working_set_mib": "number",
-    "ddio_hit_rate": "fraction?",
-    "llc_hit_rate": "fraction?",
-    "mem_bw_gibps": "number",
-    "cycles_per_packet": {k: "number?" for k in ("rx", "sync", "alloc", "app", "total")},
-    "conservation": {"packets_ok": "bool", "buffers_ok": "bool"},
-}
-# Checked when present; the engine may add any other key (per_core, per_ring, series, ...).
-OPTIONAL_METRICS: dict[str, Any] = {
-    "desc_wait_us_mean": "number?",
-    "desc_wait_us_p99": "number?",
-    "alloc_cycle_share": "fraction?",
-    "buffers_in_use_max": "count",
-    "pool_exhausted": "count",
-    "mode_switches": "count",
-    "nic_dma_read_latency_ns_mean": "number?",
-    "nic_pcie_llc_miss_share": "fraction?",
-    "nic_pcie_request_miss_share": "fraction?",
-    "nic_partial_line_reads": "count",
-    "flows_per_nic": "counts",
-    "l2_hit_rate": "fraction?",
-    # per core class, where each packet's time goes (anatomy.py checks its contents)
-    "anatomy": "object",
-}
+# What `metrics` must hold, and what is checked when present (the engine may add any other
+# key: per_core, per_ring, series, ...): result_metrics.toml, the one list the C engines are
+# built with too. Kinds: count (integer >= 0), number (finite >= 0), fraction (0..1), bool,
+# object (any JSON object), counts (a list of counts); a trailing "?" allows null. Nested
+# dicts are required sub-objects.
+REQUIRED_METRICS: dict[str, Any] = metric_spec(True)
+OPTIONAL_METRICS: dict[str, Any] = metric_spec(False)
+DROP_CAUSES = tuple(REQUIRED_METRICS["drops_by_cause"])  # lib/common.c rxb_drop_cause_name
 ECHOED_PARAMS = (("arch.name", ("arch", "name")), ("run.seed", ("run", "seed")))
 
 

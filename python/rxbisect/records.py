@@ -25,13 +25,14 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from . import engine, provenance
 from .errors import RxbError, UsageError
 from .provenance import digest
-from .scenario import Resolved
+from .scenario import METRICS, Resolved
 
 STEM = "sweep"  # `rxb sweep` writes DIR/sweep.jsonl; `rxb repro ID` writes DIR/ID.jsonl
 FILE = f"{STEM}.jsonl"
@@ -236,10 +237,10 @@ def write_table(records: Iterable[dict], folder: str | os.PathLike, stem: str = 
 
 # ---- schema -------------------------------------------------------------------------------
 
-# The metrics docs/evaluation.md §4 names for every record (the engine may add more).
-REQUIRED_METRICS = ("throughput_gbps", "latency_us_mean", "latency_us_p99", "drop_rate",
-                    "drops_by_cause", "mem_bw_gibps", "ddio_hit_rate", "ring_occupancy",
-                    "io_working_set_mib", "cycles_per_packet")
+# The metrics docs/evaluation.md §4 names for every record (the engine may add more): those
+# result_metrics.toml marks `record`, with their kinds from the same table.
+_SPEC = {**engine.REQUIRED_METRICS, **engine.OPTIONAL_METRICS}
+REQUIRED_METRICS = tuple(name for name, m in METRICS.items() if m.get("record"))
 # Metrics a record may lack (older records, emulator records), checked for their type when
 # present; like engine.OPTIONAL_METRICS.
 OPTIONAL_METRICS = {"anatomy": dict}
@@ -272,10 +273,12 @@ def problems(record: Any) -> list[str]:
         v = m.get(name, ...)
         if v is ...:
             out.append(f"metrics.{name}: missing")
-        elif name in ("drops_by_cause", "ring_occupancy", "cycles_per_packet"):
-            if not isinstance(v, dict) or not all(_number(x) for x in v.values()):
+        elif isinstance(_SPEC[name], dict):
+            kinds = _SPEC[name]
+            if not isinstance(v, dict) or not all(_number(x) or (x is None and kinds.get(
+                    k, "").endswith("?")) for k, x in v.items()):
                 out.append(f"metrics.{name}: expected an object of numbers, got {v!r:.60}")
-        elif not (_number(v) or (v is None and name.startswith("latency"))):
+        elif not (_number(v) or (v is None and _SPEC[name].endswith("?"))):
             out.append(f"metrics.{name}: expected a number, got {v!r:.40}")
     for name, kind in OPTIONAL_METRICS.items():
         if name in m and not isinstance(m[name], kind):

@@ -19,16 +19,17 @@ Frame sizes are the simulator's (sim/pcap.h): the original length of the Etherne
 the 4-byte FCS captures leave out, at least 64; raw-IP and Linux cooked captures get the
 14-byte Ethernet header instead of theirs.
 
-Pure Python: pcap in both byte orders with µs or ns timestamps, pcapng (section, interface,
-enhanced and simple packet blocks); link types Ethernet (with up to three 802.1Q/802.1ad
-tags), raw IP, Linux cooked v1 and v2.
+Files are read by the engines' reader (util/pcapread.c, libpcap, through the binding in
+_native.py): pcap in both byte orders with µs or ns timestamps and pcapng; the frames are
+parsed here: link types Ethernet (with up to three 802.1Q/802.1ad tags), raw IP, Linux
+cooked v1 and v2.
 """
 
-import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
 
+from . import _native
 from .errors import UsageError
 
 # Microsoft's RSS verification key, the default of lib/rss.c (rxb_rss_default_key) and of
@@ -66,128 +67,24 @@ class Toeplitz:
         if len(data) > MAX_INPUT:
             raise ValueError(f"RSS input of {len(data)} bytes: at most {MAX_INPUT}")
         h = 0
-        for row, byte in zip(self.table, data):
+        for row, byte in zip(self.table, data, strict=False):
             h ^= row[byte]
         return h
 
 
 # ---- reading captures --------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Record:
-    t_ns: int  # nanoseconds since 1970, an integer: a float loses ns at today's epoch
-    data: bytes  # captured bytes
-    orig_len: int
-    linktype: int
-
-
-def _bad(path: Path, off: int, what: str) -> UsageError:
-    return UsageError(f"{path}: byte {off}: {what}")
-
-
-def _take(f: BinaryIO, n: int, path: Path, off: int, what: str) -> bytes | None:
-    """n bytes, None at a clean end of file, an error naming `what` if cut short."""
-    data = f.read(n)
-    if not data and n:
-        return None
-    if len(data) < n:
-        raise _bad(path, off, f"truncated {what}: {len(data)} of {n} bytes")
-    return data
-
-
-def _pcap(f: BinaryIO, path: Path, head: bytes) -> Iterator[Record]:
-    magic = head[:4]
-    order = {b"\xd4\xc3\xb2\xa1": "<", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">",
-             b"\xa1\xb2\x3c\x4d": ">"}[magic]
-    ns_per_frac = 1 if magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1000
-    rest = _take(f, 20, path, 4, "pcap file header")
-    if rest is None:
-        raise _bad(path, 4, "truncated pcap file header: 0 of 20 bytes")
-    linktype = struct.unpack(order + "I", rest[16:20])[0] & 0xFFFF
-    off = 24
-    while True:
-        rh = _take(f, 16, path, off, "record header")
-        if rh is None:
-            return
-        sec, sub, caplen, orig = struct.unpack(order + "IIII", rh)
-        if caplen > 262144:
-            raise _bad(path, off, f"implausible captured length {caplen}")
-        data = _take(f, caplen, path, off + 16, "record") or b""
-        yield Record(sec * 10**9 + sub * ns_per_frac, data, max(orig, caplen), linktype)
-        off += 16 + caplen
-
-
-def _ticks_to_ns(tsresol: int):
-    """pcapng's if_tsresol: 10^-r s per tick, or 2^-r with the top bit set; exact integers."""
-    r = tsresol & 0x7F
-    if tsresol & 0x80:
-        return lambda t: t * 10**9 >> r
-    return (lambda t: t * 10**(9 - r)) if r <= 9 else (lambda t: t // 10**(r - 9))
-
-
-def _pcapng(f: BinaryIO, path: Path) -> Iterator[Record]:
-    order, ifaces, off = "<", [], 0
-    while True:
-        bh = _take(f, 8, path, off, "pcapng block header")
-        if bh is None:
-            return
-        if bh[:4] == b"\x0a\x0d\x0d\x0a":  # section header: byte order; interfaces anew
-            bom = f.read(4)
-            if bom not in (b"\x4d\x3c\x2b\x1a", b"\x1a\x2b\x3c\x4d"):
-                raise _bad(path, off + 8, "pcapng section header without a byte-order magic")
-            order = "<" if bom == b"\x4d\x3c\x2b\x1a" else ">"
-            total = struct.unpack(order + "I", bh[4:8])[0]
-            f.read(total - 12)
-            ifaces, off = [], off + total
-            continue
-        block_type, total = struct.unpack(order + "II", bh)
-        if total < 12 or total % 4:
-            raise _bad(path, off, f"pcapng block of implausible length {total}")
-        # the block body, without the trailing copy of its length
-        data = (_take(f, total - 8, path, off + 8, "pcapng block") or b"")[:-4]
-        if block_type == 1:  # interface description: link type, timestamp resolution
-            to_ns, opts = (lambda t: t * 1000), data[8:]
-            while len(opts) >= 4:
-                code, n = struct.unpack(order + "HH", opts[:4])
-                if code == 0:
-                    break
-                if code == 9 and n >= 1:  # if_tsresol
-                    r = opts[4]
-                    to_ns = _ticks_to_ns(r)
-                opts = opts[4 + (n + 3) // 4 * 4:]
-            ifaces.append((struct.unpack(order + "H", data[:2])[0], to_ns))
-        elif block_type in (6, 2):  # enhanced packet block (2: the obsolete packet block)
-            iface, hi, lo, caplen, orig = struct.unpack(order + "IIIII", data[:20])
-            iface &= 0xFFFF if block_type == 2 else 0xFFFFFFFF
-            if iface >= len(ifaces):
-                raise _bad(path, off, f"packet on interface {iface}, which was not described")
-            lt, to_ns = ifaces[iface]
-            yield Record(to_ns((hi << 32) | lo), data[20:20 + caplen], max(orig, caplen), lt)
-        elif block_type == 3:  # simple packet block: interface 0, no timestamp
-            if not ifaces:
-                raise _bad(path, off, "packet before any interface description")
-            orig = struct.unpack(order + "I", data[:4])[0]
-            yield Record(0, data[4:4 + orig], orig, ifaces[0][0])
-        off += total
+# One record of a capture: t_ns (ns since 1970, an integer: a float loses ns at today's
+# epoch), data (the captured bytes), orig_len (on the wire), linktype (libpcap's number).
+Record = _native.PcapRecord
 
 
 def read(path: str | Path) -> Iterator[Record]:
-    """Every packet record of a pcap or pcapng file, in file order."""
-    path = Path(path)
-    try:
-        f = path.open("rb")
-    except OSError as e:
-        raise UsageError(f"cannot read {path} ({e.strerror or e})") from None
-    with f:
-        head = f.read(4)
-        if head in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\xc3\xd4",
-                    b"\xa1\xb2\x3c\x4d"):
-            yield from _pcap(f, path, head)
-        elif head == b"\x0a\x0d\x0d\x0a":
-            f.seek(0)
-            yield from _pcapng(f, path)
-        else:
-            raise UsageError(f"{path}: not a pcap or pcapng file (magic {head.hex() or 'none'})")
+    """Every packet record of a pcap or pcapng file, in file order: the engines' own reader
+    (util/pcapread.c over libpcap) through the binding, so a file reads here exactly as the
+    simulator and the emulator read it; a bad file is one UsageError line naming the file
+    and the byte offset."""
+    return _native.pcap_records(path)
 
 
 # ---- what RSS sees -----------------------------------------------------------------------
@@ -296,14 +193,14 @@ def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = 
         t0 = p.t_ns if t0 is None else min(t0, p.t_ns)
         t1 = p.t_ns if t1 is None else max(t1, p.t_ns)
     n, total = sum(pk), sum(by)
-    duration = (t1 - t0) / 1e9 if n > 1 else 0.0
+    duration = (t1 - t0) / 1e9 if n > 1 and t0 is not None and t1 is not None else 0.0
     return {
         "file": str(path), "packets": n, "bytes": total, "non_ip": non_ip, "flows": len(flows),
         "duration_s": duration,
         "rate_gbps": 8 * total / duration / 1e9 if duration > 0 else None,
         "mean_frame_bytes": total / n if n else None,
         "size_histogram": [{"lo": lo, "hi": hi, "packets": c, "share": c / n if n else 0.0}
-                           for (lo, hi), c in zip(SIZE_BINS, sizes)],
+                           for (lo, hi), c in zip(SIZE_BINS, sizes, strict=True)],
         "cores": cores, "reta_size": reta_size,
         "per_core": [{"core": i, "packets": pk[i], "bytes": by[i],
                       "share_packets": pk[i] / n if n else 0.0,

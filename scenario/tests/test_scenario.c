@@ -20,8 +20,10 @@ static void test_enum_names_are_the_librarys(void)
 			continue;
 		for (unsigned n = 0; n < k->n_names; n++)
 			if (strcmp(k->names[n], k->listed[n]) != 0)
-				fprintf(stderr, "%s: scenario_keys.toml lists '%s' where the library "
-					"says '%s'\n", k->full, k->listed[n], k->names[n]);
+				fprintf(stderr,
+					"%s: scenario_keys.toml lists '%s' where the library "
+					"says '%s'\n",
+					k->full, k->listed[n], k->names[n]);
 		for (unsigned n = 0; n < k->n_names; n++)
 			CHECK(strcmp(k->names[n], k->listed[n]) == 0);
 	}
@@ -34,8 +36,8 @@ static void test_every_default_parses_for_each_engine(void)
 
 	for (int e = 0; e < RXB_ENGINES; e++)
 		for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++)
-			CHECK(rxb_scn_set_text(&s, e, rxb_scn_keys[i].full, rxb_scn_keys[i].lim[e].dflt,
-					       &err) >= 0);
+			CHECK(rxb_scn_set_text(&s, e, rxb_scn_keys[i].full,
+					       rxb_scn_keys[i].lim[e].dflt, &err) >= 0);
 	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
 	CHECK_EQ(s.system.cores, 16);
 	CHECK_EQ(s.arch.rx_size, RXB_SCN_AUTO);

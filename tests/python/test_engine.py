@@ -1,16 +1,13 @@
 """The Python side of the engine contract (docs/engine-contract.md), against
 fake engines written by the tests."""
 
-import copy
 import json
-import re
 
 import pytest
 
+from conftest import GOOD_ENGINE, REPO, cli_json, run_cli, valid_output
 from rxbisect import engine, provenance, scenario
 from rxbisect.errors import EngineError, UsageError
-
-from conftest import GOOD_ENGINE, REPO, cli_json, run_cli, valid_output
 
 
 @pytest.fixture

@@ -1,18 +1,21 @@
-"""One vocabulary: the front end and the compiled engines must agree on every scenario key.
+"""One vocabulary: the front end and the compiled engines must agree on every generated table.
 
-scenario_keys.toml is read by Python at import and compiled into rxb-sim and rxb-emu
-(scripts/gen_scenario.py). `rxb-sim --keys` prints the table the engines were built with;
-any difference in names, kinds, enum names, ranges, defaults, engines or the designs and
-patterns a key applies to fails here.
+scenario_keys.toml, result_metrics.toml and profile_keys.toml are read by Python and compiled
+into rxb-sim, rxb-emu and the rules library (scripts/gen_scenario.py). `rxb-sim --keys` prints
+the key table the engines were built with, and the rules library hands over its metric
+table; any difference in names, kinds, enum names,
+ranges, defaults, engines or the designs and patterns a key applies to, or in a metric's
+name, kind or flags, fails here.
 """
 
 import json
 import math
 import subprocess
+import tomllib
 
 import pytest
 
-from rxbisect import engine, scenario
+from rxbisect import _native, engine, profile, scenario
 
 KIND = {"bool": "bool", "int": "int", "float": "float", "string": "string", "enum": "enum",
         "list": "int"}
@@ -24,15 +27,6 @@ def compiled() -> dict:
     out = subprocess.run([str(sim), "--keys"], capture_output=True, text=True, timeout=30,
                          check=True).stdout
     return json.loads(out)
-
-
-def _text(v) -> str:
-    """A default as the C table stores it (--set syntax, as gen_scenario.py writes it)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (list, tuple)):
-        return "[" + ",".join(str(x) for x in v) + "]"
-    return repr(v) if isinstance(v, float) else str(v)
 
 
 def _bound(x):
@@ -56,7 +50,7 @@ def test_each_key_agrees(info, compiled):
         assert ce["honours"] == scenario.honours(info.full, eng)
         assert ce["lo"] == _bound(over.get("lo", info.spec.lo))
         assert ce["hi"] == _bound(over.get("hi", info.spec.hi))
-        assert ce["default"] == _text(over.get("default", info.default))
+        assert ce["default"] == _native.text(over.get("default", info.default))
         assert (tuple(ce["archs"]), tuple(ce["patterns"])) == scenario.scope(info.full, eng)
 
 
@@ -67,3 +61,52 @@ def test_python_checks_the_same_ranges_as_the_engines(compiled):
         if info.kind is int and hi is not None and math.isfinite(hi) and hi < 2**63:
             with pytest.raises(scenario.ScenarioError, match="out of range"):
                 scenario.load(None, [f"{info.full}={int(hi) + 1}"])
+
+
+def _flat_metrics() -> list[dict]:
+    """result_metrics.toml as the generator flattens it: fields after their object."""
+    out = []
+    for name, m in scenario.METRICS.items():
+        flags = {f: m.get(f, False) for f in ("null", "required", "record")}
+        out.append({"name": name, "kind": m["kind"], **flags})
+        out += [{"name": f"{name}.{f}", "kind": k.rstrip("?"), "null": k.endswith("?"),
+                 "required": flags["required"], "record": flags["record"]}
+                for f, k in m.get("fields", {}).items()]
+    return out
+
+
+def test_the_engines_know_exactly_the_front_ends_metrics():
+    assert _native.metrics() == _flat_metrics()
+
+
+def test_one_metric_list_for_runs_and_records():
+    """engine.py and records.py read the same table: every record metric is a required one."""
+    from rxbisect import records
+    assert set(records.REQUIRED_METRICS) <= set(engine.REQUIRED_METRICS)
+    assert {n for n, m in scenario.METRICS.items() if m.get("required")} == \
+        set(engine.REQUIRED_METRICS)
+
+
+PROFILE_TYPES = {"int": int, "float": float, "bool": bool, "string": str}
+
+
+def _profile_table() -> list[tuple[str, str, dict]]:
+    with open(scenario.PROFILE_KEYS_FILE, "rb") as f:
+        return [(sec, name, k) for sec, body in tomllib.load(f).items()
+                for name, k in body.items()]
+
+
+def test_the_engines_know_exactly_the_profiles_keys():
+    assert _native.profile_keys() == [(s, n, k["type"]) for s, n, k in _profile_table()]
+
+
+def test_profile_py_declares_the_tables_keys():
+    """profile.py still declares its keys itself: each must be the table's, field by field."""
+    table = _profile_table()
+    assert [k.full for k in profile.SCHEMA.keys()] == [f"{s}.{n}" for s, n, _ in table]
+    for info, (_, _, k) in zip(profile.SCHEMA.keys(), table, strict=True):
+        sp = info.spec
+        assert info.kind is PROFILE_TYPES[k["type"]], info.full
+        assert (sp.lo, sp.hi) == (k.get("lo"), k.get("hi")), info.full
+        assert (sp.lo_open, sp.pow2) == (k.get("lo_open", False), k.get("pow2", False))
+        assert (sp.unit, sp.doc) == (k.get("unit", ""), k["doc"]), info.full

@@ -66,7 +66,7 @@ def run(*sets):
 
 def test_ipv6_trace_packets_land_on_the_core_the_nic_picks(tmp_path):
     cores, flows = 4, 400
-    frames, inputs = zip(*(ipv6_tcp_frame(i) for i in range(flows)))
+    frames, inputs = zip(*(ipv6_tcp_frame(i) for i in range(flows)), strict=True)
     write_pcap(tmp_path / "v6.pcap", frames, gap_ns=500)
     reta = profile.load("reference").nic.reta_size
     want = [0] * cores

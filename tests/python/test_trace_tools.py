@@ -201,8 +201,8 @@ def test_same_key_and_hash_as_the_c_library():
 
 
 @pytest.mark.parametrize("data, words", [
-    (b"hello world, not a capture", "not a pcap or pcapng file"),
-    (b"\xd4\xc3\xb2\xa1", "truncated pcap file header"),
+    (b"hello world, not a capture", "is neither pcap"),
+    (b"\xd4\xc3\xb2\xa1", "truncated file header"),
     (struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1) + b"\0" * 8,
      "truncated record header"),
     (struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 147), "link type 147"),

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * rxb_iface_shape (shape.h): each design's topology and buffer counts from
+ * its configuration alone, with the defaults lib/iface.c and the designs
+ * apply at creation.
+ */
+#include <errno.h>
+
+#include "rxb/shape.h"
+
+static uint32_t or_default(uint32_t v, uint32_t dflt)
+{
+	return v ? v : dflt;
+}
+
+static uint32_t rx_size_of(const struct rxb_iface_config *cfg)
+{
+	return or_default(cfg->rx_size, cfg->arch == RXB_ARCH_SMALL_PRIVRING
+						? RXB_DEFAULT_SMALL_RX_SIZE
+						: RXB_DEFAULT_RX_SIZE);
+}
+
+static void privring_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *s)
+{
+	uint32_t rx = rx_size_of(cfg);
+
+	s->n_srcs = s->n_dests = s->n_cores = cfg->n_cores;
+	s->src_buffers = rx;
+	s->rx_capacity = or_default(cfg->cr_size, rx);
+	s->posted = s->needed = (uint64_t)cfg->n_cores * rx;
+}
+
+/* Buffer slots per shared descriptor: batched RxList holds several. */
+static uint32_t shring_slots(const struct rxb_iface_config *cfg)
+{
+	return cfg->arch == RXB_ARCH_SHRING_LIST ? or_default(cfg->rxlist_slots, 1) : 1;
+}
+
+static int shring_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *s,
+			struct rxb_err *err)
+{
+	uint32_t n = cfg->n_cores, rx = rx_size_of(cfg), slots = shring_slots(cfg);
+	uint32_t share = or_default(cfg->share_degree,
+				    n < RXB_DEFAULT_SHARE_DEGREE ? n : RXB_DEFAULT_SHARE_DEGREE);
+
+	if (n % share != 0) {
+		rxb_err_set(err, "shring.share_degree = %u: must divide shring.n_cores = %u", share,
+			    n);
+		return -EINVAL;
+	}
+	s->n_srcs = n / share;
+	s->n_dests = s->n_cores = n;
+	s->src_buffers = rx * slots;
+	s->rx_capacity = or_default(cfg->cr_size, rx * slots);
+	s->posted = s->needed = (uint64_t)s->n_srcs * s->src_buffers;
+	return 0;
+}
+
+/* Both ring sets stay primed: the private rings, then the shared ones. */
+static int dyn_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *s,
+		     struct rxb_err *err)
+{
+	struct rxb_iface_shape shared;
+	int rc = shring_shape(cfg, &shared, err);
+
+	if (rc != 0)
+		return rc;
+	privring_shape(cfg, s);
+	s->n_srcs += shared.n_srcs;
+	s->queues_per_core = 2;
+	s->posted += shared.posted;
+	s->needed += shared.needed;
+	return 0;
+}
+
+/* A Bx fills from any Ax of its set while every core refills its own Ax,
+ * so the Bx rings hold buffers on top of full Ax rings. */
+static int bisect_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *s,
+			struct rxb_err *err)
+{
+	uint32_t n = cfg->n_cores, groups = or_default(cfg->n_groups, 1);
+	uint32_t ax = or_default(cfg->ax_size, RXB_DEFAULT_AX_SIZE);
+
+	if (groups > n) {
+		rxb_err_set(err, "rxbisect.n_groups = %u: must be at most the %u cores", groups, n);
+		return -EINVAL;
+	}
+	s->n_srcs = s->n_dests = s->n_cores = n;
+	s->src_buffers = ax;
+	s->rx_capacity = or_default(cfg->bx_size, RXB_DEFAULT_BX_SIZE);
+	s->posted = (uint64_t)n * ax;
+	s->needed = s->posted + (uint64_t)n * s->rx_capacity;
+	return 0;
+}
+
+/* Ports are destinations; cores poll queues: one per port, or basic's
+ * shared PF queues. spp posts `low` and grows a busy queue to `high`. */
+static int spool_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *s,
+		       struct rxb_err *err)
+{
+	const struct rxb_spool_config *sp = &cfg->spool;
+	bool spp = sp->mode == RXB_SPOOL_SPP;
+
+	if (sp->n_ports == 0 || (sp->mode != RXB_SPOOL_BASIC && sp->n_ports > RXB_MAX_QUEUES)) {
+		rxb_err_set(err,
+			    "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s "
+			    "(a queue per port)",
+			    sp->n_ports, RXB_MAX_QUEUES,
+			    (unsigned)sp->mode < RXB_SPOOL_MODES ? rxb_spool_mode_name[sp->mode]
+								 : "?");
+		return -EINVAL;
+	}
+	if (sp->mode == RXB_SPOOL_BASIC &&
+	    (sp->basic_queues > sp->n_ports || sp->basic_queues > RXB_MAX_CORES)) {
+		rxb_err_set(err,
+			    "spool.basic_queues = %u: must be at most spool.n_ports = %u "
+			    "and at most %u (0 = 1)",
+			    sp->basic_queues, sp->n_ports, RXB_MAX_CORES);
+		return -EINVAL;
+	}
+	s->n_dests = sp->n_ports;
+	s->n_srcs = s->n_cores = sp->mode == RXB_SPOOL_BASIC ? or_default(sp->basic_queues, 1)
+							     : sp->n_ports;
+	s->src_buffers = spp ? sp->high : sp->depth;
+	s->rx_capacity = s->src_buffers;
+	s->posted = (uint64_t)s->n_srcs * (spp ? sp->low : sp->depth);
+	s->needed = (uint64_t)s->n_srcs * s->src_buffers;
+	return 0;
+}
+
+int rxb_iface_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *shape,
+		    struct rxb_err *err)
+{
+	*shape = (struct rxb_iface_shape){ .queues_per_core = 1 };
+	if (cfg->n_cores == 0 || cfg->n_cores > RXB_MAX_CORES) {
+		rxb_err_set(err, "system.cores = %u: must be in [1, %u]", cfg->n_cores,
+			    RXB_MAX_CORES);
+		return -EINVAL;
+	}
+	switch (cfg->arch) {
+	case RXB_ARCH_PRIVRING:
+	case RXB_ARCH_SMALL_PRIVRING:
+		privring_shape(cfg, shape);
+		return 0;
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		return shring_shape(cfg, shape, err);
+	case RXB_ARCH_DYN_SHRING:
+		return dyn_shape(cfg, shape, err);
+	case RXB_ARCH_RXBISECT:
+		return bisect_shape(cfg, shape, err);
+	case RXB_ARCH_SPOOL:
+		return spool_shape(cfg, shape, err);
+	default:
+		rxb_err_set(err, "arch.name = %d: must be an enum rxb_arch below %d",
+			    (int)cfg->arch, RXB_ARCHS);
+		return -EINVAL;
+	}
+}
