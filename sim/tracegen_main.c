@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * rxb-tracegen --out FILE.pcap [options] — write a synthetic trace with the
- * simulator's heavy-tailed generator (sim/tracegen.h), the engine behind
+ * simulator's heavy-tailed generator (sim/models/tracegen.h), the engine behind
  * `rxb trace gen` (docs/trace-tools.md). Prints one JSON line
  * {"packets": N, "flows": M, "duration_ms": D} on success.
  *
@@ -112,7 +112,7 @@ static int set_sizes(struct sim_size_dist *d, const char *text)
 static void help(void)
 {
 	printf("usage: rxb-tracegen --out FILE.pcap [options]\n"
-	       "Writes a synthetic heavy-tailed trace (sim/tracegen.h) and prints "
+	       "Writes a synthetic heavy-tailed trace (sim/models/tracegen.h) and prints "
 	       "{\"packets\", \"flows\", \"duration_ms\"}.\n");
 	for (int i = 0; i < NOPTS; i++)
 		printf("  --%-12s %s (%g to %g)\n", OPTS[i].name, OPTS[i].help, OPTS[i].lo, OPTS[i].hi);

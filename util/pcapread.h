@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * util/pcapread.h — the one capture-file reader of the simulator (sim/pcap.c)
+ * util/pcapread.h — the one capture-file reader of the simulator (sim/models/pcap.c)
  * and the emulator (emu/pcapio.c): pcap in both byte orders with µs or ns
  * timestamps, and pcapng.
  *

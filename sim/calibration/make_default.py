@@ -180,7 +180,7 @@ def main() -> int:
         "origin": ("default shipped with the project: derived from `make bench` measurements "
                    "of this project's ring code on the machine below; replace with "
                    "`rxb calibrate` output for your machine"),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": "python3 sim/calibration/make_default.py",
         "machine": {"cpu": cpu_model(), "ghz": round(ghz, 4),
                     "cpuinfo_mhz": cpu_mhz(),

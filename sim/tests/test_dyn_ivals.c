@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The receive-call intervals the simulator gives the dynamic-shRing overload
- * rule (record_interval, sim/measure.c): a core that keeps up, polling busy
+ * rule (record_interval, sim/engine/measure.c): a core that keeps up, polling busy
  * batches between sleeps, is not overloaded however long it sleeps; a core
  * that stops polling while it has work is. Each call below does the
- * bookkeeping of a receive call in sim/core.c's poll(). */
+ * bookkeeping of a receive call in sim/engine/core.c's poll(). */
 #include <stdlib.h>
 
 #include "check.h"
-#include "engine_int.h"
+#include "core.h"
+#include "measure.h"
 #include "overload.h"
 #include "rxb/dynctl.h"
 

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "core.h"
 #include "engine.h"
 
 /* `rxb scenario show --json` of the reference setup, 2 ms (profile source
@@ -247,7 +248,7 @@ static void check_backpressure(const char *arch)
 	CHECK_EQ(s.dropped[RXB_DROP_PIPELINE], s.pipeline_phys);
 	CHECK_EQ(s.emu.occ_max, s.emu.pq[0].cap);
 	CHECK(s.emu.retries > 0);
-	CHECK(s.max_lead_ps <= s.horizon_ps);
+	CHECK(s.mem.max_lead_ps <= s.mem.horizon_ps);
 	sim_free(&s);
 	check_deterministic(over, n_over);
 
@@ -408,23 +409,23 @@ static void test_time_order(void)
 			"over the horizon (max lead %.3f us); DRAM: busiest window %.2f x "
 			"capacity, %llu accesses late (oldest %.3f us before its window), "
 			"%.1f ns mean latency; %llu of %llu offered departed\n",
-			c, cases[c][0], cases[c][1], s.max_lead_ps / 1e6, (unsigned long long)s.lead_over,
-			s.max_ahead_ps / 1e6, s.dram.peak_util,
-			(unsigned long long)s.dram.late, s.dram.max_age_ps / 1e6,
-			s.dram_lat_n ? (double)s.dram_lat_sum / (double)s.dram_lat_n / 1e3 : 0.0,
+			c, cases[c][0], cases[c][1], s.mem.max_lead_ps / 1e6, (unsigned long long)s.mem.lead_over,
+			s.mem.max_ahead_ps / 1e6, s.mem.dram.peak_util,
+			(unsigned long long)s.mem.dram.late, s.mem.dram.max_age_ps / 1e6,
+			s.mem.dram_lat_n ? (double)s.mem.dram_lat_sum / (double)s.mem.dram_lat_n / 1e3 : 0.0,
 			(unsigned long long)s.departures, (unsigned long long)s.offered);
 		CHECK(s.packets_ok && s.buffers_ok);
 		/* every step of the engine's own starts within the horizon */
-		CHECK(s.max_lead_ps <= s.horizon_ps);
+		CHECK(s.mem.max_lead_ps <= s.mem.horizon_ps);
 		/* and so does every memory access, a network function's later
 		 * ones included */
-		CHECK_EQ(s.lead_over, 0);
-		CHECK_EQ(s.max_ahead_ps, 0);
+		CHECK_EQ(s.mem.lead_over, 0);
+		CHECK_EQ(s.mem.max_ahead_ps, 0);
 		/* the DRAM model got every access in time order within the horizon */
-		CHECK_EQ(s.dram.late, 0);
-		CHECK(s.dram.max_age_ps <= s.horizon_ps);
+		CHECK_EQ(s.mem.dram.late, 0);
+		CHECK(s.mem.dram.max_age_ps <= s.mem.horizon_ps);
 		/* no window crammed with other windows' traffic */
-		CHECK(s.dram.peak_util <= 4.0);
+		CHECK(s.mem.dram.peak_util <= 4.0);
 		/* overloaded: the cores, not the offered load, set the rate */
 		CHECK(s.departures < s.offered);
 		sim_free(&s);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The overload rule over a histogram (sim/overload.h) gives the same answer
+ * The overload rule over a histogram (sim/engine/overload.h) gives the same answer
  * as the library's rxb_dynctl_core_overloaded() on the expanded intervals,
  * on random interval mixes (idle polls, batches, stalls) and on the edge
  * cases (n < 2, median 0, a single stall among many polls). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * libFuzzer target: the calibration file (simcfg_parse_calibration,
- * sim/simcfg.c), the shape of sim/calibration/default.json that
+ * sim/engine/simcfg.c), the shape of sim/calibration/default.json that
  * `rxb calibrate` writes and `rxb sim --calibration FILE` hands the engine.
  *
  * Input = the JSON text (a NUL is added). Seeded with default.json and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * libFuzzer target: the simulator's classic pcap reader (sim/pcap.c), as
+ * libFuzzer target: the simulator's classic pcap reader (sim/models/pcap.c), as
  * `rxb sim` feeds it a user's capture (traffic.pattern = "trace").
  *
  * Input = the file, as is. It is written to a memfd and opened through

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * libFuzzer target: the engine's config JSON (simcfg_parse, sim/simcfg.c;
+ * libFuzzer target: the engine's config JSON (simcfg_parse, sim/engine/simcfg.c;
  * docs/engine-contract.md §3), hardware `profile` section and embedded
  * `calibration` included: what `rxb sim` hands rxb-sim, and what a user
  * hands it directly (`rxb-sim CONFIG.json`).

@@ -9,7 +9,7 @@ bursts, receives, frees, ticks and drains, plus a few configurations
 create() must reject.
 
 fuzz_pcap (OUT_DIR/pcap/): small classic pcap files covering what
-sim/pcap.h reads (both byte orders, µs and ns, every link type, VLAN tags,
+sim/models/pcap.h reads (both byte orders, µs and ns, every link type, VLAN tags,
 IPv4 options and fragments, IPv6 extension headers, cut headers, oversize
 and reordered packets) and every error it reports.
 

@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Config and calibration parsing: see simcfg.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "simcfg.h"
+
+/* A cursor over one section; the first error sticks. */
+struct rd {
+	json_t *obj;
+	char sec[64];
+	struct rxb_err *err;
+	int bad;
+};
+
+static json_t *field(struct rd *r, const char *key)
+{
+	json_t *v = r->obj ? json_object_get(r->obj, key) : NULL;
+
+	if (v == NULL && !r->bad) {
+		rxb_err_set(r->err, "%s.%s: missing from the config (docs/engine-contract.md §3)",
+			    r->sec, key);
+		r->bad = 1;
+	}
+	return v;
+}
+
+static void type_error(struct rd *r, const char *key, const char *want)
+{
+	if (!r->bad)
+		rxb_err_set(r->err, "%s.%s: must be %s", r->sec, key, want);
+	r->bad = 1;
+}
+
+static double num(struct rd *r, const char *key)
+{
+	json_t *v = field(r, key);
+
+	if (v == NULL)
+		return 0.0;
+	if (!json_is_number(v)) {
+		type_error(r, key, "a number");
+		return 0.0;
+	}
+	return json_number_value(v);
+}
+
+static uint64_t u64(struct rd *r, const char *key)
+{
+	json_t *v = field(r, key);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0) {
+		type_error(r, key, "a non-negative integer");
+		return 0;
+	}
+	return (uint64_t)json_integer_value(v);
+}
+
+static uint32_t u32(struct rd *r, const char *key)
+{
+	uint64_t v = u64(r, key);
+
+	if (v > UINT32_MAX) {
+		type_error(r, key, "below 2^32");
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
+static bool boolean(struct rd *r, const char *key)
+{
+	json_t *v = field(r, key);
+
+	if (v != NULL && !json_is_boolean(v)) {
+		type_error(r, key, "true or false");
+		return false;
+	}
+	return v != NULL && json_is_true(v);
+}
+
+static const char *str(struct rd *r, const char *key)
+{
+	json_t *v = field(r, key);
+
+	if (v != NULL && !json_is_string(v)) {
+		type_error(r, key, "a string");
+		return "";
+	}
+	return v ? json_string_value(v) : "";
+}
+
+static void str_copy(struct rd *r, const char *key, char *dst, size_t cap)
+{
+	const char *s = str(r, key);
+
+	if (strlen(s) >= cap) {
+		type_error(r, key, "shorter");
+		return;
+	}
+	strcpy(dst, s);
+}
+
+static uint32_t u32_list(struct rd *r, const char *key, uint32_t *out, uint32_t cap)
+{
+	json_t *v = field(r, key), *e;
+	size_t i;
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > cap) {
+		type_error(r, key, "an array of integers");
+		return 0;
+	}
+	json_array_foreach(v, i, e) {
+		if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+		    json_integer_value(e) > UINT32_MAX) {
+			type_error(r, key, "an array of non-negative integers");
+			return 0;
+		}
+		out[i] = (uint32_t)json_integer_value(e);
+	}
+	return (uint32_t)json_array_size(v);
+}
+
+static struct rd section(json_t *root, const char *sec, struct rxb_err *err, int *bad)
+{
+	struct rd r = { .obj = json_object_get(root, sec), .err = err, .bad = *bad };
+
+	snprintf(r.sec, sizeof(r.sec), "%s", sec);
+	if (!r.bad && !json_is_object(r.obj)) {
+		rxb_err_set(err, "%s: missing or not an object (docs/engine-contract.md §3)", sec);
+		r.bad = 1;
+	}
+	return r;
+}
+
+static struct rd sub(struct rd *parent, const char *key)
+{
+	struct rd r = { .obj = field(parent, key), .err = parent->err, .bad = parent->bad };
+
+	if (!r.bad && !json_is_object(r.obj)) {
+		type_error(parent, key, "an object");
+		r.bad = 1;
+	}
+	snprintf(r.sec, sizeof(r.sec), "%.30s.%.30s", parent->sec, key);
+	return r;
+}
+
+/* ------------------------------------------------------------- scenario */
+
+/* A JSON value as the scenario table's checker reads it. `list` has room for
+ * RXB_SCN_LIST_MAX + 1 elements (one more is "too many"). */
+static int json_val(json_t *j, struct rxb_scn_val *v, uint64_t *list)
+{
+	size_t i;
+	json_t *e;
+
+	if (json_is_boolean(j)) {
+		v->type = RXB_VAL_BOOL;
+		v->b = json_is_true(j);
+	} else if (json_is_integer(j)) {
+		v->type = RXB_VAL_INT;
+		v->negative = json_integer_value(j) < 0;
+		v->u = v->negative ? 0 - (uint64_t)json_integer_value(j) :
+				     (uint64_t)json_integer_value(j);
+	} else if (json_is_real(j)) {
+		v->type = RXB_VAL_NUM;
+		v->f = json_real_value(j);
+	} else if (json_is_string(j)) {
+		v->type = RXB_VAL_STR;
+		v->s = json_string_value(j);
+	} else if (json_is_array(j)) {
+		v->type = RXB_VAL_LIST;
+		v->list = list;
+		v->n = json_array_size(j) > RXB_SCN_LIST_MAX ? RXB_SCN_LIST_MAX + 1 :
+							       json_array_size(j);
+		json_array_foreach(j, i, e) {
+			if (i > RXB_SCN_LIST_MAX)
+				break;
+			if (!json_is_integer(e) || json_integer_value(e) < 0)
+				return -1;
+			list[i] = (uint64_t)json_integer_value(e);
+		}
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* One key of the scenario from its section object. Keys the simulator does
+ * not honour (emu.*) may be absent; every other key is required. */
+static int scn_key(struct sim_cfg *c, json_t *root, const struct rxb_scn_key *k,
+		   uint64_t *list, struct rxb_err *err)
+{
+	json_t *j = json_object_get(json_object_get(root, k->section), k->name);
+	struct rxb_scn_val v = { 0 };
+	char *text;
+	int rc;
+
+	if (j == NULL) {
+		if (!rxb_scn_honours(k, RXB_ENGINE_SIM))
+			return 0;
+		rxb_err_set(err, "%s: missing from the config (docs/engine-contract.md §3)",
+			    k->full);
+		return -EINVAL;
+	}
+	text = json_dumps(j, JSON_ENCODE_ANY);
+	v.as_text = text ? text : "?";
+	if (json_val(j, &v, list) != 0) {
+		rxb_err_set(err, "%s = %s: wrong type", k->full, v.as_text);
+		rc = -EINVAL;
+	} else {
+		rc = rxb_scn_set(&c->scn, RXB_ENGINE_SIM, k, &v, err);
+	}
+	free(text);
+	return rc;
+}
+
+static int parse_scenario(struct sim_cfg *c, json_t *root, struct rxb_err *err)
+{
+	static const char *const sections[] = { "arch", "system", "traffic", "workload", "run" };
+	uint64_t *list = calloc(RXB_SCN_LIST_MAX + 1, sizeof(*list));
+	int rc = 0;
+
+	if (list == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: a list value");
+	for (size_t i = 0; rc == 0 && i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (!json_is_object(json_object_get(root, sections[i]))) {
+			rxb_err_set(err, "%s: missing or not an object (docs/engine-contract.md §3)",
+				    sections[i]);
+			rc = -EINVAL;
+		}
+	}
+	rxb_scn_defaults(&c->scn, RXB_ENGINE_SIM);
+	for (unsigned i = 0; rc == 0 && i < RXB_SCN_N_KEYS; i++)
+		rc = scn_key(c, root, &rxb_scn_keys[i], list, err);
+	free(list);
+	return rc;
+}
+
+static void parse_profile(struct sim_cfg *c, struct rd *r)
+{
+	struct rd cpu = sub(r, "cpu"), llc, dram, pcie, nic;
+
+	str_copy(r, "name", c->profile_name, sizeof(c->profile_name));
+	c->freq_ghz = num(&cpu, "freq_ghz");
+	c->cpu_mlp = u32(&cpu, "mlp");
+	c->l2_kib = u32(&cpu, "l2_kib");
+	c->l2_ways = u32(&cpu, "l2_ways");
+	c->l2_latency_cycles = u32(&cpu, "l2_latency_cycles");
+	c->xsocket_ns = num(&cpu, "xsocket_ns");
+	r->bad |= cpu.bad;
+	llc = sub(r, "llc");
+	c->llc_mib = num(&llc, "size_mib");
+	c->llc_ways = u32(&llc, "ways");
+	c->llc_line = u32(&llc, "line_bytes");
+	c->llc_latency_cycles = u32(&llc, "latency_cycles");
+	c->llc_inclusive = boolean(&llc, "inclusive");
+	r->bad |= llc.bad;
+	dram = sub(r, "dram");
+	c->dram_channels = u32(&dram, "channels");
+	c->dram_dimm_mts = u32(&dram, "dimm_mts");
+	c->dram_cpu_max_mts = u32(&dram, "cpu_max_mts");
+	c->dram_bus_bytes = u32(&dram, "bus_bytes");
+	c->dram_idle_ns = num(&dram, "idle_ns");
+	c->dram_efficiency = num(&dram, "efficiency");
+	c->dram_service_ns = num(&dram, "service_ns");
+	c->dram_rho_max = num(&dram, "rho_max");
+	c->dram_write_penalty = num(&dram, "write_penalty");
+	r->bad |= dram.bad;
+	pcie = sub(r, "pcie");
+	c->pcie_gbps = num(&pcie, "gbps");
+	c->dma_read_ns = num(&pcie, "dma_read_ns");
+	c->dma_read_ns_per_byte = num(&pcie, "dma_read_ns_per_byte");
+	c->mrrs_bytes = u32(&pcie, "mrrs_bytes");
+	c->dma_write_ns = num(&pcie, "dma_write_ns");
+	c->mps_bytes = u32(&pcie, "mps_bytes");
+	c->tlp_overhead_bytes = u32(&pcie, "tlp_overhead_bytes");
+	r->bad |= pcie.bad;
+	nic = sub(r, "nic");
+	c->link_gbps = num(&nic, "link_gbps");
+	c->desc_bytes = u32(&nic, "desc_bytes");
+	c->cqe_bytes = u32(&nic, "cqe_bytes");
+	c->desc_prefetch = u32(&nic, "desc_prefetch");
+	c->dma_read_slots = u32(&nic, "dma_read_slots");
+	c->reta_size = u32(&nic, "reta_size");
+	c->nic_buffer_kib = num(&nic, "buffer_kib");
+	r->bad |= nic.bad;
+}
+
+/* ------------------------------------------------------- calibration */
+
+static int parse_calib(struct sim_calib *cal, json_t *doc, struct rxb_err *err)
+{
+	int bad = 0;
+	struct rd top = { .obj = doc, .sec = "calibration", .err = err, .bad = 0 };
+
+	struct rd cy = sub(&top, "cycles"), rx, emu;
+	json_t *m;
+
+	bad = top.bad;
+	rx = sub(&cy, "rx_per_pkt");
+	emu = sub(&cy, "emu_per_pkt");
+	for (int a = 0; a < RXB_ARCHS; a++) {
+		cal->rx_per_pkt[a] = num(&rx, rxb_arch_name[a]);
+		cal->emu_per_pkt[a] = num(&emu, rxb_arch_name[a]);
+	}
+	cal->rx_per_call = num(&cy, "rx_per_call");
+	cal->empty_poll = num(&cy, "empty_poll");
+	cal->doorbell = num(&cy, "doorbell");
+	cal->alloc_per_obj = num(&cy, "alloc_per_obj");
+	cal->alloc_bulk = num(&cy, "alloc_bulk");
+	cal->alloc_per_obj_shared = num(&cy, "alloc_per_obj_shared");
+	cal->lock = num(&cy, "lock");
+	cal->bitmap_or = num(&cy, "bitmap_or");
+	cal->return_per_desc = num(&cy, "return_per_desc");
+	cal->tx_per_pkt = num(&cy, "tx_per_pkt");
+	cal->emu_per_batch = num(&cy, "emu_per_batch");
+	bad |= cy.bad | rx.bad | emu.bad;
+	if (json_is_string(json_object_get(doc, "origin")))
+		snprintf(cal->origin, sizeof(cal->origin), "%s",
+			 json_string_value(json_object_get(doc, "origin")));
+	if (json_is_string(json_object_get(doc, "date")))
+		snprintf(cal->date, sizeof(cal->date), "%s",
+			 json_string_value(json_object_get(doc, "date")));
+	m = json_object_get(doc, "machine");
+	if (json_is_object(m) && json_is_string(json_object_get(m, "cpu")))
+		snprintf(cal->machine, sizeof(cal->machine), "%s",
+			 json_string_value(json_object_get(m, "cpu")));
+	return bad ? -EINVAL : 0;
+}
+
+static int load_calib(struct sim_cfg *c, json_t *root, struct rxb_err *err)
+{
+	json_t *v = json_object_get(root, "calibration"), *doc;
+	json_error_t je;
+	int rc;
+
+	if (v == NULL) {
+		doc = json_loads(sim_default_calibration_json, 0, &je);
+		if (doc == NULL) {
+			rxb_err_set(err, "built-in calibration: line %d: %s", je.line, je.text);
+			return -EINVAL;
+		}
+	} else if (json_is_string(v)) {
+		doc = json_load_file(json_string_value(v), 0, &je);
+		if (doc == NULL) {
+			rxb_err_set(err, "calibration = '%s': %s (line %d)", json_string_value(v),
+				    je.text, je.line);
+			return -EINVAL;
+		}
+	} else if (json_is_object(v)) {
+		doc = json_incref(v);
+	} else {
+		rxb_err_set(err, "calibration: must be an object or the path of a JSON file");
+		return -EINVAL;
+	}
+	rc = parse_calib(&c->cal, doc, err);
+	json_decref(doc);
+	return rc;
+}
+
+int simcfg_parse_calibration(struct sim_calib *cal, const char *text, struct rxb_err *err)
+{
+	json_error_t je;
+	json_t *doc = json_loads(text, 0, &je);
+	int rc;
+
+	memset(cal, 0, sizeof(*cal));
+	if (doc == NULL) {
+		rxb_err_set(err, "calibration: line %d: %s", je.line, je.text);
+		return -EINVAL;
+	}
+	rc = parse_calib(cal, doc, err);
+	json_decref(doc);
+	return rc;
+}
+
+/* ---------------------------------------------------------- top level */
+
+/* A rejected configuration: the message, and -EINVAL from the check. */
+#define REJECT(...)                              \
+	do {                                     \
+		rxb_err_set(err, __VA_ARGS__);   \
+		return -EINVAL;                  \
+	} while (0)
+
+/* The cores: per NIC (summing to system.cores), stalled and slow ones
+ * that exist; no "auto" left. */
+static int check_cores(const struct sim_cfg *c, struct rxb_err *err)
+{
+	const struct rxb_scn_system *sy = &c->scn.system;
+	/* In 64 bits: parse_root walks nic_of_core by these counts once their
+	 * sum equals system.cores, so a sum that wrapped around to it would
+	 * walk past the array (the table bounds each entry, this does not
+	 * depend on it). */
+	uint64_t sum = 0;
+
+	if (sy->cores_per_nic.n != sy->nics)
+		REJECT("system.cores_per_nic: %u entries for %u NICs", sy->cores_per_nic.n,
+		       sy->nics);
+	for (uint32_t n = 0; n < sy->nics; n++)
+		sum += sy->cores_per_nic.v[n];
+	if (sum != sy->cores)
+		REJECT("system.cores_per_nic sums to %llu, not system.cores = %u",
+		       (unsigned long long)sum, sy->cores);
+	for (uint32_t i = 0; i < sy->stalled_cores.n; i++)
+		if (sy->stalled_cores.v[i] >= sy->cores)
+			REJECT("system.stalled_cores: core %u does not exist", sy->stalled_cores.v[i]);
+	for (uint32_t i = 0; i < sy->slow_cores.n; i++)
+		if (sy->slow_cores.v[i] >= sy->cores)
+			REJECT("system.slow_cores: core %u does not exist", sy->slow_cores.v[i]);
+	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
+		const struct rxb_scn_key *k = &rxb_scn_keys[i];
+
+		if (k->auto_ok && *(const uint32_t *)((const char *)&c->scn + k->offset) ==
+				      RXB_SCN_AUTO)
+			REJECT("%s = \"auto\": the front end resolves every \"auto\" "
+			       "(docs/engine-contract.md §3)", k->full);
+	}
+	return 0;
+}
+
+/* The run's length and sampling, the profile's numbers. */
+static int check_run_profile(const struct sim_cfg *c, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &c->scn.arch;
+	const struct rxb_scn_system *sy = &c->scn.system;
+	const struct rxb_scn_run *run = &c->scn.run;
+
+	if (a->name == RXB_ARCH_SHRING_LIST && (uint64_t)a->rx_size * a->rxlist_batch > RXB_RING_MAX)
+		REJECT("arch.rxlist_batch = %u: arch.rx_size x arch.rxlist_batch = %llu buffer "
+		       "slots, at most %u", a->rxlist_batch,
+		       (unsigned long long)a->rx_size * a->rxlist_batch, RXB_RING_MAX);
+	if (run->warmup_ms >= run->duration_ms)
+		REJECT("run.warmup_ms = %g, run.duration_ms = %g: need 0 <= warmup < duration",
+		       run->warmup_ms, run->duration_ms);
+	if (run->duration_ms / run->sample_ms > RXB_SCN_MAX_SAMPLES)
+		REJECT("run.sample_ms = %g: run.duration_ms = %g would take more than %u samples",
+		       run->sample_ms, run->duration_ms, RXB_SCN_MAX_SAMPLES);
+	if (!(c->freq_ghz > 0) || !(c->pcie_gbps > 0) || !(c->link_gbps > 0))
+		REJECT("profile: cpu.freq_ghz, pcie.gbps and nic.link_gbps must be > 0");
+	if (c->llc_line != 64)
+		REJECT("profile.llc.line_bytes = %u: the LLC model has 64 B lines", c->llc_line);
+	if (sy->ddio_ways > c->llc_ways || sy->cat_ways >= c->llc_ways)
+		REJECT("system.ddio_ways = %u / cat_ways = %u: the LLC has %u ways", sy->ddio_ways,
+		       sy->cat_ways, c->llc_ways);
+	if (c->cqe_bytes == 0 || c->cqe_bytes > 4096 || c->desc_bytes == 0)
+		REJECT("profile.nic.cqe_bytes = %u, desc_bytes = %u: must be in 1..4096",
+		       c->cqe_bytes, c->desc_bytes);
+	if (c->mps_bytes == 0)
+		REJECT("profile.pcie.mps_bytes = 0: must be > 0");
+	return 0;
+}
+
+/* Frames fit a buffer, the rate the link, a target core its NIC. */
+static int check_traffic(const struct sim_cfg *c, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &c->scn.arch;
+	const struct rxb_scn_system *sy = &c->scn.system;
+	const struct rxb_scn_traffic *t = &c->scn.traffic;
+
+	if (t->packet_bytes + a->headroom_bytes > a->buffer_bytes)
+		REJECT("traffic.packet_bytes = %u: does not fit arch.buffer_bytes = %u",
+		       t->packet_bytes, a->buffer_bytes);
+	if (t->target_packet_bytes &&
+	    (t->target_packet_bytes < 64 ||
+	     t->target_packet_bytes + a->headroom_bytes > a->buffer_bytes))
+		REJECT("traffic.target_packet_bytes = %u: must be 64..%u", t->target_packet_bytes,
+		       a->buffer_bytes - a->headroom_bytes);
+	if (t->rate_gbps > c->link_gbps * (1 + 1e-9))
+		REJECT("traffic.rate_gbps = %g: must be in (0, %g]", t->rate_gbps, c->link_gbps);
+	if (t->pattern == RXB_PATTERN_TARGET) {
+		for (uint32_t n = 0; n < sy->nics; n++)
+			if (t->target_core >= sy->cores_per_nic.v[n] || sy->cores_per_nic.v[n] < 2)
+				REJECT("traffic.target_core = %u: NIC %u has %u cores (pattern "
+				       "target needs 2 or more and the target among them)",
+				       t->target_core, n, sy->cores_per_nic.v[n]);
+		if (t->target_share <= 0 && t->target_rate_gbps <= 0)
+			REJECT("traffic.target_share = 0 and target_rate_gbps = 0: pattern target "
+			       "needs one of them");
+	}
+	if (t->pattern == RXB_PATTERN_TRACE && t->pcap[0] == '\0')
+		REJECT("traffic.pcap: required when traffic.pattern = 'trace'");
+	return 0;
+}
+
+/* What the simulator can build of a design. */
+static int check_arch(const struct sim_cfg *c, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &c->scn.arch;
+	const struct rxb_scn_system *sy = &c->scn.system;
+
+	if (a->name == RXB_ARCH_SPOOL && a->emulated)
+		REJECT("arch.emulated = true with arch.name = 'spool': the simulator models the "
+		       "emulator for privring, small_privring, shring, shring_list, dyn_shring "
+		       "and rxbisect");
+	if (a->name == RXB_ARCH_RXBISECT && a->association == RXB_ASSOC_PER_NIC) {
+		for (uint32_t n = 1; n < sy->nics; n++)
+			if (sy->cores_per_nic.v[n] != sy->cores_per_nic.v[0])
+				REJECT("arch.association = 'per_nic' with uneven "
+				       "system.cores_per_nic: the library's association groups "
+				       "are equal blocks of cores");
+	}
+	if (a->name == RXB_ARCH_RXBISECT && a->association == RXB_ASSOC_GROUPS &&
+	    sy->cores % a->groups)
+		REJECT("arch.groups = %u: must divide system.cores = %u", a->groups, sy->cores);
+	if (c->scn.workload.nf == RXB_NF_KIND_KVS && c->scn.workload.kvs_keys > UINT32_MAX)
+		REJECT("workload.kvs_keys = %llu: at most 2^32 - 1",
+		       (unsigned long long)c->scn.workload.kvs_keys);
+	return 0;
+}
+#undef REJECT
+
+/* Rules that involve several keys or the profile (single-key ranges are the
+ * table's, checked as each key is read). */
+static int check(const struct sim_cfg *c, struct rxb_err *err)
+{
+	int rc = check_cores(c, err);
+
+	if (rc == 0)
+		rc = check_run_profile(c, err);
+	if (rc == 0)
+		rc = check_traffic(c, err);
+	if (rc == 0)
+		rc = check_arch(c, err);
+	return rc;
+}
+
+static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
+{
+	int bad = 0;
+	uint32_t n_noc;
+	json_t *contract = json_object_get(root, "contract");
+	struct rd r, d;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (!json_is_object(root)) {
+		rxb_err_set(err, "config: not a JSON object");
+		return -EINVAL;
+	}
+	if (!json_is_integer(contract) || json_integer_value(contract) != 1) {
+		rxb_err_set(err, "contract: this engine speaks contract 1 (docs/engine-contract.md)");
+		return -EINVAL;
+	}
+	rc = parse_scenario(c, root, err);
+	if (rc != 0)
+		return rc;
+	r = section(root, "profile", err, &bad);
+	parse_profile(c, &r);
+	bad |= r.bad;
+	d = section(root, "derived", err, &bad);
+	n_noc = u32_list(&d, "nic_of_core", c->nic_of_core, RXB_MAX_CORES);
+	bad |= d.bad;
+	if (bad)
+		return -EINVAL;
+	if (n_noc != c->scn.system.cores) {
+		rxb_err_set(err, "derived.nic_of_core: %u entries for %u cores", n_noc,
+			    c->scn.system.cores);
+		return -EINVAL;
+	}
+	if (check(c, err) != 0)
+		return -EINVAL;
+	for (uint32_t k = 0, core = 0; k < c->scn.system.nics; k++)
+		for (uint32_t j = 0; j < c->scn.system.cores_per_nic.v[k]; j++, core++)
+			if (c->nic_of_core[core] != k) {
+				rxb_err_set(err, "derived.nic_of_core[%u] = %u: cores are numbered "
+					    "NIC by NIC (expected %u)", core, c->nic_of_core[core], k);
+				return -EINVAL;
+			}
+	return load_calib(c, root, err);
+}
+
+int simcfg_parse(struct sim_cfg *c, const char *text, struct rxb_err *err)
+{
+	json_error_t je;
+	json_t *root = json_loads(text, 0, &je);
+	int rc;
+
+	if (root == NULL) {
+		rxb_err_set(err, "config: line %d: %s", je.line, je.text);
+		return -EINVAL;
+	}
+	rc = parse_root(c, root, err);
+	json_decref(root);
+	return rc;
+}
+
+int simcfg_load(struct sim_cfg *c, const char *path, struct rxb_err *err)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	int rc;
+
+	if (root == NULL) {
+		rxb_err_set(err, "config '%s': %s (line %d)", path, je.text, je.line);
+		return -EINVAL;
+	}
+	rc = parse_root(c, root, err);
+	json_decref(root);
+	return rc;
+}
