@@ -392,31 +392,10 @@ int simcfg_parse_calibration(struct sim_calib *cal, const char *text, struct rxb
 		return -EINVAL;                  \
 	} while (0)
 
-/* The cores: per NIC (summing to system.cores), stalled and slow ones
- * that exist; no "auto" left. */
-static int check_cores(const struct sim_cfg *c, struct rxb_err *err)
+/* No "auto" left: the front end resolves every one before it writes the
+ * config (the engine contract). */
+static int check_resolved(const struct sim_cfg *c, struct rxb_err *err)
 {
-	const struct rxb_scn_system *sy = &c->scn.system;
-	/* In 64 bits: parse_root walks nic_of_core by these counts once their
-	 * sum equals system.cores, so a sum that wrapped around to it would
-	 * walk past the array (the table bounds each entry, this does not
-	 * depend on it). */
-	uint64_t sum = 0;
-
-	if (sy->cores_per_nic.n != sy->nics)
-		REJECT("system.cores_per_nic: %u entries for %u NICs", sy->cores_per_nic.n,
-		       sy->nics);
-	for (uint32_t n = 0; n < sy->nics; n++)
-		sum += sy->cores_per_nic.v[n];
-	if (sum != sy->cores)
-		REJECT("system.cores_per_nic sums to %llu, not system.cores = %u",
-		       (unsigned long long)sum, sy->cores);
-	for (uint32_t i = 0; i < sy->stalled_cores.n; i++)
-		if (sy->stalled_cores.v[i] >= sy->cores)
-			REJECT("system.stalled_cores: core %u does not exist", sy->stalled_cores.v[i]);
-	for (uint32_t i = 0; i < sy->slow_cores.n; i++)
-		if (sy->slow_cores.v[i] >= sy->cores)
-			REJECT("system.slow_cores: core %u does not exist", sy->slow_cores.v[i]);
 	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
 		const struct rxb_scn_key *k = &rxb_scn_keys[i];
 
@@ -428,30 +407,13 @@ static int check_cores(const struct sim_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
-/* The run's length and sampling, the profile's numbers. */
-static int check_run_profile(const struct sim_cfg *c, struct rxb_err *err)
+/* The profile's numbers the models divide by or index with. */
+static int check_profile(const struct sim_cfg *c, struct rxb_err *err)
 {
-	const struct rxb_scn_arch *a = &c->scn.arch;
-	const struct rxb_scn_system *sy = &c->scn.system;
-	const struct rxb_scn_run *run = &c->scn.run;
-
-	if (a->name == RXB_ARCH_SHRING_LIST && (uint64_t)a->rx_size * a->rxlist_batch > RXB_RING_MAX)
-		REJECT("arch.rxlist_batch = %u: arch.rx_size x arch.rxlist_batch = %llu buffer "
-		       "slots, at most %u", a->rxlist_batch,
-		       (unsigned long long)a->rx_size * a->rxlist_batch, RXB_RING_MAX);
-	if (run->warmup_ms >= run->duration_ms)
-		REJECT("run.warmup_ms = %g, run.duration_ms = %g: need 0 <= warmup < duration",
-		       run->warmup_ms, run->duration_ms);
-	if (run->duration_ms / run->sample_ms > RXB_SCN_MAX_SAMPLES)
-		REJECT("run.sample_ms = %g: run.duration_ms = %g would take more than %u samples",
-		       run->sample_ms, run->duration_ms, RXB_SCN_MAX_SAMPLES);
 	if (!(c->freq_ghz > 0) || !(c->pcie_gbps > 0) || !(c->link_gbps > 0))
 		REJECT("profile: cpu.freq_ghz, pcie.gbps and nic.link_gbps must be > 0");
 	if (c->llc_line != 64)
 		REJECT("profile.llc.line_bytes = %u: the LLC model has 64 B lines", c->llc_line);
-	if (sy->ddio_ways > c->llc_ways || sy->cat_ways >= c->llc_ways)
-		REJECT("system.ddio_ways = %u / cat_ways = %u: the LLC has %u ways", sy->ddio_ways,
-		       sy->cat_ways, c->llc_ways);
 	if (c->cqe_bytes == 0 || c->cqe_bytes > 4096 || c->desc_bytes == 0)
 		REJECT("profile.nic.cqe_bytes = %u, desc_bytes = %u: must be in 1..4096",
 		       c->cqe_bytes, c->desc_bytes);
@@ -460,58 +422,9 @@ static int check_run_profile(const struct sim_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
-/* Frames fit a buffer, the rate the link, a target core its NIC. */
-static int check_traffic(const struct sim_cfg *c, struct rxb_err *err)
+/* The key-value store indexes its keys in 32 bits. */
+static int check_kvs(const struct sim_cfg *c, struct rxb_err *err)
 {
-	const struct rxb_scn_arch *a = &c->scn.arch;
-	const struct rxb_scn_system *sy = &c->scn.system;
-	const struct rxb_scn_traffic *t = &c->scn.traffic;
-
-	if (t->packet_bytes + a->headroom_bytes > a->buffer_bytes)
-		REJECT("traffic.packet_bytes = %u: does not fit arch.buffer_bytes = %u",
-		       t->packet_bytes, a->buffer_bytes);
-	if (t->target_packet_bytes &&
-	    (t->target_packet_bytes < 64 ||
-	     t->target_packet_bytes + a->headroom_bytes > a->buffer_bytes))
-		REJECT("traffic.target_packet_bytes = %u: must be 64..%u", t->target_packet_bytes,
-		       a->buffer_bytes - a->headroom_bytes);
-	if (t->rate_gbps > c->link_gbps * (1 + 1e-9))
-		REJECT("traffic.rate_gbps = %g: must be in (0, %g]", t->rate_gbps, c->link_gbps);
-	if (t->pattern == RXB_PATTERN_TARGET) {
-		for (uint32_t n = 0; n < sy->nics; n++)
-			if (t->target_core >= sy->cores_per_nic.v[n] || sy->cores_per_nic.v[n] < 2)
-				REJECT("traffic.target_core = %u: NIC %u has %u cores (pattern "
-				       "target needs 2 or more and the target among them)",
-				       t->target_core, n, sy->cores_per_nic.v[n]);
-		if (t->target_share <= 0 && t->target_rate_gbps <= 0)
-			REJECT("traffic.target_share = 0 and target_rate_gbps = 0: pattern target "
-			       "needs one of them");
-	}
-	if (t->pattern == RXB_PATTERN_TRACE && t->pcap[0] == '\0')
-		REJECT("traffic.pcap: required when traffic.pattern = 'trace'");
-	return 0;
-}
-
-/* What the simulator can build of a design. */
-static int check_arch(const struct sim_cfg *c, struct rxb_err *err)
-{
-	const struct rxb_scn_arch *a = &c->scn.arch;
-	const struct rxb_scn_system *sy = &c->scn.system;
-
-	if (a->name == RXB_ARCH_SPOOL && a->emulated)
-		REJECT("arch.emulated = true with arch.name = 'spool': the simulator models the "
-		       "emulator for privring, small_privring, shring, shring_list, dyn_shring "
-		       "and rxbisect");
-	if (a->name == RXB_ARCH_RXBISECT && a->association == RXB_ASSOC_PER_NIC) {
-		for (uint32_t n = 1; n < sy->nics; n++)
-			if (sy->cores_per_nic.v[n] != sy->cores_per_nic.v[0])
-				REJECT("arch.association = 'per_nic' with uneven "
-				       "system.cores_per_nic: the library's association groups "
-				       "are equal blocks of cores");
-	}
-	if (a->name == RXB_ARCH_RXBISECT && a->association == RXB_ASSOC_GROUPS &&
-	    sy->cores % a->groups)
-		REJECT("arch.groups = %u: must divide system.cores = %u", a->groups, sy->cores);
 	if (c->scn.workload.nf == RXB_NF_KIND_KVS && c->scn.workload.kvs_keys > UINT32_MAX)
 		REJECT("workload.kvs_keys = %llu: at most 2^32 - 1",
 		       (unsigned long long)c->scn.workload.kvs_keys);
@@ -520,17 +433,25 @@ static int check_arch(const struct sim_cfg *c, struct rxb_err *err)
 #undef REJECT
 
 /* Rules that involve several keys or the profile (single-key ranges are the
- * table's, checked as each key is read). */
+ * table's, checked as each key is read): the scenario library's rules, the
+ * same ones and the same messages the front end and the emulator give, then
+ * what only this engine needs. The profile goes first: the rules divide by
+ * its numbers. */
 static int check(const struct sim_cfg *c, struct rxb_err *err)
 {
-	int rc = check_cores(c, err);
+	const struct rxb_scn_machine machine = {
+		.name = c->profile_name,
+		.llc_ways = c->llc_ways,
+		.link_gbps = c->link_gbps,
+	};
+	int rc = check_profile(c, err);
 
 	if (rc == 0)
-		rc = check_run_profile(c, err);
+		rc = check_resolved(c, err);
 	if (rc == 0)
-		rc = check_traffic(c, err);
+		rc = rxb_scn_check(&c->scn, &machine, RXB_ENGINE_SIM, err);
 	if (rc == 0)
-		rc = check_arch(c, err);
+		rc = check_kvs(c, err);
 	return rc;
 }
 

@@ -85,9 +85,10 @@ static void test_cores_per_nic(void)
 	CHECK(strstr(err.msg, "system.cores_per_nic") != NULL);
 	CHECK_EQ(parse("8", "[1024,1024]", noc8, &err), -EINVAL);
 	printf("  %s\n", err.msg);
-	CHECK(strstr(err.msg, "sums to 2048") != NULL);
+	CHECK(strstr(err.msg, "[1024, 1024]: needs 2 entries (one per NIC) adding up to "
+			    "system.cores = 8") != NULL);
 	CHECK_EQ(parse("8", "[4,5]", noc8, &err), -EINVAL);
-	CHECK(strstr(err.msg, "sums to 9") != NULL);
+	CHECK(strstr(err.msg, "[4, 5]: needs 2 entries") != NULL);
 	/* Each entry is at most RXB_MAX_CORES (the scenario table's bound). */
 	CHECK_EQ(parse("8", "[1025,1]", noc8, &err), -EINVAL);
 	printf("  %s\n", err.msg);
