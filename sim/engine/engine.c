@@ -16,6 +16,7 @@
 #include "core.h"
 #include "engine_int.h"
 #include "hog.h"
+#include "rxb/shape.h"
 #include "measure.h"
 #include "nic.h"
 #include "rxb/shring.h"
@@ -141,6 +142,7 @@ static int setup_iface(struct sim *s, struct rxb_err *err)
 		.buf_size = cfg->scn.arch.buffer_bytes,
 	};
 	struct rxb_iface_config ic;
+	struct rxb_iface_shape shape;
 
 	s->pool = rxb_pool_create(&pc, err);
 	if (s->pool == NULL)
@@ -148,11 +150,12 @@ static int setup_iface(struct sim *s, struct rxb_err *err)
 	alloc_setup(s);
 	rxb_scn_iface_config(&cfg->scn, cfg->desc_prefetch, (double)PS_PER_NS, &ic);
 	s->ifc = rxb_iface_create(&ic, s->allocs, err);
-	if (s->ifc == NULL)
+	if (s->ifc == NULL || rxb_iface_shape(&ic, &shape, err) != 0)
 		return err->code;
 	s->arch = cfg->scn.arch.name;
-	s->ndests = rxb_iface_n_dests(s->ifc);
-	s->nrings = cfg->scn.arch.name == RXB_ARCH_SPOOL ? rxb_iface_n_cores(s->ifc) : cfg->scn.system.cores;
+	s->ndests = shape.n_dests;
+	s->nrings = shape.n_cores; /* a completion ring per poller */
+	s->cq_entries = shape.rx_capacity;
 	if (rxb_iface_shring(s->ifc))
 		s->nsh = rxb_shring_n_rings(rxb_iface_shring(s->ifc));
 	return 0;
@@ -310,10 +313,6 @@ static uint64_t setup_address_map(struct sim *s)
 	}
 	s->ws_slots = cfg->scn.arch.pool_buffers + extra;
 	s->ws_bits = sim_xcalloc((s->ws_slots + 63) / 64, sizeof(uint64_t));
-	s->cq_entries = cfg->scn.arch.name == RXB_ARCH_RXBISECT ? cfg->scn.arch.bx_size :
-			cfg->scn.arch.name == RXB_ARCH_SPOOL ? (cfg->scn.arch.spool_high > cfg->scn.arch.rx_size ?
-						       cfg->scn.arch.spool_high : cfg->scn.arch.rx_size) :
-						      cfg->scn.arch.cr_size;
 	s->cq_ring_bytes = align_up((uint64_t)s->cq_entries * cfg->cqe_bytes, 4096);
 	s->cq_base = next;
 	next = align_up(next + s->cq_ring_bytes * s->nrings, HUGE_ALIGN);
