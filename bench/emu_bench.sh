@@ -6,16 +6,20 @@
 #   1. dpdk-testpmd io forwarding between two net_null vdevs on one forwarding core (the
 #      baseline of docs/emulator.md): per port the median Rx-pps of the 1 s periods after the
 #      first, summed over both ports = packets one core moves through two PMDs;
-#   2. rxb-emu --bench (docs/emulator.md "Benchmark mode"): per interface, the emulator lcore
-#      alone on a CPU dispatching from net_null with software RSS to sink workers
-#      (achieved_mpps, capacity_mpps at full bursts, cycles per packet), and the workers'
-#      receive + free cost per packet on one core (rx_ns, free_ns).
-# RUNS runs; medians go to bench/results/emu.json with every sample, each also as a ratio to
-# testpmd measured in the same invocation: dispatch Mpps / testpmd Mpps, and worker
-# (rx + free) ns / testpmd ns per forwarded packet.
+#   2. rxb-emu --bench (docs/emulator.md "Benchmark mode") once per NIC lcore count (1, 2, 4):
+#      per interface, the NIC lcores each on a CPU of their own when there are enough,
+#      dispatching from net_null with software RSS to sink workers (achieved_mpps,
+#      capacity_mpps at full bursts, NIC cycles per packet, the latency the NIC lcores add),
+#      and the workers' receive + free cost per packet on one core (rx_ns, free_ns).
+# RUNS runs; medians with every sample, each also as a ratio to testpmd measured in the same
+# invocation: dispatch Mpps / testpmd Mpps, and worker (rx + free) ns / testpmd ns per
+# forwarded packet. The lcore map comes from the CPUs this process may use (rxb-emu picks
+# it), so the script runs unchanged on a laptop and a many-core server.
 #   RXB_EMU_BENCH_RUNS       runs (default 3)
 #   RXB_EMU_BENCH_MS         rxb-emu --bench-ms per interface (default 300)
 #   RXB_EMU_BENCH_TESTPMD_S  seconds testpmd runs, start-up included (default 8)
+#   RXB_EMU_BENCH_LCORES     NIC lcore counts (default "1 2 4")
+#   RXB_EMU_BENCH_OUT        the JSON written (default BUILD_DIR/bench/emu.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +27,8 @@ BUILD=${1:-build}
 RUNS=${RXB_EMU_BENCH_RUNS:-3}
 MS=${RXB_EMU_BENCH_MS:-300}
 TPMD_S=${RXB_EMU_BENCH_TESTPMD_S:-8}
-RESULTS=bench/results
+LCORES=${RXB_EMU_BENCH_LCORES:-1 2 4}
+OUT=${RXB_EMU_BENCH_OUT:-$BUILD/bench/emu.json}
 BIN="$BUILD/emu/rxb-emu"
 
 if [ -f "$BUILD/CMakeCache.txt" ]; then
@@ -35,7 +40,7 @@ if [ ! -x "$BIN" ]; then
 fi
 TPMD=$(command -v dpdk-testpmd || true)
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
-mkdir -p "$RESULTS"
+mkdir -p "$(dirname "$OUT")"
 tmp=$(mktemp -d)
 prefix="rxb-tpmd-$$"
 cleanup() {
@@ -53,15 +58,18 @@ for i in $(seq "$RUNS"); do
       >"$tmp/tpmd.$i" 2>&1 </dev/null || true
     rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
   fi
-  echo "emu_bench: run $i/$RUNS: rxb-emu --bench --bench-ms $MS" >&2
-  "$BIN" --bench --bench-ms "$MS" >"$tmp/emu.$i.json" 2>"$tmp/emu.$i.err" ||
-    { cat "$tmp/emu.$i.err" >&2; exit 1; }
+  for n in $LCORES; do
+    echo "emu_bench: run $i/$RUNS: rxb-emu --bench --bench-ms $MS, $n NIC lcore(s)" >&2
+    "$BIN" --bench --bench-ms "$MS" --set "emu.nic_lcores=$n" >"$tmp/emu.$n.$i.json" \
+      2>"$tmp/emu.$n.$i.err" || { cat "$tmp/emu.$n.$i.err" >&2; exit 1; }
+  done
 done
 
-"$PY" - "$tmp" "$RESULTS/emu.json" "$RUNS" "$MS" "$TPMD_S" "${TPMD:-}" <<'PYEOF'
+"$PY" - "$tmp" "$OUT" "$RUNS" "$MS" "$TPMD_S" "${TPMD:-}" "$LCORES" <<'PYEOF'
 import datetime, json, os, re, statistics, sys
 tmp, out, tpmd = sys.argv[1], sys.argv[2], sys.argv[6]
 runs, ms, tpmd_s = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+lcores = [int(n) for n in sys.argv[7].split()]
 med = statistics.median
 
 def testpmd(path):
@@ -77,27 +85,41 @@ def testpmd(path):
 
 base = [testpmd(f"{tmp}/tpmd.{i}") for i in range(1, runs + 1)] if tpmd else []
 base = [b for b in base if b]
-emu = [json.load(open(f"{tmp}/emu.{i}.json")) for i in range(1, runs + 1)]
 tp_mpps = med([b["total_mpps"] for b in base]) if base else None
 tp_ns = 1e3 / tp_mpps if tp_mpps else None
+hz = None
 ratio = lambda a, b: round(a / b, 3) if a is not None and b else None  # noqa: E731
+rmed = lambda rows, k: round(med([r[k] for r in rows if r[k] is not None]), 3) \
+    if any(r[k] is not None for r in rows) else None  # noqa: E731
 
-dispatch, rx_cost = {}, {}
-for d in emu[0]["dispatch"]:
+def dispatch_of(emu):
+    """Per interface, medians over the runs of one NIC lcore count."""
+    table = {}
+    for d in emu[0]["dispatch"]:
+        a = d["arch"]
+        rows = [next(x for x in e["dispatch"] if x["arch"] == a) for e in emu]
+        assert all(r["conservation_ok"] for r in rows), a
+        m = {k: rmed(rows, k) for k in ("achieved_mpps", "capacity_mpps", "cycles_per_packet",
+                                        "loaded_cycles_per_packet", "idle_share",
+                                        "added_latency_ns")}
+        m["loaded_ns_per_packet"] = round(m["loaded_cycles_per_packet"] / hz * 1e9, 3) \
+            if m["loaded_cycles_per_packet"] else None
+        m["samples_achieved_mpps"] = [r["achieved_mpps"] for r in rows]
+        m["samples_capacity_mpps"] = [r["capacity_mpps"] for r in rows]
+        m["achieved_vs_testpmd"] = ratio(m["achieved_mpps"], tp_mpps)
+        m["capacity_vs_testpmd"] = ratio(m["capacity_mpps"], tp_mpps)
+        table[a] = m
+    return table
+
+emus = {n: [json.load(open(f"{tmp}/emu.{n}.{i}.json")) for i in range(1, runs + 1)]
+        for n in lcores}
+first = emus[lcores[0]]
+hz = first[0]["machine"]["tsc_hz"]
+by_lcores = {str(n): dispatch_of(emus[n]) for n in lcores}
+rx_cost = {}
+for d in first[0]["rx_cost"]:
     a = d["arch"]
-    rows = [next(x for x in e["dispatch"] if x["arch"] == a) for e in emu]
-    assert all(r["conservation_ok"] for r in rows), a
-    m = {k: round(med([r[k] for r in rows]), 3) for k in
-         ("achieved_mpps", "capacity_mpps", "cycles_per_packet", "loaded_cycles_per_packet",
-          "idle_share")}
-    m["samples_achieved_mpps"] = [r["achieved_mpps"] for r in rows]
-    m["samples_capacity_mpps"] = [r["capacity_mpps"] for r in rows]
-    m["achieved_vs_testpmd"] = ratio(m["achieved_mpps"], tp_mpps)
-    m["capacity_vs_testpmd"] = ratio(m["capacity_mpps"], tp_mpps)
-    dispatch[a] = m
-for d in emu[0]["rx_cost"]:
-    a = d["arch"]
-    rows = [next(x for x in e["rx_cost"] if x["arch"] == a) for e in emu]
+    rows = [next(x for x in e["rx_cost"] if x["arch"] == a) for e in first]
     m = {k: round(med([r[k] for r in rows]), 3) for k in ("rx_ns", "free_ns", "rx_cycles",
                                                           "free_cycles")}
     m["rx_free_ns"] = round(m["rx_ns"] + m["free_ns"], 3)
@@ -114,13 +136,15 @@ doc = {
                 "note": ("io forwarding, two net_null ports, one forwarding core: per port the "
                          "median Rx-pps after the first period, summed") if tpmd else
                         "dpdk-testpmd not installed: no baseline, ratios are null"},
-    "dispatch": dispatch,
+    "dispatch": by_lcores[str(lcores[0])],
+    "dispatch_by_nic_lcores": by_lcores,
     "rx_cost": rx_cost,
-    "ratios": {"dispatch": "achieved_mpps and capacity_mpps (full bursts) / testpmd total_mpps",
+    "ratios": {"dispatch": "achieved_mpps and capacity_mpps (full bursts, all NIC lcores) / "
+                           "testpmd total_mpps",
                "rx_cost": "(rx_ns + free_ns) / testpmd ns_per_pkt (= 1000 / total_mpps: one "
                           "core's cost to receive, forward and free a packet through PMDs)"},
-    "runs": runs, "bench_ms": ms,
-    "setup": emu[0].get("params"), "machine": emu[0].get("machine"),
+    "runs": runs, "bench_ms": ms, "nic_lcores": lcores,
+    "setup": first[0].get("params"), "machine": first[0].get("machine"),
     "online_cpus": os.cpu_count(),
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "command": "bash bench/emu_bench.sh",
@@ -128,17 +152,19 @@ doc = {
 json.dump(doc, open(out, "w"), indent=2)
 open(out, "a").write("\n")
 tp = f"{tp_mpps:.1f} Mpps ({tp_ns:.1f} ns/packet)" if tp_mpps else "n/a"
+fmt = lambda v, f: format(v, f) if v is not None else "n/a"  # noqa: E731
+times = lambda v: f"{v:.2f}x" if v is not None else "n/a"  # noqa: E731
 print(f"emulator vs dpdk-testpmd io forwarding on one core ({tp}), medians of {runs} runs:")
-print(f"  {'':15s} {'dispatch (emulator lcore)':^40s}   {'worker receive':^22s}")
-print(f"  {'interface':15s} {'achieved':>9s} {'capacity':>9s} {'cyc/pkt':>8s} {'cap/tpmd':>10s}"
-      f"   {'rx+free ns':>10s} {'/tpmd ns':>10s}")
-for a in dispatch:
-    d, r = dispatch[a], rx_cost.get(a, {})
-    vs = lambda v: f"{v:.2f}x" if v is not None else "n/a"  # noqa: E731
-    print(f"  {a:15s} {d['achieved_mpps']:8.2f}M {d['capacity_mpps']:8.2f}M "
-          f"{d['loaded_cycles_per_packet']:8.1f} {vs(d['capacity_vs_testpmd']):>10s}   "
-          f"{r.get('rx_free_ns', float('nan')):10.2f} {vs(r.get('rx_free_vs_testpmd_ns')):>10s}")
-print("  achieved: one sink worker; capacity: TSC Hz / cycles per packet of full-burst loops "
-      "(cyc/pkt)")
+for n in lcores:
+    print(f"  {n} NIC lcore(s)   {'achieved':>9s} {'capacity':>9s} {'cyc/pkt':>8s} {'ns/pkt':>7s}"
+          f" {'cap/tpmd':>9s} {'added ns':>9s}   {'rx+free ns':>10s} {'/tpmd ns':>9s}")
+    for a, d in by_lcores[str(n)].items():
+        r = rx_cost.get(a, {})
+        print(f"  {a:15s} {fmt(d['achieved_mpps'], '8.2f')}M {fmt(d['capacity_mpps'], '8.2f')}M "
+              f"{fmt(d['loaded_cycles_per_packet'], '8.1f')} {fmt(d['loaded_ns_per_packet'], '7.1f')}"
+              f" {times(d['capacity_vs_testpmd']):>9s} {fmt(d['added_latency_ns'], '9.0f')}   "
+              f"{fmt(r.get('rx_free_ns'), '10.2f')} {times(r.get('rx_free_vs_testpmd_ns')):>9s}")
+print("  achieved: sink workers; capacity: NIC lcores x TSC Hz / cycles per packet of full-burst "
+      "loops (cyc/pkt, ns/pkt: one NIC lcore); added: ns a packet spends in a NIC lcore")
 print(f"wrote {out}")
 PYEOF

@@ -127,6 +127,12 @@ struct rxb_emu_result {
 	uint64_t emu_sw_hash, emu_port_hash, emu_steer_fixups;
 	double emu_mpps, emu_idle_share, emu_cycles_per_pkt;
 	double emu_loaded_cycles_per_pkt;   /* over loops that dispatched >= 16 packets */
+	/* The emulation cost (what hardware would not add): NIC lcores, the
+	 * NIC-side cycles per packet of one of them at full bursts (the
+	 * loaded figure), and the mean time a packet spends in a NIC lcore's
+	 * hands, from its burst leaving the wire to the burst's last completion. */
+	uint32_t emu_nic_lcores;
+	double emu_held_ns;
 	uint64_t emu_loaded_pkts;
 	uint64_t phys_slots, virt_slots;     /* buffers the rings can hold */
 	uint64_t dma_bytes;                   /* bytes written into buffers by the source */
@@ -167,6 +173,10 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
  * with a net_null source and software RSS, and the workers' receive cost
  * per interface; one JSON object on f. */
 int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err);
+/* What the benchmark changes in each design's configuration so that
+ * emu.nic_lcores NIC lcores each get a physical queue of their own (shRing:
+ * a shared ring each; rxBisect: an association set each). */
+void rxb_emu_bench_shard(struct rxb_emu_cfg *c);
 
 /* Remove an EAL runtime directory (/var/run/dpdk/<file-prefix>) after
  * rte_eal_cleanup(), so runs with a prefix of their own leave nothing. */

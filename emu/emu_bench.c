@@ -7,8 +7,11 @@
  *            spreads them), software Toeplitz RSS, workers that free what
  *            they receive (emu.sink). Reported: dispatched Mpps achieved,
  *            emulator cycles per dispatched packet over its busy loops, and
- *            the capacity that implies (TSC Hz / cycles), which does not
- *            depend on whether the workers kept up.
+ *            the capacity that implies (TSC Hz / cycles × NIC lcores),
+ *            which does not depend on whether the workers kept up, and
+ *            the latency the NIC lcores add. With emu.nic_lcores = N,
+ *            shRing gets a shared ring and rxBisect an association set
+ *            per NIC lcore (what sharding needs).
  *  rx_cost   the workers' receive call on one core, hot caches: the bench
  *            plays the NIC (fetch + deliver 32 packets to core 0 with the
  *            design's verbs), then times rxb_iface_rx() (refills from a DPDK
@@ -153,6 +156,22 @@ static void jnum(FILE *f, const char *k, double v, bool comma)
 		fprintf(f, "\"%s\": null%s", k, comma ? ", " : "");
 }
 
+/* Several NIC lcores need as many physical queues (each lcore then owns its
+ * queues' sources and destinations). */
+void rxb_emu_bench_shard(struct rxb_emu_cfg *c)
+{
+	uint32_t n = c->scn.emu.nic_lcores;
+
+	if (n <= 1)
+		return;
+	if (c->scn.arch.name == RXB_ARCH_SHRING || c->scn.arch.name == RXB_ARCH_SHRING_LIST)
+		c->scn.arch.share_degree = RTE_MAX(c->scn.system.cores / n, 1u);
+	if (c->scn.arch.name == RXB_ARCH_RXBISECT) {
+		c->scn.arch.association = RXB_ASSOC_GROUPS;
+		c->scn.arch.groups = n;
+	}
+}
+
 int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err)
 {
 	struct rxb_emu_result *r = calloc(1, sizeof(*r));
@@ -167,8 +186,9 @@ int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb
 		"\"lcores\": %u, \"tsc_hz\": %.0f}, ", model, rte_lcore_count(), hz);
 	fprintf(f, "\"params\": {\"system.cores\": %u, \"traffic.packet_bytes\": %u, "
 		"\"traffic.flows\": %u, \"bench_ms\": %g, \"emu.source\": \"null\", "
-		"\"emu.rss\": \"sw\"}, \"dispatch\": [", base->scn.system.cores, base->scn.traffic.packet_bytes, base->scn.traffic.flows,
-		ms);
+		"\"emu.rss\": \"sw\", \"emu.nic_lcores\": %u}, \"dispatch\": [",
+		base->scn.system.cores, base->scn.traffic.packet_bytes, base->scn.traffic.flows, ms,
+		base->scn.emu.nic_lcores);
 	for (size_t k = 0; k < RTE_DIM(bench_archs); k++) {
 		struct rxb_emu_cfg c = *base;
 
@@ -178,6 +198,7 @@ int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb
 		c.scn.run.warmup_ms = ms / 10;
 		c.scn.emu.telemetry = false;
 		c.scn.emu.progress = false;
+		rxb_emu_bench_shard(&c);
 		rc = rxb_emu_run(&c, r, err);
 		if (rc != 0)
 			break;
@@ -189,7 +210,8 @@ int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb
 		jnum(f, "loaded_share", r->emu_dispatched ?
 			 (double)r->emu_loaded_pkts / (double)r->emu_dispatched : NAN, true);
 		jnum(f, "capacity_mpps", r->emu_loaded_cycles_per_pkt > 0 ?
-			 hz / r->emu_loaded_cycles_per_pkt / 1e6 : NAN, true);
+			 hz / r->emu_loaded_cycles_per_pkt * r->emu_nic_lcores / 1e6 : NAN, true);
+		jnum(f, "added_latency_ns", r->emu_held_ns, true);
 		jnum(f, "idle_share", r->emu_idle_share, true);
 		jnum(f, "workers_mpps", r->throughput_mpps, true);
 		fprintf(f, "\"dispatched\": %llu, \"swaps\": %llu, \"conservation_ok\": %s}",

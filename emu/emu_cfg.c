@@ -83,11 +83,50 @@ uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c)
 
 uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c)
 {
-	return c->scn.system.cores + (c->scn.arch.emulated ? 1 : 0) + (c->scn.emu.source == RXB_EMU_SOURCE_GEN ? 1 : 0);
+	return c->scn.system.cores + (c->scn.arch.emulated ? c->scn.emu.nic_lcores : 0) +
+	       (c->scn.emu.source == RXB_EMU_SOURCE_GEN ? 1 : 0);
 }
 
 /* Set the message and return -EINVAL, in one expression. */
 #define CFG_FAIL(err, ...) (rxb_err_set((err), __VA_ARGS__), -EINVAL)
+
+/* Several NIC lcores split the physical queues; each queue's sources and
+ * destinations must then be its own (docs/emulator.md "Several NIC
+ * lcores"). */
+static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
+{
+	static const char *const what[RXB_ARCHS] = {
+		[RXB_ARCH_PRIVRING] = "one per core",
+		[RXB_ARCH_SMALL_PRIVRING] = "one per core",
+		[RXB_ARCH_SHRING] = "one per shared ring: system.cores / arch.share_degree",
+		[RXB_ARCH_SHRING_LIST] = "one per shared ring: system.cores / arch.share_degree",
+		[RXB_ARCH_RXBISECT] = "one per association set: arch.association = per_nic "
+				      "or groups makes more",
+		[RXB_ARCH_SPOOL] = "one per spool queue",
+	};
+	uint32_t n = c->scn.emu.nic_lcores, q = rxb_emu_phys_queues(c);
+	const char *arch = rxb_arch_name[c->scn.arch.name];
+
+	if (n == 1)
+		return 0;
+	if (!c->scn.arch.emulated)
+		return CFG_FAIL(err, "emu.nic_lcores = %u with arch.emulated = false: no emulator "
+				"lcore runs (the port's queues feed the workers); allowed: 1", n);
+	if (c->scn.arch.name == RXB_ARCH_DYN_SHRING)
+		return CFG_FAIL(err, "emu.nic_lcores = %u with arch.name = dyn_shring: a core's "
+				"private and shared rings switch at one point in one NIC's order; "
+				"allowed: 1", n);
+	if (c->scn.arch.name == RXB_ARCH_RXBISECT && c->scn.arch.coalesce)
+		return CFG_FAIL(err, "emu.nic_lcores = %u with arch.coalesce = true: held notices "
+				"are flushed by one timer over every Bx; allowed: 1, or "
+				"arch.coalesce = false", n);
+	if (n > q)
+		return CFG_FAIL(err, "emu.nic_lcores = %u: %s has %u physical queue%s here (%s), "
+				"and each is served by one NIC lcore so that no source or "
+				"destination has two writers; allowed: 1..%u", n, arch, q,
+				q == 1 ? "" : "s", what[c->scn.arch.name], q);
+	return 0;
+}
 
 int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 {
@@ -212,6 +251,8 @@ int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 	if (c->scn.workload.nf == RXB_NF_KIND_KVS && c->scn.emu.source == RXB_EMU_SOURCE_NULL)
 		return CFG_FAIL(err, "workload.nf = kvs with emu.source = null: KV requests come "
 				"from the generator or a trace; allowed: emu.source = gen, pcap, port");
+	if (check_nic_lcores(c, err) != 0)
+		return -EINVAL;
 	if (c->scn.arch.alloc_cache > 0 && c->scn.arch.pool_buffers != RXB_SCN_AUTO &&
 	    c->scn.arch.alloc_cache * 3 / 2 > c->scn.arch.pool_buffers) {
 		rxb_err_set(err, "arch.alloc_cache = %u: too large for arch.pool_buffers = %u "

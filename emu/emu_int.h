@@ -11,6 +11,7 @@
 #define RXB_EMU_INT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -57,6 +58,7 @@ struct emu_src {
 	                        * the order the library will consume them */
 	uint32_t mask, head, tail;
 	uint32_t holes;        /* exp[head .. head+holes) are in E's hands, empty */
+	uint32_t staged;       /* packets of the burst being staged from it */
 	uint32_t pq;           /* physical queue it feeds */
 	uint32_t size;         /* its capacity */
 };
@@ -82,6 +84,7 @@ struct emu_pq {
 	uint32_t src_first, src_n, src_rr;  /* E: sources feeding it */
 	uint32_t core_first, core_n;        /* destinations packets of this queue may go to */
 	uint32_t set;                       /* dyn: 0 private set, 1 shared set */
+	uint32_t nic;                       /* the NIC lcore (e->nic) that serves it */
 	/* E (W native): the pcap queue reached its end. Relaxed: the thread
 	 * that sets it took the queue's packets itself; others only end a
 	 * phase on it. */
@@ -126,9 +129,13 @@ struct emu_worker {
 	_Atomic int done;
 } __rte_cache_aligned;
 
-/* Emulator (NIC) counters, E-written. */
+/* Emulator (NIC) counters, written by their NIC lcore. */
 struct emu_nstats {
 	rxb_counter_t loops, idle_loops, busy_cyc, idle_cyc;
+	rxb_counter_t held_cyc, held_pkts;   /* per packet, summed: cycles from its burst
+	                                      * leaving the wire to the burst's last
+	                                      * completion (the latency E adds), over
+	                                      * the held_pkts of bursts not preempted */
 	rxb_counter_t dispatched, fetched, mismatch, swaps, hole_returns, holes_max;
 	rxb_counter_t sw_hash, port_hash, steer_fixups, dma_bytes;
 	rxb_counter_t ws_distinct, ws_max;   /* working set: distinct buffers per window */
@@ -136,6 +143,23 @@ struct emu_nstats {
 	                                      * within 200 µs (not preempted) */
 	rxb_counter_t mode_switches;         /* dyn: ring-set switches applied */
 };
+
+/* One emulator (NIC) lcore: it serves physical queues [pq_first, pq_first +
+ * pq_n), and with them their sources and the destinations those may
+ * deliver to, which no other NIC lcore touches (the library's one-NIC-
+ * writer rule, docs/emulator.md "Several NIC lcores"). */
+struct emu_nic {
+	struct emu *e;
+	uint32_t id;
+	uint32_t pq_first, pq_n;
+	bool holes_pending;           /* some source of its queues has holes */
+	struct emu_nstats ns;
+	/* S: this lcore's loop counter as the generator last saw it move, and
+	 * when (its own line: the lcore's counters are written beside it) */
+	struct {
+		uint64_t loops, at;
+	} beat __rte_cache_aligned;
+} __rte_cache_aligned;
 
 /* Per destination, S-written: packets the source offered to it and those
  * the physical queue could not take (no buffer), by cause. */
@@ -198,7 +222,8 @@ struct emu {
 	 *                         set it, relaxed
 	 *   emu_stop  M -> E      release: the source stopped, empty the
 	 *                         physical side
-	 *   emu_done  E -> W, M   release: E's last deliveries are in the rings
+	 *   emu_done  E -> W, M   release: counts the NIC lcores done, each
+	 *                         after its last deliveries are in the rings
 	 *   drain     M -> W      release: stop once the rings are empty
 	 *   quit      any -> all  abort, relaxed */
 	_Atomic int gen_stop, src_done, emu_stop, emu_done, drain, quit;
@@ -206,14 +231,14 @@ struct emu {
 	 * requested in the library reaches E before its first packet. */
 	_Atomic uint32_t ctl_mode;    /* M -> S: dyn ring set to steer to */
 	_Atomic uint32_t gen_mode;    /* S -> E: set the generator steers to now */
-	uint32_t applied_mode;        /* E */
-	bool holes_pending;           /* E: some source has holes */
+	uint32_t applied_mode;        /* E (only one NIC lcore with dyn_shring) */
 	bool has_mbm;                 /* resctrl MBM readable */
 	_Atomic uint64_t warm;        /* M -> W: bumped at the end of warm-up (relaxed) */
 	_Atomic uint32_t ws_epoch;    /* M -> E: working-set window (relaxed) */
 	uint64_t t_start, t_warm, t_stop;
 
-	struct emu_nstats ns;         /* E */
+	uint32_t n_nic;               /* NIC lcores (emu.nic_lcores) */
+	struct emu_nic *nic;
 	struct emu_dstats *d;         /* per dest (n_dest) */
 	rxb_counter_t gen_late, gen_pipeline; /* S */
 	uint64_t in_use_max;          /* M */
@@ -230,9 +255,21 @@ void emu_pq_destroy(struct emu_pq *pq);
 int emu_pq_take(struct emu_pq *pq, struct rte_mbuf **m, unsigned n);
 unsigned emu_pq_avail(const struct emu_pq *pq);
 
-/* ---- emu_nic.c: the emulator lcore ---- */
-int emu_nic_main(void *arg);
-/* E or M (before launch): fetch from the sources of pq into its fill ring. */
+/* ---- emu_nic.c: the emulator lcores ---- */
+int emu_nic_main(void *arg); /* arg: its struct emu_nic */
+/* Split the physical queues between the NIC lcores (e->n_nic of e->nic). */
+void emu_nic_shard(struct emu *e);
+/* Counter `field` (offsetof in struct emu_nstats) summed over the NIC lcores. */
+uint64_t emu_ns_sum(const struct emu *e, size_t field);
+#define EMU_NS(e, name) emu_ns_sum((e), offsetof(struct emu_nstats, name))
+/* acquire: pairs with the release of each NIC lcore's emu_done increment;
+ * every NIC lcore's last deliveries are in the rings, its counters final. */
+static inline bool emu_nics_done(struct emu *e)
+{
+	return atomic_load_explicit(&e->emu_done, memory_order_acquire) == (int)e->n_nic;
+}
+/* pq's NIC lcore, or M before launch: fetch from the sources of pq into
+ * its fill ring. */
 unsigned emu_refill(struct emu *e, struct emu_pq *pq);
 /* The destination core of a packet, and the physical queue it arrives on. */
 uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool have_dport);

@@ -108,6 +108,22 @@ static void params(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_re
 	fprintf(f, "}, ");
 }
 
+/* What the emulation costs beyond what the NIC it plays would: the NIC
+ * thread's cycles and ns per packet (one lcore, full bursts) and the
+ * latency it adds (time in a NIC lcore's hands). */
+static void emulation_cost(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+{
+	double hz = (double)r->tsc_hz, cyc = r->emu_loaded_cycles_per_pkt;
+	bool e = c->scn.arch.emulated;
+
+	fprintf(f, "\"cost\": {");
+	num(f, "nic_cycles_per_packet", e ? cyc : NAN, true);
+	num(f, "nic_ns_per_packet", e && hz > 0 ? cyc / hz * 1e9 : NAN, true);
+	num(f, "capacity_mpps", e && cyc > 0 ? hz / cyc * r->emu_nic_lcores / 1e6 : NAN, true);
+	num(f, "added_latency_ns", e ? r->emu_held_ns : NAN, false);
+	fprintf(f, "}, ");
+}
+
 void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
 {
 	double buf_mib = (double)c->scn.arch.buffer_bytes / 1048576.0;
@@ -179,6 +195,8 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 	num(f, "idle_share", c->scn.arch.emulated ? r->emu_idle_share : NAN, true);
 	num(f, "loaded_cycles_per_packet", c->scn.arch.emulated ? r->emu_loaded_cycles_per_pkt : NAN, true);
 	u64(f, "loaded_packets", r->emu_loaded_pkts, true);
+	u64(f, "nic_lcores", r->emu_nic_lcores, true);
+	emulation_cost(f, c, r);
 	u64(f, "dispatched", r->emu_dispatched, true);
 	u64(f, "fetched", r->emu_fetched, true);
 	u64(f, "buffer_mismatch", r->emu_mismatch, true);

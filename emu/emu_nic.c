@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The emulator lcore: the NIC of the design under test, in software.
+ * The emulator (NIC) lcores: the NIC of the design under test, in software.
+ * Each serves its own block of physical queues (emu_nic_shard), and with
+ * them their sources and destinations, which no other NIC lcore touches.
  *
- * Every loop it (1) fetches posted descriptors from the design's virtual
- * rings (rxb_iface_nic_fetch) into the fill rings of the physical queues
- * they feed, stamping each buffer with its source ring; (2) polls the
- * physical queues, and for each packet restores the workers' mempool, takes
- * the port's RSS hash or computes it, steers by RETA, and delivers it from
- * its source ring (rxb_iface_deliver_from), checking the library used the
- * very buffer the packet is in; (3) gives buffers held back by a drop
- * ("holes") back to the physical queue once that is safe.
+ * Every loop a NIC lcore (1) fetches posted descriptors from the design's
+ * virtual rings (rxb_iface_nic_fetch) into the fill rings of its physical
+ * queues, stamping each buffer with its source ring; (2) polls its physical
+ * queues, and per burst classifies every packet (restores the workers'
+ * mempool, takes the port's RSS hash or computes it, steers by RETA), then
+ * delivers the packets from their source rings, as one
+ * rxb_iface_deliver_burst() while they sit in their sources' next buffers,
+ * checking the library used the very buffer each packet is in; (3) gives
+ * buffers held back by a drop ("holes") back to the physical queue once
+ * that is safe.
  *
  * Virtual rings are the library's NIC-side sources (include/rxb/iface.h):
  * e->src[k] is source k, as emu_run.c adds them in the library's order
@@ -70,6 +74,7 @@ uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
 
 unsigned emu_refill(struct emu *e, struct emu_pq *pq)
 {
+	struct emu_nstats *ns = &e->nic[pq->nic].ns;
 	rxb_buf_t bufs[EMU_FETCH_CHUNK];
 	uint32_t room = rte_ring_free_count(pq->fill);
 	unsigned total = 0;
@@ -94,19 +99,39 @@ unsigned emu_refill(struct emu *e, struct emu_pq *pq)
 		}
 		if (got != 0 &&
 		    rte_ring_sp_enqueue_bulk(pq->fill, (void **)bufs, got, NULL) != got)
-			rxb_counter_add(&e->ns.mismatch, got); /* cannot happen: room was checked */
+			rxb_counter_add(&ns->mismatch, got); /* cannot happen: room was checked */
 		room -= got;
 		total += got;
 	}
 	pq->src_rr++;
 	if (total != 0) {
 		rxb_counter_add(&pq->fetched, total);
-		rxb_counter_add(&e->ns.fetched, total);
+		rxb_counter_add(&ns->fetched, total);
 	}
 	return total;
 }
 
 /* ------------------------------------------------------------ dispatch */
+
+/* What a burst adds to the NIC lcore's counters, added once per burst: the
+ * counters are shared lines the control thread reads, so one store each per
+ * burst instead of one per packet. */
+struct burst_cnt {
+	uint64_t port_hash, sw_hash, fixups, dma_bytes, ws_distinct;
+	uint64_t swaps, mismatch, dispatched;
+};
+
+static void burst_cnt_flush(struct emu_nstats *ns, const struct burst_cnt *c)
+{
+	rxb_counter_add(&ns->port_hash, c->port_hash);
+	rxb_counter_add(&ns->sw_hash, c->sw_hash);
+	rxb_counter_add(&ns->steer_fixups, c->fixups);
+	rxb_counter_add(&ns->dma_bytes, c->dma_bytes);
+	rxb_counter_add(&ns->ws_distinct, c->ws_distinct);
+	rxb_counter_add(&ns->swaps, c->swaps);
+	rxb_counter_add(&ns->mismatch, c->mismatch);
+	rxb_counter_add(&ns->dispatched, c->dispatched);
+}
 
 /* Give hole h the packet m carries (pointers and metadata only); m gets
  * h's empty data area. Both come from the same mempool, so the areas have
@@ -134,41 +159,26 @@ static void swap_area(struct rte_mbuf *h, struct rte_mbuf *m)
 	mh->epoch = mm->epoch;
 }
 
-/* spool: steering picks a port, which must be one this queue serves. */
-static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint64_t now,
-		     uint32_t epoch, bool spool)
+/* The destination of packet m (RSS, RETA, KV steering), kept within the
+ * destinations the buffers of queue pq may serve. */
+static uint32_t steer(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, bool spool,
+		      uint32_t *hash, struct burst_cnt *c)
 {
-	struct emu_meta *mt = emu_meta(m);
-	uint32_t si = mt->src, hash, core;
-	struct rxb_rx_meta meta = { 0 };
-	struct rxb_delivery d;
-	struct emu_src *s;
-	struct rte_mbuf *h, *use = m;
 	uint16_t dport = 0;
 	bool have_dport = false;
-	int rc;
+	uint32_t core;
 
-	m->pool = e->wpool;
-	if (si >= e->n_src) {
-		rxb_counter_add(&e->ns.mismatch, 1); /* not a buffer we handed out */
-		return;
-	}
-	s = &e->src[si];
-	if (mt->epoch != epoch) {
-		mt->epoch = epoch;
-		rxb_counter_add(&e->ns.ws_distinct, 1);
-	}
 	if (e->cfg->scn.emu.rss == RXB_EMU_RSS_PORT && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) &&
 	    !e->kv_steer) {
-		hash = m->hash.rss;
-		rxb_counter_add(&e->ns.port_hash, 1);
+		*hash = m->hash.rss;
+		c->port_hash++;
 	} else {
-		hash = rxb_rss_frame(&e->rss, rte_pktmbuf_mtod(m, const uint8_t *),
+		*hash = rxb_rss_frame(&e->rss, rte_pktmbuf_mtod(m, const uint8_t *),
 				      rte_pktmbuf_data_len(m), &dport);
 		have_dport = true;
-		rxb_counter_add(&e->ns.sw_hash, 1);
+		c->sw_hash++;
 	}
-	core = emu_core_of(e, hash, dport, have_dport);
+	core = emu_core_of(e, *hash, dport, have_dport);
 	if (spool) {
 		/* spool: core is the packet's port (RETA over the ports, as the
 		 * generator steered it); it must belong to this queue. */
@@ -177,100 +187,212 @@ static void dispatch(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		if (emu_pq_of_core(e, core, 0) != q) {
 			uint32_t per = (e->n_dest - q + e->n_pq - 1) / e->n_pq;
 
-			core = e->cfg->scn.arch.spool_mode == RXB_SPOOL_BASIC ? q + (hash % per) * e->n_pq : q;
-			rxb_counter_add(&e->ns.steer_fixups, 1);
+			core = e->cfg->scn.arch.spool_mode == RXB_SPOOL_BASIC ? q + (*hash % per) * e->n_pq : q;
+			c->fixups++;
 		}
 	} else if (core - pq->core_first >= pq->core_n) {
 		/* The port steered differently from our RETA (a real NIC's own
 		 * RSS): pick among the cores this queue's buffers may serve. */
-		core = pq->core_first + hash % pq->core_n;
-		rxb_counter_add(&e->ns.steer_fixups, 1);
+		core = pq->core_first + *hash % pq->core_n;
+		c->fixups++;
 	}
+	return core;
+}
+
+/* Everything about packet m that does not depend on other packets' fate:
+ * its source, destination and delivery metadata. False: m is not a buffer
+ * the emulator handed out (counted, skipped). */
+static bool classify(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint64_t now,
+		     uint32_t epoch, bool spool, struct rxb_rx_meta *meta, uint32_t *src,
+		     struct burst_cnt *c)
+{
+	struct emu_meta *mt = emu_meta(m);
+	uint32_t hash;
+
+	m->pool = e->wpool;
+	*src = mt->src;
+	if (*src >= e->n_src) {
+		c->mismatch++;
+		return false;
+	}
+	if (mt->epoch != epoch) {
+		mt->epoch = epoch;
+		c->ws_distinct++;
+	}
+	*meta = (struct rxb_rx_meta){ .len = rte_pktmbuf_pkt_len(m), .now = now };
+	meta->dest = steer(e, pq, m, spool, &hash, c);
+	meta->hash = hash;
 	if (e->cfg->scn.emu.source != RXB_EMU_SOURCE_GEN)
 		mt->t_arr = now;
-	rxb_counter_add(&e->ns.dma_bytes, rte_pktmbuf_pkt_len(m));
+	c->dma_bytes += meta->len;
+	return true;
+}
 
-	h = (struct rte_mbuf *)(uintptr_t)s->exp[s->head & s->mask];
+/* After the library handled a packet in buffer `use` of source s. */
+static void settle(struct emu_nic *nic, struct emu_src *s, struct rte_mbuf *use,
+		   const struct rxb_delivery *d, struct burst_cnt *c)
+{
+	if (d->buf != RXB_BUF_NONE) {
+		/* Consumed: the library must have used the buffer the packet is in. */
+		c->mismatch += d->buf != (rxb_buf_t)(uintptr_t)use;
+		s->head++;
+		return;
+	}
+	/* Dropped before consuming: the buffer (or, after a swap, the packet's
+	 * own one, now empty) becomes the ring's last hole. */
+	s->holes++;
+	nic->holes_pending = true;
+	if (s->holes > rxb_counter_read(&nic->ns.holes_max))
+		atomic_store_explicit(&nic->ns.holes_max, s->holes, memory_order_relaxed);
+}
+
+/* One packet whose buffer is not its source's next (holes, or a PMD that
+ * reordered buffers): delivered alone, as the hole it fills. */
+static void deliver_one(struct emu_nic *nic, struct rte_mbuf *m, uint32_t si,
+			const struct rxb_rx_meta *meta, struct burst_cnt *c)
+{
+	struct emu *e = nic->e;
+	struct emu_src *s = &e->src[si];
+	struct rte_mbuf *h = (struct rte_mbuf *)(uintptr_t)s->exp[s->head & s->mask], *use = m;
+	struct rxb_delivery d;
+
 	if (h != m) {
 		if (s->holes == 0 ||
 		    (struct rte_mbuf *)(uintptr_t)s->exp[(s->head + s->holes) & s->mask] != m) {
-			rxb_counter_add(&e->ns.mismatch, 1); /* the PMD reordered buffers */
+			c->mismatch++; /* the PMD reordered buffers */
 		} else {
 			swap_area(h, m);
 			use = h;
-			rxb_counter_add(&e->ns.swaps, 1);
+			c->swaps++;
 		}
 	}
-	meta.len = rte_pktmbuf_pkt_len(use);
-	meta.hash = hash;
-	meta.dest = core;
-	meta.now = now;
 	/* From the ring the buffer came from. Dynamic shRing: the first packet
 	 * of the set E switched to (applied_mode) also switches the library's
 	 * NIC, which publishes it to the cores. */
-	rc = rxb_iface_deliver_from(e->iface, si, &meta, &d);
-	rxb_counter_add(&e->ns.dispatched, 1);
-	if (rc < 0) {
-		rxb_counter_add(&e->ns.mismatch, 1);
+	c->dispatched++;
+	if (rxb_iface_deliver_from(e->iface, si, meta, &d) < 0) {
+		c->mismatch++;
 		return;
 	}
-	if (d.buf != RXB_BUF_NONE) {
-		/* Consumed: the library must have used the buffer the packet is in. */
-		if (d.buf != (rxb_buf_t)(uintptr_t)use)
-			rxb_counter_add(&e->ns.mismatch, 1);
-		s->head++;
-	} else {
-		/* Dropped before consuming: the buffer (or, after a swap, the
-		 * packet's own one, now empty) becomes the ring's last hole. */
-		s->holes++;
-		e->holes_pending = true;
-		if (s->holes > rxb_counter_read(&e->ns.holes_max))
-			atomic_store_explicit(&e->ns.holes_max, s->holes, memory_order_relaxed);
+	settle(nic, s, use, &d, c);
+}
+
+/* How many of the packets from the first on are each in their source's
+ * next buffer, counting the ones before them as consumed (s->staged): a
+ * burst of them needs no swap. Leaves s->staged set for unstage(). */
+static unsigned stage(struct emu *e, struct rte_mbuf **pk, const uint32_t *src, unsigned n)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++) {
+		struct emu_src *s = &e->src[src[k]];
+
+		if (s->holes != 0 ||
+		    (struct rte_mbuf *)(uintptr_t)s->exp[(s->head + s->staged) & s->mask] != pk[k])
+			break;
+		s->staged++;
+	}
+	return k;
+}
+
+static void unstage(struct emu *e, const uint32_t *src, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		e->src[src[k]].staged = 0;
+}
+
+/* Deliver n classified packets in order: runs of packets in their
+ * sources' next buffers as one burst (the common case), stopping after a
+ * drop since it leaves a hole the next packets of that source must fill;
+ * any other packet alone. */
+static void deliver_all(struct emu_nic *nic, struct rte_mbuf **pk, const uint32_t *src,
+			const struct rxb_rx_meta *meta, unsigned n, struct burst_cnt *c)
+{
+	struct emu *e = nic->e;
+	struct rxb_delivery d[EMU_BURST];
+
+	for (unsigned k = 0; k < n;) {
+		unsigned run = stage(e, pk + k, src + k, n - k), got;
+
+		if (run == 0) {
+			deliver_one(nic, pk[k], src[k], &meta[k], c);
+			k++;
+			continue;
+		}
+		got = rxb_iface_deliver_burst(e->iface, src + k, meta + k, run, d,
+					      RXB_BURST_STOP_ON_DROP);
+		unstage(e, src + k, run);
+		for (unsigned j = 0; j < got; j++)
+			settle(nic, &e->src[src[k + j]], pk[k + j], &d[j], c);
+		c->dispatched += got;
+		if (got < run && (got == 0 || d[got - 1].drop < 0)) {
+			c->mismatch++; /* refused: not a source of its destination */
+			c->dispatched++;
+			got++;
+		}
+		k += got;
 	}
 }
 
-/* Holes go back to the physical queue once none of their ring's buffers is
- * left there: they then come back first, in the library's order. */
-static bool return_holes(struct emu *e)
+/* Holes of source i go back to its physical queue once none of its buffers
+ * is left there: they then come back first, in the library's order.
+ * Returns whether holes remain. */
+static bool return_src_holes(struct emu *e, uint32_t i, struct emu_nstats *ns)
 {
+	struct emu_src *s = &e->src[i];
+	struct emu_pq *pq = &e->pq[s->pq];
+	void *bufs[EMU_FETCH_CHUNK];
+
+	if (s->holes == 0)
+		return false;
+	if (emu_src_out(s) != s->holes)
+		return true;
+	for (uint32_t k = 0; k < s->holes;) {
+		unsigned n = RTE_MIN(s->holes - k, EMU_FETCH_CHUNK);
+
+		for (unsigned j = 0; j < n; j++) {
+			struct rte_mbuf *m =
+				(struct rte_mbuf *)(uintptr_t)s->exp[(s->head + k + j) & s->mask];
+
+			m->pool = pq->vpool;
+			bufs[j] = m;
+		}
+		if (rte_ring_sp_enqueue_bulk(pq->fill, bufs, n, NULL) != n)
+			rxb_counter_add(&ns->mismatch, n);
+		k += n;
+	}
+	s->holes = 0;
+	return false;
+}
+
+/* The holes of this NIC lcore's sources. */
+static bool return_holes(struct emu_nic *nic)
+{
+	struct emu *e = nic->e;
 	bool left = false;
 
-	for (uint32_t i = 0; i < e->n_src; i++) {
-		struct emu_src *s = &e->src[i];
-		struct emu_pq *pq;
-		void *bufs[EMU_FETCH_CHUNK];
+	for (uint32_t q = nic->pq_first; q < nic->pq_first + nic->pq_n; q++) {
+		const struct emu_pq *pq = &e->pq[q];
 
-		if (s->holes == 0)
-			continue;
-		if (emu_src_out(s) != s->holes) {
-			left = true;
-			continue;
+		for (uint32_t i = pq->src_first; i < pq->src_first + pq->src_n; i++) {
+			uint32_t before = e->src[i].holes;
+			bool l = return_src_holes(e, i, &nic->ns);
+
+			if (before != 0 && !l)
+				rxb_counter_add(&nic->ns.hole_returns, 1);
+			left = left || l;
 		}
-		pq = &e->pq[s->pq];
-		for (uint32_t k = 0; k < s->holes;) {
-			unsigned n = RTE_MIN(s->holes - k, EMU_FETCH_CHUNK);
-
-			for (unsigned j = 0; j < n; j++) {
-				struct rte_mbuf *m =
-					(struct rte_mbuf *)(uintptr_t)s->exp[(s->head + k + j) & s->mask];
-
-				m->pool = pq->vpool;
-				bufs[j] = m;
-			}
-			if (rte_ring_sp_enqueue_bulk(pq->fill, bufs, n, NULL) != n)
-				rxb_counter_add(&e->ns.mismatch, n);
-			k += n;
-		}
-		s->holes = 0;
-		rxb_counter_add(&e->ns.hole_returns, 1);
 	}
 	return left;
 }
 
-/* Is anything still inside the physical side (filled, not yet dispatched)? */
-static bool physical_busy(struct emu *e, uint32_t only_set, bool by_set)
+/* Is anything still inside this lcore's physical side (filled, not yet
+ * dispatched)? */
+static bool physical_busy(struct emu_nic *nic, uint32_t only_set, bool by_set)
 {
-	for (uint32_t q = 0; q < e->n_pq; q++) {
+	struct emu *e = nic->e;
+
+	for (uint32_t q = nic->pq_first; q < nic->pq_first + nic->pq_n; q++) {
 		if (by_set && e->pq[q].set != only_set)
 			continue;
 		if (e->pq[q].wire != NULL && rte_ring_count(e->pq[q].wire) != 0)
@@ -279,11 +401,41 @@ static bool physical_busy(struct emu *e, uint32_t only_set, bool by_set)
 	return false;
 }
 
-static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint32_t epoch,
+/* Packets handled this far ahead are prefetched. */
+#define EMU_PREFETCH_AHEAD 4u
+
+/* Prefetch what classify() reads of an mbuf: its header and, for software
+ * RSS, the packet headers (last written on another CPU). */
+static inline void prefetch_pkt(struct rte_mbuf *m)
+{
+	rte_prefetch0(m);
+	rte_prefetch0(rte_pktmbuf_mtod(m, void *));
+}
+
+/* Every packet of a burst of n waited in E's hands from t0 (just before it
+ * was taken off the wire) to here, its burst's last completion. Bursts a
+ * preemption stretched past 200 µs are left out, as in the loaded cycles:
+ * they measure the scheduler. */
+static void held(struct emu_nic *nic, uint64_t t0, unsigned n)
+{
+	uint64_t t = rte_rdtsc() - t0;
+
+	if (t >= nic->e->hz / 5000)
+		return;
+	rxb_counter_add(&nic->ns.held_cyc, t * n);
+	rxb_counter_add(&nic->ns.held_pkts, n);
+}
+
+static unsigned poll_queue(struct emu_nic *nic, struct emu_pq *pq, uint64_t now, uint32_t epoch,
 			   bool spool)
 {
+	struct emu *e = nic->e;
 	struct rte_mbuf *pkts[EMU_BURST];
-	unsigned want = EMU_BURST, n;
+	struct rxb_rx_meta meta[EMU_BURST];
+	uint32_t src[EMU_BURST];
+	struct burst_cnt c = { 0 };
+	unsigned want = EMU_BURST, n, nv = 0;
+	uint64_t t0;
 
 	if (e->pmd_allocates) {
 		/* Ask for no more than there are buffers: net_null fails a burst
@@ -293,22 +445,132 @@ static unsigned poll_queue(struct emu *e, struct emu_pq *pq, uint64_t now, uint3
 		if (want == 0 || atomic_load_explicit(&pq->eof, memory_order_relaxed))
 			return 0;
 	}
+	t0 = rte_rdtsc();
 	n = rte_eth_rx_burst(e->in_port, pq->qid, pkts, (uint16_t)want);
 	if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < want)
 		atomic_store_explicit(&pq->eof, true, memory_order_relaxed);
+	if (n == 0)
+		return 0;
+	for (unsigned i = 0; i < RTE_MIN(n, EMU_PREFETCH_AHEAD); i++)
+		prefetch_pkt(pkts[i]);
 	for (unsigned i = 0; i < n; i++) {
-		if (i + 1 < n)
-			rte_prefetch0(pkts[i + 1]);
-		dispatch(e, pq, pkts[i], now, epoch, spool);
+		if (i + EMU_PREFETCH_AHEAD < n)
+			prefetch_pkt(pkts[i + EMU_PREFETCH_AHEAD]);
+		if (classify(e, pq, pkts[i], now, epoch, spool, &meta[nv], &src[nv], &c))
+			pkts[nv++] = pkts[i];
 	}
-	if (n != 0)
-		rxb_counter_add(&pq->received, n);
+	deliver_all(nic, pkts, src, meta, nv, &c);
+	burst_cnt_flush(&nic->ns, &c);
+	held(nic, t0, n);
+	rxb_counter_add(&pq->received, n);
 	return n;
+}
+
+/* Queues q of this lcore in [pq_first, pq_first + pq_n). */
+static unsigned refill_all(struct emu_nic *nic)
+{
+	unsigned work = 0;
+
+	for (uint32_t q = nic->pq_first; q < nic->pq_first + nic->pq_n; q++)
+		work += emu_refill(nic->e, &nic->e->pq[q]);
+	return work;
+}
+
+static unsigned poll_all(struct emu_nic *nic, uint64_t now, uint32_t epoch, bool dyn, bool spool)
+{
+	struct emu *e = nic->e;
+	unsigned pkts = 0;
+
+	for (uint32_t q = nic->pq_first; q < nic->pq_first + nic->pq_n; q++) {
+		if (dyn && e->pq[q].set != e->applied_mode)
+			continue; /* not steered to; drained before the switch */
+		pkts += poll_queue(nic, &e->pq[q], now, epoch, spool);
+	}
+	return pkts;
+}
+
+/* Dynamic shRing (one NIC lcore): move to the set the generator steers to
+ * once nothing of the old set is left in the physical side. */
+static void dyn_follow(struct emu_nic *nic)
+{
+	struct emu *e = nic->e;
+	/* acquire: pairs with the release in emu_gen_main(); its last enqueue
+	 * to the old set is visible, and so is the switch the controller
+	 * requested in the library (ctl_mode). */
+	uint32_t gm = atomic_load_explicit(&e->gen_mode, memory_order_acquire);
+
+	if (gm != e->applied_mode && !physical_busy(nic, e->applied_mode, true)) {
+		e->applied_mode = gm;
+		rxb_counter_add(&nic->ns.mode_switches, 1);
+	}
+}
+
+/* A new working-set window: keep the last one's count if it was the most. */
+static void ws_window(struct emu_nic *nic)
+{
+	uint64_t dist = rxb_counter_read(&nic->ns.ws_distinct);
+
+	if (dist > rxb_counter_read(&nic->ns.ws_max))
+		atomic_store_explicit(&nic->ns.ws_max, dist, memory_order_relaxed);
+	atomic_store_explicit(&nic->ns.ws_distinct, 0, memory_order_relaxed);
+}
+
+/* Time accounting of one loop from `last` to `t`. */
+static void account(struct emu_nic *nic, uint64_t last, uint64_t t, unsigned work,
+		    unsigned pkts, uint64_t *idle_polls)
+{
+	struct emu_nstats *ns = &nic->ns;
+
+	rxb_counter_add(&ns->loops, 1);
+	if (work == 0) {
+		rxb_counter_add(&ns->idle_cyc, t - last);
+		rxb_counter_add(&ns->idle_loops, 1);
+		(*idle_polls)++;
+		return;
+	}
+	rxb_counter_add(&ns->busy_cyc, t - last);
+	/* Full-burst loops that were not preempted (a scheduler slice is
+	 * milliseconds; such a loop takes microseconds): the emulator's own
+	 * cost per packet. */
+	if (pkts >= EMU_BURST / 2 && t - last < nic->e->hz / 5000) {
+		rxb_counter_add(&ns->full_cyc, t - last);
+		rxb_counter_add(&ns->full_pkts, pkts);
+	}
+	*idle_polls = 0;
+}
+
+/* relaxed: a trace that ran dry only ends the control loop; the packets it
+ * gave are handed over with emu_done. Any NIC lcore may notice. */
+static void note_pcap_end(struct emu *e)
+{
+	bool all = true;
+
+	if (e->cfg->scn.emu.source != RXB_EMU_SOURCE_PCAP ||
+	    atomic_load_explicit(&e->src_done, memory_order_relaxed))
+		return;
+	for (uint32_t q = 0; q < e->n_pq; q++)
+		all = all && atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed);
+	if (all)
+		atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
+}
+
+static bool should_stop(struct emu_nic *nic, uint64_t idle_polls)
+{
+	struct emu *e = nic->e;
+
+	if (atomic_load_explicit(&e->quit, memory_order_relaxed))
+		return true;
+	/* acquire: pairs with the release in rxb_emu_run()'s drain; the
+	 * source's last packets are visible, so empty wire rings stay empty. */
+	return atomic_load_explicit(&e->emu_stop, memory_order_acquire) &&
+	       !physical_busy(nic, 0, false) &&
+	       (e->cfg->scn.emu.source != RXB_EMU_SOURCE_PORT || idle_polls > 1000);
 }
 
 int emu_nic_main(void *arg)
 {
-	struct emu *e = arg;
+	struct emu_nic *nic = arg;
+	struct emu *e = nic->e;
 	const bool dyn = e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING;
 	const bool spool = e->cfg->scn.arch.name == RXB_ARCH_SPOOL;
 	const bool coalesce = e->cfg->scn.arch.coalesce &&
@@ -316,90 +578,64 @@ int emu_nic_main(void *arg)
 	uint32_t epoch = atomic_load_explicit(&e->ws_epoch, memory_order_relaxed);
 	uint64_t last = rte_rdtsc(), idle_polls = 0;
 
-	for (;;) {
+	do {
 		uint64_t now = rte_rdtsc(), t;
-		unsigned work = 0, pkts = 0;
+		unsigned work, pkts;
 		uint32_t ep = atomic_load_explicit(&e->ws_epoch, memory_order_relaxed);
 
 		if (ep != epoch) {
-			uint64_t dist = rxb_counter_read(&e->ns.ws_distinct);
-
-			if (dist > rxb_counter_read(&e->ns.ws_max))
-				atomic_store_explicit(&e->ns.ws_max, dist, memory_order_relaxed);
-			atomic_store_explicit(&e->ns.ws_distinct, 0, memory_order_relaxed);
+			ws_window(nic);
 			epoch = ep;
 		}
-		for (uint32_t q = 0; q < e->n_pq; q++)
-			work += emu_refill(e, &e->pq[q]);
-		for (uint32_t q = 0; q < e->n_pq; q++) {
-			if (dyn && e->pq[q].set != e->applied_mode)
-				continue; /* not steered to; drained before the switch */
-			pkts += poll_queue(e, &e->pq[q], now, epoch, spool);
-		}
+		work = refill_all(nic);
+		pkts = poll_all(nic, now, epoch, dyn, spool);
 		work += pkts;
-		if (dyn) {
-			/* acquire: pairs with the release in emu_gen_main(); its
-			 * last enqueue to the old set is visible, and so is the
-			 * switch the controller requested in the library (ctl_mode). */
-			uint32_t gm = atomic_load_explicit(&e->gen_mode, memory_order_acquire);
-
-			if (gm != e->applied_mode && !physical_busy(e, e->applied_mode, true)) {
-				e->applied_mode = gm;
-				rxb_counter_add(&e->ns.mode_switches, 1);
-			}
-		}
-		if (e->holes_pending)
-			e->holes_pending = return_holes(e);
-		if (coalesce)
+		if (dyn)
+			dyn_follow(nic);
+		if (nic->holes_pending)
+			nic->holes_pending = return_holes(nic);
+		if (coalesce) /* one NIC lcore (emu_nic_shard) */
 			work += rxb_iface_tick(e->iface, now);
-
 		t = rte_rdtsc();
-		rxb_counter_add(&e->ns.loops, 1);
-		if (work != 0) {
-			rxb_counter_add(&e->ns.busy_cyc, t - last);
-			/* Full-burst loops that were not preempted (a scheduler
-			 * slice is milliseconds; such a loop takes microseconds):
-			 * the emulator's own cost per packet. */
-			if (pkts >= EMU_BURST / 2 && t - last < e->hz / 5000) {
-				rxb_counter_add(&e->ns.full_cyc, t - last);
-				rxb_counter_add(&e->ns.full_pkts, pkts);
-			}
-			idle_polls = 0;
-		} else {
-			rxb_counter_add(&e->ns.idle_cyc, t - last);
-			rxb_counter_add(&e->ns.idle_loops, 1);
-			idle_polls++;
-		}
+		account(nic, last, t, work, pkts, &idle_polls);
 		last = t;
-
-		/* relaxed: a trace that ran dry only ends the control loop; the
-		 * packets it gave are handed over with emu_done */
-		if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP &&
-		    !atomic_load_explicit(&e->src_done, memory_order_relaxed)) {
-			bool all = true;
-
-			for (uint32_t q = 0; q < e->n_pq; q++)
-				all = all && atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed);
-			if (all)
-				atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
-		}
-		if (atomic_load_explicit(&e->quit, memory_order_relaxed))
-			break;
-		/* acquire: pairs with the release in rxb_emu_run()'s drain; the
-		 * source's last packets are visible, so empty wire rings stay empty. */
-		if (atomic_load_explicit(&e->emu_stop, memory_order_acquire) &&
-		    !physical_busy(e, 0, false) &&
-		    (e->cfg->scn.emu.source != RXB_EMU_SOURCE_PORT || idle_polls > 1000))
-			break;
-	}
+		note_pcap_end(e);
+	} while (!should_stop(nic, idle_polls));
 	/* Coalesced notices still held: write them now, so the owners refill
 	 * and the workers drain them before they stop. */
 	if (coalesce)
 		rxb_iface_tick(e->iface, UINT64_MAX);
-	/* release: pairs with the acquires in drained() (emu_worker.c) and
-	 * all_done() (emu_run.c); every delivery and held notice is in the
-	 * rings, so a worker that sees emu_done and an empty ring is drained,
-	 * and the counters are final. */
-	atomic_store_explicit(&e->emu_done, 1, memory_order_release);
+	/* release: pairs with the acquires in emu_nics_done() (emu_worker.c's
+	 * drained(), emu_run.c's all_done()); this lcore's deliveries and held
+	 * notices are in the rings, so a worker that sees every NIC lcore done
+	 * and an empty ring is drained, and the counters are final. */
+	atomic_fetch_add_explicit(&e->emu_done, 1, memory_order_release);
 	return 0;
+}
+
+/* Contiguous blocks of physical queues, as even as they divide. A queue's
+ * sources and destinations are its own (dynamic shRing, whose core c has a
+ * private and a shared queue, runs on one lcore: rxb_emu_cfg_check). */
+void emu_nic_shard(struct emu *e)
+{
+	for (uint32_t j = 0; j < e->n_nic; j++) {
+		struct emu_nic *nic = &e->nic[j];
+		uint32_t first = (uint32_t)((uint64_t)j * e->n_pq / e->n_nic);
+
+		nic->e = e;
+		nic->id = j;
+		nic->pq_first = first;
+		nic->pq_n = (uint32_t)((uint64_t)(j + 1) * e->n_pq / e->n_nic) - first;
+		for (uint32_t q = first; q < first + nic->pq_n; q++)
+			e->pq[q].nic = j;
+	}
+}
+
+uint64_t emu_ns_sum(const struct emu *e, size_t field)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t j = 0; j < e->n_nic; j++)
+		sum += rxb_counter_read((const rxb_counter_t *)((const char *)&e->nic[j].ns + field));
+	return sum;
 }

@@ -151,6 +151,18 @@ static int build_queues(struct emu *e)
 	return rc;
 }
 
+/* The NIC lcores and the queues each serves (none without emulation). */
+static int make_nics(struct emu *e)
+{
+	e->n_nic = e->cfg->scn.arch.emulated ? e->cfg->scn.emu.nic_lcores : 0;
+	e->nic = rte_zmalloc("rxb_nic", sizeof(*e->nic) * RTE_MAX(e->n_nic, 1u),
+			     RTE_CACHE_LINE_SIZE);
+	if (e->nic == NULL)
+		return -ENOMEM;
+	emu_nic_shard(e);
+	return 0;
+}
+
 static int create_queues(struct emu *e, struct rxb_err *err)
 {
 	for (uint32_t q = 0; e->cfg->scn.arch.emulated && q < e->n_pq; q++) {
@@ -387,7 +399,7 @@ static uint64_t src_offered(struct emu *e, uint64_t *bytes)
 	} else if (e->cfg->scn.arch.emulated) {
 		for (uint32_t q = 0; q < e->n_pq; q++)
 			n += rxb_counter_read(&e->pq[q].received);
-		b = rxb_counter_read(&e->ns.dma_bytes);
+		b = EMU_NS(e, dma_bytes);
 	} else {
 		for (uint32_t w = 0; w < e->cores; w++) {
 			n += rxb_counter_read(&e->w[w].st.received);
@@ -408,10 +420,10 @@ static void take_snap(struct emu *e, struct snap *s)
 		s->processed += rxb_counter_read(&e->w[w].st.processed);
 		s->wire_bytes += rxb_counter_read(&e->w[w].st.wire_bytes);
 	}
-	s->dispatched = rxb_counter_read(&e->ns.dispatched);
+	s->dispatched = EMU_NS(e, dispatched);
 	s->has_mbm = e->has_mbm && mbm_read(&s->mbm) == 0;
-	s->busy = rxb_counter_read(&e->ns.busy_cyc);
-	s->idle = rxb_counter_read(&e->ns.idle_cyc);
+	s->busy = EMU_NS(e, busy_cyc);
+	s->idle = EMU_NS(e, idle_cyc);
 }
 
 static void sample_occupancy(struct emu *e)
@@ -551,14 +563,14 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 	rxb_iface_census(e->iface, &cs, &err);
 	r->in_flight = resid + cs.in_entries + (received - processed);
 	r->packets_ok = false;
-	if (rxb_counter_read(&e->ns.mismatch) != 0)
+	if (EMU_NS(e, mismatch) != 0)
 		snprintf(r->packets_msg, sizeof(r->packets_msg),
 			 "%lu deliveries used another buffer than the packet's",
-			 rxb_counter_read(&e->ns.mismatch));
-	else if (cs.offered != rxb_counter_read(&e->ns.dispatched))
+			 EMU_NS(e, mismatch));
+	else if (cs.offered != EMU_NS(e, dispatched))
 		snprintf(r->packets_msg, sizeof(r->packets_msg),
 			 "library offered %lu != emulator dispatched %lu", cs.offered,
-			 rxb_counter_read(&e->ns.dispatched));
+			 EMU_NS(e, dispatched));
 	else if (cs.received != received)
 		snprintf(r->packets_msg, sizeof(r->packets_msg),
 			 "library received %lu != workers received %lu", cs.received, received);
@@ -647,7 +659,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	double dt = (double)(b->t - a->t) / (double)e->hz;
 	uint64_t hist[EMU_HIST_BUCKETS] = { 0 }, lat_n = 0, lat_sum = 0, lat_max = 0;
 	uint64_t rx = 0, al = 0, app = 0, proc = 0, occ_sum = 0, occ_n = 0, dropped = 0;
-	uint64_t busy = rxb_counter_read(&e->ns.busy_cyc), idle = rxb_counter_read(&e->ns.idle_cyc);
+	uint64_t busy = EMU_NS(e, busy_cyc), idle = EMU_NS(e, idle_cyc);
 	struct rxb_shring *sh = e->iface != NULL ? rxb_iface_shring(e->iface) : NULL;
 
 	r->tsc_hz = e->hz;
@@ -736,26 +748,29 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		r->lat_mean = r->lat_p50 = r->lat_p99 = r->lat_p999 = r->lat_max = NAN;
 	}
 
-	r->emu_dispatched = rxb_counter_read(&e->ns.dispatched);
-	r->emu_fetched = rxb_counter_read(&e->ns.fetched);
-	r->emu_loops = rxb_counter_read(&e->ns.loops);
-	r->emu_idle_loops = rxb_counter_read(&e->ns.idle_loops);
+	r->emu_dispatched = EMU_NS(e, dispatched);
+	r->emu_fetched = EMU_NS(e, fetched);
+	r->emu_loops = EMU_NS(e, loops);
+	r->emu_idle_loops = EMU_NS(e, idle_loops);
 	r->emu_busy_cycles = busy;
 	r->emu_idle_cycles = idle;
 	r->emu_idle_share = busy + idle ? (double)idle / (double)(busy + idle) : 0;
 	r->emu_cycles_per_pkt = r->emu_dispatched ? (double)busy / (double)r->emu_dispatched : 0;
-	r->emu_loaded_pkts = rxb_counter_read(&e->ns.full_pkts);
+	r->emu_loaded_pkts = EMU_NS(e, full_pkts);
 	r->emu_loaded_cycles_per_pkt = r->emu_loaded_pkts ?
-		(double)rxb_counter_read(&e->ns.full_cyc) / (double)r->emu_loaded_pkts : NAN;
-	r->emu_mismatch = rxb_counter_read(&e->ns.mismatch);
-	r->emu_swaps = rxb_counter_read(&e->ns.swaps);
-	r->emu_hole_returns = rxb_counter_read(&e->ns.hole_returns);
-	r->emu_holes_max = rxb_counter_read(&e->ns.holes_max);
-	r->emu_sw_hash = rxb_counter_read(&e->ns.sw_hash);
-	r->emu_port_hash = rxb_counter_read(&e->ns.port_hash);
-	r->emu_steer_fixups = rxb_counter_read(&e->ns.steer_fixups);
-	r->emu_ws_max = RTE_MAX(rxb_counter_read(&e->ns.ws_max),
-				rxb_counter_read(&e->ns.ws_distinct));
+		(double)EMU_NS(e, full_cyc) / (double)r->emu_loaded_pkts : NAN;
+	r->emu_nic_lcores = e->n_nic;
+	r->emu_held_ns = EMU_NS(e, held_pkts) ? (double)EMU_NS(e, held_cyc) /
+			 (double)EMU_NS(e, held_pkts) / (double)e->hz * 1e9 : NAN;
+	r->emu_mismatch = EMU_NS(e, mismatch);
+	r->emu_swaps = EMU_NS(e, swaps);
+	r->emu_hole_returns = EMU_NS(e, hole_returns);
+	r->emu_holes_max = EMU_NS(e, holes_max);
+	r->emu_sw_hash = EMU_NS(e, sw_hash);
+	r->emu_port_hash = EMU_NS(e, port_hash);
+	r->emu_steer_fixups = EMU_NS(e, steer_fixups);
+	r->emu_ws_max = RTE_MAX(EMU_NS(e, ws_max),
+				EMU_NS(e, ws_distinct));
 	r->dma_bytes = src_offered(e, NULL) ? b->offered_bytes : 0;
 	for (uint32_t i = 0; i < e->n_src; i++)
 		r->virt_slots += e->src[i].size;
@@ -784,7 +799,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 
 		/* Switches the NIC made; the controller confirms one only once
 		 * every core has moved (a stalled core delays that). */
-		r->mode_switches = rxb_counter_read(&e->ns.mode_switches);
+		r->mode_switches = EMU_NS(e, mode_switches);
 		r->mode_switches_confirmed = rxb_counter_read(&dc->stats.switched_to_shared) +
 					     rxb_counter_read(&dc->stats.switched_to_private);
 		snprintf(r->dyn_mode_end, sizeof(r->dyn_mode_end), "%s",
@@ -815,6 +830,7 @@ static void teardown(struct emu *e)
 	rte_free(e->allocs);
 	rte_free(e->src);
 	rte_free(e->pq);
+	rte_free(e->nic);
 	rte_free(e->qposted);
 	rte_free(e->d);
 	rte_free(e);
@@ -832,8 +848,8 @@ static int launch(struct emu *e, struct rxb_err *err)
 		if (k < e->cores) {
 			e->w[k].lcore = lcore;
 			rc = rte_eal_remote_launch(emu_worker_main, &e->w[k], lcore);
-		} else if (k == e->cores && e->cfg->scn.arch.emulated) {
-			rc = rte_eal_remote_launch(emu_nic_main, e, lcore);
+		} else if (k < e->cores + e->n_nic) {
+			rc = rte_eal_remote_launch(emu_nic_main, &e->nic[k - e->cores], lcore);
 		} else {
 			rc = rte_eal_remote_launch(emu_gen_main, e, lcore);
 		}
@@ -849,12 +865,12 @@ static int launch(struct emu *e, struct rxb_err *err)
 static bool all_done(struct emu *e)
 {
 	/* acquire: pairs with the releases at the end of emu_worker_main() and
-	 * emu_nic_main(); each lcore's final counters are visible. */
+	 * (in emu_nics_done) emu_nic_main(); each lcore's final counters are
+	 * visible. */
 	for (uint32_t w = 0; w < e->cores; w++)
 		if (!atomic_load_explicit(&e->w[w].done, memory_order_acquire))
 			return false;
-	return !e->cfg->scn.arch.emulated ||
-	       atomic_load_explicit(&e->emu_done, memory_order_acquire);
+	return emu_nics_done(e);
 }
 
 static void progress(struct emu *e, uint64_t now)
@@ -1016,6 +1032,8 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	if (rc != 0)
 		goto fail;
 	rc = build_queues(e);
+	if (rc == 0)
+		rc = make_nics(e);
 	if (rc == 0)
 		rc = make_pools(e, err);
 	else

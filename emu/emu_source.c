@@ -146,7 +146,6 @@ struct gen_ctx {
 	struct rte_mbuf **out;   /* [n_pq][EMU_BURST] */
 	unsigned *n_out;
 	unsigned *room;          /* native: free slots left per queue */
-	uint64_t emu_loops, emu_seen; /* the emulator's heartbeat, last seen */
 };
 
 static uint32_t flow_core(struct emu *e, const struct rxb_gen_pkt_info *pi, uint32_t *hash)
@@ -159,25 +158,27 @@ static uint32_t flow_core(struct emu *e, const struct rxb_gen_pkt_info *pi, uint
 	return emu_core_of(e, *hash, dport, true);
 }
 
-/* Why a packet found no buffer: the design's cause (its rings had no
- * buffer for the physical queue), or RXB_DROP_PIPELINE when the software
- * NIC was not running at all (its loop counter has not moved for 50 µs: the
- * emulator lcore was preempted, which happens when lcores share CPUs). An
+/* Why a packet found no buffer in physical queue pq: the design's cause
+ * (its rings had no buffer for the queue), or RXB_DROP_PIPELINE when the
+ * NIC lcore serving the queue was not running at all (its loop counter has
+ * not moved for 50 µs: it was preempted, which happens when lcores share
+ * CPUs). An
  * emulator that runs but cannot keep up shows as an idle share near 0 and a
  * standing backlog on the physical side (emulator.backlog_max), with drops
  * of the design's cause: no instantaneous test tells "an infinitely fast
  * emulator would have had a buffer" apart from "the worker is slow". */
-static void count_drop(struct emu *e, struct gen_ctx *x, uint32_t core, uint64_t now)
+static void count_drop(struct emu *e, const struct emu_pq *pq, uint32_t core, uint64_t now)
 {
 	enum rxb_drop_cause cause = emu_nodesc_cause(e);
 
 	if (e->cfg->scn.arch.emulated) {
-		uint64_t loops = rxb_counter_read(&e->ns.loops);
+		struct emu_nic *nic = &e->nic[pq->nic];
+		uint64_t loops = rxb_counter_read(&nic->ns.loops);
 
-		if (loops != x->emu_loops) {
-			x->emu_loops = loops;
-			x->emu_seen = now;
-		} else if (now - x->emu_seen > e->hz / 20000) {
+		if (loops != nic->beat.loops) {
+			nic->beat.loops = loops;
+			nic->beat.at = now;
+		} else if (now - nic->beat.at > e->hz / 20000) {
 			cause = RXB_DROP_PIPELINE;
 			rxb_counter_add(&e->gen_pipeline, 1);
 		}
@@ -224,7 +225,7 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t 
 
 			rxb_counter_add(&e->d[core].offered, 1);
 			rxb_counter_add(&e->d[core].bytes, x->stage[i]->pkt_len);
-			count_drop(e, x, core, now);
+			count_drop(e, pq, core, now);
 		}
 	}
 }
@@ -253,7 +254,7 @@ static void burst_copy(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t no
 			m = rte_pktmbuf_alloc(e->wpool);
 		}
 		if (m == NULL) {
-			count_drop(e, x, core, now);
+			count_drop(e, pq, core, now);
 			continue;
 		}
 		rte_memcpy(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_mtod(s, void *), s->data_len);

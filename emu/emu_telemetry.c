@@ -46,18 +46,19 @@ static int tel_emulator(const char *cmd, const char *params, struct rte_tel_data
 	rte_tel_data_add_dict_int(d, "emulated", e->cfg->scn.arch.emulated);
 	rte_tel_data_add_dict_u64(d, "workers", e->cores);
 	rte_tel_data_add_dict_u64(d, "phys_queues", e->n_pq);
-	rte_tel_data_add_dict_u64(d, "dispatched", rxb_counter_read(&e->ns.dispatched));
+	rte_tel_data_add_dict_u64(d, "nic_lcores", e->n_nic);
+	rte_tel_data_add_dict_u64(d, "dispatched", EMU_NS(e, dispatched));
 	rte_tel_data_add_dict_u64(d, "dispatch_kpps",
 				  atomic_load_explicit(&e->tel_mpps_milli, memory_order_relaxed));
 	rte_tel_data_add_dict_u64(d, "idle_permille",
 				  atomic_load_explicit(&e->tel_idle_permille, memory_order_relaxed));
-	rte_tel_data_add_dict_u64(d, "fetched", rxb_counter_read(&e->ns.fetched));
-	rte_tel_data_add_dict_u64(d, "buffer_mismatch", rxb_counter_read(&e->ns.mismatch));
-	rte_tel_data_add_dict_u64(d, "swaps", rxb_counter_read(&e->ns.swaps));
-	rte_tel_data_add_dict_u64(d, "hole_returns", rxb_counter_read(&e->ns.hole_returns));
-	rte_tel_data_add_dict_u64(d, "sw_hash", rxb_counter_read(&e->ns.sw_hash));
-	rte_tel_data_add_dict_u64(d, "port_hash", rxb_counter_read(&e->ns.port_hash));
-	rte_tel_data_add_dict_u64(d, "dma_bytes", rxb_counter_read(&e->ns.dma_bytes));
+	rte_tel_data_add_dict_u64(d, "fetched", EMU_NS(e, fetched));
+	rte_tel_data_add_dict_u64(d, "buffer_mismatch", EMU_NS(e, mismatch));
+	rte_tel_data_add_dict_u64(d, "swaps", EMU_NS(e, swaps));
+	rte_tel_data_add_dict_u64(d, "hole_returns", EMU_NS(e, hole_returns));
+	rte_tel_data_add_dict_u64(d, "sw_hash", EMU_NS(e, sw_hash));
+	rte_tel_data_add_dict_u64(d, "port_hash", EMU_NS(e, port_hash));
+	rte_tel_data_add_dict_u64(d, "dma_bytes", EMU_NS(e, dma_bytes));
 	for (uint32_t c = 0; c < e->n_dest; c++) {
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
 			drops[k] += rxb_counter_read(&e->d[c].drops[k]);

@@ -114,13 +114,13 @@ static bool stalled(const struct emu_worker *w, uint64_t now)
  * spool the worker polls queues of, or NULL. */
 static bool drained(struct emu *e, struct emu_worker *w, struct rxb_spool *sp)
 {
-	/* emu_done, acquire: pairs with the release at the end of
-	 * emu_nic_main(); the emulator's last deliveries are in the rings,
+	/* emu_nics_done(), acquire: pairs with the release at the end of
+	 * each emu_nic_main(); the emulator's last deliveries are in the rings,
 	 * so an empty ring stays empty. src_done, acquire: pairs with the
 	 * release at the end of emu_gen_main(); the generator's last enqueue
 	 * to the wire ring is visible. */
 	if (sp != NULL) { /* spool: the queues q = id, id + workers, ... */
-		if (!atomic_load_explicit(&e->emu_done, memory_order_acquire))
+		if (!emu_nics_done(e))
 			return false;
 		for (uint32_t q = w->id; q < e->n_pq; q += e->cores)
 			if (rxb_spool_occupancy(sp, q) != 0)
@@ -128,8 +128,7 @@ static bool drained(struct emu *e, struct emu_worker *w, struct rxb_spool *sp)
 		return true;
 	}
 	if (e->cfg->scn.arch.emulated)
-		return atomic_load_explicit(&e->emu_done, memory_order_acquire) &&
-		       rxb_iface_occupancy(e->iface, w->id) == 0;
+		return emu_nics_done(e) && rxb_iface_occupancy(e->iface, w->id) == 0;
 	if (!atomic_load_explicit(&e->src_done, memory_order_acquire))
 		return false;
 	if (e->pq[w->id].wire != NULL)

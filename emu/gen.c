@@ -355,11 +355,6 @@ void rxb_gen_destroy(struct rxb_gen *g)
 	free(g);
 }
 
-uint32_t rxb_gen_n_flows(const struct rxb_gen *g)
-{
-	return g->cfg.n_flows;
-}
-
 const struct rxb_gen_flow *rxb_gen_flow(const struct rxb_gen *g, uint32_t flow)
 {
 	return flow < g->cfg.n_flows ? &g->flows[flow] : NULL;

@@ -157,7 +157,6 @@ void rxb_gen_cfg_defaults(struct rxb_gen_cfg *cfg);
 int rxb_gen_create(const struct rxb_gen_cfg *cfg, struct rxb_gen **out, struct rxb_err *err);
 void rxb_gen_destroy(struct rxb_gen *g);
 
-uint32_t rxb_gen_n_flows(const struct rxb_gen *g);
 const struct rxb_gen_flow *rxb_gen_flow(const struct rxb_gen *g, uint32_t flow);
 /* Size of the target set (0 without one). */
 uint32_t rxb_gen_n_target_flows(const struct rxb_gen *g);

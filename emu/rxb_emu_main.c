@@ -3,6 +3,7 @@
  * rxb-emu — the emulator's front door.
  *
  *   rxb-emu [--set key=value]... [--eal "EAL options"] [--bench [--bench-ms N]]
+ *           [--quiet-keys]
  *
  * Prints one JSON result record on stdout (docs/emulator.md), progress and
  * messages on stderr ("warning: ...", "error: ..."). Exit status: 0 success,
@@ -28,16 +29,21 @@
 void emu_telemetry_register(void);
 
 #define MAX_EAL_ARGS 128
+#define MAX_SET_KEYS 256
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rxb-emu [--set key=value]... [--eal \"EAL options\"] [--bench [--bench-ms N]]\n"
+		"               [--quiet-keys]\n"
 		"       rxb-emu --help | --keys\n\n"
 		"Runs the DPDK software NIC of rxbisect and prints one JSON result record.\n"
 		"Without --eal it picks options that run here: no hugepages if the machine has\n"
 		"none, no PCI, virtual devices, and --lcores mapping the lcores it needs onto\n"
-		"the CPUs it may use. With --eal, missing --lcores / --file-prefix are added.\n\n"
+		"the CPUs it may use. With --eal, missing --lcores / --file-prefix are added.\n"
+		"A key set with --set that changes nothing for the chosen design and traffic\n"
+		"pattern gets a one-line warning; --quiet-keys leaves that to a caller that\n"
+		"warned already (rxb emu).\n\n"
 		"Keys (--set):\n");
 	rxb_emu_cfg_print_keys(f);
 }
@@ -86,13 +92,17 @@ static long hugepages_total(void)
 	return n;
 }
 
-/* lcore 0 = main, 1..cores = workers, then the emulator, then the
- * generator. The emulator gets the last CPU to itself when there are two or
- * more; everything else goes round-robin over the others. */
-static void lcore_map(char *out, size_t cap, unsigned lcores, unsigned emu_lcore)
+/* lcore 0 = main, 1..cores = workers, then the n_nic NIC lcores from
+ * nic_first, then the generator. The NIC lcores get the last CPUs, one each,
+ * when that leaves at least one CPU for the rest; everything else goes
+ * round-robin over the other CPUs (all of them when the NIC lcores cannot
+ * have their own). Read from the CPUs this process may use, so the same
+ * command maps a 2-CPU laptop and a 64-CPU server. */
+static void lcore_map(char *out, size_t cap, unsigned lcores, unsigned nic_first, unsigned n_nic)
 {
 	cpu_set_t set;
 	int cpus[CPU_SETSIZE], n = 0, shared;
+	bool own;
 	size_t off = 0;
 
 	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
@@ -102,10 +112,12 @@ static void lcore_map(char *out, size_t cap, unsigned lcores, unsigned emu_lcore
 	}
 	if (n == 0)
 		cpus[n++] = 0;
-	shared = n >= 2 && emu_lcore != 0 ? n - 1 : n;
+	own = n_nic != 0 && n > (int)n_nic;
+	shared = own ? n - (int)n_nic : n;
 	off += (size_t)snprintf(out + off, cap - off, "--lcores=");
 	for (unsigned l = 0, k = 0; l < lcores && off < cap; l++) {
-		int cpu = (emu_lcore != 0 && l == emu_lcore && n >= 2) ? cpus[n - 1] :
+		bool nic = l >= nic_first && l < nic_first + n_nic;
+		int cpu = own && nic ? cpus[shared + (int)(l - nic_first)] :
 			  cpus[k++ % (unsigned)shared];
 
 		off += (size_t)snprintf(out + off, cap - off, "%s%u@%d", l ? "," : "", l, cpu);
@@ -114,6 +126,24 @@ static void lcore_map(char *out, size_t cap, unsigned lcores, unsigned emu_lcore
 		fprintf(stderr, "warning: %u lcores on %d CPUs: threads share CPUs (busy-polling "
 			"threads time-slice), so counts and correctness hold but rates and "
 			"latencies are not meaningful\n", lcores, n);
+}
+
+/* The one-line warning of rxb_scn_no_effect() for each key the user set
+ * that changes nothing for the chosen design and pattern, once per key. */
+static void warn_no_effect(const struct rxb_emu_cfg *cfg, const char *const *keys, unsigned n)
+{
+	char buf[512];
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct rxb_scn_key *k = rxb_scn_key_find(keys[i]);
+		bool seen = false;
+
+		for (unsigned j = 0; j < i; j++)
+			seen = seen || strcmp(keys[j], keys[i]) == 0;
+		if (!seen && k != NULL &&
+		    rxb_scn_no_effect(&cfg->scn, RXB_ENGINE_EMU, k, buf, sizeof(buf)) != NULL)
+			fprintf(stderr, "warning: %s\n", buf);
+	}
 }
 
 int main(int argc, char **argv)
@@ -128,7 +158,10 @@ int main(int argc, char **argv)
 	struct rxb_emu_cfg cfg;
 	struct rxb_emu_result *res;
 	struct rxb_err err = { 0 };
-	bool bench = false, user_eal = false, cores_set = false;
+	static char set_keys[MAX_SET_KEYS][128];
+	const char *given[MAX_SET_KEYS];
+	unsigned n_given = 0;
+	bool bench = false, user_eal = false, cores_set = false, warn_keys = true;
 	double bench_ms = 300;
 	int eal_argc = 0, rc;
 
@@ -144,6 +177,10 @@ int main(int argc, char **argv)
 		if (strcmp(a, "--keys") == 0) {
 			rxb_emu_cfg_print_keys(stdout);
 			return 0;
+		}
+		if (strcmp(a, "--quiet-keys") == 0) {
+			warn_keys = false;
+			continue;
 		}
 		if (strcmp(a, "--bench") == 0) {
 			bench = true;
@@ -180,26 +217,33 @@ int main(int argc, char **argv)
 			rc = rxb_emu_cfg_set(&cfg, key, eq + 1, &err);
 			if (rc < 0)
 				return fail_cfg(err.msg);
-			if (rc == 1)
-				fprintf(stderr, "warning: %s has no effect in the emulator (it describes "
-					"the simulated machine)\n", key);
+			if (rc == 1 && warn_keys) /* not the emulator's: say so at once */
+				warn_no_effect(&cfg, (const char *[]){ key }, 1);
+			else if (n_given < MAX_SET_KEYS) { /* once the design is known */
+				given[n_given] = strcpy(set_keys[n_given], key);
+				n_given++;
+			}
 			continue;
 		}
 		fprintf(stderr, "error: unknown argument '%s'; allowed: --set key=value, --eal "
-			"\"...\", --bench, --bench-ms N, --keys, --help\n", a);
+			"\"...\", --bench, --bench-ms N, --quiet-keys, --keys, --help\n", a);
 		return RXB_EXIT_REJECTED;
 	}
+	if (warn_keys)
+		warn_no_effect(&cfg, given, n_given);
 	if (bench) {
-		/* The emulator gets a CPU of its own; the sink workers share the
-		 * others (one each when there are enough). */
+		/* Each NIC lcore gets a CPU of its own; the sink workers share
+		 * the others (one each when there are enough), and are at least
+		 * as many as the NIC lcores, which each serve their own. */
 		if (!cores_set) {
-			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN), nic = cfg.scn.emu.nic_lcores;
 
-			cfg.scn.system.cores = (uint32_t)RTE_MAX(1L, RTE_MIN(ncpu - 1, 8L));
+			cfg.scn.system.cores = (uint32_t)RTE_MAX(nic, RTE_MIN(ncpu - nic, 8L));
 		}
 		cfg.scn.emu.source = RXB_EMU_SOURCE_NULL;
 		cfg.scn.emu.rss = RXB_EMU_RSS_SW;
 		cfg.scn.emu.sink = true;
+		rxb_emu_bench_shard(&cfg); /* checked below as the designs will run */
 	}
 	if (rxb_emu_cfg_check(&cfg, &err) != 0)
 		return fail_cfg(err.msg);
@@ -208,7 +252,8 @@ int main(int argc, char **argv)
 	if (!has_opt(eal_argv, eal_argc, lcore_opts)) {
 		unsigned need = 1 + rxb_emu_lcores_needed(&cfg);
 
-		lcore_map(lcores, sizeof(lcores), need, cfg.scn.arch.emulated ? cfg.scn.system.cores + 1 : 0);
+		lcore_map(lcores, sizeof(lcores), need, cfg.scn.system.cores + 1,
+			  cfg.scn.arch.emulated ? cfg.scn.emu.nic_lcores : 0);
 		eal_argv[eal_argc++] = lcores;
 	}
 	if (!has_opt(eal_argv, eal_argc, prefix_opts)) {

@@ -170,6 +170,21 @@ static inline int emu_rt_make_pcap(const char *path, const struct rxb_gen_cfg *g
 	return 0;
 }
 
+/* A trace of n generated packets (seed, flows, frame bytes) in a file of
+ * this process named after tag; the path goes to path (cap bytes). */
+static inline int emu_rt_trace(char *path, size_t cap, const char *tag, uint64_t seed,
+			       uint32_t flows, uint32_t frame, unsigned n)
+{
+	struct rxb_gen_cfg g;
+
+	snprintf(path, cap, "/tmp/rxb_test_%s_%d.pcap", tag, (int)getpid());
+	rxb_gen_cfg_defaults(&g);
+	g.seed = seed;
+	g.n_flows = flows;
+	g.frame_size = frame;
+	return emu_rt_make_pcap(path, &g, n);
+}
+
 /* ---- what came out ---- */
 
 struct emu_rt_map {          /* a tiny open-addressing map of 64-bit keys */

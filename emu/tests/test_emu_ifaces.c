@@ -73,16 +73,10 @@ static void test_gen_every_interface(void)
 static void test_pcap_every_interface(void)
 {
 	char path[64];
-	struct rxb_gen_cfg g;
 	struct rxb_emu_cfg c;
 	char what[64];
 
-	snprintf(path, sizeof(path), "/tmp/rxb_test_emu_ifaces_%d.pcap", (int)getpid());
-	rxb_gen_cfg_defaults(&g);
-	g.seed = 7;
-	g.n_flows = 300;
-	g.frame_size = 400;
-	CHECK(emu_rt_make_pcap(path, &g, N_PKTS) == 0);
+	CHECK(emu_rt_trace(path, sizeof(path), "emu_ifaces", 7, 300, 400, N_PKTS) == 0);
 	for (size_t i = 0; i < RTE_DIM(emulated); i++) {
 		if (emulated[i] == RXB_ARCH_DYN_SHRING)
 			continue; /* needs a source that can re-steer: covered above */

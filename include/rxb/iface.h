@@ -22,7 +22,7 @@
  * The emulator, whose physical queues hold buffers fetched from sources,
  * uses them (rxb_iface_nic_fetch, rxb_iface_deliver_from).
  *
- * Threads: deliver/deliver_from/tick/nic_fetch — the NIC thread; rx/free
+ * Threads: deliver/deliver_from/deliver_burst/tick/nic_fetch — the NIC thread; rx/free
  * for core c — core c's thread; dyn_sample — one control thread; stats —
  * anyone; census and check — a quiescent point.
  *
@@ -132,6 +132,29 @@ int rxb_iface_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *
  * physical side first); the packet goes to the set its buffer came from. */
 int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
 			   struct rxb_delivery *d);
+/* Deliver a burst of n packets, in order: packet k (metas[k]) from source
+ * srcs[k] as rxb_iface_deliver_from() would, or, with srcs NULL, where
+ * steering takes it as rxb_iface_deliver() would. NIC thread.
+ * Invariants:
+ *  - equivalence: each handled packet gets exactly the outcome (d[k]) and
+ *    the counter, ring and buffer effects of that single call made at that
+ *    point; the burst only saves the per-packet dispatch (one call of the
+ *    design per packet, no table look-up);
+ *  - returns m ≤ n, the packets handled (delivered or dropped): d[0..m)
+ *    tell which; packets from m on are not looked at (no counter moves);
+ *  - m < n only when packet m was refused (the single call's -EINVAL: a
+ *    source or destination that does not exist, or a source that
+ *    destination cannot receive from; d[m] is left as that call leaves it,
+ *    buf RXB_BUF_NONE), or, with RXB_BURST_STOP_ON_DROP in flags, right
+ *    after the first dropped packet (then d[m - 1].drop ≥ 0);
+ *  - conservation: offered grows by m, delivered by the d[k].drop < 0 of
+ *    them, dropped by the rest.
+ * RXB_BURST_STOP_ON_DROP is for a caller whose next packets' buffers depend
+ * on whether this one consumed its buffer (the emulator's holes). */
+#define RXB_BURST_STOP_ON_DROP 1u
+unsigned rxb_iface_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
+				 const struct rxb_rx_meta *metas, unsigned n,
+				 struct rxb_delivery *d, unsigned flags);
 /* Prefetch up to n posted descriptors of source `src` into the NIC and
  * return their buffers in the order the NIC will consume them (the design's
  * *_nic_fetch). Returns the count (0 for a src that does not exist). */
@@ -160,7 +183,9 @@ const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_
 /* NIC counter c of destination d summed over every ring set that serves it
  * (dynamic shRing: both; nic_stats gives the set steered to now). Anyone. */
 uint64_t rxb_iface_nic_counter(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c);
-/* Entries written to dest and not yet read by software. */
+/* Entries written to dest and not yet read by software. Anyone; read by
+ * a thread other than the NIC and that core it is a snapshot, never above
+ * the ring's size (a race that would make it negative reads 0). */
 uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest);
 /* Buffers the interface keeps posted for the NIC now (its working set in
  * buffers, excluding packets in flight to software). */

@@ -180,3 +180,41 @@ def test_native_baseline_has_no_emulator_block():
     assert p.stdout.startswith("privring (native) on this machine")
     assert "Emulator core                    none (native" in p.stdout
     assert "packets ok, buffers ok" in p.stdout
+
+
+def _emu_check_fails(*args: str) -> str:
+    """rxb-emu up to its configuration check: warmup >= duration stops it before DPDK."""
+    p = subprocess.run([str(BIN), *args, "--set", "run.warmup_ms=50", "--set",
+                        "run.duration_ms=10"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2, p.stderr
+    return p.stderr
+
+
+@needs_bin
+def test_a_key_set_for_another_design_warns_once_as_the_library_words_it():
+    err = _emu_check_fails("--set", "arch.name=rxbisect", "--set", "arch.rx_size=512",
+                           "--set", "arch.rx_size=256", "--set", "system.mlp=4")
+    idle = scenario.no_effect("arch.rx_size", "rxbisect", "constant", "emu")
+    machine = scenario.no_effect("system.mlp", "rxbisect", "constant", "emu")
+    warnings = [ln for ln in err.splitlines() if ln.startswith("warning:")]
+    assert warnings == [f"warning: {machine}", f"warning: {idle}"], err
+
+
+@needs_bin
+def test_quiet_keys_leaves_the_warnings_to_the_front_end():
+    err = _emu_check_fails("--quiet-keys", "--set", "arch.name=rxbisect", "--set",
+                           "arch.rx_size=512", "--set", "system.mlp=4")
+    assert "warning:" not in err, err
+
+
+@needs_bin
+@pytest.mark.parametrize("sets, why", [
+    (("arch.name=dyn_shring", "emu.nic_lcores=2"), "dyn_shring"),
+    (("arch.name=privring", "system.cores=2", "emu.nic_lcores=3"), "allowed: 1..2"),
+])
+def test_nic_lcores_that_cannot_shard_are_refused_in_one_line(sets, why):
+    p = subprocess.run([str(BIN), *[a for s in sets for a in ("--set", s)]],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2, p.stderr
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "emu.nic_lcores" in errors[0] and why in errors[0], p.stderr
