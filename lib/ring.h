@@ -266,11 +266,19 @@ static inline void rxb_cr_sw_publish(struct rxb_cr *cr, uint32_t n)
 	atomic_store_explicit(&cr->sw.cons_pub, cr->sw.cons, memory_order_release);
 }
 
-/* Anyone: entries written and not yet released (approximate while running). */
+/* Anyone: entries written and not yet released (approximate while running,
+ * never negative). The consumer index is read first: read after it, the
+ * producer index can only be ahead of it, whereas the other order lets the
+ * consumer release entries written after the producer index was read, and
+ * the difference wraps to ~4e9. */
 static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
 {
-	return rxb_relaxed_load(&cr->nic.prod) -
-	       atomic_load_explicit(&cr->sw.cons_pub, memory_order_relaxed);
+	/* acquire: pairs with the release in rxb_cr_sw_publish(); the software
+	 * had seen nic.prod at least this far before it published, so the
+	 * load below does too. */
+	uint32_t cons = atomic_load_explicit(&cr->sw.cons_pub, memory_order_acquire);
+
+	return rxb_relaxed_load(&cr->nic.prod) - cons;
 }
 
 /* ------------------------------------------------------------- helpers */
