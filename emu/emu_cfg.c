@@ -128,138 +128,46 @@ static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
+/* What only the emulator limits for spool: the representor ports it drives
+ * and the physical queues its input vdev offers. */
+static int check_spool_ports(const struct rxb_emu_cfg *c, struct rxb_err *err)
+{
+	uint32_t q = rxb_emu_phys_queues(c);
+	enum rxb_emu_source src = c->scn.emu.source;
+	uint32_t vmax = src == RXB_EMU_SOURCE_GEN ? RTE_PMD_RING_MAX_RX_RINGS :
+			src == RXB_EMU_SOURCE_PCAP ? 64 : RXB_EMU_MAX_WORKERS;
+
+	if (c->scn.arch.spool_ports > RXB_EMU_MAX_WORKERS)
+		return CFG_FAIL(err, "arch.spool_ports = %u: the emulator drives at most %u "
+				"representor ports (one result row each); simulate more with "
+				"`rxb sim`; allowed: 1..%u", c->scn.arch.spool_ports,
+				RXB_EMU_MAX_WORKERS, RXB_EMU_MAX_WORKERS);
+	if (q > vmax)
+		return CFG_FAIL(err, "arch.spool_ports = %u: spool_mode = %s needs %u physical "
+				"Rx queues and the %s vdev has at most %u; allowed: "
+				"arch.spool_ports <= %u (or spool_mode = basic)", c->scn.arch.spool_ports,
+				rxb_spool_mode_name[c->scn.arch.spool_mode], q,
+				src == RXB_EMU_SOURCE_GEN ? "generator's net_ring" :
+				src == RXB_EMU_SOURCE_PCAP ? "net_pcap" : "input",
+				vmax, vmax);
+	return 0;
+}
+
+/* The scenario library's rules (the same rules and messages as the front
+ * end and the simulator), then what only the emulator limits: spool's
+ * ports and queues, the output port and its NIC lcores. */
 int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 {
-	const char *arch = rxb_arch_name[c->scn.arch.name];
-	uint32_t cpn = c->scn.system.cores / c->scn.system.nics;
-	uint32_t share, groups;
-
-	rxb_scn_resolve_arch(&c->scn, cpn);
-	share = c->scn.arch.share_degree;
-	groups = rxb_emu_phys_queues(c);
-
-	if (c->scn.arch.name == RXB_ARCH_SPOOL) {
-		uint32_t q = rxb_emu_phys_queues(c);
-		uint32_t vmax = c->scn.emu.source == RXB_EMU_SOURCE_GEN ? RTE_PMD_RING_MAX_RX_RINGS :
-				c->scn.emu.source == RXB_EMU_SOURCE_PCAP ? 64 : RXB_EMU_MAX_WORKERS;
-
-		if (!c->scn.arch.emulated)
-			return CFG_FAIL(err, "arch.emulated = false with arch.name = spool: no PMD "
-					"exposes representor queues fed from one shared page pool; "
-					"allowed with emulated = false: privring, small_privring");
-		if (c->scn.arch.spool_ports > RXB_EMU_MAX_WORKERS)
-			return CFG_FAIL(err, "arch.spool_ports = %u: the emulator drives at most %u "
-					"representor ports (one result row each); simulate more with "
-					"`rxb sim`; allowed: 1..%u", c->scn.arch.spool_ports,
-					RXB_EMU_MAX_WORKERS, RXB_EMU_MAX_WORKERS);
-		if (q > vmax)
-			return CFG_FAIL(err, "arch.spool_ports = %u: spool_mode = %s needs %u physical "
-					"Rx queues and the %s vdev has at most %u; allowed: "
-					"arch.spool_ports <= %u (or spool_mode = basic)", c->scn.arch.spool_ports,
-					rxb_spool_mode_name[c->scn.arch.spool_mode], q,
-					c->scn.emu.source == RXB_EMU_SOURCE_GEN ? "generator's net_ring" :
-					c->scn.emu.source == RXB_EMU_SOURCE_PCAP ? "net_pcap" : "input",
-					vmax, vmax);
-		if (c->scn.arch.spool_mode == RXB_SPOOL_BASIC && c->scn.system.nics > c->scn.arch.spool_ports)
-			return CFG_FAIL(err, "system.nics = %u: spool_mode = basic uses one shared PF "
-					"queue per NIC, at most arch.spool_ports = %u", c->scn.system.nics,
-					c->scn.arch.spool_ports);
-		if (c->scn.arch.spool_mode == RXB_SPOOL_SPP && c->scn.arch.spool_low > c->scn.arch.spool_high)
-			return CFG_FAIL(err, "arch.spool_low = %u: must not exceed arch.spool_high = "
-					"%u", c->scn.arch.spool_low, c->scn.arch.spool_high);
-		if (c->scn.traffic.target_core >= c->scn.arch.spool_ports)
-			return CFG_FAIL(err, "traffic.target_core = %u: with arch.name = spool the "
-					"target is a representor port; allowed: 0..%u",
-					c->scn.traffic.target_core, c->scn.arch.spool_ports - 1);
-		if (c->scn.workload.nf == RXB_NF_KIND_KVS)
-			return CFG_FAIL(err, "workload.nf = kvs with arch.name = spool: KV requests are "
-					"steered to their partition's core, spool steers to ports; "
-					"allowed: l3fwd, nat, lb, synthetic, counter");
-	} else if (c->scn.system.cores % c->scn.system.nics != 0) {
-		rxb_err_set(err, "system.nics = %u: must divide system.cores = %u (each NIC "
-			    "serves an equal share of the workers)", c->scn.system.nics, c->scn.system.cores);
+	rxb_scn_split_cores(&c->scn.system);
+	rxb_scn_resolve_arch(&c->scn, c->scn.system.cores / c->scn.system.nics);
+	if (rxb_scn_check(&c->scn, NULL, RXB_ENGINE_EMU, err) != 0)
 		return -EINVAL;
-	}
-	if (!c->scn.arch.emulated && c->scn.arch.name != RXB_ARCH_PRIVRING && c->scn.arch.name != RXB_ARCH_SMALL_PRIVRING)
-		return CFG_FAIL(err, "arch.emulated = false with arch.name = %s: %s; allowed "
-				"with emulated = false: privring, small_privring", arch,
-				c->scn.arch.name == RXB_ARCH_RXBISECT ?
-				"rxBisect needs split Ax/Bx rings that no NIC implements" :
-				"shRing needs one Rx ring whose descriptors several cores "
-				"re-arm out of order, which no standard PMD exposes");
-	if ((c->scn.arch.name == RXB_ARCH_SHRING || c->scn.arch.name == RXB_ARCH_SHRING_LIST ||
-	     c->scn.arch.name == RXB_ARCH_DYN_SHRING) &&
-	    (cpn % share != 0 || c->scn.system.cores % share != 0)) {
-		rxb_err_set(err, "arch.share_degree = %u: must divide the %u cores of each NIC",
-			    share, cpn);
+	if (c->scn.arch.name == RXB_ARCH_SPOOL && check_spool_ports(c, err) != 0)
 		return -EINVAL;
-	}
-	if (c->scn.arch.name == RXB_ARCH_RXBISECT && (groups == 0 || c->scn.system.cores % groups != 0)) {
-		rxb_err_set(err, "arch.groups = %u: must divide system.cores = %u", groups,
-			    c->scn.system.cores);
-		return -EINVAL;
-	}
-	if (c->scn.arch.name == RXB_ARCH_DYN_SHRING && c->scn.emu.source != RXB_EMU_SOURCE_GEN)
-		return CFG_FAIL(err, "arch.name = %s with emu.source = %s: the switch re-steers "
-				"traffic between two sets of physical queues, which only the "
-				"built-in generator can do here; allowed: emu.source = gen", arch,
-				rxb_emu_source_name[c->scn.emu.source]);
-	for (uint32_t i = 0; i < c->scn.system.stalled_cores.n; i++)
-		if (c->scn.system.stalled_cores.v[i] >= c->scn.system.cores)
-			return CFG_FAIL(err, "system.stalled_cores contains %u: core ids must be "
-					"below system.cores = %u", c->scn.system.stalled_cores.v[i],
-					c->scn.system.cores);
-	for (uint32_t i = 0; i < c->scn.system.slow_cores.n; i++)
-		if (c->scn.system.slow_cores.v[i] >= c->scn.system.cores)
-			return CFG_FAIL(err, "system.slow_cores contains %u: core ids must be below "
-					"system.cores = %u", c->scn.system.slow_cores.v[i],
-					c->scn.system.cores);
-	if (c->scn.arch.name != RXB_ARCH_SPOOL && c->scn.traffic.target_core >= cpn) {
-		rxb_err_set(err, "traffic.target_core = %u: must be below the %u cores of a NIC",
-			    c->scn.traffic.target_core, cpn);
-		return -EINVAL;
-	}
-	if (c->scn.run.warmup_ms >= c->scn.run.duration_ms) {
-		rxb_err_set(err, "run.warmup_ms = %g: must be below run.duration_ms = %g",
-			    c->scn.run.warmup_ms, c->scn.run.duration_ms);
-		return -EINVAL;
-	}
-	if (c->scn.traffic.packet_bytes - 4 > c->scn.arch.buffer_bytes) {
-		rxb_err_set(err, "traffic.packet_bytes = %u: the frame (without FCS) must fit "
-			    "arch.buffer_bytes = %u", c->scn.traffic.packet_bytes, c->scn.arch.buffer_bytes);
-		return -EINVAL;
-	}
-	if (c->scn.traffic.pattern == RXB_PATTERN_TARGET && c->scn.traffic.target_share <= 0 && c->scn.traffic.target_rate_gbps <= 0)
-		return CFG_FAIL(err, "traffic.pattern = target: needs traffic.target_share > 0 or "
-				"traffic.target_rate_gbps > 0");
-	if (c->scn.traffic.target_rate_gbps > c->scn.traffic.rate_gbps) {
-		rxb_err_set(err, "traffic.target_rate_gbps = %g: must not exceed "
-			    "traffic.rate_gbps = %g", c->scn.traffic.target_rate_gbps, c->scn.traffic.rate_gbps);
-		return -EINVAL;
-	}
-	if ((c->scn.emu.source == RXB_EMU_SOURCE_PCAP || c->scn.traffic.pattern == RXB_PATTERN_TRACE) &&
-	    c->scn.traffic.pcap[0] == '\0')
-		return CFG_FAIL(err, "traffic.pcap = '': a trace is needed (emu.source = pcap or "
-				"traffic.pattern = trace); allowed: the path of a pcap file");
-	if (c->scn.traffic.pattern == RXB_PATTERN_TRACE && c->scn.emu.source != RXB_EMU_SOURCE_PCAP)
-		return CFG_FAIL(err, "traffic.pattern = trace with emu.source = %s: traces are "
-				"replayed by net_pcap; allowed: emu.source = pcap",
-				rxb_emu_source_name[c->scn.emu.source]);
 	if (c->out == RXB_EMU_OUT_PORT && c->scn.emu.source != RXB_EMU_SOURCE_PORT)
 		return CFG_FAIL(err, "emu.out = port with emu.source = %s: only a real port can "
 				"send back; allowed: null, pcap:<file>", rxb_emu_source_name[c->scn.emu.source]);
-	if (c->scn.workload.nf == RXB_NF_KIND_KVS && c->scn.emu.source == RXB_EMU_SOURCE_NULL)
-		return CFG_FAIL(err, "workload.nf = kvs with emu.source = null: KV requests come "
-				"from the generator or a trace; allowed: emu.source = gen, pcap, port");
-	if (check_nic_lcores(c, err) != 0)
-		return -EINVAL;
-	if (c->scn.arch.alloc_cache > 0 && c->scn.arch.pool_buffers != RXB_SCN_AUTO &&
-	    c->scn.arch.alloc_cache * 3 / 2 > c->scn.arch.pool_buffers) {
-		rxb_err_set(err, "arch.alloc_cache = %u: too large for arch.pool_buffers = %u "
-			    "(DPDK needs pool >= 1.5 x cache)", c->scn.arch.alloc_cache, c->scn.arch.pool_buffers);
-		return -EINVAL;
-	}
-	return 0;
+	return check_nic_lcores(c, err);
 }
 
 void rxb_emu_cfg_print_keys(FILE *f)

@@ -22,6 +22,7 @@
 #include <rte_spinlock.h>
 
 #include "emu.h"
+#include "rxb/shape.h"
 #include "gen.h"
 #include "nf/nf.h"
 #include "rxb/privring.h"
@@ -179,6 +180,7 @@ struct emu {
 	uint32_t cores, cpn, share;
 	uint32_t n_dest;              /* destinations: cores, or spool ports */
 	uint32_t dmax;                /* design's "no descriptor" drop cause */
+	struct rxb_iface_shape shape; /* what the design builds (rxb_iface_shape) */
 	uint32_t dest_size;           /* entries of a destination ring (CR / Bx) */
 	bool kv_steer;
 

@@ -184,12 +184,7 @@ static uint32_t pool_size(const struct emu *e)
 
 	if (c->scn.arch.pool_buffers != RXB_SCN_AUTO)
 		return c->scn.arch.pool_buffers;
-	if (!c->scn.arch.emulated)
-		n = (uint64_t)e->cores * c->scn.arch.rx_size;
-	for (uint32_t i = 0; i < e->n_src; i++)
-		n += e->src[i].size;
-	if (c->scn.arch.name == RXB_ARCH_RXBISECT && c->scn.arch.emulated) /* to fill every Bx */
-		n += (uint64_t)e->cores * c->scn.arch.bx_size;
+	n = e->shape.needed; /* every ring the design holds buffers in, full */
 	n += (uint64_t)rte_lcore_count() * c->scn.arch.alloc_cache * 3 / 2;
 	if (c->out == RXB_EMU_OUT_RING && c->out_ring != NULL) /* it keeps what it gets */
 		n += rte_ring_free_count(c->out_ring);
@@ -995,19 +990,21 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 				    sizeof(*e));
 	}
 	e->cfg = c;
+	if (rxb_scn_shape(&c->scn, &e->shape, err) != 0) {
+		rte_free(e);
+		return err->code;
+	}
 	e->run_id = ++run_counter;
 	e->hz = rte_get_tsc_hz();
 	e->cores = c->scn.system.cores;
 	e->cpn = c->scn.system.cores / c->scn.system.nics;
-	e->n_dest = c->scn.system.cores;
+	e->n_dest = e->shape.n_dests;
 	if (c->scn.arch.name == RXB_ARCH_SPOOL) /* dests are ports; one NIC's RETA spreads over them */
-		e->n_dest = e->cpn = c->scn.arch.spool_ports;
+		e->cpn = c->scn.arch.spool_ports;
 	e->share = c->scn.arch.share_degree;
 	e->dmax = c->scn.arch.name == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
 	e->kv_steer = c->scn.workload.nf == RXB_NF_KIND_KVS;
-	e->dest_size = c->scn.arch.name == RXB_ARCH_RXBISECT ? c->scn.arch.bx_size :
-		       c->scn.arch.name == RXB_ARCH_SPOOL && c->scn.arch.spool_mode == RXB_SPOOL_SPP ? c->scn.arch.spool_high :
-		       c->scn.arch.cr_size;
+	e->dest_size = e->shape.rx_capacity;
 	e->applied_mode = RXB_DYN_PRIVATE;
 	{
 		uint64_t mbm;

@@ -163,6 +163,10 @@ int rxb_scn_check(const struct rxb_scn *s, const struct rxb_scn_machine *m, enum
 unsigned rxb_scn_n_rules(void);
 const char *rxb_scn_rule_name(unsigned i); /* NULL past the last */
 
+/* An empty system.cores_per_nic split evenly over the NICs (the first NICs
+ * take one more core each when the cores do not divide); a given list stays. */
+void rxb_scn_split_cores(struct rxb_scn_system *sy);
+
 /* The front end's whole resolution for engine e: an empty
  * system.cores_per_nic split evenly, every "auto" of the arch section
  * resolved (pool_buffers included: rxb_scn_pool_auto), then rxb_scn_check.

@@ -114,7 +114,7 @@ uint64_t rxb_scn_pool_auto(const struct rxb_scn *s)
 
 /* An empty system.cores_per_nic: as even as it gets, the first NICs one
  * core more. */
-static void split_evenly(struct rxb_scn_system *sy)
+void rxb_scn_split_cores(struct rxb_scn_system *sy)
 {
 	if (sy->cores_per_nic.n != 0 || sy->nics == 0 || sy->nics > RXB_SCN_LIST_MAX)
 		return;
@@ -131,7 +131,7 @@ int rxb_scn_resolve(struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb
 	uint64_t pool;
 	int rc;
 
-	split_evenly(&s->system);
+	rxb_scn_split_cores(&s->system);
 	for (uint32_t n = 0; n < cpn->n; n++)
 		least = cpn->v[n] < least ? cpn->v[n] : least;
 	rxb_scn_resolve_arch(s, cpn->n ? least : 0);
