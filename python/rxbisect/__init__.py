@@ -1,13 +1,12 @@
-"""rxbisect: the Python front end of the rxBisect toolkit.
+"""rxbisect: the Python front end of the rxBisect toolkit, the same code the `rxb` command runs.
 
-Scenarios (`scenario`), hardware profiles (`profile`), workload cost profiles
-(`costs`), the simulator engine contract (`engine`), and what a notebook needs,
-the same code the `rxb` command (`cli`) runs:
+The public API, one function per `rxb` command (each documents itself, with examples):
 
-    rxbisect.sweep("reference", grid={...}, seeds=3, out=DIR)  -> DataFrame  (rxb sweep)
+    rxbisect.sim("reference", sets=[...])                       -> dict       (rxb sim --json)
+    rxbisect.sweep("reference", grid={...}, seeds=3, out=DIR)   -> DataFrame  (rxb sweep)
     rxbisect.repro("ring-size", quick=True, out=DIR)            -> DataFrame  (rxb repro)
-    rxbisect.report_html.render(DIR)                            -> Path       (rxb report)
-    rxbisect.fidelity.check(rxbisect.fidelity.load())           -> records    (rxb fidelity)
+    rxbisect.report(DIR)                                        -> Path       (rxb report)
+    rxbisect.fidelity(quick=True)                               -> records    (rxb fidelity)
     rxbisect.trace_stats(pcap, cores=16)                        -> dict       (rxb trace stats)
     rxbisect.trace_gen(out, flows=5000)                         -> dict       (rxb trace gen)
     rxbisect.size(...), rxbisect.dark(...)                      calculators  (rxb size, rxb dark)
@@ -22,18 +21,23 @@ True
 85.9
 >>> rxbisect.size(nics=2, link_gbps=100, cores_per_nic=8).bx
 1024
+
+The modules behind them are grouped by role: `vocab` (scenario keys, profiles, cost
+profiles), `engines` (rxb-sim, rxb-emu), `study` (sweeps, experiments, calibration,
+fidelity), `output` (records, tables, the HTML report, figures), `tools` (calculators and
+traces) and `commands` (the `rxb` command line).
 """
 
-# Set before the imports below: cli and report_html import it while the package loads.
-__version__ = "0.1.0"
+from .engines.engine import simulate as sim
+from .output.html_report import render as report
+from .study.fidelity_check import check as fidelity
+from .study.reproduce import repro
+from .study.sweeps import sweep
+from .tools.darkpackets import compute as dark
+from .tools.sizing import size
+from .tools.trace import stats as trace_stats
+from .tools.tracegen import generate as trace_gen
+from .version import __version__
 
-# The notebook API listed above (E402: these imports must follow __version__).
-from . import fidelity, report_html, repro  # noqa: E402
-from .darkpackets import compute as dark  # noqa: E402
-from .sizing import size  # noqa: E402
-from .sweep import sweep  # noqa: E402  (the function, not the module: docs/sweeps.md)
-from .trace import stats as trace_stats  # noqa: E402
-from .tracegen import generate as trace_gen  # noqa: E402
-
-__all__ = ["__version__", "dark", "fidelity", "repro", "report_html", "size", "sweep",
+__all__ = ["__version__", "dark", "fidelity", "repro", "report", "sim", "size", "sweep",
            "trace_gen", "trace_stats"]

@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
+from . import checkout
 from .errors import EngineError, ScenarioError, UsageError
 
 ENV_LIB = "RXB_NATIVE_LIB"
@@ -87,10 +88,6 @@ _SIGNATURES = {
 }
 
 
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
 def lib_path() -> Path:
     """$RXB_NATIVE_LIB, else the build tree's librxb_scenario.so."""
     env = os.environ.get(ENV_LIB)
@@ -99,7 +96,7 @@ def lib_path() -> Path:
             raise EngineError(f"{ENV_LIB}={env}: no such file; allowed: the path of "
                               "librxb_scenario.so (run `make build`)")
         return Path(env)
-    built = repo_root() / BUILT_LIB
+    built = checkout.repo_root() / BUILT_LIB
     if not built.is_file():
         raise EngineError(f"the rules library {built} does not exist: run `make build`, or "
                           f"set {ENV_LIB} to its path")

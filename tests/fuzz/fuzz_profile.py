@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """atheris (libFuzzer for Python) target: loading a hardware profile TOML
-(python/rxbisect/profile.py `load`), as `rxb` does for system.profile.
+(python/rxbisect/vocab/profile.py `load`), as `rxb` does for system.profile.
 
 Input = the file's bytes. They are written to a memfd and loaded by its
 path (/proc/self/fd/N), as a user's profile is, so the whole path runs:
@@ -37,7 +37,7 @@ import atheris
 with atheris.instrument_imports(include=["rxbisect", "tomllib"]):
     import tomllib  # noqa: F401  (instrumented: the fuzzer sees the TOML parser's edges)
 
-    from rxbisect import profile
+    from rxbisect.vocab import profile
     from rxbisect.errors import RxbError
 
 VERBOSE = os.environ.get("RXB_FUZZ_VERBOSE", "") not in ("", "0")

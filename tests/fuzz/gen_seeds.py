@@ -20,7 +20,7 @@ without it.
 
 fuzz_calib (OUT_DIR/calib/): sim/calibration/default.json and variants.
 
-fuzz_profile (OUT_DIR/profile/): python/rxbisect/profiles/*.toml as they
+fuzz_profile (OUT_DIR/profile/): python/rxbisect/vocab/profiles/*.toml as they
 are and without comments, plus a few a profile check must reject.
 
 Also writes the dictionaries tests/fuzz/simcfg.dict (config and

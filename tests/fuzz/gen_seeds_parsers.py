@@ -304,7 +304,7 @@ def strip_comments(text):
 
 
 def profile_seeds(root):
-    pdir = os.path.join(root, "python", "rxbisect", "profiles")
+    pdir = os.path.join(root, "python", "rxbisect", "vocab", "profiles")
     s = {}
     for name in sorted(os.listdir(pdir)):
         if name.endswith(".toml"):

@@ -89,7 +89,7 @@ def cli_json(*args: str, **kw):
 
 
 def _engine_missing() -> str:
-    from rxbisect import engine
+    from rxbisect.engines import engine
     from rxbisect.errors import EngineError
     try:
         engine.find_engine()

@@ -10,8 +10,10 @@ import json
 import pytest
 
 from conftest import GOOD_ENGINE, needs_engine, run_cli, valid_output
-from rxbisect import anatomy, compare, engine, records, report_html
+from rxbisect.engines import engine
 from rxbisect.errors import EngineError
+from rxbisect.output import html_report, records
+from rxbisect.study import anatomy, compare
 
 
 def access(name, ns, count, l2, llc, dram, latency):
@@ -218,7 +220,7 @@ def test_report_shows_where_each_packets_time_goes(tmp_path):
             record("privring", 2, nf="nat")]
     (tmp_path / "anat.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     (tmp_path / "plain.jsonl").write_text(json.dumps(record(anat=None)) + "\n")
-    page = report_html.render(tmp_path, experiments=tmp_path, warn=lambda m: None).read_text()
+    page = html_report.render(tmp_path, experiments=tmp_path, warn=lambda m: None).read_text()
     anat, plain = page.split('<section id="anat">')[1], page.split('<section id="plain">')[1]
     assert "Where each packet's time goes" in anat.split("</section>")[0]
     assert "Where each packet's time goes" not in plain.split("</section>")[0]

@@ -13,7 +13,6 @@ def test_repro_is_callable_and_returns_one_row_per_point():
     assert isinstance(df, pd.DataFrame)
     assert sorted(df["params.arch.rx_size"]) == [64, 256, 1024, 4096]
     assert (df["experiment"] == "ring-size").all()
-    assert rxbisect.repro.DEFAULT_OUT  # still the module for its other names
 
 
 def test_calculators_are_plain_functions():

@@ -16,7 +16,10 @@ import pytest
 
 import rxbisect
 from conftest import REPO, needs_engine, valid_output
-from rxbisect import cli, compare, darkpackets, profile, scenario
+from rxbisect.commands import cli
+from rxbisect.study import compare
+from rxbisect.tools import darkpackets
+from rxbisect.vocab import profile, scenario
 
 PCAP = str(REPO / "tests" / "fuzz" / "seeds" / "pcap" / "eth_v6_ns_be.pcap")
 SHORT = ("--set", "run.duration_ms=2", "--set", "run.warmup_ms=1")

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from rxbisect import baseline
-from rxbisect.cli import main
+from rxbisect.commands.cli import main
+from rxbisect.output import baseline
 
 PLOT = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"]}
 

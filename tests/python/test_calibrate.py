@@ -11,8 +11,10 @@ import json
 import pytest
 
 from conftest import GOOD_ENGINE, REPO, cli_json, run_cli
-from rxbisect import calibrate, engine, scenario
+from rxbisect.engines import engine
 from rxbisect.errors import EngineError, UsageError
+from rxbisect.study import calibrate
+from rxbisect.vocab import scenario
 
 try:
     engine.find_engine()

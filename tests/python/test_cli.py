@@ -4,7 +4,8 @@ import json
 import tomllib
 
 from conftest import cli_json, run_cli
-from rxbisect import engine, scenario
+from rxbisect.engines import engine
+from rxbisect.vocab import scenario
 
 
 def test_scenario_keys_lists_every_key_with_type_default_allowed_unit():
@@ -85,7 +86,7 @@ def test_darkpackets_json_over_combinations():
 
 def test_darkpackets_default_latency_comes_from_the_profile():
     d = cli_json("darkpackets", "--json")
-    from rxbisect import profile
+    from rxbisect.vocab import profile
     assert d["points"][0]["dram_ns"] == profile.load("reference").dram.idle_ns
 
 
@@ -108,7 +109,7 @@ def test_console_script_is_declared_and_installed():
 
     from conftest import REPO
     meta = tomllib.loads((REPO / "python" / "pyproject.toml").read_text())
-    assert meta["project"]["scripts"]["rxb"] == "rxbisect.cli:main"
+    assert meta["project"]["scripts"]["rxb"] == "rxbisect.commands.cli:main"
     assert "pytest" in " ".join(meta["project"]["optional-dependencies"]["test"])
     script = Path(sys.executable).parent / "rxb"
     if script.exists():  # installed with pip install -e "python[test]"

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from rxbisect import records
-from rxbisect.sweep import CONNECT_TIMEOUT_S
+from rxbisect.output import records
+from rxbisect.study.sweeps import CONNECT_TIMEOUT_S
 from test_sweep import REAL_ENGINE, SETS, gated  # noqa: F401 (gated: a fixture)
 
 GUARD_S = 120  # a hang fails the test here, not the speed assertion

@@ -1,10 +1,11 @@
-"""Workload cost profiles (python/rxbisect/costs.py): one compute figure per NF, checked,
+"""Workload cost profiles (rxbisect/vocab/costs.py): one compute figure per NF, checked,
 resolved into workload.nf_cycles, and what the engine charges."""
 
 import pytest
 
-from rxbisect import costs, engine, scenario
+from rxbisect.engines import engine
 from rxbisect.errors import EngineError, ScenarioError
+from rxbisect.vocab import costs, scenario
 
 
 def test_builtin_profiles_cover_every_nf():

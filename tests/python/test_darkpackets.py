@@ -2,8 +2,8 @@
 
 import pytest
 
-from rxbisect import darkpackets
 from rxbisect.errors import UsageError
+from rxbisect.tools import darkpackets
 
 
 def test_64_byte_frames_at_100g_arrive_every_6_72_ns():
@@ -85,7 +85,7 @@ def test_frames_below_the_ethernet_minimum_are_refused():
 
 
 def test_cli_dark_every_combination(capsys):
-    from rxbisect.cli import main
+    from rxbisect.commands.cli import main
     assert main(["dark", "--link-gbps", "40", "--packet-bytes", "192", "--cores", "1,3",
                  "--dram-ns", "100", "--json"]) == 0
     pts = __import__("json").loads(capsys.readouterr().out)["points"]

@@ -17,7 +17,9 @@ Needs the built engine ($RXB_SIM_BIN, or build/sim/rxb-sim); skipped, saying so,
 import pytest
 
 from conftest import needs_engine
-from rxbisect import engine, experiments, scenario
+from rxbisect.engines import engine
+from rxbisect.study import experiments
+from rxbisect.vocab import scenario
 
 pytestmark = needs_engine
 

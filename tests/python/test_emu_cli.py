@@ -11,10 +11,12 @@ import subprocess
 
 import pytest
 
-from rxbisect import cli, emu, engine, scenario
-from rxbisect.errors import EngineError, ScenarioError
-
 from conftest import run_cli
+from rxbisect import checkout
+from rxbisect.commands import cli
+from rxbisect.engines import emu
+from rxbisect.errors import EngineError, ScenarioError
+from rxbisect.vocab import scenario
 
 try:
     BIN = emu.find_emulator()
@@ -126,7 +128,7 @@ def test_eal_value_may_start_with_dashes():
 def test_missing_binary_says_how_to_get_one(tmp_path, monkeypatch):
     monkeypatch.delenv(emu.ENV_BIN, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(engine, "repo_root", lambda: tmp_path)
+    monkeypatch.setattr(checkout, "repo_root", lambda: tmp_path)
     with pytest.raises(EngineError, match=r"emulator not found: .*build/emu/rxb-emu does not "
                        r"exist.*make build.*RXB_EMU_BIN"):
         emu.find_emulator()

@@ -6,8 +6,10 @@ import json
 import pytest
 
 from conftest import GOOD_ENGINE, REPO, cli_json, run_cli, valid_output
-from rxbisect import engine, provenance, scenario
+from rxbisect import checkout
+from rxbisect.engines import engine, provenance
 from rxbisect.errors import EngineError, UsageError
+from rxbisect.vocab import scenario
 
 
 @pytest.fixture
@@ -127,14 +129,14 @@ def test_rxb_sim_bin_must_be_executable(tmp_path, monkeypatch):
 def test_missing_engine_says_how_to_get_one(tmp_path, monkeypatch):
     monkeypatch.delenv("RXB_SIM_BIN", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(engine, "repo_root", lambda: tmp_path)
+    monkeypatch.setattr(checkout, "repo_root", lambda: tmp_path)
     with pytest.raises(EngineError, match="make build.*RXB_SIM_BIN"):
         engine.find_engine()
 
 
 def test_repo_build_is_found(tmp_path, monkeypatch):
     monkeypatch.delenv("RXB_SIM_BIN", raising=False)
-    monkeypatch.setattr(engine, "repo_root", lambda: tmp_path)
+    monkeypatch.setattr(checkout, "repo_root", lambda: tmp_path)
     built = tmp_path / "build" / "sim" / "rxb-sim"
     built.parent.mkdir(parents=True)
     built.write_text("#!/bin/sh\n")

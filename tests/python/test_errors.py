@@ -5,8 +5,8 @@ line `rxb: error: ...` with exit code 2 and no traceback."""
 import pytest
 
 from conftest import run_cli
-from rxbisect import scenario
 from rxbisect.errors import ScenarioError
+from rxbisect.vocab import scenario
 
 PROFILE_MISSING_WAYS = "profile_missing"
 PROFILE_BAD_WAYS = "profile_bad"
@@ -83,7 +83,7 @@ CASES = {
 
 def _prepare(tmp_path, text, sets):
     """Write the scenario file and the broken profiles the cases refer to."""
-    from rxbisect import profile
+    from rxbisect.vocab import profile
     ref = profile.locate("reference").read_text()
     (tmp_path / "missing.toml").write_text(ref.replace("ways = 11 ", "# no ways "))
     (tmp_path / "bad.toml").write_text(ref.replace("ways = 11 ", "ways = 0 "))

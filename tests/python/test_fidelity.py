@@ -1,5 +1,5 @@
 """`rxb fidelity`: the calibration points file, the record schema, the fit's bisection, and the
-fitted cost profile (python/rxbisect/fidelity.py, fidelity_fit.py, docs/calibration.md).
+fitted cost profile (rxbisect/study/fidelity_check.py, fidelity_fit.py, docs/calibration.md).
 
 The simulator's numbers are never asserted here (they move with the mechanisms): the real
 engine only has to return a record per point with a positive value; exact answers come from
@@ -7,7 +7,6 @@ synthetic curves and from a fake engine whose capacity is a known function of nf
 """
 
 import argparse
-import importlib
 import json
 import math
 import re
@@ -15,11 +14,11 @@ import re
 import pytest
 
 from conftest import needs_engine
-from rxbisect import cli, cli_fidelity, costs, fidelity_fit, scenario
+from rxbisect.commands import cli, cli_fidelity
 from rxbisect.errors import UsageError
-
-fidelity = importlib.import_module("rxbisect.fidelity")  # the module: the package may export
-#                                                           a function of the same name
+from rxbisect.study import fidelity_check as fidelity
+from rxbisect.study import fidelity_fit
+from rxbisect.vocab import costs, scenario
 
 POINTS = fidelity.POINTS_FILE.read_text()
 
@@ -34,7 +33,7 @@ def rxb(monkeypatch, capsys):
         p = build()
         sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
         if "fidelity" not in sub.choices:
-            cli_fidelity.register(sub, cli._Parser)
+            cli_fidelity.register(sub)
         return p
     monkeypatch.setattr(cli, "build_parser", wired)
 

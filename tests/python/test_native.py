@@ -5,8 +5,9 @@ import struct
 
 import pytest
 
-from rxbisect import _native, scenario
+from rxbisect import _native, checkout
 from rxbisect.errors import EngineError, ScenarioError
+from rxbisect.vocab import scenario
 
 
 def test_the_library_is_found_by_one_rule(monkeypatch, tmp_path):
@@ -14,7 +15,7 @@ def test_the_library_is_found_by_one_rule(monkeypatch, tmp_path):
     with pytest.raises(EngineError, match=r"RXB_NATIVE_LIB=.*missing.so: no such file.*make build"):
         _native.lib_path()
     monkeypatch.delenv(_native.ENV_LIB)
-    monkeypatch.setattr(_native, "repo_root", lambda: tmp_path)
+    monkeypatch.setattr(checkout, "repo_root", lambda: tmp_path)
     with pytest.raises(EngineError, match=r"does not exist: run `make build`, or set "
                                           "RXB_NATIVE_LIB"):
         _native.lib_path()

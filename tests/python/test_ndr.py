@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from rxbisect import ndr
 from rxbisect.errors import UsageError
+from rxbisect.study import ndr
 
 LO, HI, RES = 1.0, 100.0, 0.5
 

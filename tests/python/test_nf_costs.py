@@ -4,8 +4,9 @@ the simulator then accepts as workload.costs."""
 import pytest
 
 from conftest import run_cli
-from rxbisect import costs, emu, scenario
+from rxbisect.engines import emu
 from rxbisect.errors import EngineError
+from rxbisect.vocab import costs, scenario
 
 
 @pytest.fixture(scope="module")

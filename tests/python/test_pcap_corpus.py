@@ -17,8 +17,10 @@ import struct
 import pytest
 
 from conftest import needs_engine, run_cli
-from rxbisect import emu, engine, scenario, trace
+from rxbisect.engines import emu, engine
 from rxbisect.errors import EngineError
+from rxbisect.tools import trace
+from rxbisect.vocab import scenario
 
 CORES = 4  # RETAs of 128 (emulator) and 512 (simulator) entries both reduce to hash % 4
 KEY = trace.KEY

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rxbisect import plot, stats
 from rxbisect.errors import UsageError
+from rxbisect.output import plot, stats
 
 SPEC = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"],
         "xlabel": "Rx ring size (descriptors)", "ylabels": ["Throughput (Gbps)"],

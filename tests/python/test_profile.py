@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from rxbisect import profile
+from rxbisect.vocab import profile
 
 
 def test_reference_profile_is_the_testbed_of_evaluation_2_4():

@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 from conftest import GOOD_ENGINE, REPO, run_cli, valid_output
-from rxbisect import emu, provenance, records, repro, scenario
-from rxbisect.sweep import execute, plan
+from rxbisect.engines import emu, provenance
+from rxbisect.output import records
+from rxbisect.study import reproduce
+from rxbisect.study.sweeps import execute, plan
+from rxbisect.vocab import scenario
 from test_repro import TINY as TINY_EXPERIMENT
 
 SHORT = ["run.duration_ms=0.5", "run.warmup_ms=0.1", "system.cores=2", "system.nics=1"]
@@ -174,7 +177,7 @@ def test_records_without_provenance_are_stale_with_one_notice(make_engine, tmp_p
 def test_a_changed_cost_profile_re_runs_the_points(make_engine, tmp_path):
     make_engine(GOOD_ENGINE)
     costs = tmp_path / "costs.toml"
-    study = (REPO / "python/rxbisect/costs/study.toml").read_text()
+    study = (REPO / "python/rxbisect/vocab/costs/study.toml").read_text()
     costs.write_text(study)
     out = tmp_path / "o"
     args = sweep_args(out, "--set", f"workload.costs={costs}")
@@ -193,7 +196,7 @@ def test_reasons_are_counted_per_kind_in_one_line():
     assert provenance.stale(rec, {**want, "profile_hash": "q"}) == "hardware profile changed"
     assert provenance.stale(rec, {**want, "engine_build": None}) is None  # unknown: kept
     assert provenance.stale({}, want) == provenance.MISSING
-    from rxbisect.sweep import rerun_text
+    from rxbisect.study.sweeps import rerun_text
     assert rerun_text({"engine changed": 1}) == "1 point re-run: engine changed"
     assert rerun_text({"engine changed": 2, provenance.MISSING: 1}) == \
         f"3 points re-run: engine changed (2), {provenance.MISSING} (1)"
@@ -206,10 +209,10 @@ def test_a_repro_rerun_with_another_engine_runs_its_points_again(make_engine, tm
     exp.write_text(TINY_EXPERIMENT)
     out = tmp_path / "o"
     kw = dict(quick=True, seeds=1, out=out, jobs=2, progress=False)
-    repro.repro(str(exp), **kw)
+    reproduce.repro(str(exp), **kw)
     capsys.readouterr()
     monkeypatch.setattr(provenance, "engine_build", lambda binary: "0123456789ab")
-    repro.repro(str(exp), **kw)
+    reproduce.repro(str(exp), **kw)
     assert notices(capsys.readouterr().err) == ["rxb: 4 points re-run: engine changed"]
     lines = (out / "tiny.jsonl").read_text().splitlines()
     assert len(lines) == 8  # the re-runs are appended; the first run's records stay

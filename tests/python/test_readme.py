@@ -7,7 +7,7 @@ import shlex
 import pytest
 
 from conftest import REPO
-from rxbisect import cli
+from rxbisect.commands import cli
 
 COMMAND = re.compile(r"\.venv/bin/rxb\s+([^#;\n]*)")
 OPTIONAL = re.compile(r"\[[^\]]*\]")  # [SCENARIO | ...], [--set ...]: choices shown to the reader

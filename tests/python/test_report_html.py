@@ -8,11 +8,11 @@ import subprocess
 
 import pytest
 
-from rxbisect import report_html
-from rxbisect.cli import main
-from rxbisect.plot import Point
-from rxbisect.reading import reading
-from rxbisect.sweep import execute, plan
+from rxbisect.commands.cli import main
+from rxbisect.output import html_report
+from rxbisect.output.plot import Point
+from rxbisect.output.reading import reading
+from rxbisect.study.sweeps import execute, plan
 
 QUICK = ("run.duration_ms=1", "run.warmup_ms=0.5")
 CHROMIUM = shutil.which("chromium")
@@ -85,7 +85,7 @@ def test_report_page_is_complete_and_self_contained(results, capsys):
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (scripts/deps.sh)")
 def test_every_figure_loads_in_headless_chromium(results):
     out, exps = results
-    page = report_html.render(out, exps)
+    page = html_report.render(out, exps)
     dom = dump_dom(page)
     body = re.search(r"<body[^>]*>", dom).group(0)  # the attributes the page's script set
     assert 'data-figures="ok 4"' in body
@@ -100,7 +100,7 @@ def test_the_chromium_check_sees_a_broken_figure(results, tmp_path):
     bad = tmp_path / "bad"
     bad.mkdir()
     shutil.copy(out / "nf.jsonl", bad / "nf.jsonl")
-    page = report_html.render(bad, exps)
+    page = html_report.render(bad, exps)
     text = page.read_text()
     first = re.search(r'<figure class="panel" id="([^"]+)">.*?</figure>', text, re.S)
     broken = f'<figure class="panel" id="{first.group(1)}"><svg></svg></figure>'
@@ -128,7 +128,7 @@ def test_figures_are_legible_at_the_page_width(results):
     text (tick labels, legend) is at least 10 CSS px; in a 480 px window the same figures
     shrink below that, so the measurement can fail."""
     out, exps = results
-    page = report_html.render(out, exps)
+    page = html_report.render(out, exps)
     width, text = legibility(page, 1280)
     assert width >= 0.95 and text >= 10, (width, text)
     assert legibility(page, 480)[1] < 10
@@ -253,7 +253,7 @@ def test_reading_says_at_least_for_a_lower_bound():
 def test_fixed_and_varied_params():
     recs = [{"params": {"a": 1, "b": x, "run.seed": s}, "metrics": {}} for x in (1, 2)
             for s in (1, 2)]
-    assert report_html._params(recs) == ({"a": 1}, {"b": [1, 2]})
+    assert html_report._params(recs) == ({"a": 1}, {"b": [1, 2]})
 
 
 def test_invalid_plot_table_falls_back_with_a_warning(results, tmp_path, capsys):
@@ -298,7 +298,7 @@ def test_title_and_plot_from_the_repro_summary(results, tmp_path):
         "title": "NFs from the summary", "variant": "quick",
         "plot": {"kind": "bar", "x": "workload.nf", "y": ["mem_bw_gibps"],
                  "xlabel": "Network function", "ylabels": ["Memory bandwidth (GiB/s)"]}}))
-    text = report_html.render(folder, exps).read_text()
+    text = html_report.render(folder, exps).read_text()
     assert "NFs from the summary" in text and "(quick variant)" in text
     assert "memory bandwidth" in text  # the reading is about the summary's y metric
     assert "Memory bandwidth (GiB/s)" in (folder / "nf.svg").read_text()
@@ -340,7 +340,7 @@ def story(tmp_path):
 
 
 def test_experiments_follow_the_narrative_with_numbered_captions(story, tmp_path):
-    text = report_html.render(story, tmp_path / "no-experiments").read_text()
+    text = html_report.render(story, tmp_path / "no-experiments").read_text()
     sections = re.findall(r'<section id="([^"]+)"><h2>(\d+)\.', text)
     assert sections == [("ring-size", "1"), ("bursts", "2"), ("ndr", "3"), ("zz-own", "4")]
     numbers = [int(n) for n in re.findall(r"<figcaption>Figure (\d+): ", text)]
@@ -349,16 +349,16 @@ def test_experiments_follow_the_narrative_with_numbered_captions(story, tmp_path
 
 
 def test_catalogue_ids_appear_in_the_narrative_order():
-    from rxbisect import experiments
+    from rxbisect.study import experiments
     assert sorted(experiments.NARRATIVE) == experiments.ids()
-    assert report_html.order(["proc-var", "x", "ring-size", "bursts"]) == \
+    assert html_report.order(["proc-var", "x", "ring-size", "bursts"]) == \
         ["ring-size", "bursts", "proc-var", "x"]
 
 
 def test_tables_show_the_trimmed_mean_with_its_interval(story, tmp_path):
-    from rxbisect import stats
-    from rxbisect.reading import fmt
-    text = report_html.render(story, tmp_path / "no-experiments").read_text()
+    from rxbisect.output import stats
+    from rxbisect.output.reading import fmt
+    text = html_report.render(story, tmp_path / "no-experiments").read_text()
     e = stats.estimate([100.0, 110.0, 150.0])
     assert e.mean == 110.0 and e.lo < e.mean < e.hi  # three differing seeds: an interval
     assert f"<td>{fmt(e.mean)} [{fmt(e.lo)}, {fmt(e.hi)}]</td>" in text
@@ -370,14 +370,14 @@ def test_an_ndr_at_line_rate_reads_at_least(story, tmp_path):
     exps.mkdir()
     (exps / "ndr.toml").write_text('[plot]\nkind = "bar"\nx = "system.cores"\n'
                                    'y = ["ndr_gbps"]\nylabels = ["No-drop rate (Gbps)"]\n')
-    text = report_html.render(story, exps).read_text()
+    text = html_report.render(story, exps).read_text()
     ndr = text[text.index('<section id="ndr">'):text.index('<section id="zz-own">')]
     assert "<td>≥ 100</td>" in ndr and "<td>61.0</td>" in ndr
     assert "≥ 100 Gbps vs 61.0 Gbps" in ndr  # the reading says it too
 
 
 def test_provenance_block_and_commands(story, tmp_path):
-    text = report_html.render(story, tmp_path / "no-experiments").read_text()
+    text = html_report.render(story, tmp_path / "no-experiments").read_text()
     block = text[text.index('<section id="provenance"'):text.index('<ol class="toc">')]
     for words in ("0123456789abcdef (dirty)", "rxb-sim 1.2 (gcc)", "lab-host-7",
                   "2026-11-26T20:00:00Z", "<td>3</td>",
@@ -389,21 +389,21 @@ def test_provenance_block_and_commands(story, tmp_path):
 
 def test_baseline_fragment_comes_before_the_experiments(story, tmp_path):
     frag = '<table class="num"><tr><td>differs</td></tr></table>'
-    text = report_html.render(story, tmp_path / "e", baseline_html=frag).read_text()
+    text = html_report.render(story, tmp_path / "e", baseline_html=frag).read_text()
     assert "<h2>Compared with a baseline</h2>" in text and frag in text
     assert text.index(frag) < text.index('<ol class="toc">') < text.index("<section id=\"ring")
-    assert "Compared with a baseline" not in report_html.render(story, tmp_path / "e") \
+    assert "Compared with a baseline" not in html_report.render(story, tmp_path / "e") \
         .read_text()
 
 
 def test_a_re_run_point_counts_once_by_its_later_record(tmp_path):
     """A point re-run (stale provenance) appends a second record with the same point id:
     the report and records.read must not count the stale one as another seed."""
-    from rxbisect import records
+    from rxbisect.output import records
     old = {"point_id": "p1", "params": {"arch.name": "privring"}, "metrics": {"x": 1.0}}
     new = {"point_id": "p1", "params": {"arch.name": "privring"}, "metrics": {"x": 2.0}}
     other = {"point_id": "p2", "params": {"arch.name": "rxbisect"}, "metrics": {"x": 3.0}}
     path = tmp_path / "e.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in (old, other, new)))
-    assert report_html.read_records(path) == [new, other]
+    assert html_report.read_records(path) == [new, other]
     assert records.read(tmp_path, "e") == [new, other]

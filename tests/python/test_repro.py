@@ -18,8 +18,10 @@ import psutil
 import pytest
 
 from conftest import REPO
-from rxbisect import cli, experiments, plot, records, repro
+from rxbisect.commands import cli
 from rxbisect.errors import EngineError, UsageError
+from rxbisect.output import plot, records
+from rxbisect.study import experiments, reproduce
 from test_sweep import (
     REAL_ENGINE,
     _free_port,
@@ -79,7 +81,7 @@ def test_quick_has_the_shape_of_full(exp_id):
     """Quick keeps the designs and the axes; fewer or equal points, no longer runs; the full
     variant has the seeds for a trimmed mean (min and max dropped)."""
     exp = experiments.load(exp_id)
-    quick, full = repro.plan(exp, quick=True), repro.plan(exp, quick=False)
+    quick, full = reproduce.plan(exp, quick=True), reproduce.plan(exp, quick=False)
     design = experiments.DESIGN
     assert {p.task["params"][design] for p in quick.points} == \
         {p.task["params"][design] for p in full.points} == {i.label for i in exp.interfaces}
@@ -88,7 +90,7 @@ def test_quick_has_the_shape_of_full(exp_id):
     assert max(p.task["sections"]["run"]["duration_ms"] for p in quick.points) <= \
         min(p.task["sections"]["run"]["duration_ms"] for p in full.points)
     assert exp.variant(False).seeds >= 3
-    assert repro.estimate_s(full.points, 2) > 0
+    assert reproduce.estimate_s(full.points, 2) > 0
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +108,7 @@ def quick_all(tmp_path_factory):
 def test_quick_variant_runs_and_its_records_validate(quick_all, exp_id):
     out, stdout, stderr, _ = quick_all
     exp = experiments.load(exp_id)
-    planned = repro.plan(exp, quick=True, traces=out)  # a generated trace lives in DIR
+    planned = reproduce.plan(exp, quick=True, traces=out)  # a generated trace lives in DIR
     recs = lines(out / f"{exp_id}.jsonl")
     # one record per planned point, no duplicates, no strays
     assert sorted(r["point_id"] for r in recs) == sorted(p.point_id for p in planned.points)
@@ -179,14 +181,14 @@ def test_quick_all_reports_its_time(quick_all):
 def test_python_api_returns_one_row_per_point(tmp_path):
     exp = tmp_path / "tiny.toml"
     exp.write_text(TINY)
-    df = repro.repro(str(exp), quick=True, seeds=3, out=tmp_path / "o", jobs=2,
+    df = reproduce.repro(str(exp), quick=True, seeds=3, out=tmp_path / "o", jobs=2,
                      progress=False)
     assert len(df) == 2 * 2 * 3 and set(df["experiment"]) == {"tiny"}
     assert set(df["params.design"]) == {"privring", "rxbisect"}
     summary = json.loads((tmp_path / "o" / "tiny.summary.json").read_text())
     assert {p["n"] for p in summary["points"]} == {3}  # 3 seeds behind every point
     # a second call resumes: nothing runs again, the same records come back
-    again = repro.repro(str(exp), quick=True, seeds=3, out=tmp_path / "o", jobs=2,
+    again = reproduce.repro(str(exp), quick=True, seeds=3, out=tmp_path / "o", jobs=2,
                         progress=False)
     assert list(again["point_id"]) == list(df["point_id"])
     assert len(lines(tmp_path / "o" / "tiny.jsonl")) == 12
@@ -330,7 +332,7 @@ def test_a_cluster_gives_the_records_of_the_local_pool_searches_included(tmp_pat
     exp = tmp_path / "tiny.toml"
     exp.write_text(_bad(TINY, "[plot]", "[search]\nlo = 1.0\nresolution = 20.0\n[plot]")
                    .replace('y = ["throughput_gbps"]', 'y = ["ndr_gbps"]'))
-    local = repro.repro(str(exp), out=tmp_path / "local", seeds=1, jobs=2, progress=False)
+    local = reproduce.repro(str(exp), out=tmp_path / "local", seeds=1, jobs=2, progress=False)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   protocol="tcp", host="127.0.0.1",
                                   dashboard_address=None) as cluster:
@@ -364,10 +366,10 @@ def test_an_experiment_with_failed_points_does_not_stop_the_others(tmp_path, mak
     (tmp_path / "a.toml").write_text(TINY)
     (tmp_path / "b.toml").write_text(_bad(TINY, '[[interface]]\nname = "rxbisect"\n', ""))
     out = tmp_path / "o"
-    planned = [repro.prepare(str(tmp_path / f"{x}.toml"), quick=True, out=out, jobs=2)[0]
+    planned = [reproduce.prepare(str(tmp_path / f"{x}.toml"), quick=True, out=out, jobs=2)[0]
                for x in "ab"]
     with pytest.raises(EngineError, match=r"1 of 2 experiments did not finish cleanly: a \("):
-        repro.run_each(planned, out, None, 2, False)
+        reproduce.run_each(planned, out, None, 2, False)
     assert "rxb: warning: a: " in capsys.readouterr().err
     assert {r["arch"] for r in lines(out / "a.jsonl")} == {"privring"}  # recorded anyway
     assert len(lines(out / "b.jsonl")) == 2 and (out / "b.summary.json").exists()
@@ -380,9 +382,9 @@ def test_a_figure_that_fails_leaves_records_and_summary_and_says_so(tmp_path, mo
     monkeypatch.setattr(plot, "experiment", broken)
     (tmp_path / "tiny.toml").write_text(TINY)
     out = tmp_path / "o"
-    planned = repro.prepare(str(tmp_path / "tiny.toml"), quick=True, out=out, jobs=2)
+    planned = reproduce.prepare(str(tmp_path / "tiny.toml"), quick=True, out=out, jobs=2)
     with pytest.raises(EngineError, match=r"tiny \(its figure was not drawn \(ValueError: no ink"):
-        repro.run_each(planned, out, None, 2, False)
+        reproduce.run_each(planned, out, None, 2, False)
     assert "rxb: warning: tiny: its figure was not drawn" in capsys.readouterr().err
     assert len(lines(out / "tiny.jsonl")) == 4 and (out / "tiny.summary.json").exists()
 
@@ -396,7 +398,7 @@ def test_an_interface_grid_keeps_its_values_in_full_and_is_narrowed_in_quick(tmp
 
     def rates(quick: bool) -> dict[str, set]:
         out: dict[str, set] = {}
-        for p in repro.plan(e, quick).points:
+        for p in reproduce.plan(e, quick).points:
             out.setdefault(p.task["params"]["design"], set()).add(p.grid["traffic.rate_gbps"])
         return out
     assert rates(False) == {"privring": {5.0, 10.0}, "rxbisect": {5.0, 10.0, 20.0}}

@@ -4,9 +4,9 @@ import tomllib
 
 import pytest
 
-from rxbisect import scenario
 from rxbisect.errors import ScenarioError
-from rxbisect.schema import AUTO
+from rxbisect.vocab import scenario
+from rxbisect.vocab.schema import AUTO
 
 
 def test_defaults_reproduce_the_reference_setup():

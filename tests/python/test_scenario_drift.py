@@ -15,7 +15,9 @@ import tomllib
 
 import pytest
 
-from rxbisect import _native, engine, profile, scenario
+from rxbisect import _native
+from rxbisect.engines import engine
+from rxbisect.vocab import profile, scenario, tables
 
 KIND = {"bool": "bool", "int": "int", "float": "float", "string": "string", "enum": "enum",
         "list": "int"}
@@ -40,7 +42,7 @@ def test_the_engines_know_exactly_the_front_ends_keys(compiled):
 @pytest.mark.parametrize("info", scenario.SCHEMA.keys(), ids=lambda k: k.full)
 def test_each_key_agrees(info, compiled):
     c = compiled[info.full]
-    d = scenario.TABLE[info.section][info.name]
+    d = tables.SCENARIO_KEYS[info.section][info.name]
     assert c["type"] == ("list" if d["type"] == "list" else KIND[d["type"]])
     assert c["auto"] == info.auto
     assert c["pow2"] == info.spec.pow2 and c["lo_open"] == info.spec.lo_open
@@ -66,7 +68,7 @@ def test_python_checks_the_same_ranges_as_the_engines(compiled):
 def _flat_metrics() -> list[dict]:
     """result_metrics.toml as the generator flattens it: fields after their object."""
     out = []
-    for name, m in scenario.METRICS.items():
+    for name, m in tables.METRICS.items():
         flags = {f: m.get(f, False) for f in ("null", "required", "record")}
         out.append({"name": name, "kind": m["kind"], **flags})
         out += [{"name": f"{name}.{f}", "kind": k.rstrip("?"), "null": k.endswith("?"),
@@ -81,9 +83,9 @@ def test_the_engines_know_exactly_the_front_ends_metrics():
 
 def test_one_metric_list_for_runs_and_records():
     """engine.py and records.py read the same table: every record metric is a required one."""
-    from rxbisect import records
+    from rxbisect.output import records
     assert set(records.REQUIRED_METRICS) <= set(engine.REQUIRED_METRICS)
-    assert {n for n, m in scenario.METRICS.items() if m.get("required")} == \
+    assert {n for n, m in tables.METRICS.items() if m.get("required")} == \
         set(engine.REQUIRED_METRICS)
 
 
@@ -91,7 +93,7 @@ PROFILE_TYPES = {"int": int, "float": float, "bool": bool, "string": str}
 
 
 def _profile_table() -> list[tuple[str, str, dict]]:
-    with open(scenario.PROFILE_KEYS_FILE, "rb") as f:
+    with open(tables.PROFILE_KEYS_FILE, "rb") as f:
         return [(sec, name, k) for sec, body in tomllib.load(f).items()
                 for name, k in body.items()]
 

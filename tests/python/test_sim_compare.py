@@ -3,8 +3,9 @@
 import pytest
 
 from conftest import run_cli
-from rxbisect import compare, engine
+from rxbisect.engines import engine
 from rxbisect.errors import EngineError
+from rxbisect.study import compare
 
 try:
     engine.find_engine()

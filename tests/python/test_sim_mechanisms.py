@@ -15,8 +15,10 @@ import struct
 
 import pytest
 
-from rxbisect import darkpackets, engine, scenario
+from rxbisect.engines import engine
 from rxbisect.errors import EngineError, ScenarioError
+from rxbisect.tools import darkpackets
+from rxbisect.vocab import scenario
 
 try:
     ENGINE = engine.find_engine()

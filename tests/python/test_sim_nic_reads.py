@@ -6,7 +6,8 @@ returns to the pool only after its transmit completion."""
 import re
 
 from conftest import needs_engine
-from rxbisect import engine, profile, scenario
+from rxbisect.engines import engine
+from rxbisect.vocab import profile, scenario
 
 pytestmark = needs_engine
 # light costs: the cores keep up, so what moves is the NIC (the study's fitted costs put them

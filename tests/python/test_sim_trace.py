@@ -10,8 +10,9 @@ import struct
 import pytest
 
 from conftest import needs_engine
-from rxbisect import engine, profile, scenario
+from rxbisect.engines import engine
 from rxbisect.errors import EngineError
+from rxbisect.vocab import profile, scenario
 
 pytestmark = needs_engine
 

@@ -6,7 +6,8 @@ when the mean load fits; each test turns one mechanism on against the same run w
 import pytest
 
 from conftest import needs_engine
-from rxbisect import engine, scenario
+from rxbisect.engines import engine
+from rxbisect.vocab import scenario
 
 pytestmark = needs_engine
 

@@ -14,8 +14,10 @@ import json
 
 import pytest
 
-from rxbisect import anatomy, engine, scenario
+from rxbisect.engines import engine
 from rxbisect.errors import EngineError
+from rxbisect.study import anatomy
+from rxbisect.vocab import scenario
 
 try:
     ENGINE = engine.find_engine()

@@ -2,8 +2,8 @@
 
 import pytest
 
-from rxbisect import sizing
 from rxbisect.errors import UsageError
+from rxbisect.tools import sizing
 
 MiB = 2**20
 REF = dict(nics=2, link_gbps=100, cores_per_nic=8, buffer_bytes=2048, ddio_bytes=22 * MiB * 2 // 11)
@@ -136,7 +136,7 @@ def test_worked_uneven_traffic_conflict_is_stated_plainly():
 def test_working_sets_agree_with_the_simulated_scenario(arch, sets):
     """One bound, two places: the calculator and scenario.derived (what rxb sim reports as
     nominal_working_set_mib) give the same bytes for the reference setup."""
-    from rxbisect import scenario
+    from rxbisect.vocab import scenario
     res = scenario.load_resolved(None, (f"arch.name={arch}", *sets))
     system = res.scenario.system
     sz = sizing.size(nics=system.nics, cores_per_nic=system.cores_per_nic,
@@ -146,7 +146,7 @@ def test_working_sets_agree_with_the_simulated_scenario(arch, sets):
 
 
 def test_cli_size_json_and_text(capsys):
-    from rxbisect.cli import main
+    from rxbisect.commands.cli import main
     assert main(["size", "--json"]) == 0
     d = __import__("json").loads(capsys.readouterr().out)
     assert d["ax"] == 128 and {b["design"] for b in d["beside"]} == {

@@ -1,7 +1,7 @@
 """rxbisect.stats: the trimmed mean over seeds and its bootstrap interval."""
 import pytest
 
-from rxbisect import stats
+from rxbisect.output import stats
 
 
 def test_trimmed_mean_drops_min_and_max_from_three_values_on():

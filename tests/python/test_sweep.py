@@ -21,8 +21,10 @@ import pytest
 
 import rxbisect
 from conftest import REPO, run_cli
-from rxbisect import cli, engine, records
-from rxbisect.sweep import plan
+from rxbisect.commands import cli
+from rxbisect.engines import engine
+from rxbisect.output import records
+from rxbisect.study.sweeps import plan
 
 TINY = ["run.duration_ms=0.5", "run.warmup_ms=0.1", "system.cores=2", "system.nics=1",
         "traffic.rate_gbps=10"]

@@ -3,9 +3,9 @@ each with a one-line error naming the option, what is wrong and what is allowed.
 
 import pytest
 
-from rxbisect import tracegen
-from rxbisect.cli import main
-from rxbisect.engine import repo_root
+from rxbisect.checkout import repo_root
+from rxbisect.commands.cli import main
+from rxbisect.tools import tracegen
 
 ALLOWED = "allowed: LEN:WEIGHT,... with LEN a frame length from 64 to 9018 bytes and WEIGHT " \
           "a positive number"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from rxbisect import trace
-from rxbisect.cli import main
-from rxbisect.engine import repo_root
+from rxbisect.checkout import repo_root
+from rxbisect.commands.cli import main
+from rxbisect.tools import trace
 
 # (source, destination, source port, destination port, hash of the addresses,
 #  hash with the ports) with the Microsoft key, input order src, dst, sport, dport.

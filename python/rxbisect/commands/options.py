@@ -1,0 +1,100 @@
+"""The arguments several `rxb` commands share, defined once: the parser class with one-line
+errors, value types (lists, seconds, numbers), and the option groups for scenarios, engine
+pools and progress bars, with the helpers that read them back."""
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with errors in the same one-line shape as everything else."""
+
+    def error(self, message: str):  # noqa: D102 (argparse API)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"rxb: error: {message}\n")
+
+
+def list_of(conv: Callable[[str], float]) -> Callable[[str], list]:
+    """An argparse type: a comma-separated list of `conv` values, at least one."""
+    def parse(text: str) -> list:
+        try:
+            values = [conv(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of "
+                                             f"{conv.__name__} values") from None
+        if not values:
+            raise argparse.ArgumentTypeError("empty list")
+        return values
+    return parse
+
+
+def seconds(text: str) -> float:
+    """A --timeout: a finite number of seconds above 0 (a run cannot finish within 0 s)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds > 0")
+    return value
+
+
+def number(conv: type, noun: str) -> Callable[[str], Any]:
+    """An argparse type: `conv` of the text, or an error saying what the value must be."""
+    def parse(text: str):
+        try:
+            return conv(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+    parse.__name__ = noun  # argparse names the type in some messages
+    return parse
+
+
+INT, FLOAT = number(int, "an integer"), number(float, "a number")
+
+
+def print_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2))
+
+
+def warn(lines: Sequence[str]) -> None:
+    for line in lines:
+        print(f"rxb: warning: {line}", file=sys.stderr)
+
+
+def set_args(p: argparse.ArgumentParser, help: str = "override one key (repeatable); see "
+             "`rxb scenario keys`") -> None:
+    """--set SECTION.KEY=VALUE, collected in args.sets."""
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help=help)
+
+
+def scenario_args(p: argparse.ArgumentParser, default: str = "the reference setup") -> None:
+    """The scenario (a file or built-in name) and its --set overrides."""
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                   help="scenario TOML file or built-in name (see `rxb scenario list`); "
+                        f"default: {default}")
+    set_args(p)
+
+
+def pool_args(p: argparse.ArgumentParser) -> None:
+    """Where engine runs go: the local pool (--jobs) or a Dask cluster (--cluster)."""
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="engine runs at once on the local pool (default: every CPU)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
+
+
+def bar_args(p: argparse.ArgumentParser) -> None:
+    """--progress / --no-progress; progress() reads them back."""
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", action="store_true", help="always show the progress bar")
+    bar.add_argument("--no-progress", action="store_true", help="never show the progress bar")
+
+
+def progress(args: argparse.Namespace) -> bool | None:
+    """The bar_args choice: forced on, forced off, or None (only on a terminal)."""
+    return False if args.no_progress else (True if args.progress else None)

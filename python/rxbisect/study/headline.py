@@ -1,0 +1,72 @@
+"""`make run`: the study in one command — the headline experiments of the catalogue in their
+quick variant, then the report, then a compact reading on the terminal.
+
+    python -m rxbisect.study [DIR] [--full] [--jobs N]
+
+The headline experiments are the ones the project exists for (docs/evaluation.md §4), in the
+study's narrative order (experiments.NARRATIVE): the Rx ring size of privRing (the
+problem), the two NFs at 200 Gbps on every design, the Bx size of rxBisect, on/off bursts to
+one core (where small rings drop), traffic and processing variability. Everything runs
+through `rxb repro` (resumable: a second run skips finished points) and `rxb report`; the
+terminal shows, per experiment, the sentences the report computes from the data, so the
+table is never canned.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..errors import RxbError
+from ..output import html_report, plot, reading
+from . import experiments, reproduce
+
+HEADLINE = tuple(eid for eid in experiments.NARRATIVE
+                 if eid in {"ring-size", "nf-200g", "bx-size", "bursts", "traffic-var",
+                            "proc-var"})
+DEFAULT_OUT = "results/study"
+
+
+def run(out: str = DEFAULT_OUT, quick: bool = True, jobs: int | None = None,
+        progress: bool | None = None) -> tuple[list[dict], Path]:
+    """Run the headline experiments into `out` and render its report; returns the results
+    (reproduce.run's) and the report's path."""
+    planned = [p for eid in HEADLINE for p in reproduce.prepare(eid, quick=quick, out=out,
+                                                           jobs=jobs)]
+    results = reproduce.run_each(planned, out, None, jobs, progress)
+    return results, html_report.render(out)
+
+
+def readings(results: list[dict]) -> str:
+    """Per experiment: its title, how long it ran, and the report's computed reading."""
+    lines = []
+    for res in results:
+        spec = experiments.load(res["id"]).plot
+        points = plot.aggregate(res["records"], spec)
+        lines.append(f"{res['title']} [{res['id']}, {res['wall_s']:.0f} s, "
+                     f"{len(res['records'])} points]")
+        lines += [f"  - {s}" for s in reading.reading(points, spec)]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rxbisect.study", description=__doc__.split(
+        "\n\n")[0])
+    ap.add_argument("out", nargs="?", default=DEFAULT_OUT, help=f"results folder ({DEFAULT_OUT})")
+    ap.add_argument("--full", action="store_true", help="the full variants (seeds, all points)")
+    ap.add_argument("--jobs", type=int, help="engine runs at once (default: every CPU)")
+    args = ap.parse_args(argv)
+    start = time.monotonic()
+    try:
+        results, page = run(args.out, quick=not args.full, jobs=args.jobs)
+    except RxbError as e:
+        print(f"rxb: error: {e}", file=sys.stderr)
+        return e.exit_code
+    print(readings(results))
+    print(f"\n{len(results)} experiments in {time.monotonic() - start:.0f} s; "
+          f"report: {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
