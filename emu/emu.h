@@ -43,7 +43,7 @@ enum rxb_emu_out {
 };
 
 struct rxb_emu_cfg {
-	/* the scenario: every key of python/rxbisect/scenario_keys.toml, at the
+	/* the scenario: every key of scenario/tables/scenario_keys.toml, at the
 	 * emulator's defaults unless set; "auto" resolved by rxb_emu_cfg_check */
 	struct rxb_scn scn;
 

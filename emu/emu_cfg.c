@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The emulator's configuration: the scenario vocabulary (every key defined
- * once in python/rxbisect/scenario_keys.toml, checked by the scenario
+ * once in scenario/tables/scenario_keys.toml, checked by the scenario
  * library at the emulator's limits), then the rules that involve several
  * keys or what this emulator can run. Every rejection names the key, the
  * value, why, and what is allowed.

@@ -2,7 +2,7 @@
  *
  * scenario.h — the scenario vocabulary as the C engines read it.
  *
- * Every key is defined once, in python/rxbisect/scenario_keys.toml; the build
+ * Every key is defined once, in scenario/tables/scenario_keys.toml; the build
  * generates scenario_gen.h (struct rxb_scn, the scenario's own enums) and the
  * key table rxb_scn_keys[] from it (scripts/gen_scenario.py). This library is
  * the one place the simulator, the emulator, the driver and (through

@@ -3,7 +3,7 @@
 
     gen_scenario.py KEYS.toml METRICS.toml PROFILE.toml OUT_DIR
 
-reads python/rxbisect/scenario_keys.toml, result_metrics.toml and
+reads scenario/tables/scenario_keys.toml, result_metrics.toml and
 profile_keys.toml (formats in their headers) and writes OUT_DIR/scenario_gen.h
 (the enums the scenario owns, struct rxb_scn with one typed field per key, a
 name constant per metric and per profile key) and OUT_DIR/scenario_gen.c (the

@@ -45,7 +45,7 @@ struct sim_calib {
 };
 
 struct sim_cfg {
-	/* the scenario: every key of python/rxbisect/scenario_keys.toml */
+	/* the scenario: every key of scenario/tables/scenario_keys.toml */
 	struct rxb_scn scn;
 	/* profile */
 	char profile_name[64];

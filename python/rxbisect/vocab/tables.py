@@ -1,16 +1,17 @@
 """The generated tables: scenario keys, result metrics and hardware-profile keys.
 
-Each is also compiled into the C engines (scenario/CMakeLists.txt names the same folder), so
-moving them is changing TABLES here and its CMake twin. Reading them needs nothing else of the
-package, so every module that speaks the vocabulary (scenario, costs, tracegen) reads them
-here without importing the others.
+They live with the C library that compiles them, in scenario/tables/ (the C build reads nothing
+of this package); vocab/keys is a link to that folder, so a checkout reads them in place and
+a wheel ships them as package data. Reading them needs nothing else of the package, so every
+module that speaks the vocabulary (scenario, costs, tracegen) reads them here without importing
+the others.
 """
 
 import tomllib
 from pathlib import Path
 from typing import Any
 
-TABLES = Path(__file__).resolve().parents[1]  # python/rxbisect/
+TABLES = Path(__file__).with_name("keys")  # scenario/tables/, through the link
 KEYS_FILE = TABLES / "scenario_keys.toml"
 METRICS_FILE = TABLES / "result_metrics.toml"
 PROFILE_KEYS_FILE = TABLES / "profile_keys.toml"  # the hardware profile's keys
