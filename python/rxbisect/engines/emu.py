@@ -43,7 +43,11 @@ METRICS: dict[str, Any] = {
     "mem_bw_gibps": "number?",
     "emulator": {"dispatch_mpps": "number?", "cycles_per_packet": "number?",
                  "loaded_cycles_per_packet": "number?", "idle_share": "fraction?",
-                 "dispatched": "count", "buffer_mismatch": "count", "swaps": "count"},
+                 "dispatched": "count", "buffer_mismatch": "count", "swaps": "count",
+                 "nic_lcores": "count",
+                 # what the emulation itself costs (docs/emulator.md "Emulation cost")
+                 "cost": {"nic_cycles_per_packet": "number?", "nic_ns_per_packet": "number?",
+                          "capacity_mpps": "number?", "added_latency_ns": "number?"}},
 }
 
 
@@ -105,7 +109,8 @@ def command(ref: str | None, sets: Sequence[str], eal: str | None = None,
             bench_ms: float | None = None) -> tuple[list[str], list[str]]:
     """(the rxb-emu command line, the scenario keys ignored)."""
     passed, ignored = emu_sets(ref, sets)
-    cmd = [str(find_emulator())]
+    # --quiet-keys: the front end has already warned about keys without effect (cli idle_keys)
+    cmd = [str(find_emulator()), "--quiet-keys"]
     if not any(s.startswith("emu.progress=") for s in passed):
         cmd += ["--set", "emu.progress=true"]  # drives the bar; harmless without one
     for s in passed:

@@ -81,6 +81,12 @@ def metrics(result: Result, res: Resolved) -> str:
     return f"{head}\n\n{_rows(_metric_rows(m))}\n"
 
 
+def _emulation_cost(c: dict) -> str:
+    """What the emulator adds: NIC work per packet, the capacity it leaves, the latency it adds."""
+    return (f"{num(c['nic_ns_per_packet'], 1, 'ns')}/packet, capacity "
+            f"{num(c['capacity_mpps'], 1, 'Mpps')}, +{num(c['added_latency_ns'], 0, 'ns')} latency")
+
+
 def emu(record: dict) -> str:
     """The terminal view of one `rxb-emu` run: the simulator's rows, then the emulator's."""
     m, p = record["metrics"], record["params"]
@@ -102,6 +108,8 @@ def emu(record: dict) -> str:
             ("  cycles/packet busy / full bursts", _slash([e["cycles_per_packet"],
                                                           e["loaded_cycles_per_packet"]], 1, "")),
             ("  idle share", pct(e["idle_share"], 1)),
+            ("  NIC lcores", num(e["nic_lcores"])),
+            ("  emulation cost", _emulation_cost(e["cost"])),
             ("  buffer mismatches / swaps", f"{num(e['buffer_mismatch'])} / {num(e['swaps'])}"),
             ("  RSS software / port hash", f"{num(e['sw_hash'])} / {num(e['port_hash'])}"),
             ("  slots physical / virtual", f"{num(e['phys_slots'])} / {num(e['virt_slots'])}"),
