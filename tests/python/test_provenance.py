@@ -109,7 +109,11 @@ def test_emu_record_carries_provenance_of_the_emulator(tmp_path, monkeypatch):
     doc = valid_output("privring")
     doc["metrics"]["emulator"] = {"dispatch_mpps": None, "cycles_per_packet": None,
                                   "loaded_cycles_per_packet": None, "idle_share": None,
-                                  "dispatched": 0, "buffer_mismatch": 0, "swaps": 0}
+                                  "dispatched": 0, "buffer_mismatch": 0, "swaps": 0,
+                                  "nic_lcores": 1,
+                                  "cost": {"nic_cycles_per_packet": None,
+                                           "nic_ns_per_packet": None, "capacity_mpps": None,
+                                           "added_latency_ns": None}}
     monkeypatch.setattr(emu, "_invoke", lambda *a, **k: (doc, []))
     prov = emu.run(None, ["system.cores=2"]).record["provenance"]
     assert list(prov) == list(provenance.KEYS) and provenance.problems(prov) == []
