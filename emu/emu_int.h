@@ -24,6 +24,7 @@
 #include "emu.h"
 #include "rxb/shape.h"
 #include "gen.h"
+#include "hist.h"
 #include "nf/nf.h"
 #include "rxb/privring.h"
 #include "rxb/rss.h"
@@ -33,8 +34,7 @@
 
 #define EMU_BURST 32u          /* physical Rx burst */
 #define EMU_FETCH_CHUNK 32u    /* descriptors fetched from one virtual ring per visit */
-#define EMU_HIST_SUB 16u       /* latency histogram: sub-buckets per power of two */
-#define EMU_HIST_BUCKETS (64u * EMU_HIST_SUB)
+#define EMU_HIST_BUCKETS RXB_HIST_BUCKETS /* latency: util/hist.h's layout */
 #define EMU_OPS_NAME "rxb_virt"
 
 /* What the emulator records in every buffer it hands a physical queue
@@ -122,7 +122,9 @@ struct emu_worker {
 	uint64_t stall_from, stall_to;  /* TSC; stall_to 0 = until the drain */
 	uint64_t extra_cyc;         /* per packet: workload.compute_ns + slow_extra_ns */
 	struct emu_wstats st;       /* W */
-	/* W: latency of processed packets, TSC cycles, reset at the warm-up */
+	/* W: latency of processed packets, TSC cycles, reset at the warm-up:
+	 * the simulator's histogram (util/hist.h) as bare counts, so a p99 has
+	 * the same precision in both engines */
 	uint64_t hist[EMU_HIST_BUCKETS];
 	uint64_t lat_n, lat_sum, lat_max;
 	uint64_t warm_seen;

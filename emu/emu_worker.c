@@ -51,35 +51,9 @@ void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out)
 
 /* ---------------------------------------------------------- latency */
 
-static unsigned hist_index(uint64_t v)
-{
-	unsigned msb;
-
-	if (v < EMU_HIST_SUB)
-		return (unsigned)v;
-	msb = 63u - (unsigned)__builtin_clzll(v);
-	return (msb - 3u) * EMU_HIST_SUB + (unsigned)((v >> (msb - 4u)) & (EMU_HIST_SUB - 1u));
-}
-
-/* Middle of bucket i. */
-static double hist_value(unsigned i)
-{
-	unsigned msb, sub;
-	double lo;
-
-	if (i < EMU_HIST_SUB)
-		return i;
-	msb = i / EMU_HIST_SUB + 3u;
-	sub = i % EMU_HIST_SUB;
-	lo = ldexp((double)(EMU_HIST_SUB + sub), (int)msb - 4);
-	return lo + ldexp(1.0, (int)msb - 4) / 2;
-}
-
 void emu_hist_add(struct emu_worker *w, uint64_t cyc)
 {
-	unsigned i = hist_index(cyc);
-
-	w->hist[i < EMU_HIST_BUCKETS ? i : EMU_HIST_BUCKETS - 1]++;
+	w->hist[rxb_hist_bucket(cyc)]++;
 	w->lat_n++;
 	w->lat_sum += cyc;
 	if (cyc > w->lat_max)
@@ -88,18 +62,7 @@ void emu_hist_add(struct emu_worker *w, uint64_t cyc)
 
 double emu_hist_quantile(const uint64_t *hist, uint64_t n, double q)
 {
-	uint64_t rank = (uint64_t)ceil(q * (double)n), seen = 0;
-
-	if (n == 0)
-		return NAN;
-	if (rank == 0)
-		rank = 1;
-	for (unsigned i = 0; i < EMU_HIST_BUCKETS; i++) {
-		seen += hist[i];
-		if (seen >= rank)
-			return hist_value(i);
-	}
-	return hist_value(EMU_HIST_BUCKETS - 1);
+	return n == 0 ? NAN : rxb_hist_quantile_of(hist, n, UINT64_MAX, q);
 }
 
 /* ---------------------------------------------------------- the loop */

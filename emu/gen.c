@@ -22,6 +22,8 @@ struct flow_set {
 
 struct rxb_gen {
 	struct rxb_gen_cfg cfg;
+	struct rxb_flows fm;         /* the flows' 5-tuples (util/flow.h) */
+	uint32_t n_flows;            /* cfg.n_flows, or lcm of the generator ranges */
 	struct rxb_gen_flow *flows;
 	uint32_t *tcp_seq;           /* per flow, TCP only */
 	struct flow_set target, other, all;
@@ -37,6 +39,7 @@ struct rxb_gen {
 	uint32_t burst_pos;          /* packets of the current on-period filled */
 	uint32_t burst_flow;
 	bool burst_flow_target;
+	uint32_t gen_next;           /* generator ranges: the next packet's flow */
 
 	/* Pacer state: decides only when packets go. */
 	bool started;
@@ -58,10 +61,10 @@ void rxb_gen_cfg_defaults(struct rxb_gen_cfg *cfg)
 	cfg->seed = 1;
 	cfg->n_flows = 1024;
 	cfg->proto = IPPROTO_UDP;
-	cfg->src_net = RXB_IPV4(10, 0, 0, 0);
-	cfg->src_depth = 8;
-	cfg->dst_net = RXB_IPV4(198, 19, 0, 0);
-	cfg->dst_depth = 16;
+	cfg->src_net = RXB_FLOW_SRC_NET;
+	cfg->src_depth = RXB_FLOW_SRC_DEPTH;
+	cfg->dst_net = RXB_FLOW_DST_NET;
+	cfg->dst_depth = RXB_FLOW_DST_DEPTH;
 	cfg->src_mac = src;
 	cfg->dst_mac = dst;
 	cfg->flow_zipf_s = 0.99;
@@ -115,10 +118,29 @@ static int check_dist(const char *field, enum rxb_gen_dist d, double s, struct r
 	return 0;
 }
 
+/* Generator ranges visit every flow in turn: nothing may pick flows. */
+static int check_ranges(const struct rxb_gen_cfg *c, struct rxb_err *err)
+{
+	const char *why = c->target_share > 0 || c->n_target_flows || c->is_target ?
+				  "a target set" :
+			  c->kv.enabled ? "KV requests (keys pick the port)" :
+			  c->burst_single_flow ? "single-flow bursts" : NULL;
+
+	if ((c->gen_src || c->gen_dst) && why != NULL) {
+		rxb_err_set(err, "traffic.gen_src_addrs = %u, gen_dst_addrs = %u: generator "
+			    "ranges visit every flow in turn, so they do not go with %s; use "
+			    "drawn flows (flow_model = random) there", c->gen_src, c->gen_dst, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 {
 	int rc;
 
+	if (check_ranges(c, err) < 0)
+		return -EINVAL;
 	if (c->n_flows == 0 || c->n_flows > RXB_GEN_MAX_FLOWS) {
 		rxb_err_set(err, "gen.n_flows = %u: must be in [1, %u]", c->n_flows, RXB_GEN_MAX_FLOWS);
 		return -EINVAL;
@@ -207,13 +229,6 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 	return check_dist("gen.kv.dist", c->kv.dist, c->kv.zipf_s, err);
 }
 
-static uint32_t random_in(struct sim_rng *r, uint32_t net, uint8_t depth)
-{
-	uint32_t host_mask = depth >= 32 ? 0 : UINT32_MAX >> depth;
-
-	return (net & ~host_mask) | ((uint32_t)sim_rng_next(r) & host_mask);
-}
-
 static int set_init(struct flow_set *s, uint32_t cap)
 {
 	s->ids = malloc((size_t)(cap ? cap : 1) * sizeof(*s->ids));
@@ -227,33 +242,77 @@ static void set_finish(struct flow_set *s, const struct rxb_gen_cfg *c)
 		sim_zipf_init(&s->zipf, s->n, c->flow_dist == RXB_GEN_ZIPF ? c->flow_zipf_s : 0, NULL);
 }
 
-static int build_flows(struct rxb_gen *g, struct rxb_err *err)
+/* The flows' 5-tuples for the seed and port (util/flow.h), and how many:
+ * n_flows, or the lcm of the generator ranges. */
+static int flows_init(struct rxb_gen *g, struct rxb_err *err)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
-	/* Its own stream, so flows do not change with the rest of cfg. */
+
+	rxb_flows_init(&g->fm, c->seed, c->port, c->proto);
+	g->fm.src_net = c->src_net;
+	g->fm.src_depth = c->src_depth;
+	g->fm.dst_net = c->dst_net;
+	g->fm.dst_depth = c->dst_depth;
+	g->n_flows = c->n_flows;
+	if (c->gen_src == 0 && c->gen_dst == 0)
+		return 0;
+	if (rxb_flows_ranges(&g->fm, c->gen_src, c->gen_dst, err) < 0)
+		return -EINVAL;
+	if (g->fm.gen_flows > RXB_GEN_MAX_FLOWS) {
+		rxb_err_set(err, "traffic.gen_src_addrs = %u, gen_dst_addrs = %u: lcm %u flows, "
+			    "the emulator's flow table holds at most %u",
+			    c->gen_src, c->gen_dst, g->fm.gen_flows, RXB_GEN_MAX_FLOWS);
+		return -EINVAL;
+	}
+	g->n_flows = g->fm.gen_flows;
+	g->gen_next = rxb_flows_gen_id(&g->fm, 0);
+	return 0;
+}
+
+/* The flow table: each flow's tuple, and a TCP flow's first sequence
+ * number (its own stream, so it does not change with the rest of cfg). */
+static int fill_table(struct rxb_gen *g)
+{
 	struct sim_rng r;
 
-	sim_rng_seed(&r, c->seed ^ 0xf10f10f10f10f10full, 0);
-	g->flows = calloc(c->n_flows, sizeof(*g->flows));
-	if (g->flows == NULL || set_init(&g->all, c->n_flows) < 0 ||
-	    set_init(&g->target, c->n_flows) < 0 || set_init(&g->other, c->n_flows) < 0)
-		goto nomem;
-	if (c->proto == IPPROTO_TCP) {
-		g->tcp_seq = calloc(c->n_flows, sizeof(*g->tcp_seq));
+	g->flows = calloc(g->n_flows, sizeof(*g->flows));
+	if (g->flows == NULL)
+		return -ENOMEM;
+	if (g->cfg.proto == IPPROTO_TCP) {
+		g->tcp_seq = calloc(g->n_flows, sizeof(*g->tcp_seq));
 		if (g->tcp_seq == NULL)
-			goto nomem;
+			return -ENOMEM;
 	}
-	for (uint32_t i = 0; i < c->n_flows; i++) {
+	sim_rng_seed(&r, g->cfg.seed ^ 0xf10f10f10f10f10full, 0);
+	for (uint32_t i = 0; i < g->n_flows; i++) {
 		struct rxb_gen_flow *f = &g->flows[i];
+		struct rxb_flow t;
 
-		f->src_ip = random_in(&r, c->src_net, c->src_depth);
-		f->dst_ip = random_in(&r, c->dst_net, c->dst_depth);
-		f->src_port = (uint16_t)(1024 + sim_rng_below(&r, 65536 - 1024));
-		f->dst_port = (uint16_t)(1 + sim_rng_below(&r, 65535));
-		f->proto = c->proto;
+		rxb_flow_tuple(&g->fm, i, &t);
+		f->src_ip = t.src_ip;
+		f->dst_ip = t.dst_ip;
+		f->src_port = t.src_port;
+		f->dst_port = t.dst_port;
+		f->proto = t.proto;
 		if (g->tcp_seq != NULL)
 			g->tcp_seq[i] = (uint32_t)sim_rng_next(&r);
 	}
+	return 0;
+}
+
+static int build_flows(struct rxb_gen *g, struct rxb_err *err)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+
+	if (flows_init(g, err) < 0)
+		return -EINVAL;
+	if (fill_table(g) < 0)
+		goto nomem;
+	if (g->fm.gen_flows)
+		return 0; /* visited in turn: no sets to draw from */
+	if (set_init(&g->all, c->n_flows) < 0 || set_init(&g->target, c->n_flows) < 0 ||
+	    set_init(&g->other, c->n_flows) < 0)
+		goto nomem;
 	g->has_target = c->n_target_flows > 0 || c->is_target != NULL;
 	for (uint32_t i = 0; i < c->n_flows; i++) {
 		bool t = c->is_target != NULL ? c->is_target(c->is_target_arg, i, &g->flows[i])
@@ -280,7 +339,7 @@ static int build_flows(struct rxb_gen *g, struct rxb_err *err)
 	set_finish(&g->other, c);
 	return 0;
 nomem:
-	rxb_err_set(err, "gen.n_flows = %u: out of memory for the flow table", c->n_flows);
+	rxb_err_set(err, "gen.n_flows = %u: out of memory for the flow table", g->n_flows);
 	return -ENOMEM;
 }
 
@@ -357,7 +416,7 @@ void rxb_gen_destroy(struct rxb_gen *g)
 
 const struct rxb_gen_flow *rxb_gen_flow(const struct rxb_gen *g, uint32_t flow)
 {
-	return flow < g->cfg.n_flows ? &g->flows[flow] : NULL;
+	return flow < g->n_flows ? &g->flows[flow] : NULL;
 }
 
 uint32_t rxb_gen_n_target_flows(const struct rxb_gen *g)
@@ -418,7 +477,11 @@ static uint32_t pick_flow(struct rxb_gen *g, bool *target)
 		*target = g->burst_flow_target;
 		return g->burst_flow;
 	}
-	if (!g->has_target) {
+	if (g->fm.gen_flows) {
+		*target = false;
+		f = g->gen_next;
+		g->gen_next = rxb_flows_gen_next(&g->fm, f);
+	} else if (!g->has_target) {
 		*target = false;
 		f = draw(&g->rng, &g->all);
 	} else {

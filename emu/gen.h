@@ -3,8 +3,14 @@
  * gen.h — the emulator's traffic generator: valid Ethernet/IPv4/UDP or TCP
  * packets with correct checksums, written into mbufs, following a pattern:
  *
- *   flows      n_flows random 5-tuples (src in src_net/src_depth, dst in
- *              dst_net/dst_depth, random ports), fixed for a seed
+ *   flows      n_flows 5-tuples, fixed for a seed and port: the ones the
+ *              simulator offers for the same run seed (util/flow.h: src in
+ *              src_net/src_depth, dst in dst_net/dst_depth, random ports);
+ *              or, with generator ranges (gen_src, gen_dst > 0), the
+ *              study's generator profile: packet i carries source
+ *              16.1.1.1 + i mod gen_src and destination 48.1.1.1 + i mod
+ *              gen_dst, UDP 53 -> 53, lcm(gen_src, gen_dst) flows visited in
+ *              turn (no target set, no KV, no single-flow bursts)
  *   popularity which flow a packet belongs to: uniform or Zipf(s); flow 0
  *              is the most popular under Zipf (rank r -> flow r-1 of its set)
  *   target     a target flow set (flows [0, n_target_flows), or those a
@@ -27,7 +33,7 @@
  * Determinism: packet contents (flows, sizes, keys, values, IP ids) depend
  * only on the configuration and the seed, never on timing: pacing decides
  * when packets go, not which. The stamp is the only timing-dependent field.
- * The flow table depends only on seed, n_flows, proto and the address
+ * The flow table depends only on seed, port, n_flows, proto and the address
  * ranges, so changing e.g. target_share keeps the same flows.
  *
  * Threads: a generator belongs to one thread; its statistics may be read by
@@ -43,6 +49,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "flow.h"
 #include "nf/wire.h"
 #include "rxb/common.h"
 
@@ -50,7 +57,7 @@
 extern "C" {
 #endif
 
-/* A flow's 5-tuple, host byte order. */
+/* A flow's 5-tuple, host byte order: rxb_flow_tuple's (util/flow.h). */
 struct rxb_gen_flow {
 	uint32_t src_ip, dst_ip;
 	uint16_t src_port, dst_port;
@@ -70,7 +77,7 @@ struct rxb_gen_size {
 #define RXB_GEN_MAX_SIZES 16u
 #define RXB_GEN_MIN_FRAME 60u    /* Ethernet minimum without FCS */
 #define RXB_GEN_MAX_FRAME 9014u  /* jumbo; must also fit one mbuf segment */
-#define RXB_GEN_MAX_FLOWS (1u << 26)
+#define RXB_GEN_MAX_FLOWS (1u << 26) /* also the most generator ranges may give */
 
 /* Decides whether a flow is in the target set (called once per flow at
  * create time). */
@@ -80,7 +87,9 @@ struct rxb_gen_cfg {
 	uint64_t seed;
 
 	/* Flows. */
-	uint32_t n_flows;            /* default 1024 */
+	uint32_t port;               /* whose flows (util/flow.h); default 0 */
+	uint32_t n_flows;            /* default 1024; generator ranges: lcm */
+	uint32_t gen_src, gen_dst;   /* generator ranges; 0: drawn flows */
 	uint8_t proto;               /* IPPROTO_UDP (default) or IPPROTO_TCP */
 	uint32_t src_net;            /* default 10.0.0.0/8 */
 	uint8_t src_depth;
@@ -152,8 +161,9 @@ struct rxb_gen;
 
 void rxb_gen_cfg_defaults(struct rxb_gen_cfg *cfg);
 
-/* Validate cfg and build the flow table. 0 or a negative errno with err
- * naming the field. */
+/* Validate cfg and build the flow table (16 B a flow: the study's
+ * generator ranges take 132 MB). 0 or a negative errno with err naming the
+ * field. */
 int rxb_gen_create(const struct rxb_gen_cfg *cfg, struct rxb_gen **out, struct rxb_err *err);
 void rxb_gen_destroy(struct rxb_gen *g);
 

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The traffic generator: valid packets, determinism, the distributions it
  * promises (sizes, target share, Zipf), bursts, KV requests, stamps, the
- * pacer (on a fake clock), configuration errors. */
+ * pacer (on a fake clock), configuration errors; the flows are the
+ * simulator's (util/flow.h, whose tuples sim/tests/test_flow.c checks on the
+ * simulator's side), as written on the wire, drawn or generator ranges. */
 #include <errno.h>
 #include <math.h>
 
 #include "check.h"
 #include "emu_test.h"
+#include "flow.h"
 #include "rng.h"
+#include "rxb/rss.h"
 
 static struct rte_mempool *mp;
 
@@ -528,6 +532,96 @@ static void test_burst_real_clock(void)
 	rxb_gen_destroy(g);
 }
 
+/* The wire bytes' RSS input (addresses and ports, network order) hashed by
+ * the reference Toeplitz. */
+static uint32_t wire_hash_ref(struct rte_mbuf *m)
+{
+	struct rxb_pkt_view v = emu_view(m);
+	uint8_t in[12];
+
+	memcpy(in, &v.ip->src_addr, 4);
+	memcpy(in + 4, &v.ip->dst_addr, 4);
+	memcpy(in + 8, v.l4, 4); /* UDP and TCP: source then destination port */
+	return rxb_toeplitz_ref(rxb_rss_default_key, RXB_RSS_KEY_LEN, in, sizeof(in));
+}
+
+/* n packets of c: each carries flow info.flow's rxb_flow_tuple (model m) on
+ * the wire, and the emulator's RSS hash of that flow (the tuple through the
+ * table Toeplitz, emu_source.c) equals the reference over the wire bytes.
+ * Returns the packets' flow ids in ids[]. */
+static void check_wire_flows(const struct rxb_gen_cfg *c, const struct rxb_flows *m,
+			     uint32_t *ids, unsigned n)
+{
+	struct rxb_rss rss;
+	struct rxb_gen *g = gen_new(c);
+	unsigned bad = 0;
+
+	CHECK(g != NULL);
+	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, NULL), 0);
+	for (unsigned base = 0; g != NULL && base < n; base += 32) {
+		struct rxb_gen_pkt_info info[32];
+		struct rte_mbuf *pkts[32];
+
+		if (rte_pktmbuf_alloc_bulk(mp, pkts, 32) != 0 ||
+		    rxb_gen_fill(g, pkts, 32, 1, info) != 32) {
+			CHECK(0);
+			break;
+		}
+		for (unsigned i = 0; i < 32 && base + i < n; i++) {
+			const struct rxb_gen_flow *f = rxb_gen_flow(g, info[i].flow);
+			struct emu_tuple w = emu_tuple_of(pkts[i]);
+			struct rxb_flow t;
+
+			rxb_flow_tuple(m, info[i].flow, &t);
+			bad += w.src_ip != t.src_ip || w.dst_ip != t.dst_ip ||
+			       w.src_port != t.src_port || w.dst_port != t.dst_port;
+			bad += f->src_ip != t.src_ip || f->dst_ip != t.dst_ip || f->proto != t.proto;
+			bad += rxb_rss_ipv4_l4(&rss, f->src_ip, f->dst_ip, f->src_port,
+					       f->dst_port) != wire_hash_ref(pkts[i]);
+			ids[base + i] = info[i].flow;
+		}
+		rte_pktmbuf_free_bulk(pkts, 32);
+	}
+	CHECK_EQ(bad, 0);
+	rxb_gen_destroy(g);
+}
+
+static void test_flows_are_the_simulators(void)
+{
+	static uint32_t ids[2048];
+	struct rxb_gen_cfg c;
+	struct rxb_flows m;
+
+	for (uint32_t port = 0; port < 2; port++) {
+		rxb_gen_cfg_defaults(&c);
+		c.seed = 1234;
+		c.port = port;
+		c.proto = port ? IPPROTO_TCP : IPPROTO_UDP;
+		c.n_flows = 4096;
+		rxb_flows_init(&m, 1234, port, c.proto);
+		check_wire_flows(&c, &m, ids, RTE_DIM(ids));
+	}
+}
+
+/* The study's generator profile: source and destination stepped in lock
+ * step, lcm(6, 4) = 12 flows visited in turn from the seed's start. */
+static void test_generator_ranges(void)
+{
+	static uint32_t ids[96];
+	struct rxb_gen_cfg c;
+	struct rxb_flows m;
+
+	rxb_gen_cfg_defaults(&c);
+	c.seed = 5;
+	c.gen_src = 6;
+	c.gen_dst = 4;
+	rxb_flows_init(&m, 5, 0, IPPROTO_UDP);
+	CHECK_EQ(rxb_flows_ranges(&m, 6, 4, NULL), 0);
+	check_wire_flows(&c, &m, ids, RTE_DIM(ids));
+	for (unsigned i = 0; i < RTE_DIM(ids); i++)
+		CHECK_EQ(ids[i], rxb_flows_gen_id(&m, i));
+}
+
 static void test_config_errors(void)
 {
 	struct {
@@ -536,7 +630,7 @@ static void test_config_errors(void)
 		{ "gen.frame_size" }, { "gen.frame_size" }, { "gen.target_share" },
 		{ "gen.kv.enabled" }, { "gen.flow_dist" }, { "gen.n_flows" },
 		{ "gen.sizes[1].size" }, { "gen.is_target" }, { "gen.burst_gap_ns" },
-		{ "gen.kv.val_len" },
+		{ "gen.kv.val_len" }, { "traffic.gen_src_addrs" }, { "traffic.gen_dst_addrs" },
 	};
 
 	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
@@ -558,6 +652,8 @@ static void test_config_errors(void)
 			c.target_share = 1; break;
 		case 8: c.burst_gap_ns = 5; break;
 		case 9: c.kv.enabled = true; c.kv.val_len = 2000; break;
+		case 10: c.gen_src = 6; c.gen_dst = 4; c.kv.enabled = true; break;
+		case 11: c.gen_src = 6; break;
 		}
 		if (i == 7) {
 			/* Find a seed whose single flow has an odd port. */
@@ -597,6 +693,8 @@ int main(void)
 	RUN(test_small_mbuf);
 	RUN(test_pacer);
 	RUN(test_burst_real_clock);
+	RUN(test_flows_are_the_simulators);
+	RUN(test_generator_ranges);
 	RUN(test_config_errors);
 	CHECK_EQ(rte_mempool_in_use_count(mp), 0);
 	emu_test_fini();

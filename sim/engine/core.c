@@ -311,7 +311,7 @@ static void finish_packet(struct sim *s, struct core *k, const struct rxb_pkt *p
 	if (pi->arr >= s->warm_ps) {
 		s->delivered++;
 		s->dst[pi->dest].delivered++;
-		sim_hist_add(&s->lat, lat);
+		rxb_hist_add(&s->lat, lat);
 	}
 	if (s->mem.warm) {
 		s->departures++;

@@ -72,7 +72,7 @@ struct core {
 	uint64_t tx_occ_sum;         /* Tx ring entries, summed over ev_occ samples (after warm-up) */
 	double lat_sum;
 	uint64_t lat_n;
-	struct sim_hist *ivals;      /* dyn_shring: receive-call intervals (ns) */
+	struct rxb_hist *ivals;      /* dyn_shring: receive-call intervals (ns) */
 	uint64_t cq_r;               /* next completion entry to read, mod cq_entries */
 	/* the library's counters of its queue (not spool), read after each call */
 	const struct rxb_sw_stats *sw, *shs;

@@ -158,7 +158,7 @@ struct sim {
 	uint64_t offered, delivered, dropped[RXB_DROP_CAUSES];
 	uint64_t offered_wire_bytes;
 	uint64_t departures, dep_wire_bytes;
-	struct sim_hist lat;
+	struct rxb_hist lat;
 	struct dest_stats *dst;
 	uint64_t *fetched_seen;       /* descriptors fetched per destination, last read */
 	struct ring_occ *occ;

@@ -29,7 +29,7 @@
 void record_interval(struct core *k, uint64_t t)
 {
 	if (k->ivals != NULL && !k->sleeping_since_poll)
-		sim_hist_add(k->ivals, (t - k->last_poll) / PS_PER_NS);
+		rxb_hist_add(k->ivals, (t - k->last_poll) / PS_PER_NS);
 }
 
 /* Descriptor-return waits are read from the library's own histograms (its
@@ -201,7 +201,7 @@ void ev_dyn(struct sim *s, uint64_t now)
 				   IVAL_SCRATCH) == 1 ||
 		    core_wedged(s, k, now, period_ps))
 			smp.overloaded_cores++;
-		sim_hist_reset(k->ivals);
+		rxb_hist_reset(k->ivals);
 	}
 	dec = rxb_iface_dyn_sample(s->ifc, &smp);
 	s->dyn = grow(s->dyn, s->ndyn, &s->cap_dyn, sizeof(*s->dyn));
@@ -438,9 +438,9 @@ static void latency_stats(const struct sim *s, json_t *m)
 	static const char *const key[] = { "latency_us_p50", "latency_us_p99", "latency_us_p999" };
 	static const double q[] = { 0.5, 0.99, 0.999 };
 
-	jset(m, "latency_us_mean", s->lat.n ? jnum(sim_hist_mean(&s->lat) / 1e6) : json_null());
+	jset(m, "latency_us_mean", s->lat.n ? jnum(rxb_hist_mean(&s->lat) / 1e6) : json_null());
 	for (unsigned i = 0; i < 3; i++)
-		jset(m, key[i], s->lat.n ? jnum(sim_hist_quantile(&s->lat, q[i]) / 1e6) :
+		jset(m, key[i], s->lat.n ? jnum(rxb_hist_quantile(&s->lat, q[i]) / 1e6) :
 					   json_null());
 }
 

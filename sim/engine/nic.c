@@ -93,7 +93,7 @@ uint64_t dest_fetched(struct sim *s, uint32_t dest)
  * flows and a trace's arrive in no order the engine knows. */
 static inline uint32_t flow_order(const struct nic *n, const struct sim_pkt *p)
 {
-	return n->gen_ok && n->gen.gen_flows ? p->flow / n->ncores : NF_ORDER_NONE;
+	return n->gen_ok && n->gen.fm.gen_flows ? p->flow / n->ncores : NF_ORDER_NONE;
 }
 
 /* RSS hash and flow identity of a packet: memoized per generated flow id
@@ -272,7 +272,7 @@ void nic_warm_flow_state(struct sim *s)
 		const struct sim_traffic *g = &n->gen;
 		uint64_t flows = sim_traffic_flows(g), left = 0;
 
-		if (!n->gen_ok || (g->gen_flows && flows > per_core * n->ncores))
+		if (!n->gen_ok || (g->fm.gen_flows && flows > per_core * n->ncores))
 			continue;
 		for (uint32_t c = n->first_core; c < n->first_core + n->ncores; c++)
 			quota[c] = per_core, left += per_core;
@@ -338,6 +338,7 @@ static void gen_config(struct sim *s, struct nic *n, struct sim_traffic_cfg *tc)
 
 	sim_traffic_cfg_default(tc);
 	tc->seed = sim_mix64(cfg->scn.run.seed * 0x9e3779b97f4a7c15ull + 0x100 + i);
+	tc->flow_seed = cfg->scn.run.seed; /* the emulator's flows for this seed */
 	tc->nic = i;
 	tc->line_bps = (uint64_t)llround(cfg->link_gbps * 1e9);
 	tc->start_ps = 0;

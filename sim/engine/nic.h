@@ -37,7 +37,7 @@ struct nic {
 	/* PCIe requests (a read request of at most MRRS bytes, a write TLP of
 	 * at most MPS bytes), and those touching a line outside the LLC */
 	uint64_t pcie_reqs, pcie_reqs_missed;
-	/* Generated flows have fixed 5-tuples (sim_flow_tuple of their id), so
+	/* Generated flows have fixed 5-tuples (flow.h, from their id), so
 	 * their RSS hash and flow identity are computed once per flow id. */
 	struct flow_memo { uint32_t h, fid; } *memo; /* one line miss per packet, not two */
 	uint64_t *hvalid;

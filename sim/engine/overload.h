@@ -31,14 +31,14 @@ extern "C" {
 /* The value a bucket stands for (its midpoint, rounded down). */
 static inline uint64_t sim_hist_bucket_value(uint32_t i)
 {
-	return sim_hist_bucket_low(i) + (sim_hist_bucket_width(i) - 1) / 2;
+	return rxb_hist_bucket_low(i) + (rxb_hist_bucket_width(i) - 1) / 2;
 }
 
 /* 1 overloaded, 0 not, -EINVAL for a bad ratio. Expands into scratch
  * (scratch_cap values) and calls the library when h->n <= scratch_cap. */
-int sim_overloaded(const struct sim_hist *h, double ratio, uint64_t *scratch, size_t scratch_cap);
+int sim_overloaded(const struct rxb_hist *h, double ratio, uint64_t *scratch, size_t scratch_cap);
 /* The weighted evaluation alone (tests). */
-int sim_overloaded_weighted(const struct sim_hist *h, double ratio);
+int sim_overloaded_weighted(const struct rxb_hist *h, double ratio);
 
 #ifdef __cplusplus
 }

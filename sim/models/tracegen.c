@@ -116,7 +116,7 @@ int sim_tracegen_init(struct sim_tracegen *g, const struct sim_tracegen_cfg *cfg
 	sim_rng_seed(&g->rng, cfg->seed, 0x7ace);
 	if (cfg->line_bps)
 		g->line_ps_per_bit_q32 = sim_ps_per_bit_q32(cfg->line_bps);
-	g->tuple_seed = sim_mix64(cfg->seed ^ 0x7ace7ace);
+	rxb_flows_init(&g->fm, cfg->seed, 0, 17);
 	rc = sim_heap_init(&g->heap, 1024, err);
 	if (rc)
 		return rc;
@@ -279,6 +279,7 @@ int sim_tracegen_next(struct sim_tracegen *g, struct sim_pkt *p)
 
 	while (sim_heap_pop(&g->heap, &ev)) {
 		struct sim_tracegen_flow *f;
+		struct rxb_flow tuple;
 		uint64_t t = ev.t;
 		int rc;
 
@@ -304,7 +305,9 @@ int sim_tracegen_next(struct sim_tracegen *g, struct sim_pkt *p)
 							     g->line_ps_per_bit_q32);
 		}
 		memset(p, 0, sizeof(*p));
-		sim_flow_tuple(g->tuple_seed, f->id, f->proto, p);
+		rxb_flow_tuple(&g->fm, f->id, &tuple);
+		tuple.proto = f->proto;
+		sim_pkt_set_flow(p, &tuple, f->id);
 		p->t_ps = t;
 		p->len = f->len;
 		g->pkts++;

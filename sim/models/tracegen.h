@@ -14,7 +14,9 @@
  *     exponential gaps between its packets;
  *   - each flow has one frame size drawn from a size mix (bulk transfers send
  *     full frames, acknowledgement streams minimum frames);
- *   - a fraction tcp_share of flows is TCP, the rest UDP.
+ *   - a fraction tcp_share of flows is TCP, the rest UDP;
+ *   - flow id i has the 5-tuple both engines give flow i of the seed at
+ *     port 0 (util/flow.h), its protocol apart.
  * The flow arrival rate is set so that the mean offered load is rate_bps
  * (wire bits, as in traffic.h): λ = rate / (E[size] · E[wire bits]).
  * Packets come out in time order (a heap of active flows); with line_bps
@@ -74,7 +76,7 @@ struct sim_tracegen {
 	uint32_t nfree;
 	uint32_t nslots;
 	uint32_t next_id;
-	uint64_t tuple_seed;
+	struct rxb_flows fm;    /* flow ids' 5-tuples (flow.h; proto per flow) */
 	uint64_t link_free_ps;
 	uint64_t line_ps_per_bit_q32;
 	uint64_t pkts;

@@ -51,74 +51,33 @@ double sim_size_mean(const struct sim_size_dist *d)
 	return wsum > 0.0 ? sum / wsum : 0.0;
 }
 
-void sim_flow_tuple(uint64_t tuple_seed, uint32_t id, uint8_t proto, struct sim_pkt *p)
-{
-	/* mix64 is a bijection, so distinct ids give distinct (sip, dip). */
-	uint64_t h1 = sim_mix64(tuple_seed ^ ((uint64_t)id * 0x9e3779b97f4a7c15ull));
-	uint64_t h2 = sim_mix64(h1 ^ 0x5851f42d4c957f2dull);
-
-	p->sip = (uint32_t)h1;
-	p->dip = (uint32_t)(h1 >> 32);
-	/* Unprivileged ports, 1024..65535. */
-	p->sport = (uint16_t)(1024 + (((h2 & 0xffff) * 64512u) >> 16));
-	p->dport = (uint16_t)(1024 + ((((h2 >> 16) & 0xffff) * 64512u) >> 16));
-	p->proto = proto;
-	p->l3 = 4;
-	p->flow = id;
-}
-
 void sim_traffic_tuple(const struct sim_traffic *g, uint32_t id, struct sim_pkt *p)
 {
-	if (!g->gen_flows) {
-		sim_flow_tuple(g->tuple_seed, id, g->cfg.proto, p);
-		return;
-	}
-	/* id = i mod lcm: i mod gen_src = id mod gen_src (gen_src divides lcm) */
-	p->sip = SIM_GEN_SRC_BASE + id % g->cfg.gen_src;
-	p->dip = SIM_GEN_DST_BASE + id % g->cfg.gen_dst;
-	p->sport = p->dport = SIM_GEN_PORT;
-	p->proto = g->cfg.proto;
-	p->l3 = 4;
-	p->flow = id;
+	struct rxb_flow f;
+
+	rxb_flow_tuple(&g->fm, id, &f);
+	sim_pkt_set_flow(p, &f, id);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-/* Generator ranges: the number of flows, and a start in the cycle drawn
- * from the seed (the run meets the generator somewhere in its cycle). */
-static int gen_ranges_init(struct sim_traffic *g, struct rxb_err *err)
+/* The flows' 5-tuples (flow.h); generator ranges only for a plain main
+ * stream. */
+static int flows_init(struct sim_traffic *g, struct rxb_err *err)
 {
 	const struct sim_traffic_cfg *c = &g->cfg;
-	uint64_t l;
 
+	rxb_flows_init(&g->fm, c->flow_seed, c->nic, c->proto);
 	if (c->gen_src == 0 && c->gen_dst == 0)
 		return 0;
-	if (c->gen_src == 0 || c->gen_dst == 0 || c->target_queue >= 0 || c->key_steer) {
+	if (c->target_queue >= 0 || c->key_steer) {
 		rxb_err_set(err,
-			    "traffic.flow_model = generator: needs gen_src_addrs and gen_dst_addrs "
-			    ">= 1 and neither a target core (pattern = target) nor keys steered "
-			    "to partitions (nf = kvs); use flow_model = random there");
+			    "traffic.flow_model = generator: needs neither a target core (pattern = "
+			    "target) nor keys steered to partitions (nf = kvs); use flow_model = "
+			    "random there");
 		return -EINVAL;
 	}
-	l = (uint64_t)c->gen_src / gcd64(c->gen_src, c->gen_dst) * c->gen_dst;
-	if (l > UINT32_MAX) {
-		rxb_err_set(err,
-			    "traffic.gen_src_addrs = %u and gen_dst_addrs = %u: lcm %llu flows, "
-			    "at most 2^32 - 1",
-			    c->gen_src, c->gen_dst, (unsigned long long)l);
+	if (rxb_flows_ranges(&g->fm, c->gen_src, c->gen_dst, err))
 		return -EINVAL;
-	}
-	g->gen_flows = (uint32_t)l;
-	g->gen_next = (uint32_t)sim_rng_below(&g->rng, l);
+	g->gen_next = rxb_flows_gen_id(&g->fm, 0);
 	return 0;
 }
 
@@ -378,7 +337,7 @@ static int build_pools(struct sim_traffic *g, struct rxb_err *err)
 	for (uint64_t id = 0; id < limit && found < want; id++) {
 		uint32_t q;
 
-		sim_flow_tuple(g->tuple_seed, (uint32_t)id, c->proto, &p);
+		sim_traffic_tuple(g, (uint32_t)id, &p);
 		q = c->queue_of(c->queue_ctx, &p);
 		if (q >= c->nqueues) {
 			rxb_err_set(err, "traffic.queue_of returned queue %u, but traffic.nqueues = %u",
@@ -532,15 +491,13 @@ int sim_traffic_init(struct sim_traffic *g, const struct sim_traffic_cfg *cfg, s
 	if (rc)
 		return rc;
 	sim_rng_seed(&g->rng, cfg->seed, 0x7a0 + cfg->nic);
-	/* Per port: two NICs of one run carry different flows. */
-	g->tuple_seed = sim_mix64(cfg->seed ^ 0x7c9ull ^ ((uint64_t)cfg->nic << 32));
 	g->link_free_ps = cfg->start_ps;
 	g->line_ps_per_bit_q32 = sim_ps_per_bit_q32(cfg->line_bps);
 	rc = stream_init(g, ST_MAIN, &cfg->main, err);
 	if (rc == 0)
 		rc = stream_init(g, ST_TGT, &cfg->target, err);
 	if (rc == 0)
-		rc = gen_ranges_init(g, err);
+		rc = flows_init(g, err);
 	if (rc == 0)
 		rc = init_pops(g, cfg, err);
 	if (rc)
@@ -581,9 +538,9 @@ static inline void fill_flow(struct sim_traffic *g, struct sim_pkt *p, uint8_t c
 		uint32_t q = sim_key_partition(key, c->nqueues);
 
 		id = g->pool_q[(size_t)q * g->fpq + sim_rng_below(&g->rng, g->fpq)];
-	} else if (g->gen_flows) {
+	} else if (g->fm.gen_flows) {
 		id = g->gen_next;
-		g->gen_next = id + 1 == g->gen_flows ? 0 : id + 1;
+		g->gen_next = rxb_flows_gen_next(&g->fm, id);
 	} else {
 		id = pick(&g->rng, c->main.flow_pop, &g->st[ST_MAIN].fz, c->main.flows);
 		if (g->pool_main)

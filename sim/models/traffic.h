@@ -43,14 +43,17 @@
  *     Zipf popularity (key 0 is the most popular). With key_steer, a packet
  *     uses a flow that RSS sends to sim_key_partition(key, nqueues) — the
  *     client-side steering of an EREW key-value store (MICA).
+ *   - A flow id's 5-tuple is the one both engines give it (util/flow.h):
+ *     drawn from the run's seed (flow_seed) and the port (nic), so the
+ *     emulator offers the same tuples for the same seed.
  *   - Generator ranges (gen_src > 0): instead of drawn flows, the main
  *     stream reproduces a hardware generator's profile (the study's T-Rex,
- *     docs/workloads.md): packet i carries source address
- *     SIM_GEN_SRC_BASE + i mod gen_src and destination SIM_GEN_DST_BASE +
- *     i mod gen_dst, both incremented per packet in lock step, UDP 53 -> 53.
- *     A flow is the pair, so there are lcm(gen_src, gen_dst) flows, each
- *     recurring once per cycle of that many packets; flow id = i mod lcm.
- *     Not with targeting or key steering.
+ *     docs/workloads.md; flow.h): packet i carries source address
+ *     RXB_FLOW_GEN_SRC_BASE + i mod gen_src and destination
+ *     RXB_FLOW_GEN_DST_BASE + i mod gen_dst, both incremented per packet in
+ *     lock step, UDP 53 -> 53. A flow is the pair, so there are
+ *     lcm(gen_src, gen_dst) flows, each recurring once per cycle of that
+ *     many packets. Not with targeting or key steering.
  * Flow pools for steering are found at init by hashing candidate tuples
  * (about flows × nqueues / (nqueues − 1) callback calls); they cost 4 B per
  * flow.
@@ -60,6 +63,7 @@
 
 #include <stdint.h>
 
+#include "flow.h"
 #include "rng.h"
 #include "rxb/common.h"
 
@@ -162,7 +166,8 @@ struct sim_stream_cfg {
 };
 
 struct sim_traffic_cfg {
-	uint64_t seed;
+	uint64_t seed;              /* arrivals, sizes, picks */
+	uint64_t flow_seed;         /* flows' 5-tuples: the run's seed (flow.h) */
 	uint32_t nic;
 	uint64_t line_bps;          /* link speed */
 	uint64_t start_ps;          /* first packet's wire slot starts here */
@@ -229,7 +234,7 @@ struct sim_traffic_stats {
 struct sim_traffic {
 	struct sim_traffic_cfg cfg;
 	struct sim_rng rng;
-	uint64_t tuple_seed;
+	struct rxb_flows fm;   /* the flows' 5-tuples */
 	struct sim_tstream st[2];   /* [0] main, [1] target stream (rate mode) */
 	struct sim_size_dist tsize; /* sizes of share-mode target packets */
 	double tcdf[SIM_SIZE_MAX];
@@ -244,8 +249,9 @@ struct sim_traffic {
 	uint32_t *pool_q;           /* key_steer: nqueues × fpq flow ids */
 	uint32_t fpq;
 	uint64_t emitted;
-	uint32_t gen_flows;         /* generator ranges: lcm(gen_src, gen_dst) */
-	uint32_t gen_next;          /* generator ranges: the next packet's flow id */
+	uint32_t gen_next;          /* generator ranges: the next packet's flow id
+				     * (rxb_flows_gen_id, kept as a cursor: no
+				     * division per packet) */
 	struct sim_traffic_stats stats;
 };
 
@@ -255,15 +261,17 @@ void sim_traffic_free(struct sim_traffic *g);
 /* Next arriving packet. Returns 1, or 0 at the end (stop_ps / max_pkts). */
 int sim_traffic_next(struct sim_traffic *g, struct sim_pkt *p);
 
-/* The 5-tuple of flow `id` (addresses and ports from a hash of the seed and
- * id; the same id always gives the same tuple). */
-void sim_flow_tuple(uint64_t tuple_seed, uint32_t id, uint8_t proto, struct sim_pkt *p);
-
-/* Generator ranges: the first addresses (16.1.1.1, 48.1.1.1) and the port
- * of the study's profile (docs/workloads.md). */
-#define SIM_GEN_SRC_BASE 0x10010101u
-#define SIM_GEN_DST_BASE 0x30010101u
-#define SIM_GEN_PORT 53u
+/* Packet p carries flow `id` of tuple f (IPv4). */
+static inline void sim_pkt_set_flow(struct sim_pkt *p, const struct rxb_flow *f, uint32_t id)
+{
+	p->sip = f->src_ip;
+	p->dip = f->dst_ip;
+	p->sport = f->src_port;
+	p->dport = f->dst_port;
+	p->proto = f->proto;
+	p->l3 = 4;
+	p->flow = id;
+}
 
 /* The 5-tuple of flow `id` of generator g, whichever flow model it runs
  * (what a lazy_tuple caller rebuilds). */
@@ -273,7 +281,7 @@ void sim_traffic_tuple(const struct sim_traffic *g, uint32_t id, struct sim_pkt 
  * ranges, else cfg.main.flows. */
 static inline uint32_t sim_traffic_flows(const struct sim_traffic *g)
 {
-	return g->gen_flows ? g->gen_flows : g->cfg.main.flows;
+	return g->fm.gen_flows ? g->fm.gen_flows : g->cfg.main.flows;
 }
 
 /* Partition (core) owning a key in an EREW key-value store: a hash of the

@@ -15,11 +15,11 @@
 
 static uint64_t arr[CAP];
 
-static int expanded(const struct sim_hist *h, double ratio)
+static int expanded(const struct rxb_hist *h, double ratio)
 {
 	size_t n = 0;
 
-	for (uint32_t i = 0; i < SIM_HIST_BUCKETS; i++)
+	for (uint32_t i = 0; i < RXB_HIST_BUCKETS; i++)
 		for (uint64_t k = 0; k < h->b[i]; k++)
 			arr[n++] = sim_hist_bucket_value(i);
 	return rxb_dynctl_core_overloaded(arr, n, ratio);
@@ -27,7 +27,7 @@ static int expanded(const struct sim_hist *h, double ratio)
 
 static void test_random_mixes(void)
 {
-	static struct sim_hist h;
+	static struct rxb_hist h;
 	struct sim_rng r;
 	int mism = 0, over = 0, trials = 400;
 
@@ -36,14 +36,14 @@ static void test_random_mixes(void)
 		uint64_t n = 2 + sim_rng_below(&r, CAP - 2);
 		double p_stall = sim_rng_uniform(&r) * 0.002, p_batch = sim_rng_uniform(&r) * 0.3;
 
-		sim_hist_reset(&h);
+		rxb_hist_reset(&h);
 		for (uint64_t i = 0; i < n; i++) {
 			double u = sim_rng_uniform(&r);
 			uint64_t v = u < p_stall ? 100000 + sim_rng_below(&r, 5000000) :
 				     u < p_stall + p_batch ? 2000 + sim_rng_below(&r, 8000) :
 							     9 + sim_rng_below(&r, 3);
 
-			sim_hist_add(&h, v);
+			rxb_hist_add(&h, v);
 		}
 		int a = sim_overloaded_weighted(&h, 32.0), b = expanded(&h, 32.0);
 
@@ -56,25 +56,25 @@ static void test_random_mixes(void)
 
 static void test_edges(void)
 {
-	static struct sim_hist h;
+	static struct rxb_hist h;
 	static uint64_t scratch[4096];
 
-	sim_hist_reset(&h);
+	rxb_hist_reset(&h);
 	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 0); /* no interval */
-	sim_hist_add(&h, 1000000);
+	rxb_hist_add(&h, 1000000);
 	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 0); /* one interval */
-	sim_hist_reset(&h);
-	sim_hist_add_n(&h, 0, 99);                            /* median 0 → taken as 1 */
-	sim_hist_add(&h, 1000);
+	rxb_hist_reset(&h);
+	rxb_hist_add_n(&h, 0, 99);                            /* median 0 → taken as 1 */
+	rxb_hist_add(&h, 1000);
 	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 1);
 	CHECK(sim_overloaded_weighted(&h, 32.0) == 1);
-	sim_hist_reset(&h);
-	sim_hist_add_n(&h, 10, 100000);                       /* 100 000 idle polls ... */
-	sim_hist_add(&h, 2000000);                            /* ... and one 2 ms stall */
+	rxb_hist_reset(&h);
+	rxb_hist_add_n(&h, 10, 100000);                       /* 100 000 idle polls ... */
+	rxb_hist_add(&h, 2000000);                            /* ... and one 2 ms stall */
 	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 1);   /* weighted path */
-	sim_hist_reset(&h);
-	sim_hist_add_n(&h, 10, 100);                          /* a busy core: polls */
-	sim_hist_add_n(&h, 3000, 100);                        /* between batches */
+	rxb_hist_reset(&h);
+	rxb_hist_add_n(&h, 10, 100);                          /* a busy core: polls */
+	rxb_hist_add_n(&h, 3000, 100);                        /* between batches */
 	CHECK(sim_overloaded(&h, 32.0, scratch, 2000) == 0);  /* library path */
 	CHECK(sim_overloaded(&h, -1.0, scratch, 2000) == -EINVAL);
 }

@@ -322,7 +322,7 @@ static void test_determinism(void)
 static void test_lazy_tuple(void)
 {
 	/* lazy_tuple: the same packets (time, size, class, flow, key) without
-	 * the addresses and ports, which sim_flow_tuple rebuilds from the flow
+	 * the addresses and ports, which sim_traffic_tuple rebuilds from the flow
 	 * id exactly. */
 	struct sim_traffic_cfg cfg;
 	struct sim_traffic full, lazy;
@@ -347,7 +347,7 @@ static void test_lazy_tuple(void)
 		       a.flow != b.flow || a.key != b.key || a.proto != b.proto || a.l3 != b.l3;
 		bad += (b.sip | b.dip | b.sport | b.dport) != 0;
 		t = b;
-		sim_flow_tuple(lazy.tuple_seed, b.flow, b.proto, &t);
+		sim_traffic_tuple(&lazy, b.flow, &t);
 		bad += t.sip != a.sip || t.dip != a.dip || t.sport != a.sport || t.dport != a.dport;
 	}
 	CHECK_EQ(n, 20000);
@@ -379,10 +379,10 @@ static void test_generator_ranges(void)
 		CHECK(sim_traffic_next(&g, &p));
 		CHECK(sim_traffic_next(&lazy, &q));
 		/* one step of each range per packet, in lock step */
-		CHECK_EQ((p.sip - SIM_GEN_SRC_BASE) % 6, (first.sip - SIM_GEN_SRC_BASE + cycle) % 6);
-		CHECK_EQ((p.dip - SIM_GEN_DST_BASE) % 4, (first.dip - SIM_GEN_DST_BASE + cycle) % 4);
-		CHECK_EQ(p.sport, SIM_GEN_PORT);
-		CHECK_EQ(p.dport, SIM_GEN_PORT);
+		CHECK_EQ((p.sip - RXB_FLOW_GEN_SRC_BASE) % 6, (first.sip - RXB_FLOW_GEN_SRC_BASE + cycle) % 6);
+		CHECK_EQ((p.dip - RXB_FLOW_GEN_DST_BASE) % 4, (first.dip - RXB_FLOW_GEN_DST_BASE + cycle) % 4);
+		CHECK_EQ(p.sport, RXB_FLOW_GEN_PORT);
+		CHECK_EQ(p.dport, RXB_FLOW_GEN_PORT);
 		CHECK_EQ(p.flow, (first.flow + cycle) % 12);
 		sim_traffic_tuple(&lazy, q.flow, &q);
 		CHECK_EQ(q.sip, p.sip);
