@@ -267,18 +267,21 @@ static inline void rxb_cr_sw_publish(struct rxb_cr *cr, uint32_t n)
 }
 
 /* Anyone: entries written and not yet released (approximate while running,
- * never negative). The consumer index is read first: read after it, the
- * producer index can only be ahead of it, whereas the other order lets the
- * consumer release entries written after the producer index was read, and
- * the difference wraps to ~4e9. */
+ * always within 0..size). The two indices cannot be read at one instant:
+ * the consumer index is read first, so the producer index read after it is
+ * never behind it (the other order lets the consumer release entries written
+ * after the producer index was read, and the difference wraps to ~4e9); the
+ * producer may have run ahead of that consumer index by more than the ring
+ * holds, so the result is capped at the ring's size. */
 static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
 {
 	/* acquire: pairs with the release in rxb_cr_sw_publish(); the software
 	 * had seen nic.prod at least this far before it published, so the
 	 * load below does too. */
 	uint32_t cons = atomic_load_explicit(&cr->sw.cons_pub, memory_order_acquire);
+	uint32_t used = rxb_relaxed_load(&cr->nic.prod) - cons;
 
-	return rxb_relaxed_load(&cr->nic.prod) - cons;
+	return used < cr->size ? used : cr->size;
 }
 
 /* ------------------------------------------------------------- helpers */
