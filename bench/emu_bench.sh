@@ -19,7 +19,8 @@
 #   RXB_EMU_BENCH_MS         rxb-emu --bench-ms per interface (default 300)
 #   RXB_EMU_BENCH_TESTPMD_S  seconds testpmd runs, start-up included (default 8)
 #   RXB_EMU_BENCH_LCORES     NIC lcore counts (default "1 2 4")
-#   RXB_EMU_BENCH_OUT        the JSON written (default BUILD_DIR/bench/emu.json)
+#   RXB_EMU_BENCH_OUT        the JSON written (default $RXB_BENCH_RESULTS/emu.json, that folder
+#                            being BUILD_DIR/bench-results unless `make bench` names another)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,7 @@ RUNS=${RXB_EMU_BENCH_RUNS:-3}
 MS=${RXB_EMU_BENCH_MS:-300}
 TPMD_S=${RXB_EMU_BENCH_TESTPMD_S:-8}
 LCORES=${RXB_EMU_BENCH_LCORES:-1 2 4}
-OUT=${RXB_EMU_BENCH_OUT:-$BUILD/bench/emu.json}
+OUT=${RXB_EMU_BENCH_OUT:-${RXB_BENCH_RESULTS:-$BUILD/bench-results}/emu.json}
 BIN="$BUILD/emu/rxb-emu"
 
 if [ -f "$BUILD/CMakeCache.txt" ]; then

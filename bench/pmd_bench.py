@@ -16,6 +16,7 @@ import threading
 import time
 
 IFACES = ["privring", "small_privring", "shring", "shring_list", "dyn_shring", "rxbisect"]
+SHARDABLE = ["privring", "small_privring"]  # several NIC threads, one queue each at least
 med = statistics.median
 
 
@@ -30,15 +31,27 @@ def meminfo():
     return out
 
 
-def lcore_plan(cpus, q):
-    """lcore -> CPU for main (0), Q forwarding lcores (1..Q) and the NIC service lcore (Q+1).
+def cpu_hz():
+    """The CPU's clock from /proc/cpuinfo ("cpu MHz"), or None."""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("cpu MHz"):
+                return float(line.split(":", 1)[1]) * 1e6
+    except (OSError, ValueError):
+        pass
+    return None
 
-    Q + 1 busy threads (forwarding + NIC) each get a CPU of their own when there are enough;
-    the main lcore (asleep on testpmd's command line) gets its own CPU only when one is left,
-    else it shares the first forwarding lcore's. With fewer than Q + 1 CPUs the busy lcores
-    wrap around (oversubscribed, said in the JSON)."""
+
+def lcore_plan(cpus, q, nics=1):
+    """lcore -> CPU for main (0), Q forwarding lcores (1..Q) and the NIC service lcores
+    (Q+1 .. Q+nics).
+
+    Q + nics busy threads (forwarding + NIC) each get a CPU of their own when there are
+    enough; the main lcore (asleep on testpmd's command line) gets its own CPU only when one
+    is left, else it shares the first forwarding lcore's. With fewer CPUs than busy lcores
+    they wrap around (oversubscribed, said in the JSON)."""
     n = len(cpus)
-    busy = q + 1
+    busy = q + nics
     if n >= busy + 1:
         main, rest = cpus[0], cpus[1:]
     else:
@@ -119,7 +132,9 @@ def parse_stats(text):
     """Per 'show port stats all' block of port 0: (rx_pps, tx_pps, rx_packets, rx_missed)."""
     out = []
     for blk in re.findall(r"NIC statistics for port 0 +#+(.*?)#{20,}", text, re.S):
-        g = lambda pat: int(re.search(pat, blk).group(1))  # noqa: E731
+        def g(pat: str, blk: str = blk) -> int:
+            return int(re.search(pat, blk).group(1))
+
         out.append({"rx_pps": g(r"Rx-pps:\s+(\d+)"), "tx_pps": g(r"Tx-pps:\s+(\d+)"),
                     "rx_packets": g(r"RX-packets:\s+(\d+)"), "rx_missed": g(r"RX-missed:\s+(\d+)")})
     return out
@@ -189,8 +204,8 @@ def one_run(a, name, eal, app, tag, log_dir):
     if waited or contended:
         res.update(waited_for_other_testpmd_s=waited, other_testpmd_running=contended)
     if not ok or len(st) < a.windows + 1:
-        res["error"] = ("testpmd gave no prompt within %gs, or died" % a.startup_s if not ok else
-                        "only %d stats blocks" % len(st))
+        res["error"] = (f"testpmd gave no prompt within {a.startup_s:g}s, or died" if not ok else
+                        f"only {len(st)} stats blocks")
         res["tail"] = text[-1500:]
         return res
     win = st[1:a.windows + 1]
@@ -232,6 +247,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--testpmd", required=True)
     ap.add_argument("--so", required=True)
+    ap.add_argument("--so-base", help="a second build of the driver (say, before a change), "
+                    "measured in the same invocation as <iface>@base")
     ap.add_argument("--out", required=True)
     ap.add_argument("--log-dir", required=True)
     ap.add_argument("--queues", type=int, default=1)
@@ -242,11 +259,20 @@ def main():
     ap.add_argument("--startup-s", type=float, default=30.0)
     ap.add_argument("--exit-s", type=float, default=15.0)
     ap.add_argument("--ifaces", default=",".join(IFACES))
+    ap.add_argument("--nic-threads", default="1",
+                    help="comma-separated NIC thread counts; K > 1 runs the interfaces that "
+                    "can share their NIC (privring, small_privring) with K NIC threads and "
+                    "max(queues, K) forwarding lcores and queues, as <iface>/nicK, beside "
+                    "direct/nicK on as many forwarding lcores")
     ap.add_argument("--quiet-wait-s", type=float, default=60.0)
     ap.add_argument("--prefix", default=f"rxb-pmdb-{os.getpid()}")
     a = ap.parse_args()
     q = a.queues
     ifaces = [i for i in a.ifaces.split(",") if i]
+    designs = ifaces + ([f"{i}@base" for i in ifaces] if a.so_base else [])
+    nic_counts = [int(k) for k in a.nic_threads.split(",") if k and int(k) > 1]
+    designs += [f"{i}/nic{k}" for k in nic_counts for i in ifaces if i in SHARDABLE]
+    hz = cpu_hz()
 
     cpus = sorted(os.sched_getaffinity(0))
     plan, oversub = lcore_plan(cpus, q)
@@ -273,12 +299,32 @@ def main():
 
     configs = {"direct": (direct_eal + ["--vdev", "net_null0"], app(q)),
                "direct_equal_cpus": (eq_eal + ["--vdev", "net_null0"], app(q + 1))}
-    for i in ifaces:
-        configs[i] = (design_eal + ["--vdev", f"net_rxbisect0,port=net_null0,iface={i}"], app(q))
+    budget = {"direct": q, "direct_equal_cpus": q + 1}
+    for k in nic_counts:
+        qk = max(q, k)
+        pk, _ = lcore_plan(cpus, qk, k)
+        configs[f"direct/nic{k}"] = (mem + ["--lcores", lcores_arg(
+            {lc: c for lc, c in pk.items() if lc <= qk})] + eal_common + ["--vdev", "net_null0"],
+            app(qk))
+        budget[f"direct/nic{k}"] = qk
+    for i in designs:
+        name, k = i.split("/nic")[0], int(i.split("/nic")[1]) if "/nic" in i else 1
+        eal = [a.so_base if x == a.so else x for x in design_eal] if "@" in i else design_eal
+        vdev = f"net_rxbisect0,port=net_null0,iface={name.split('@')[0]}"
+        qk = q
+        if k > 1:
+            qk = max(q, k)
+            pk, _ = lcore_plan(cpus, qk, k)
+            eal = (mem + ["--lcores", lcores_arg(pk), "-S",
+                          ",".join(str(qk + 1 + t) for t in range(k)), "-d", a.so,
+                          "--log-level", "pmd.net.rxbisect:info"] + eal_common)
+            vdev += f",nic_threads={k}"
+        configs[i] = (eal + ["--vdev", vdev], app(qk))
+        budget[i] = qk + k
     # Order within a repetition: direct first and last, the equal-CPU baseline in the middle,
     # so a drift of the shared machine hits baselines and designs alike.
-    order = ["direct"] + ifaces[:(len(ifaces) + 1) // 2] + ["direct_equal_cpus"] + \
-        ifaces[(len(ifaces) + 1) // 2:] + ["direct"]
+    order = ["direct"] + designs[:(len(designs) + 1) // 2] + ["direct_equal_cpus"] + \
+        designs[(len(designs) + 1) // 2:] + [f"direct/nic{k}" for k in nic_counts] + ["direct"]
 
     runs = {k: [] for k in configs}
     t_start = time.monotonic()
@@ -286,7 +332,8 @@ def main():
         for k in order:
             eal, ap_args = configs[k]
             print(f"pmd_bench: rep {rep}/{a.reps}: {k}", file=sys.stderr, flush=True)
-            res = one_run(a, k, eal, ap_args, f"{k}.{rep}.{len(runs[k])}", a.log_dir)
+            tag = k.replace("/", "-")  # names a log file
+            res = one_run(a, k, eal, ap_args, f"{tag}.{rep}.{len(runs[k])}", a.log_dir)
             res["rep"] = rep
             if not res["ok"]:
                 print(f"pmd_bench: {k} rep {rep} failed: {res['error']}\n{res.get('tail', '')}",
@@ -304,23 +351,29 @@ def main():
         clean = [r for r in ok if not r.get("other_testpmd_running")]
         return clean or ok
 
-    def summary(k):
+    def summary(k, cpus_busy):
         ok = usable(k)
         if not ok:
             return None
-        return {"mpps": round(med([r["mpps"] for r in ok]), 3),
+        mpps = med([r["mpps"] for r in ok])
+        return {"mpps": round(mpps, 3),
+                "ns_per_packet": round(1e3 / mpps, 2) if mpps else None,
+                # every CPU of the configuration's budget spends its cycles on the packets
+                "cycles_per_packet": round(hz * cpus_busy / (mpps * 1e6), 1) if mpps and hz
+                else None,
                 "samples_mpps": [round(r["mpps"], 3) for r in ok],
                 "left_out_contended": len([r for r in runs[k] if r["ok"]]) - len(ok)}
 
     base = {r["rep"]: [] for r in runs["direct"]}
     for r in usable("direct"):
         base[r["rep"]].append(r["mpps"])
-    direct, direct_eq = summary("direct"), summary("direct_equal_cpus")
+    direct, direct_eq = summary("direct", q), summary("direct_equal_cpus", q + 1)
+    direct_nic = {k: summary(f"direct/nic{k}", budget[f"direct/nic{k}"]) for k in nic_counts}
     eq_by_rep = {r["rep"]: r["mpps"] for r in usable("direct_equal_cpus")}
     results = {}
     failed = []
-    for i in ifaces:
-        s = summary(i)
+    for i in designs:
+        s = summary(i, budget[i])
         if s is None:
             failed.append(i)
             results[i] = {"mpps": None, "ratio": None, "reps": a.reps,
@@ -338,6 +391,10 @@ def main():
             "reps": len(ok),
             "rx_mpps": round(med([r["rx_mpps"] for r in ok]), 3),
         })
+        if "/nic" in i:
+            dk = direct_nic[int(i.split("/nic")[1])]
+            s["ratio_vs_direct_same_fwd_lcores"] = (round(s["mpps"] / dk["mpps"], 3)
+                                                    if dk else None)
         nic = [r["nic"] for r in ok if "nic" in r]
         if nic:
             s["nic"] = {"offered_mpps": round(med([n["offered_mpps"] for n in nic]), 3),
@@ -356,8 +413,8 @@ def main():
 
     cpu = "unknown"
     try:
-        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                   if l.startswith("model name"))
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                   if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     try:
@@ -379,20 +436,25 @@ def main():
         "direct_equal_cpus": dict(direct_eq or {}, cpu_budget=(
             f"{q + 1} forwarding lcores ({q + 1} queues) on CPUs {fwd_lcores + [nic_cpu]}: the "
             "design's whole CPU budget"), command=cmdline("direct_equal_cpus")),
+        "direct_nic_threads": {f"direct/nic{k}": dict(v or {}, command=cmdline(f"direct/nic{k}"))
+                               for k, v in direct_nic.items()},
         "interfaces": results,
         "design_cpu_budget": (f"{q} forwarding lcore(s) on CPU(s) {fwd_lcores} + the NIC "
                               f"service lcore on CPU {nic_cpu}"),
         "design_command": cmdline(ifaces[0]).replace(f"iface={ifaces[0]}", "iface=<iface>"),
+        "base_driver": a.so_base,
+        "cpu_hz": hz,
         "method": {
-            "measure": ("testpmd interactive, commands on stdin: 'start', %g s warm-up, then "
-                        "%d windows of %g s, each ended by 'show port stats all'; a run's value "
+            "measure": (f"testpmd interactive, commands on stdin: 'start', {a.warmup_s:g} s "
+                        f"warm-up, then {a.windows} windows of {a.window_s:g} s, each ended by "
+                        "'show port stats all'; a run's value "
                         "is the median window's Tx-pps of port 0 (testpmd's own 'throughput "
                         "since last show', timed by its clock), i.e. packets forwarded per "
-                        "second" % (a.warmup_s, a.windows, a.window_s)),
-            "point": ("median of %d runs (one testpmd process each; runs during which another "
+                        "second"),
+            "point": (f"median of {a.reps} runs (one testpmd process each; runs during which another "
                       "user's dpdk-testpmd ran are left out when clean ones remain); ratio = median design Mpps "
                       "/ median direct Mpps; ratio_paired = median over runs of design Mpps / "
-                      "the direct runs of the same repetition" % a.reps),
+                      "the direct runs of the same repetition"),
             "order": order,
             "nic": ("from xstats over the windows: offered_mpps (frames the NIC took from the "
                     "wire, window length from the script's clock), drop_share (dropped by the "
@@ -406,7 +468,7 @@ def main():
         "runs": {k: [{kk: vv for kk, vv in r.items() if kk not in ("tail", "log")} for r in v]
                  for k, v in runs.items()},
         "elapsed_s": round(elapsed, 1),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": "bash bench/pmd_bench.sh",
     }
     json.dump(doc, open(a.out, "w"), indent=2)
@@ -419,14 +481,18 @@ def main():
           f"{f(direct and direct['mpps'], '%7.2f')} Mpps   {direct and direct['samples_mpps']}")
     print(f"  direct ({q + 1} fwd lcores, equal CPUs): {f(direct_eq and direct_eq['mpps'], '%7.2f')}"
           f" Mpps   {direct_eq and direct_eq['samples_mpps']}")
+    for k, v in direct_nic.items():
+        print(f"  direct ({max(q, k)} fwd lcores, for {k} NIC threads): "
+              f"{f(v and v['mpps'], '%7.2f')} Mpps   {v and v['samples_mpps']}")
     print(f"  {'interface':15s} {'Mpps':>7s} {'ratio':>6s} {'paired':>7s} {'/eqCPU':>7s} "
-          f"{'NIC offered':>11s} {'drops':>6s}  samples")
+          f"{'NIC offered':>11s} {'drops':>6s} {'ns/pkt':>7s} {'cyc/pkt':>7s}  samples")
     for i, s in results.items():
         n = s.get("nic", {})
         print(f"  {i:15s} {f(s['mpps'], '%7.2f')} {f(s['ratio'], '%5.2fx')} "
               f"{f(s.get('ratio_paired'), '%6.2fx')} {f(s.get('ratio_vs_direct_equal_cpus'), '%6.2fx')} "
               f"{f(n.get('offered_mpps'), '%9.2f M')} "
               f"{f(n['drop_share'] * 100 if n.get('drop_share') is not None else None, '%5.1f%%')}"
+              f" {f(s.get('ns_per_packet'), '%7.1f')} {f(s.get('cycles_per_packet'), '%7.0f')}"
               f"  {s.get('samples_mpps')}")
     print(f"  goal ratio >= 0.5: "
           f"{'met' if ok_ratios and min(ok_ratios) >= 0.5 else 'NOT met'}"

@@ -26,12 +26,18 @@
 #   PMD_BENCH_WINDOWS       1 s windows per run (default 2)
 #   PMD_BENCH_IFACES        comma-separated interfaces (default all six)
 #   PMD_BENCH_QUIET_WAIT_S  (default 10)
+#   PMD_BENCH_NIC_THREADS   NIC thread counts, e.g. 1,2,4: K > 1 adds privring and small_privring
+#                           with K NIC threads beside direct on K forwarding lcores
+#   PMD_BENCH_OUT           the JSON written (default $RXB_BENCH_RESULTS/pmd.json, that folder
+#                           being BUILD_DIR/bench-results unless `make bench` names another)
+#   PMD_BENCH_BASE_SO       a second build of the driver (before a change): measured in the same
+#                           runs as <iface>@base
 # Skipped (exit 0, with a message) when the driver or dpdk-testpmd is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD=${1:-build}
-RESULTS=bench/results
+OUT=${PMD_BENCH_OUT:-${RXB_BENCH_RESULTS:-$BUILD/bench-results}/pmd.json}
 SO="$BUILD/pmd/librte_net_rxbisect.so"
 TPMD=${PMD_BENCH_TESTPMD:-/usr/bin/dpdk-testpmd}
 
@@ -56,8 +62,13 @@ fi
 so_dir="$HOME/.cache/rxbisect/pmd-bench"
 mkdir -p -m 700 "$so_dir" && cp "$SO" "$so_dir/librte_net_rxbisect.so"
 SO="$so_dir/librte_net_rxbisect.so"
+base=()
+if [ -n "${PMD_BENCH_BASE_SO:-}" ]; then
+  cp "$PMD_BENCH_BASE_SO" "$so_dir/librte_net_rxbisect_base.so"
+  base=(--so-base "$so_dir/librte_net_rxbisect_base.so")
+fi
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
-mkdir -p "$RESULTS"
+mkdir -p "$(dirname "$OUT")"
 tmp=$(mktemp -d)
 prefix="rxb-pmdb-$$"
 cleanup() {
@@ -71,7 +82,8 @@ cleanup() {
 trap cleanup EXIT
 
 "$PY" bench/pmd_bench.py --testpmd "$TPMD" --so "$(realpath "$SO")" \
-  --out "$RESULTS/pmd.json" --log-dir "$tmp" --prefix "$prefix" \
+  "${base[@]}" --out "$OUT" --log-dir "$tmp" --prefix "$prefix" \
   --queues "${PMD_BENCH_QUEUES:-1}" --reps "${PMD_BENCH_REPS:-3}" \
   --windows "${PMD_BENCH_WINDOWS:-2}" --quiet-wait-s "${PMD_BENCH_QUIET_WAIT_S:-10}" \
-  ${PMD_BENCH_IFACES:+--ifaces "$PMD_BENCH_IFACES"}
+  ${PMD_BENCH_IFACES:+--ifaces "$PMD_BENCH_IFACES"} \
+  ${PMD_BENCH_NIC_THREADS:+--nic-threads "$PMD_BENCH_NIC_THREADS"}

@@ -5,16 +5,18 @@
  *
  * One port = one receive interface of the ring library (one rxb_iface) in
  * front of an underlying ethdev, "the wire". The NIC side runs on one
- * thread, N: a DPDK service (or a dedicated lcore) that polls the wire,
- * hashes and steers each frame, lets the library pick the buffer by the
- * design's rules and copies the frame into it before the entry is
- * published (the NIC's DMA write). Rx queue q is core q of the design:
+ * thread, N, or several sharing the port's queues (struct pmd_nic): a DPDK
+ * service (or a dedicated thread) that polls the wire, hashes and steers
+ * each frame, lets the library pick the buffer by the design's rules and,
+ * before the entry is published (the NIC's DMA write), parks the frame's
+ * mbuf in that buffer (zero copy) or copies the frame into it (a frame of
+ * the wire's own mempool). Rx queue q is core q of the design:
  * rte_eth_rx_burst(port, q) is the design's software receive, on whatever
  * lcore the application polls it from (one at a time, as DPDK requires).
  * Transmit passes through to the wire's Tx queues.
  *
- * Writers: C = the control path (ethdev ops, probe/remove), N = the NIC
- * thread, Q = the lcore polling that Rx queue, T = the lcore of that Tx
+ * Writers: C = the control path (ethdev ops, probe/remove), N = a NIC
+ * thread (N0: thread 0), Q = the lcore polling that Rx queue, T = the lcore of that Tx
  * queue. Counters are rxb_counter_t: one writer, relaxed, read by C.
  */
 #ifndef RXB_PMD_H
@@ -37,7 +39,19 @@
 #define PMD_WIRE_BURST 32u
 #define PMD_WIRE_RING 512u       /* descriptors of each wire Rx queue */
 #define PMD_WIRE_MAX_RXQS 8u     /* wire Rx queues polled, at most */
+#define PMD_SPARES (2u * RXB_BURST_MAX) /* empty mbufs a queue keeps for its refills */
 #define PMD_MAX_QUEUES RTE_MAX_QUEUES_PER_PORT
+#define PMD_MAX_NICS PMD_WIRE_MAX_RXQS  /* NIC threads per port: each polls a wire queue */
+
+/* What rxb_rss_frame hashes: IPv4 and IPv6 addresses, plus TCP/UDP ports
+ * (unless only IP types are asked for). */
+#define PMD_RSS_L4 (RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_NONFRAG_IPV4_UDP | \
+		    RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
+#define PMD_RSS_TYPES (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER | \
+		       RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | \
+		       PMD_RSS_L4)
+/* What the port hashes without L4: every IPv4 and IPv6 packet by its addresses. */
+#define PMD_RSS_L3 (PMD_RSS_TYPES & ~PMD_RSS_L4)
 
 extern int pmd_logtype;
 #define PMD_LOG(level, fmt, ...) \
@@ -51,6 +65,7 @@ struct pmd_cfg {
 	uint32_t reta_size;
 	uint32_t flows;                  /* net_null wire: flows its buffers carry */
 	int nic_cpu;                     /* -1: the NIC runs as a service */
+	uint16_t nic_threads;            /* NIC threads (services) sharing the port */
 	/* faults (fault_stall, fault_link_down): -1 / negative = none */
 	int stall_queue;
 	double stall_at_ms, stall_for_ms;
@@ -80,6 +95,7 @@ struct pmd_wire_flow {
 	uint32_t src_ip, dst_ip;
 	uint16_t src_port, dst_port;
 	uint16_t ip_cksum;               /* of the frame's IPv4 header with this flow */
+	uint32_t hash_l3, hash_l4;       /* its RSS hash with the port's key (C, at start) */
 };
 
 struct pmd_rxq {
@@ -94,6 +110,10 @@ struct pmd_rxq {
 	 * (the application's own lcore hand-off is not ours to rely on). */
 	_Atomic uint64_t calls;
 	struct rxb_dynctl_ivl ivl;       /* Q -> N (dyn): receive-call intervals */
+	/* Q (C while stopped): buffers whose frame went to the application by
+	 * pointer, kept to re-arm the rings before the mempool is asked. */
+	uint16_t n_spare;
+	struct rte_mbuf *spare[PMD_SPARES];
 } __rte_cache_aligned;
 
 struct pmd_txq {
@@ -104,11 +124,31 @@ struct pmd_txq {
 	_Atomic uint64_t calls;          /* T: as pmd_rxq.calls */
 } __rte_cache_aligned;
 
-/* NIC-wide counters, N-written. */
+/* NIC-wide counters, written by one NIC thread each (summed when read). */
 struct pmd_nstats {
 	rxb_counter_t wire_pkts, wire_bytes, oversize, busy_polls, idle_polls;
-	rxb_counter_t link_down_events, dyn_switches;
+	rxb_counter_t link_down_events, dyn_switches, misrouted;
 };
+
+/* NIC thread t of a port: it polls the wire Rx queues w with w % n_nics = t
+ * and delivers only to the destinations it owns (pmd_nic_owner), so each
+ * source and destination of the design has a single NIC-side writer. The
+ * fields are N-written (that thread) unless said otherwise. */
+struct pmd_nic {
+	struct pmd *p;                   /* C, at probe */
+	uint16_t id;                     /* C, at probe */
+	uint32_t service_id;             /* C */
+	bool service_registered;         /* C */
+	pthread_t thread;                /* C: nic_cpu */
+	/* passes done; release at the end of a pass, acquire at the start of
+	 * the next and by C at stop: the thread's state goes from pass to
+	 * pass (service lcores may take turns) and to the census explicitly. */
+	_Atomic uint64_t passes;
+	uint32_t flow_next;              /* net_null: the next flow to try */
+	uint64_t next_link_check;
+	bool link_up;                    /* this thread's view of the wire */
+	struct pmd_nstats ns;
+} __rte_cache_aligned;
 
 struct pmd {
 	struct pmd_cfg cfg;
@@ -122,12 +162,13 @@ struct pmd {
 	bool wire_created;               /* we rte_vdev_init()ed it: we remove it at close */
 	bool wire_null;                  /* net_null: it writes no bytes */
 	bool wire_started;
-	struct rte_mempool *wire_pool;
+	struct rte_mempool *wire_pool;   /* frames from it are copied, any other is passed on */
+	bool wire_rss;                   /* the wire hashes with our key (RTE_MBUF_F_RX_RSS_HASH) */
+	bool wire_rss_l4;                /* ... and ports: valid while l4 is the same */
 	uint16_t wire_rxqs, wire_txqs;
 	rte_spinlock_t *wire_tx_locks;
 	struct pmd_wire_flow *wire_flows; /* net_null: cfg.flows of them (C builds, N reads) */
 	struct pmd_null_hdr wire_hdr;    /* net_null: the frames' header template (C, N reads) */
-	uint32_t wire_flow_next;         /* N: the flow the next frame carries */
 
 	/* the design (C creates at start; N and Q use it while started) */
 	struct rxb_iface *iface;
@@ -136,23 +177,21 @@ struct pmd {
 	struct rxb_rss rss;
 	struct rxb_reta reta;            /* N reads, C updates (rte_eth_dev_rss_reta_update) */
 	bool l4;                         /* rss_hf asks for TCP/UDP ports (C, while stopped) */
+	/* the receive reads the clock: the stall fault, shRing's release times,
+	 * dynamic shRing's receive intervals (C, at start) */
+	bool rx_clock;
 
-	/* the NIC thread */
-	uint32_t service_id;
-	bool service_registered;
+	/* the NIC threads; thread 0 alone (N0) also runs the port-wide work:
+	 * the link fault, coalesced notices, the dynamic shRing controller */
+	uint16_t n_nics;                 /* cfg.nic_threads (C, at probe) */
+	uint32_t nic_unit;               /* destinations per unit of ownership (C, at configure) */
 	_Atomic int nic_on;              /* C -> N: 1 while started */
 	_Atomic int nic_quit;            /* C -> dedicated thread: leave the loop */
-	/* N: passes done; release at the end of a pass, acquire at the start of
-	 * the next and by C at stop: the NIC's state goes from pass to pass
-	 * (service lcores may take turns) and to the census explicitly. */
-	_Atomic uint64_t nic_passes;
-	pthread_t nic_thread;            /* nic_cpu */
 	uint64_t hz, t_start;            /* C, before nic_on */
-	uint64_t next_link_check, next_dyn;  /* N */
-	bool link_up;                    /* N's view of the wire */
-	bool fault_link_applied, fault_link_restored;  /* N */
-	uint64_t dyn_bytes_seen;         /* N */
-	struct pmd_nstats ns;            /* N */
+	uint64_t next_dyn;               /* N0 */
+	bool fault_link_applied, fault_link_restored;  /* N0 */
+	uint64_t dyn_bytes_seen;         /* N0 */
+	struct pmd_nic nic[PMD_MAX_NICS];
 
 	/* stats_reset / xstats_reset: values at the last reset (C) */
 	uint64_t *xbase;
@@ -165,7 +204,16 @@ static inline struct pmd *pmd_of(struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
-/* ---- pmd_nic.c: the NIC thread, receive and transmit ---- */
+/* The NIC thread that owns destination d: destinations go to threads in
+ * units that share a source (a shRing group), units dealt in turn. */
+static inline uint16_t pmd_nic_owner(const struct pmd *p, uint32_t d)
+{
+	return (uint16_t)(d / p->nic_unit % p->n_nics);
+}
+
+/* ---- pmd_nic.c: the NIC threads, receive and transmit ---- */
+/* Once per process (probe): the mbuf field that carries a frame by pointer. */
+int pmd_nic_init(struct rxb_err *err);
 int32_t pmd_nic_service(void *arg);
 void *pmd_nic_thread_main(void *arg);
 uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n);
@@ -173,6 +221,8 @@ uint16_t pmd_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n);
 void pmd_allocator(struct pmd_rxq *rq, struct rxb_allocator *out);
 /* C, with N stopped: give back every wire frame still queued. */
 void pmd_nic_drain_wire(struct pmd *p);
+/* C, with Q stopped: the queue's spare buffers back to their mempools. */
+void pmd_rxq_free_spares(struct pmd_rxq *rq);
 
 /* ---- pmd_stats.c ---- */
 int pmd_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);
@@ -187,12 +237,14 @@ uint32_t pmd_xstats_count(const struct pmd *p, uint16_t nq);
 
 /* ---- pmd_wire.c: the underlying port ---- */
 int pmd_wire_attach(struct pmd *p, struct rxb_err *err);
+/* C: wire queues and pool set up, flows hashed with the port's key, wire started. */
 int pmd_wire_start(struct pmd *p, struct rxb_err *err);
 void pmd_wire_stop(struct pmd *p);
 void pmd_wire_detach(struct pmd *p);
 /* The vdev bus is removing this port: leave the wire's device to it. */
 void pmd_wire_leave_to_bus(struct pmd *p);
-/* N: give each of n frames of a net_null wire the next of its flows. */
-void pmd_wire_null_flows(struct pmd *p, struct rte_mbuf **f, uint16_t n);
+/* N: give each of n frames of a net_null wire the next of its flows that
+ * steers to a destination NIC thread nic owns (as a wire's RSS would). */
+void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n);
 
 #endif /* RXB_PMD_H */

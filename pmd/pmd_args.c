@@ -54,6 +54,8 @@ static const struct pmd_arg pmd_args[] = {
 	{ "flows", NULL, "0 to 1048576: UDP flows a net_null wire carries, in turn", 0 },
 	{ "nic_cpu", NULL, "a CPU id: run the NIC on a thread of its own pinned there, "
 			  "instead of as a service", 0 },
+	{ "nic_threads", NULL, "1 to 8: NIC threads (services) sharing the port, each with wire "
+			      "queues and Rx queues of its own", 0 },
 	{ "fault_stall", NULL, "Q@MS or Q@MS+MS: Rx queue Q receives nothing from MS ms "
 			       "after start (for MS ms), as if its lcore stopped polling", 0 },
 	{ "fault_link_down", NULL, "MS or MS+MS: the wire is set down MS ms after start "
@@ -189,6 +191,10 @@ static int set_own(struct parse_ctx *x, const struct pmd_arg *a, const char *v)
 		c->flows = (uint32_t)u;
 	} else if (strcmp(a->name, "nic_cpu") == 0) {
 		return set_nic_cpu(x, a, v);
+	} else if (strcmp(a->name, "nic_threads") == 0) {
+		if (!parse_u64(v, PMD_MAX_NICS, &u) || u == 0)
+			return fail(x, a->name, v, "not a thread count", a->help);
+		c->nic_threads = (uint16_t)u;
 	} else if (strcmp(a->name, "fault_stall") == 0) {
 		const char *at = strchr(v, '@');
 		char q[16];
@@ -259,6 +265,7 @@ static void defaults(struct pmd_cfg *c)
 	c->reta_size = RXB_RETA_DEFAULT_SIZE;
 	c->flows = 1024;
 	c->nic_cpu = -1;
+	c->nic_threads = 1;
 	c->stall_queue = -1;
 	c->link_down_at_ms = -1;
 }
@@ -325,5 +332,13 @@ int pmd_args_parse(const char *devname, const char *params, struct pmd_cfg *cfg,
 	if (x.rc == 0 && cfg->scn.arch.name == RXB_ARCH_SPOOL)
 		return fail(&x, "iface", "spool", "representor ports are not ethdev Rx queues",
 			    "privring, small_privring, shring, shring_list, dyn_shring, rxbisect");
+	if (x.rc == 0 && cfg->nic_cpu >= 0 && cfg->nic_threads > 1) {
+		char v[8];
+
+		snprintf(v, sizeof(v), "%u", cfg->nic_threads);
+		return fail(&x, "nic_threads", v, "nic_cpu pins a single NIC thread",
+			    "1 with nic_cpu; without it, 1 to 8 services on the EAL's service "
+			    "lcores (-S)");
+	}
 	return x.rc;
 }

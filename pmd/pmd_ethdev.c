@@ -28,14 +28,6 @@
 
 RTE_LOG_REGISTER(pmd_logtype, pmd.net.rxbisect, NOTICE);
 
-/* What rxb_rss_frame hashes: IPv4 and IPv6 addresses, plus TCP/UDP ports
- * (unless only IP types are asked for). */
-#define PMD_RSS_L4 (RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_NONFRAG_IPV4_UDP | \
-		    RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
-#define PMD_RSS_TYPES (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER | \
-		       RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | \
-		       PMD_RSS_L4)
-
 static int fail(struct pmd *p, const struct rxb_err *err, int rc)
 {
 	PMD_LOG(ERR, "%s: %s", p->dev->data->name, err->msg);
@@ -103,6 +95,41 @@ static int check_design(struct pmd *p, uint16_t nq, struct rxb_err *err)
 	return 0;
 }
 
+/* Several NIC threads need sources and destinations that split into
+ * disjoint sets, and a wire that brings each thread only frames for its
+ * own destinations. Sets: a privRing queue (its Rx ring and CR); a shRing
+ * group (its shared ring and the CRs of its cores). Not rxBisect: any Ax
+ * of an association set may take a frame for any of its Bx, and the choice
+ * of Ax (ax_policy) is one NIC-wide state; not dynamic shRing: its switch
+ * between private and shared rings is NIC-wide. Frames: only a net_null
+ * wire, whose flows the driver writes per thread (pmd_wire_null_flows). */
+static int check_nic_threads(struct pmd *p, uint16_t nq, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &p->cfg.scn.arch;
+	uint16_t n = p->cfg.nic_threads;
+	bool shared = a->name == RXB_ARCH_SHRING || a->name == RXB_ARCH_SHRING_LIST;
+
+	p->nic_unit = shared ? a->share_degree : 1;
+	if (n == 1)
+		return 0;
+	if (!shared && a->name != RXB_ARCH_PRIVRING && a->name != RXB_ARCH_SMALL_PRIVRING)
+		return rxb_err_fail(err, -EINVAL, "devarg nic_threads=%u: iface %s cannot share its "
+				    "NIC among threads (%s); allowed: 1 for this design, or iface "
+				    "privring, small_privring, shring, shring_list", n,
+				    rxb_arch_name[a->name], a->name == RXB_ARCH_RXBISECT ?
+				    "any Ax of an association set serves any of its Bx, and the "
+				    "choice of Ax is NIC-wide" : "its switch of ring sets is NIC-wide");
+	if (!p->wire_null)
+		return rxb_err_fail(err, -EINVAL, "devarg nic_threads=%u: the wire %s does not steer "
+				    "frames to the thread that owns their queue; allowed: 1 over this "
+				    "wire (a net_null wire takes more)", n, p->cfg.port);
+	if (nq / p->nic_unit < n)
+		return rxb_err_fail(err, -EINVAL, "devarg nic_threads=%u: the port's %u Rx queues "
+				    "make %u %s; allowed: at most that many threads", n, nq,
+				    nq / p->nic_unit, shared ? "share groups" : "queues");
+	return 0;
+}
+
 /* Devargs that name queues, against the queue count: a fault on a queue
  * the port lacks would never happen, a RETA smaller than the queues would
  * leave some without traffic. */
@@ -150,6 +177,8 @@ static int dev_configure(struct rte_eth_dev *dev)
 	rc = check_design(p, nq, &err);
 	if (rc == 0)
 		rc = check_queues(p, nq, &err);
+	if (rc == 0)
+		rc = check_nic_threads(p, nq, &err);
 	if (rc == 0)
 		rc = rxb_rss_init(&p->rss, p->cfg.rss_key, RXB_RSS_KEY_LEN, &err);
 	rxb_reta_free(&p->reta);
@@ -325,14 +354,14 @@ static int build_design(struct pmd *p, struct rxb_err *err)
 	return p->iface != NULL ? 0 : err->code;
 }
 
-/* Is any service lcore going to run the NIC? */
-static bool service_mapped(const struct pmd *p)
+/* Is any service lcore going to run NIC thread nic? */
+static bool service_mapped(const struct pmd_nic *nic)
 {
 	uint32_t lcores[RTE_MAX_LCORE];
 	int n = rte_service_lcore_list(lcores, RTE_MAX_LCORE);
 
 	for (int i = 0; i < n; i++)
-		if (rte_service_map_lcore_get(p->service_id, lcores[i]) == 1)
+		if (rte_service_map_lcore_get(nic->service_id, lcores[i]) == 1)
 			return true;
 	return false;
 }
@@ -345,13 +374,14 @@ static int start_nic_thread(struct pmd *p, struct rxb_err *err)
 
 	snprintf(name, sizeof(name), "rxb-nic-%u", p->port_id);
 	atomic_store_explicit(&p->nic_quit, 0, memory_order_relaxed);
-	rc = rte_ctrl_thread_create(&p->nic_thread, name, NULL, pmd_nic_thread_main, p);
+	rc = rte_ctrl_thread_create(&p->nic[0].thread, name, NULL, pmd_nic_thread_main,
+				    &p->nic[0]);
 	if (rc != 0)
 		return rxb_err_fail(err, -rc, "devarg nic_cpu=%d: cannot create the NIC thread: %s",
 				    p->cfg.nic_cpu, strerror(rc));
 	CPU_ZERO(&cpus);
 	CPU_SET(p->cfg.nic_cpu, &cpus);
-	rc = pthread_setaffinity_np(p->nic_thread, sizeof(cpus), &cpus);
+	rc = pthread_setaffinity_np(p->nic[0].thread, sizeof(cpus), &cpus);
 	if (rc != 0)
 		PMD_LOG(WARNING, "%s: devarg nic_cpu=%d: cannot pin the NIC thread there (%s); "
 			"it runs on the control CPUs", p->dev->data->name, p->cfg.nic_cpu,
@@ -363,11 +393,13 @@ static int run_nic(struct pmd *p, struct rxb_err *err)
 {
 	if (p->cfg.nic_cpu >= 0)
 		return start_nic_thread(p, err);
-	rte_service_component_runstate_set(p->service_id, 1);
-	if (!service_mapped(p))
-		PMD_LOG(WARNING, "%s: no service lcore runs its NIC (service \"%s_nic\") yet: "
-			"give the EAL -s/--service-corelist, map it, or use devarg nic_cpu",
-			p->dev->data->name, p->dev->data->name);
+	for (uint16_t t = 0; t < p->n_nics; t++) {
+		rte_service_component_runstate_set(p->nic[t].service_id, 1);
+		if (!service_mapped(&p->nic[t]))
+			PMD_LOG(WARNING, "%s: no service lcore runs its NIC (service \"%s\") yet: "
+				"give the EAL -s/--service-corelist, map it, or use devarg nic_cpu",
+				p->dev->data->name, rte_service_get_name(p->nic[t].service_id));
+	}
 	return 0;
 }
 
@@ -392,18 +424,23 @@ static int dev_start(struct rte_eth_dev *dev)
 	zero_queue_counters(dev);
 	p->hz = rte_get_tsc_hz();
 	p->cfg.scn.run.seed = p->port_id;
+	p->l4 = rss_l4(dev);
+	p->rx_clock = p->cfg.stall_queue >= 0 || p->cfg.scn.arch.name == RXB_ARCH_SHRING ||
+		      p->cfg.scn.arch.name == RXB_ARCH_SHRING_LIST ||
+		      p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING;
 	rc = build_design(p, &err);
 	if (rc == 0)
 		rc = pmd_wire_start(p, &err);
 	if (rc != 0)
 		goto out;
 	p->t_start = rte_rdtsc();
-	p->next_link_check = 0;
 	p->next_dyn = p->t_start;
 	p->dyn_bytes_seen = 0;
-	p->link_up = true;
+	for (uint16_t t = 0; t < p->n_nics; t++) {
+		p->nic[t].next_link_check = 0;
+		p->nic[t].link_up = true;
+	}
 	p->fault_link_applied = p->fault_link_restored = false;
-	p->l4 = rss_l4(dev);
 	/* release: pairs with the acquires in pmd_nic_service() and
 	 * pmd_rx_burst(); everything built above is visible there. */
 	atomic_store_explicit(&p->nic_on, 1, memory_order_release);
@@ -426,22 +463,26 @@ out:
 	return fail(p, &err, rc);
 }
 
-/* Wait until the NIC thread is out of pmd_nic_service() for good. */
+/* Wait until every NIC thread is out of pmd_nic_service() for good. */
 static void quiesce_nic(struct pmd *p)
 {
 	if (p->cfg.nic_cpu >= 0) {
 		/* release: pairs with the acquire in pmd_nic_thread_main() */
 		atomic_store_explicit(&p->nic_quit, 1, memory_order_release);
-		pthread_join(p->nic_thread, NULL);
+		pthread_join(p->nic[0].thread, NULL);
 		return;
 	}
-	rte_service_component_runstate_set(p->service_id, 0);
-	/* The service framework stops calling it; one call may still be in
-	 * flight on a service lcore. */
-	while (rte_service_may_be_active(p->service_id) == 1)
-		rte_pause();
-	/* acquire: pairs with the release at the end of the last pass */
-	(void)atomic_load_explicit(&p->nic_passes, memory_order_acquire);
+	for (uint16_t t = 0; t < p->n_nics; t++) {
+		struct pmd_nic *nic = &p->nic[t];
+
+		rte_service_component_runstate_set(nic->service_id, 0);
+		/* The service framework stops calling it; one call may still
+		 * be in flight on a service lcore. */
+		while (rte_service_may_be_active(nic->service_id) == 1)
+			rte_pause();
+		/* acquire: pairs with the release at the end of its last pass */
+		(void)atomic_load_explicit(&nic->passes, memory_order_acquire);
+	}
 }
 
 /* The application stopped polling before stopping the port (DPDK's rule):
@@ -502,8 +543,10 @@ static int dev_stop(struct rte_eth_dev *dev)
 		PMD_LOG(ERR, "%s: buffers not given back at stop: %s", dev->data->name, err.msg);
 	else
 		PMD_LOG(DEBUG, "%s: %ld buffers back to their mempools", dev->data->name, back);
-	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
+		pmd_rxq_free_spares(dev->data->rx_queues[q]);
 		dev->data->rx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
+	}
 	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
 		dev->data->tx_queue_state[q] = RTE_ETH_QUEUE_STATE_STOPPED;
 	dev->data->dev_started = 0;
@@ -519,10 +562,14 @@ static void release_all(struct pmd *p)
 	p->allocs = NULL;
 	rxb_reta_free(&p->reta);
 	pmd_wire_detach(p);
-	if (p->service_registered) {
-		rte_service_component_runstate_set(p->service_id, 0);
-		rte_service_component_unregister(p->service_id);
-		p->service_registered = false;
+	for (uint16_t t = 0; t < p->n_nics; t++) {
+		struct pmd_nic *nic = &p->nic[t];
+
+		if (!nic->service_registered)
+			continue;
+		rte_service_component_runstate_set(nic->service_id, 0);
+		rte_service_component_unregister(nic->service_id);
+		nic->service_registered = false;
 	}
 	rte_free(p->xbase);
 	p->xbase = NULL;
@@ -558,9 +605,10 @@ static int dev_close(struct rte_eth_dev *dev)
 		rc = dev_stop(dev);
 	/* calls made on the stopped port (which did nothing) end here too */
 	quiesce_queues(dev);
-	if (p->service_registered)
-		/* acquire: pairs with the release of the NIC's last pass */
-		(void)atomic_load_explicit(&p->nic_passes, memory_order_acquire);
+	for (uint16_t t = 0; t < p->n_nics; t++)
+		if (p->nic[t].service_registered)
+			/* acquire: pairs with the release of its last pass */
+			(void)atomic_load_explicit(&p->nic[t].passes, memory_order_acquire);
 	check_mempools(dev);
 	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
 		rx_queue_release(dev, q);
@@ -711,22 +759,43 @@ static const struct eth_dev_ops pmd_ops = {
 
 /* ------------------------------------------------------------ probe, remove */
 
-static int register_service(struct pmd *p, struct rxb_err *err)
+_Static_assert(PMD_MAX_NICS <= 10, "a NIC thread's number is one digit");
+
+/* NIC thread t as a service: "<port>_nic", or "<port>_nic<t>" when the
+ * port has several (the EAL maps each to a service lcore in turn). */
+static int register_service(struct pmd *p, uint16_t t, struct rxb_err *err)
 {
 	struct rte_service_spec spec = { 0 };
+	struct pmd_nic *nic = &p->nic[t];
 
-	if (p->cfg.nic_cpu >= 0)
-		return 0;
-	snprintf(spec.name, sizeof(spec.name), "%.27s_nic", p->dev->data->name);
+	if (p->n_nics == 1)
+		snprintf(spec.name, sizeof(spec.name), "%.27s_nic", p->dev->data->name);
+	else /* t is one digit */
+		snprintf(spec.name, sizeof(spec.name), "%.26s_nic%c", p->dev->data->name, '0' + t);
 	spec.callback = pmd_nic_service;
-	spec.callback_userdata = p;
+	spec.callback_userdata = nic;
 	spec.socket_id = (int)p->dev->data->numa_node;
-	/* Not MT-safe: the NIC is one thread; the framework serialises it. */
-	if (rte_service_component_register(&spec, &p->service_id) != 0)
+	/* Not MT-safe: a NIC thread is one thread; the framework serialises it. */
+	if (rte_service_component_register(&spec, &nic->service_id) != 0)
 		return rxb_err_fail(err, -EINVAL, "cannot register the NIC service %s", spec.name);
-	p->service_registered = true;
-	rte_service_component_runstate_set(p->service_id, 0);
+	nic->service_registered = true;
+	rte_service_component_runstate_set(nic->service_id, 0);
 	return 0;
+}
+
+static int make_nics(struct pmd *p, struct rxb_err *err)
+{
+	int rc = 0;
+
+	p->n_nics = p->cfg.nic_threads;
+	p->nic_unit = 1;
+	for (uint16_t t = 0; t < p->n_nics; t++) {
+		p->nic[t].p = p;
+		p->nic[t].id = t;
+	}
+	for (uint16_t t = 0; rc == 0 && p->cfg.nic_cpu < 0 && t < p->n_nics; t++)
+		rc = register_service(p, t, err);
+	return rc;
 }
 
 static int probe(struct rte_vdev_device *vdev)
@@ -747,11 +816,13 @@ static int probe(struct rte_vdev_device *vdev)
 	p = dev->data->dev_private;
 	p->dev = dev;
 	p->port_id = dev->data->port_id;
-	rc = pmd_args_parse(name, rte_vdev_device_args(vdev), &p->cfg, &err);
+	rc = pmd_nic_init(&err);
+	if (rc == 0)
+		rc = pmd_args_parse(name, rte_vdev_device_args(vdev), &p->cfg, &err);
 	if (rc == 0)
 		rc = pmd_wire_attach(p, &err);
 	if (rc == 0)
-		rc = register_service(p, &err);
+		rc = make_nics(p, &err);
 	if (rc != 0) {
 		PMD_LOG(ERR, "%s", err.msg);
 		release_all(p);
@@ -796,4 +867,4 @@ RTE_PMD_REGISTER_PARAM_STRING(net_rxbisect,
 	"rx=<int> cr=<int> ax=<int> bx=<int> share=<int|auto> assoc=<all|per_nic|groups> "
 	"groups=<int> ax_policy=<random|round_robin|most_available> coalesce=<bool> "
 	"coalesce_ns=<float> dyn_sample_ms=<float> rss_key=<hex> reta=<int> flows=<int> "
-	"nic_cpu=<int> fault_stall=<q@ms[+ms]> fault_link_down=<ms[+ms]>");
+	"nic_cpu=<int> nic_threads=<int> fault_stall=<q@ms[+ms]> fault_link_down=<ms[+ms]>");

@@ -3,13 +3,16 @@
  * The NIC of net_rxbisect and its two bursts.
  *
  * NIC thread (a service, or a dedicated lcore): take frames from the wire,
- * hash them (Toeplitz over the frame, rxb_rss_frame), steer by the RETA to
- * a destination core = Rx queue, and deliver through the library, which
- * takes a buffer by the design's rules (privRing: that queue's Rx ring;
- * shRing: its group's ring; rxBisect: the linked Ax, else one of the
- * association set by ax_policy) and calls dma_write() before it publishes
- * the entry: the frame is copied into the application's mbuf there. The
- * wire frame is then freed, so the wire keeps only its own ring's buffers.
+ * hash them (the wire's hash when it computes ours, else Toeplitz over the
+ * frame, rxb_rss_frame), steer by the RETA to a destination core = Rx
+ * queue, and deliver through the library, which takes a buffer by the
+ * design's rules (privRing: that queue's Rx ring; shRing: its group's ring;
+ * rxBisect: the linked Ax, else one of the association set by ax_policy)
+ * and calls dma_write() before it publishes the entry. A frame in a mbuf
+ * the application may own (the wire filled its mempool's mbufs, or looped
+ * its transmits back) moves by pointer: dma_write() parks it in the taken
+ * buffer and the receive hands it out instead. Only a frame of the wire's
+ * own mempool is copied into the buffer, and freed with the burst.
  *
  * Rx burst on queue q = the design's software receive for core q: it
  * returns the mbufs the NIC filled and refills the rings from the queue's
@@ -17,36 +20,95 @@
  * so the library is told they are released.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
 #include <rte_pause.h>
 
 #include "pmd.h"
 
-/* ------------------------------------------------------------ allocator */
-
-/* Core q's allocator: mbufs of queue q's mempool, reset (refcnt 1, one
- * segment), as a NIC driver re-arms descriptors. All or nothing, as the
- * library's allocator contract says (it asks for less when refused). */
-static unsigned alloc_get(void *ctx, rxb_buf_t *bufs, unsigned n)
+/* A pass or call done, published with release order. One writer at a time
+ * (the thread running the pass, the lcore polling the queue), so a store of
+ * the next value does it: no locked read-modify-write on every call. */
+static inline void count_release(_Atomic uint64_t *c)
 {
-	struct pmd_rxq *rq = ctx;
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_release);
+}
 
-	RTE_BUILD_BUG_ON(sizeof(rxb_buf_t) != sizeof(struct rte_mbuf *));
-	if (rte_pktmbuf_alloc_bulk(rq->mp, (struct rte_mbuf **)bufs, n) == 0)
-		return n;
-	rxb_counter_add(&rq->alloc_fail, 1);
+/* ------------------------------------------------------------ frames by pointer */
+
+/* A frame in a mbuf the application can take (any pool but the wire's own)
+ * is not copied: the NIC parks its pointer in a field of the buffer the
+ * design took for it, and the receive hands the frame out in that buffer's
+ * place. The buffer, still empty, re-arms the rings. The field is NULL in
+ * every buffer that carries no frame (set so when a buffer leaves the
+ * mempool or hands its frame out). */
+static int frame_field = -1;
+
+int pmd_nic_init(struct rxb_err *err)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "rxb_pmd_frame",
+		.size = sizeof(struct rte_mbuf *),
+		.align = __alignof__(struct rte_mbuf *),
+	};
+
+	frame_field = rte_mbuf_dynfield_register(&desc);
+	if (frame_field < 0)
+		return rxb_err_fail(err, -rte_errno, "cannot register the mbuf field %s: %s",
+				    desc.name, rte_strerror(rte_errno));
 	return 0;
 }
 
+static struct rte_mbuf **frame_of(struct rte_mbuf *buf)
+{
+	return RTE_MBUF_DYNFIELD(buf, frame_field, struct rte_mbuf **);
+}
+
+/* ------------------------------------------------------------ allocator */
+
+/* Core q's allocator: its spare buffers first, then mbufs of queue q's
+ * mempool, reset (refcnt 1, one segment), as a NIC driver re-arms
+ * descriptors. All or nothing, as the library's allocator contract says
+ * (it asks for less when refused). */
+static unsigned alloc_get(void *ctx, rxb_buf_t *bufs, unsigned n)
+{
+	struct pmd_rxq *rq = ctx;
+	struct rte_mbuf **m = (struct rte_mbuf **)bufs;
+	unsigned spare = RTE_MIN(n, rq->n_spare);
+
+	RTE_BUILD_BUG_ON(sizeof(rxb_buf_t) != sizeof(struct rte_mbuf *));
+	if (spare < n) {
+		if (rte_pktmbuf_alloc_bulk(rq->mp, m + spare, n - spare) != 0) {
+			rxb_counter_add(&rq->alloc_fail, 1);
+			return 0;
+		}
+		for (unsigned i = spare; i < n; i++)
+			*frame_of(m[i]) = NULL;
+	}
+	rq->n_spare -= spare;
+	memcpy(m, &rq->spare[rq->n_spare], spare * sizeof(*m));
+	return n;
+}
+
 /* Each mbuf goes back to its own pool (a buffer of queue r's Ax may have
- * been delivered to queue q's Bx). */
+ * been delivered to queue q's Bx), with the frame it still carries (the
+ * census gives back buffers of unread entries). */
 static void alloc_put(void *ctx, const rxb_buf_t *bufs, unsigned n)
 {
+	struct rte_mbuf **m = (struct rte_mbuf **)(uintptr_t)bufs;
+
 	(void)ctx;
-	rte_pktmbuf_free_bulk((struct rte_mbuf **)(uintptr_t)bufs, n);
+	for (unsigned i = 0; i < n; i++) {
+		rte_pktmbuf_free(*frame_of(m[i]));
+		*frame_of(m[i]) = NULL;
+	}
+	rte_pktmbuf_free_bulk(m, n);
 }
 
 void pmd_allocator(struct pmd_rxq *rq, struct rxb_allocator *out)
@@ -56,62 +118,142 @@ void pmd_allocator(struct pmd_rxq *rq, struct rxb_allocator *out)
 	out->put = alloc_put;
 }
 
+void pmd_rxq_free_spares(struct pmd_rxq *rq)
+{
+	rte_pktmbuf_free_bulk(rq->spare, rq->n_spare);
+	rq->n_spare = 0;
+}
+
 /* ------------------------------------------------------------ NIC */
 
 struct dma {
-	const struct rte_mbuf *frame;
-	uint32_t hash;
-	uint16_t port;
+	struct rte_mbuf *frame;
+	bool by_pointer;                 /* the frame goes to software in its own mbuf */
 };
 
 /* The library took `buf` for the frame: write it there (N). The entry that
  * hands buf to software is published after this returns, with release
- * order (lib/ring.h rxb_cr_nic_write, lib/rxbisect.c bx_write): the bytes
- * and fields below are visible to the receiving core's acquire. */
+ * order (lib/ring.h rxb_cr_nic_write, lib/rxbisect.c bx_write): the bytes,
+ * the fields and the parked pointer are visible to the receiving core's
+ * acquire. */
 static void dma_write(void *arg, rxb_buf_t buf)
 {
 	const struct dma *d = arg;
 	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)buf;
+	struct rte_mbuf **parked = frame_of(m);
 	uint32_t len = rte_pktmbuf_pkt_len(d->frame);
-	void *dst = rte_pktmbuf_mtod(m, void *);
-	const void *src = rte_pktmbuf_read(d->frame, 0, len, dst);
+	void *dst;
+	const void *src;
 
+	if (unlikely(*parked != NULL)) {
+		/* A buffer the design recycled after dropping its packet (an
+		 * empty mempool) still carries that packet's frame. */
+		rte_pktmbuf_free(*parked);
+		*parked = NULL;
+	}
+	if (d->by_pointer) {
+		*parked = d->frame;
+		return;
+	}
+	dst = rte_pktmbuf_mtod(m, void *);
+	src = rte_pktmbuf_read(d->frame, 0, len, dst);
 	if (src != dst)
 		rte_memcpy(dst, src, len);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
-	m->port = d->port;
-	m->ol_flags = RTE_MBUF_F_RX_RSS_HASH;
-	m->hash.rss = d->hash;
+	m->port = d->frame->port;
+	m->ol_flags = d->frame->ol_flags;
+	m->hash.rss = d->frame->hash.rss;
 	m->packet_type = RTE_PTYPE_UNKNOWN;
 }
 
-static void deliver_frame(struct pmd *p, const struct rte_mbuf *f, uint64_t now)
+/* The wire's own hash when it computes ours (same key and fields: the
+ * application may have changed the L4 choice since the wire's start), else
+ * the Toeplitz hash over the frame's first segment (headers sit there). */
+static uint32_t frame_hash(const struct pmd *p, const struct rte_mbuf *f)
 {
-	struct dma d = { .frame = f, .port = p->port_id };
-	uint32_t len = rte_pktmbuf_pkt_len(f);
+	const uint8_t *data = rte_pktmbuf_mtod(f, const uint8_t *);
 	uint16_t dport;
-	struct rxb_rx_meta meta = { .len = len, .now = now, .write = dma_write, .write_arg = &d };
-	struct rxb_delivery del;
 
-	/* The frame is parsed from its first segment (headers sit there). */
-	d.hash = p->l4 ? rxb_rss_frame(&p->rss, rte_pktmbuf_mtod(f, const uint8_t *),
-				       rte_pktmbuf_data_len(f), &dport) :
-			 rxb_rss_frame_l3(&p->rss, rte_pktmbuf_mtod(f, const uint8_t *),
-					  rte_pktmbuf_data_len(f));
-	meta.hash = d.hash;
+	if (p->wire_rss && p->wire_rss_l4 == p->l4 && (f->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
+		return f->hash.rss;
+	if (p->l4)
+		return rxb_rss_frame(&p->rss, data, rte_pktmbuf_data_len(f), &dport);
+	return rxb_rss_frame_l3(&p->rss, data, rte_pktmbuf_data_len(f));
+}
+
+/* Hash and steer one frame (N), filling its delivery's meta and DMA. False
+ * when the NIC drops it before the design (larger than the buffers, or for
+ * a destination of another NIC thread): the wire's frame stays ours. */
+static bool steer_frame(struct pmd_nic *nic, struct rte_mbuf *f, uint64_t now,
+			struct rxb_rx_meta *meta, struct dma *d)
+{
+	struct pmd *p = nic->p;
+	uint32_t len = rte_pktmbuf_pkt_len(f);
+
+	*d = (struct dma){ .frame = f, .by_pointer = f->pool != p->wire_pool };
+	*meta = (struct rxb_rx_meta){ .len = len, .now = now, .write = dma_write, .write_arg = d };
+	meta->hash = frame_hash(p, f);
+	/* the completion's fields, in the frame's header line the NIC has
+	 * already read; dma_write copies them when the frame is copied */
+	f->port = p->port_id;
+	f->ol_flags = RTE_MBUF_F_RX_RSS_HASH;
+	f->hash.rss = meta->hash;
+	f->packet_type = RTE_PTYPE_UNKNOWN;
 	/* relaxed: a RETA entry is one 16-bit word; C updates entries while
 	 * traffic flows, as a NIC's table is updated live. */
-	meta.dest = __atomic_load_n(&p->reta.queue[d.hash & p->reta.mask], __ATOMIC_RELAXED);
-	rxb_counter_add(&p->ns.wire_pkts, 1);
-	rxb_counter_add(&p->ns.wire_bytes, len);
+	meta->dest = __atomic_load_n(&p->reta.queue[meta->hash & p->reta.mask], __ATOMIC_RELAXED);
+	rxb_counter_add(&nic->ns.wire_pkts, 1);
+	rxb_counter_add(&nic->ns.wire_bytes, len);
+	if (p->n_nics > 1 && pmd_nic_owner(p, meta->dest) != nic->id) {
+		/* Not this thread's destination (the RETA changed under the
+		 * flows): dropped before the design, whose counters for that
+		 * destination belong to its owner. */
+		rxb_counter_add(&nic->ns.misrouted, 1);
+		return false;
+	}
 	if (len > p->max_frame) {
 		/* Larger than the buffers: the NIC's MTU check drops it. */
-		rxb_counter_add(&p->ns.oversize, 1);
-		rxb_iface_drop_pipeline(p->iface, meta.dest);
-		return;
+		rxb_counter_add(&nic->ns.oversize, 1);
+		rxb_iface_drop_pipeline(p->iface, meta->dest);
+		return false;
 	}
-	rxb_iface_deliver(p->iface, &meta, &del);
+	return true;
+}
+
+/* A wire burst (N): each frame hashed and steered (its first data line
+ * prefetched a few frames ahead), then delivered with one library call, in
+ * order. The frames the wire keeps — copied, dropped, not this thread's —
+ * are freed together; those passed by pointer are software's now. */
+#define PMD_PREFETCH_AHEAD 4u
+
+static void deliver_burst(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n, uint64_t now)
+{
+	struct rxb_rx_meta meta[PMD_WIRE_BURST];
+	struct dma dma[PMD_WIRE_BURST];
+	struct rxb_delivery del[PMD_WIRE_BURST];
+	struct rte_mbuf *done[PMD_WIRE_BURST];
+	uint16_t m = 0, n_done = 0;
+	unsigned handled;
+
+	for (uint16_t i = 0; i < RTE_MIN(n, PMD_PREFETCH_AHEAD); i++)
+		rte_prefetch0(rte_pktmbuf_mtod(f[i], void *));
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + PMD_PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(f[i + PMD_PREFETCH_AHEAD], void *));
+		if (steer_frame(nic, f[i], now, &meta[m], &dma[m]))
+			m++;
+		else
+			done[n_done++] = f[i];
+	}
+	/* every destination exists (the RETA's entries are checked): the
+	 * library handles all m */
+	handled = m != 0 ? rxb_iface_deliver_burst(nic->p->iface, NULL, meta, m, del, 0) : 0;
+	for (uint16_t k = 0; k < m; k++)
+		if (k >= handled || del[k].drop >= 0 || !dma[k].by_pointer)
+			done[n_done++] = dma[k].frame;
+	if (n_done != 0)
+		rte_pktmbuf_free_bulk(done, n_done);
 }
 
 static double ms_since_start(const struct pmd *p, uint64_t now)
@@ -119,7 +261,7 @@ static double ms_since_start(const struct pmd *p, uint64_t now)
 	return (double)(now - p->t_start) * 1e3 / (double)p->hz;
 }
 
-/* The fault_link_down schedule: the wire is set down, then up (N). */
+/* The fault_link_down schedule: the wire is set down, then up (N0). */
 static void link_fault(struct pmd *p, uint64_t now)
 {
 	double ms = ms_since_start(p, now);
@@ -136,26 +278,29 @@ static void link_fault(struct pmd *p, uint64_t now)
 	}
 }
 
-/* The wire's link, read every millisecond (a register read on a real NIC):
- * while it is down nothing is received, as on a NIC whose cable is out. */
-static bool wire_link_up(struct pmd *p, uint64_t now)
+/* The wire's link, read every millisecond by each NIC thread (a register
+ * read on a real NIC): while it is down nothing is received, as on a NIC
+ * whose cable is out. Thread 0 applies the fault and counts the events. */
+static bool wire_link_up(struct pmd_nic *nic, uint64_t now)
 {
+	struct pmd *p = nic->p;
 	struct rte_eth_link l;
 
-	if (now < p->next_link_check)
-		return p->link_up;
-	p->next_link_check = now + p->hz / 1000;
-	if (p->cfg.link_down_at_ms >= 0)
+	if (now < nic->next_link_check)
+		return nic->link_up;
+	nic->next_link_check = now + p->hz / 1000;
+	if (nic->id == 0 && p->cfg.link_down_at_ms >= 0)
 		link_fault(p, now);
 	if (rte_eth_link_get_nowait(p->wire, &l) != 0)
-		return p->link_up;
-	if (p->link_up && l.link_status == RTE_ETH_LINK_DOWN)
-		rxb_counter_add(&p->ns.link_down_events, 1);
-	p->link_up = l.link_status == RTE_ETH_LINK_UP;
-	return p->link_up;
+		return nic->link_up;
+	if (nic->id == 0 && nic->link_up && l.link_status == RTE_ETH_LINK_DOWN)
+		rxb_counter_add(&nic->ns.link_down_events, 1);
+	nic->link_up = l.link_status == RTE_ETH_LINK_UP;
+	return nic->link_up;
 }
 
-/* Dynamic shRing: one controller sample per dyn_sample_ms (N). Throughput
+/* Dynamic shRing: one controller sample per dyn_sample_ms (N0, the only
+ * NIC thread of such a port). Throughput
  * is what the wire delivered; memory bandwidth has no counter here, so the
  * DMA write rate stands in for it (as in rxb-emu without resctrl); a core
  * is overloaded when its receive calls slowed down (dynctl.h) or stopped. */
@@ -170,7 +315,7 @@ static void dyn_step(struct pmd *p, uint64_t now)
 		return; /* every pass but one per period */
 	period = (uint64_t)(p->cfg.scn.arch.dyn_sample_ms * 1e-3 * (double)p->hz);
 	dt = (double)period / (double)p->hz;
-	bytes = rxb_counter_read(&p->ns.wire_bytes);
+	bytes = rxb_counter_read(&p->nic[0].ns.wire_bytes);
 	p->next_dyn = now + period;
 	s.tput_gbps = (double)(bytes - p->dyn_bytes_seen) * 8 / dt / 1e9;
 	s.mem_bw_gibps = (double)(bytes - p->dyn_bytes_seen) / dt / 1073741824.0;
@@ -181,14 +326,28 @@ static void dyn_step(struct pmd *p, uint64_t now)
 			p->cfg.scn.arch.dyn_overload_factor);
 	dec = rxb_iface_dyn_sample(p->iface, &s);
 	if (dec != RXB_DYN_STAY)
-		rxb_counter_add(&p->ns.dyn_switches, 1);
+		rxb_counter_add(&p->nic[0].ns.dyn_switches, 1);
 }
 
-/* One pass of the NIC. A service callback: 0 when it did work, -EAGAIN
- * when idle (rte_service statistics count only the former as busy). */
+/* The port-wide work of a pass (N0). */
+static unsigned port_work(struct pmd *p, uint64_t now)
+{
+	unsigned work = 0;
+
+	if (p->cfg.scn.arch.coalesce)
+		work += rxb_iface_tick(p->iface, now);
+	if (p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING)
+		dyn_step(p, now);
+	return work;
+}
+
+/* One pass of NIC thread `arg` over its wire queues. A service callback: 0
+ * when it did work, -EAGAIN when idle (rte_service statistics count only
+ * the former as busy). */
 int32_t pmd_nic_service(void *arg)
 {
-	struct pmd *p = arg;
+	struct pmd_nic *nic = arg;
+	struct pmd *p = nic->p;
 	struct rte_mbuf *f[PMD_WIRE_BURST];
 	uint64_t now = rte_rdtsc();
 	unsigned work = 0;
@@ -198,32 +357,27 @@ int32_t pmd_nic_service(void *arg)
 	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire)) {
 		/* release: even a pass that found the port stopped ends before
 		 * the stop's acquire (quiesce_nic) */
-		atomic_fetch_add_explicit(&p->nic_passes, 1, memory_order_release);
+		count_release(&nic->passes);
 		return -EAGAIN;
 	}
 	/* acquire: pairs with the release below, of the previous pass */
-	(void)atomic_load_explicit(&p->nic_passes, memory_order_acquire);
-	if (wire_link_up(p, now)) {
-		for (uint16_t q = 0; q < p->wire_rxqs; q++) {
+	(void)atomic_load_explicit(&nic->passes, memory_order_acquire);
+	if (wire_link_up(nic, now)) {
+		for (uint16_t q = nic->id; q < p->wire_rxqs; q += p->n_nics) {
 			uint16_t n = rte_eth_rx_burst(p->wire, q, f, PMD_WIRE_BURST);
 
 			if (p->wire_flows != NULL)
-				pmd_wire_null_flows(p, f, n);
-			for (uint16_t i = 0; i < n; i++)
-				deliver_frame(p, f[i], now);
-			if (n != 0)
-				rte_pktmbuf_free_bulk(f, n);
+				pmd_wire_null_flows(nic, f, n);
+			deliver_burst(nic, f, n, now);
 			work += n;
 		}
 	}
-	if (p->cfg.scn.arch.coalesce)
-		work += rxb_iface_tick(p->iface, now);
-	if (p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING)
-		dyn_step(p, now);
-	rxb_counter_add(work != 0 ? &p->ns.busy_polls : &p->ns.idle_polls, 1);
+	if (nic->id == 0)
+		work += port_work(p, now);
+	rxb_counter_add(work != 0 ? &nic->ns.busy_polls : &nic->ns.idle_polls, 1);
 	/* release: pairs with the acquires at the next pass's start and in
 	 * quiesce_nic() (pmd_ethdev.c) */
-	atomic_fetch_add_explicit(&p->nic_passes, 1, memory_order_release);
+	count_release(&nic->passes);
 	return work != 0 ? 0 : -EAGAIN;
 }
 
@@ -232,11 +386,11 @@ int32_t pmd_nic_service(void *arg)
  * (rte_eal_mp_wait_lcore) would wait for it for ever. */
 void *pmd_nic_thread_main(void *arg)
 {
-	struct pmd *p = arg;
+	struct pmd_nic *nic = arg;
 
 	/* acquire: pairs with the release in quiesce_nic() */
-	while (!atomic_load_explicit(&p->nic_quit, memory_order_acquire))
-		if (pmd_nic_service(p) != 0)
+	while (!atomic_load_explicit(&nic->p->nic_quit, memory_order_acquire))
+		if (pmd_nic_service(nic) != 0)
 			rte_pause();
 	return NULL;
 }
@@ -275,32 +429,51 @@ static bool stalled(const struct pmd_rxq *rq, const struct pmd *p, uint64_t now)
 	       (p->cfg.stall_for_ms < 0 || ms < p->cfg.stall_at_ms + p->cfg.stall_for_ms);
 }
 
+/* The mbuf to give the application for received buffer `buf` (Q): the
+ * frame it carries by pointer, buf itself becoming a spare; else buf (the
+ * frame was copied into it). */
+static struct rte_mbuf *take_frame(struct pmd_rxq *rq, struct rte_mbuf *buf)
+{
+	struct rte_mbuf *f = *frame_of(buf);
+
+	if (f == NULL)
+		return buf;
+	*frame_of(buf) = NULL;
+	if (rq->n_spare < PMD_SPARES)
+		rq->spare[rq->n_spare++] = buf;
+	else
+		rte_pktmbuf_free(buf);
+	return f;
+}
+
 uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct pmd_rxq *rq = queue;
 	struct pmd *p = rq->p;
 	struct rxb_pkt pk[RXB_BURST_MAX];
-	uint64_t now = rte_rdtsc(), bytes = 0;
+	/* The clock only where it is read (a TSC read can trap in a VM and
+	 * then costs more than the rest of an empty poll). */
+	uint64_t now = p->rx_clock ? rte_rdtsc() : 0, bytes = 0;
 	unsigned got;
 
 	/* acquire: pairs with the release in dev_start() (pmd_ethdev.c). A
 	 * stopped port receives nothing (its rings were given back). */
 	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire)) {
 		/* release: as at the end below */
-		atomic_fetch_add_explicit(&rq->calls, 1, memory_order_release);
+		count_release(&rq->calls);
 		return 0;
 	}
 	if (stalled(rq, p, now)) {
 		rxb_counter_add(&rq->stalled_polls, 1);
 		/* release: as at the end below */
-		atomic_fetch_add_explicit(&rq->calls, 1, memory_order_release);
+		count_release(&rq->calls);
 		return 0;
 	}
 	if (p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING)
 		rxb_dynctl_ivl_note(&rq->ivl, now);
 	got = rxb_iface_rx(p->iface, rq->qid, pk, RTE_MIN(n, RXB_BURST_MAX), now);
 	for (unsigned i = 0; i < got; i++) {
-		pkts[i] = (struct rte_mbuf *)(uintptr_t)pk[i].buf;
+		pkts[i] = take_frame(rq, (struct rte_mbuf *)(uintptr_t)pk[i].buf);
 		bytes += pk[i].len;
 	}
 	if (got != 0) {
@@ -309,7 +482,7 @@ uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		rxb_counter_add(&rq->bytes, bytes);
 	}
 	/* release: pairs with the acquire in quiesce_queues() (pmd_ethdev.c) */
-	atomic_fetch_add_explicit(&rq->calls, 1, memory_order_release);
+	count_release(&rq->calls);
 	return (uint16_t)got;
 }
 
@@ -332,6 +505,6 @@ uint16_t pmd_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	rxb_counter_add(&tq->pkts, sent);
 	rxb_counter_add(&tq->bytes, bytes);
 	/* release: pairs with the acquire in quiesce_queues() (pmd_ethdev.c) */
-	atomic_fetch_add_explicit(&tq->calls, 1, memory_order_release);
+	count_release(&tq->calls);
 	return sent;
 }

@@ -26,6 +26,7 @@ static const struct port_stat port_stats[] = {
 	{ "rx_nic_idle_polls", offsetof(struct pmd_nstats, idle_polls) },
 	{ "rx_wire_link_down_events", offsetof(struct pmd_nstats, link_down_events) },
 	{ "rx_dyn_switch_decisions", offsetof(struct pmd_nstats, dyn_switches) },
+	{ "rx_nic_misrouted", offsetof(struct pmd_nstats, misrouted) },
 };
 #define N_PORT_STATS (sizeof(port_stats) / sizeof(port_stats[0]))
 
@@ -101,14 +102,23 @@ static uint64_t queue_value(struct pmd *p, uint16_t q, const struct queue_stat *
 	}
 }
 
+/* A NIC-wide counter: the sum over the port's NIC threads. */
+static uint64_t nic_value(const struct pmd *p, size_t off)
+{
+	uint64_t v = 0;
+
+	for (uint16_t t = 0; t < p->n_nics; t++)
+		v += rxb_counter_read((const rxb_counter_t *)((const char *)&p->nic[t].ns + off));
+	return v;
+}
+
 /* Every xstat, in name order, raw (before the reset baseline). */
 static uint32_t raw_values(struct pmd *p, uint64_t *v)
 {
 	uint32_t k = 0;
 
 	for (size_t i = 0; i < N_PORT_STATS; i++)
-		v[k++] = rxb_counter_read((const rxb_counter_t *)((const char *)&p->ns +
-								  port_stats[i].off));
+		v[k++] = nic_value(p, port_stats[i].off);
 	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++)
 		for (size_t i = 0; i < N_QUEUE_STATS; i++)
 			if (shown(p, &queue_stats[i]))
@@ -240,5 +250,6 @@ void pmd_stats_restart(struct pmd *p)
 	rte_free(p->xbase);
 	p->xbase = NULL;
 	p->n_xstats = 0;
-	memset(&p->ns, 0, sizeof(p->ns));
+	for (uint16_t t = 0; t < p->n_nics; t++)
+		memset(&p->nic[t].ns, 0, sizeof(p->nic[t].ns));
 }

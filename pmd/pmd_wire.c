@@ -3,11 +3,12 @@
  * The underlying port ("the wire"): any ethdev, found by name when the
  * port is probed (net_null<N> and net_ring<N> are created if absent) and
  * owned by net_rxbisect from then on, so the application's
- * RTE_ETH_FOREACH_DEV does not see it as a port of its own. It gets one
- * mempool of its own for its Rx queue (frames are copied into the
- * application's buffers by the NIC thread and freed at once), as many Tx
- * queues as the application has, or as it supports (then Tx queues share
- * one with a lock).
+ * RTE_ETH_FOREACH_DEV does not see it as a port of its own. Its Rx queues
+ * fill the application's mbufs where the wire allocates a frame per burst
+ * (rx_pool: the NIC passes them on by pointer), else a mempool of its own
+ * (frames copied into the application's buffers and freed at once). It
+ * gets as many Tx queues as the application has, or as it supports (then
+ * Tx queues share one with a lock).
  */
 #include <errno.h>
 #include <string.h>
@@ -121,19 +122,61 @@ static int make_null_flows(struct pmd *p, struct rxb_err *err)
 	for (uint32_t i = 0; i < n; i++)
 		flow_of(rxb_gen_flow(gen, i), &p->wire_hdr, &p->wire_flows[i]);
 	rxb_gen_destroy(gen);
-	p->wire_flow_next = 0;
 	return 0;
 }
 
-void pmd_wire_null_flows(struct pmd *p, struct rte_mbuf **f, uint16_t n)
+/* Each flow's hash under the key of this start (an application may set
+ * another one while the port is stopped). */
+static void hash_null_flows(struct pmd *p)
 {
-	uint32_t next = p->wire_flow_next;
+	for (uint32_t i = 0; i < p->cfg.flows; i++) {
+		struct pmd_wire_flow *wf = &p->wire_flows[i];
+		uint32_t sip = rte_be_to_cpu_32(wf->src_ip), dip = rte_be_to_cpu_32(wf->dst_ip);
+
+		wf->hash_l3 = rxb_rss_ipv4(&p->rss, sip, dip);
+		wf->hash_l4 = rxb_rss_ipv4_l4(&p->rss, sip, dip, rte_be_to_cpu_16(wf->src_port),
+					      rte_be_to_cpu_16(wf->dst_port));
+	}
+	for (uint16_t t = 0; t < p->n_nics; t++)
+		p->nic[t].flow_next = 0;
+}
+
+/* Flows tried per frame for one NIC thread owns; past that the frame
+ * carries a flow of another thread and counts as misrouted (a RETA that
+ * leaves the thread few or no entries). */
+#define PMD_FLOW_SCAN 64u
+
+/* The first flow from `next` on that steers to a destination NIC thread
+ * nic owns (the one at `next` when a single thread owns them all). */
+static uint32_t owned_flow(const struct pmd_nic *nic, uint32_t next)
+{
+	const struct pmd *p = nic->p;
+	uint32_t flows = p->cfg.flows, scan = RTE_MIN(flows, PMD_FLOW_SCAN);
+
+	for (uint32_t k = 0; p->n_nics > 1 && k < scan; k++) {
+		uint32_t i = next + k < flows ? next + k : next + k - flows;
+		uint32_t h = p->l4 ? p->wire_flows[i].hash_l4 : p->wire_flows[i].hash_l3;
+		/* relaxed: as the NIC reads the RETA (pmd_nic.c) */
+		uint16_t d = __atomic_load_n(&p->reta.queue[h & p->reta.mask], __ATOMIC_RELAXED);
+
+		if (pmd_nic_owner(p, d) == nic->id)
+			return i;
+	}
+	return next;
+}
+
+void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n)
+{
+	struct pmd *p = nic->p;
+	uint32_t next = nic->flow_next;
 
 	for (uint16_t i = 0; i < n; i++) {
-		const struct pmd_wire_flow *wf = &p->wire_flows[next];
+		const struct pmd_wire_flow *wf;
 		struct pmd_null_hdr *h = rte_pktmbuf_mtod(f[i], struct pmd_null_hdr *);
 
-		/* (the wire's buffers hold far more than a header) */
+		next = owned_flow(nic, next);
+		wf = &p->wire_flows[next];
+		/* (every mbuf holds a minimal frame: checked at queue setup) */
 		rte_memcpy(h, &p->wire_hdr, sizeof(*h));
 		h->ip.src_addr = wf->src_ip;
 		h->ip.dst_addr = wf->dst_ip;
@@ -142,7 +185,7 @@ void pmd_wire_null_flows(struct pmd *p, struct rte_mbuf **f, uint16_t n)
 		h->udp.dst_port = wf->dst_port;
 		next = next + 1 == p->cfg.flows ? 0 : next + 1;
 	}
-	p->wire_flow_next = next;
+	nic->flow_next = next;
 }
 
 static int make_pool(struct pmd *p, struct rxb_err *err)
@@ -163,6 +206,44 @@ static int make_pool(struct pmd *p, struct rxb_err *err)
 	return 0;
 }
 
+/* The mempool wire Rx queue w fills. A wire that makes each frame in a
+ * mbuf it allocates per burst (net_null, net_pcap) gets the application's
+ * (that of Rx queue w modulo their count): its frames reach the application
+ * by pointer. Any other keeps the wire's own, and its frames are copied: a
+ * wire with a ring of posted buffers (a real NIC) would hold PMD_WIRE_RING
+ * mbufs per queue of a pool the application sized for its own queues
+ * (net_ring fills none: it returns the application's transmitted mbufs,
+ * passed on by pointer too). */
+static struct rte_mempool *rx_pool(const struct pmd *p, const struct rte_eth_dev_info *info,
+				   uint16_t w)
+{
+	const struct pmd_rxq *rq = p->dev->data->rx_queues[w % p->dev->data->nb_rx_queues];
+
+	if (strcmp(info->driver_name, "net_null") == 0 || strcmp(info->driver_name, "net_pcap") == 0)
+		return rq->mp;
+	return p->wire_pool;
+}
+
+/* A wire that can hash what the port hashes, with a 40-byte key, is asked
+ * to with the port's key: the NIC then takes its RTE_MBUF_F_RX_RSS_HASH. */
+static void wire_rss(struct pmd *p, const struct rte_eth_dev_info *info,
+		     struct rte_eth_conf *conf)
+{
+	uint64_t hf = p->l4 ? PMD_RSS_TYPES : PMD_RSS_L3;
+
+	p->wire_rss = info->hash_key_size == RXB_RSS_KEY_LEN &&
+		      (info->flow_type_rss_offloads & hf) == hf &&
+		      (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH) != 0;
+	p->wire_rss_l4 = p->l4;
+	if (!p->wire_rss)
+		return;
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rxmode.offloads = RTE_ETH_RX_OFFLOAD_RSS_HASH;
+	conf->rx_adv_conf.rss_conf.rss_key = p->cfg.rss_key;
+	conf->rx_adv_conf.rss_conf.rss_key_len = RXB_RSS_KEY_LEN;
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+}
+
 static int setup_queues(struct pmd *p, struct rxb_err *err)
 {
 	struct rte_eth_conf conf = { 0 };
@@ -174,7 +255,10 @@ static int setup_queues(struct pmd *p, struct rxb_err *err)
 	p->wire_txqs = RTE_MIN(ntx, info.max_tx_queues);
 	/* Polled all: a looping wire (net_ring) returns Tx queue q's frames
 	 * on its Rx queue q. */
-	p->wire_rxqs = RTE_MIN(RTE_MIN(p->wire_txqs, info.max_rx_queues), PMD_WIRE_MAX_RXQS);
+	/* at least one per NIC thread (a created net_null has plenty) */
+	p->wire_rxqs = RTE_MIN(RTE_MAX(p->wire_txqs, p->n_nics), info.max_rx_queues);
+	p->wire_rxqs = RTE_MIN(p->wire_rxqs, PMD_WIRE_MAX_RXQS);
+	wire_rss(p, &info, &conf);
 	rc = rte_eth_dev_configure(p->wire, p->wire_rxqs, p->wire_txqs, &conf);
 	if (rc != 0)
 		return rxb_err_fail(err, rc, "devarg port=%s: configure with %u Rx and %u Tx "
@@ -182,7 +266,7 @@ static int setup_queues(struct pmd *p, struct rxb_err *err)
 				    rte_strerror(-rc));
 	for (uint16_t q = 0; rc == 0 && q < p->wire_rxqs; q++)
 		rc = rte_eth_rx_queue_setup(p->wire, q, PMD_WIRE_RING,
-					    rte_eth_dev_socket_id(p->wire), NULL, p->wire_pool);
+					    rte_eth_dev_socket_id(p->wire), NULL, rx_pool(p, &info, q));
 	for (uint16_t q = 0; rc == 0 && q < p->wire_txqs; q++)
 		rc = rte_eth_tx_queue_setup(p->wire, q, PMD_WIRE_RING,
 					    rte_eth_dev_socket_id(p->wire), NULL);
@@ -222,6 +306,8 @@ int pmd_wire_start(struct pmd *p, struct rxb_err *err)
 
 	if (rc == 0 && p->wire_null)
 		rc = make_null_flows(p, err);
+	if (rc == 0 && p->wire_flows != NULL)
+		hash_null_flows(p);
 	if (rc == 0)
 		rc = setup_queues(p, err);
 	if (rc == 0)

@@ -37,8 +37,8 @@ import atheris
 with atheris.instrument_imports(include=["rxbisect", "tomllib"]):
     import tomllib  # noqa: F401  (instrumented: the fuzzer sees the TOML parser's edges)
 
-    from rxbisect.vocab import profile
     from rxbisect.errors import RxbError
+    from rxbisect.vocab import profile
 
 VERBOSE = os.environ.get("RXB_FUZZ_VERBOSE", "") not in ("", "0")
 

@@ -30,8 +30,15 @@ Run: python3 tests/fuzz/gen_seeds.py [OUT_DIR]
 import os
 import sys
 
-from gen_seeds_parsers import (calib_seeds, pcap_seeds, profile_seeds, simcfg_seeds,
-                               write_dir, write_profile_dict, write_simcfg_dict)
+from gen_seeds_parsers import (
+    calib_seeds,
+    pcap_seeds,
+    profile_seeds,
+    simcfg_seeds,
+    write_dir,
+    write_profile_dict,
+    write_simcfg_dict,
+)
 
 # Header indices (see fuzz_iface.c).
 ARCH = {"privring": 0, "small_privring": 1, "shring": 2, "shring_list": 3,

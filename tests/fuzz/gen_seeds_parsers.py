@@ -264,7 +264,7 @@ def keys_of(doc, out):
 
 def dict_line(token):
     """One libFuzzer dictionary entry (a quoted string, \\xNN escapes)."""
-    esc = "".join(c if c.isalnum() or c in "_.-:[]{}, =+/" else "\\x%02x" % ord(c)
+    esc = "".join(c if c.isalnum() or c in "_.-:[]{}, =+/" else f"\\x{ord(c):02x}"
                   for c in token)
     return f'"{esc}"'
 
