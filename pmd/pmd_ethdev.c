@@ -25,6 +25,7 @@
 #include <rte_service_component.h>
 
 #include "pmd.h"
+#include "rxb/shape.h"
 
 RTE_LOG_REGISTER(pmd_logtype, pmd.net.rxbisect, NOTICE);
 
@@ -76,23 +77,23 @@ static int dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
-/* Cross-key checks of the design against the queue count (the scenario
- * library checks each key alone). */
+/* The design against the queue count: the application's Rx queues are the
+ * scenario's cores (one NIC), checked by the scenario library's rules, the
+ * same rules and messages as the emulator's and the front end's. */
 static int check_design(struct pmd *p, uint16_t nq, struct rxb_err *err)
 {
-	struct rxb_scn_arch *a = &p->cfg.scn.arch;
+	struct rxb_scn_system *sy = &p->cfg.scn.system;
+	struct rxb_err why = { 0 };
 
-	p->cfg.scn.system.cores = nq;
-	p->cfg.scn.system.nics = 1;
+	sy->cores = nq;
+	sy->nics = 1;
+	sy->cores_per_nic.n = 0; /* a reconfigure may change the queue count */
+	rxb_scn_split_cores(sy);
 	rxb_scn_resolve_arch(&p->cfg.scn, nq);
-	if ((a->name == RXB_ARCH_SHRING || a->name == RXB_ARCH_SHRING_LIST ||
-	     a->name == RXB_ARCH_DYN_SHRING) && nq % a->share_degree != 0)
-		return rxb_err_fail(err, -EINVAL, "devarg share=%u: must divide the %u Rx queues "
-				    "(share=auto shares all of them)", a->share_degree, nq);
-	if (a->name == RXB_ARCH_RXBISECT && nq % rxb_scn_assoc_groups(&p->cfg.scn) != 0)
-		return rxb_err_fail(err, -EINVAL, "devarg groups=%u: must divide the %u Rx queues",
-				    rxb_scn_assoc_groups(&p->cfg.scn), nq);
-	return 0;
+	if (rxb_scn_check(&p->cfg.scn, NULL, RXB_ENGINE_EMU, &why) == 0)
+		return 0;
+	return rxb_err_fail(err, -EINVAL, "with %u Rx queues (system.cores = %u): %s", nq, nq,
+			    why.msg);
 }
 
 /* Several NIC threads need sources and destinations that split into
@@ -289,27 +290,17 @@ static bool first_of_its_pool(const struct rte_eth_dev *dev, uint16_t q)
 	return true;
 }
 
-/* Buffers the design's rings can hold at once: posted descriptors plus
- * filled entries not yet read. */
-static uint64_t ring_capacity(const struct rxb_iface_config *ic)
-{
-	uint64_t n = ic->n_cores;
-
-	switch (ic->arch) {
-	case RXB_ARCH_RXBISECT:
-		return n * (ic->ax_size + ic->bx_size);
-	case RXB_ARCH_DYN_SHRING: /* both ring sets */
-		return n * ic->rx_size * 2 + n * ic->cr_size * 2;
-	default:
-		return n * (ic->rx_size + (ic->cr_size ? ic->cr_size : ic->rx_size));
-	}
-}
-
 /* A pool the rings can swallow works, but slowly: receives re-arm only as
  * many descriptors as it has free (lib: rxb_alloc_get_upto). Say so. */
 static void warn_small_pools(const struct pmd *p, const struct rxb_iface_config *ic)
 {
-	uint64_t pool = 0, rings = ring_capacity(ic);
+	struct rxb_iface_shape shape;
+	struct rxb_err err;
+	uint64_t pool = 0, rings;
+
+	if (rxb_iface_shape(ic, &shape, &err) != 0)
+		return; /* creation reports the same mistake */
+	rings = shape.needed; /* every ring the design holds buffers in, full */
 
 	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++)
 		if (first_of_its_pool(p->dev, q))
