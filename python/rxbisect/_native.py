@@ -81,6 +81,8 @@ _SIGNATURES = {
     "rxb_scn_key_find": (_P, [_S]),
     "rxb_scn_no_effect": (_P, [_P, ctypes.c_int, _P, ctypes.c_char_p, ctypes.c_size_t]),
     "rxb_scn_shape": (ctypes.c_int, [_P, ctypes.POINTER(Shape), _E]),
+    "rxb_scn_n_rules": (ctypes.c_uint, []),
+    "rxb_scn_rule_name": (_S, [ctypes.c_uint]),
     "rxb_pcapread_open": (ctypes.c_int, [ctypes.POINTER(_P), _S, _E]),
     "rxb_pcapread_next": (ctypes.c_int, [_P, ctypes.POINTER(_PcapRec), _E]),
     "rxb_pcapread_info": (ctypes.POINTER(_PcapInfo), [_P]),
@@ -169,6 +171,11 @@ class Scn:
         if lib().rxb_scn_shape(self.mem, ctypes.byref(s), ctypes.byref(err)) != 0:
             raise ScenarioError(err.text())
         return s
+
+
+def rule_names() -> list[str]:
+    """The cross-key rules the library states (scn_rules.c), in the order it checks them."""
+    return [lib().rxb_scn_rule_name(i).decode() for i in range(lib().rxb_scn_n_rules())]
 
 
 def metrics() -> list[dict]:
