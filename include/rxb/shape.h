@@ -9,7 +9,7 @@
  * applies the same defaults and the same structural checks as creation, so
  * its counts are those rxb_iface_n_srcs(), rxb_iface_n_dests(),
  * rxb_iface_n_cores() and rxb_iface_posted() report right after creation
- * (tests/test_shape.c holds it to that for every design).
+ * (lib/tests/test_shape.c holds it to that for every design).
  */
 #ifndef RXB_SHAPE_H
 #define RXB_SHAPE_H
