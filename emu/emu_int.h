@@ -32,9 +32,9 @@
 #include "rxb/shring.h"
 #include "rxb/spool.h"
 
+#define EMU_LB_MAX_RANGES (1ull << 20) /* LB flows a worker keeps under generator ranges */
 #define EMU_BURST 32u          /* physical Rx burst */
 #define EMU_FETCH_CHUNK 32u    /* descriptors fetched from one virtual ring per visit */
-#define EMU_HIST_BUCKETS RXB_HIST_BUCKETS /* latency: util/hist.h's layout */
 #define EMU_OPS_NAME "rxb_virt"
 
 /* What the emulator records in every buffer it hands a physical queue
@@ -123,10 +123,9 @@ struct emu_worker {
 	uint64_t extra_cyc;         /* per packet: workload.compute_ns + slow_extra_ns */
 	struct emu_wstats st;       /* W */
 	/* W: latency of processed packets, TSC cycles, reset at the warm-up:
-	 * the simulator's histogram (util/hist.h) as bare counts, so a p99 has
-	 * the same precision in both engines */
-	uint64_t hist[EMU_HIST_BUCKETS];
-	uint64_t lat_n, lat_sum, lat_max;
+	 * the simulator's histogram, so a p99 has the same precision in both
+	 * engines */
+	struct rxb_hist lat;
 	uint64_t warm_seen;
 	struct rxb_dynctl_ivl ivl;  /* W -> M (dyn): receive-call intervals */
 	_Atomic int done;
@@ -282,8 +281,6 @@ uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set);
 /* ---- emu_worker.c ---- */
 int emu_worker_main(void *arg);
 void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out);
-void emu_hist_add(struct emu_worker *w, uint64_t cyc);
-double emu_hist_quantile(const uint64_t *hist, uint64_t n, double q);
 
 /* ---- emu_source.c: the generator lcore ---- */
 int emu_gen_setup(struct emu *e, struct rxb_err *err);

@@ -276,6 +276,28 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 	return 0;
 }
 
+/* Flows one worker's LB remembers. Drawn flows (or a trace): traffic.flows.
+ * The generator's ranges: every packet opens a new flow until they wrap, and
+ * steering may send them all to one worker, so as many flows as the run can
+ * offer (emu.packets, else the rate over the run and a second of drain),
+ * capped where the tables still fit the EAL's memory. */
+static uint32_t lb_capacity(const struct emu *e)
+{
+	const struct rxb_scn *s = &e->cfg->scn;
+	uint64_t flows = s->traffic.flows, run;
+	struct rxb_flows fm;
+
+	rxb_flows_init(&fm, s->run.seed, 0, IPPROTO_UDP);
+	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s) &&
+	    rxb_flows_ranges(&fm, s->traffic.gen_src_addrs, s->traffic.gen_dst_addrs, NULL) == 0) {
+		run = s->emu.packets != 0 ? s->emu.packets :
+		      (uint64_t)(s->traffic.rate_gbps * 1e9 / 8 / (s->traffic.packet_bytes + 20.0) *
+				 s->system.nics * (s->run.duration_ms + 1000.0) / 1e3);
+		flows = RTE_MIN(RTE_MIN((uint64_t)fm.gen_flows, run), EMU_LB_MAX_RANGES);
+	}
+	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
+}
+
 static int make_workers(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
@@ -316,9 +338,7 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.seed = c->scn.run.seed * 7919 + w;
 		nc.lpm = e->lpm;
 		nc.nat.capacity = c->scn.workload.nat_flows;
-		nc.lb.capacity = RTE_MAX(c->scn.traffic.flows, 1024u);
-		if (nc.lb.capacity > RXB_NF_MAX_FLOWS)
-			nc.lb.capacity = RXB_NF_MAX_FLOWS;
+		nc.lb.capacity = lb_capacity(e);
 		nc.lb.n_backends = c->scn.workload.lb_backends;
 		nc.synth.buf_bytes = (uint64_t)(c->scn.workload.buffer_mib * 1048576.0);
 		if (nc.synth.buf_bytes < 64)
@@ -647,12 +667,33 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 
 /* ------------------------------------------------------------ results */
 
+/* The workers' latency histograms merged, in microseconds (NaN without
+ * samples). */
+static void fill_latency(const struct emu *e, struct rxb_emu_result *r)
+{
+	struct rxb_hist all;
+	double us = 1e6 / (double)e->hz;
+
+	rxb_hist_reset(&all);
+	for (uint32_t w = 0; w < e->cores; w++)
+		rxb_hist_merge(&all, &e->w[w].lat);
+	r->lat_samples = all.n;
+	if (all.n == 0) {
+		r->lat_mean = r->lat_p50 = r->lat_p99 = r->lat_p999 = r->lat_max = NAN;
+		return;
+	}
+	r->lat_mean = rxb_hist_mean(&all) * us;
+	r->lat_p50 = rxb_hist_quantile(&all, 0.50) * us;
+	r->lat_p99 = rxb_hist_quantile(&all, 0.99) * us;
+	r->lat_p999 = rxb_hist_quantile(&all, 0.999) * us;
+	r->lat_max = (double)all.max * us;
+}
+
 static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct snap *a,
 			const struct snap *b)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
 	double dt = (double)(b->t - a->t) / (double)e->hz;
-	uint64_t hist[EMU_HIST_BUCKETS] = { 0 }, lat_n = 0, lat_sum = 0, lat_max = 0;
 	uint64_t rx = 0, al = 0, app = 0, proc = 0, occ_sum = 0, occ_n = 0, dropped = 0;
 	uint64_t busy = EMU_NS(e, busy_cyc), idle = EMU_NS(e, idle_cyc);
 	struct rxb_shring *sh = e->iface != NULL ? rxb_iface_shring(e->iface) : NULL;
@@ -694,11 +735,6 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		al += o->cyc_alloc;
 		app += o->cyc_app;
 		proc += o->processed;
-		for (unsigned i = 0; i < EMU_HIST_BUCKETS; i++)
-			hist[i] += wk->hist[i];
-		lat_n += wk->lat_n;
-		lat_sum += wk->lat_sum;
-		lat_max = RTE_MAX(lat_max, wk->lat_max);
 	}
 	for (uint32_t d = 0; d < e->n_dest; d++) {
 		struct rxb_emu_ring_res *o = &r->ring[d];
@@ -730,18 +766,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		r->cpp_total = r->cpp_rx + r->cpp_alloc + r->cpp_app;
 		r->alloc_cycle_share = r->cpp_total > 0 ? r->cpp_alloc / r->cpp_total : 0;
 	}
-	r->lat_samples = lat_n;
-	if (lat_n != 0) {
-		double us = 1e6 / (double)e->hz;
-
-		r->lat_mean = (double)lat_sum / (double)lat_n * us;
-		r->lat_p50 = emu_hist_quantile(hist, lat_n, 0.50) * us;
-		r->lat_p99 = emu_hist_quantile(hist, lat_n, 0.99) * us;
-		r->lat_p999 = emu_hist_quantile(hist, lat_n, 0.999) * us;
-		r->lat_max = (double)lat_max * us;
-	} else {
-		r->lat_mean = r->lat_p50 = r->lat_p99 = r->lat_p999 = r->lat_max = NAN;
-	}
+	fill_latency(e, r);
 
 	r->emu_dispatched = EMU_NS(e, dispatched);
 	r->emu_fetched = EMU_NS(e, fetched);

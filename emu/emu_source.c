@@ -52,6 +52,10 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	g.n_flows = c->scn.traffic.flows;
 	g.flow_dist = c->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
 	g.flow_zipf_s = c->scn.traffic.zipf_s;
+	if (rxb_scn_generator_ranges(&c->scn)) {
+		g.gen_src = c->scn.traffic.gen_src_addrs;
+		g.gen_dst = c->scn.traffic.gen_dst_addrs;
+	}
 	g.frame_size = (uint16_t)(c->scn.traffic.packet_bytes - 4);
 	if (c->scn.traffic.target_rate_gbps > 0) {
 		double tp = wire_pps(c->scn.traffic.target_rate_gbps, tpb);

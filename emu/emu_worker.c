@@ -7,7 +7,6 @@
  * allocator (mempool get/put, timed in the endpoint) and application (the
  * NF, transmit, the latency bookkeeping); polls that return nothing are idle.
  */
-#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -47,22 +46,6 @@ void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out)
 	out->get = alloc_get;
 	out->put = alloc_put;
 	out->ctx = a;
-}
-
-/* ---------------------------------------------------------- latency */
-
-void emu_hist_add(struct emu_worker *w, uint64_t cyc)
-{
-	w->hist[rxb_hist_bucket(cyc)]++;
-	w->lat_n++;
-	w->lat_sum += cyc;
-	if (cyc > w->lat_max)
-		w->lat_max = cyc;
-}
-
-double emu_hist_quantile(const uint64_t *hist, uint64_t n, double q)
-{
-	return n == 0 ? NAN : rxb_hist_quantile_of(hist, n, UINT64_MAX, q);
 }
 
 /* ---------------------------------------------------------- the loop */
@@ -113,7 +96,7 @@ static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf 
 		else
 			t = 0;
 		if (t != 0 && t <= now)
-			emu_hist_add(w, now - t);
+			rxb_hist_add(&w->lat, now - t);
 	}
 }
 
@@ -150,8 +133,7 @@ int emu_worker_main(void *arg)
 		}
 		wm = atomic_load_explicit(&e->warm, memory_order_relaxed);
 		if (wm != w->warm_seen) {
-			memset(w->hist, 0, sizeof(w->hist));
-			w->lat_n = w->lat_sum = w->lat_max = 0;
+			rxb_hist_reset(&w->lat);
 			w->warm_seen = wm;
 		}
 		a0 = w->alloc.cyc;

@@ -179,6 +179,12 @@ int rxb_scn_resolve(struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb
  * transmit ring. */
 uint64_t rxb_scn_pool_auto(const struct rxb_scn *s);
 
+/* Does the generator offer the study's address ranges (traffic.gen_src_addrs
+ * / gen_dst_addrs) rather than drawn flows? flow_model generator or random
+ * says so; auto: for the flow-state NFs (lb, nat) under a plain arrival
+ * process (constant, poisson, onoff) with no load change. Both engines ask. */
+bool rxb_scn_generator_ranges(const struct rxb_scn *s);
+
 /* The shape of the interface s builds (rxb_iface_shape over
  * rxb_scn_iface_config): 0, or -EINVAL with the library's message. */
 struct rxb_iface_shape;

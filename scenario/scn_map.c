@@ -112,6 +112,20 @@ uint64_t rxb_scn_pool_auto(const struct rxb_scn *s)
 	return s->system.cores * per_core + ports;
 }
 
+bool rxb_scn_generator_ranges(const struct rxb_scn *s)
+{
+	const struct rxb_scn_traffic *t = &s->traffic;
+
+	if (t->flow_model != RXB_FLOW_MODEL_AUTO)
+		return t->flow_model == RXB_FLOW_MODEL_GENERATOR;
+	/* targeting and a load change need flow pools steered to cores,
+	 * which drawn flows give */
+	return (s->workload.nf == RXB_NF_KIND_LB || s->workload.nf == RXB_NF_KIND_NAT) &&
+	       (t->pattern == RXB_PATTERN_CONSTANT || t->pattern == RXB_PATTERN_POISSON ||
+		t->pattern == RXB_PATTERN_ONOFF) &&
+	       !(t->change_at_ms > 0 && t->change_target_share > 0);
+}
+
 /* An empty system.cores_per_nic: as even as it gets, the first NICs one
  * core more. */
 void rxb_scn_split_cores(struct rxb_scn_system *sy)

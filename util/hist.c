@@ -27,34 +27,29 @@ uint64_t rxb_hist_bucket_width(uint32_t i)
 	return e == 0 ? 1 : 1ull << (e - 1);
 }
 
-double rxb_hist_quantile_of(const uint64_t *b, uint64_t n, uint64_t max, double q)
+double rxb_hist_quantile(const struct rxb_hist *h, double q)
 {
 	uint64_t rank, seen = 0;
 
-	if (n == 0)
+	if (h->n == 0)
 		return 0.0;
 	if (q < 0)
 		q = 0;
 	if (q > 1)
 		q = 1;
-	rank = (uint64_t)ceil(q * (double)n);
+	rank = (uint64_t)ceil(q * (double)h->n);
 	if (rank < 1)
 		rank = 1;
 	for (uint32_t i = 0; i < RXB_HIST_BUCKETS; i++) {
-		seen += b[i];
+		seen += h->b[i];
 		if (seen >= rank) {
 			double mid = (double)rxb_hist_bucket_low(i) +
 				     (double)(rxb_hist_bucket_width(i) - 1) / 2.0;
 
-			return mid > (double)max ? (double)max : mid;
+			return mid > (double)h->max ? (double)h->max : mid;
 		}
 	}
-	return (double)max;
-}
-
-double rxb_hist_quantile(const struct rxb_hist *h, double q)
-{
-	return rxb_hist_quantile_of(h->b, h->n, h->max, q);
+	return (double)h->max;
 }
 
 double rxb_hist_mean(const struct rxb_hist *h)

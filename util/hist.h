@@ -71,10 +71,6 @@ uint64_t rxb_hist_bucket_width(uint32_t i);
  * ceil(q·n)-th smallest value (at least the smallest; at most max). 0 when
  * empty. */
 double rxb_hist_quantile(const struct rxb_hist *h, double q);
-/* The same over bare bucket counts b[RXB_HIST_BUCKETS] holding n values,
- * none above max (UINT64_MAX when not known), for a caller that keeps the
- * count and the maximum apart (the emulator's workers). */
-double rxb_hist_quantile_of(const uint64_t *b, uint64_t n, uint64_t max, double q);
 double rxb_hist_mean(const struct rxb_hist *h);
 void rxb_hist_merge(struct rxb_hist *into, const struct rxb_hist *from);
 

@@ -50,6 +50,7 @@ static void test_burst_absorbed_by_rxbisect_not_small_privring(void)
 
 		emu_rt_cfg(&c, archs[i], 900);
 		c.scn.traffic.rate_gbps = 1000;        /* unpaced: as fast as the generator can */
+		c.scn.traffic.pattern = RXB_PATTERN_TARGET;
 		c.scn.traffic.target_share = 1.0;      /* every flow RSS sends to worker 0 */
 		c.scn.traffic.target_core = 0;
 		c.scn.workload.compute_ns = 50000;

@@ -288,22 +288,6 @@ void nic_warm_flow_state(struct sim *s)
 	sim_llc_forget_class(&s->mem.llc, s->nf.cls_pool);
 }
 
-/* Does the generator reproduce the study's address ranges (traffic.h,
- * docs/workloads.md)? flow_model auto: for the flow-state NFs (lb, nat)
- * under a plain arrival process — targeting and a load change need flow
- * pools steered to cores, which drawn flows give. */
-static bool generator_ranges(const struct rxb_scn *scn)
-{
-	const struct rxb_scn_traffic *t = &scn->traffic;
-
-	if (t->flow_model != RXB_FLOW_MODEL_AUTO)
-		return t->flow_model == RXB_FLOW_MODEL_GENERATOR;
-	return (scn->workload.nf == RXB_NF_KIND_LB || scn->workload.nf == RXB_NF_KIND_NAT) &&
-	       (t->pattern == RXB_PATTERN_CONSTANT || t->pattern == RXB_PATTERN_POISSON ||
-		t->pattern == RXB_PATTERN_ONOFF) &&
-	       !(t->change_at_ms > 0 && t->change_target_share > 0);
-}
-
 /* A targeted core, or a load that turns pathological at change_at_ms:
  * flow pools steered to the target queue. */
 static void gen_target(const struct sim_cfg *cfg, const struct nic *n, struct sim_traffic_cfg *tc)
@@ -366,7 +350,7 @@ static void gen_config(struct sim *s, struct nic *n, struct sim_traffic_cfg *tc)
 		tc->key_steer = 1;
 	}
 	gen_target(cfg, n, tc);
-	if (generator_ranges(&cfg->scn)) {
+	if (rxb_scn_generator_ranges(&cfg->scn)) {
 		tc->gen_src = cfg->scn.traffic.gen_src_addrs;
 		tc->gen_dst = cfg->scn.traffic.gen_dst_addrs;
 	}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The emulator offers the flows the simulator offers for the same scenario:
+ * the study's generator profile when the scenario asks for it (flow_model
+ * generator, or auto for lb and nat under a plain arrival process), drawn
+ * flows otherwise. Whole emulator runs; every output packet's 5-tuple is
+ * checked against util/flow.h's. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "emu_test.h"
+#include "emu_run_test.h"
+
+#define GEN_SRC 6u
+#define GEN_DST 4u
+#define GEN_FLOWS 12u /* lcm(GEN_SRC, GEN_DST) */
+
+/* What came out: packets whose tuple is flow id < n of m, and which ids. */
+struct flow_out {
+	struct emu_rt_out_stats st; /* first: the out_done callback's argument */
+	struct rxb_flows m;
+	uint32_t n;
+	bool src_only;              /* the NF rewrites the destination (lb) */
+	uint64_t matched, seen[(GEN_FLOWS + 63) / 64];
+};
+
+static bool tuple_is(const struct emu_tuple *t, const struct rxb_flow *f, bool src_only)
+{
+	if (t->src_ip != f->src_ip || t->src_port != f->src_port)
+		return false;
+	return src_only || (t->dst_ip == f->dst_ip && t->dst_port == f->dst_port);
+}
+
+static void check_flow(struct rte_mbuf *mb, struct emu_rt_out_stats *s)
+{
+	struct flow_out *o = (struct flow_out *)s;
+	struct emu_tuple t = emu_tuple_of(mb);
+	struct rxb_flow f;
+
+	for (uint32_t id = 0; id < o->n; id++) {
+		rxb_flow_tuple(&o->m, id, &f);
+		if (tuple_is(&t, &f, o->src_only)) {
+			o->matched++;
+			if (id < GEN_FLOWS)
+				o->seen[id / 64] |= 1ull << (id % 64);
+			return;
+		}
+	}
+}
+
+static struct flow_out out;
+
+static void run(struct rxb_emu_cfg *c, const char *what)
+{
+	struct rxb_emu_result r;
+
+	memset(&out.st, 0, sizeof(out.st));
+	out.matched = 0;
+	memset(out.seen, 0, sizeof(out.seen));
+	out.st.check = check_flow;
+	c->out_done = emu_rt_out_done;
+	c->out_arg = &out.st;
+	if (emu_rt_run(c, &r, what) != 0) {
+		CHECK(0);
+		return;
+	}
+	EMU_RT_CHECK_CONSERVED(&r, 0, what);
+	CHECK_EQ(out.st.bad_csum, 0);
+	CHECK_EQ(r.nf_drops, 0);
+	CHECK(out.st.packets > 0);
+	if (out.matched != out.st.packets)
+		fprintf(stderr, "%s: %llu of %llu packets carry the expected flows\n", what,
+			(unsigned long long)out.matched, (unsigned long long)out.st.packets);
+	CHECK_EQ(out.matched, out.st.packets);
+}
+
+/* A 600-packet run of nf under flow model fm with ranges GEN_SRC x
+ * GEN_DST; `ranges`: the output must carry the ranges' flows, else the
+ * seed's drawn ones. */
+static void run_model(enum rxb_nf_kind nf, enum rxb_flow_model fm, bool ranges, const char *what)
+{
+	struct rxb_emu_cfg c;
+
+	emu_rt_cfg(&c, RXB_ARCH_RXBISECT, 600);
+	c.scn.workload.nf = nf;
+	c.scn.traffic.flow_model = fm;
+	c.scn.traffic.gen_src_addrs = GEN_SRC;
+	c.scn.traffic.gen_dst_addrs = GEN_DST;
+	rxb_flows_init(&out.m, c.scn.run.seed, 0, IPPROTO_UDP);
+	out.n = c.scn.traffic.flows;
+	if (ranges) {
+		CHECK_EQ(rxb_flows_ranges(&out.m, GEN_SRC, GEN_DST, NULL), 0);
+		out.n = GEN_FLOWS;
+	}
+	out.src_only = nf == RXB_NF_KIND_LB; /* lb rewrites the destination */
+	run(&c, what);
+}
+
+/* flow_model generator: the 12 flows of the ranges, every one of them. */
+static void test_generator_profile(void)
+{
+	run_model(RXB_NF_KIND_COUNTER, RXB_FLOW_MODEL_GENERATOR, true, "generator, counter");
+	for (uint32_t id = 0; id < GEN_FLOWS; id++)
+		CHECK(out.seen[id / 64] >> (id % 64) & 1);
+}
+
+/* flow_model auto for lb: the generator profile. */
+static void test_auto_lb(void)
+{
+	run_model(RXB_NF_KIND_LB, RXB_FLOW_MODEL_AUTO, true, "auto, lb");
+}
+
+/* flow_model auto for counter: drawn flows, the traffic.flows of the seed. */
+static void test_auto_counter(void)
+{
+	run_model(RXB_NF_KIND_COUNTER, RXB_FLOW_MODEL_AUTO, false, "auto, counter");
+}
+
+int main(void)
+{
+	emu_rt_init("emu_flow_model");
+	RUN(test_generator_profile);
+	RUN(test_auto_lb);
+	RUN(test_auto_counter);
+	emu_rt_fini();
+	return check_summary();
+}
