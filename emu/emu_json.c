@@ -56,9 +56,12 @@ static void params(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_re
 	str(f, "arch.name", rxb_arch_name[c->scn.arch.name], true);
 	fprintf(f, "\"arch.emulated\": %s, ", c->scn.arch.emulated ? "true" : "false");
 	u64(f, "arch.rx_size", c->scn.arch.rx_size ? c->scn.arch.rx_size :
-	    c->scn.arch.name == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE : RXB_DEFAULT_RX_SIZE, true);
-	u64(f, "arch.ax_size", c->scn.arch.ax_size ? c->scn.arch.ax_size : RXB_DEFAULT_AX_SIZE, true);
-	u64(f, "arch.bx_size", c->scn.arch.bx_size ? c->scn.arch.bx_size : RXB_DEFAULT_BX_SIZE, true);
+	    c->scn.arch.name == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE :
+							  RXB_DEFAULT_RX_SIZE, true);
+	u64(f, "arch.ax_size", c->scn.arch.ax_size ? c->scn.arch.ax_size : RXB_DEFAULT_AX_SIZE,
+	    true);
+	u64(f, "arch.bx_size", c->scn.arch.bx_size ? c->scn.arch.bx_size : RXB_DEFAULT_BX_SIZE,
+	    true);
 	u64(f, "arch.share_degree", c->scn.arch.share_degree, true);
 	str(f, "arch.association", rxb_assoc_name[c->scn.arch.association], true);
 	u64(f, "arch.batch", c->scn.arch.batch, true);
@@ -124,14 +127,9 @@ static void emulation_cost(FILE *f, const struct rxb_emu_cfg *c, const struct rx
 	fprintf(f, "}, ");
 }
 
-void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+/* What was offered and what became of it. */
+static void delivery(FILE *f, const struct rxb_emu_result *r)
 {
-	double buf_mib = (double)c->scn.arch.buffer_bytes / 1048576.0;
-
-	fprintf(f, "{\"experiment\": \"emu\", ");
-	str(f, "arch", rxb_arch_name[c->scn.arch.name], true);
-	params(f, c, r);
-	fprintf(f, "\"metrics\": {");
 	u64(f, "offered_packets", r->offered, true);
 	u64(f, "delivered_packets", r->delivered, true);
 	u64(f, "in_flight_packets", r->in_flight, true);
@@ -140,6 +138,11 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 	num(f, "throughput_mpps", r->throughput_mpps, true);
 	num(f, "drop_rate", r->drop_rate, true);
 	drops(f, "drops_by_cause", r->drops, true);
+}
+
+/* Latency and the ring occupancy that queueing comes from. */
+static void latency(FILE *f, const struct rxb_emu_result *r)
+{
 	num(f, "latency_us_mean", r->lat_mean, true);
 	num(f, "latency_us_p50", r->lat_p50, true);
 	num(f, "latency_us_p99", r->lat_p99, true);
@@ -150,12 +153,24 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 	num(f, "mean", r->occ_mean, true);
 	u64(f, "max", r->occ_max, false);
 	fprintf(f, "}, ");
+}
+
+/* The memory system: cache hit rates are the simulator's alone (null). */
+static void memory(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+{
+	double buf_mib = (double)c->scn.arch.buffer_bytes / 1048576.0;
+
 	/* Distinct buffers the source filled in one run.sample_ms window. */
 	num(f, "io_working_set_mib", (double)r->emu_ws_max * buf_mib, true);
 	fprintf(f, "\"ddio_hit_rate\": null, \"llc_hit_rate\": null, ");
 	num(f, "mem_bw_gibps", r->mem_bw_gibps, true); /* resctrl MBM when present */
-	num(f, "dma_write_gibps", r->measured_s > 0 ? r->offered_gbps / 8.0 * 1e9 / 1073741824.0 : 0,
-	    true);
+	num(f, "dma_write_gibps",
+	    r->measured_s > 0 ? r->offered_gbps / 8.0 * 1e9 / 1073741824.0 : 0, true);
+}
+
+/* Where the workers' cycles went (sync is not measured here: null). */
+static void cycles(FILE *f, const struct rxb_emu_result *r)
+{
 	fprintf(f, "\"cycles_per_packet\": {");
 	num(f, "rx", r->cpp_rx, true);
 	fprintf(f, "\"sync\": null, ");
@@ -169,14 +184,18 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 		num(f, "desc_wait_us_max", r->desc_wait_us_max, true);
 		fprintf(f, "\"desc_wait_us_p99\": null, ");
 	}
-	u64(f, "buffers_in_use_max", r->in_use_max, true);
-	{
-		uint64_t fails = 0;
+}
 
-		for (uint32_t w = 0; w < r->n_workers; w++)
-			fails += r->worker[w].alloc_fail;
-		u64(f, "pool_exhausted", fails, true);
-	}
+/* Buffers, the dynamic design's mode, the NF and Tx, and the checks that
+ * no packet or buffer went missing. */
+static void accounting(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+{
+	uint64_t fails = 0;
+
+	for (uint32_t w = 0; w < r->n_workers; w++)
+		fails += r->worker[w].alloc_fail;
+	u64(f, "buffers_in_use_max", r->in_use_max, true);
+	u64(f, "pool_exhausted", fails, true);
 	u64(f, "mode_switches", r->mode_switches, true);
 	if (c->scn.arch.name == RXB_ARCH_DYN_SHRING) {
 		u64(f, "mode_switches_confirmed", r->mode_switches_confirmed, true);
@@ -187,13 +206,19 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 	u64(f, "tx_drops", r->tx_drops, true);
 	fprintf(f, "\"conservation\": {\"packets_ok\": %s, \"buffers_ok\": %s}, ",
 		r->packets_ok ? "true" : "false", r->buffers_ok ? "true" : "false");
+}
 
-	/* The emulator core. */
+/* The emulator core: the NIC lcores' dispatch rate and cost (null for a
+ * design the NIC runs itself), then its event counters. */
+static void emulator(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+{
+	bool e = c->scn.arch.emulated;
+
 	fprintf(f, "\"emulator\": {");
-	num(f, "dispatch_mpps", c->scn.arch.emulated ? r->emu_mpps : NAN, true);
-	num(f, "cycles_per_packet", c->scn.arch.emulated ? r->emu_cycles_per_pkt : NAN, true);
-	num(f, "idle_share", c->scn.arch.emulated ? r->emu_idle_share : NAN, true);
-	num(f, "loaded_cycles_per_packet", c->scn.arch.emulated ? r->emu_loaded_cycles_per_pkt : NAN, true);
+	num(f, "dispatch_mpps", e ? r->emu_mpps : NAN, true);
+	num(f, "cycles_per_packet", e ? r->emu_cycles_per_pkt : NAN, true);
+	num(f, "idle_share", e ? r->emu_idle_share : NAN, true);
+	num(f, "loaded_cycles_per_packet", e ? r->emu_loaded_cycles_per_pkt : NAN, true);
 	u64(f, "loaded_packets", r->emu_loaded_pkts, true);
 	u64(f, "nic_lcores", r->emu_nic_lcores, true);
 	emulation_cost(f, c, r);
@@ -213,7 +238,10 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 	u64(f, "port_imissed", r->port_imissed, true);
 	u64(f, "port_rx_nombuf", r->port_rx_nombuf, false);
 	fprintf(f, "}, ");
+}
 
+static void per_ring(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+{
 	fprintf(f, "\"per_ring\": [");
 	for (uint32_t d = 0; d < r->n_rings; d++) {
 		const struct rxb_emu_ring_res *o = &r->ring[d];
@@ -226,13 +254,22 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 		if (c->scn.arch.name == RXB_ARCH_SPOOL) {
 			/* per representor port: its queue's posted buffers × buffer
 			 * bytes (basic: the shared PF queue the port maps to) */
-			num(f, "memory_bytes_mean", o->posted_mean * c->scn.arch.buffer_bytes, true);
-			u64(f, "memory_bytes_max", o->posted_max * c->scn.arch.buffer_bytes, true);
+			num(f, "memory_bytes_mean", o->posted_mean * c->scn.arch.buffer_bytes,
+			    true);
+			u64(f, "memory_bytes_max", o->posted_max * c->scn.arch.buffer_bytes,
+			    true);
 		}
 		u64(f, "occupancy_max", o->occ_max, false);
 		fprintf(f, "}");
 	}
-	fprintf(f, "], \"per_worker\": [");
+	fprintf(f, "]");
+}
+
+/* Per worker, cycles per packet processed (null for a worker that
+ * processed none). */
+static void per_worker(FILE *f, const struct rxb_emu_result *r)
+{
+	fprintf(f, "\"per_worker\": [");
 	for (uint32_t w = 0; w < r->n_workers; w++) {
 		const struct rxb_emu_worker_res *o = &r->worker[w];
 		double p = o->processed ? (double)o->processed : NAN;
@@ -252,7 +289,30 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
 		    (double)(o->cyc_idle + o->cyc_rx + o->cyc_alloc + o->cyc_app + 1), false);
 		fprintf(f, "}");
 	}
-	fprintf(f, "]}, ");
+	fprintf(f, "]");
+}
+
+static void metrics(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+{
+	fprintf(f, "\"metrics\": {");
+	delivery(f, r);
+	latency(f, r);
+	memory(f, c, r);
+	cycles(f, r);
+	accounting(f, c, r);
+	emulator(f, c, r);
+	per_ring(f, c, r);
+	fprintf(f, ", ");
+	per_worker(f, r);
+	fprintf(f, "}, ");
+}
+
+void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
+{
+	fprintf(f, "{\"experiment\": \"emu\", ");
+	str(f, "arch", rxb_arch_name[c->scn.arch.name], true);
+	params(f, c, r);
+	metrics(f, c, r);
 	if (!r->packets_ok)
 		str(f, "packets_error", r->packets_msg, true);
 	if (!r->buffers_ok)

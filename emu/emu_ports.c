@@ -90,89 +90,118 @@ static int vdev_port(const char *name, const char *args, uint16_t *port, struct 
 	return 0;
 }
 
-static int make_input(struct emu *e, struct rxb_err *err)
+/* emu.source = gen: the generator enqueues onto one wire ring per physical
+ * queue, and net_ring turns those rings into the input port's Rx queues. */
+static int make_ring_input(struct emu *e, struct rxb_err *err)
+{
+	int socket = (int)rte_socket_id();
+	struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT], *tx[1];
+	char name[64];
+	int port;
+
+	for (uint32_t q = 0; q < e->n_pq; q++) {
+		snprintf(name, sizeof(name), "rxbw%u_%u", e->run_id, q);
+		e->pq[q].wire = rte_ring_create(name, e->pq[q].cap, socket,
+						RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		if (e->pq[q].wire == NULL) {
+			rxb_err_set(err, "cannot create ring %s: %s", name,
+				    rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		rx[q] = e->pq[q].wire;
+	}
+	snprintf(name, sizeof(name), "rxbt%u", e->run_id);
+	tx[0] = rte_ring_create(name, 64, socket, 0);
+	e->dummy_ring = tx[0];
+	snprintf(e->in_name, sizeof(e->in_name), "net_ring_rxbi%u", e->run_id);
+	port = tx[0] ? rte_eth_from_rings(e->in_name, rx, e->n_pq, tx, 1, (unsigned)socket) : -1;
+	if (port < 0) {
+		rxb_err_set(err, "cannot create the net_ring input port: %s",
+			    rte_strerror(rte_errno));
+		return -ENODEV;
+	}
+	e->in_port = (uint16_t)port;
+	e->in_vdev = true;
+	return 0;
+}
+
+/* emu.source = pcap: a net_pcap vdev reading the file, or with several
+ * physical queues one split file per queue (net_pcap has no RSS). */
+static int make_pcap_input(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
-	int socket = (int)rte_socket_id();
 	char args[8192];
 	size_t off = 0;
 	int rc;
 
-	switch (c->scn.emu.source) {
-	case RXB_EMU_SOURCE_GEN: {
-		struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT], *tx[1];
-		char name[64];
-		int port;
+	if (e->n_pq > 1) {
+		rc = split_pcap(e, err);
+		if (rc != 0)
+			return rc;
+		for (uint32_t q = 0; q < e->n_pq; q++)
+			off += (size_t)snprintf(args + off, sizeof(args) - off, "%srx_pcap=%s",
+						q ? "," : "", e->split[q]);
+	} else {
+		char msg[256];
 
-		for (uint32_t q = 0; q < e->n_pq; q++) {
-			snprintf(name, sizeof(name), "rxbw%u_%u", e->run_id, q);
-			e->pq[q].wire = rte_ring_create(name, e->pq[q].cap, socket,
-							RING_F_SP_ENQ | RING_F_SC_DEQ |
-							RING_F_EXACT_SZ);
-			if (e->pq[q].wire == NULL) {
-				rxb_err_set(err, "cannot create ring %s: %s", name,
-					    rte_strerror(rte_errno));
-				return -ENOMEM;
-			}
-			rx[q] = e->pq[q].wire;
-		}
-		snprintf(name, sizeof(name), "rxbt%u", e->run_id);
-		tx[0] = rte_ring_create(name, 64, socket, 0);
-		e->dummy_ring = tx[0];
-		snprintf(e->in_name, sizeof(e->in_name), "net_ring_rxbi%u", e->run_id);
-		port = tx[0] ? rte_eth_from_rings(e->in_name, rx, e->n_pq, tx, 1, (unsigned)socket)
-			     : -1;
-		if (port < 0) {
-			rxb_err_set(err, "cannot create the net_ring input port: %s",
-				    rte_strerror(rte_errno));
-			return -ENODEV;
-		}
-		e->in_port = (uint16_t)port;
-		e->in_vdev = true;
-		return 0;
-	}
-	case RXB_EMU_SOURCE_PCAP:
-		if (e->n_pq > 1) {
-			rc = split_pcap(e, err);
-			if (rc != 0)
-				return rc;
-			for (uint32_t q = 0; q < e->n_pq; q++)
-				off += (size_t)snprintf(args + off, sizeof(args) - off, "%srx_pcap=%s",
-							q ? "," : "", e->split[q]);
-		} else {
-			char msg[256];
-
-			/* Read it whole here: net_pcap stops silently at a cut record and its
-			 * own messages are log lines. */
-			if (rxb_pcap_check(c->scn.traffic.pcap, msg, sizeof(msg)) != 0) {
-				rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, msg);
-				return -EINVAL;
-			}
-			snprintf(args, sizeof(args), "rx_pcap=%s", c->scn.traffic.pcap);
-		}
-		if (off >= sizeof(args)) {
-			rxb_err_set(err, "emu.source = pcap: too many queue files");
+		/* Read it whole here: net_pcap stops silently at a cut record and its
+		 * own messages are log lines. */
+		if (rxb_pcap_check(c->scn.traffic.pcap, msg, sizeof(msg)) != 0) {
+			rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, msg);
 			return -EINVAL;
 		}
-		snprintf(e->in_name, sizeof(e->in_name), "net_pcap_rxbi%u", e->run_id);
-		e->in_vdev = true;
-		e->pmd_allocates = true;
-		return vdev_port(e->in_name, args, &e->in_port, err);
+		snprintf(args, sizeof(args), "rx_pcap=%s", c->scn.traffic.pcap);
+	}
+	if (off >= sizeof(args)) {
+		rxb_err_set(err, "emu.source = pcap: too many queue files");
+		return -EINVAL;
+	}
+	snprintf(e->in_name, sizeof(e->in_name), "net_pcap_rxbi%u", e->run_id);
+	e->in_vdev = true;
+	e->pmd_allocates = true;
+	return vdev_port(e->in_name, args, &e->in_port, err);
+}
+
+/* emu.source = null: net_null makes packets of the configured size (less
+ * the FCS) as fast as it is polled. */
+static int make_null_input(struct emu *e, struct rxb_err *err)
+{
+	char args[64];
+
+	snprintf(args, sizeof(args), "size=%u", e->cfg->scn.traffic.packet_bytes - 4);
+	snprintf(e->in_name, sizeof(e->in_name), "net_null_rxbi%u", e->run_id);
+	e->in_vdev = true;
+	e->pmd_allocates = true;
+	return vdev_port(e->in_name, args, &e->in_port, err);
+}
+
+/* emu.source = port: an ethdev port the EAL probed (a real NIC or a vdev
+ * given in --eal). */
+static int use_probed_input(struct emu *e, struct rxb_err *err)
+{
+	uint32_t port = e->cfg->scn.emu.port;
+
+	if (!rte_eth_dev_is_valid_port(port)) {
+		rxb_err_set(err, "emu.port = %u: no such ethdev port (the EAL found %u; a "
+			    "real NIC needs its PCI address or a vdev in --eal, and no "
+			    "--no-pci)", port, rte_eth_dev_count_avail());
+		return -ENODEV;
+	}
+	e->in_port = port;
+	return 0;
+}
+
+static int make_input(struct emu *e, struct rxb_err *err)
+{
+	switch (e->cfg->scn.emu.source) {
+	case RXB_EMU_SOURCE_GEN:
+		return make_ring_input(e, err);
+	case RXB_EMU_SOURCE_PCAP:
+		return make_pcap_input(e, err);
 	case RXB_EMU_SOURCE_NULL:
-		snprintf(args, sizeof(args), "size=%u", c->scn.traffic.packet_bytes - 4);
-		snprintf(e->in_name, sizeof(e->in_name), "net_null_rxbi%u", e->run_id);
-		e->in_vdev = true;
-		e->pmd_allocates = true;
-		return vdev_port(e->in_name, args, &e->in_port, err);
+		return make_null_input(e, err);
 	default:
-		if (!rte_eth_dev_is_valid_port(c->scn.emu.port)) {
-			rxb_err_set(err, "emu.port = %u: no such ethdev port (the EAL found %u; a "
-				    "real NIC needs its PCI address or a vdev in --eal, and no "
-				    "--no-pci)", c->scn.emu.port, rte_eth_dev_count_avail());
-			return -ENODEV;
-		}
-		e->in_port = c->scn.emu.port;
-		return 0;
+		return use_probed_input(e, err);
 	}
 }
 

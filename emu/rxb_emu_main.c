@@ -146,177 +146,251 @@ static void warn_no_effect(const struct rxb_emu_cfg *cfg, const char *const *key
 	}
 }
 
-int main(int argc, char **argv)
+/* What the command line asked for, and the EAL argument vector built from
+ * it. Static in main(): the buffers are large and eal_argv points into them
+ * until rte_eal_cleanup(). */
+struct cli {
+	bool bench, user_eal, cores_set, warn_keys;
+	double bench_ms;
+	char eal_buf[4096], lcores[1024], prefix[64];
+	char set_keys[MAX_SET_KEYS][128];
+	const char *given[MAX_SET_KEYS];
+	unsigned n_given;
+	char *eal_argv[MAX_EAL_ARGS + 16];
+	int eal_argc;
+};
+
+/* parse_args() result meaning "go on and run" (any other value is the exit status). */
+#define CLI_RUN (-1)
+/* parse_flag() result for an argument that is not one of its flags. */
+#define CLI_NOT_FLAG (-2)
+
+/* One --set key=value. A key that is not the emulator's is warned about at
+ * once; the others wait until the whole configuration (the design) is known. */
+static int parse_set(struct cli *o, struct rxb_emu_cfg *cfg, const char *kv)
 {
-	static char eal_buf[4096], lcores[1024], prefix[64];
+	struct rxb_err err = { 0 };
+	char key[128];
+	const char *eq = strchr(kv, '=');
+	int rc;
+
+	if (eq == NULL || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
+		fprintf(stderr, "error: --set %s: expected key=value; allowed: the keys "
+			"`rxb-emu --keys` lists, e.g. --set arch.name=rxbisect\n", kv);
+		return RXB_EXIT_REJECTED;
+	}
+	memcpy(key, kv, (size_t)(eq - kv));
+	key[eq - kv] = '\0';
+	o->cores_set = o->cores_set || strcmp(key, "system.cores") == 0;
+	rc = rxb_emu_cfg_set(cfg, key, eq + 1, &err);
+	if (rc < 0)
+		return fail_cfg(err.msg);
+	if (rc == 1 && o->warn_keys)
+		warn_no_effect(cfg, (const char *[]){ key }, 1);
+	else if (o->n_given < MAX_SET_KEYS) {
+		o->given[o->n_given] = strcpy(o->set_keys[o->n_given], key);
+		o->n_given++;
+	}
+	return CLI_RUN;
+}
+
+/* The options that take no value or a value of their own (not --set);
+ * *i moves past a value. Returns CLI_RUN, an exit status, or CLI_NOT_FLAG. */
+static int parse_flag(struct cli *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+
+	if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(a, "--keys") == 0) {
+		rxb_emu_cfg_print_keys(stdout);
+		return 0;
+	}
+	if (strcmp(a, "--quiet-keys") == 0) {
+		o->warn_keys = false;
+	} else if (strcmp(a, "--bench") == 0) {
+		o->bench = true;
+	} else if (strcmp(a, "--bench-ms") == 0 && *i + 1 < argc) {
+		o->bench_ms = atof(argv[++*i]);
+		if (!(o->bench_ms > 0))
+			return fail_cfg("--bench-ms: must be a positive number of milliseconds");
+	} else if (strcmp(a, "--eal") == 0 && *i + 1 < argc) {
+		snprintf(o->eal_buf, sizeof(o->eal_buf), "%s", argv[++*i]);
+		o->eal_argc += split_args(o->eal_buf, o->eal_argv + o->eal_argc, MAX_EAL_ARGS);
+		o->user_eal = true;
+	} else {
+		return CLI_NOT_FLAG;
+	}
+	return CLI_RUN;
+}
+
+/* Read the command line into o and cfg, then warn about the keys set that
+ * change nothing for the design chosen. */
+static int parse_args(struct cli *o, struct rxb_emu_cfg *cfg, int argc, char **argv)
+{
+	o->warn_keys = true;
+	o->bench_ms = 300;
+	o->eal_argv[o->eal_argc++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int rc = parse_flag(o, argc, argv, &i);
+
+		if (rc == CLI_NOT_FLAG && strcmp(a, "--set") == 0 && i + 1 < argc)
+			rc = parse_set(o, cfg, argv[++i]);
+		else if (rc == CLI_NOT_FLAG && strncmp(a, "--set=", 6) == 0)
+			rc = parse_set(o, cfg, a + 6);
+		if (rc == CLI_NOT_FLAG) {
+			fprintf(stderr, "error: unknown argument '%s'; allowed: --set key=value, "
+				"--eal \"...\", --bench, --bench-ms N, --quiet-keys, --keys, "
+				"--help\n", a);
+			return RXB_EXIT_REJECTED;
+		}
+		if (rc != CLI_RUN)
+			return rc;
+	}
+	if (o->warn_keys)
+		warn_no_effect(cfg, o->given, o->n_given);
+	return CLI_RUN;
+}
+
+/* --bench measures the emulator core alone: null source, software RSS,
+ * sink workers. Each NIC lcore gets a CPU of its own; the sink workers share
+ * the others (one each when there are enough), and are at least as many as
+ * the NIC lcores, which each serve their own. */
+static void bench_defaults(struct rxb_emu_cfg *cfg, bool cores_set)
+{
+	if (!cores_set) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN), nic = cfg->scn.emu.nic_lcores;
+
+		cfg->scn.system.cores = (uint32_t)RTE_MAX(nic, RTE_MIN(ncpu - nic, 8L));
+	}
+	cfg->scn.emu.source = RXB_EMU_SOURCE_NULL;
+	cfg->scn.emu.rss = RXB_EMU_RSS_SW;
+	cfg->scn.emu.sink = true;
+	rxb_emu_bench_shard(cfg); /* checked by the caller as the designs will run */
+}
+
+/* Without hugepages the EAL cannot start unless told to use 4 KiB pages. */
+static void add_memory_opts(struct cli *o)
+{
+	if (hugepages_total() > 0)
+		return;
+	if (!o->user_eal)
+		fprintf(stderr, "note: this machine has no hugepages: running with --no-huge -m "
+			"2048 (4 KiB pages: more TLB misses than a tuned server; reserve "
+			"hugepages for measurements)\n");
+	o->eal_argv[o->eal_argc++] = "--no-huge";
+	o->eal_argv[o->eal_argc++] = "-m";
+	o->eal_argv[o->eal_argc++] = "2048";
+}
+
+/* EAL options: what the user gave, plus what this machine needs. */
+static void add_eal_defaults(struct cli *o, const struct rxb_emu_cfg *cfg)
+{
 	static const char *const lcore_opts[] = { "-l", "-c", "--lcores", NULL };
 	static const char *const prefix_opts[] = { "--file-prefix", NULL };
 	static const char *const mem_opts[] = { "-m", "--socket-mem", "--no-huge", "--huge-dir",
 						"--in-memory", NULL };
-	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", "--no-pci", NULL };
-	char *eal_argv[MAX_EAL_ARGS + 16];
-	struct rxb_emu_cfg cfg;
-	struct rxb_emu_result *res;
-	struct rxb_err err = { 0 };
-	static char set_keys[MAX_SET_KEYS][128];
-	const char *given[MAX_SET_KEYS];
-	unsigned n_given = 0;
-	bool bench = false, user_eal = false, cores_set = false, warn_keys = true;
-	double bench_ms = 300;
-	int eal_argc = 0, rc;
+	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", "--no-pci",
+						NULL };
 
-	rxb_emu_cfg_defaults(&cfg);
-	eal_argv[eal_argc++] = argv[0];
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *kv = NULL;
+	if (!has_opt(o->eal_argv, o->eal_argc, lcore_opts)) {
+		unsigned need = 1 + rxb_emu_lcores_needed(cfg);
 
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(a, "--keys") == 0) {
-			rxb_emu_cfg_print_keys(stdout);
-			return 0;
-		}
-		if (strcmp(a, "--quiet-keys") == 0) {
-			warn_keys = false;
-			continue;
-		}
-		if (strcmp(a, "--bench") == 0) {
-			bench = true;
-			continue;
-		}
-		if (strcmp(a, "--bench-ms") == 0 && i + 1 < argc) {
-			bench_ms = atof(argv[++i]);
-			if (!(bench_ms > 0))
-				return fail_cfg("--bench-ms: must be a positive number of milliseconds");
-			continue;
-		}
-		if (strcmp(a, "--eal") == 0 && i + 1 < argc) {
-			snprintf(eal_buf, sizeof(eal_buf), "%s", argv[++i]);
-			eal_argc += split_args(eal_buf, eal_argv + eal_argc, MAX_EAL_ARGS);
-			user_eal = true;
-			continue;
-		}
-		if (strcmp(a, "--set") == 0 && i + 1 < argc)
-			kv = argv[++i];
-		else if (strncmp(a, "--set=", 6) == 0)
-			kv = a + 6;
-		if (kv != NULL) {
-			char key[128];
-			const char *eq = strchr(kv, '=');
-
-			if (eq == NULL || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
-				fprintf(stderr, "error: --set %s: expected key=value; allowed: the keys "
-					"`rxb-emu --keys` lists, e.g. --set arch.name=rxbisect\n", kv);
-				return RXB_EXIT_REJECTED;
-			}
-			memcpy(key, kv, (size_t)(eq - kv));
-			key[eq - kv] = '\0';
-			cores_set = cores_set || strcmp(key, "system.cores") == 0;
-			rc = rxb_emu_cfg_set(&cfg, key, eq + 1, &err);
-			if (rc < 0)
-				return fail_cfg(err.msg);
-			if (rc == 1 && warn_keys) /* not the emulator's: say so at once */
-				warn_no_effect(&cfg, (const char *[]){ key }, 1);
-			else if (n_given < MAX_SET_KEYS) { /* once the design is known */
-				given[n_given] = strcpy(set_keys[n_given], key);
-				n_given++;
-			}
-			continue;
-		}
-		fprintf(stderr, "error: unknown argument '%s'; allowed: --set key=value, --eal "
-			"\"...\", --bench, --bench-ms N, --quiet-keys, --keys, --help\n", a);
-		return RXB_EXIT_REJECTED;
+		lcore_map(o->lcores, sizeof(o->lcores), need, cfg->scn.system.cores + 1,
+			  cfg->scn.arch.emulated ? cfg->scn.emu.nic_lcores : 0);
+		o->eal_argv[o->eal_argc++] = o->lcores;
 	}
-	if (warn_keys)
-		warn_no_effect(&cfg, given, n_given);
-	if (bench) {
-		/* Each NIC lcore gets a CPU of its own; the sink workers share
-		 * the others (one each when there are enough), and are at least
-		 * as many as the NIC lcores, which each serve their own. */
-		if (!cores_set) {
-			long ncpu = sysconf(_SC_NPROCESSORS_ONLN), nic = cfg.scn.emu.nic_lcores;
-
-			cfg.scn.system.cores = (uint32_t)RTE_MAX(nic, RTE_MIN(ncpu - nic, 8L));
-		}
-		cfg.scn.emu.source = RXB_EMU_SOURCE_NULL;
-		cfg.scn.emu.rss = RXB_EMU_RSS_SW;
-		cfg.scn.emu.sink = true;
-		rxb_emu_bench_shard(&cfg); /* checked below as the designs will run */
+	if (!has_opt(o->eal_argv, o->eal_argc, prefix_opts)) {
+		snprintf(o->prefix, sizeof(o->prefix), "--file-prefix=rxb-emu-%d", (int)getpid());
+		o->eal_argv[o->eal_argc++] = o->prefix;
 	}
-	if (rxb_emu_cfg_check(&cfg, &err) != 0)
-		return fail_cfg(err.msg);
+	if (!has_opt(o->eal_argv, o->eal_argc, mem_opts))
+		add_memory_opts(o);
+	if (!has_opt(o->eal_argv, o->eal_argc, pci_opts) &&
+	    cfg->scn.emu.source != RXB_EMU_SOURCE_PORT)
+		o->eal_argv[o->eal_argc++] = "--no-pci";
+	if (!o->user_eal)
+		o->eal_argv[o->eal_argc++] = "--log-level=*:warning";
+	o->eal_argv[o->eal_argc] = NULL;
+}
 
-	/* EAL options: what the user gave, plus what this machine needs. */
-	if (!has_opt(eal_argv, eal_argc, lcore_opts)) {
-		unsigned need = 1 + rxb_emu_lcores_needed(&cfg);
-
-		lcore_map(lcores, sizeof(lcores), need, cfg.scn.system.cores + 1,
-			  cfg.scn.arch.emulated ? cfg.scn.emu.nic_lcores : 0);
-		eal_argv[eal_argc++] = lcores;
-	}
-	if (!has_opt(eal_argv, eal_argc, prefix_opts)) {
-		snprintf(prefix, sizeof(prefix), "--file-prefix=rxb-emu-%d", (int)getpid());
-		eal_argv[eal_argc++] = prefix;
-	}
-	if (!has_opt(eal_argv, eal_argc, mem_opts)) {
-		if (hugepages_total() <= 0) {
-			if (!user_eal)
-				fprintf(stderr, "note: this machine has no hugepages: running with "
-					"--no-huge -m 2048 (4 KiB pages: more TLB misses than a tuned "
-					"server; reserve hugepages for measurements)\n");
-			eal_argv[eal_argc++] = "--no-huge";
-			eal_argv[eal_argc++] = "-m";
-			eal_argv[eal_argc++] = "2048";
-		}
-	}
-	if (!has_opt(eal_argv, eal_argc, pci_opts) && cfg.scn.emu.source != RXB_EMU_SOURCE_PORT)
-		eal_argv[eal_argc++] = "--no-pci";
-	if (!user_eal)
-		eal_argv[eal_argc++] = "--log-level=*:warning";
-	eal_argv[eal_argc] = NULL;
-
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+/* Start the EAL and say where to watch the run; the EAL options go into
+ * the error so that a rejected --eal can be fixed. */
+static int start_eal(struct cli *o, const struct rxb_emu_cfg *cfg)
+{
+	if (rte_eal_init(o->eal_argc, o->eal_argv) < 0) {
 		fprintf(stderr, "error: rte_eal_init failed (%s); EAL options were:",
 			strerror(rte_errno));
-		for (int i = 1; i < eal_argc; i++)
-			fprintf(stderr, " %s", eal_argv[i]);
+		for (int i = 1; i < o->eal_argc; i++)
+			fprintf(stderr, " %s", o->eal_argv[i]);
 		fprintf(stderr, "\n");
 		return RXB_EXIT_FAILED;
 	}
 	emu_telemetry_register();
-	if (cfg.scn.emu.telemetry && !bench) {
+	if (cfg->scn.emu.telemetry && !o->bench) {
 		const char *dir = rte_eal_get_runtime_dir(), *p = strrchr(dir, '/');
 
 		fprintf(stderr, "telemetry: %s/dpdk_telemetry.v2 (dpdk-telemetry.py -f %s)\n", dir,
 			p ? p + 1 : dir);
 	}
-	if (cfg.scn.emu.source == RXB_EMU_SOURCE_PORT && rte_eth_dev_count_avail() == 0)
+	if (cfg->scn.emu.source == RXB_EMU_SOURCE_PORT && rte_eth_dev_count_avail() == 0)
 		fprintf(stderr, "warning: no ethdev port was probed: this machine has no NIC DPDK "
 			"can drive (or --eal lacks its PCI address)\n");
+	return 0;
+}
 
-	if (bench) {
-		rc = rxb_emu_bench(&cfg, bench_ms, stdout, &err);
-	} else {
-		res = calloc(1, sizeof(*res));
-		rc = res ? rxb_emu_run(&cfg, res, &err) : -ENOMEM;
-		if (rc == 0) {
-			rxb_emu_print_json(stdout, &cfg, res);
-			if (!res->packets_ok)
-				fprintf(stderr, "warning: packet conservation failed: %s\n",
-					res->packets_msg);
-			if (!res->buffers_ok)
-				fprintf(stderr, "warning: buffer conservation failed: %s\n",
-					res->buffers_msg);
-		}
-		free(res);
+/* One run: the JSON record on stdout, failed conservation checks on stderr. */
+static int run_and_print(struct rxb_emu_cfg *cfg, struct rxb_err *err)
+{
+	struct rxb_emu_result *res = calloc(1, sizeof(*res));
+	int rc = res ? rxb_emu_run(cfg, res, err) : -ENOMEM;
+
+	if (rc == 0) {
+		rxb_emu_print_json(stdout, cfg, res);
+		if (!res->packets_ok)
+			fprintf(stderr, "warning: packet conservation failed: %s\n",
+				res->packets_msg);
+		if (!res->buffers_ok)
+			fprintf(stderr, "warning: buffer conservation failed: %s\n",
+				res->buffers_msg);
 	}
+	free(res);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct cli o;
+	struct rxb_emu_cfg cfg;
+	struct rxb_err err = { 0 };
+	int rc;
+
+	rxb_emu_cfg_defaults(&cfg);
+	rc = parse_args(&o, &cfg, argc, argv);
+	if (rc != CLI_RUN)
+		return rc;
+	if (o.bench)
+		bench_defaults(&cfg, o.cores_set);
+	if (rxb_emu_cfg_check(&cfg, &err) != 0)
+		return fail_cfg(err.msg);
+	add_eal_defaults(&o, &cfg);
+	rc = start_eal(&o, &cfg);
+	if (rc != 0)
+		return rc;
+
+	if (o.bench)
+		rc = rxb_emu_bench(&cfg, o.bench_ms, stdout, &err);
+	else
+		rc = run_and_print(&cfg, &err);
 	if (rc != 0)
 		fprintf(stderr, "error: %s\n", err.msg[0] ? err.msg : strerror(-rc));
-	snprintf(eal_buf, sizeof(eal_buf), "%s", rte_eal_get_runtime_dir());
+	/* eal_argv no longer needs eal_buf: it keeps the directory to remove */
+	snprintf(o.eal_buf, sizeof(o.eal_buf), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	if (prefix[0] != '\0') /* a prefix of our own: leave no directory behind */
-		rxb_emu_remove_runtime_dir(eal_buf);
+	if (o.prefix[0] != '\0') /* a prefix of our own: leave no directory behind */
+		rxb_emu_remove_runtime_dir(o.eal_buf);
 	return rxb_engine_exit_code(rc);
 }
