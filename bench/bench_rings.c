@@ -66,12 +66,12 @@
 #define RXB_BENCH_BUILD_TYPE "unknown"
 #endif
 
-#define BURST 32u         /* packets per receive call, as a DPDK driver polls */
+#define BURST       32u /* packets per receive call, as a DPDK driver polls */
 #define MAX_THREADS 2u
-#define RING_SIZE 1024u   /* privRing Rx ring and CR, shRing ring, Bx ring */
-#define AX_SIZE 128u      /* rxBisect Ax ring */
-#define POOL_BUFS 8192u
-#define POOL_CACHE 256u   /* DPDK's usual per-lcore cache; flush at 1.5x */
+#define RING_SIZE   1024u /* privRing Rx ring and CR, shRing ring, Bx ring */
+#define AX_SIZE     128u  /* rxBisect Ax ring */
+#define POOL_BUFS   8192u
+#define POOL_CACHE  256u /* DPDK's usual per-lcore cache; flush at 1.5x */
 
 /* ------------------------------------------------------------- clocks */
 
@@ -154,7 +154,10 @@ static void clock_calibrate(uint64_t outlier_us)
 
 enum arch { A_PRIVRING, A_RXBISECT, A_SHRING_ARR, A_SHRING_LIST, N_ARCH };
 static const char *const arch_name[N_ARCH] = {
-	"privring", "rxbisect", "shring_arr", "shring_list",
+	"privring",
+	"rxbisect",
+	"shring_arr",
+	"shring_list",
 };
 
 /* One interface under test, its pool and one allocator endpoint per core. */
@@ -191,12 +194,18 @@ static void nic_release(struct rig *r)
 static int rig_create_iface(struct rig *r, struct rxb_err *err)
 {
 	static const enum rxb_arch iface_arch[N_ARCH] = {
-		[A_PRIVRING] = RXB_ARCH_PRIVRING, [A_RXBISECT] = RXB_ARCH_RXBISECT,
-		[A_SHRING_ARR] = RXB_ARCH_SHRING, [A_SHRING_LIST] = RXB_ARCH_SHRING_LIST,
+		[A_PRIVRING] = RXB_ARCH_PRIVRING,
+		[A_RXBISECT] = RXB_ARCH_RXBISECT,
+		[A_SHRING_ARR] = RXB_ARCH_SHRING,
+		[A_SHRING_LIST] = RXB_ARCH_SHRING_LIST,
 	};
 	struct rxb_iface_config c = {
-		.arch = iface_arch[r->arch], .n_cores = r->n_cores, .rx_size = RING_SIZE,
-		.share_degree = r->n_cores, .ax_size = AX_SIZE, .bx_size = RING_SIZE,
+		.arch = iface_arch[r->arch],
+		.n_cores = r->n_cores,
+		.rx_size = RING_SIZE,
+		.share_degree = r->n_cores,
+		.ax_size = AX_SIZE,
+		.bx_size = RING_SIZE,
 		.enforce_vendor_min = true,
 	};
 
@@ -215,8 +224,11 @@ static int rig_create_rings(struct rig *r, struct rxb_err *err)
 	}
 	case A_RXBISECT: {
 		struct rxb_bisect_config c = {
-			.n_ax = r->n_cores, .n_bx = r->n_cores, .ax_size = AX_SIZE,
-			.bx_size = RING_SIZE, .enforce_vendor_min = true,
+			.n_ax = r->n_cores,
+			.n_bx = r->n_cores,
+			.ax_size = AX_SIZE,
+			.bx_size = RING_SIZE,
+			.enforce_vendor_min = true,
 		};
 
 		r->bs = rxb_bisect_create(&c, err);
@@ -225,7 +237,9 @@ static int rig_create_rings(struct rig *r, struct rxb_err *err)
 	default: {
 		/* One ring shared by every core of the run. */
 		struct rxb_shring_config c = {
-			.n_cores = r->n_cores, .share_degree = r->n_cores, .ring_size = RING_SIZE,
+			.n_cores = r->n_cores,
+			.share_degree = r->n_cores,
+			.ring_size = RING_SIZE,
 			.list = r->arch == A_SHRING_LIST,
 		};
 
@@ -321,8 +335,7 @@ static unsigned rig_backlog(struct rig *r, unsigned core)
  * at the first drop (setting *dropped). Returns the packets delivered. Each
  * core thread plays the NIC for itself, so a core's completion entries are
  * written on its own CPU, as in the single-thread runs. */
-static unsigned nic_deliver(struct rig *r, unsigned core, unsigned n, uint64_t now,
-			    bool *dropped)
+static unsigned nic_deliver(struct rig *r, unsigned core, unsigned n, uint64_t now, bool *dropped)
 {
 	unsigned backlog = rig_backlog(r, core), i;
 	struct rxb_rx_meta m = { .len = 64, .dest = core, .now = now };
@@ -361,16 +374,16 @@ static unsigned nic_deliver(struct rig *r, unsigned core, unsigned n, uint64_t n
 struct core_run {
 	struct rig *rig;
 	unsigned core;
-	unsigned round;        /* packets the NIC delivers per round */
-	uint64_t deadline_ns;  /* stop after this (timed mode) */
+	unsigned round;         /* packets the NIC delivers per round */
+	uint64_t deadline_ns;   /* stop after this (timed mode) */
 	pthread_barrier_t *end; /* threads: everyone stopped delivering */
-	uint64_t max_rounds;   /* or after this many rounds (fixed mode) */
-	uint64_t now;          /* ticks at the start of this round: shRing's
+	uint64_t max_rounds;    /* or after this many rounds (fixed mode) */
+	uint64_t now;           /* ticks at the start of this round: shRing's
 	                        * clock for its descriptor-wait statistics */
 	/* results: ticks net of the timer overhead, over the rounds kept */
 	uint64_t rx_ticks, nic_ticks, pkts, nic_pkts, rounds, short_rounds;
-	uint64_t dry_steps;    /* NIC turns that could deliver nothing */
-	uint64_t excluded;     /* rounds whose timed region was interrupted */
+	uint64_t dry_steps; /* NIC turns that could deliver nothing */
+	uint64_t excluded;  /* rounds whose timed region was interrupted */
 };
 
 /* Ticks of one timed region net of the timer's own cost, or UINT64_MAX when
@@ -398,29 +411,29 @@ static uint64_t net_ticks(uint64_t t_begin, uint64_t t_end)
 #else /* nor cloned (rx_round_NAME.constprop.0) nor folded with a twin (ICF) */
 #define NOT_INLINED __attribute__((noipa))
 #endif
-#define DEFINE_RX_ROUND(NAME, RX, FREE)                                              \
+#define DEFINE_RX_ROUND(NAME, RX, FREE)                                                 \
 	static NOT_INLINED unsigned rx_round_##NAME(struct core_run *cr, unsigned want) \
-	{                                                                            \
-		struct rig *r = cr->rig;                                             \
-		const unsigned core = cr->core;                                      \
-		const struct rxb_allocator *a = &r->alloc[core];                     \
-		struct rxb_pkt pkts[BURST];                                          \
-		rxb_buf_t bufs[BURST];                                               \
-		unsigned done = 0;                                                   \
-                                                                                     \
-		(void)a; /* the iface rounds use the interface's own endpoints */   \
-		while (done < want) {                                                \
-			unsigned n = want - done < BURST ? want - done : BURST;      \
-			unsigned got = RX;                                           \
-                                                                                     \
-			if (got == 0)                                                \
-				break;                                               \
-			for (unsigned i = 0; i < got; i++)                           \
-				bufs[i] = pkts[i].buf;                               \
-			FREE;                                                        \
-			done += got;                                                 \
-		}                                                                    \
-		return done;                                                         \
+	{                                                                               \
+		struct rig *r = cr->rig;                                                \
+		const unsigned core = cr->core;                                         \
+		const struct rxb_allocator *a = &r->alloc[core];                        \
+		struct rxb_pkt pkts[BURST];                                             \
+		rxb_buf_t bufs[BURST];                                                  \
+		unsigned done = 0;                                                      \
+                                                                                        \
+		(void)a; /* the iface rounds use the interface's own endpoints */       \
+		while (done < want) {                                                   \
+			unsigned n = want - done < BURST ? want - done : BURST;         \
+			unsigned got = RX;                                              \
+                                                                                        \
+			if (got == 0)                                                   \
+				break;                                                  \
+			for (unsigned i = 0; i < got; i++)                              \
+				bufs[i] = pkts[i].buf;                                  \
+			FREE;                                                           \
+			done += got;                                                    \
+		}                                                                       \
+		return done;                                                            \
 	}
 
 DEFINE_RX_ROUND(privring, rxb_privring_rx_burst(r->pr, core, pkts, n, a),
@@ -434,8 +447,8 @@ DEFINE_RX_ROUND(shring_arr, rxb_shring_rx_burst(r->sh, core, pkts, n, a, cr->now
 DEFINE_RX_ROUND(shring_list, rxb_shring_rx_burst(r->sh, core, pkts, n, a, cr->now),
 		rxb_shring_free(r->sh, core, a, bufs, got))
 /* --api iface: one copy per design, for the same reason. */
-#define DEFINE_RX_ROUND_IFACE(NAME)                                                   \
-	DEFINE_RX_ROUND(iface_##NAME, rxb_iface_rx(r->ifc, core, pkts, n, cr->now),    \
+#define DEFINE_RX_ROUND_IFACE(NAME)                                                 \
+	DEFINE_RX_ROUND(iface_##NAME, rxb_iface_rx(r->ifc, core, pkts, n, cr->now), \
 			rxb_iface_free(r->ifc, core, bufs, got))
 DEFINE_RX_ROUND_IFACE(privring)
 DEFINE_RX_ROUND_IFACE(rxbisect)
@@ -607,7 +620,7 @@ static void *core_thread(void *p)
 /* One measurement of one configuration. */
 struct sample {
 	double ns_per_pkt;
-	double cyc_per_pkt;   /* TSC ticks (reference cycles); = ns without a TSC */
+	double cyc_per_pkt; /* TSC ticks (reference cycles); = ns without a TSC */
 	double nic_ns_per_pkt;
 	uint64_t pkts;
 	uint64_t short_rounds;
@@ -621,8 +634,9 @@ static struct sample measure(struct rig *r, unsigned round, uint64_t ms, uint64_
 	uint64_t rx_ticks = 0, nic_ticks = 0, nic_pkts = 0;
 
 	for (unsigned c = 0; c < r->n_cores; c++)
-		cr[c] = (struct core_run){ .rig = r, .core = c, .round = round,
-					   .max_rounds = fixed_rounds };
+		cr[c] = (struct core_run){
+			.rig = r, .core = c, .round = round, .max_rounds = fixed_rounds
+		};
 	if (r->n_cores == 1) {
 		cr[0].deadline_ns = now_ns() + ms * 1000000ull;
 		run_core(&cr[0]);
@@ -693,28 +707,30 @@ static int rig_check(struct rig *r, uint64_t *drops)
 		break;
 	}
 	for (unsigned core = 0; core < r->n_cores && rc == 0; core++) {
-		const struct rxb_sw_stats *sw =
-			r->ifc != NULL ? rxb_iface_sw_stats(r->ifc, core) :
-			r->arch == A_PRIVRING ? rxb_privring_sw_stats(r->pr, core) :
-			r->arch == A_RXBISECT ? rxb_bisect_sw_stats(r->bs, core) :
-						rxb_shring_sw_stats(r->sh, core);
+		const struct rxb_sw_stats *sw = r->ifc != NULL ? rxb_iface_sw_stats(r->ifc, core)
+						: r->arch == A_PRIVRING
+							? rxb_privring_sw_stats(r->pr, core)
+						: r->arch == A_RXBISECT
+							? rxb_bisect_sw_stats(r->bs, core)
+							: rxb_shring_sw_stats(r->sh, core);
 
 		if (rxb_counter_read(&sw->c[RXB_SW_ORDER_ERRORS]) ||
 		    rxb_counter_read(&sw->c[RXB_SW_ALLOC_FAIL])) {
-			rxb_err_set(&err, "core %u: %llu order errors, %llu allocation failures",
-				    core,
-				    (unsigned long long)rxb_counter_read(&sw->c[RXB_SW_ORDER_ERRORS]),
-				    (unsigned long long)rxb_counter_read(&sw->c[RXB_SW_ALLOC_FAIL]));
+			rxb_err_set(
+				&err, "core %u: %llu order errors, %llu allocation failures", core,
+				(unsigned long long)rxb_counter_read(&sw->c[RXB_SW_ORDER_ERRORS]),
+				(unsigned long long)rxb_counter_read(&sw->c[RXB_SW_ALLOC_FAIL]));
 			rc = -EPROTO;
 		}
 	}
 	if (rc == 0 && (c.in_entries || c.app_held || c.received != c.delivered ||
 			c.offered != c.delivered + c.dropped)) {
-		rxb_err_set(&err, "offered %llu delivered %llu dropped %llu received %llu "
-			    "unread %llu held %llu", (unsigned long long)c.offered,
-			    (unsigned long long)c.delivered, (unsigned long long)c.dropped,
-			    (unsigned long long)c.received, (unsigned long long)c.in_entries,
-			    (unsigned long long)c.app_held);
+		rxb_err_set(&err,
+			    "offered %llu delivered %llu dropped %llu received %llu "
+			    "unread %llu held %llu",
+			    (unsigned long long)c.offered, (unsigned long long)c.delivered,
+			    (unsigned long long)c.dropped, (unsigned long long)c.received,
+			    (unsigned long long)c.in_entries, (unsigned long long)c.app_held);
 		rc = -EPROTO;
 	}
 	if (rc != 0)
@@ -768,7 +784,8 @@ struct opts {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_rings [--reps N (1..64)] [--ms T] [--round K (1..%u)] "
+	fprintf(stderr,
+		"usage: bench_rings [--reps N (1..64)] [--ms T] [--round K (1..%u)] "
 		"[--outlier-us U] [--json PATH] [--only NAME] [--rounds N] [--no-threads] "
 		"[--api design|iface]\n",
 		AX_SIZE);
@@ -803,8 +820,8 @@ static struct opts parse(int argc, char **argv)
 			o.json = v;
 		else if (strcmp(a, "--only") == 0)
 			o.only = v;
-		else if (strcmp(a, "--api") == 0 && (strcmp(v, "design") == 0 ||
-						     strcmp(v, "iface") == 0))
+		else if (strcmp(a, "--api") == 0 &&
+			 (strcmp(v, "design") == 0 || strcmp(v, "iface") == 0))
 			o.iface = strcmp(v, "iface") == 0;
 		else
 			usage();
@@ -884,7 +901,8 @@ static void json_stats(FILE *f, const struct config *c, const struct config *bas
 	struct stats ns = stats_of(c->ns, c->n), cyc = stats_of(c->cyc, c->n),
 		     nic = stats_of(c->nic, c->n);
 
-	fprintf(f, "    \"%s\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f, "
+	fprintf(f,
+		"    \"%s\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f, "
 		"\"cycles_per_pkt_median\": %.1f, \"nic_side_ns_per_pkt_median\": %.3f, "
 		"\"vs_privring\": %.3f, \"vs_privring_paired\": %.3f, \"threads\": %u, "
 		"\"packets\": %llu, \"drops\": %llu, \"rounds\": %llu, \"excluded_rounds\": %llu, "
@@ -900,7 +918,8 @@ static void json_stats(FILE *f, const struct config *c, const struct config *bas
 		fprintf(f, "%s%.3f", i ? ", " : "", c->ns[i]);
 	fprintf(f, "]");
 	if (c->arch == A_SHRING_ARR && c->wait.returned)
-		fprintf(f, ", \"descriptor_return_wait_ns\": {\"mean\": %.0f, \"max\": %.0f}, "
+		fprintf(f,
+			", \"descriptor_return_wait_ns\": {\"mean\": %.0f, \"max\": %.0f}, "
 			"\"held_back_max\": %llu",
 			(double)c->wait.wait_sum / (double)c->wait.returned * clk.ns_per_tick,
 			(double)c->wait.wait_max * clk.ns_per_tick,
@@ -932,11 +951,13 @@ static int write_json(const char *path, struct config *cfg, unsigned n, const st
 	json_num(f, "\"rxbisect\": ", bs, ", ");
 	json_num(f, "\"shring_arr\": ", find(cfg, n, "shring_arr"), ", ");
 	json_num(f, "\"shring_list\": ", find(cfg, n, "shring_list"), "},\n");
-	json_num(f, "  \"shring_arr_2threads_ns_per_pkt\": ",
-		 find(cfg, n, "shring_arr_2threads"), ",\n");
+	json_num(f, "  \"shring_arr_2threads_ns_per_pkt\": ", find(cfg, n, "shring_arr_2threads"),
+		 ",\n");
 	if (pr && bs)
-		fprintf(f, "  \"rxbisect_vs_privring\": %.3f,\n  \"rxbisect_vs_privring_paired\": "
-			"%.3f,\n", ratio(median_of(bs), median_of(pr)), paired_ratio(bs, pr));
+		fprintf(f,
+			"  \"rxbisect_vs_privring\": %.3f,\n  \"rxbisect_vs_privring_paired\": "
+			"%.3f,\n",
+			ratio(median_of(bs), median_of(pr)), paired_ratio(bs, pr));
 	fprintf(f, "  \"stats\": {\n");
 	for (unsigned i = 0, first = 1; i < n; i++) {
 		if (!cfg[i].ok)
@@ -945,19 +966,24 @@ static int write_json(const char *path, struct config *cfg, unsigned n, const st
 		json_stats(f, &cfg[i], base_of(cfg, n, &cfg[i]));
 		first = 0;
 	}
-	fprintf(f, "\n  },\n  \"method\": {\"timed\": \"per core: rx bursts of %u + free of each "
+	fprintf(f,
+		"\n  },\n  \"method\": {\"timed\": \"per core: rx bursts of %u + free of each "
 		"burst through the core's rxb_pool cache; NIC side outside the timed region\", "
 		"\"api\": \"%s\", \"packets_per_round\": %u, \"repetitions\": %u, "
 		"\"ms_per_repetition\": %llu, \"timer_overhead_ticks\": %llu, \"tsc_ghz\": %.3f, "
 		"\"outlier_us\": %llu, \"ring_size\": %u, \"ax_size\": %u, \"pool_cache\": %u},\n",
-		BURST, o->iface ? "rxb_iface_rx/_free (rxb_iface_deliver on the NIC side)" :
-		"rxb_privring_rx_burst/_free, rxb_bisect_rx/_free, rxb_shring_rx_burst/_free",
-		o->round, o->reps, (unsigned long long)o->ms,
-		(unsigned long long)clk.overhead, 1.0 / clk.ns_per_tick,
-		(unsigned long long)o->outlier_us, RING_SIZE, AX_SIZE, POOL_CACHE);
-	fprintf(f, "  \"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"compiler\": \"%s\", "
-		"\"build_type\": \"%s\", \"tsc\": %s}\n}\n", model, sysconf(_SC_NPROCESSORS_ONLN),
-		__VERSION__, RXB_BENCH_BUILD_TYPE, HAVE_TSC ? "true" : "false");
+		BURST,
+		o->iface ? "rxb_iface_rx/_free (rxb_iface_deliver on the NIC side)"
+			 : "rxb_privring_rx_burst/_free, rxb_bisect_rx/_free, "
+			   "rxb_shring_rx_burst/_free",
+		o->round, o->reps, (unsigned long long)o->ms, (unsigned long long)clk.overhead,
+		1.0 / clk.ns_per_tick, (unsigned long long)o->outlier_us, RING_SIZE, AX_SIZE,
+		POOL_CACHE);
+	fprintf(f,
+		"  \"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"compiler\": \"%s\", "
+		"\"build_type\": \"%s\", \"tsc\": %s}\n}\n",
+		model, sysconf(_SC_NPROCESSORS_ONLN), __VERSION__, RXB_BENCH_BUILD_TYPE,
+		HAVE_TSC ? "true" : "false");
 	return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -975,8 +1001,8 @@ static void print_table(struct config *cfg, unsigned n)
 			continue;
 		printf("%-20s %7.2f %7.2f %7.2f %7.1f %7.3fx %7.3fx %5.1f%% %8llu\n", c->name,
 		       ns.median, ns.min, ns.max, stats_of(c->cyc, c->n).median,
-		       ratio(ns.median, median_of(base)), paired_ratio(c, base),
-		       excluded_pct(c), (unsigned long long)c->drops);
+		       ratio(ns.median, median_of(base)), paired_ratio(c, base), excluded_pct(c),
+		       (unsigned long long)c->drops);
 	}
 	printf("2-thread rows compare with privring_2threads. NIC side (not timed), median "
 	       "ns/pkt:");
@@ -1021,8 +1047,9 @@ static void run_reps(struct config *cfg, unsigned n, const struct opts *o)
 {
 	printf("bench_rings: %u reps x %llu ms per configuration, rounds of %u packets "
 	       "(bursts of %u); timer overhead %llu ticks/round subtracted; TSC %.3f GHz; "
-	       "rounds > %llu us excluded\n", o->reps, (unsigned long long)o->ms, o->round,
-	       BURST, (unsigned long long)clk.overhead, 1.0 / clk.ns_per_tick,
+	       "rounds > %llu us excluded\n",
+	       o->reps, (unsigned long long)o->ms, o->round, BURST,
+	       (unsigned long long)clk.overhead, 1.0 / clk.ns_per_tick,
 	       (unsigned long long)o->outlier_us);
 	for (unsigned i = 0; i < n; i++) /* warm-up: caches, branch predictors */
 		(void)measure(&cfg[i].rig, o->round, o->ms / 3 + 1, 0);

@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define RXB_EMU_MAX_WORKERS 64u
-#define RXB_EMU_PATH_MAX 512u
+#define RXB_EMU_PATH_MAX    512u
 
 enum rxb_emu_out {
 	RXB_EMU_OUT_NULL = 0, /* net_null: transmitted packets are freed */
@@ -63,8 +63,7 @@ void rxb_emu_cfg_defaults(struct rxb_emu_cfg *c);
 /* Apply one --set key=value. 0; 1 for a key that exists in the scenario
  * vocabulary but has no effect here (the caller warns); -EINVAL with a
  * message "key = value: why; allowed: what" in err. */
-int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value,
-		    struct rxb_err *err);
+int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value, struct rxb_err *err);
 
 /* Resolve "auto" (rxb_scn_resolve_arch), then check the cross-key rules and
  * what this machine/build can do. 0 or -EINVAL. */
@@ -80,7 +79,7 @@ uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c);
 
 /* ---- results ---- */
 
-struct rxb_emu_ring_res {          /* per destination (CR / Bx; spool: port) */
+struct rxb_emu_ring_res { /* per destination (CR / Bx; spool: port) */
 	uint64_t offered, delivered, drops[RXB_DROP_CAUSES];
 	uint64_t occ_max;
 	double occ_mean;
@@ -126,7 +125,7 @@ struct rxb_emu_result {
 	uint64_t emu_mismatch, emu_swaps, emu_hole_returns, emu_holes_max;
 	uint64_t emu_sw_hash, emu_port_hash, emu_steer_fixups;
 	double emu_mpps, emu_idle_share, emu_cycles_per_pkt;
-	double emu_loaded_cycles_per_pkt;   /* over loops that dispatched >= 16 packets */
+	double emu_loaded_cycles_per_pkt; /* over loops that dispatched >= 16 packets */
 	/* The emulation cost (what hardware would not add): NIC lcores, the
 	 * NIC-side cycles per packet of one of them at full bursts (the
 	 * loaded figure), and the mean time a packet spends in a NIC lcore's
@@ -134,17 +133,17 @@ struct rxb_emu_result {
 	uint32_t emu_nic_lcores;
 	double emu_held_ns;
 	uint64_t emu_loaded_pkts;
-	uint64_t phys_slots, virt_slots;     /* buffers the rings can hold */
-	uint64_t dma_bytes;                   /* bytes written into buffers by the source */
-	double mem_bw_gibps;                  /* resctrl MBM, machine-wide; NaN without it */
+	uint64_t phys_slots, virt_slots; /* buffers the rings can hold */
+	uint64_t dma_bytes;              /* bytes written into buffers by the source */
+	double mem_bw_gibps;             /* resctrl MBM, machine-wide; NaN without it */
 
 	/* source */
 	uint64_t gen_late, gen_nombuf_drops, gen_pipeline_drops;
 	uint64_t port_imissed, port_rx_nombuf;
 
-	uint64_t in_use_max;                  /* mempool buffers out, sampled max */
-	uint64_t emu_ws_max;                  /* distinct buffers filled in a window */
-	bool has_desc_wait;                   /* shRing: descriptor-return wait */
+	uint64_t in_use_max; /* mempool buffers out, sampled max */
+	uint64_t emu_ws_max; /* distinct buffers filled in a window */
+	bool has_desc_wait;  /* shRing: descriptor-return wait */
 	double desc_wait_us_mean, desc_wait_us_max;
 
 	/* dynamic shRing */

@@ -32,8 +32,8 @@
 #include "rxb/shring.h"
 
 static const enum rxb_arch bench_archs[] = {
-	RXB_ARCH_PRIVRING, RXB_ARCH_SMALL_PRIVRING, RXB_ARCH_SHRING, RXB_ARCH_SHRING_LIST,
-	RXB_ARCH_RXBISECT,
+	RXB_ARCH_PRIVRING,    RXB_ARCH_SMALL_PRIVRING, RXB_ARCH_SHRING,
+	RXB_ARCH_SHRING_LIST, RXB_ARCH_RXBISECT,
 };
 
 static unsigned raw_get(void *ctx, rxb_buf_t *bufs, unsigned n)
@@ -103,7 +103,8 @@ static int measure_rx(enum rxb_arch arch, double ms, struct rx_cost *out, struct
 			for (unsigned k = 0; k < got; k++) {
 				meta.hash = k;
 				if (arch == RXB_ARCH_RXBISECT)
-					rxb_bisect_nic_deliver_from(rxb_iface_bisect(i), 0, &meta, &d);
+					rxb_bisect_nic_deliver_from(rxb_iface_bisect(i), 0, &meta,
+								    &d);
 				else
 					rxb_iface_deliver(i, &meta, &d);
 			}
@@ -182,9 +183,12 @@ int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb
 	if (r == NULL)
 		return -ENOMEM;
 	cpu_model(model, sizeof(model));
-	fprintf(f, "{\"experiment\": \"emu-bench\", \"machine\": {\"cpu\": \"%s\", "
-		"\"lcores\": %u, \"tsc_hz\": %.0f}, ", model, rte_lcore_count(), hz);
-	fprintf(f, "\"params\": {\"system.cores\": %u, \"traffic.packet_bytes\": %u, "
+	fprintf(f,
+		"{\"experiment\": \"emu-bench\", \"machine\": {\"cpu\": \"%s\", "
+		"\"lcores\": %u, \"tsc_hz\": %.0f}, ",
+		model, rte_lcore_count(), hz);
+	fprintf(f,
+		"\"params\": {\"system.cores\": %u, \"traffic.packet_bytes\": %u, "
 		"\"traffic.flows\": %u, \"bench_ms\": %g, \"emu.source\": \"null\", "
 		"\"emu.rss\": \"sw\", \"emu.nic_lcores\": %u}, \"dispatch\": [",
 		base->scn.system.cores, base->scn.traffic.packet_bytes, base->scn.traffic.flows, ms,
@@ -207,10 +211,15 @@ int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb
 		jnum(f, "cycles_per_packet", r->emu_cycles_per_pkt, true);
 		jnum(f, "ns_per_packet", r->emu_cycles_per_pkt / hz * 1e9, true);
 		jnum(f, "loaded_cycles_per_packet", r->emu_loaded_cycles_per_pkt, true);
-		jnum(f, "loaded_share", r->emu_dispatched ?
-			 (double)r->emu_loaded_pkts / (double)r->emu_dispatched : NAN, true);
-		jnum(f, "capacity_mpps", r->emu_loaded_cycles_per_pkt > 0 ?
-			 hz / r->emu_loaded_cycles_per_pkt * r->emu_nic_lcores / 1e6 : NAN, true);
+		jnum(f, "loaded_share",
+		     r->emu_dispatched ? (double)r->emu_loaded_pkts / (double)r->emu_dispatched
+				       : NAN,
+		     true);
+		jnum(f, "capacity_mpps",
+		     r->emu_loaded_cycles_per_pkt > 0
+			     ? hz / r->emu_loaded_cycles_per_pkt * r->emu_nic_lcores / 1e6
+			     : NAN,
+		     true);
 		jnum(f, "added_latency_ns", r->emu_held_ns, true);
 		jnum(f, "idle_share", r->emu_idle_share, true);
 		jnum(f, "workers_mpps", r->throughput_mpps, true);

@@ -39,14 +39,14 @@ static int parse_out(struct rxb_emu_cfg *c, const char *v, struct rxb_err *err)
 		c->out = RXB_EMU_OUT_PCAP;
 		snprintf(c->out_pcap, sizeof(c->out_pcap), "%s", v + 5);
 	} else {
-		rxb_err_set(err, "emu.out = %s: unknown output; allowed: null, port, pcap:<file>", v);
+		rxb_err_set(err, "emu.out = %s: unknown output; allowed: null, port, pcap:<file>",
+			    v);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value,
-		    struct rxb_err *err)
+int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value, struct rxb_err *err)
 {
 	int rc = rxb_scn_set_text(&c->scn, RXB_ENGINE_EMU, key, value, err);
 
@@ -60,8 +60,9 @@ int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value,
 uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c)
 {
 	/* may be asked before rxb_emu_cfg_check() resolved "auto" */
-	uint32_t share = c->scn.arch.share_degree != RXB_SCN_AUTO ? c->scn.arch.share_degree :
-				c->scn.system.cores / c->scn.system.nics;
+	uint32_t share = c->scn.arch.share_degree != RXB_SCN_AUTO
+				 ? c->scn.arch.share_degree
+				 : c->scn.system.cores / c->scn.system.nics;
 
 	switch (c->scn.arch.name) {
 	case RXB_ARCH_PRIVRING:
@@ -75,7 +76,8 @@ uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c)
 	case RXB_ARCH_RXBISECT:
 		return rxb_scn_assoc_groups(&c->scn); /* a queue per association set */
 	case RXB_ARCH_SPOOL: /* rxb_spool_n_queues: basic's PF queues = system.nics */
-		return c->scn.arch.spool_mode == RXB_SPOOL_BASIC ? c->scn.system.nics : c->scn.arch.spool_ports;
+		return c->scn.arch.spool_mode == RXB_SPOOL_BASIC ? c->scn.system.nics
+								 : c->scn.arch.spool_ports;
 	default:
 		return 1;
 	}
@@ -110,21 +112,28 @@ static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	if (n == 1)
 		return 0;
 	if (!c->scn.arch.emulated)
-		return CFG_FAIL(err, "emu.nic_lcores = %u with arch.emulated = false: no emulator "
-				"lcore runs (the port's queues feed the workers); allowed: 1", n);
+		return CFG_FAIL(err,
+				"emu.nic_lcores = %u with arch.emulated = false: no emulator "
+				"lcore runs (the port's queues feed the workers); allowed: 1",
+				n);
 	if (c->scn.arch.name == RXB_ARCH_DYN_SHRING)
-		return CFG_FAIL(err, "emu.nic_lcores = %u with arch.name = dyn_shring: a core's "
+		return CFG_FAIL(err,
+				"emu.nic_lcores = %u with arch.name = dyn_shring: a core's "
 				"private and shared rings switch at one point in one NIC's order; "
-				"allowed: 1", n);
+				"allowed: 1",
+				n);
 	if (c->scn.arch.name == RXB_ARCH_RXBISECT && c->scn.arch.coalesce)
-		return CFG_FAIL(err, "emu.nic_lcores = %u with arch.coalesce = true: held notices "
+		return CFG_FAIL(err,
+				"emu.nic_lcores = %u with arch.coalesce = true: held notices "
 				"are flushed by one timer over every Bx; allowed: 1, or "
-				"arch.coalesce = false", n);
+				"arch.coalesce = false",
+				n);
 	if (n > q)
-		return CFG_FAIL(err, "emu.nic_lcores = %u: %s has %u physical queue%s here (%s), "
+		return CFG_FAIL(err,
+				"emu.nic_lcores = %u: %s has %u physical queue%s here (%s), "
 				"and each is served by one NIC lcore so that no source or "
-				"destination has two writers; allowed: 1..%u", n, arch, q,
-				q == 1 ? "" : "s", what[c->scn.arch.name], q);
+				"destination has two writers; allowed: 1..%u",
+				n, arch, q, q == 1 ? "" : "s", what[c->scn.arch.name], q);
 	return 0;
 }
 
@@ -134,21 +143,26 @@ static int check_spool_ports(const struct rxb_emu_cfg *c, struct rxb_err *err)
 {
 	uint32_t q = rxb_emu_phys_queues(c);
 	enum rxb_emu_source src = c->scn.emu.source;
-	uint32_t vmax = src == RXB_EMU_SOURCE_GEN ? RTE_PMD_RING_MAX_RX_RINGS :
-			src == RXB_EMU_SOURCE_PCAP ? 64 : RXB_EMU_MAX_WORKERS;
+	uint32_t vmax = src == RXB_EMU_SOURCE_GEN    ? RTE_PMD_RING_MAX_RX_RINGS
+			: src == RXB_EMU_SOURCE_PCAP ? 64
+						     : RXB_EMU_MAX_WORKERS;
 
 	if (c->scn.arch.spool_ports > RXB_EMU_MAX_WORKERS)
-		return CFG_FAIL(err, "arch.spool_ports = %u: the emulator drives at most %u "
+		return CFG_FAIL(err,
+				"arch.spool_ports = %u: the emulator drives at most %u "
 				"representor ports (one result row each); simulate more with "
-				"`rxb sim`; allowed: 1..%u", c->scn.arch.spool_ports,
-				RXB_EMU_MAX_WORKERS, RXB_EMU_MAX_WORKERS);
+				"`rxb sim`; allowed: 1..%u",
+				c->scn.arch.spool_ports, RXB_EMU_MAX_WORKERS, RXB_EMU_MAX_WORKERS);
 	if (q > vmax)
-		return CFG_FAIL(err, "arch.spool_ports = %u: spool_mode = %s needs %u physical "
+		return CFG_FAIL(err,
+				"arch.spool_ports = %u: spool_mode = %s needs %u physical "
 				"Rx queues and the %s vdev has at most %u; allowed: "
-				"arch.spool_ports <= %u (or spool_mode = basic)", c->scn.arch.spool_ports,
+				"arch.spool_ports <= %u (or spool_mode = basic)",
+				c->scn.arch.spool_ports,
 				rxb_spool_mode_name[c->scn.arch.spool_mode], q,
-				src == RXB_EMU_SOURCE_GEN ? "generator's net_ring" :
-				src == RXB_EMU_SOURCE_PCAP ? "net_pcap" : "input",
+				src == RXB_EMU_SOURCE_GEN    ? "generator's net_ring"
+				: src == RXB_EMU_SOURCE_PCAP ? "net_pcap"
+							     : "input",
 				vmax, vmax);
 	return 0;
 }
@@ -165,8 +179,10 @@ int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 	if (c->scn.arch.name == RXB_ARCH_SPOOL && check_spool_ports(c, err) != 0)
 		return -EINVAL;
 	if (c->out == RXB_EMU_OUT_PORT && c->scn.emu.source != RXB_EMU_SOURCE_PORT)
-		return CFG_FAIL(err, "emu.out = port with emu.source = %s: only a real port can "
-				"send back; allowed: null, pcap:<file>", rxb_emu_source_name[c->scn.emu.source]);
+		return CFG_FAIL(err,
+				"emu.out = port with emu.source = %s: only a real port can "
+				"send back; allowed: null, pcap:<file>",
+				rxb_emu_source_name[c->scn.emu.source]);
 	return check_nic_lcores(c, err);
 }
 

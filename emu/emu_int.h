@@ -33,16 +33,16 @@
 #include "rxb/spool.h"
 
 #define EMU_LB_MAX_RANGES (1ull << 20) /* LB flows a worker keeps under generator ranges */
-#define EMU_BURST 32u          /* physical Rx burst */
-#define EMU_FETCH_CHUNK 32u    /* descriptors fetched from one virtual ring per visit */
-#define EMU_OPS_NAME "rxb_virt"
+#define EMU_BURST         32u          /* physical Rx burst */
+#define EMU_FETCH_CHUNK   32u          /* descriptors fetched from one virtual ring per visit */
+#define EMU_OPS_NAME      "rxb_virt"
 
 /* What the emulator records in every buffer it hands a physical queue
  * (an mbuf dynamic field, written at fetch time by E or M). */
 struct emu_meta {
-	uint32_t src;     /* the virtual ring the buffer came from (struct emu_src index) */
-	uint32_t epoch;   /* working-set window in which E last saw it filled */
-	uint64_t t_arr;   /* arrival TSC (E), when the packet carries no stamp */
+	uint32_t src;   /* the virtual ring the buffer came from (struct emu_src index) */
+	uint32_t epoch; /* working-set window in which E last saw it filled */
+	uint64_t t_arr; /* arrival TSC (E), when the packet carries no stamp */
 };
 extern int emu_meta_off;
 
@@ -55,13 +55,13 @@ static inline struct emu_meta *emu_meta(struct rte_mbuf *m)
  * ring, a shRing shared ring, an rxBisect Ax ring or a spool queue; its index
  * in e->src is its source number for rxb_iface_nic_fetch(). E-private. */
 struct emu_src {
-	rxb_buf_t *exp;        /* fetched, not yet consumed by the library, in
+	rxb_buf_t *exp; /* fetched, not yet consumed by the library, in
 	                        * the order the library will consume them */
 	uint32_t mask, head, tail;
-	uint32_t holes;        /* exp[head .. head+holes) are in E's hands, empty */
-	uint32_t staged;       /* packets of the burst being staged from it */
-	uint32_t pq;           /* physical queue it feeds */
-	uint32_t size;         /* its capacity */
+	uint32_t holes;  /* exp[head .. head+holes) are in E's hands, empty */
+	uint32_t staged; /* packets of the burst being staged from it */
+	uint32_t pq;     /* physical queue it feeds */
+	uint32_t size;   /* its capacity */
 };
 
 static inline uint32_t emu_src_out(const struct emu_src *s)
@@ -71,35 +71,35 @@ static inline uint32_t emu_src_out(const struct emu_src *s)
 
 /* One physical Rx queue and its "rxb_virt" mempool. */
 struct emu_pq {
-	struct rte_mempool *vpool;  /* the pool the PMD / generator allocates from */
-	struct rte_ring *fill;      /* SPSC E -> Q: buffers fetched from virtual rings */
-	struct rte_ring *wire;      /* generator source: the net_ring Rx ring (S -> E) */
+	struct rte_mempool *vpool; /* the pool the PMD / generator allocates from */
+	struct rte_ring *fill;     /* SPSC E -> Q: buffers fetched from virtual rings */
+	struct rte_ring *wire;     /* generator source: the net_ring Rx ring (S -> E) */
 	/* Q-private: buffers the PMD took and gave back unused, handed out
 	 * again first (top = next). stash_n is read by get_count from any
 	 * thread, hence atomic. */
 	struct rte_mbuf **stash;
 	_Atomic uint32_t stash_n;
 	uint32_t stash_cap;
-	uint32_t cap;               /* physical ring size: what its sources can hold */
+	uint32_t cap; /* physical ring size: what its sources can hold */
 	uint16_t qid;
-	uint32_t src_first, src_n, src_rr;  /* E: sources feeding it */
-	uint32_t core_first, core_n;        /* destinations packets of this queue may go to */
-	uint32_t set;                       /* dyn: 0 private set, 1 shared set */
-	uint32_t nic;                       /* the NIC lcore (e->nic) that serves it */
+	uint32_t src_first, src_n, src_rr; /* E: sources feeding it */
+	uint32_t core_first, core_n;       /* destinations packets of this queue may go to */
+	uint32_t set;                      /* dyn: 0 private set, 1 shared set */
+	uint32_t nic;                      /* the NIC lcore (e->nic) that serves it */
 	/* E (W native): the pcap queue reached its end. Relaxed: the thread
 	 * that sets it took the queue's packets itself; others only end a
 	 * phase on it. */
 	_Atomic bool eof;
-	rxb_counter_t fetched;      /* E */
-	rxb_counter_t received;     /* E (or the polling worker, native) */
-	rxb_counter_t returned;     /* Q: buffers the PMD gave back unused */
+	rxb_counter_t fetched;  /* E */
+	rxb_counter_t received; /* E (or the polling worker, native) */
+	rxb_counter_t returned; /* Q: buffers the PMD gave back unused */
 } __rte_cache_aligned;
 
 /* A worker's allocator endpoint: a DPDK mempool with per-lcore cache. */
 struct emu_alloc {
 	struct rte_mempool *mp;
-	uint64_t cyc;    /* W: cycles spent in get/put */
-	uint64_t fails;  /* W */
+	uint64_t cyc;   /* W: cycles spent in get/put */
+	uint64_t fails; /* W */
 };
 
 struct emu_wstats {
@@ -118,32 +118,32 @@ struct emu_worker {
 	struct rxb_nf *nf;
 	struct emu_alloc alloc;
 	uint16_t txq;
-	rte_spinlock_t *txlock;     /* when workers share a Tx queue */
-	uint64_t stall_from, stall_to;  /* TSC; stall_to 0 = until the drain */
-	uint64_t extra_cyc;         /* per packet: workload.compute_ns + slow_extra_ns */
-	struct emu_wstats st;       /* W */
+	rte_spinlock_t *txlock;        /* when workers share a Tx queue */
+	uint64_t stall_from, stall_to; /* TSC; stall_to 0 = until the drain */
+	uint64_t extra_cyc;            /* per packet: workload.compute_ns + slow_extra_ns */
+	struct emu_wstats st;          /* W */
 	/* W: latency of processed packets, TSC cycles, reset at the warm-up:
 	 * the simulator's histogram, so a p99 has the same precision in both
 	 * engines */
 	struct rxb_hist lat;
 	uint64_t warm_seen;
-	struct rxb_dynctl_ivl ivl;  /* W -> M (dyn): receive-call intervals */
+	struct rxb_dynctl_ivl ivl; /* W -> M (dyn): receive-call intervals */
 	_Atomic int done;
 } __rte_cache_aligned;
 
 /* Emulator (NIC) counters, written by their NIC lcore. */
 struct emu_nstats {
 	rxb_counter_t loops, idle_loops, busy_cyc, idle_cyc;
-	rxb_counter_t held_cyc, held_pkts;   /* per packet, summed: cycles from its burst
+	rxb_counter_t held_cyc, held_pkts; /* per packet, summed: cycles from its burst
 	                                      * leaving the wire to the burst's last
 	                                      * completion (the latency E adds), over
 	                                      * the held_pkts of bursts not preempted */
 	rxb_counter_t dispatched, fetched, mismatch, swaps, hole_returns, holes_max;
 	rxb_counter_t sw_hash, port_hash, steer_fixups, dma_bytes;
-	rxb_counter_t ws_distinct, ws_max;   /* working set: distinct buffers per window */
-	rxb_counter_t full_cyc, full_pkts;   /* loops that dispatched >= EMU_BURST / 2
+	rxb_counter_t ws_distinct, ws_max; /* working set: distinct buffers per window */
+	rxb_counter_t full_cyc, full_pkts; /* loops that dispatched >= EMU_BURST / 2
 	                                      * within 200 µs (not preempted) */
-	rxb_counter_t mode_switches;         /* dyn: ring-set switches applied */
+	rxb_counter_t mode_switches;       /* dyn: ring-set switches applied */
 };
 
 /* One emulator (NIC) lcore: it serves physical queues [pq_first, pq_first +
@@ -154,7 +154,7 @@ struct emu_nic {
 	struct emu *e;
 	uint32_t id;
 	uint32_t pq_first, pq_n;
-	bool holes_pending;           /* some source of its queues has holes */
+	bool holes_pending; /* some source of its queues has holes */
 	struct emu_nstats ns;
 	/* S: this lcore's loop counter as the generator last saw it move, and
 	 * when (its own line: the lcore's counters are written beside it) */
@@ -185,10 +185,10 @@ struct emu {
 	uint32_t dest_size;           /* entries of a destination ring (CR / Bx) */
 	bool kv_steer;
 
-	struct rte_mempool *wpool;    /* the workers' mempool */
-	struct rte_mempool *spool;    /* generator staging mbufs */
+	struct rte_mempool *wpool; /* the workers' mempool */
+	struct rte_mempool *spool; /* generator staging mbufs */
 	struct rxb_iface *iface;
-	_Atomic uint32_t *qposted;    /* spool, per queue: posted buffers (W, read by M) */
+	_Atomic uint32_t *qposted; /* spool, per queue: posted buffers (W, read by M) */
 	struct rxb_allocator *allocs;
 
 	uint32_t n_src;
@@ -201,10 +201,10 @@ struct emu {
 	bool in_vdev, out_vdev, out_own;
 	char in_name[64], out_name[64];
 	rte_spinlock_t out_lock[RXB_EMU_MAX_WORKERS];
-	uint16_t in_txq, out_txq;     /* Tx queues configured */
+	uint16_t in_txq, out_txq; /* Tx queues configured */
 	bool in_started, out_started;
-	struct rte_ring *dummy_ring;  /* net_ring ports need a ring on the other side */
-	bool pmd_allocates;           /* the PMD takes buffers at rx time (pcap, null) */
+	struct rte_ring *dummy_ring;      /* net_ring ports need a ring on the other side */
+	bool pmd_allocates;               /* the PMD takes buffers at rx time (pcap, null) */
 	char split[64][RXB_EMU_PATH_MAX]; /* per-queue pcap files we wrote */
 	uint32_t n_split;
 
@@ -213,9 +213,9 @@ struct emu {
 
 	struct emu_worker *w;
 	struct rxb_gen *gen;
-	double gen_pps;               /* packets per second the pattern asks for */
+	double gen_pps; /* packets per second the pattern asks for */
 	struct rte_lpm *lpm;
-	_Atomic uint64_t *counters;   /* counter NF: shared array */
+	_Atomic uint64_t *counters; /* counter NF: shared array */
 
 	/* Phases. The flags that hand data over are release/acquire pairs,
 	 * the others relaxed (each access says which and why):
@@ -232,19 +232,19 @@ struct emu {
 	_Atomic int gen_stop, src_done, emu_stop, emu_done, drain, quit;
 	/* M -> S -> E (dyn): release/acquire, so the switch the controller
 	 * requested in the library reaches E before its first packet. */
-	_Atomic uint32_t ctl_mode;    /* M -> S: dyn ring set to steer to */
-	_Atomic uint32_t gen_mode;    /* S -> E: set the generator steers to now */
-	uint32_t applied_mode;        /* E (only one NIC lcore with dyn_shring) */
-	bool has_mbm;                 /* resctrl MBM readable */
-	_Atomic uint64_t warm;        /* M -> W: bumped at the end of warm-up (relaxed) */
-	_Atomic uint32_t ws_epoch;    /* M -> E: working-set window (relaxed) */
+	_Atomic uint32_t ctl_mode; /* M -> S: dyn ring set to steer to */
+	_Atomic uint32_t gen_mode; /* S -> E: set the generator steers to now */
+	uint32_t applied_mode;     /* E (only one NIC lcore with dyn_shring) */
+	bool has_mbm;              /* resctrl MBM readable */
+	_Atomic uint64_t warm;     /* M -> W: bumped at the end of warm-up (relaxed) */
+	_Atomic uint32_t ws_epoch; /* M -> E: working-set window (relaxed) */
 	uint64_t t_start, t_warm, t_stop;
 
-	uint32_t n_nic;               /* NIC lcores (emu.nic_lcores) */
+	uint32_t n_nic; /* NIC lcores (emu.nic_lcores) */
 	struct emu_nic *nic;
-	struct emu_dstats *d;         /* per dest (n_dest) */
+	struct emu_dstats *d;                 /* per dest (n_dest) */
 	rxb_counter_t gen_late, gen_pipeline; /* S */
-	uint64_t in_use_max;          /* M */
+	uint64_t in_use_max;                  /* M */
 
 	/* M: recent rates for telemetry (relaxed: standalone numbers) */
 	_Atomic uint64_t tel_mpps_milli, tel_idle_permille;

@@ -10,7 +10,6 @@
 
 #include "emu.h"
 
-
 static void num(FILE *f, const char *key, double v, bool comma)
 {
 	if (isfinite(v))
@@ -55,9 +54,11 @@ static void params(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_re
 	fprintf(f, "\"params\": {");
 	str(f, "arch.name", rxb_arch_name[c->scn.arch.name], true);
 	fprintf(f, "\"arch.emulated\": %s, ", c->scn.arch.emulated ? "true" : "false");
-	u64(f, "arch.rx_size", c->scn.arch.rx_size ? c->scn.arch.rx_size :
-	    c->scn.arch.name == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE :
-							  RXB_DEFAULT_RX_SIZE, true);
+	u64(f, "arch.rx_size",
+	    c->scn.arch.rx_size                           ? c->scn.arch.rx_size
+	    : c->scn.arch.name == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE
+							  : RXB_DEFAULT_RX_SIZE,
+	    true);
 	u64(f, "arch.ax_size", c->scn.arch.ax_size ? c->scn.arch.ax_size : RXB_DEFAULT_AX_SIZE,
 	    true);
 	u64(f, "arch.bx_size", c->scn.arch.bx_size ? c->scn.arch.bx_size : RXB_DEFAULT_BX_SIZE,
@@ -98,8 +99,11 @@ static void params(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_re
 	num(f, "run.warmup_ms", c->scn.run.warmup_ms, true);
 	u64(f, "run.seed", c->scn.run.seed, true);
 	str(f, "emu.source", rxb_emu_source_name[c->scn.emu.source], true);
-	str(f, "emu.out", c->out == RXB_EMU_OUT_PCAP ? c->out_pcap :
-		c->out == RXB_EMU_OUT_PORT ? "port" : c->out == RXB_EMU_OUT_RING ? "ring" : "null",
+	str(f, "emu.out",
+	    c->out == RXB_EMU_OUT_PCAP   ? c->out_pcap
+	    : c->out == RXB_EMU_OUT_PORT ? "port"
+	    : c->out == RXB_EMU_OUT_RING ? "ring"
+					 : "null",
 	    true);
 	str(f, "emu.rss", c->scn.emu.rss == RXB_EMU_RSS_SW ? "sw" : "auto", true);
 	u64(f, "emu.packets", c->scn.emu.packets, true);
@@ -256,8 +260,7 @@ static void per_ring(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_emu_
 			 * bytes (basic: the shared PF queue the port maps to) */
 			num(f, "memory_bytes_mean", o->posted_mean * c->scn.arch.buffer_bytes,
 			    true);
-			u64(f, "memory_bytes_max", o->posted_max * c->scn.arch.buffer_bytes,
-			    true);
+			u64(f, "memory_bytes_max", o->posted_max * c->scn.arch.buffer_bytes, true);
 		}
 		u64(f, "occupancy_max", o->occ_max, false);
 		fprintf(f, "}");
@@ -285,8 +288,10 @@ static void per_worker(FILE *f, const struct rxb_emu_result *r)
 		num(f, "cycles_rx", (double)o->cyc_rx / p, true);
 		num(f, "cycles_alloc", (double)o->cyc_alloc / p, true);
 		num(f, "cycles_app", (double)o->cyc_app / p, true);
-		num(f, "idle_share", (double)o->cyc_idle /
-		    (double)(o->cyc_idle + o->cyc_rx + o->cyc_alloc + o->cyc_app + 1), false);
+		num(f, "idle_share",
+		    (double)o->cyc_idle /
+			    (double)(o->cyc_idle + o->cyc_rx + o->cyc_alloc + o->cyc_app + 1),
+		    false);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]");

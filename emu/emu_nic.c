@@ -97,8 +97,7 @@ unsigned emu_refill(struct emu *e, struct emu_pq *pq)
 			emu_meta(m)->src = si;
 			s->exp[s->tail++ & s->mask] = bufs[i];
 		}
-		if (got != 0 &&
-		    rte_ring_sp_enqueue_bulk(pq->fill, (void **)bufs, got, NULL) != got)
+		if (got != 0 && rte_ring_sp_enqueue_bulk(pq->fill, (void **)bufs, got, NULL) != got)
 			rxb_counter_add(&ns->mismatch, got); /* cannot happen: room was checked */
 		room -= got;
 		total += got;
@@ -187,7 +186,9 @@ static uint32_t steer(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, bool
 		if (emu_pq_of_core(e, core, 0) != q) {
 			uint32_t per = (e->n_dest - q + e->n_pq - 1) / e->n_pq;
 
-			core = e->cfg->scn.arch.spool_mode == RXB_SPOOL_BASIC ? q + (*hash % per) * e->n_pq : q;
+			core = e->cfg->scn.arch.spool_mode == RXB_SPOOL_BASIC
+				       ? q + (*hash % per) * e->n_pq
+				       : q;
 			c->fixups++;
 		}
 	} else if (core - pq->core_first >= pq->core_n) {
@@ -351,8 +352,8 @@ static bool return_src_holes(struct emu *e, uint32_t i, struct emu_nstats *ns)
 		unsigned n = RTE_MIN(s->holes - k, EMU_FETCH_CHUNK);
 
 		for (unsigned j = 0; j < n; j++) {
-			struct rte_mbuf *m =
-				(struct rte_mbuf *)(uintptr_t)s->exp[(s->head + k + j) & s->mask];
+			struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)
+						     s->exp[(s->head + k + j) & s->mask];
 
 			m->pool = pq->vpool;
 			bufs[j] = m;
@@ -516,8 +517,8 @@ static void ws_window(struct emu_nic *nic)
 }
 
 /* Time accounting of one loop from `last` to `t`. */
-static void account(struct emu_nic *nic, uint64_t last, uint64_t t, unsigned work,
-		    unsigned pkts, uint64_t *idle_polls)
+static void account(struct emu_nic *nic, uint64_t last, uint64_t t, unsigned work, unsigned pkts,
+		    uint64_t *idle_polls)
 {
 	struct emu_nstats *ns = &nic->ns;
 
@@ -636,6 +637,7 @@ uint64_t emu_ns_sum(const struct emu *e, size_t field)
 	uint64_t sum = 0;
 
 	for (uint32_t j = 0; j < e->n_nic; j++)
-		sum += rxb_counter_read((const rxb_counter_t *)((const char *)&e->nic[j].ns + field));
+		sum += rxb_counter_read(
+			(const rxb_counter_t *)((const char *)&e->nic[j].ns + field));
 	return sum;
 }

@@ -40,8 +40,8 @@ static int split_pcap(struct emu *e, struct rxb_err *err)
 		return -EINVAL;
 	}
 	for (uint32_t q = 0; q < e->n_pq; q++) {
-		snprintf(e->split[q], sizeof(e->split[q]), "/tmp/rxb-emu-%d-%u-q%u.pcap", (int)getpid(),
-			 e->run_id, q);
+		snprintf(e->split[q], sizeof(e->split[q]), "/tmp/rxb-emu-%d-%u-q%u.pcap",
+			 (int)getpid(), e->run_id, q);
 		out[q] = rxb_pcap_open_write(e->split[q]);
 		if (out[q] == NULL) {
 			rxb_err_set(err, "emu.source = pcap: cannot write %s: %s", e->split[q],
@@ -182,9 +182,11 @@ static int use_probed_input(struct emu *e, struct rxb_err *err)
 	uint32_t port = e->cfg->scn.emu.port;
 
 	if (!rte_eth_dev_is_valid_port(port)) {
-		rxb_err_set(err, "emu.port = %u: no such ethdev port (the EAL found %u; a "
+		rxb_err_set(err,
+			    "emu.port = %u: no such ethdev port (the EAL found %u; a "
 			    "real NIC needs its PCI address or a vdev in --eal, and no "
-			    "--no-pci)", port, rte_eth_dev_count_avail());
+			    "--no-pci)",
+			    port, rte_eth_dev_count_avail());
 		return -ENODEV;
 	}
 	e->in_port = port;
@@ -220,10 +222,13 @@ static int setup_input(struct emu *e, struct rxb_err *err)
 		return rc;
 	}
 	if (info.max_rx_queues < e->n_pq) {
-		rxb_err_set(err, "emu.source = %s: port %u (%s) has %u Rx queues, arch.name = %s "
-			    "needs %u physical queues%s", c->scn.emu.source == RXB_EMU_SOURCE_PORT ? "port" : "vdev",
-			    e->in_port, info.driver_name, info.max_rx_queues, rxb_arch_name[c->scn.arch.name],
-			    e->n_pq, c->scn.arch.name <= RXB_ARCH_SMALL_PRIVRING ? " (one per worker)" : "");
+		rxb_err_set(err,
+			    "emu.source = %s: port %u (%s) has %u Rx queues, arch.name = %s "
+			    "needs %u physical queues%s",
+			    c->scn.emu.source == RXB_EMU_SOURCE_PORT ? "port" : "vdev", e->in_port,
+			    info.driver_name, info.max_rx_queues, rxb_arch_name[c->scn.arch.name],
+			    e->n_pq,
+			    c->scn.arch.name <= RXB_ARCH_SMALL_PRIVRING ? " (one per worker)" : "");
 		return -EINVAL;
 	}
 	nb_tx = c->out == RXB_EMU_OUT_PORT ? (uint16_t)e->cores : 1;
@@ -232,14 +237,15 @@ static int setup_input(struct emu *e, struct rxb_err *err)
 	if (c->scn.emu.source == RXB_EMU_SOURCE_PORT && e->n_pq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
-						    RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+						    RTE_ETH_RSS_UDP) &
+						   info.flow_type_rss_offloads;
 	}
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
 	rc = rte_eth_dev_configure(e->in_port, (uint16_t)e->n_pq, nb_tx, &conf);
 	if (rc != 0) {
-		rxb_err_set(err, "port %u (%s): configure %u Rx / %u Tx queues failed: %s", e->in_port,
-			    info.driver_name, e->n_pq, nb_tx, rte_strerror(-rc));
+		rxb_err_set(err, "port %u (%s): configure %u Rx / %u Tx queues failed: %s",
+			    e->in_port, info.driver_name, e->n_pq, nb_tx, rte_strerror(-rc));
 		return rc;
 	}
 	for (uint32_t q = 0; q < e->n_pq; q++) {
@@ -251,9 +257,11 @@ static int setup_input(struct emu *e, struct rxb_err *err)
 		if (nd < info.rx_desc_lim.nb_min)
 			nd = info.rx_desc_lim.nb_min;
 		e->pq[q].qid = (uint16_t)q;
-		rc = rte_eth_rx_queue_setup(e->in_port, (uint16_t)q, nd, (unsigned)socket, NULL, mp);
+		rc = rte_eth_rx_queue_setup(e->in_port, (uint16_t)q, nd, (unsigned)socket, NULL,
+					    mp);
 		if (rc != 0) {
-			rxb_err_set(err, "port %u (%s): Rx queue %u setup (%u descriptors) failed: %s",
+			rxb_err_set(err,
+				    "port %u (%s): Rx queue %u setup (%u descriptors) failed: %s",
 				    e->in_port, info.driver_name, q, nd, rte_strerror(-rc));
 			return rc;
 		}
@@ -335,7 +343,8 @@ static int setup_output(struct emu *e, struct rxb_err *err)
 	for (uint16_t t = 0; rc == 0 && t < nb_tx; t++)
 		rc = rte_eth_tx_queue_setup(e->out_port, t, EMU_TX_DESC, (unsigned)socket, NULL);
 	if (rc != 0) {
-		rxb_err_set(err, "output port %s: setup failed: %s", e->out_name, rte_strerror(-rc));
+		rxb_err_set(err, "output port %s: setup failed: %s", e->out_name,
+			    rte_strerror(-rc));
 		return rc;
 	}
 	e->out_txq = nb_tx;
@@ -366,9 +375,11 @@ int emu_ports_start(struct emu *e, struct rxb_err *err)
 
 	if (rc != 0) {
 		rxb_err_set(err, "input port %u: start failed: %s%s", e->in_port, rte_strerror(-rc),
-			    e->cfg->scn.arch.emulated ? " (with an emulated arch the PMD draws its first "
-					       "buffers from the virtual rings: rings too small for "
-					       "its descriptor count?)" : "");
+			    e->cfg->scn.arch.emulated
+				    ? " (with an emulated arch the PMD draws its first "
+				      "buffers from the virtual rings: rings too small for "
+				      "its descriptor count?)"
+				    : "");
 		return rc;
 	}
 	e->in_started = true;

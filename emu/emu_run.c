@@ -129,7 +129,8 @@ static int build_queues(struct emu *e)
 		/* One physical queue per library queue (a port's own, or one of
 		 * basic's shared PF queues), fed by that queue's Rx ring; its
 		 * packets may go to any port mapped to it. */
-		uint32_t cap = c->scn.arch.spool_mode == RXB_SPOOL_SPP ? c->scn.arch.spool_high : rs;
+		uint32_t cap = c->scn.arch.spool_mode == RXB_SPOOL_SPP ? c->scn.arch.spool_high
+								       : rs;
 
 		for (uint32_t q = 0; rc == 0 && q < e->n_pq; q++) {
 			set_pq(e, q, q, 1, cap, 0, e->n_dest, 0);
@@ -206,9 +207,10 @@ static int make_pools(struct emu *e, struct rxb_err *err)
 	snprintf(name, sizeof(name), "rxbp%u", e->run_id);
 	e->wpool = rte_pktmbuf_pool_create(name, n, cache, 0, room, (int)rte_socket_id());
 	if (e->wpool == NULL) {
-		return rxb_err_fail(err, -ENOMEM, "cannot create the mempool of %u buffers of %u "
-				    "bytes: %s (raise -m in --eal or lower arch.pool_buffers)", n, room,
-				    rte_strerror(rte_errno));
+		return rxb_err_fail(err, -ENOMEM,
+				    "cannot create the mempool of %u buffers of %u "
+				    "bytes: %s (raise -m in --eal or lower arch.pool_buffers)",
+				    n, room, rte_strerror(rte_errno));
 	}
 	snprintf(name, sizeof(name), "rxbs%u", e->run_id);
 	e->spool = rte_pktmbuf_pool_create(name, 2 * EMU_BURST + 64, 0, 0, room,
@@ -290,9 +292,11 @@ static uint32_t lb_capacity(const struct emu *e)
 	rxb_flows_init(&fm, s->run.seed, 0, IPPROTO_UDP);
 	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s) &&
 	    rxb_flows_ranges(&fm, s->traffic.gen_src_addrs, s->traffic.gen_dst_addrs, NULL) == 0) {
-		run = s->emu.packets != 0 ? s->emu.packets :
-		      (uint64_t)(s->traffic.rate_gbps * 1e9 / 8 / (s->traffic.packet_bytes + 20.0) *
-				 s->system.nics * (s->run.duration_ms + 1000.0) / 1e3);
+		run = s->emu.packets != 0
+			      ? s->emu.packets
+			      : (uint64_t)(s->traffic.rate_gbps * 1e9 / 8 /
+					   (s->traffic.packet_bytes + 20.0) * s->system.nics *
+					   (s->run.duration_ms + 1000.0) / 1e3);
 		flows = RTE_MIN(RTE_MIN((uint64_t)fm.gen_flows, run), EMU_LB_MAX_RANGES);
 	}
 	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
@@ -310,13 +314,15 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 	if (e->w == NULL || e->allocs == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: %u workers' state", e->cores);
 	rxb_nf_cfg_defaults(&nc);
-	if (c->scn.workload.nf == RXB_NF_KIND_L3FWD || c->scn.workload.nf == RXB_NF_KIND_SYNTHETIC) {
+	if (c->scn.workload.nf == RXB_NF_KIND_L3FWD ||
+	    c->scn.workload.nf == RXB_NF_KIND_SYNTHETIC) {
 		rc = rxb_nf_lpm_create(&nc, socket, &e->lpm, err);
 		if (rc != 0)
 			return rc;
 	}
 	if (c->scn.workload.nf == RXB_NF_KIND_COUNTER) {
-		e->counters = rte_zmalloc("rxb_counters", sizeof(*e->counters) * c->scn.workload.counter_slots,
+		e->counters = rte_zmalloc("rxb_counters",
+					  sizeof(*e->counters) * c->scn.workload.counter_slots,
 					  RTE_CACHE_LINE_SIZE);
 		if (e->counters == NULL)
 			return rxb_err_fail(err, -ENOMEM, "out of memory: %u counters",
@@ -331,8 +337,11 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		wk->id = w;
 		wk->alloc.mp = e->wpool;
 		emu_alloc_endpoint(&wk->alloc, &e->allocs[w]);
-		wk->extra_cyc = emu_ns_to_cyc(e, c->scn.workload.compute_ns + (rxb_scn_list_has(&c->scn.system.slow_cores, w) ?
-						    c->scn.system.slow_extra_ns : 0));
+		wk->extra_cyc = emu_ns_to_cyc(
+			e,
+			c->scn.workload.compute_ns + (rxb_scn_list_has(&c->scn.system.slow_cores, w)
+							      ? c->scn.system.slow_extra_ns
+							      : 0));
 		rxb_nf_cfg_defaults(&nc);
 		nc.instance = w;
 		nc.seed = c->scn.run.seed * 7919 + w;
@@ -343,7 +352,8 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.synth.buf_bytes = (uint64_t)(c->scn.workload.buffer_mib * 1048576.0);
 		if (nc.synth.buf_bytes < 64)
 			nc.synth.buf_bytes = 64;
-		nc.synth.reads = c->scn.workload.reads + (target ? c->scn.workload.target_reads : 0);
+		nc.synth.reads = c->scn.workload.reads +
+				 (target ? c->scn.workload.target_reads : 0);
 		nc.synth.payload = (enum rxb_nf_payload)c->scn.workload.payload;
 		/* One partition per worker; the value array is capacity x 1088
 		 * bytes, so it is capped to what -m 2048 can hold. */
@@ -398,7 +408,7 @@ static int mbm_read(uint64_t *bytes)
 
 struct snap {
 	uint64_t t, offered, offered_bytes, processed, wire_bytes, dispatched, busy, idle;
-	uint64_t mbm;     /* resctrl memory traffic, bytes */
+	uint64_t mbm; /* resctrl memory traffic, bytes */
 	bool has_mbm;
 };
 
@@ -472,7 +482,8 @@ static void sample_occupancy(struct emu *e)
 static double offered_gbps(const struct snap *a, const struct snap *b, double dt)
 {
 	return ((double)(b->offered_bytes - a->offered_bytes) +
-		24.0 * (double)(b->offered - a->offered)) * 8 / dt / 1e9;
+		24.0 * (double)(b->offered - a->offered)) *
+	       8 / dt / 1e9;
 }
 
 /* Dynamic shRing: one controller sample. Memory bandwidth comes from
@@ -489,9 +500,9 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 	if (dt <= 0)
 		return;
 	s.tput_gbps = offered_gbps(a, b, dt); /* the load received, not what cores delivered */
-	s.mem_bw_gibps = a->has_mbm && b->has_mbm ?
-			 (double)(b->mbm - a->mbm) / dt / 1073741824.0 :
-			 (double)(b->offered_bytes - a->offered_bytes) / dt / 1073741824.0;
+	s.mem_bw_gibps = a->has_mbm && b->has_mbm ? (double)(b->mbm - a->mbm) / dt / 1073741824.0
+						  : (double)(b->offered_bytes - a->offered_bytes) /
+							    dt / 1073741824.0;
 	s.overloaded_cores = 0;
 	for (uint32_t w = 0; w < e->cores; w++)
 		s.overloaded_cores += rxb_dynctl_ivl_overloaded(&e->w[w].ivl,
@@ -521,8 +532,9 @@ static uint64_t wire_residual(struct emu *e)
 
 static uint64_t out_held(const struct emu *e)
 {
-	return e->cfg->out == RXB_EMU_OUT_RING && e->cfg->out_ring ?
-	       rte_ring_count(e->cfg->out_ring) : 0;
+	return e->cfg->out == RXB_EMU_OUT_RING && e->cfg->out_ring
+		       ? rte_ring_count(e->cfg->out_ring)
+		       : 0;
 }
 
 static void check_packets(struct emu *e, struct rxb_emu_result *r)
@@ -556,7 +568,8 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 		r->tx_packets += rxb_counter_read(&e->w[w].st.tx);
 		r->tx_drops += rxb_counter_read(&e->w[w].st.tx_drops);
 	}
-	r->offered = src_offered(e, NULL) + (c->scn.emu.source == RXB_EMU_SOURCE_PORT ? phys_drops : 0);
+	r->offered = src_offered(e, NULL) +
+		     (c->scn.emu.source == RXB_EMU_SOURCE_PORT ? phys_drops : 0);
 	r->delivered = processed;
 	if (!c->scn.arch.emulated) {
 		r->in_flight = resid + (received - processed);
@@ -590,9 +603,10 @@ static void check_packets(struct emu *e, struct rxb_emu_result *r)
 		snprintf(r->packets_msg, sizeof(r->packets_msg),
 			 "library received %lu != workers received %lu", cs.received, received);
 	else if (r->offered != processed + phys_drops + cs.dropped + r->in_flight)
-		snprintf(r->packets_msg, sizeof(r->packets_msg),
-			 "offered %lu != processed %lu + dropped %lu (physical %lu) + in flight %lu",
-			 r->offered, processed, phys_drops + cs.dropped, phys_drops, r->in_flight);
+		snprintf(
+			r->packets_msg, sizeof(r->packets_msg),
+			"offered %lu != processed %lu + dropped %lu (physical %lu) + in flight %lu",
+			r->offered, processed, phys_drops + cs.dropped, phys_drops, r->in_flight);
 	else
 		r->packets_ok = true;
 }
@@ -620,8 +634,8 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 			r->buffers_ok = false;
 			snprintf(r->buffers_msg, sizeof(r->buffers_msg),
 				 "pool in use %lu != posted %lu + in NIC %lu + unread %lu + "
-				 "application %lu + output %lu", in_use, cs.posted, cs.nic_held,
-				 cs.in_entries, cs.app_held, held);
+				 "application %lu + output %lu",
+				 in_use, cs.posted, cs.nic_held, cs.in_entries, cs.app_held, held);
 		}
 		/* Take every buffer back: those handed to the physical side
 		 * (exp lists them whatever ring or hand they are in now), then
@@ -631,7 +645,8 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 			unsigned got;
 
 			for (; s->head != s->tail; s->head++) {
-				struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)s->exp[s->head & s->mask];
+				struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)
+							     s->exp[s->head & s->mask];
 
 				m->pool = e->wpool;
 				rte_mempool_put(e->wpool, m);
@@ -661,7 +676,8 @@ static void check_buffers(struct emu *e, struct rxb_emu_result *r)
 		r->buffers_ok = false;
 		snprintf(r->buffers_msg, sizeof(r->buffers_msg),
 			 "after taking every buffer back, %lu are still out of the pool "
-			 "(expected %lu: output, unread entries, RxList sentinels)", in_use, held);
+			 "(expected %lu: output, unread entries, RxList sentinels)",
+			 in_use, held);
 	}
 }
 
@@ -706,8 +722,9 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		r->throughput_mpps = (double)(b->processed - a->processed) / dt / 1e6;
 		r->emu_mpps = (double)(b->dispatched - a->dispatched) / dt / 1e6;
 	}
-	r->mem_bw_gibps = a->has_mbm && b->has_mbm && dt > 0 ?
-			  (double)(b->mbm - a->mbm) / dt / 1073741824.0 : NAN;
+	r->mem_bw_gibps = a->has_mbm && b->has_mbm && dt > 0
+				  ? (double)(b->mbm - a->mbm) / dt / 1073741824.0
+				  : NAN;
 	for (int k = 0; k < RXB_DROP_CAUSES; k++)
 		dropped += r->drops[k];
 	r->drop_rate = r->offered ? (double)dropped / (double)r->offered : 0;
@@ -753,7 +770,8 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 		o->occ_max = e->d[d].occ_max;
 		o->occ_mean = e->d[d].occ_n ? (double)e->d[d].occ_sum / (double)e->d[d].occ_n : 0;
 		o->posted_max = e->d[d].posted_max;
-		o->posted_mean = e->d[d].occ_n ? (double)e->d[d].posted_sum / (double)e->d[d].occ_n : 0;
+		o->posted_mean = e->d[d].occ_n ? (double)e->d[d].posted_sum / (double)e->d[d].occ_n
+					       : 0;
 		occ_sum += e->d[d].occ_sum;
 		occ_n += e->d[d].occ_n;
 		r->occ_max = RTE_MAX(r->occ_max, o->occ_max);
@@ -777,11 +795,14 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	r->emu_idle_share = busy + idle ? (double)idle / (double)(busy + idle) : 0;
 	r->emu_cycles_per_pkt = r->emu_dispatched ? (double)busy / (double)r->emu_dispatched : 0;
 	r->emu_loaded_pkts = EMU_NS(e, full_pkts);
-	r->emu_loaded_cycles_per_pkt = r->emu_loaded_pkts ?
-		(double)EMU_NS(e, full_cyc) / (double)r->emu_loaded_pkts : NAN;
+	r->emu_loaded_cycles_per_pkt = r->emu_loaded_pkts ? (double)EMU_NS(e, full_cyc) /
+								    (double)r->emu_loaded_pkts
+							  : NAN;
 	r->emu_nic_lcores = e->n_nic;
-	r->emu_held_ns = EMU_NS(e, held_pkts) ? (double)EMU_NS(e, held_cyc) /
-			 (double)EMU_NS(e, held_pkts) / (double)e->hz * 1e9 : NAN;
+	r->emu_held_ns = EMU_NS(e, held_pkts)
+				 ? (double)EMU_NS(e, held_cyc) / (double)EMU_NS(e, held_pkts) /
+					   (double)e->hz * 1e9
+				 : NAN;
 	r->emu_mismatch = EMU_NS(e, mismatch);
 	r->emu_swaps = EMU_NS(e, swaps);
 	r->emu_hole_returns = EMU_NS(e, hole_returns);
@@ -789,8 +810,7 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	r->emu_sw_hash = EMU_NS(e, sw_hash);
 	r->emu_port_hash = EMU_NS(e, port_hash);
 	r->emu_steer_fixups = EMU_NS(e, steer_fixups);
-	r->emu_ws_max = RTE_MAX(EMU_NS(e, ws_max),
-				EMU_NS(e, ws_distinct));
+	r->emu_ws_max = RTE_MAX(EMU_NS(e, ws_max), EMU_NS(e, ws_distinct));
 	r->dma_bytes = src_offered(e, NULL) ? b->offered_bytes : 0;
 	for (uint32_t i = 0; i < e->n_src; i++)
 		r->virt_slots += e->src[i].size;
@@ -860,7 +880,8 @@ static int launch(struct emu *e, struct rxb_err *err)
 {
 	unsigned lcore, k = 0, need = rxb_emu_lcores_needed(e->cfg);
 
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
 		int rc;
 
 		if (k >= need)
@@ -947,14 +968,16 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 
 			take_snap(e, &now_s);
 			dt = (double)(now_s.t - tel_prev.t) / (double)e->hz;
-			atomic_store_explicit(&e->tel_mpps_milli,
-					      (uint64_t)((double)(now_s.dispatched - tel_prev.dispatched) /
-							 dt / 1e3), memory_order_relaxed);
+			atomic_store_explicit(
+				&e->tel_mpps_milli,
+				(uint64_t)((double)(now_s.dispatched - tel_prev.dispatched) / dt /
+					   1e3),
+				memory_order_relaxed);
 			if (now_s.busy + now_s.idle > tel_prev.busy + tel_prev.idle)
 				atomic_store_explicit(&e->tel_idle_permille,
 						      (now_s.idle - tel_prev.idle) * 1000 /
-						      ((now_s.busy + now_s.idle) -
-						       (tel_prev.busy + tel_prev.idle)),
+							      ((now_s.busy + now_s.idle) -
+							       (tel_prev.busy + tel_prev.idle)),
 						      memory_order_relaxed);
 			tel_prev = now_s;
 			next_tel = now + tel_every;
@@ -967,7 +990,8 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 			bool all = true; /* the workers poll the trace queues themselves */
 
 			for (uint32_t q = 0; q < e->n_pq; q++)
-				all = all && atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed);
+				all = all &&
+				      atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed);
 			if (all) /* relaxed: the workers read it after the drain flag */
 				atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
 		}
@@ -996,7 +1020,8 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	if (rc != 0)
 		return rc;
 	if (rte_lcore_count() - 1 < rxb_emu_lcores_needed(c)) {
-		rxb_err_set(err, "the EAL has %u lcores besides the main one, the run needs %u "
+		rxb_err_set(err,
+			    "the EAL has %u lcores besides the main one, the run needs %u "
 			    "(%u workers%s%s): give more with --lcores in --eal",
 			    rte_lcore_count() - 1, rxb_emu_lcores_needed(c), c->scn.system.cores,
 			    c->scn.arch.emulated ? " + the emulator" : "",
@@ -1024,7 +1049,8 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	e->cores = c->scn.system.cores;
 	e->cpn = c->scn.system.cores / c->scn.system.nics;
 	e->n_dest = e->shape.n_dests;
-	if (c->scn.arch.name == RXB_ARCH_SPOOL) /* dests are ports; one NIC's RETA spreads over them */
+	if (c->scn.arch.name ==
+	    RXB_ARCH_SPOOL) /* dests are ports; one NIC's RETA spreads over them */
 		e->cpn = c->scn.arch.spool_ports;
 	e->share = c->scn.arch.share_degree;
 	e->dmax = c->scn.arch.name == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
@@ -1036,16 +1062,20 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 
 		e->has_mbm = mbm_read(&mbm) == 0;
 		if (!e->has_mbm && c->scn.arch.name == RXB_ARCH_DYN_SHRING)
-			fprintf(stderr, "note: no resctrl memory bandwidth monitoring on this machine: "
-				"the dynamic shRing controller gets the DMA write rate as its memory "
+			fprintf(stderr,
+				"note: no resctrl memory bandwidth monitoring on this machine: "
+				"the dynamic shRing controller gets the DMA write rate as its "
+				"memory "
 				"bandwidth input\n");
 	}
 	for (uint32_t i = 0; i < RXB_EMU_MAX_WORKERS; i++)
 		rte_spinlock_init(&e->out_lock[i]);
 	e->d = rte_zmalloc("rxb_dstats", sizeof(*e->d) * e->n_dest, RTE_CACHE_LINE_SIZE);
 	if (e->d == NULL) {
-		rc = rxb_err_fail(err, -ENOMEM, "out of memory: per-destination counters (%zu "
-				  "bytes)", sizeof(*e->d) * e->n_dest);
+		rc = rxb_err_fail(err, -ENOMEM,
+				  "out of memory: per-destination counters (%zu "
+				  "bytes)",
+				  sizeof(*e->d) * e->n_dest);
 		goto fail;
 	}
 	rc = rxb_rss_init(&e->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err);
@@ -1087,10 +1117,13 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	e->t_stop = e->t_start + emu_ns_to_cyc(e, c->scn.run.duration_ms * 1e6);
 	for (uint32_t w = 0; w < e->cores; w++)
 		if (rxb_scn_list_has(&c->scn.system.stalled_cores, w)) {
-			e->w[w].stall_from = e->t_start + emu_ns_to_cyc(e, c->scn.system.stall_at_ms * 1e6) + 1;
-			e->w[w].stall_to = c->scn.system.stall_for_ms > 0 ?
-					   e->w[w].stall_from + emu_ns_to_cyc(e, c->scn.system.stall_for_ms * 1e6) :
-					   0;
+			e->w[w].stall_from = e->t_start +
+					     emu_ns_to_cyc(e, c->scn.system.stall_at_ms * 1e6) + 1;
+			e->w[w].stall_to =
+				c->scn.system.stall_for_ms > 0
+					? e->w[w].stall_from +
+						  emu_ns_to_cyc(e, c->scn.system.stall_for_ms * 1e6)
+					: 0;
 		}
 	if (c->scn.emu.telemetry)
 		emu_telemetry_attach(e);
@@ -1126,8 +1159,10 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	atomic_store_explicit(&e->drain, 1, memory_order_release);
 	while (!all_done(e)) {
 		if (rte_rdtsc() > deadline) {
-			fprintf(stderr, "warning: the rings did not drain within emu.drain_ms = %g ms; "
-				"stopping (packets left in flight are reported)\n", c->scn.emu.drain_ms);
+			fprintf(stderr,
+				"warning: the rings did not drain within emu.drain_ms = %g ms; "
+				"stopping (packets left in flight are reported)\n",
+				c->scn.emu.drain_ms);
 			/* relaxed: an abort; rte_eal_mp_wait_lcore() collects the lcores */
 			atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 			break;

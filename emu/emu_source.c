@@ -45,7 +45,8 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	const struct rxb_emu_cfg *c = e->cfg;
 	struct rxb_gen_cfg g;
 	double share = c->scn.traffic.target_share, pps, avg;
-	uint32_t tpb = c->scn.traffic.target_packet_bytes ? c->scn.traffic.target_packet_bytes : c->scn.traffic.packet_bytes;
+	uint32_t tpb = c->scn.traffic.target_packet_bytes ? c->scn.traffic.target_packet_bytes
+							  : c->scn.traffic.packet_bytes;
 
 	rxb_gen_cfg_defaults(&g);
 	g.seed = c->scn.run.seed;
@@ -59,7 +60,8 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	g.frame_size = (uint16_t)(c->scn.traffic.packet_bytes - 4);
 	if (c->scn.traffic.target_rate_gbps > 0) {
 		double tp = wire_pps(c->scn.traffic.target_rate_gbps, tpb);
-		double op = wire_pps(c->scn.traffic.rate_gbps - c->scn.traffic.target_rate_gbps, c->scn.traffic.packet_bytes);
+		double op = wire_pps(c->scn.traffic.rate_gbps - c->scn.traffic.target_rate_gbps,
+				     c->scn.traffic.packet_bytes);
 
 		share = tp / (tp + op);
 	}
@@ -77,7 +79,8 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 		g.kv.enabled = true;
 		g.kv.get_ratio = 1.0 - put;
 		g.kv.n_keys = c->scn.workload.kvs_keys;
-		g.kv.dist = c->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? RXB_GEN_ZIPF : RXB_GEN_UNIFORM;
+		g.kv.dist = c->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? RXB_GEN_ZIPF
+									 : RXB_GEN_UNIFORM;
 		g.kv.zipf_s = c->scn.traffic.zipf_s;
 		g.kv.n_partitions = e->cores;
 		g.kv.val_len = (uint16_t)c->scn.workload.kvs_value_bytes;
@@ -95,7 +98,8 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 
 		g.pps = on_pps;
 		g.burst_pkts = c->scn.traffic.burst_packets;
-		g.burst_gap_ns = (uint64_t)(on_s * (1 - c->scn.traffic.burst_duty) / c->scn.traffic.burst_duty * 1e9);
+		g.burst_gap_ns = (uint64_t)(on_s * (1 - c->scn.traffic.burst_duty) /
+					    c->scn.traffic.burst_duty * 1e9);
 		break;
 	}
 	default:
@@ -106,7 +110,8 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	if (rxb_gen_create(&g, &e->gen, err) != 0)
 		return -EINVAL;
 	if (rxb_gen_max_frame(e->gen) > c->scn.arch.buffer_bytes) {
-		rxb_err_set(err, "arch.buffer_bytes = %u: the generator's largest frame is %u bytes",
+		rxb_err_set(err,
+			    "arch.buffer_bytes = %u: the generator's largest frame is %u bytes",
 			    c->scn.arch.buffer_bytes, rxb_gen_max_frame(e->gen));
 		return -EINVAL;
 	}
@@ -115,7 +120,7 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 
 /* Poisson arrivals: exponential gaps around the mean period. */
 struct pois {
-	double period;   /* TSC cycles */
+	double period; /* TSC cycles */
 	double next;
 	struct sim_rng rng;
 	bool started;
@@ -147,16 +152,16 @@ static unsigned pois_due(struct pois *p, uint64_t now, unsigned max, rxb_counter
 struct gen_ctx {
 	struct rte_mbuf *stage[EMU_BURST];
 	struct rxb_gen_pkt_info info[EMU_BURST];
-	struct rte_mbuf **out;   /* [n_pq][EMU_BURST] */
+	struct rte_mbuf **out; /* [n_pq][EMU_BURST] */
 	unsigned *n_out;
-	unsigned *room;          /* native: free slots left per queue */
+	unsigned *room; /* native: free slots left per queue */
 };
 
 static uint32_t flow_core(struct emu *e, const struct rxb_gen_pkt_info *pi, uint32_t *hash)
 {
 	const struct rxb_gen_flow *f = rxb_gen_flow(e->gen, pi->flow);
-	uint16_t dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition) :
-					 f->dst_port;
+	uint16_t dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition)
+					: f->dst_port;
 
 	*hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, dport);
 	return emu_core_of(e, *hash, dport, true);
@@ -236,8 +241,7 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t 
 
 /* Several queues (or native): generate into staging mbufs, then write each
  * packet into a buffer of the queue its flow is steered to. */
-static void burst_copy(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now,
-		       uint32_t mode)
+static void burst_copy(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now, uint32_t mode)
 {
 	unsigned filled = rxb_gen_fill(e->gen, x->stage, n, now, x->info);
 
@@ -325,8 +329,9 @@ int emu_gen_main(void *arg)
 				atomic_store_explicit(&e->gen_mode, mode, memory_order_release);
 			}
 		}
-		n = c->scn.traffic.pattern == RXB_PATTERN_POISSON ? pois_due(&pois, now, EMU_BURST, &e->gen_late) :
-							rxb_gen_due(e->gen, now, EMU_BURST);
+		n = c->scn.traffic.pattern == RXB_PATTERN_POISSON
+			    ? pois_due(&pois, now, EMU_BURST, &e->gen_late)
+			    : rxb_gen_due(e->gen, now, EMU_BURST);
 		if (c->scn.emu.packets != 0 && n > c->scn.emu.packets - offered)
 			n = (unsigned)(c->scn.emu.packets - offered);
 		if (n == 0) {

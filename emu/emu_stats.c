@@ -11,8 +11,8 @@
 uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter)
 {
 	/* both ring sets of dynamic shRing; spool: per port */
-	return e->iface != NULL ?
-	       rxb_iface_nic_counter(e->iface, d, (enum rxb_nic_counter)counter) : 0;
+	return e->iface != NULL ? rxb_iface_nic_counter(e->iface, d, (enum rxb_nic_counter)counter)
+				: 0;
 }
 
 uint64_t emu_dest_drops(struct emu *e, uint32_t d, int cause)

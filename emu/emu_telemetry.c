@@ -40,8 +40,9 @@ static int tel_emulator(const char *cmd, const char *params, struct rte_tel_data
 		return 0;
 	}
 	/* relaxed: numbers for display, nothing read through them */
-	rte_tel_data_add_dict_string(d, "state", atomic_load_explicit(&e->drain, memory_order_relaxed) ?
-				     "draining" : "running");
+	rte_tel_data_add_dict_string(
+		d, "state",
+		atomic_load_explicit(&e->drain, memory_order_relaxed) ? "draining" : "running");
 	rte_tel_data_add_dict_string(d, "arch", rxb_arch_name[e->cfg->scn.arch.name]);
 	rte_tel_data_add_dict_int(d, "emulated", e->cfg->scn.arch.emulated);
 	rte_tel_data_add_dict_u64(d, "workers", e->cores);
@@ -50,8 +51,9 @@ static int tel_emulator(const char *cmd, const char *params, struct rte_tel_data
 	rte_tel_data_add_dict_u64(d, "dispatched", EMU_NS(e, dispatched));
 	rte_tel_data_add_dict_u64(d, "dispatch_kpps",
 				  atomic_load_explicit(&e->tel_mpps_milli, memory_order_relaxed));
-	rte_tel_data_add_dict_u64(d, "idle_permille",
-				  atomic_load_explicit(&e->tel_idle_permille, memory_order_relaxed));
+	rte_tel_data_add_dict_u64(
+		d, "idle_permille",
+		atomic_load_explicit(&e->tel_idle_permille, memory_order_relaxed));
 	rte_tel_data_add_dict_u64(d, "fetched", EMU_NS(e, fetched));
 	rte_tel_data_add_dict_u64(d, "buffer_mismatch", EMU_NS(e, mismatch));
 	rte_tel_data_add_dict_u64(d, "swaps", EMU_NS(e, swaps));
@@ -127,7 +129,8 @@ static int tel_rings(const char *cmd, const char *params, struct rte_tel_data *d
 		rte_tel_data_start_dict(c);
 		if (e->cfg->scn.arch.emulated) {
 			rte_tel_data_add_dict_u64(c, "offered", emu_lib_nic(e, r, RXB_NIC_OFFERED));
-			rte_tel_data_add_dict_u64(c, "delivered", emu_lib_nic(e, r, RXB_NIC_DELIVERED));
+			rte_tel_data_add_dict_u64(c, "delivered",
+						  emu_lib_nic(e, r, RXB_NIC_DELIVERED));
 		} else {
 			rte_tel_data_add_dict_u64(c, "offered", rxb_counter_read(&e->d[r].offered));
 			rte_tel_data_add_dict_u64(c, "delivered",
@@ -135,7 +138,8 @@ static int tel_rings(const char *cmd, const char *params, struct rte_tel_data *d
 		}
 		rte_tel_data_add_dict_u64(c, "occupancy", emu_dest_occupancy(e, r));
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
-			rte_tel_data_add_dict_u64(c, rxb_drop_cause_name[k], emu_dest_drops(e, r, k));
+			rte_tel_data_add_dict_u64(c, rxb_drop_cause_name[k],
+						  emu_dest_drops(e, r, k));
 		rte_tel_data_add_dict_u64(c, "source_offered", rxb_counter_read(&e->d[r].offered));
 		snprintf(name, sizeof(name), "%u", r);
 		rte_tel_data_add_dict_container(d, name, c, 0);

@@ -83,8 +83,8 @@ static bool drained(struct emu *e, struct emu_worker *w, struct rxb_spool *sp)
 	       atomic_load_explicit(&e->pq[w->id].eof, memory_order_relaxed);
 }
 
-static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf **mb,
-			   unsigned n, uint64_t now)
+static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf **mb, unsigned n,
+			   uint64_t now)
 {
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t t;
@@ -105,7 +105,8 @@ int emu_worker_main(void *arg)
 	struct emu_worker *w = arg;
 	struct emu *e = w->e;
 	const struct rxb_emu_cfg *cfg = e->cfg;
-	const bool native = !cfg->scn.arch.emulated, dyn = cfg->scn.arch.name == RXB_ARCH_DYN_SHRING;
+	const bool native = !cfg->scn.arch.emulated,
+		   dyn = cfg->scn.arch.name == RXB_ARCH_DYN_SHRING;
 	const unsigned batch = cfg->scn.arch.batch;
 	struct rxb_pkt pkts[RXB_BURST_MAX];
 	struct rte_mbuf *mb[RXB_BURST_MAX];
@@ -149,7 +150,8 @@ int emu_worker_main(void *arg)
 		if (native) {
 			n = rte_eth_rx_burst(e->in_port, e->pq[w->id].qid, mb, (uint16_t)batch);
 			if (cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < batch)
-				atomic_store_explicit(&e->pq[w->id].eof, true, memory_order_relaxed);
+				atomic_store_explicit(&e->pq[w->id].eof, true,
+						      memory_order_relaxed);
 		} else {
 			n = rxb_iface_rx(e->iface, rq, pkts, batch, t0);
 			for (unsigned i = 0; i < n; i++)
@@ -158,7 +160,7 @@ int emu_worker_main(void *arg)
 				atomic_store_explicit(&e->qposted[rq], rxb_spool_posted(sp, rq),
 						      memory_order_relaxed);
 		}
-polled:
+	polled:
 		t1 = rte_rdtsc();
 		if (dyn)
 			rxb_dynctl_ivl_note(&w->ivl, t0);

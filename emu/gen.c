@@ -22,10 +22,10 @@ struct flow_set {
 
 struct rxb_gen {
 	struct rxb_gen_cfg cfg;
-	struct rxb_flows fm;         /* the flows' 5-tuples (util/flow.h) */
-	uint32_t n_flows;            /* cfg.n_flows, or lcm of the generator ranges */
+	struct rxb_flows fm; /* the flows' 5-tuples (util/flow.h) */
+	uint32_t n_flows;    /* cfg.n_flows, or lcm of the generator ranges */
 	struct rxb_gen_flow *flows;
-	uint32_t *tcp_seq;           /* per flow, TCP only */
+	uint32_t *tcp_seq; /* per flow, TCP only */
 	struct flow_set target, other, all;
 	bool has_target;
 	struct sim_zipf key_zipf;
@@ -34,20 +34,20 @@ struct rxb_gen {
 
 	/* Pattern state: everything that decides packet contents. */
 	struct sim_rng rng;
-	uint64_t seq;                /* packets filled (IP id) */
-	uint64_t req_id;             /* KV requests filled */
-	uint32_t burst_pos;          /* packets of the current on-period filled */
+	uint64_t seq;       /* packets filled (IP id) */
+	uint64_t req_id;    /* KV requests filled */
+	uint32_t burst_pos; /* packets of the current on-period filled */
 	uint32_t burst_flow;
 	bool burst_flow_target;
-	uint32_t gen_next;           /* generator ranges: the next packet's flow */
+	uint32_t gen_next; /* generator ranges: the next packet's flow */
 
 	/* Pacer state: decides only when packets go. */
 	bool started;
-	uint64_t base;               /* TSC of slot 0 of the current on-period */
-	uint64_t k;                  /* slots granted since base */
-	uint32_t pace_pos;           /* packets granted in the current on-period */
-	double period;               /* TSC cycles per packet; 0 = unpaced */
-	uint64_t gap;                /* off-period in TSC cycles */
+	uint64_t base;     /* TSC of slot 0 of the current on-period */
+	uint64_t k;        /* slots granted since base */
+	uint32_t pace_pos; /* packets granted in the current on-period */
+	double period;     /* TSC cycles per packet; 0 = unpaced */
+	uint64_t gap;      /* off-period in TSC cycles */
 
 	struct rxb_gen_stats stats;
 };
@@ -121,15 +121,17 @@ static int check_dist(const char *field, enum rxb_gen_dist d, double s, struct r
 /* Generator ranges visit every flow in turn: nothing may pick flows. */
 static int check_ranges(const struct rxb_gen_cfg *c, struct rxb_err *err)
 {
-	const char *why = c->target_share > 0 || c->n_target_flows || c->is_target ?
-				  "a target set" :
-			  c->kv.enabled ? "KV requests (keys pick the port)" :
-			  c->burst_single_flow ? "single-flow bursts" : NULL;
+	const char *why = c->target_share > 0 || c->n_target_flows || c->is_target ? "a target set"
+			  : c->kv.enabled        ? "KV requests (keys pick the port)"
+			  : c->burst_single_flow ? "single-flow bursts"
+						 : NULL;
 
 	if ((c->gen_src || c->gen_dst) && why != NULL) {
-		rxb_err_set(err, "traffic.gen_src_addrs = %u, gen_dst_addrs = %u: generator "
+		rxb_err_set(err,
+			    "traffic.gen_src_addrs = %u, gen_dst_addrs = %u: generator "
 			    "ranges visit every flow in turn, so they do not go with %s; use "
-			    "drawn flows (flow_model = random) there", c->gen_src, c->gen_dst, why);
+			    "drawn flows (flow_model = random) there",
+			    c->gen_src, c->gen_dst, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -142,7 +144,8 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 	if (check_ranges(c, err) < 0)
 		return -EINVAL;
 	if (c->n_flows == 0 || c->n_flows > RXB_GEN_MAX_FLOWS) {
-		rxb_err_set(err, "gen.n_flows = %u: must be in [1, %u]", c->n_flows, RXB_GEN_MAX_FLOWS);
+		rxb_err_set(err, "gen.n_flows = %u: must be in [1, %u]", c->n_flows,
+			    RXB_GEN_MAX_FLOWS);
 		return -EINVAL;
 	}
 	if (c->proto != IPPROTO_UDP && c->proto != IPPROTO_TCP) {
@@ -164,8 +167,10 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 		return -EINVAL;
 	}
 	if (c->target_share > 0 && c->n_target_flows == 0 && c->is_target == NULL) {
-		rxb_err_set(err, "gen.target_share = %g: needs a target set (n_target_flows or "
-			    "is_target)", c->target_share);
+		rxb_err_set(err,
+			    "gen.target_share = %g: needs a target set (n_target_flows or "
+			    "is_target)",
+			    c->target_share);
 		return -EINVAL;
 	}
 	if (c->n_target_flows > c->n_flows) {
@@ -174,8 +179,8 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 		return -EINVAL;
 	}
 	if (c->target_frame_size != 0) {
-		rc = check_frame("gen.target_frame_size", c->target_frame_size, c->proto,
-				 c->stamp, err);
+		rc = check_frame("gen.target_frame_size", c->target_frame_size, c->proto, c->stamp,
+				 err);
 		if (rc < 0)
 			return rc;
 	}
@@ -209,7 +214,8 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 	if (!c->kv.enabled)
 		return 0;
 	if (c->proto != IPPROTO_UDP) {
-		rxb_err_set(err, "gen.kv.enabled with gen.proto = %u: KV requests are UDP", c->proto);
+		rxb_err_set(err, "gen.kv.enabled with gen.proto = %u: KV requests are UDP",
+			    c->proto);
 		return -EINVAL;
 	}
 	if (!(c->kv.get_ratio >= 0 && c->kv.get_ratio <= 1)) {
@@ -239,7 +245,8 @@ static int set_init(struct flow_set *s, uint32_t cap)
 static void set_finish(struct flow_set *s, const struct rxb_gen_cfg *c)
 {
 	if (s->n > 0)
-		sim_zipf_init(&s->zipf, s->n, c->flow_dist == RXB_GEN_ZIPF ? c->flow_zipf_s : 0, NULL);
+		sim_zipf_init(&s->zipf, s->n, c->flow_dist == RXB_GEN_ZIPF ? c->flow_zipf_s : 0,
+			      NULL);
 }
 
 /* The flows' 5-tuples for the seed and port (util/flow.h), and how many:
@@ -259,7 +266,8 @@ static int flows_init(struct rxb_gen *g, struct rxb_err *err)
 	if (rxb_flows_ranges(&g->fm, c->gen_src, c->gen_dst, err) < 0)
 		return -EINVAL;
 	if (g->fm.gen_flows > RXB_GEN_MAX_FLOWS) {
-		rxb_err_set(err, "traffic.gen_src_addrs = %u, gen_dst_addrs = %u: lcm %u flows, "
+		rxb_err_set(err,
+			    "traffic.gen_src_addrs = %u, gen_dst_addrs = %u: lcm %u flows, "
 			    "the emulator's flow table holds at most %u",
 			    c->gen_src, c->gen_dst, g->fm.gen_flows, RXB_GEN_MAX_FLOWS);
 		return -EINVAL;
@@ -325,13 +333,17 @@ static int build_flows(struct rxb_gen *g, struct rxb_err *err)
 			g->other.ids[g->other.n++] = i;
 	}
 	if (g->has_target && c->target_share > 0 && g->target.n == 0) {
-		rxb_err_set(err, "gen.is_target: selected none of the %u flows, but "
-			    "gen.target_share = %g", c->n_flows, c->target_share);
+		rxb_err_set(err,
+			    "gen.is_target: selected none of the %u flows, but "
+			    "gen.target_share = %g",
+			    c->n_flows, c->target_share);
 		return -EINVAL;
 	}
 	if (g->has_target && c->target_share < 1 && g->other.n == 0) {
-		rxb_err_set(err, "gen target set: holds all %u flows, but gen.target_share = %g "
-			    "leaves packets for the others", c->n_flows, c->target_share);
+		rxb_err_set(err,
+			    "gen target set: holds all %u flows, but gen.target_share = %g "
+			    "leaves packets for the others",
+			    c->n_flows, c->target_share);
 		return -EINVAL;
 	}
 	set_finish(&g->all, c);
@@ -696,8 +708,9 @@ unsigned rxb_gen_due(struct rxb_gen *g, uint64_t now, unsigned max)
 		if (c->burst_pkts > 0 && ++g->pace_pos == c->burst_pkts) {
 			/* Off-period: from the end of the last slot (paced),
 			 * or from now (unpaced: the burst went out now). */
-			uint64_t end = g->period > 0 ? g->base + (uint64_t)((double)g->k * g->period)
-						     : now;
+			uint64_t end = g->period > 0
+					       ? g->base + (uint64_t)((double)g->k * g->period)
+					       : now;
 
 			g->base = end + g->gap;
 			g->k = 0;

@@ -70,13 +70,13 @@ enum rxb_gen_dist {
 };
 
 struct rxb_gen_size {
-	uint16_t size;    /* frame bytes, FCS excluded */
-	uint32_t weight;  /* relative frequency */
+	uint16_t size;   /* frame bytes, FCS excluded */
+	uint32_t weight; /* relative frequency */
 };
 
 #define RXB_GEN_MAX_SIZES 16u
-#define RXB_GEN_MIN_FRAME 60u    /* Ethernet minimum without FCS */
-#define RXB_GEN_MAX_FRAME 9014u  /* jumbo; must also fit one mbuf segment */
+#define RXB_GEN_MIN_FRAME 60u        /* Ethernet minimum without FCS */
+#define RXB_GEN_MAX_FRAME 9014u      /* jumbo; must also fit one mbuf segment */
 #define RXB_GEN_MAX_FLOWS (1u << 26) /* also the most generator ranges may give */
 
 /* Decides whether a flow is in the target set (called once per flow at
@@ -87,13 +87,13 @@ struct rxb_gen_cfg {
 	uint64_t seed;
 
 	/* Flows. */
-	uint32_t port;               /* whose flows (util/flow.h); default 0 */
-	uint32_t n_flows;            /* default 1024; generator ranges: lcm */
-	uint32_t gen_src, gen_dst;   /* generator ranges; 0: drawn flows */
-	uint8_t proto;               /* IPPROTO_UDP (default) or IPPROTO_TCP */
-	uint32_t src_net;            /* default 10.0.0.0/8 */
+	uint32_t port;             /* whose flows (util/flow.h); default 0 */
+	uint32_t n_flows;          /* default 1024; generator ranges: lcm */
+	uint32_t gen_src, gen_dst; /* generator ranges; 0: drawn flows */
+	uint8_t proto;             /* IPPROTO_UDP (default) or IPPROTO_TCP */
+	uint32_t src_net;          /* default 10.0.0.0/8 */
 	uint8_t src_depth;
-	uint32_t dst_net;            /* default 198.19.0.0/16 (RFC 2544 range;
+	uint32_t dst_net; /* default 198.19.0.0/16 (RFC 2544 range;
 	                              * the NFs' default route table) */
 	uint8_t dst_depth;
 	struct rte_ether_addr src_mac, dst_mac; /* default 02:00:00:00:aa:01 -> :bb:01 */
@@ -102,11 +102,11 @@ struct rxb_gen_cfg {
 
 	/* Target flow set. Without one (n_target_flows == 0, is_target ==
 	 * NULL), target_share must be 0 and flows are drawn from all. */
-	double target_share;         /* 0..1 of the packets */
-	uint32_t n_target_flows;     /* flows [0, n) when is_target is NULL */
+	double target_share;     /* 0..1 of the packets */
+	uint32_t n_target_flows; /* flows [0, n) when is_target is NULL */
 	rxb_gen_target_fn *is_target;
 	void *is_target_arg;
-	uint16_t target_frame_size;  /* 0: like the others */
+	uint16_t target_frame_size; /* 0: like the others */
 
 	/* Frame sizes: sizes[] when n_sizes > 0, else frame_size (default 1500). */
 	uint16_t frame_size;
@@ -121,40 +121,40 @@ struct rxb_gen_cfg {
 	/* KV requests instead of plain packets (UDP only). */
 	struct {
 		bool enabled;
-		double get_ratio;        /* default 0.05 (95% PUT, as in MICA) */
-		uint64_t n_keys;         /* default 1 << 20 */
+		double get_ratio; /* default 0.05 (95% PUT, as in MICA) */
+		uint64_t n_keys;  /* default 1 << 20 */
 		enum rxb_gen_dist dist;
-		double zipf_s;           /* 0.99 for the skewed workload */
-		uint32_t n_partitions;   /* default 1 */
-		uint16_t val_len;        /* PUT value bytes; default 1024 */
+		double zipf_s;         /* 0.99 for the skewed workload */
+		uint32_t n_partitions; /* default 1 */
+		uint16_t val_len;      /* PUT value bytes; default 1024 */
 	} kv;
 
 	/* Timing. */
-	bool stamp;                  /* default true */
-	double pps;                  /* 0: unpaced */
-	uint32_t pace_slack;         /* backlog (packets) the pacer still
+	bool stamp;          /* default true */
+	double pps;          /* 0: unpaced */
+	uint32_t pace_slack; /* backlog (packets) the pacer still
 	                              * catches up on; default 64 */
-	uint64_t tsc_hz;             /* 0: rte_get_tsc_hz(); tests set it */
+	uint64_t tsc_hz;     /* 0: rte_get_tsc_hz(); tests set it */
 };
 
 /* What the generator put in one packet. */
 struct rxb_gen_pkt_info {
 	uint32_t flow;
-	uint16_t len;            /* frame bytes */
-	bool target;             /* flow is in the target set */
-	uint8_t kv_op;           /* 0, RXB_KV_GET or RXB_KV_PUT */
+	uint16_t len;  /* frame bytes */
+	bool target;   /* flow is in the target set */
+	uint8_t kv_op; /* 0, RXB_KV_GET or RXB_KV_PUT */
 	uint32_t kv_partition;
-	uint64_t kv_key;         /* key index */
+	uint64_t kv_key; /* key index */
 	uint64_t kv_req_id;
 };
 
 struct rxb_gen_stats {
-	rxb_counter_t packets;   /* filled */
-	rxb_counter_t bytes;     /* frame bytes filled */
-	rxb_counter_t late;      /* packets the pacer abandoned: behind by more
+	rxb_counter_t packets; /* filled */
+	rxb_counter_t bytes;   /* frame bytes filled */
+	rxb_counter_t late;    /* packets the pacer abandoned: behind by more
 	                          * than pace_slack */
-	rxb_counter_t stalls;    /* times it did so (and restarted the schedule) */
-	rxb_counter_t nombuf;    /* due packets lost: the mempool was empty */
+	rxb_counter_t stalls;  /* times it did so (and restarted the schedule) */
+	rxb_counter_t nombuf;  /* due packets lost: the mempool was empty */
 };
 
 struct rxb_gen;

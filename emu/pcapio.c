@@ -28,8 +28,10 @@ int rxb_pcap_open_read(struct rxb_pcap_rd *r, const char *path, char *msg, size_
 	}
 	lt = rxb_pcapread_info(r->rd)->linktype;
 	if (lt != RXB_LINK_ETHERNET) {
-		snprintf(msg, cap, "pcap '%s': link type %u is not supported (the emulator "
-			 "replays Ethernet frames: link type 1)", path, lt);
+		snprintf(msg, cap,
+			 "pcap '%s': link type %u is not supported (the emulator "
+			 "replays Ethernet frames: link type 1)",
+			 path, lt);
 		rxb_pcap_close_read(r);
 		return -1;
 	}

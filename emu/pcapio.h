@@ -17,7 +17,7 @@
 
 struct rxb_pcap_rd {
 	struct rxb_pcapread *rd;
-	char msg[256];  /* what rxb_pcap_next's -1 was */
+	char msg[256]; /* what rxb_pcap_next's -1 was */
 };
 
 struct rxb_pcap_rec {

@@ -33,18 +33,18 @@ void emu_telemetry_register(void);
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: rxb-emu [--set key=value]... [--eal \"EAL options\"] [--bench [--bench-ms N]]\n"
-		"               [--quiet-keys]\n"
-		"       rxb-emu --help | --keys\n\n"
-		"Runs the DPDK software NIC of rxbisect and prints one JSON result record.\n"
-		"Without --eal it picks options that run here: no hugepages if the machine has\n"
-		"none, no PCI, virtual devices, and --lcores mapping the lcores it needs onto\n"
-		"the CPUs it may use. With --eal, missing --lcores / --file-prefix are added.\n"
-		"A key set with --set that changes nothing for the chosen design and traffic\n"
-		"pattern gets a one-line warning; --quiet-keys leaves that to a caller that\n"
-		"warned already (rxb emu).\n\n"
-		"Keys (--set):\n");
+	fprintf(f, "usage: rxb-emu [--set key=value]... [--eal \"EAL options\"] [--bench "
+		   "[--bench-ms N]]\n"
+		   "               [--quiet-keys]\n"
+		   "       rxb-emu --help | --keys\n\n"
+		   "Runs the DPDK software NIC of rxbisect and prints one JSON result record.\n"
+		   "Without --eal it picks options that run here: no hugepages if the machine has\n"
+		   "none, no PCI, virtual devices, and --lcores mapping the lcores it needs onto\n"
+		   "the CPUs it may use. With --eal, missing --lcores / --file-prefix are added.\n"
+		   "A key set with --set that changes nothing for the chosen design and traffic\n"
+		   "pattern gets a one-line warning; --quiet-keys leaves that to a caller that\n"
+		   "warned already (rxb emu).\n\n"
+		   "Keys (--set):\n");
 	rxb_emu_cfg_print_keys(f);
 }
 
@@ -117,15 +117,17 @@ static void lcore_map(char *out, size_t cap, unsigned lcores, unsigned nic_first
 	off += (size_t)snprintf(out + off, cap - off, "--lcores=");
 	for (unsigned l = 0, k = 0; l < lcores && off < cap; l++) {
 		bool nic = l >= nic_first && l < nic_first + n_nic;
-		int cpu = own && nic ? cpus[shared + (int)(l - nic_first)] :
-			  cpus[k++ % (unsigned)shared];
+		int cpu = own && nic ? cpus[shared + (int)(l - nic_first)]
+				     : cpus[k++ % (unsigned)shared];
 
 		off += (size_t)snprintf(out + off, cap - off, "%s%u@%d", l ? "," : "", l, cpu);
 	}
 	if ((int)lcores > n)
-		fprintf(stderr, "warning: %u lcores on %d CPUs: threads share CPUs (busy-polling "
+		fprintf(stderr,
+			"warning: %u lcores on %d CPUs: threads share CPUs (busy-polling "
 			"threads time-slice), so counts and correctness hold but rates and "
-			"latencies are not meaningful\n", lcores, n);
+			"latencies are not meaningful\n",
+			lcores, n);
 }
 
 /* The one-line warning of rxb_scn_no_effect() for each key the user set
@@ -161,7 +163,7 @@ struct cli {
 };
 
 /* parse_args() result meaning "go on and run" (any other value is the exit status). */
-#define CLI_RUN (-1)
+#define CLI_RUN      (-1)
 /* parse_flag() result for an argument that is not one of its flags. */
 #define CLI_NOT_FLAG (-2)
 
@@ -175,8 +177,10 @@ static int parse_set(struct cli *o, struct rxb_emu_cfg *cfg, const char *kv)
 	int rc;
 
 	if (eq == NULL || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
-		fprintf(stderr, "error: --set %s: expected key=value; allowed: the keys "
-			"`rxb-emu --keys` lists, e.g. --set arch.name=rxbisect\n", kv);
+		fprintf(stderr,
+			"error: --set %s: expected key=value; allowed: the keys "
+			"`rxb-emu --keys` lists, e.g. --set arch.name=rxbisect\n",
+			kv);
 		return RXB_EXIT_REJECTED;
 	}
 	memcpy(key, kv, (size_t)(eq - kv));
@@ -242,9 +246,11 @@ static int parse_args(struct cli *o, struct rxb_emu_cfg *cfg, int argc, char **a
 		else if (rc == CLI_NOT_FLAG && strncmp(a, "--set=", 6) == 0)
 			rc = parse_set(o, cfg, a + 6);
 		if (rc == CLI_NOT_FLAG) {
-			fprintf(stderr, "error: unknown argument '%s'; allowed: --set key=value, "
+			fprintf(stderr,
+				"error: unknown argument '%s'; allowed: --set key=value, "
 				"--eal \"...\", --bench, --bench-ms N, --quiet-keys, --keys, "
-				"--help\n", a);
+				"--help\n",
+				a);
 			return RXB_EXIT_REJECTED;
 		}
 		if (rc != CLI_RUN)
@@ -279,8 +285,8 @@ static void add_memory_opts(struct cli *o)
 		return;
 	if (!o->user_eal)
 		fprintf(stderr, "note: this machine has no hugepages: running with --no-huge -m "
-			"2048 (4 KiB pages: more TLB misses than a tuned server; reserve "
-			"hugepages for measurements)\n");
+				"2048 (4 KiB pages: more TLB misses than a tuned server; reserve "
+				"hugepages for measurements)\n");
 	o->eal_argv[o->eal_argc++] = "--no-huge";
 	o->eal_argv[o->eal_argc++] = "-m";
 	o->eal_argv[o->eal_argc++] = "2048";
@@ -291,10 +297,9 @@ static void add_eal_defaults(struct cli *o, const struct rxb_emu_cfg *cfg)
 {
 	static const char *const lcore_opts[] = { "-l", "-c", "--lcores", NULL };
 	static const char *const prefix_opts[] = { "--file-prefix", NULL };
-	static const char *const mem_opts[] = { "-m", "--socket-mem", "--no-huge", "--huge-dir",
-						"--in-memory", NULL };
-	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", "--no-pci",
-						NULL };
+	static const char *const mem_opts[] = { "-m",         "--socket-mem", "--no-huge",
+						"--huge-dir", "--in-memory",  NULL };
+	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", "--no-pci", NULL };
 
 	if (!has_opt(o->eal_argv, o->eal_argc, lcore_opts)) {
 		unsigned need = 1 + rxb_emu_lcores_needed(cfg);
@@ -322,8 +327,8 @@ static void add_eal_defaults(struct cli *o, const struct rxb_emu_cfg *cfg)
 static int start_eal(struct cli *o, const struct rxb_emu_cfg *cfg)
 {
 	if (rte_eal_init(o->eal_argc, o->eal_argv) < 0) {
-		fprintf(stderr, "error: rte_eal_init failed (%s); EAL options were:",
-			strerror(rte_errno));
+		fprintf(stderr,
+			"error: rte_eal_init failed (%s); EAL options were:", strerror(rte_errno));
 		for (int i = 1; i < o->eal_argc; i++)
 			fprintf(stderr, " %s", o->eal_argv[i]);
 		fprintf(stderr, "\n");
@@ -338,7 +343,7 @@ static int start_eal(struct cli *o, const struct rxb_emu_cfg *cfg)
 	}
 	if (cfg->scn.emu.source == RXB_EMU_SOURCE_PORT && rte_eth_dev_count_avail() == 0)
 		fprintf(stderr, "warning: no ethdev port was probed: this machine has no NIC DPDK "
-			"can drive (or --eal lacks its PCI address)\n");
+				"can drive (or --eal lacks its PCI address)\n");
 	return 0;
 }
 

@@ -6,10 +6,8 @@
 #include "rxb/common.h"
 
 const char *const rxb_drop_cause_name[RXB_DROP_CAUSES] = {
-	[RXB_DROP_NO_RX_DESC] = "no_rx_desc",
-	[RXB_DROP_NO_AX_BUF] = "no_ax_buf",
-	[RXB_DROP_NO_BX_SLOT] = "no_bx_slot",
-	[RXB_DROP_CR_FULL] = "cr_full",
+	[RXB_DROP_NO_RX_DESC] = "no_rx_desc", [RXB_DROP_NO_AX_BUF] = "no_ax_buf",
+	[RXB_DROP_NO_BX_SLOT] = "no_bx_slot", [RXB_DROP_CR_FULL] = "cr_full",
 	[RXB_DROP_PIPELINE] = "pipeline",
 };
 
@@ -45,8 +43,8 @@ int rxb_err_fail(struct rxb_err *err, int code, const char *fmt, ...)
 int rxb_check_ring_size(const char *field, uint32_t size, struct rxb_err *err)
 {
 	if (size < RXB_RING_MIN || size > RXB_RING_MAX || !rxb_is_pow2(size)) {
-		rxb_err_set(err, "%s = %u: must be a power of two in [%u, %u]", field,
-			    size, RXB_RING_MIN, RXB_RING_MAX);
+		rxb_err_set(err, "%s = %u: must be a power of two in [%u, %u]", field, size,
+			    RXB_RING_MIN, RXB_RING_MAX);
 		return -EINVAL;
 	}
 	return 0;

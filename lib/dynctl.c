@@ -10,7 +10,7 @@
 #include "rxb/dynctl.h"
 
 /* Per-sample flags stored in the window ring. */
-#define DYN_F_HIGH 0x1u
+#define DYN_F_HIGH     0x1u
 #define DYN_F_OVERLOAD 0x2u
 
 const char *const rxb_dyn_mode_name[RXB_DYN_MODES] = {
@@ -53,15 +53,14 @@ static int dyn_check_positive(const char *field, double v, struct rxb_err *err)
 static int dyn_check_mode(enum rxb_dyn_mode mode, struct rxb_err *err)
 {
 	if ((unsigned)mode >= RXB_DYN_MODES) {
-		rxb_err_set(err, "dynctl.mode = %d: must be %d (private) or %d (shared)",
-			    (int)mode, RXB_DYN_PRIVATE, RXB_DYN_SHARED);
+		rxb_err_set(err, "dynctl.mode = %d: must be %d (private) or %d (shared)", (int)mode,
+			    RXB_DYN_PRIVATE, RXB_DYN_SHARED);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg,
-			       struct rxb_err *err)
+int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg, struct rxb_err *err)
 {
 	int rc;
 
@@ -75,8 +74,8 @@ int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg,
 	rc = dyn_check_positive("mem_bw_gibps_threshold", cfg->mem_bw_gibps_threshold, err);
 	if (rc)
 		return rc;
-	rc = dyn_check_positive("overload_stddev_over_median",
-				cfg->overload_stddev_over_median, err);
+	rc = dyn_check_positive("overload_stddev_over_median", cfg->overload_stddev_over_median,
+				err);
 	if (rc)
 		return rc;
 	if (cfg->window < 1 || cfg->window > RXB_DYNCTL_WINDOW_MAX) {
@@ -87,7 +86,8 @@ int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg,
 	/* Strict "more than": a fraction of 1 could never be exceeded. */
 	if (cfg->to_shared_den == 0 || cfg->to_shared_num >= cfg->to_shared_den) {
 		rxb_err_set(err,
-			    "dynctl.to_shared_num/to_shared_den = %u/%u: must be a fraction in [0, 1) (the up-switch needs strictly more than it)",
+			    "dynctl.to_shared_num/to_shared_den = %u/%u: must be a fraction in [0, "
+			    "1) (the up-switch needs strictly more than it)",
 			    cfg->to_shared_num, cfg->to_shared_den);
 		return -EINVAL;
 	}
@@ -95,12 +95,15 @@ int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg,
 	if (cfg->to_private_den == 0 || cfg->to_private_num == 0 ||
 	    cfg->to_private_num > cfg->to_private_den) {
 		rxb_err_set(err,
-			    "dynctl.to_private_num/to_private_den = %u/%u: must be a fraction in (0, 1] (the down-switch needs at least it)",
+			    "dynctl.to_private_num/to_private_den = %u/%u: must be a fraction in "
+			    "(0, 1] (the down-switch needs at least it)",
 			    cfg->to_private_num, cfg->to_private_den);
 		return -EINVAL;
 	}
 	if (cfg->sample_period == 0) {
-		rxb_err_set(err, "dynctl.sample_period = 0: must be > 0 (10 ms in the caller's time unit)");
+		rxb_err_set(
+			err,
+			"dynctl.sample_period = 0: must be > 0 (10 ms in the caller's time unit)");
 		return -EINVAL;
 	}
 	return 0;
@@ -279,8 +282,7 @@ static enum rxb_dyn_decision dyn_decide(struct rxb_dynctl *dc, enum rxb_dyn_deci
 	return d;
 }
 
-enum rxb_dyn_decision rxb_dynctl_update(struct rxb_dynctl *dc,
-					const struct rxb_dynctl_sample *s)
+enum rxb_dyn_decision rxb_dynctl_update(struct rxb_dynctl *dc, const struct rxb_dynctl_sample *s)
 {
 	const struct rxb_dynctl_config *cfg = &dc->cfg;
 	uint32_t w = cfg->window;
@@ -312,8 +314,8 @@ enum rxb_dyn_decision rxb_dynctl_update(struct rxb_dynctl *dc,
 		return dyn_decide(dc, RXB_DYN_TO_PRIVATE);
 	}
 	if (dc->fill < w) {
-		dyn_set_reason(dc, RXB_DYN_R_FILLING,
-			       "window %u/%u: no decision until it is full", dc->fill, w);
+		dyn_set_reason(dc, RXB_DYN_R_FILLING, "window %u/%u: no decision until it is full",
+			       dc->fill, w);
 		return RXB_DYN_STAY;
 	}
 
@@ -325,16 +327,17 @@ enum rxb_dyn_decision rxb_dynctl_update(struct rxb_dynctl *dc,
 			return RXB_DYN_STAY;
 		}
 		if (dc->n_high >= dc->need_high) {
-			dyn_set_reason(dc, RXB_DYN_R_HIGH,
-				       "%u/%u samples above %g Gbps and %g GiB/s (need %u): to shared",
-				       dc->n_high, w, cfg->tput_gbps_threshold,
-				       cfg->mem_bw_gibps_threshold, dc->need_high);
+			dyn_set_reason(
+				dc, RXB_DYN_R_HIGH,
+				"%u/%u samples above %g Gbps and %g GiB/s (need %u): to shared",
+				dc->n_high, w, cfg->tput_gbps_threshold,
+				cfg->mem_bw_gibps_threshold, dc->need_high);
 			return dyn_decide(dc, RXB_DYN_TO_SHARED);
 		}
 		dyn_set_reason(dc, RXB_DYN_R_NOT_HIGH,
 			       "%u/%u samples above %g Gbps and %g GiB/s (need %u): stay private",
-			       dc->n_high, w, cfg->tput_gbps_threshold,
-			       cfg->mem_bw_gibps_threshold, dc->need_high);
+			       dc->n_high, w, cfg->tput_gbps_threshold, cfg->mem_bw_gibps_threshold,
+			       dc->need_high);
 		return RXB_DYN_STAY;
 	}
 
@@ -347,8 +350,8 @@ enum rxb_dyn_decision rxb_dynctl_update(struct rxb_dynctl *dc,
 	}
 	dyn_set_reason(dc, RXB_DYN_R_NOT_LOW,
 		       "%u/%u samples not above %g Gbps and %g GiB/s (need %u): stay shared",
-		       w - dc->n_high, w, cfg->tput_gbps_threshold,
-		       cfg->mem_bw_gibps_threshold, dc->need_low);
+		       w - dc->n_high, w, cfg->tput_gbps_threshold, cfg->mem_bw_gibps_threshold,
+		       dc->need_low);
 	return RXB_DYN_STAY;
 }
 
@@ -400,8 +403,7 @@ int rxb_dynctl_check(const struct rxb_dynctl *dc, struct rxb_err *err)
 {
 	uint32_t w = dc->cfg.window, high = 0, ovl = 0, i, slot;
 
-	if (dc->fill > w || dc->head >= w ||
-	    (dc->fill < w && dc->head != dc->fill)) {
+	if (dc->fill > w || dc->head >= w || (dc->fill < w && dc->head != dc->fill)) {
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "dynctl: window fill %u head %u inconsistent with window %u",
 				    dc->fill, dc->head, w);

@@ -18,12 +18,9 @@
 #include "rxb/pool.h"
 
 const char *const rxb_arch_name[RXB_ARCHS] = {
-	[RXB_ARCH_PRIVRING] = "privring",
-	[RXB_ARCH_SMALL_PRIVRING] = "small_privring",
-	[RXB_ARCH_SHRING] = "shring",
-	[RXB_ARCH_SHRING_LIST] = "shring_list",
-	[RXB_ARCH_DYN_SHRING] = "dyn_shring",
-	[RXB_ARCH_RXBISECT] = "rxbisect",
+	[RXB_ARCH_PRIVRING] = "privring",     [RXB_ARCH_SMALL_PRIVRING] = "small_privring",
+	[RXB_ARCH_SHRING] = "shring",         [RXB_ARCH_SHRING_LIST] = "shring_list",
+	[RXB_ARCH_DYN_SHRING] = "dyn_shring", [RXB_ARCH_RXBISECT] = "rxbisect",
 	[RXB_ARCH_SPOOL] = "spool",
 };
 
@@ -37,7 +34,7 @@ int iface_refuse(struct rxb_delivery *d, uint32_t dest)
 
 unsigned iface_no_tick(struct rxb_iface *i, uint64_t now)
 {
-	(void)i; /* the shape of the table: nothing to do for this design */
+	(void)i;   /* the shape of the table: nothing to do for this design */
 	(void)now; /* nothing is held for later */
 	return 0;
 }
@@ -61,14 +58,15 @@ static int iface_prime(struct rxb_iface *i, struct rxb_err *err)
 
 	i->ops->prime(i, &want, &got);
 	if (got != want)
-		return rxb_err_fail(err, -ENOBUFS, "allocator: could post only %llu of the %llu "
+		return rxb_err_fail(err, -ENOBUFS,
+				    "allocator: could post only %llu of the %llu "
 				    "buffers the rings need; give the pool more buffers",
 				    (unsigned long long)got, (unsigned long long)want);
 	return 0;
 }
 
-static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
-			     struct rxb_buflist *bufs, struct rxb_err *err);
+static int iface_census_into(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+			     struct rxb_err *err);
 
 long rxb_iface_reclaim(struct rxb_iface *i, struct rxb_err *err)
 {
@@ -89,14 +87,16 @@ static int check_allocs(const struct rxb_iface_config *cfg, const struct rxb_all
 			struct rxb_err *err)
 {
 	if (allocs == NULL) {
-		rxb_err_set(err, "allocators = NULL: need one endpoint per core (%u)", cfg->n_cores);
+		rxb_err_set(err, "allocators = NULL: need one endpoint per core (%u)",
+			    cfg->n_cores);
 		return -EINVAL;
 	}
 	for (uint32_t c = 0; c < cfg->n_cores; c++) {
 		if (allocs[c].get == NULL || allocs[c].put == NULL) {
-			rxb_err_set(err, "allocators[%u]: get or put is NULL; every one of the %u "
-				    "cores needs an endpoint (a pool with as many cores?)", c,
-				    cfg->n_cores);
+			rxb_err_set(err,
+				    "allocators[%u]: get or put is NULL; every one of the %u "
+				    "cores needs an endpoint (a pool with as many cores?)",
+				    c, cfg->n_cores);
 			return -EINVAL;
 		}
 	}
@@ -120,8 +120,8 @@ struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 		return rxb_fail_null(-EINVAL);
 	}
 	if ((unsigned)cfg->arch >= RXB_ARCHS) {
-		rxb_err_set(err, "arch.name = %d: must be an enum rxb_arch below %d", (int)cfg->arch,
-			    RXB_ARCHS);
+		rxb_err_set(err, "arch.name = %d: must be an enum rxb_arch below %d",
+			    (int)cfg->arch, RXB_ARCHS);
 		return rxb_fail_null(-EINVAL);
 	}
 	rc = check_allocs(cfg, allocs, err);
@@ -223,8 +223,7 @@ struct rxb_spool *rxb_iface_spool(struct rxb_iface *i)
 
 /* ------------------------------------------------------------- NIC side */
 
-int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		      struct rxb_delivery *d)
+int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {
 	return i->ops->deliver(i, meta, d);
 }
@@ -324,8 +323,8 @@ uint64_t rxb_iface_posted(struct rxb_iface *i)
 
 /* -------------------------------------------------------------- checks */
 
-static int iface_census_into(struct rxb_iface *i, struct rxb_census *c,
-			     struct rxb_buflist *bufs, struct rxb_err *err)
+static int iface_census_into(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,
+			     struct rxb_err *err)
 {
 	int rc = i->ops->census(i, c, bufs, err);
 
@@ -349,12 +348,15 @@ static int check_packets(const struct rxb_census *c, struct rxb_err *err)
 	if (c->offered != c->delivered + c->dropped)
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "packet conservation: offered %llu != delivered %llu + "
-				    "dropped %llu", (unsigned long long)c->offered,
-				    (unsigned long long)c->delivered, (unsigned long long)c->dropped);
+				    "dropped %llu",
+				    (unsigned long long)c->offered,
+				    (unsigned long long)c->delivered,
+				    (unsigned long long)c->dropped);
 	if (c->delivered != c->received + c->in_entries)
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "packet conservation: delivered %llu != received %llu + "
-				    "unread %llu", (unsigned long long)c->delivered,
+				    "unread %llu",
+				    (unsigned long long)c->delivered,
 				    (unsigned long long)c->received,
 				    (unsigned long long)c->in_entries);
 	return 0;
@@ -382,14 +384,14 @@ static int check_buffers(const struct rxb_census *c, const struct rxb_pool *pool
 	struct push_ctx p = { bufs, err, 0 };
 
 	if (placed != pool->cfg.n_bufs)
-		return rxb_err_fail(err, -RXB_E_INVARIANT,
-				    "buffer conservation: pool %llu + posted %llu + in NIC %llu + "
-				    "unread %llu + application %llu = %llu, but the pool has %u buffers",
-				    (unsigned long long)free_bufs, (unsigned long long)c->posted,
-				    (unsigned long long)c->nic_held,
-				    (unsigned long long)c->in_entries,
-				    (unsigned long long)c->app_held, (unsigned long long)placed,
-				    pool->cfg.n_bufs);
+		return rxb_err_fail(
+			err, -RXB_E_INVARIANT,
+			"buffer conservation: pool %llu + posted %llu + in NIC %llu + "
+			"unread %llu + application %llu = %llu, but the pool has %u buffers",
+			(unsigned long long)free_bufs, (unsigned long long)c->posted,
+			(unsigned long long)c->nic_held, (unsigned long long)c->in_entries,
+			(unsigned long long)c->app_held, (unsigned long long)placed,
+			pool->cfg.n_bufs);
 	rxb_pool_for_each_free(pool, push_free, &p);
 	return p.rc;
 }

@@ -39,8 +39,8 @@ static struct rxb_bisect *make_bisect(const struct rxb_iface_config *cfg, struct
 		len = rxb_calloc(n, sizeof(*len));
 		assoc = rxb_calloc(n, sizeof(*assoc));
 		if (members == NULL || len == NULL || assoc == NULL) {
-			rc = rxb_err_nomem(err, n * (sizeof(*members) + sizeof(*len) +
-						     sizeof(*assoc)),
+			rc = rxb_err_nomem(err,
+					   n * (sizeof(*members) + sizeof(*len) + sizeof(*assoc)),
 					   "rxbisect: association sets of %u groups", groups);
 			goto out;
 		}
@@ -67,7 +67,6 @@ out:
 	return bs ? bs : rxb_fail_null(rc);
 }
 
-
 static int bs_build(struct rxb_iface *i, struct rxb_err *err)
 {
 	i->bs = make_bisect(&i->cfg, err);
@@ -86,8 +85,7 @@ static void bs_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 	}
 }
 
-static int bs_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		      struct rxb_delivery *d)
+static int bs_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {
 	return rxb_bisect_nic_deliver(i->bs, meta, d);
 }
@@ -130,8 +128,7 @@ static const struct rxb_nic_stats *bs_nic_stats(const struct rxb_iface *i, uint3
 	return rxb_bisect_nic_stats(i->bs, dest);
 }
 
-static uint64_t bs_nic_counter(const struct rxb_iface *i, uint32_t dest,
-			       enum rxb_nic_counter c)
+static uint64_t bs_nic_counter(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c)
 {
 	return rxb_counter_read(&rxb_bisect_nic_stats(i->bs, dest)->c[c]);
 }

@@ -11,17 +11,18 @@
 /* Dynamic shRing: both ring sets exist and stay primed; only one is steered
  * to. The NIC owns the switch point, each core its own drain. */
 struct iface_dyn {
-	struct rxb_dynctl ctl;             /* control thread only */
-	_Atomic uint32_t requested;        /* control → NIC: mode to steer to */
-	uint32_t nic_mode;                 /* NIC-private: mode it steers to */
+	struct rxb_dynctl ctl;                           /* control thread only */
+	_Atomic uint32_t requested;                      /* control → NIC: mode to steer to */
+	uint32_t nic_mode;                               /* NIC-private: mode it steers to */
 	_Atomic uint32_t nic_mode_pub RXB_CACHE_ALIGNED; /* NIC → cores */
 };
 
 static int dyn_build(struct rxb_iface *i, struct rxb_err *err)
 {
 	static const struct rxb_dynctl_config zero;
-	const struct rxb_dynctl_config *dc =
-		memcmp(&i->cfg.dyn, &zero, sizeof(zero)) == 0 ? NULL : &i->cfg.dyn;
+	const struct rxb_dynctl_config *dc = memcmp(&i->cfg.dyn, &zero, sizeof(zero)) == 0
+						     ? NULL
+						     : &i->cfg.dyn;
 	int rc = iface_pr_build(i, err);
 
 	if (rc == 0)
@@ -58,8 +59,7 @@ static enum rxb_dyn_mode dyn_nic_mode(struct iface_dyn *d)
 	return (enum rxb_dyn_mode)d->nic_mode;
 }
 
-static int dyn_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		       struct rxb_delivery *d)
+static int dyn_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {
 	if (dyn_nic_mode(i->dyn) == RXB_DYN_SHARED)
 		return rxb_shring_nic_deliver(i->sh, meta, d);
@@ -99,8 +99,8 @@ static unsigned dyn_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs
 	return rxb_shring_nic_fetch(i->sh, src - i->cfg.n_cores, bufs, n);
 }
 
-static unsigned dyn_rx_set(struct rxb_iface *i, uint32_t mode, uint32_t core,
-			   struct rxb_pkt *out, unsigned n, uint64_t now)
+static unsigned dyn_rx_set(struct rxb_iface *i, uint32_t mode, uint32_t core, struct rxb_pkt *out,
+			   unsigned n, uint64_t now)
 {
 	if (mode == RXB_DYN_SHARED)
 		return rxb_shring_rx_burst(i->sh, core, out, n, &i->allocs[core], now);
@@ -146,8 +146,7 @@ static const struct rxb_nic_stats *dyn_nic_stats(const struct rxb_iface *i, uint
 	return rxb_privring_nic_stats(i->pr, dest);
 }
 
-static uint64_t dyn_nic_counter(const struct rxb_iface *i, uint32_t dest,
-				enum rxb_nic_counter c)
+static uint64_t dyn_nic_counter(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c)
 {
 	return iface_pr_nic_counter(i, dest, c) + iface_sh_nic_counter(i, dest, c);
 }
@@ -195,8 +194,7 @@ static bool dyn_all_cores_on(struct rxb_iface *i, uint32_t mode)
 	return true;
 }
 
-enum rxb_dyn_decision rxb_iface_dyn_sample(struct rxb_iface *i,
-					   const struct rxb_dynctl_sample *s)
+enum rxb_dyn_decision rxb_iface_dyn_sample(struct rxb_iface *i, const struct rxb_dynctl_sample *s)
 {
 	struct iface_dyn *d = i->dyn;
 	enum rxb_dyn_decision dec;
@@ -222,8 +220,7 @@ enum rxb_dyn_mode rxb_iface_dyn_mode(const struct rxb_iface *i)
 {
 	if (i->dyn == NULL)
 		return RXB_DYN_PRIVATE;
-	return (enum rxb_dyn_mode)atomic_load_explicit(&i->dyn->nic_mode_pub,
-						       memory_order_relaxed);
+	return (enum rxb_dyn_mode)atomic_load_explicit(&i->dyn->nic_mode_pub, memory_order_relaxed);
 }
 
 const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i)

@@ -34,8 +34,7 @@ struct iface_ops {
 	int (*build)(struct rxb_iface *i, struct rxb_err *err);
 	void (*prime)(struct rxb_iface *i, uint64_t *want, uint64_t *got);
 	/* NIC side */
-	int (*deliver)(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		       struct rxb_delivery *d);
+	int (*deliver)(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d);
 	int (*deliver_from)(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
 			    struct rxb_delivery *d);
 	unsigned (*deliver_burst)(struct rxb_iface *i, const uint32_t *srcs,
@@ -50,8 +49,7 @@ struct iface_ops {
 	void (*free)(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n);
 	/* observability */
 	const struct rxb_nic_stats *(*nic_stats)(const struct rxb_iface *i, uint32_t dest);
-	uint64_t (*nic_counter)(const struct rxb_iface *i, uint32_t dest,
-				enum rxb_nic_counter c);
+	uint64_t (*nic_counter)(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c);
 	const struct rxb_sw_stats *(*sw_stats)(const struct rxb_iface *i, uint32_t core);
 	uint32_t (*occupancy)(struct rxb_iface *i, uint32_t dest);
 	/* census of the design's rings, added to *c; buffers into bufs */
@@ -62,17 +60,17 @@ struct iface_ops {
 struct rxb_iface {
 	/* What every verb reads first, on one line. */
 	const struct iface_ops *ops;
-	struct rxb_allocator *allocs;   /* per core (cfg.n_cores) */
-	struct rxb_privring *pr;        /* privRing, small privRing, dyn's private set */
-	struct rxb_shring *sh;          /* shRing, dyn's shared set */
+	struct rxb_allocator *allocs; /* per core (cfg.n_cores) */
+	struct rxb_privring *pr;      /* privRing, small privRing, dyn's private set */
+	struct rxb_shring *sh;        /* shRing, dyn's shared set */
 	struct rxb_bisect *bs;
 	struct rxb_spool *sp;
 	struct iface_dyn *dyn;
-	uint32_t n_dests;               /* destinations: cores, or spool ports */
-	uint32_t n_polled;              /* what cores poll: cores, or spool queues */
-	uint32_t n_srcs;                /* NIC-side sources (rxb_iface_n_srcs) */
-	uint32_t share;                 /* shRing: cores per shared ring */
-	uint32_t port_mod;              /* spool: queue = port % port_mod; 0: = port */
+	uint32_t n_dests;  /* destinations: cores, or spool ports */
+	uint32_t n_polled; /* what cores poll: cores, or spool queues */
+	uint32_t n_srcs;   /* NIC-side sources (rxb_iface_n_srcs) */
+	uint32_t share;    /* shRing: cores per shared ring */
+	uint32_t port_mod; /* spool: queue = port % port_mod; 0: = port */
 
 	struct rxb_iface_config cfg;
 	struct rxb_nic_stats *pipeline; /* per dest: drops before steering */
@@ -92,18 +90,16 @@ int iface_refuse(struct rxb_delivery *d, uint32_t dest) __attribute__((noinline,
 /* The tick of designs without time-driven NIC work. */
 unsigned iface_no_tick(struct rxb_iface *i, uint64_t now);
 
-typedef int deliver_fn(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		       struct rxb_delivery *d);
+typedef int deliver_fn(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d);
 typedef int deliver_from_fn(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
 			    struct rxb_delivery *d);
 
 /* rxb_iface_deliver_burst() for one design: instantiated once per design
  * with its own entries as constants, so each packet costs a direct call to
  * the design (no table look-up, no public wrapper) and nothing else. */
-static inline __attribute__((always_inline)) unsigned
-burst_loop(struct rxb_iface *i, const uint32_t *srcs, const struct rxb_rx_meta *metas,
-	   unsigned n, struct rxb_delivery *d, unsigned flags, deliver_fn *one,
-	   deliver_from_fn *one_from)
+static inline __attribute__((always_inline)) unsigned burst_loop(
+	struct rxb_iface *i, const uint32_t *srcs, const struct rxb_rx_meta *metas, unsigned n,
+	struct rxb_delivery *d, unsigned flags, deliver_fn *one, deliver_from_fn *one_from)
 {
 	const bool stop_on_drop = flags & RXB_BURST_STOP_ON_DROP;
 	unsigned k;
@@ -126,17 +122,17 @@ burst_loop(struct rxb_iface *i, const uint32_t *srcs, const struct rxb_rx_meta *
 }
 
 /* Instantiate the burst entry of a design from its two single entries. */
-#define IFACE_BURST(name, one, one_from)                                                   \
-	static unsigned name(struct rxb_iface *i, const uint32_t *srcs,                    \
-			     const struct rxb_rx_meta *metas, unsigned n,                  \
-			     struct rxb_delivery *d, unsigned flags)                       \
-	{                                                                                  \
-		return burst_loop(i, srcs, metas, n, d, flags, one, one_from);             \
+#define IFACE_BURST(name, one, one_from)                                                          \
+	static unsigned name(struct rxb_iface *i, const uint32_t *srcs,                           \
+			     const struct rxb_rx_meta *metas, unsigned n, struct rxb_delivery *d, \
+			     unsigned flags)                                                      \
+	{                                                                                         \
+		return burst_loop(i, srcs, metas, n, d, flags, one, one_from);                    \
 	}
 
 /* Each design's table (lib/iface_<design>.c). */
-extern const struct iface_ops iface_privring_ops;   /* privRing, small privRing */
-extern const struct iface_ops iface_shring_ops;     /* shRing: RxArr, RxList */
+extern const struct iface_ops iface_privring_ops; /* privRing, small privRing */
+extern const struct iface_ops iface_shring_ops;   /* shRing: RxArr, RxList */
 extern const struct iface_ops iface_dyn_shring_ops;
 extern const struct iface_ops iface_rxbisect_ops;
 extern const struct iface_ops iface_spool_ops;

@@ -5,14 +5,13 @@
  */
 #include "iface_int.h"
 
-static struct rxb_privring *make_privring(const struct rxb_iface_config *cfg,
-					  struct rxb_err *err)
+static struct rxb_privring *make_privring(const struct rxb_iface_config *cfg, struct rxb_err *err)
 {
 	struct rxb_privring_config pc = {
 		.n_queues = cfg->n_cores,
-		.ring_size = default_u32(cfg->rx_size, cfg->arch == RXB_ARCH_SMALL_PRIVRING ?
-						       RXB_DEFAULT_SMALL_RX_SIZE :
-						       RXB_DEFAULT_RX_SIZE),
+		.ring_size = default_u32(cfg->rx_size, cfg->arch == RXB_ARCH_SMALL_PRIVRING
+							       ? RXB_DEFAULT_SMALL_RX_SIZE
+							       : RXB_DEFAULT_RX_SIZE),
 		.cr_size = cfg->cr_size,
 		.desc_prefetch = cfg->desc_prefetch,
 	};
@@ -39,8 +38,7 @@ void iface_pr_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 	}
 }
 
-static int pr_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		      struct rxb_delivery *d)
+static int pr_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {
 	return rxb_privring_nic_deliver(i->pr, meta, d);
 }

@@ -7,8 +7,8 @@
 
 static struct rxb_shring *make_shring(const struct rxb_iface_config *cfg, struct rxb_err *err)
 {
-	uint32_t share = cfg->n_cores < RXB_DEFAULT_SHARE_DEGREE ? cfg->n_cores :
-								   RXB_DEFAULT_SHARE_DEGREE;
+	uint32_t share = cfg->n_cores < RXB_DEFAULT_SHARE_DEGREE ? cfg->n_cores
+								 : RXB_DEFAULT_SHARE_DEGREE;
 	struct rxb_shring_config sc = {
 		.n_cores = cfg->n_cores,
 		.share_degree = default_u32(cfg->share_degree, share),
@@ -21,7 +21,6 @@ static struct rxb_shring *make_shring(const struct rxb_iface_config *cfg, struct
 
 	return rxb_shring_create(&sc, err);
 }
-
 
 int iface_sh_build(struct rxb_iface *i, struct rxb_err *err)
 {
@@ -45,8 +44,7 @@ void iface_sh_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 	}
 }
 
-static int sh_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		      struct rxb_delivery *d)
+static int sh_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {
 	return rxb_shring_nic_deliver(i->sh, meta, d);
 }

@@ -30,8 +30,7 @@ static void sp_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 	}
 }
 
-static int sp_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		      struct rxb_delivery *d)
+static int sp_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {
 	return rxb_spool_nic_deliver(i->sp, meta, d);
 }
@@ -73,8 +72,7 @@ static const struct rxb_nic_stats *sp_nic_stats(const struct rxb_iface *i, uint3
 	return rxb_spool_port_stats(i->sp, port);
 }
 
-static uint64_t sp_nic_counter(const struct rxb_iface *i, uint32_t port,
-			       enum rxb_nic_counter c)
+static uint64_t sp_nic_counter(const struct rxb_iface *i, uint32_t port, enum rxb_nic_counter c)
 {
 	return rxb_counter_read(&rxb_spool_port_stats(i->sp, port)->c[c]);
 }

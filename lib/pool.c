@@ -147,8 +147,10 @@ static int rxb_pool_alloc_parts(struct rxb_pool *pool, uint32_t cap, struct rxb_
 	size_t objs_bytes = rxb_pool_bytes((uint64_t)cfg->n_cores * cap, sizeof(rxb_buf_t));
 
 	if (!cache_bytes || !owner_bytes || !stack_bytes || (cap && !objs_bytes))
-		return rxb_err_nomem(err, SIZE_MAX, "pool of %u buffers and %u caches: more "
-				     "than the address space", cfg->n_bufs, cfg->n_cores);
+		return rxb_err_nomem(err, SIZE_MAX,
+				     "pool of %u buffers and %u caches: more "
+				     "than the address space",
+				     cfg->n_bufs, cfg->n_cores);
 	pool->caches = rxb_pool_alloc_lines(cache_bytes);
 	if (pool->caches == NULL)
 		return rxb_err_nomem(err, cache_bytes, "pool: %u per-core caches", cfg->n_cores);
@@ -283,8 +285,7 @@ unsigned rxb_pool_get_slow(struct rxb_pool_cache *c, rxb_buf_t *bufs, unsigned n
 	c->len = (uint32_t)keep;
 	for (i = 0; i < n; i++)
 		/* Relaxed: see rxb_pool_get in the header. */
-		atomic_store_explicit(&c->owner[bufs[i]], (uint16_t)c->core,
-				      memory_order_relaxed);
+		atomic_store_explicit(&c->owner[bufs[i]], (uint16_t)c->core, memory_order_relaxed);
 	rxb_counter_add(&c->ctr.alloc, n);
 	rxb_counter_add(&c->ctr.alloc_refill, 1);
 	rxb_counter_add(&c->ctr.objs_from_shared, take);
@@ -316,8 +317,7 @@ static void rxb_pool_flush(struct rxb_pool_cache *c, const rxb_buf_t *bufs, unsi
 
 	for (i = 0; i < n; i++)
 		/* Relaxed: see rxb_pool_put in the header. */
-		cross += atomic_load_explicit(&c->owner[bufs[i]], memory_order_relaxed) !=
-			 c->core;
+		cross += atomic_load_explicit(&c->owner[bufs[i]], memory_order_relaxed) != c->core;
 
 	pthread_mutex_lock(&sh->lock);
 	/* More handles than the pool has can only come from a double free;
@@ -394,8 +394,7 @@ struct rxb_allocator rxb_pool_allocator(struct rxb_pool *pool, uint32_t core)
 	};
 }
 
-int rxb_pool_stats(const struct rxb_pool *pool, uint32_t core,
-		   struct rxb_pool_core_stats *out)
+int rxb_pool_stats(const struct rxb_pool *pool, uint32_t core, struct rxb_pool_core_stats *out)
 {
 	uint32_t first = core, last = core, c;
 
@@ -453,8 +452,8 @@ static void rxb_pool_visit_one(rxb_buf_t h, uint32_t where, void *arg)
 	v->fn(h, v->arg);
 }
 
-int rxb_pool_for_each_free(const struct rxb_pool *pool,
-			   void (*fn)(rxb_buf_t h, void *arg), void *arg)
+int rxb_pool_for_each_free(const struct rxb_pool *pool, void (*fn)(rxb_buf_t h, void *arg),
+			   void *arg)
 {
 	struct rxb_pool_visit v = { fn, arg };
 
@@ -466,13 +465,12 @@ int rxb_pool_for_each_free(const struct rxb_pool *pool,
 
 struct rxb_pool_census {
 	const struct rxb_pool *pool;
-	uint32_t *where;   /* per handle: RXB_NONE, a core, or n_cores */
+	uint32_t *where; /* per handle: RXB_NONE, a core, or n_cores */
 	struct rxb_err *err;
 	int rc;
 };
 
-static void rxb_pool_place(const struct rxb_pool *pool, uint32_t where, char *buf,
-			   size_t len)
+static void rxb_pool_place(const struct rxb_pool *pool, uint32_t where, char *buf, size_t len)
 {
 	if (where == pool->cfg.n_cores)
 		snprintf(buf, len, "the shared pool");
@@ -491,8 +489,8 @@ static void rxb_pool_census_one(rxb_buf_t h, uint32_t where, void *arg)
 	if (h >= cs->pool->cfg.n_bufs) {
 		cs->rc = rxb_err_fail(cs->err, -RXB_E_INVARIANT,
 				      "pool: free handle %llu in %s is out of range "
-				      "(pool.n_bufs = %u)", (unsigned long long)h, here,
-				      cs->pool->cfg.n_bufs);
+				      "(pool.n_bufs = %u)",
+				      (unsigned long long)h, here, cs->pool->cfg.n_bufs);
 		return;
 	}
 	if (cs->where[h] != RXB_NONE) {
@@ -517,12 +515,14 @@ int rxb_pool_check(const struct rxb_pool *pool, struct rxb_err *err)
 		if (cache->len > cache->flush_thresh)
 			return rxb_err_fail(err, -RXB_E_INVARIANT,
 					    "pool: core %u's cache holds %u handles, above its "
-					    "flush threshold %u", c, cache->len, cache->flush_thresh);
+					    "flush threshold %u",
+					    c, cache->len, cache->flush_thresh);
 	}
 	if (pool->shared.len > pool->cfg.n_bufs)
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "pool: shared pool holds %u handles, more than "
-				    "pool.n_bufs = %u", pool->shared.len, pool->cfg.n_bufs);
+				    "pool.n_bufs = %u",
+				    pool->shared.len, pool->cfg.n_bufs);
 	where_bytes = rxb_pool_bytes(pool->cfg.n_bufs, sizeof(*cs.where));
 	cs.where = rxb_malloc(where_bytes);
 	if (cs.where == NULL)

@@ -48,8 +48,7 @@ static int privring_validate(const struct rxb_privring_config *cfg, struct rxb_e
 	return rc;
 }
 
-struct rxb_privring *rxb_privring_create(const struct rxb_privring_config *cfg,
-					 struct rxb_err *err)
+struct rxb_privring *rxb_privring_create(const struct rxb_privring_config *cfg, struct rxb_err *err)
 {
 	struct rxb_privring *pr;
 	uint32_t cr_size, prefetch;
@@ -158,8 +157,7 @@ bool rxb_privring_nic_room(struct rxb_privring *pr, uint32_t q, enum rxb_drop_ca
 	return true;
 }
 
-unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *bufs,
-				unsigned n)
+unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *bufs, unsigned n)
 {
 	struct rxb_prq *pq = &pr->q[q];
 	uint32_t first = pq->rx.nic.fetched;
@@ -224,8 +222,8 @@ static void prq_count_poll(struct rxb_prq *q, unsigned got)
 		rxb_sw_count(&q->sw_stats, RXB_SW_EMPTY_POLLS, 1);
 }
 
-unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
-			       unsigned n, const struct rxb_allocator *alloc)
+unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out, unsigned n,
+			       const struct rxb_allocator *alloc)
 {
 	struct rxb_prq *pq = &pr->q[q];
 	rxb_buf_t fresh[RXB_BURST_MAX];
@@ -249,8 +247,7 @@ unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_p
 	return got;
 }
 
-unsigned rxb_privring_rx_take(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
-			      unsigned n)
+unsigned rxb_privring_rx_take(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out, unsigned n)
 {
 	struct rxb_prq *pq = &pr->q[q];
 	unsigned got = prq_peek(pq, out, n);
@@ -266,8 +263,8 @@ uint32_t rxb_privring_posted(const struct rxb_privring *pr, uint32_t q)
 	return pr->q[q].sw.tail - pr->q[q].sw.reclaimed;
 }
 
-unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q,
-			   const struct rxb_allocator *alloc, unsigned n)
+unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q, const struct rxb_allocator *alloc,
+			   unsigned n)
 {
 	struct rxb_prq *pq = &pr->q[q];
 	uint32_t room = pq->rx.size - rxb_privring_posted(pr, q);
@@ -289,8 +286,8 @@ unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q,
 	return done;
 }
 
-void rxb_privring_free(struct rxb_privring *pr, uint32_t q,
-		       const struct rxb_allocator *alloc, const rxb_buf_t *bufs, unsigned n)
+void rxb_privring_free(struct rxb_privring *pr, uint32_t q, const struct rxb_allocator *alloc,
+		       const rxb_buf_t *bufs, unsigned n)
 {
 	rxb_sw_free(&pr->q[q].sw_stats, alloc, bufs, n);
 }
@@ -327,8 +324,8 @@ int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *
 	    tail - head > pq->rx.size) {
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "privring queue %u: tail %u (posted %u) head %u reclaimed %u "
-				    "unread entries %u are inconsistent", q, tail, pq->sw.tail,
-				    head, pq->sw.reclaimed, written);
+				    "unread entries %u are inconsistent",
+				    q, tail, pq->sw.tail, head, pq->sw.reclaimed, written);
 	}
 	c->posted += tail - pq->rx.nic.fetched;
 	c->nic_held += pq->rx.nic.fetched - head;

@@ -61,8 +61,8 @@ int rxb_err_nomem(struct rxb_err *err, size_t bytes, const char *fmt, ...)
 	return rxb_err_fail(err, -ENOMEM, "out of memory: %s (%zu bytes)", what, bytes);
 }
 
-int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch,
-		      const char *what, struct rxb_err *err)
+int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch, const char *what,
+		      struct rxb_err *err)
 {
 	size_t bytes = sizeof(rxb_buf_t) * size;
 
@@ -119,7 +119,8 @@ int rxb_buflist_push(struct rxb_buflist *l, rxb_buf_t b, struct rxb_err *err)
 		rxb_buf_t *v = rxb_realloc(l->v, cap * sizeof(*v));
 
 		if (v == NULL)
-			return rxb_err_nomem(err, cap * sizeof(*v), "census list of %zu buffers", cap);
+			return rxb_err_nomem(err, cap * sizeof(*v), "census list of %zu buffers",
+					     cap);
 		l->v = v;
 		l->cap = cap;
 	}

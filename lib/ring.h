@@ -26,10 +26,10 @@
  * reports them at quiescent points. */
 #ifdef RXB_DEBUG
 void rxb_debug_fail(const char *file, int line, const char *what);
-#define RXB_DEBUG_CHECK(cond, what)                                              \
-	do {                                                                     \
-		if (!(cond))                                                     \
-			rxb_debug_fail(__FILE__, __LINE__, what);                \
+#define RXB_DEBUG_CHECK(cond, what)                               \
+	do {                                                      \
+		if (!(cond))                                      \
+			rxb_debug_fail(__FILE__, __LINE__, what); \
 	} while (0)
 #else
 #define RXB_DEBUG_CHECK(cond, what) ((void)0)
@@ -66,8 +66,8 @@ struct rxb_descring {
 
 /* Allocate the descriptors; -ENOMEM with "out of memory: <what> of <size>
  * descriptors (<bytes> bytes)" in err. */
-int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch,
-		      const char *what, struct rxb_err *err);
+int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch, const char *what,
+		      struct rxb_err *err);
 void rxb_descring_fini(struct rxb_descring *r);
 
 static inline uint32_t rxb_relaxed_load(_Atomic uint32_t *p)
@@ -114,8 +114,7 @@ static inline uint32_t rxb_descring_nic_avail(struct rxb_descring *r, bool exact
 /* NIC: move up to `n` posted descriptors into the NIC's prefetch cache.
  * Returns the number fetched; adds to `*reads` the PCIe read transactions it
  * took (one per contiguous run of slots: a wrap splits the run). */
-static inline uint32_t rxb_descring_nic_fetch(struct rxb_descring *r, uint32_t n,
-					      uint16_t *reads)
+static inline uint32_t rxb_descring_nic_fetch(struct rxb_descring *r, uint32_t n, uint16_t *reads)
 {
 	uint32_t unfetched = rxb_descring_nic_unfetched(r, n);
 	uint32_t first = r->nic.fetched & r->mask;
@@ -154,10 +153,10 @@ static inline uint32_t rxb_descring_nic_take(struct rxb_descring *r, rxb_buf_t *
 #define RXB_CR_DONE 1u
 
 struct rxb_cr_entry {
-	uint32_t index;          /* descriptor slot that holds the packet */
+	uint32_t index; /* descriptor slot that holds the packet */
 	uint32_t len;
 	uint32_t hash;
-	_Atomic uint32_t flags;  /* RXB_CR_DONE == generation of the writer's pass */
+	_Atomic uint32_t flags; /* RXB_CR_DONE == generation of the writer's pass */
 };
 
 /* A completion ring: written only by the NIC, read only by software, which
@@ -165,24 +164,24 @@ struct rxb_cr_entry {
  * it has read. */
 struct rxb_cr {
 	/* Read-only after init, on a line of their own (see rxb_descring). */
-	void *ent;      /* struct rxb_cr_entry, or the Bx entry type of rxBisect */
+	void *ent; /* struct rxb_cr_entry, or the Bx entry type of rxBisect */
 	uint32_t size;
 	uint32_t mask;
 	uint32_t shift; /* log2(size): the generation is bit `shift` of an index */
 
 	struct {
-		_Atomic uint32_t prod;  /* next entry the NIC writes */
-		uint32_t cons_seen;     /* NIC's cached copy of sw.cons_pub */
+		_Atomic uint32_t prod; /* next entry the NIC writes */
+		uint32_t cons_seen;    /* NIC's cached copy of sw.cons_pub */
 	} nic RXB_CACHE_ALIGNED;
 
 	struct {
-		uint32_t cons;              /* next entry software reads (private) */
-		_Atomic uint32_t cons_pub;  /* cons as last published to the NIC */
+		uint32_t cons;             /* next entry software reads (private) */
+		_Atomic uint32_t cons_pub; /* cons as last published to the NIC */
 	} sw RXB_CACHE_ALIGNED;
 };
 
 _Static_assert(offsetof(struct rxb_descring, db) >= RXB_CACHE_LINE &&
-	       offsetof(struct rxb_cr, nic) >= RXB_CACHE_LINE,
+		       offsetof(struct rxb_cr, nic) >= RXB_CACHE_LINE,
 	       "read-only ring fields must not share a line with written state");
 
 /* The index logic (room, generation, publish) is shared by completion rings
@@ -223,8 +222,7 @@ static inline uint32_t rxb_cr_nic_free(struct rxb_cr *cr)
 }
 
 /* NIC: write one entry (caller checked room). */
-static inline void rxb_cr_nic_write(struct rxb_cr *cr, uint32_t index, uint32_t len,
-				    uint32_t hash)
+static inline void rxb_cr_nic_write(struct rxb_cr *cr, uint32_t index, uint32_t len, uint32_t hash)
 {
 	uint32_t prod = rxb_relaxed_load(&cr->nic.prod);
 	struct rxb_cr_entry *e = (struct rxb_cr_entry *)cr->ent + (prod & cr->mask);
@@ -251,8 +249,7 @@ static inline const struct rxb_cr_entry *rxb_cr_sw_peek(struct rxb_cr *cr, uint3
 	uint32_t idx = cr->sw.cons + i;
 	const struct rxb_cr_entry *e = (const struct rxb_cr_entry *)cr->ent + (idx & cr->mask);
 	/* acquire: pairs with the release in rxb_cr_nic_write(). */
-	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags,
-					      memory_order_acquire);
+	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags, memory_order_acquire);
 
 	return rxb_cr_done(cr, flags, idx) ? e : NULL;
 }
@@ -286,9 +283,7 @@ static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
 
 /* ------------------------------------------------------------- helpers */
 
-
-static inline void rxb_nic_count(struct rxb_nic_stats *s, enum rxb_nic_counter c,
-				 uint64_t v)
+static inline void rxb_nic_count(struct rxb_nic_stats *s, enum rxb_nic_counter c, uint64_t v)
 {
 	rxb_counter_add(&s->c[c], v);
 }
@@ -422,6 +417,5 @@ static inline void rxb_spin_unlock(struct rxb_spinlock *l)
 {
 	atomic_store_explicit(&l->locked, 0, memory_order_release);
 }
-
 
 #endif /* RXB_LIB_RING_H */

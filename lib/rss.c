@@ -8,11 +8,9 @@
 #include "rxb/rss.h"
 
 const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN] = {
-	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
-	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
-	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
-	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
-	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+	0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
 /* Key bit n, most significant bit of key[0] first; zero past the end so the
@@ -24,8 +22,7 @@ static unsigned key_bit(const uint8_t *key, size_t key_len, size_t n)
 	return (key[n / 8] >> (7 - n % 8)) & 1;
 }
 
-uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len,
-			  const uint8_t *data, size_t len)
+uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len, const uint8_t *data, size_t len)
 {
 	uint32_t result = 0, window = 0;
 	size_t next;
@@ -44,17 +41,15 @@ uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len,
 	return result;
 }
 
-int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len,
-		 struct rxb_err *err)
+int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len, struct rxb_err *err)
 {
 	if (key == NULL) {
-		rxb_err_set(err, "rss.key = NULL: must point to %d bytes",
-			    RXB_RSS_KEY_LEN);
+		rxb_err_set(err, "rss.key = NULL: must point to %d bytes", RXB_RSS_KEY_LEN);
 		return -EINVAL;
 	}
 	if (key_len != RXB_RSS_KEY_LEN) {
-		rxb_err_set(err, "rss.key = %zu bytes: must be exactly %d bytes",
-			    key_len, RXB_RSS_KEY_LEN);
+		rxb_err_set(err, "rss.key = %zu bytes: must be exactly %d bytes", key_len,
+			    RXB_RSS_KEY_LEN);
 		return -EINVAL;
 	}
 
@@ -114,8 +109,8 @@ uint32_t rxb_rss_ipv4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip)
 	return rxb_rss_hash(rss, in, sizeof(in));
 }
 
-uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip,
-			 uint16_t sport, uint16_t dport)
+uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip, uint16_t sport,
+			 uint16_t dport)
 {
 	uint8_t in[12];
 
@@ -128,8 +123,7 @@ uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip,
 
 /* The hash is an XOR of per-position rows, so the address part can be hashed
  * straight from the caller's arrays without copying them together. */
-uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16],
-		      const uint8_t dip[16])
+uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16], const uint8_t dip[16])
 {
 	uint32_t h = 0;
 
@@ -138,12 +132,12 @@ uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16],
 	return h;
 }
 
-uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
-			 const uint8_t dip[16], uint16_t sport, uint16_t dport)
+uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16], const uint8_t dip[16],
+			 uint16_t sport, uint16_t dport)
 {
-	return rxb_rss_ipv6(rss, sip, dip) ^
-	       rss->table[32][sport >> 8] ^ rss->table[33][sport & 0xff] ^
-	       rss->table[34][dport >> 8] ^ rss->table[35][dport & 0xff];
+	return rxb_rss_ipv6(rss, sip, dip) ^ rss->table[32][sport >> 8] ^
+	       rss->table[33][sport & 0xff] ^ rss->table[34][dport >> 8] ^
+	       rss->table[35][dport & 0xff];
 }
 
 static uint16_t get_be16(const uint8_t *p)
@@ -156,9 +150,17 @@ static uint32_t get_be32(const uint8_t *p)
 	return (uint32_t)get_be16(p) << 16 | get_be16(p + 2);
 }
 
-enum { ETH_HDR = 14, VLAN_TAG = 4, ETYPE_IPV4 = 0x0800, ETYPE_IPV6 = 0x86dd,
-       ETYPE_8021Q = 0x8100, ETYPE_8021AD = 0x88a8, ETYPE_QINQ_OLD = 0x9100,
-       PROTO_TCP = 6, PROTO_UDP = 17 };
+enum {
+	ETH_HDR = 14,
+	VLAN_TAG = 4,
+	ETYPE_IPV4 = 0x0800,
+	ETYPE_IPV6 = 0x86dd,
+	ETYPE_8021Q = 0x8100,
+	ETYPE_8021AD = 0x88a8,
+	ETYPE_QINQ_OLD = 0x9100,
+	PROTO_TCP = 6,
+	PROTO_UDP = 17
+};
 
 static bool is_vlan(uint16_t type)
 {
@@ -189,8 +191,8 @@ static bool is_tcp_udp(uint8_t proto)
 	return proto == PROTO_TCP || proto == PROTO_UDP;
 }
 
-static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len,
-			  bool l4, uint16_t *dport)
+static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len, bool l4,
+			  uint16_t *dport)
 {
 	uint32_t ihl = (ip[0] & 0xfu) * 4u;
 	bool fragment = (get_be16(ip + 6) & 0x3fff) != 0;
@@ -205,8 +207,8 @@ static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 	return rxb_rss_ipv4(rss, get_be32(ip + 12), get_be32(ip + 16));
 }
 
-static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len,
-			  bool l4, uint16_t *dport)
+static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len, bool l4,
+			  uint16_t *dport)
 {
 	if (len < 40)
 		return 0;
@@ -217,8 +219,8 @@ static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 	return rxb_rss_ipv6(rss, ip + 8, ip + 24);
 }
 
-static uint32_t hash_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len,
-			   bool l4, uint16_t *dport)
+static uint32_t hash_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len, bool l4,
+			   uint16_t *dport)
 {
 	uint16_t type;
 	uint32_t l2 = rxb_eth_l3(frame, len, &type);
@@ -247,15 +249,14 @@ uint32_t rxb_rss_frame_l3(const struct rxb_rss *rss, const uint8_t *frame, uint3
 static int check_n_queues(uint32_t n_queues, struct rxb_err *err)
 {
 	if (n_queues == 0 || n_queues > RXB_RETA_MAX_QUEUES) {
-		rxb_err_set(err, "reta.n_queues = %u: must be in [1, %u]",
-			    n_queues, RXB_RETA_MAX_QUEUES);
+		rxb_err_set(err, "reta.n_queues = %u: must be in [1, %u]", n_queues,
+			    RXB_RETA_MAX_QUEUES);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues,
-		  struct rxb_err *err)
+int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues, struct rxb_err *err)
 {
 	int ret;
 
@@ -263,8 +264,8 @@ int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues,
 	reta->mask = 0;
 	reta->queue = NULL;
 	if (size < RXB_RETA_MIN || size > RXB_RETA_MAX || !rxb_is_pow2(size)) {
-		rxb_err_set(err, "reta.size = %u: must be a power of two in [%u, %u]",
-			    size, RXB_RETA_MIN, RXB_RETA_MAX);
+		rxb_err_set(err, "reta.size = %u: must be a power of two in [%u, %u]", size,
+			    RXB_RETA_MIN, RXB_RETA_MAX);
 		return -EINVAL;
 	}
 	ret = check_n_queues(n_queues, err);
@@ -281,21 +282,20 @@ int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues,
 	return 0;
 }
 
-int rxb_reta_set(struct rxb_reta *reta, uint32_t entry, uint32_t queue,
-		 uint32_t n_queues, struct rxb_err *err)
+int rxb_reta_set(struct rxb_reta *reta, uint32_t entry, uint32_t queue, uint32_t n_queues,
+		 struct rxb_err *err)
 {
 	int ret = check_n_queues(n_queues, err);
 
 	if (ret)
 		return ret;
 	if (entry >= reta->size) {
-		rxb_err_set(err, "reta.entry = %u: must be below the table size %u",
-			    entry, reta->size);
+		rxb_err_set(err, "reta.entry = %u: must be below the table size %u", entry,
+			    reta->size);
 		return -EINVAL;
 	}
 	if (queue >= n_queues) {
-		rxb_err_set(err, "reta.queue = %u: must be below n_queues = %u",
-			    queue, n_queues);
+		rxb_err_set(err, "reta.queue = %u: must be below n_queues = %u", queue, n_queues);
 		return -EINVAL;
 	}
 	reta->queue[entry] = (uint16_t)queue;

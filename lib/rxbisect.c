@@ -18,26 +18,29 @@ const char *const rxb_ax_policy_name[RXB_AX_POLICIES] = {
 };
 
 /* Bx entry flags, above the done bit (RXB_CR_DONE). */
-#define BX_HAS_PKT 2u  /* buf/len/hash describe a packet */
+#define BX_HAS_PKT  2u /* buf/len/hash describe a packet */
 #define BX_HAS_CONS 4u /* ax_ring/ax_index report a consumed Ax slot */
-#define BX_FOREIGN 8u  /* the packet's buffer came from an Ax linked elsewhere:
+#define BX_FOREIGN \
+	8u /* the packet's buffer came from an Ax linked elsewhere:
 			* counts against the Bx's foreign budget */
 
 struct rxb_bx_entry {
-	rxb_buf_t buf;      /* buf, len, hash: laid out as struct rxb_pkt */
+	rxb_buf_t buf; /* buf, len, hash: laid out as struct rxb_pkt */
 	uint32_t len;
 	uint32_t hash;
-	uint32_t ax_ring;   /* ax_ring, ax_index: read as one 64-bit word */
+	uint32_t ax_ring; /* ax_ring, ax_index: read as one 64-bit word */
 	uint32_t ax_index;
 	_Atomic uint32_t flags;
 	uint32_t pad;
 };
 _Static_assert(sizeof(struct rxb_bx_entry) == 32, "two Bx entries per cache line");
 _Static_assert(offsetof(struct rxb_bx_entry, len) == offsetof(struct rxb_pkt, len) &&
-	       offsetof(struct rxb_bx_entry, hash) == offsetof(struct rxb_pkt, hash) &&
-	       sizeof(struct rxb_pkt) == 16, "a packet is copied out as one 16-byte block");
+		       offsetof(struct rxb_bx_entry, hash) == offsetof(struct rxb_pkt, hash) &&
+		       sizeof(struct rxb_pkt) == 16,
+	       "a packet is copied out as one 16-byte block");
 _Static_assert(offsetof(struct rxb_bx_entry, ax_index) ==
-	       offsetof(struct rxb_bx_entry, ax_ring) + 4, "ax_ring and ax_index are adjacent");
+		       offsetof(struct rxb_bx_entry, ax_ring) + 4,
+	       "ax_ring and ax_index are adjacent");
 
 /* The (ax_ring, ax_index) pair of an entry as one word, for one compare. */
 static inline uint64_t bx_cons_word(const struct rxb_bx_entry *x)
@@ -86,14 +89,14 @@ struct rxb_bx {
 		uint32_t rr;                /* round-robin cursor into assoc */
 		uint32_t pend_head;         /* coalesced notices: FIFO */
 		uint32_t pend_tail;
-		rxb_counter_t linked_uses;  /* read by anyone (stats) */
+		rxb_counter_t linked_uses; /* read by anyone (stats) */
 		rxb_counter_t foreign_uses;
 	} nic RXB_CACHE_ALIGNED;
 	/* Owner core's state. */
 	struct {
-		uint32_t foreign_cons;              /* foreign entries read */
-		_Atomic uint32_t foreign_cons_pub;  /* published copy */
-		uint32_t deficit;                   /* notices acted on without a
+		uint32_t foreign_cons;             /* foreign entries read */
+		_Atomic uint32_t foreign_cons_pub; /* published copy */
+		uint32_t deficit;                  /* notices acted on without a
 		                                     * buffer (pool empty): slots
 		                                     * its linked Ax rings lack */
 	} sw RXB_CACHE_ALIGNED;
@@ -105,8 +108,8 @@ struct rxb_bx {
 	uint32_t foreign_budget; /* |Bx| − R(b) */
 	uint32_t *assoc;         /* Ax rings this Bx may use */
 	uint32_t n_assoc;
-	uint64_t *assoc_bits;    /* the same as a bitmap, for membership tests */
-	uint32_t *linked;        /* Ax rings linked to this Bx */
+	uint64_t *assoc_bits; /* the same as a bitmap, for membership tests */
+	uint32_t *linked;     /* Ax rings linked to this Bx */
 	uint32_t n_linked;
 	struct rxb_nic_stats nic_stats RXB_CACHE_ALIGNED;
 	struct rxb_sw_stats sw_stats;
@@ -131,11 +134,13 @@ static int bisect_validate_sizes(const struct rxb_bisect_config *cfg, struct rxb
 	int rc;
 
 	if (cfg->n_ax == 0 || cfg->n_ax > RXB_MAX_CORES) {
-		rxb_err_set(err, "rxbisect.n_ax = %u: must be in [1, %u]", cfg->n_ax, RXB_MAX_CORES);
+		rxb_err_set(err, "rxbisect.n_ax = %u: must be in [1, %u]", cfg->n_ax,
+			    RXB_MAX_CORES);
 		return -EINVAL;
 	}
 	if (cfg->n_bx == 0 || cfg->n_bx > RXB_MAX_CORES) {
-		rxb_err_set(err, "rxbisect.n_bx = %u: must be in [1, %u]", cfg->n_bx, RXB_MAX_CORES);
+		rxb_err_set(err, "rxbisect.n_bx = %u: must be in [1, %u]", cfg->n_bx,
+			    RXB_MAX_CORES);
 		return -EINVAL;
 	}
 	rc = rxb_check_ring_size("rxbisect.ax_size", cfg->ax_size, err);
@@ -147,8 +152,10 @@ static int bisect_validate_sizes(const struct rxb_bisect_config *cfg, struct rxb
 		rc = -EINVAL;
 	}
 	if (rc == 0 && (unsigned)cfg->policy >= RXB_AX_POLICIES) {
-		rxb_err_set(err, "rxbisect.policy = %d: must be random, round_robin or "
-			    "most_available", (int)cfg->policy);
+		rxb_err_set(err,
+			    "rxbisect.policy = %d: must be random, round_robin or "
+			    "most_available",
+			    (int)cfg->policy);
 		rc = -EINVAL;
 	}
 	return rc;
@@ -157,8 +164,10 @@ static int bisect_validate_sizes(const struct rxb_bisect_config *cfg, struct rxb
 static int bisect_validate_links(const struct rxb_bisect_config *cfg, struct rxb_err *err)
 {
 	if (cfg->link == NULL && cfg->n_ax != cfg->n_bx) {
-		rxb_err_set(err, "rxbisect.link: missing, and n_ax (%u) != n_bx (%u) so the "
-			    "default one-to-one link does not apply", cfg->n_ax, cfg->n_bx);
+		rxb_err_set(err,
+			    "rxbisect.link: missing, and n_ax (%u) != n_bx (%u) so the "
+			    "default one-to-one link does not apply",
+			    cfg->n_ax, cfg->n_bx);
 		return -EINVAL;
 	}
 	for (uint32_t a = 0; cfg->link != NULL && a < cfg->n_ax; a++) {
@@ -170,8 +179,10 @@ static int bisect_validate_links(const struct rxb_bisect_config *cfg, struct rxb
 	}
 	for (uint32_t b = 0; cfg->assoc != NULL && b < cfg->n_bx; b++) {
 		if (cfg->assoc_len == NULL || cfg->assoc_len[b] == 0 || cfg->assoc[b] == NULL) {
-			rxb_err_set(err, "rxbisect.assoc[%u]: empty association; every Bx needs "
-				    "at least one Ax ring", b);
+			rxb_err_set(err,
+				    "rxbisect.assoc[%u]: empty association; every Bx needs "
+				    "at least one Ax ring",
+				    b);
 			return -EINVAL;
 		}
 	}
@@ -222,7 +233,8 @@ static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 		bx->assoc = rxb_calloc(n, sizeof(*bx->assoc));
 		if (bx->assoc == NULL)
 			return rxb_err_nomem(err, n * sizeof(*bx->assoc),
-					     "rxbisect Bx %u: association set of %u Ax rings", b, n);
+					     "rxbisect Bx %u: association set of %u Ax rings", b,
+					     n);
 		bx->assoc_bits = rxb_calloc(words, sizeof(*bx->assoc_bits));
 		if (bx->assoc_bits == NULL)
 			return rxb_err_nomem(err, words * sizeof(*bx->assoc_bits),
@@ -243,8 +255,10 @@ static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 		struct rxb_bx *bx = &bs->bx[b];
 
 		if (!bx_has_ax(bx, a)) {
-			rxb_err_set(err, "rxbisect.link[%u] = %u: Ax %u is not in the association "
-				    "set of Bx %u", a, b, a, b);
+			rxb_err_set(err,
+				    "rxbisect.link[%u] = %u: Ax %u is not in the association "
+				    "set of Bx %u",
+				    a, b, a, b);
 			return -EINVAL;
 		}
 		bs->ax[a].link = b;
@@ -255,10 +269,11 @@ static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 		struct rxb_bx *bx = &bs->bx[b];
 
 		if (bx->reserved > cfg->bx_size) {
-			rxb_err_set(err, "rxbisect.bx_size = %u: Bx %u needs at least %u slots "
+			rxb_err_set(err,
+				    "rxbisect.bx_size = %u: Bx %u needs at least %u slots "
 				    "(the entries of the %u Ax rings linked to it) so that no "
-				    "consumption notice can be lost", cfg->bx_size, b,
-				    bx->reserved, bx->n_linked);
+				    "consumption notice can be lost",
+				    cfg->bx_size, b, bx->reserved, bx->n_linked);
 			return -EINVAL;
 		}
 		bx->foreign_budget = cfg->bx_size - bx->reserved;
@@ -377,8 +392,9 @@ static uint32_t choose_foreign_ax(struct rxb_bisect *bs, struct rxb_bx *bx, uint
 	uint32_t best = RXB_NONE, best_avail = 0, seen = 0;
 
 	for (uint32_t k = 0; k < bx->n_assoc; k++) {
-		uint32_t i = bs->cfg.policy == RXB_AX_ROUND_ROBIN ?
-			     (bx->nic.rr + 1 + k) % bx->n_assoc : k;
+		uint32_t i = bs->cfg.policy == RXB_AX_ROUND_ROBIN
+				     ? (bx->nic.rr + 1 + k) % bx->n_assoc
+				     : k;
 		uint32_t a = bx->assoc[i];
 		uint32_t avail;
 
@@ -425,8 +441,8 @@ static bool bx_foreign_room(struct rxb_bx *bx)
 		return true;
 	/* acquire: pairs with the release in bisect_rx_publish(); the entries
 	 * counted there have been read. */
-	bx->nic.foreign_cons_seen =
-		atomic_load_explicit(&bx->sw.foreign_cons_pub, memory_order_acquire);
+	bx->nic.foreign_cons_seen = atomic_load_explicit(&bx->sw.foreign_cons_pub,
+							 memory_order_acquire);
 	return bx->nic.foreign_written - bx->nic.foreign_cons_seen < bx->foreign_budget;
 }
 
@@ -438,7 +454,8 @@ static void bx_write(struct rxb_bx *bx, rxb_buf_t buf, const struct rxb_rx_meta 
 
 	RXB_DEBUG_CHECK(prod - bx->cr.nic.cons_seen < bx->cr.size, "Bx written while full");
 	RXB_DEBUG_CHECK(!(flags & BX_FOREIGN) ||
-			bx->nic.foreign_written - bx->nic.foreign_cons_seen < bx->foreign_budget,
+				bx->nic.foreign_written - bx->nic.foreign_cons_seen <
+					bx->foreign_budget,
 			"Bx foreign entries above their budget");
 	e->buf = buf;
 	e->len = meta ? meta->len : 0;
@@ -639,8 +656,8 @@ bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause 
 	return true;
 }
 
-int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax,
-				const struct rxb_rx_meta *meta, struct rxb_delivery *d)
+int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct rxb_rx_meta *meta,
+				struct rxb_delivery *d)
 {
 	if (ax >= bs->cfg.n_ax || bisect_begin(bs, meta, d) != 0)
 		return -EINVAL;
@@ -712,8 +729,8 @@ static void ax_doorbells(struct rxb_bisect *bs, struct rxb_bx *bx)
 /* Post buffers into every free slot of this core's Ax rings (no doorbell).
  * `upto`: take what the allocator has (a top-up after a deficit) rather
  * than stop at the first refused chunk (priming). */
-static unsigned ax_fill(struct rxb_bisect *bs, struct rxb_bx *bx,
-			const struct rxb_allocator *alloc, bool upto)
+static unsigned ax_fill(struct rxb_bisect *bs, struct rxb_bx *bx, const struct rxb_allocator *alloc,
+			bool upto)
 {
 	rxb_buf_t fresh[RXB_BURST_MAX];
 	unsigned posted = 0;
@@ -728,8 +745,9 @@ static unsigned ax_fill(struct rxb_bisect *bs, struct rxb_bx *bx,
 
 			if (n == 0)
 				break;
-			got = upto ? rxb_alloc_get_upto(alloc, fresh, n) :
-				     alloc->get(alloc->ctx, fresh, n) == n ? n : 0;
+			got = upto ? rxb_alloc_get_upto(alloc, fresh, n)
+			      : alloc->get(alloc->ctx, fresh, n) == n ? n
+								      : 0;
 			if (got != n)
 				rxb_sw_count(&bx->sw_stats, RXB_SW_ALLOC_FAIL, 1);
 			ax_post(ax, fresh, got);
@@ -741,8 +759,7 @@ static unsigned ax_fill(struct rxb_bisect *bs, struct rxb_bx *bx,
 	return posted;
 }
 
-unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
-			  const struct rxb_allocator *alloc)
+unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core, const struct rxb_allocator *alloc)
 {
 	struct rxb_bx *bx = &bs->bx[core];
 	unsigned posted = ax_fill(bs, bx, alloc, false);
@@ -756,18 +773,17 @@ unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
 
 /* What one pass over the ready Bx entries found. */
 struct rx_scan {
-	unsigned entries;   /* ready entries to consume */
-	unsigned pkts;      /* packets among them */
-	unsigned notices;   /* entries carrying a consumption */
-	unsigned foreign;   /* foreign entries among them */
-	uint64_t odd;       /* non-zero: a notice is not the next slot of the one
+	unsigned entries; /* ready entries to consume */
+	unsigned pkts;    /* packets among them */
+	unsigned notices; /* entries carrying a consumption */
+	unsigned foreign; /* foreign entries among them */
+	uint64_t odd;     /* non-zero: a notice is not the next slot of the one
 			     * linked Ax (several linked rings, or a broken
 			     * invariant): refill entry by entry, with checks */
 };
 
 /* The one Ax linked to this Bx, or NULL when there are several (or none). */
-static struct rxb_ax *bx_single_ax(struct rxb_bisect *bs, const struct rxb_bx *bx,
-				   uint32_t *id)
+static struct rxb_ax *bx_single_ax(struct rxb_bisect *bs, const struct rxb_bx *bx, uint32_t *id)
 {
 	if (bx->n_linked != 1) {
 		*id = RXB_NONE;
@@ -865,8 +881,7 @@ static void bisect_rx_cut(const struct rxb_bx *bx, struct rx_scan *s, unsigned a
 static bool bisect_rx_recycle(const struct rxb_bx *bx, struct rx_scan *s, rxb_buf_t *fresh)
 {
 	const struct rxb_bx_entry *x = bx_entry(bx, bx->cr.sw.cons);
-	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&x->flags,
-					      memory_order_relaxed);
+	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&x->flags, memory_order_relaxed);
 
 	if (s->entries != 0 || (flags & (BX_HAS_PKT | BX_HAS_CONS)) != (BX_HAS_PKT | BX_HAS_CONS))
 		return false;
@@ -887,8 +902,7 @@ static bool bisect_rx_defer(struct rxb_bisect *bs, uint32_t core, struct rxb_bx 
 			    struct rx_scan *s)
 {
 	const struct rxb_bx_entry *x = bx_entry(bx, bx->cr.sw.cons);
-	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&x->flags,
-					      memory_order_relaxed);
+	uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&x->flags, memory_order_relaxed);
 
 	if (s->entries != 0 || (flags & (BX_HAS_PKT | BX_HAS_CONS)) != BX_HAS_CONS ||
 	    x->ax_ring >= bs->cfg.n_ax || bs->ax[x->ax_ring].link != core)
@@ -943,13 +957,12 @@ static void bisect_rx_publish(struct rxb_bisect *bs, struct rxb_bx *bx, const st
 	rxb_cr_sw_publish(&bx->cr, s->entries);
 	bx->sw.foreign_cons += s->foreign;
 	/* release: pairs with the acquire in bx_foreign_room(). */
-	atomic_store_explicit(&bx->sw.foreign_cons_pub, bx->sw.foreign_cons,
-			      memory_order_release);
+	atomic_store_explicit(&bx->sw.foreign_cons_pub, bx->sw.foreign_cons, memory_order_release);
 	ax_doorbells(bs, bx);
 }
 
-unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out,
-		       unsigned n, const struct rxb_allocator *alloc)
+unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out, unsigned n,
+		       const struct rxb_allocator *alloc)
 {
 	struct rxb_bx *bx = &bs->bx[core];
 	rxb_buf_t fresh[RX_SCAN_MAX];
@@ -1046,7 +1059,8 @@ static int ax_census(struct rxb_bisect *bs, uint32_t a, struct rxb_census *c,
 	    head - ax->sw.reclaimed > ax->ring.size) {
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "rxbisect Ax %u: tail %u (software %u) head %u reclaimed %u "
-				    "are inconsistent", a, tail, ax->sw.tail, head, ax->sw.reclaimed);
+				    "are inconsistent",
+				    a, tail, ax->sw.tail, head, ax->sw.reclaimed);
 	}
 	c->posted += tail - ax->ring.nic.fetched;
 	c->nic_held += ax->ring.nic.fetched - head;
@@ -1066,8 +1080,8 @@ static int bx_census(struct rxb_bisect *bs, uint32_t b, struct rxb_census *c,
 	uint32_t foreign = 0, cons = bx_pending(bx);
 
 	for (uint32_t i = bx->cr.sw.cons; i != prod; i++) {
-		const struct rxb_bx_entry *e =
-			(const struct rxb_bx_entry *)bx->cr.ent + (i & bx->cr.mask);
+		const struct rxb_bx_entry *e = (const struct rxb_bx_entry *)bx->cr.ent +
+					       (i & bx->cr.mask);
 		uint32_t flags = atomic_load_explicit((_Atomic uint32_t *)&e->flags,
 						      memory_order_relaxed);
 
@@ -1083,8 +1097,8 @@ static int bx_census(struct rxb_bisect *bs, uint32_t b, struct rxb_census *c,
 	    foreign != bx->nic.foreign_written - bx->sw.foreign_cons || cons > bx->reserved) {
 		return rxb_err_fail(err, -RXB_E_INVARIANT,
 				    "rxbisect Bx %u: %u unread entries, %u foreign (budget %u, "
-				    "counted %u), %u carrying consumptions (reserved %u)", b,
-				    prod - bx->cr.sw.cons, foreign, bx->foreign_budget,
+				    "counted %u), %u carrying consumptions (reserved %u)",
+				    b, prod - bx->cr.sw.cons, foreign, bx->foreign_budget,
 				    bx->nic.foreign_written - bx->sw.foreign_cons, cons,
 				    bx->reserved);
 	}

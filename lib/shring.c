@@ -50,19 +50,24 @@ static int shring_validate_batch(const struct rxb_shring_config *cfg, struct rxb
 	if (cfg->batch <= 1)
 		return 0;
 	if (!rxb_is_pow2(cfg->batch) || cfg->batch > RXB_SHRING_BATCH_MAX) {
-		rxb_err_set(err, "shring.batch = %u: must be a power of two at most %u (0 or 1: "
-			    "not batched)", cfg->batch, RXB_SHRING_BATCH_MAX);
+		rxb_err_set(err,
+			    "shring.batch = %u: must be a power of two at most %u (0 or 1: "
+			    "not batched)",
+			    cfg->batch, RXB_SHRING_BATCH_MAX);
 		return -EINVAL;
 	}
 	if (!cfg->list) {
-		rxb_err_set(err, "shring.batch = %u: batched descriptors need shring.list = true "
-			    "(batched RxList)", cfg->batch);
+		rxb_err_set(err,
+			    "shring.batch = %u: batched descriptors need shring.list = true "
+			    "(batched RxList)",
+			    cfg->batch);
 		return -EINVAL;
 	}
 	if (slots > RXB_RING_MAX) {
-		rxb_err_set(err, "shring.batch = %u: shring.ring_size × shring.batch = %llu buffer "
-			    "slots, must be at most %u", cfg->batch, (unsigned long long)slots,
-			    RXB_RING_MAX);
+		rxb_err_set(err,
+			    "shring.batch = %u: shring.ring_size × shring.batch = %llu buffer "
+			    "slots, must be at most %u",
+			    cfg->batch, (unsigned long long)slots, RXB_RING_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -79,7 +84,7 @@ static int shring_validate(const struct rxb_shring_config *cfg, struct rxb_err *
 	}
 	if (cfg->share_degree == 0) {
 		rxb_err_set(err, "shring.share_degree = 0: must be at least 1 (cores per "
-			    "shared ring)");
+				 "shared ring)");
 		return -EINVAL;
 	}
 	if (cfg->n_cores % cfg->share_degree != 0) {
@@ -90,11 +95,12 @@ static int shring_validate(const struct rxb_shring_config *cfg, struct rxb_err *
 	rc = rxb_check_ring_size("shring.ring_size", cfg->ring_size, err);
 	if (rc == 0 && cfg->cr_size != 0)
 		rc = rxb_check_ring_size("shring.cr_size", cfg->cr_size, err);
-	if (rc == 0 && (cfg->desc_prefetch > cfg->ring_size ||
-			cfg->desc_prefetch > RXB_SHRING_PREFETCH_MAX)) {
-		rxb_err_set(err, "shring.desc_prefetch = %u: must be at most shring.ring_size "
-			    "= %u and at most %u", cfg->desc_prefetch, cfg->ring_size,
-			    RXB_SHRING_PREFETCH_MAX);
+	if (rc == 0 &&
+	    (cfg->desc_prefetch > cfg->ring_size || cfg->desc_prefetch > RXB_SHRING_PREFETCH_MAX)) {
+		rxb_err_set(err,
+			    "shring.desc_prefetch = %u: must be at most shring.ring_size "
+			    "= %u and at most %u",
+			    cfg->desc_prefetch, cfg->ring_size, RXB_SHRING_PREFETCH_MAX);
 		rc = -EINVAL;
 	}
 	return rc == 0 ? shring_validate_batch(cfg, err) : rc;
@@ -127,8 +133,8 @@ static int shring_alloc(struct rxb_shring *sh, struct rxb_err *err)
 	for (uint32_t c = 0; rc == 0 && c < cfg->n_cores; c++) {
 		sh->c[c].cur.desc = RXB_NONE;
 		sh->c[c].cur.fill = cfg->batch; /* no current descriptor */
-		rc = rxb_cr_init(&sh->c[c].cr, cfg->cr_size, sizeof(struct rxb_cr_entry), "shring CR",
-				 err);
+		rc = rxb_cr_init(&sh->c[c].cr, cfg->cr_size, sizeof(struct rxb_cr_entry),
+				 "shring CR", err);
 	}
 	return rc;
 }
@@ -155,10 +161,12 @@ struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct
 	if (sh->cfg.cr_size == 0)
 		sh->cfg.cr_size = cfg->ring_size * sh->cfg.batch;
 	if (sh->cfg.desc_prefetch == 0)
-		sh->cfg.desc_prefetch = RXB_DESC_PREFETCH_DEFAULT < cfg->ring_size ?
-					RXB_DESC_PREFETCH_DEFAULT : cfg->ring_size;
-	sh->ops = !cfg->list ? &rxb_shring_arr_ops :
-		  sh->cfg.batch > 1 ? &rxb_shring_batch_ops : &rxb_shring_list_ops;
+		sh->cfg.desc_prefetch = RXB_DESC_PREFETCH_DEFAULT < cfg->ring_size
+						? RXB_DESC_PREFETCH_DEFAULT
+						: cfg->ring_size;
+	sh->ops = !cfg->list          ? &rxb_shring_arr_ops
+		  : sh->cfg.batch > 1 ? &rxb_shring_batch_ops
+				      : &rxb_shring_list_ops;
 	sh->plain_cores = sh->cfg.batch > 1 ? 0 : cfg->n_cores;
 	sh->n_rings = cfg->n_cores / cfg->share_degree;
 	rc = shring_alloc(sh, err);
@@ -319,8 +327,7 @@ bool rxb_shring_nic_room(struct rxb_shring *sh, uint32_t dest, enum rxb_drop_cau
 	return true;
 }
 
-unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs,
-			      unsigned n)
+unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs, unsigned n)
 {
 	struct rxb_shgroup *g = &sh->g[ring];
 	struct rxb_nic_stats *s = &sh->c[g->first_core].nic_stats;
@@ -330,8 +337,8 @@ unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *b
 	n >>= g->batch_shift; /* batched: whole descriptors */
 	/* In chunks, so one chunk's read count fits the uint16_t. */
 	while (got < n) {
-		uint32_t chunk = n - got < RXB_SHRING_PREFETCH_MAX ? n - got :
-								     RXB_SHRING_PREFETCH_MAX;
+		uint32_t chunk = n - got < RXB_SHRING_PREFETCH_MAX ? n - got
+								   : RXB_SHRING_PREFETCH_MAX;
 		uint16_t reads = 0;
 		uint32_t k = nic_fetch(sh, g, chunk, &reads);
 
@@ -350,8 +357,7 @@ unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *b
 
 /* --------------------------------------------------------------- set-up */
 
-unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring,
-			  const struct rxb_allocator *alloc)
+unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring, const struct rxb_allocator *alloc)
 {
 	struct rxb_shgroup *g = &sh->g[ring];
 	uint32_t size = g->rx.size, slots = shring_n_slots(g);
@@ -402,8 +408,8 @@ static unsigned sw_peek(struct rxb_shcore *c, struct rxb_shgroup *g, struct rxb_
 	return i;
 }
 
-unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pkt *out,
-			     unsigned n, const struct rxb_allocator *alloc, uint64_t now)
+unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pkt *out, unsigned n,
+			     const struct rxb_allocator *alloc, uint64_t now)
 {
 	struct rxb_shcore *c = &sh->c[core];
 	struct rxb_shgroup *g = group_of(sh, core);
@@ -596,7 +602,8 @@ static uint32_t arr_held_back(struct rxb_shgroup *g, uint32_t t)
 	for (left -= 1; left != 0;) {
 		uint32_t b = slot % WORD_BITS, k = WORD_BITS - b;
 		uint64_t word = atomic_load_explicit(&g->bitmap[slot / WORD_BITS],
-						     memory_order_relaxed) >> b;
+						     memory_order_relaxed) >>
+				b;
 
 		if (k > left)
 			k = left;
@@ -666,14 +673,15 @@ static int arr_census(struct rxb_shgroup *g, struct shring_census *sc)
 	int rc = 0;
 
 	for (uint32_t p = head; rc == 0 && p != g->rep.tail; p++)
-		rc = shring_census_mark(g, sc, p & g->rx.mask, p - head < fetched - head ?
-					SHRING_ROLE_NIC_HELD : SHRING_ROLE_POSTED);
+		rc = shring_census_mark(g, sc, p & g->rx.mask,
+					p - head < fetched - head ? SHRING_ROLE_NIC_HELD
+								  : SHRING_ROLE_POSTED);
 	for (uint32_t w = 0; rc == 0 && w * WORD_BITS < g->rx.size; w++) {
 		uint64_t word = atomic_load_explicit(&g->bitmap[w], memory_order_relaxed);
 
 		for (; rc == 0 && word != 0; word &= word - 1)
-			rc = shring_census_mark(g, sc, w * WORD_BITS +
-						(uint32_t)__builtin_ctzll(word),
+			rc = shring_census_mark(g, sc,
+						w * WORD_BITS + (uint32_t)__builtin_ctzll(word),
 						SHRING_ROLE_RELEASED);
 	}
 	return rc;
@@ -720,8 +728,7 @@ uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring)
 	return used <= g->rx.size ? used : 0;
 }
 
-void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring,
-			   struct rxb_shring_wait *out)
+void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring, struct rxb_shring_wait *out)
 {
 	const struct shring_wait_ctr *w = &sh->g[ring].rep.wait;
 
@@ -746,8 +753,9 @@ uint64_t rxb_shring_wait_quantile(const struct rxb_shring_wait *w, double q)
 	for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++) {
 		seen += w->hist[b];
 		if (seen >= rank) {
-			uint64_t top = b + 1 < RXB_SHRING_WAIT_BUCKETS ?
-				       rxb_wait_bucket_low(b + 1) - 1 : UINT64_MAX;
+			uint64_t top = b + 1 < RXB_SHRING_WAIT_BUCKETS
+					       ? rxb_wait_bucket_low(b + 1) - 1
+					       : UINT64_MAX;
 
 			return top < w->wait_max ? top : w->wait_max;
 		}
@@ -813,9 +821,11 @@ static int cr_census(struct rxb_shring *sh, uint32_t core, struct rxb_shgroup *g
 	if (prod - cr->sw.cons > cr->size)
 		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
 				    "shring core %u: CR producer %u and consumer %u are "
-				    "inconsistent", core, prod, cr->sw.cons);
+				    "inconsistent",
+				    core, prod, cr->sw.cons);
 	for (uint32_t i = cr->sw.cons; rc == 0 && i != prod; i++) {
-		const struct rxb_cr_entry *e = (const struct rxb_cr_entry *)cr->ent + (i & cr->mask);
+		const struct rxb_cr_entry *e = (const struct rxb_cr_entry *)cr->ent +
+					       (i & cr->mask);
 
 		rc = shring_census_mark(g, sc, e->index, SHRING_ROLE_UNREAD);
 	}
@@ -845,7 +855,8 @@ static int group_check_indices(struct rxb_shring *sh, uint32_t ring, struct shri
 		return 0;
 	return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
 			    "%s ring %u: doorbell %u, posted count %u, NIC fetched %u and "
-			    "head %u are inconsistent", sh->ops->name, ring, db, tail, fetched, head);
+			    "head %u are inconsistent",
+			    sh->ops->name, ring, db, tail, fetched, head);
 }
 
 /* Every descriptor (batched: buffer slot) is in exactly one place (the
@@ -863,20 +874,21 @@ static int group_check_totals(struct rxb_shring *sh, uint32_t ring, struct shrin
 	for (int r = 0; r < SHRING_ROLES; r++)
 		total += sc->n[r];
 	if (total != g->primed << g->batch_shift)
-		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
-				    "%s ring %u: %u of its %u buffer slots accounted for "
-				    "(posted %u, in the NIC %u, unread %u, released %u, current %u)",
-				    sh->ops->name, ring, total, g->primed << g->batch_shift,
-				    sc->n[SHRING_ROLE_POSTED], sc->n[SHRING_ROLE_NIC_HELD],
-				    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED],
-				    sc->n[SHRING_ROLE_CURRENT]);
+		return rxb_err_fail(
+			sc->err, -RXB_E_INVARIANT,
+			"%s ring %u: %u of its %u buffer slots accounted for "
+			"(posted %u, in the NIC %u, unread %u, released %u, current %u)",
+			sh->ops->name, ring, total, g->primed << g->batch_shift,
+			sc->n[SHRING_ROLE_POSTED], sc->n[SHRING_ROLE_NIC_HELD],
+			sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED],
+			sc->n[SHRING_ROLE_CURRENT]);
 	if (consumed << g->batch_shift != taken)
-		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
-				    "%s ring %u: %u descriptors of %u slots consumed and not "
-				    "returned, but %u unread CR entries + %u released + %u unfilled current",
-				    sh->ops->name, ring, consumed, g->batch,
-				    sc->n[SHRING_ROLE_UNREAD], sc->n[SHRING_ROLE_RELEASED],
-				    sc->n[SHRING_ROLE_CURRENT]);
+		return rxb_err_fail(
+			sc->err, -RXB_E_INVARIANT,
+			"%s ring %u: %u descriptors of %u slots consumed and not "
+			"returned, but %u unread CR entries + %u released + %u unfilled current",
+			sh->ops->name, ring, consumed, g->batch, sc->n[SHRING_ROLE_UNREAD],
+			sc->n[SHRING_ROLE_RELEASED], sc->n[SHRING_ROLE_CURRENT]);
 	return 0;
 }
 

@@ -104,7 +104,7 @@ enum shring_role {
 
 /* Census of one shared ring in progress. */
 struct shring_census {
-	uint8_t *role;       /* per buffer slot: enum shring_role found so far */
+	uint8_t *role;            /* per buffer slot: enum shring_role found so far */
 	uint32_t n[SHRING_ROLES]; /* buffer slots per role */
 	uint32_t ring;
 	struct rxb_shcore *cores; /* the group's cores */

@@ -134,7 +134,8 @@ static int list_census(struct rxb_shgroup *g, struct shring_census *sc)
 	if (tail != 0 && fetched == tail)
 		return rxb_err_fail(sc->err, -RXB_E_INVARIANT,
 				    "shring_list ring %u: the NIC fetched the list's tail %u "
-				    "(the sentinel must stay posted)", sc->ring, g->rep.last);
+				    "(the sentinel must stay posted)",
+				    sc->ring, g->rep.last);
 	for (uint32_t p = head; rc == 0 && p != fetched; p++)
 		rc = shring_census_mark_slots(g, sc, g->fifo[p & g->rx.mask], 0, g->batch,
 					      SHRING_ROLE_NIC_HELD);
@@ -146,7 +147,8 @@ static int list_census(struct rxb_shgroup *g, struct shring_census *sc)
 	if (rc == 0 && tail != 0 && x != g->rep.last)
 		rc = rxb_err_fail(sc->err, -RXB_E_INVARIANT,
 				  "shring_list ring %u: the %u posted descriptors end at %u "
-				  "but the list's tail is %u", sc->ring, tail - head, x, g->rep.last);
+				  "but the list's tail is %u",
+				  sc->ring, tail - head, x, g->rep.last);
 	return rc;
 }
 
@@ -232,8 +234,8 @@ static int batch_census(struct rxb_shgroup *g, struct shring_census *sc)
 			rc = shring_census_mark_slots(g, sc, c->cur.desc, c->cur.fill, g->batch,
 						      SHRING_ROLE_CURRENT);
 		if (rxb_relaxed_load((_Atomic uint32_t *)&cr->nic.prod) != cr->sw.cons) {
-			const struct rxb_cr_entry *e =
-				(const struct rxb_cr_entry *)cr->ent + (cr->sw.cons & cr->mask);
+			const struct rxb_cr_entry *e = (const struct rxb_cr_entry *)cr->ent +
+						       (cr->sw.cons & cr->mask);
 
 			x = e->index >> g->batch_shift;
 			k = e->index & (g->batch - 1);

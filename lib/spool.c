@@ -35,16 +35,18 @@ static int spool_validate(const struct rxb_spool_config *cfg, struct rxb_err *er
 	/* none and spp give every port a privRing queue, basic a shared one
 	 * per basic_queues: at most RXB_MAX_QUEUES queues either way. */
 	if (cfg->mode != RXB_SPOOL_BASIC && cfg->n_ports > RXB_MAX_QUEUES) {
-		rxb_err_set(err, "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s "
-			    "(a queue per port)", cfg->n_ports, RXB_MAX_QUEUES,
-			    rxb_spool_mode_name[cfg->mode]);
+		rxb_err_set(err,
+			    "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s "
+			    "(a queue per port)",
+			    cfg->n_ports, RXB_MAX_QUEUES, rxb_spool_mode_name[cfg->mode]);
 		return -EINVAL;
 	}
 	if (cfg->mode == RXB_SPOOL_BASIC &&
 	    (cfg->basic_queues > cfg->n_ports || cfg->basic_queues > RXB_MAX_CORES)) {
-		rxb_err_set(err, "spool.basic_queues = %u: must be at most spool.n_ports = %u "
-			    "and at most %u (0 = 1)", cfg->basic_queues, cfg->n_ports,
-			    RXB_MAX_CORES);
+		rxb_err_set(err,
+			    "spool.basic_queues = %u: must be at most spool.n_ports = %u "
+			    "and at most %u (0 = 1)",
+			    cfg->basic_queues, cfg->n_ports, RXB_MAX_CORES);
 		return -EINVAL;
 	}
 	if (cfg->mode != RXB_SPOOL_SPP)
@@ -164,7 +166,7 @@ static uint32_t spool_target(const struct rxb_spool *sp, uint32_t posted, unsign
 	if (cfg->mode != RXB_SPOOL_SPP)
 		return cfg->depth;
 	if (got == budget)
-		return cfg->high; /* busy: the port needs a deeper queue */
+		return cfg->high;                     /* busy: the port needs a deeper queue */
 	return posted < cfg->low ? cfg->low : posted; /* idle: keep at least low */
 }
 

@@ -35,21 +35,22 @@
 #include "rxb/rss.h"
 #include "scenario.h"
 
-#define PMD_NAME "net_rxbisect"
-#define PMD_WIRE_BURST 32u
-#define PMD_WIRE_RING 512u       /* descriptors of each wire Rx queue */
-#define PMD_WIRE_MAX_RXQS 8u     /* wire Rx queues polled, at most */
-#define PMD_SPARES (2u * RXB_BURST_MAX) /* empty mbufs a queue keeps for its refills */
-#define PMD_MAX_QUEUES RTE_MAX_QUEUES_PER_PORT
-#define PMD_MAX_NICS PMD_WIRE_MAX_RXQS  /* NIC threads per port: each polls a wire queue */
+#define PMD_NAME          "net_rxbisect"
+#define PMD_WIRE_BURST    32u
+#define PMD_WIRE_RING     512u                 /* descriptors of each wire Rx queue */
+#define PMD_WIRE_MAX_RXQS 8u                   /* wire Rx queues polled, at most */
+#define PMD_SPARES        (2u * RXB_BURST_MAX) /* empty mbufs a queue keeps for its refills */
+#define PMD_MAX_QUEUES    RTE_MAX_QUEUES_PER_PORT
+#define PMD_MAX_NICS      PMD_WIRE_MAX_RXQS /* NIC threads per port: each polls a wire queue */
 
 /* What rxb_rss_frame hashes: IPv4 and IPv6 addresses, plus TCP/UDP ports
  * (unless only IP types are asked for). */
-#define PMD_RSS_L4 (RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_NONFRAG_IPV4_UDP | \
-		    RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
-#define PMD_RSS_TYPES (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER | \
-		       RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | \
-		       PMD_RSS_L4)
+#define PMD_RSS_L4                                                     \
+	(RTE_ETH_RSS_NONFRAG_IPV4_TCP | RTE_ETH_RSS_NONFRAG_IPV4_UDP | \
+	 RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
+#define PMD_RSS_TYPES                                                                \
+	(RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER | \
+	 RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | PMD_RSS_L4)
 /* What the port hashes without L4: every IPv4 and IPv6 packet by its addresses. */
 #define PMD_RSS_L3 (PMD_RSS_TYPES & ~PMD_RSS_L4)
 
@@ -63,14 +64,14 @@ struct pmd_cfg {
 	char port[RTE_DEV_NAME_MAX_LEN]; /* the wire */
 	uint8_t rss_key[RXB_RSS_KEY_LEN];
 	uint32_t reta_size;
-	uint32_t flows;                  /* net_null wire: flows its buffers carry */
-	int nic_cpu;                     /* -1: the NIC runs as a service */
-	uint16_t nic_threads;            /* NIC threads (services) sharing the port */
+	uint32_t flows;       /* net_null wire: flows its buffers carry */
+	int nic_cpu;          /* -1: the NIC runs as a service */
+	uint16_t nic_threads; /* NIC threads (services) sharing the port */
 	/* faults (fault_stall, fault_link_down): -1 / negative = none */
 	int stall_queue;
 	double stall_at_ms, stall_for_ms;
 	double link_down_at_ms, link_down_for_ms;
-	uint32_t given;                  /* a bit per devarg the application gave */
+	uint32_t given; /* a bit per devarg the application gave */
 };
 
 /* Parse "key=value,..." into cfg. 0, or -EINVAL with one message in err
@@ -94,22 +95,22 @@ _Static_assert(sizeof(struct pmd_null_hdr) == 42, "the headers back to back, no 
 struct pmd_wire_flow {
 	uint32_t src_ip, dst_ip;
 	uint16_t src_port, dst_port;
-	uint16_t ip_cksum;               /* of the frame's IPv4 header with this flow */
-	uint32_t hash_l3, hash_l4;       /* its RSS hash with the port's key (C, at start) */
+	uint16_t ip_cksum;         /* of the frame's IPv4 header with this flow */
+	uint32_t hash_l3, hash_l4; /* its RSS hash with the port's key (C, at start) */
 };
 
 struct pmd_rxq {
 	struct pmd *p;
 	uint16_t qid;
-	struct rte_mempool *mp;          /* the application's: core qid's allocator */
-	rxb_counter_t bytes;             /* Q */
-	rxb_counter_t alloc_fail;        /* Q (at start: C): requests the mempool refused */
-	rxb_counter_t stalled_polls;     /* Q: calls the stall fault swallowed */
+	struct rte_mempool *mp;      /* the application's: core qid's allocator */
+	rxb_counter_t bytes;         /* Q */
+	rxb_counter_t alloc_fail;    /* Q (at start: C): requests the mempool refused */
+	rxb_counter_t stalled_polls; /* Q: calls the stall fault swallowed */
 	/* Q: receive calls done; release at the end of each, acquire by C at
 	 * stop: the software side's state is handed to the census explicitly
 	 * (the application's own lcore hand-off is not ours to rely on). */
 	_Atomic uint64_t calls;
-	struct rxb_dynctl_ivl ivl;       /* Q -> N (dyn): receive-call intervals */
+	struct rxb_dynctl_ivl ivl; /* Q -> N (dyn): receive-call intervals */
 	/* Q (C while stopped): buffers whose frame went to the application by
 	 * pointer, kept to re-arm the rings before the mempool is asked. */
 	uint16_t n_spare;
@@ -119,9 +120,9 @@ struct pmd_rxq {
 struct pmd_txq {
 	struct pmd *p;
 	uint16_t qid, wire_q;
-	rte_spinlock_t *lock;            /* when Tx queues share a wire queue */
-	rxb_counter_t pkts, bytes;       /* T */
-	_Atomic uint64_t calls;          /* T: as pmd_rxq.calls */
+	rte_spinlock_t *lock;      /* when Tx queues share a wire queue */
+	rxb_counter_t pkts, bytes; /* T */
+	_Atomic uint64_t calls;    /* T: as pmd_rxq.calls */
 } __rte_cache_aligned;
 
 /* NIC-wide counters, written by one NIC thread each (summed when read). */
@@ -135,18 +136,18 @@ struct pmd_nstats {
  * source and destination of the design has a single NIC-side writer. The
  * fields are N-written (that thread) unless said otherwise. */
 struct pmd_nic {
-	struct pmd *p;                   /* C, at probe */
-	uint16_t id;                     /* C, at probe */
-	uint32_t service_id;             /* C */
-	bool service_registered;         /* C */
-	pthread_t thread;                /* C: nic_cpu */
+	struct pmd *p;           /* C, at probe */
+	uint16_t id;             /* C, at probe */
+	uint32_t service_id;     /* C */
+	bool service_registered; /* C */
+	pthread_t thread;        /* C: nic_cpu */
 	/* passes done; release at the end of a pass, acquire at the start of
 	 * the next and by C at stop: the thread's state goes from pass to
 	 * pass (service lcores may take turns) and to the census explicitly. */
 	_Atomic uint64_t passes;
-	uint32_t flow_next;              /* net_null: the next flow to try */
+	uint32_t flow_next; /* net_null: the next flow to try */
 	uint64_t next_link_check;
-	bool link_up;                    /* this thread's view of the wire */
+	bool link_up; /* this thread's view of the wire */
 	struct pmd_nstats ns;
 } __rte_cache_aligned;
 
@@ -158,39 +159,39 @@ struct pmd {
 	/* the wire (C) */
 	uint16_t wire;
 	uint64_t owner_id;
-	bool wire_attached;              /* owned by this port: closed with it */
-	bool wire_created;               /* we rte_vdev_init()ed it: we remove it at close */
-	bool wire_null;                  /* net_null: it writes no bytes */
+	bool wire_attached; /* owned by this port: closed with it */
+	bool wire_created;  /* we rte_vdev_init()ed it: we remove it at close */
+	bool wire_null;     /* net_null: it writes no bytes */
 	bool wire_started;
-	struct rte_mempool *wire_pool;   /* frames from it are copied, any other is passed on */
-	bool wire_rss;                   /* the wire hashes with our key (RTE_MBUF_F_RX_RSS_HASH) */
-	bool wire_rss_l4;                /* ... and ports: valid while l4 is the same */
+	struct rte_mempool *wire_pool; /* frames from it are copied, any other is passed on */
+	bool wire_rss;                 /* the wire hashes with our key (RTE_MBUF_F_RX_RSS_HASH) */
+	bool wire_rss_l4;              /* ... and ports: valid while l4 is the same */
 	uint16_t wire_rxqs, wire_txqs;
 	rte_spinlock_t *wire_tx_locks;
 	struct pmd_wire_flow *wire_flows; /* net_null: cfg.flows of them (C builds, N reads) */
-	struct pmd_null_hdr wire_hdr;    /* net_null: the frames' header template (C, N reads) */
+	struct pmd_null_hdr wire_hdr;     /* net_null: the frames' header template (C, N reads) */
 
 	/* the design (C creates at start; N and Q use it while started) */
 	struct rxb_iface *iface;
 	struct rxb_allocator *allocs;
-	uint32_t max_frame;              /* bytes a buffer of every queue's mempool holds */
+	uint32_t max_frame; /* bytes a buffer of every queue's mempool holds */
 	struct rxb_rss rss;
-	struct rxb_reta reta;            /* N reads, C updates (rte_eth_dev_rss_reta_update) */
-	bool l4;                         /* rss_hf asks for TCP/UDP ports (C, while stopped) */
+	struct rxb_reta reta; /* N reads, C updates (rte_eth_dev_rss_reta_update) */
+	bool l4;              /* rss_hf asks for TCP/UDP ports (C, while stopped) */
 	/* the receive reads the clock: the stall fault, shRing's release times,
 	 * dynamic shRing's receive intervals (C, at start) */
 	bool rx_clock;
 
 	/* the NIC threads; thread 0 alone (N0) also runs the port-wide work:
 	 * the link fault, coalesced notices, the dynamic shRing controller */
-	uint16_t n_nics;                 /* cfg.nic_threads (C, at probe) */
-	uint32_t nic_unit;               /* destinations per unit of ownership (C, at configure) */
-	_Atomic int nic_on;              /* C -> N: 1 while started */
-	_Atomic int nic_quit;            /* C -> dedicated thread: leave the loop */
-	uint64_t hz, t_start;            /* C, before nic_on */
-	uint64_t next_dyn;               /* N0 */
-	bool fault_link_applied, fault_link_restored;  /* N0 */
-	uint64_t dyn_bytes_seen;         /* N0 */
+	uint16_t n_nics;      /* cfg.nic_threads (C, at probe) */
+	uint32_t nic_unit;    /* destinations per unit of ownership (C, at configure) */
+	_Atomic int nic_on;   /* C -> N: 1 while started */
+	_Atomic int nic_quit; /* C -> dedicated thread: leave the loop */
+	uint64_t hz, t_start; /* C, before nic_on */
+	uint64_t next_dyn;    /* N0 */
+	bool fault_link_applied, fault_link_restored; /* N0 */
+	uint64_t dyn_bytes_seen;                      /* N0 */
 	struct pmd_nic nic[PMD_MAX_NICS];
 
 	/* stats_reset / xstats_reset: values at the last reset (C) */
@@ -228,8 +229,7 @@ void pmd_rxq_free_spares(struct pmd_rxq *rq);
 int pmd_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *st);
 int pmd_stats_reset(struct rte_eth_dev *dev);
 int pmd_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned n);
-int pmd_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
-			 unsigned n);
+int pmd_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names, unsigned n);
 int pmd_xstats_reset(struct rte_eth_dev *dev);
 void pmd_stats_restart(struct pmd *p);
 /* The number of xstats a port with nq Rx queues of this design has. */

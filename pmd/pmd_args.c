@@ -30,13 +30,16 @@ struct pmd_arg {
 
 #define ARCH(a) (1u << RXB_ARCH_##a)
 /* The designs with Rx rings (and completion rings) of their own size. */
-#define RING_ARCHS (ARCH(PRIVRING) | ARCH(SMALL_PRIVRING) | ARCH(SHRING) | \
-		    ARCH(SHRING_LIST) | ARCH(DYN_SHRING))
+#define RING_ARCHS                                                                  \
+	(ARCH(PRIVRING) | ARCH(SMALL_PRIVRING) | ARCH(SHRING) | ARCH(SHRING_LIST) | \
+	 ARCH(DYN_SHRING))
 #define SHARED_ARCHS (ARCH(SHRING) | ARCH(SHRING_LIST) | ARCH(DYN_SHRING))
 
 static const struct pmd_arg pmd_args[] = {
-	{ "port", NULL, "the underlying ethdev's name (net_null0, net_ring0, net_pcap0, a PCI "
-			"address ...); net_null<N> and net_ring<N> are created if absent", 0 },
+	{ "port", NULL,
+	  "the underlying ethdev's name (net_null0, net_ring0, net_pcap0, a PCI "
+	  "address ...); net_null<N> and net_ring<N> are created if absent",
+	  0 },
 	{ "iface", "arch.name", NULL, 0 },
 	{ "rx", "arch.rx_size", NULL, RING_ARCHS },
 	{ "cr", "arch.cr_size", NULL, RING_ARCHS },
@@ -52,14 +55,22 @@ static const struct pmd_arg pmd_args[] = {
 	{ "rss_key", NULL, "40 bytes as 80 hex digits", 0 },
 	{ "reta", NULL, "the RETA size, a power of two from 64 to 4096", 0 },
 	{ "flows", NULL, "0 to 1048576: UDP flows a net_null wire carries, in turn", 0 },
-	{ "nic_cpu", NULL, "a CPU id: run the NIC on a thread of its own pinned there, "
-			  "instead of as a service", 0 },
-	{ "nic_threads", NULL, "1 to 8: NIC threads (services) sharing the port, each with wire "
-			      "queues and Rx queues of its own", 0 },
-	{ "fault_stall", NULL, "Q@MS or Q@MS+MS: Rx queue Q receives nothing from MS ms "
-			       "after start (for MS ms), as if its lcore stopped polling", 0 },
-	{ "fault_link_down", NULL, "MS or MS+MS: the wire is set down MS ms after start "
-				   "(and up again after MS ms)", 0 },
+	{ "nic_cpu", NULL,
+	  "a CPU id: run the NIC on a thread of its own pinned there, "
+	  "instead of as a service",
+	  0 },
+	{ "nic_threads", NULL,
+	  "1 to 8: NIC threads (services) sharing the port, each with wire "
+	  "queues and Rx queues of its own",
+	  0 },
+	{ "fault_stall", NULL,
+	  "Q@MS or Q@MS+MS: Rx queue Q receives nothing from MS ms "
+	  "after start (for MS ms), as if its lcore stopped polling",
+	  0 },
+	{ "fault_link_down", NULL,
+	  "MS or MS+MS: the wire is set down MS ms after start "
+	  "(and up again after MS ms)",
+	  0 },
 };
 #define PMD_N_ARGS (sizeof(pmd_args) / sizeof(pmd_args[0]))
 _Static_assert(PMD_N_ARGS <= 32, "pmd_cfg.given has a bit per devarg");
@@ -289,12 +300,15 @@ static void warn_switched_off(const struct parse_ctx *x)
 	if (a->name != RXB_ARCH_RXBISECT)
 		return; /* warn_other_design said it */
 	if (pmd_arg_given(x->cfg, "groups") && a->association != RXB_ASSOC_GROUPS)
-		PMD_LOG(WARNING, "%s: devarg groups=%s: arch.groups has no effect unless "
-			"assoc=groups", x->devname, rte_kvargs_get(x->kv, "groups"));
+		PMD_LOG(WARNING,
+			"%s: devarg groups=%s: arch.groups has no effect unless "
+			"assoc=groups",
+			x->devname, rte_kvargs_get(x->kv, "groups"));
 	if (pmd_arg_given(x->cfg, "coalesce_ns") && !a->coalesce)
-		PMD_LOG(WARNING, "%s: devarg coalesce_ns=%s: arch.coalesce_timeout_ns has no "
-			"effect unless coalesce=true", x->devname,
-			rte_kvargs_get(x->kv, "coalesce_ns"));
+		PMD_LOG(WARNING,
+			"%s: devarg coalesce_ns=%s: arch.coalesce_timeout_ns has no "
+			"effect unless coalesce=true",
+			x->devname, rte_kvargs_get(x->kv, "coalesce_ns"));
 }
 
 static void warn_no_effect(const struct parse_ctx *x)

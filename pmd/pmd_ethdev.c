@@ -42,8 +42,9 @@ static int fail(struct pmd *p, const struct rxb_err *err, int rc)
 static uint16_t dest_ring_size(const struct pmd *p)
 {
 	const struct rxb_scn_arch *a = &p->cfg.scn.arch;
-	uint32_t n = a->name == RXB_ARCH_RXBISECT ? a->bx_size :
-		     a->cr_size != RXB_SCN_AUTO ? a->cr_size : a->rx_size;
+	uint32_t n = a->name == RXB_ARCH_RXBISECT ? a->bx_size
+		     : a->cr_size != RXB_SCN_AUTO ? a->cr_size
+						  : a->rx_size;
 
 	return (uint16_t)RTE_MIN(n, UINT16_MAX);
 }
@@ -114,20 +115,28 @@ static int check_nic_threads(struct pmd *p, uint16_t nq, struct rxb_err *err)
 	if (n == 1)
 		return 0;
 	if (!shared && a->name != RXB_ARCH_PRIVRING && a->name != RXB_ARCH_SMALL_PRIVRING)
-		return rxb_err_fail(err, -EINVAL, "devarg nic_threads=%u: iface %s cannot share its "
-				    "NIC among threads (%s); allowed: 1 for this design, or iface "
-				    "privring, small_privring, shring, shring_list", n,
-				    rxb_arch_name[a->name], a->name == RXB_ARCH_RXBISECT ?
-				    "any Ax of an association set serves any of its Bx, and the "
-				    "choice of Ax is NIC-wide" : "its switch of ring sets is NIC-wide");
+		return rxb_err_fail(
+			err, -EINVAL,
+			"devarg nic_threads=%u: iface %s cannot share its "
+			"NIC among threads (%s); allowed: 1 for this design, or iface "
+			"privring, small_privring, shring, shring_list",
+			n, rxb_arch_name[a->name],
+			a->name == RXB_ARCH_RXBISECT
+				? "any Ax of an association set serves any of its Bx, and the "
+				  "choice of Ax is NIC-wide"
+				: "its switch of ring sets is NIC-wide");
 	if (!p->wire_null)
-		return rxb_err_fail(err, -EINVAL, "devarg nic_threads=%u: the wire %s does not steer "
-				    "frames to the thread that owns their queue; allowed: 1 over this "
-				    "wire (a net_null wire takes more)", n, p->cfg.port);
+		return rxb_err_fail(
+			err, -EINVAL,
+			"devarg nic_threads=%u: the wire %s does not steer "
+			"frames to the thread that owns their queue; allowed: 1 over this "
+			"wire (a net_null wire takes more)",
+			n, p->cfg.port);
 	if (nq / p->nic_unit < n)
-		return rxb_err_fail(err, -EINVAL, "devarg nic_threads=%u: the port's %u Rx queues "
-				    "make %u %s; allowed: at most that many threads", n, nq,
-				    nq / p->nic_unit, shared ? "share groups" : "queues");
+		return rxb_err_fail(err, -EINVAL,
+				    "devarg nic_threads=%u: the port's %u Rx queues "
+				    "make %u %s; allowed: at most that many threads",
+				    n, nq, nq / p->nic_unit, shared ? "share groups" : "queues");
 	return 0;
 }
 
@@ -137,13 +146,16 @@ static int check_nic_threads(struct pmd *p, uint16_t nq, struct rxb_err *err)
 static int check_queues(const struct pmd *p, uint16_t nq, struct rxb_err *err)
 {
 	if (p->cfg.stall_queue >= nq)
-		return rxb_err_fail(err, -EINVAL, "devarg fault_stall: Rx queue %d is out of range; "
+		return rxb_err_fail(err, -EINVAL,
+				    "devarg fault_stall: Rx queue %d is out of range; "
 				    "allowed: a queue from 0 to %u (the port has %u Rx queues)",
 				    p->cfg.stall_queue, nq - 1u, nq);
 	if (p->cfg.reta_size < nq)
-		return rxb_err_fail(err, -EINVAL, "devarg reta=%u%s: fewer RETA entries than the %u "
+		return rxb_err_fail(err, -EINVAL,
+				    "devarg reta=%u%s: fewer RETA entries than the %u "
 				    "Rx queues (queues %u and up would receive nothing); allowed: "
-				    "a power of two from %u to %u", p->cfg.reta_size,
+				    "a power of two from %u to %u",
+				    p->cfg.reta_size,
 				    pmd_arg_given(&p->cfg, "reta") ? "" : " (the default)", nq,
 				    p->cfg.reta_size, (unsigned)rte_align32pow2(nq), RXB_RETA_MAX);
 	return 0;
@@ -171,8 +183,10 @@ static int dev_configure(struct rte_eth_dev *dev)
 		}
 		if (pmd_arg_given(&p->cfg, "rss_key") &&
 		    memcmp(p->cfg.rss_key, rss->rss_key, RXB_RSS_KEY_LEN) != 0)
-			PMD_LOG(WARNING, "%s: devarg rss_key has no effect: the application's "
-				"rss_conf.rss_key replaces it", dev->data->name);
+			PMD_LOG(WARNING,
+				"%s: devarg rss_key has no effect: the application's "
+				"rss_conf.rss_key replaces it",
+				dev->data->name);
 		memcpy(p->cfg.rss_key, rss->rss_key, RXB_RSS_KEY_LEN);
 	}
 	rc = check_design(p, nq, &err);
@@ -207,13 +221,15 @@ static int rx_queue_setup(struct rte_eth_dev *dev, uint16_t q, uint16_t nb_desc,
 
 	(void)conf;
 	if (nb_desc != 0 && nb_desc != dest_ring_size(p))
-		PMD_LOG(INFO, "%s: Rx queue %u: nb_desc = %u not used: the design's ring sizes "
+		PMD_LOG(INFO,
+			"%s: Rx queue %u: nb_desc = %u not used: the design's ring sizes "
 			"are devargs (rx, cr, ax, bx); this queue reads a ring of %u entries",
 			dev->data->name, q, nb_desc, dest_ring_size(p));
 	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + RTE_ETHER_MIN_LEN) {
-		PMD_LOG(ERR, "%s: Rx queue %u: mempool %s holds %u bytes per mbuf, fewer than a "
-			"minimal frame after the headroom", dev->data->name, q, mp->name,
-			rte_pktmbuf_data_room_size(mp));
+		PMD_LOG(ERR,
+			"%s: Rx queue %u: mempool %s holds %u bytes per mbuf, fewer than a "
+			"minimal frame after the headroom",
+			dev->data->name, q, mp->name, rte_pktmbuf_data_room_size(mp));
 		return -EINVAL;
 	}
 	rte_free(dev->data->rx_queues[q]);
@@ -299,17 +315,18 @@ static void warn_small_pools(const struct pmd *p, const struct rxb_iface_config 
 	uint64_t pool = 0, rings;
 
 	if (rxb_iface_shape(ic, &shape, &err) != 0)
-		return; /* creation reports the same mistake */
+		return;       /* creation reports the same mistake */
 	rings = shape.needed; /* every ring the design holds buffers in, full */
 
 	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++)
 		if (first_of_its_pool(p->dev, q))
 			pool += ((const struct pmd_rxq *)p->dev->data->rx_queues[q])->mp->size;
 	if (pool < rings)
-		PMD_LOG(WARNING, "%s: the Rx mempools hold %" PRIu64 " mbufs and the %s rings up "
+		PMD_LOG(WARNING,
+			"%s: the Rx mempools hold %" PRIu64 " mbufs and the %s rings up "
 			"to %" PRIu64 ": when the application falls behind, the rings can take the "
-			"whole pool and reception slows to what it frees", p->dev->data->name, pool,
-			rxb_arch_name[ic->arch], rings);
+			"whole pool and reception slows to what it frees",
+			p->dev->data->name, pool, rxb_arch_name[ic->arch], rings);
 }
 
 static int build_design(struct pmd *p, struct rxb_err *err)
@@ -334,14 +351,16 @@ static int build_design(struct pmd *p, struct rxb_err *err)
 		/* A buffer of any queue may carry any frame (rxBisect lends
 		 * Ax buffers across queues): the smallest room bounds them. */
 		p->max_frame = RTE_MIN(p->max_frame, (uint32_t)(rte_pktmbuf_data_room_size(rq->mp) -
-								  RTE_PKTMBUF_HEADROOM));
+								RTE_PKTMBUF_HEADROOM));
 	}
 	rxb_scn_iface_config(&p->cfg.scn, 0, (double)p->hz / 1e9, &ic);
 	warn_small_pools(p, &ic);
 	p->iface = rxb_iface_create(&ic, p->allocs, err);
 	if (p->iface == NULL && err->code == -ENOBUFS)
-		rxb_err_set(err, "the Rx queues' mempools cannot fill the design's rings (%s): "
-			    "give them more mbufs or use smaller rings", rxb_arch_name[ic.arch]);
+		rxb_err_set(err,
+			    "the Rx queues' mempools cannot fill the design's rings (%s): "
+			    "give them more mbufs or use smaller rings",
+			    rxb_arch_name[ic.arch]);
 	return p->iface != NULL ? 0 : err->code;
 }
 
@@ -365,8 +384,7 @@ static int start_nic_thread(struct pmd *p, struct rxb_err *err)
 
 	snprintf(name, sizeof(name), "rxb-nic-%u", p->port_id);
 	atomic_store_explicit(&p->nic_quit, 0, memory_order_relaxed);
-	rc = rte_ctrl_thread_create(&p->nic[0].thread, name, NULL, pmd_nic_thread_main,
-				    &p->nic[0]);
+	rc = rte_ctrl_thread_create(&p->nic[0].thread, name, NULL, pmd_nic_thread_main, &p->nic[0]);
 	if (rc != 0)
 		return rxb_err_fail(err, -rc, "devarg nic_cpu=%d: cannot create the NIC thread: %s",
 				    p->cfg.nic_cpu, strerror(rc));
@@ -374,9 +392,10 @@ static int start_nic_thread(struct pmd *p, struct rxb_err *err)
 	CPU_SET(p->cfg.nic_cpu, &cpus);
 	rc = pthread_setaffinity_np(p->nic[0].thread, sizeof(cpus), &cpus);
 	if (rc != 0)
-		PMD_LOG(WARNING, "%s: devarg nic_cpu=%d: cannot pin the NIC thread there (%s); "
-			"it runs on the control CPUs", p->dev->data->name, p->cfg.nic_cpu,
-			strerror(rc));
+		PMD_LOG(WARNING,
+			"%s: devarg nic_cpu=%d: cannot pin the NIC thread there (%s); "
+			"it runs on the control CPUs",
+			p->dev->data->name, p->cfg.nic_cpu, strerror(rc));
 	return 0;
 }
 
@@ -387,7 +406,8 @@ static int run_nic(struct pmd *p, struct rxb_err *err)
 	for (uint16_t t = 0; t < p->n_nics; t++) {
 		rte_service_component_runstate_set(p->nic[t].service_id, 1);
 		if (!service_mapped(&p->nic[t]))
-			PMD_LOG(WARNING, "%s: no service lcore runs its NIC (service \"%s\") yet: "
+			PMD_LOG(WARNING,
+				"%s: no service lcore runs its NIC (service \"%s\") yet: "
 				"give the EAL -s/--service-corelist, map it, or use devarg nic_cpu",
 				p->dev->data->name, rte_service_get_name(p->nic[t].service_id));
 	}
@@ -508,10 +528,12 @@ static void census_at_stop(struct pmd *p)
 		PMD_LOG(ERR, "%s: census at stop: %s", p->dev->data->name, err.msg);
 		return;
 	}
-	PMD_LOG(INFO, "%s: census at stop: offered %" PRIu64 " = delivered %" PRIu64
-		" + dropped %" PRIu64 "; delivered = received %" PRIu64 " + unread %" PRIu64
-		"; %" PRIu64 " buffers posted, %" PRIu64 " in the NIC", p->dev->data->name,
-		c.offered, c.delivered, c.dropped, c.received, c.in_entries, c.posted, c.nic_held);
+	PMD_LOG(INFO,
+		"%s: census at stop: offered %" PRIu64 " = delivered %" PRIu64 " + dropped %" PRIu64
+		"; delivered = received %" PRIu64 " + unread %" PRIu64 "; %" PRIu64
+		" buffers posted, %" PRIu64 " in the NIC",
+		p->dev->data->name, c.offered, c.delivered, c.dropped, c.received, c.in_entries,
+		c.posted, c.nic_held);
 }
 
 static int dev_stop(struct rte_eth_dev *dev)
@@ -667,8 +689,7 @@ static int reta_update(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 
 	return 0;
 }
 
-static int reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *conf,
-		      uint16_t size)
+static int reta_query(struct rte_eth_dev *dev, struct rte_eth_rss_reta_entry64 *conf, uint16_t size)
 {
 	struct pmd *p = pmd_of(dev);
 
@@ -692,12 +713,12 @@ static int rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rss
 	if (rss->rss_key != NULL) {
 		if (dev->data->dev_started) {
 			rxb_err_set(&err, "RSS key update while started: the NIC reads the key's "
-				    "tables on every frame; stop the port first");
+					  "tables on every frame; stop the port first");
 			return fail(p, &err, -EBUSY);
 		}
 		if (rss->rss_key_len != RXB_RSS_KEY_LEN) {
-			rxb_err_set(&err, "rss_key_len = %u: the key has %u bytes", rss->rss_key_len,
-				    RXB_RSS_KEY_LEN);
+			rxb_err_set(&err, "rss_key_len = %u: the key has %u bytes",
+				    rss->rss_key_len, RXB_RSS_KEY_LEN);
 			return fail(p, &err, -EINVAL);
 		}
 		memcpy(p->cfg.rss_key, rss->rss_key, RXB_RSS_KEY_LEN);
@@ -853,7 +874,8 @@ static struct rte_vdev_driver pmd_driver = {
 };
 
 RTE_PMD_REGISTER_VDEV(net_rxbisect, pmd_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_rxbisect,
+RTE_PMD_REGISTER_PARAM_STRING(
+	net_rxbisect,
 	"port=<ethdev> iface=<privring|small_privring|shring|shring_list|dyn_shring|rxbisect> "
 	"rx=<int> cr=<int> ax=<int> bx=<int> share=<int|auto> assoc=<all|per_nic|groups> "
 	"groups=<int> ax_policy=<random|round_robin|most_available> coalesce=<bool> "

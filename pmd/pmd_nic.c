@@ -128,7 +128,7 @@ void pmd_rxq_free_spares(struct pmd_rxq *rq)
 
 struct dma {
 	struct rte_mbuf *frame;
-	bool by_pointer;                 /* the frame goes to software in its own mbuf */
+	bool by_pointer; /* the frame goes to software in its own mbuf */
 };
 
 /* The library took `buf` for the frame: write it there (N). The entry that

@@ -35,8 +35,8 @@ enum qsrc { Q_NIC, Q_SW, Q_OCC, Q_FOREIGN, Q_ALLOC_FAIL, Q_STALLED, Q_BYTES };
 struct queue_stat {
 	const char *name;
 	enum qsrc src;
-	int counter;     /* enum rxb_nic_counter / rxb_sw_counter */
-	bool bisect;     /* rxBisect only: a name that means nothing elsewhere */
+	int counter; /* enum rxb_nic_counter / rxb_sw_counter */
+	bool bisect; /* rxBisect only: a name that means nothing elsewhere */
 };
 
 /* Drop causes follow rxb_drop_cause_name[]; refills and notices are named
@@ -139,8 +139,7 @@ static int baseline(struct pmd *p)
 	return p->xbase != NULL ? 0 : -ENOMEM;
 }
 
-int pmd_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
-			 unsigned n)
+int pmd_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names, unsigned n)
 {
 	struct pmd *p = pmd_of(dev);
 	uint32_t total = pmd_xstats_count(p, dev->data->nb_rx_queues), k = 0;

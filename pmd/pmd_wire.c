@@ -37,7 +37,8 @@ int pmd_wire_attach(struct pmd *p, struct rxb_err *err)
 		p->wire_created = rc == 0;
 	}
 	if (rc != 0)
-		return rxb_err_fail(err, -EINVAL, "devarg port=%s: no such ethdev (give its "
+		return rxb_err_fail(err, -EINVAL,
+				    "devarg port=%s: no such ethdev (give its "
 				    "--vdev or PCI address to the EAL before net_rxbisect's)",
 				    p->cfg.port);
 	if (rte_eth_dev_info_get(p->wire, &info) != 0 || info.max_rx_queues == 0)
@@ -45,16 +46,19 @@ int pmd_wire_attach(struct pmd *p, struct rxb_err *err)
 				    p->cfg.port);
 	p->wire_null = strcmp(info.driver_name, "net_null") == 0;
 	if (!p->wire_null && pmd_arg_given(&p->cfg, "flows"))
-		PMD_LOG(WARNING, "%s: devarg flows=%u has no effect for wire %s (%s): only a "
-			"net_null wire, which writes no bytes, is given flows", p->dev->data->name,
-			p->cfg.flows, p->cfg.port, info.driver_name);
+		PMD_LOG(WARNING,
+			"%s: devarg flows=%u has no effect for wire %s (%s): only a "
+			"net_null wire, which writes no bytes, is given flows",
+			p->dev->data->name, p->cfg.flows, p->cfg.port, info.driver_name);
 	rc = rte_eth_dev_owner_new(&owner.id);
 	snprintf(owner.name, sizeof(owner.name), "%s", p->dev->data->name);
 	if (rc == 0)
 		rc = rte_eth_dev_owner_set(p->wire, &owner);
 	if (rc != 0)
-		return rxb_err_fail(err, -EBUSY, "devarg port=%s: already owned by another "
-				    "device (a bonding or failsafe port?)", p->cfg.port);
+		return rxb_err_fail(err, -EBUSY,
+				    "devarg port=%s: already owned by another "
+				    "device (a bonding or failsafe port?)",
+				    p->cfg.port);
 	p->owner_id = owner.id;
 	p->wire_attached = true;
 	return 0;
@@ -116,8 +120,10 @@ static int make_null_flows(struct pmd *p, struct rxb_err *err)
 					  rte_eth_dev_socket_id(p->wire));
 	if (p->wire_flows == NULL) {
 		rxb_gen_destroy(gen);
-		return rxb_err_fail(err, -ENOMEM, "devarg flows=%u: out of memory for the "
-				    "wire's flow table (%zu bytes)", n, sizeof(*p->wire_flows) * n);
+		return rxb_err_fail(err, -ENOMEM,
+				    "devarg flows=%u: out of memory for the "
+				    "wire's flow table (%zu bytes)",
+				    n, sizeof(*p->wire_flows) * n);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		flow_of(rxb_gen_flow(gen, i), &p->wire_hdr, &p->wire_flows[i]);
@@ -196,10 +202,9 @@ static int make_pool(struct pmd *p, struct rxb_err *err)
 		return 0;
 	snprintf(name, sizeof(name), "rxbw_%u", p->port_id);
 	/* its Rx rings (all full), a burst in the NIC's hands, the caches */
-	p->wire_pool = rte_pktmbuf_pool_create(name, PMD_WIRE_RING * PMD_WIRE_MAX_RXQS +
-					       4 * PMD_WIRE_BURST, 32,
-					       0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					       (int)rte_eth_dev_socket_id(p->wire));
+	p->wire_pool = rte_pktmbuf_pool_create(
+		name, PMD_WIRE_RING * PMD_WIRE_MAX_RXQS + 4 * PMD_WIRE_BURST, 32, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_eth_dev_socket_id(p->wire));
 	if (p->wire_pool == NULL)
 		return rxb_err_fail(err, -ENOMEM, "cannot create the wire's mempool: %s",
 				    rte_strerror(rte_errno));
@@ -219,15 +224,15 @@ static struct rte_mempool *rx_pool(const struct pmd *p, const struct rte_eth_dev
 {
 	const struct pmd_rxq *rq = p->dev->data->rx_queues[w % p->dev->data->nb_rx_queues];
 
-	if (strcmp(info->driver_name, "net_null") == 0 || strcmp(info->driver_name, "net_pcap") == 0)
+	if (strcmp(info->driver_name, "net_null") == 0 ||
+	    strcmp(info->driver_name, "net_pcap") == 0)
 		return rq->mp;
 	return p->wire_pool;
 }
 
 /* A wire that can hash what the port hashes, with a 40-byte key, is asked
  * to with the port's key: the NIC then takes its RTE_MBUF_F_RX_RSS_HASH. */
-static void wire_rss(struct pmd *p, const struct rte_eth_dev_info *info,
-		     struct rte_eth_conf *conf)
+static void wire_rss(struct pmd *p, const struct rte_eth_dev_info *info, struct rte_eth_conf *conf)
 {
 	uint64_t hf = p->l4 ? PMD_RSS_TYPES : PMD_RSS_L3;
 
@@ -261,12 +266,14 @@ static int setup_queues(struct pmd *p, struct rxb_err *err)
 	wire_rss(p, &info, &conf);
 	rc = rte_eth_dev_configure(p->wire, p->wire_rxqs, p->wire_txqs, &conf);
 	if (rc != 0)
-		return rxb_err_fail(err, rc, "devarg port=%s: configure with %u Rx and %u Tx "
-				    "queues failed: %s", p->cfg.port, p->wire_rxqs, p->wire_txqs,
-				    rte_strerror(-rc));
+		return rxb_err_fail(err, rc,
+				    "devarg port=%s: configure with %u Rx and %u Tx "
+				    "queues failed: %s",
+				    p->cfg.port, p->wire_rxqs, p->wire_txqs, rte_strerror(-rc));
 	for (uint16_t q = 0; rc == 0 && q < p->wire_rxqs; q++)
 		rc = rte_eth_rx_queue_setup(p->wire, q, PMD_WIRE_RING,
-					    rte_eth_dev_socket_id(p->wire), NULL, rx_pool(p, &info, q));
+					    rte_eth_dev_socket_id(p->wire), NULL,
+					    rx_pool(p, &info, q));
 	for (uint16_t q = 0; rc == 0 && q < p->wire_txqs; q++)
 		rc = rte_eth_tx_queue_setup(p->wire, q, PMD_WIRE_RING,
 					    rte_eth_dev_socket_id(p->wire), NULL);

@@ -34,7 +34,8 @@ int main(int argc, char **argv)
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		fprintf(stdout, "usage: rxb-sim --config FILE.json | --keys\n"
 				"Simulates the scenario in FILE.json (written by `rxb sim`, see "
-				"docs/engine-contract.md) and prints one JSON result object; --keys prints the "
+				"docs/engine-contract.md) and prints one JSON result object; "
+				"--keys prints the "
 				"scenario key table it was built with.\n");
 		return 0;
 	}

@@ -27,8 +27,8 @@ enum opt_kind { OPT_U64, OPT_F64, OPT_U32 };
 struct opt {
 	const char *name;
 	enum opt_kind kind;
-	size_t off;      /* into struct sim_tracegen_cfg */
-	double scale;    /* value given × scale = field value */
+	size_t off;   /* into struct sim_tracegen_cfg */
+	double scale; /* value given × scale = field value */
 	double lo, hi;
 	const char *help;
 };
@@ -40,10 +40,13 @@ static const struct opt OPTS[] = {
 	{ "rate-gbps", OPT_F64, F(rate_bps), 1e9, 1e-6, 1e5, "mean offered load, Gbps (wire)" },
 	{ "line-gbps", OPT_U64, F(line_bps), 1e9, 0, 1e5,
 	  "serialise frames at this line rate, Gbps (0: do not)" },
-	{ "alpha", OPT_F64, F(flow_alpha), 1, 1e-3, 10, "Pareto shape of flow sizes (skew: lower = heavier tail)" },
-	{ "min-pkts", OPT_F64, F(flow_min_pkts), 1, 1, 1e9, "Pareto scale: smallest flow, packets" },
+	{ "alpha", OPT_F64, F(flow_alpha), 1, 1e-3, 10,
+	  "Pareto shape of flow sizes (skew: lower = heavier tail)" },
+	{ "min-pkts", OPT_F64, F(flow_min_pkts), 1, 1, 1e9,
+	  "Pareto scale: smallest flow, packets" },
 	{ "max-pkts", OPT_U32, F(flow_max_pkts), 1, 1, 4294967295.0, "largest flow, packets" },
-	{ "pps-median", OPT_F64, F(flow_pps_median), 1, 1e-3, 1e9, "median per-flow rate, packets/s" },
+	{ "pps-median", OPT_F64, F(flow_pps_median), 1, 1e-3, 1e9,
+	  "median per-flow rate, packets/s" },
 	{ "pps-sigma", OPT_F64, F(flow_pps_sigma), 1, 0, 10, "lognormal sigma of per-flow rates" },
 	{ "tcp-share", OPT_F64, F(tcp_share), 1, 0, 1, "fraction of flows that are TCP" },
 };
@@ -115,9 +118,11 @@ static void help(void)
 	       "Writes a synthetic heavy-tailed trace (sim/models/tracegen.h) and prints "
 	       "{\"packets\", \"flows\", \"duration_ms\"}.\n");
 	for (int i = 0; i < NOPTS; i++)
-		printf("  --%-12s %s (%g to %g)\n", OPTS[i].name, OPTS[i].help, OPTS[i].lo, OPTS[i].hi);
-	printf("  --%-12s %s\n  --%-12s %s\n", "sizes", "frame size mix LEN:WEIGHT,... (one per flow)",
-	       "snaplen", "bytes captured per packet (default 128)");
+		printf("  --%-12s %s (%g to %g)\n", OPTS[i].name, OPTS[i].help, OPTS[i].lo,
+		       OPTS[i].hi);
+	printf("  --%-12s %s\n  --%-12s %s\n", "sizes",
+	       "frame size mix LEN:WEIGHT,... (one per flow)", "snaplen",
+	       "bytes captured per packet (default 128)");
 }
 
 int main(int argc, char **argv)
@@ -183,6 +188,7 @@ int main(int argc, char **argv)
 		return rxb_engine_exit_code(rc);
 	}
 	printf("{\"packets\": %llu, \"flows\": %llu, \"duration_ms\": %.6f}\n",
-	       (unsigned long long)npkts, (unsigned long long)nflows, (double)cfg.duration_ps / 1e9);
+	       (unsigned long long)npkts, (unsigned long long)nflows,
+	       (double)cfg.duration_ps / 1e9);
 	return 0;
 }

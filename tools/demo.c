@@ -47,8 +47,9 @@ static struct rxb_iface_config config_for(enum rxb_arch arch)
 {
 	struct rxb_iface_config cfg = { .arch = arch, .n_cores = CORES };
 
-	cfg.spool = (struct rxb_spool_config){ .n_ports = CORES, .mode = RXB_SPOOL_SPP,
-					       .low = 128, .high = 1024 };
+	cfg.spool = (struct rxb_spool_config){
+		.n_ports = CORES, .mode = RXB_SPOOL_SPP, .low = 128, .high = 1024
+	};
 	return cfg;
 }
 

@@ -10,16 +10,16 @@
 
 #include "pcapread.h"
 
-#define MAGIC_US 0xa1b2c3d4u
-#define MAGIC_NS 0xa1b23c4du
+#define MAGIC_US     0xa1b2c3d4u
+#define MAGIC_NS     0xa1b23c4du
 #define MAGIC_PCAPNG 0x0a0d0d0au
-#define FILE_HDR 24u
-#define REC_HDR 16u
+#define FILE_HDR     24u
+#define REC_HDR      16u
 
 struct rxb_pcapread {
 	pcap_t *p;
-	FILE *f;           /* libpcap's stream: offsets come from it */
-	uint64_t size;     /* file size, to say what a failed read ran into */
+	FILE *f;       /* libpcap's stream: offsets come from it */
+	uint64_t size; /* file size, to say what a failed read ran into */
 	char path[200];
 	struct rxb_pcapread_info info;
 };
@@ -75,14 +75,18 @@ static int check_head(struct rxb_pcapread *r, FILE *f, int *fmt, struct rxb_err 
 	if (got == 4)
 		*fmt = format_of(magic, &swapped);
 	if (got == 4 && *fmt < 0) {
-		rxb_err_set(err, "pcap '%s': offset 0: magic 0x%08x is neither pcap (a1b2c3d4, "
-			    "a1b23c4d, either byte order) nor pcapng (0a0d0d0a)", r->path, magic);
+		rxb_err_set(err,
+			    "pcap '%s': offset 0: magic 0x%08x is neither pcap (a1b2c3d4, "
+			    "a1b23c4d, either byte order) nor pcapng (0a0d0d0a)",
+			    r->path, magic);
 		return -EBADMSG;
 	}
 	if (got < 4 || (*fmt < 2 && r->size < FILE_HDR)) {
-		rxb_err_set(err, "pcap '%s': offset %llu: truncated file header (got %llu of %u "
-			    "bytes)", r->path, (unsigned long long)r->size,
-			    (unsigned long long)r->size, FILE_HDR);
+		rxb_err_set(err,
+			    "pcap '%s': offset %llu: truncated file header (got %llu of %u "
+			    "bytes)",
+			    r->path, (unsigned long long)r->size, (unsigned long long)r->size,
+			    FILE_HDR);
 		return -EBADMSG;
 	}
 	r->info.nsec = *fmt != 0;
@@ -126,8 +130,10 @@ int rxb_pcapread_open(struct rxb_pcapread **out, const char *path, struct rxb_er
 	r->info.linktype = (uint32_t)pcap_datalink(r->p);
 	r->info.snaplen = (uint32_t)pcap_snapshot(r->p);
 	if (!supported_link(pcap_datalink(r->p))) {
-		rxb_err_set(err, "pcap '%s': link type %u is not supported (Ethernet 1, raw IP "
-			    "101/12/14/228/229, Linux cooked 113/276 are)", path, r->info.linktype);
+		rxb_err_set(err,
+			    "pcap '%s': link type %u is not supported (Ethernet 1, raw IP "
+			    "101/12/14/228/229, Linux cooked 113/276 are)",
+			    path, r->info.linktype);
 		rxb_pcapread_close(r);
 		return -EBADMSG;
 	}
@@ -143,21 +149,26 @@ static int classic_fail(struct rxb_pcapread *r, uint64_t off, struct rxb_err *er
 	uint32_t caplen;
 
 	if (left < REC_HDR)
-		return rxb_err_fail(err, -EBADMSG, "pcap '%s': offset %llu: truncated record header "
-				    "(got %llu of %u bytes)", r->path, (unsigned long long)off,
-				    (unsigned long long)left, REC_HDR);
+		return rxb_err_fail(err, -EBADMSG,
+				    "pcap '%s': offset %llu: truncated record header "
+				    "(got %llu of %u bytes)",
+				    r->path, (unsigned long long)off, (unsigned long long)left,
+				    REC_HDR);
 	if (pread(fileno(r->f), &caplen, 4, (off_t)(off + 8)) != 4)
 		return rxb_err_fail(err, -EIO, "pcap '%s': offset %llu: read error: %s", r->path,
 				    (unsigned long long)off, strerror(errno));
 	caplen = r->info.swapped ? __builtin_bswap32(caplen) : caplen;
 	if (caplen > RXB_PCAPREAD_MAX_CAPLEN)
-		return rxb_err_fail(err, -EBADMSG, "pcap '%s': offset %llu: captured length %u "
-				    "exceeds the maximum %u (corrupt record header?)", r->path,
-				    (unsigned long long)off, caplen, RXB_PCAPREAD_MAX_CAPLEN);
+		return rxb_err_fail(err, -EBADMSG,
+				    "pcap '%s': offset %llu: captured length %u "
+				    "exceeds the maximum %u (corrupt record header?)",
+				    r->path, (unsigned long long)off, caplen,
+				    RXB_PCAPREAD_MAX_CAPLEN);
 	if (left - REC_HDR < caplen)
-		return rxb_err_fail(err, -EBADMSG, "pcap '%s': offset %llu: truncated packet data "
-				    "(record says %u bytes, only %llu present)", r->path,
-				    (unsigned long long)(off + REC_HDR), caplen,
+		return rxb_err_fail(err, -EBADMSG,
+				    "pcap '%s': offset %llu: truncated packet data "
+				    "(record says %u bytes, only %llu present)",
+				    r->path, (unsigned long long)(off + REC_HDR), caplen,
 				    (unsigned long long)(left - REC_HDR));
 	return rxb_err_fail(err, -EBADMSG, "pcap '%s': offset %llu: %s", r->path,
 			    (unsigned long long)off, pcap_geterr(r->p));
@@ -173,9 +184,10 @@ static int set_time(struct rxb_pcapread *r, const struct pcap_pkthdr *h, struct 
 	rec->sec = r->info.pcapng ? (uint64_t)h->ts.tv_sec : (uint32_t)h->ts.tv_sec;
 	rec->frac = (uint32_t)h->ts.tv_usec;
 	if (rec->frac >= one)
-		return rxb_err_fail(err, -EBADMSG, "pcap '%s': offset %llu: timestamp fraction %u "
-				    "is not below one second (%s timestamps)", r->path,
-				    (unsigned long long)rec->off + 4, rec->frac,
+		return rxb_err_fail(err, -EBADMSG,
+				    "pcap '%s': offset %llu: timestamp fraction %u "
+				    "is not below one second (%s timestamps)",
+				    r->path, (unsigned long long)rec->off + 4, rec->frac,
 				    r->info.nsec ? "ns" : "us");
 	return 0;
 }

@@ -37,29 +37,29 @@ extern "C" {
  * back as DLT_RAW 12); the frame parsers read these and no others. */
 enum rxb_pcap_link {
 	RXB_LINK_ETHERNET = 1,
-	RXB_LINK_RAW = 12,       /* raw IP (file link type 101 or 12) */
-	RXB_LINK_RAW_OBSD = 14,  /* raw IP as OpenBSD numbers it */
-	RXB_LINK_SLL = 113,      /* Linux cooked v1 */
+	RXB_LINK_RAW = 12,      /* raw IP (file link type 101 or 12) */
+	RXB_LINK_RAW_OBSD = 14, /* raw IP as OpenBSD numbers it */
+	RXB_LINK_SLL = 113,     /* Linux cooked v1 */
 	RXB_LINK_IPV4 = 228,
 	RXB_LINK_IPV6 = 229,
-	RXB_LINK_SLL2 = 276,     /* Linux cooked v2 */
+	RXB_LINK_SLL2 = 276, /* Linux cooked v2 */
 };
 
 struct rxb_pcapread_info {
-	uint32_t linktype;  /* enum rxb_pcap_link */
-	uint32_t snaplen;   /* as libpcap reads it (an invalid one: the maximum) */
-	bool nsec;          /* record fractions are ns (else µs) */
-	bool swapped;       /* file byte order differs from the host's */
+	uint32_t linktype; /* enum rxb_pcap_link */
+	uint32_t snaplen;  /* as libpcap reads it (an invalid one: the maximum) */
+	bool nsec;         /* record fractions are ns (else µs) */
+	bool swapped;      /* file byte order differs from the host's */
 	bool pcapng;
 };
 
 struct rxb_pcaprec {
-	uint64_t sec;         /* timestamp seconds (classic pcap: its unsigned 32 bits) */
-	uint32_t frac;        /* fraction of a second, ns or µs (info.nsec) */
-	uint32_t caplen;      /* bytes at data */
-	uint32_t orig_len;    /* length on the wire */
-	const uint8_t *data;  /* valid until the next call */
-	uint64_t off;         /* file offset of the record (pcapng: of its block) */
+	uint64_t sec;        /* timestamp seconds (classic pcap: its unsigned 32 bits) */
+	uint32_t frac;       /* fraction of a second, ns or µs (info.nsec) */
+	uint32_t caplen;     /* bytes at data */
+	uint32_t orig_len;   /* length on the wire */
+	const uint8_t *data; /* valid until the next call */
+	uint64_t off;        /* file offset of the record (pcapng: of its block) */
 };
 
 struct rxb_pcapread;

@@ -149,9 +149,9 @@ static inline double sim_rng_lognormal(struct sim_rng *r, double mu, double sigm
 struct sim_zipf {
 	uint64_t n;
 	double s;
-	double h_x1;      /* H(1.5) − 1 */
-	double h_n;       /* H(n + 0.5) */
-	double accept;    /* squeeze: 2 − H⁻¹(H(2.5) − h(2)) */
+	double h_x1;   /* H(1.5) − 1 */
+	double h_n;    /* H(n + 0.5) */
+	double accept; /* squeeze: 2 − H⁻¹(H(2.5) − h(2)) */
 };
 
 int sim_zipf_init(struct sim_zipf *z, uint64_t n, double s, struct rxb_err *err);

@@ -19,8 +19,8 @@ struct counter {
 	uint32_t n;
 };
 
-static void counter_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n,
-			  uint8_t *verdict, struct rxb_nf_tally *t)
+static void counter_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
+			  struct rxb_nf_tally *t)
 {
 	struct counter *c = (struct counter *)nf;
 	bool incr = rxb_nf_incremental(nf);

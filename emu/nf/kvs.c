@@ -99,8 +99,8 @@ static void kv_respond(struct rte_mbuf *m, struct rxb_pkt_view *v, struct rxb_kv
 	rxb_pkt_l4_csum_full(v, true);
 }
 
-static void kvs_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n,
-		      uint8_t *verdict, struct rxb_nf_tally *t)
+static void kvs_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
+		      struct rxb_nf_tally *t)
 {
 	struct kvs *kv = (struct kvs *)nf;
 	struct rxb_pkt_view v[RXB_NF_CHUNK];
@@ -211,8 +211,10 @@ static int kvs_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **ou
 		return -EINVAL;
 	}
 	if (cfg->kvs.n_partitions == 0 || part >= cfg->kvs.n_partitions) {
-		rxb_err_set(err, "kvs.partition = %u (default: instance): must be below "
-			    "kvs.n_partitions = %u", part, cfg->kvs.n_partitions);
+		rxb_err_set(err,
+			    "kvs.partition = %u (default: instance): must be below "
+			    "kvs.n_partitions = %u",
+			    part, cfg->kvs.n_partitions);
 		return -EINVAL;
 	}
 	kv = rxb_nf_alloc(&rxb_nf_kvs_ops, sizeof(*kv), cfg, socket);
@@ -222,13 +224,16 @@ static int kvs_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **ou
 	}
 	kv->partition = part;
 	kv->n_partitions = cfg->kvs.n_partitions;
-	kv->vals = rte_malloc_socket("rxb_kvs_vals", (size_t)cfg->kvs.capacity * sizeof(struct kv_val),
+	kv->vals = rte_malloc_socket("rxb_kvs_vals",
+				     (size_t)cfg->kvs.capacity * sizeof(struct kv_val),
 				     RTE_CACHE_LINE_SIZE, socket);
 	rxb_nf_hash_params(&hp, name, "kvs", cfg->kvs.capacity, RXB_KV_KEY_LEN, socket);
 	kv->h = kv->vals != NULL ? rte_hash_create(&hp) : NULL;
 	if (kv->h == NULL) {
-		rxb_err_set(err, "kvs.capacity = %u: cannot allocate %zu MiB of values and the key "
-			    "table (%s; is the EAL's -m large enough?)", cfg->kvs.capacity,
+		rxb_err_set(err,
+			    "kvs.capacity = %u: cannot allocate %zu MiB of values and the key "
+			    "table (%s; is the EAL's -m large enough?)",
+			    cfg->kvs.capacity,
 			    (size_t)cfg->kvs.capacity * sizeof(struct kv_val) >> 20,
 			    rte_strerror(rte_errno));
 		rte_free(kv->vals);

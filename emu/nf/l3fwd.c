@@ -13,8 +13,8 @@ struct l3fwd {
 	struct rxb_nf_router router;
 };
 
-static void l3fwd_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n,
-			uint8_t *verdict, struct rxb_nf_tally *t)
+static void l3fwd_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
+			struct rxb_nf_tally *t)
 {
 	struct l3fwd *l = (struct l3fwd *)nf;
 	struct rxb_pkt_view v[RXB_NF_CHUNK];

@@ -18,15 +18,15 @@ struct lb {
 	struct rxb_nf base;
 	struct rte_hash *h;
 	uint32_t n_backends;
-	uint32_t next;        /* round-robin cursor */
+	uint32_t next; /* round-robin cursor */
 	uint32_t capacity;
 	uint32_t n_flows;
 	rte_be32_t ip[RXB_NF_LB_MAX_BACKENDS];
 	struct rte_ether_addr mac[RXB_NF_LB_MAX_BACKENDS];
 };
 
-static void lb_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n,
-		     uint8_t *verdict, struct rxb_nf_tally *t)
+static void lb_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
+		     struct rxb_nf_tally *t)
 {
 	struct lb *lb = (struct lb *)nf;
 	struct rxb_nf_flow_chunk fc;
@@ -95,7 +95,8 @@ static int lb_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **out
 	lb->n_backends = cfg->lb.n_backends;
 	lb->capacity = cfg->lb.capacity;
 	for (uint32_t i = 0; i < lb->n_backends; i++) {
-		uint32_t ip = cfg->lb.backend_ips ? cfg->lb.backend_ips[i] : RXB_IPV4(10, 10, 0, 1) + i;
+		uint32_t ip = cfg->lb.backend_ips ? cfg->lb.backend_ips[i]
+						  : RXB_IPV4(10, 10, 0, 1) + i;
 
 		lb->ip[i] = rte_cpu_to_be_32(ip);
 		if (cfg->lb.backend_macs != NULL) {

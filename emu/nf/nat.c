@@ -21,17 +21,17 @@
 
 #include "nf_impl.h"
 
-#define NAT_DEFAULT_PUBLIC RXB_IPV4(100, 64, 0, 0) /* RFC 6598 shared space */
+#define NAT_DEFAULT_PUBLIC           RXB_IPV4(100, 64, 0, 0) /* RFC 6598 shared space */
 #define NAT_DEFAULT_IPS_PER_INSTANCE 256u
 
 struct nat {
 	struct rxb_nf base;
 	struct rte_hash *h;
-	uint32_t pub_first;   /* host order */
+	uint32_t pub_first; /* host order */
 	uint32_t n_pub;
 	uint16_t port_min;
-	uint32_t n_port;      /* ports per public address */
-	uint32_t capacity;    /* flows */
+	uint32_t n_port;   /* ports per public address */
+	uint32_t capacity; /* flows */
 	uint32_t n_flows;
 };
 
@@ -75,7 +75,8 @@ static int64_t nat_new_flow(struct nat *t, const struct rxb_nf_flow_key *out_key
 	in_key.proto = out_key->proto;
 	if (rte_hash_add_key_data(t->h, out_key, (void *)(uintptr_t)idx) < 0)
 		return -1;
-	if (rte_hash_add_key_data(t->h, &in_key, priv_pack(out_key->src_ip, out_key->src_port)) < 0) {
+	if (rte_hash_add_key_data(t->h, &in_key, priv_pack(out_key->src_ip, out_key->src_port)) <
+	    0) {
 		/* Roll back: a flow with one direction would translate one
 		 * way and drop the replies. */
 		rte_hash_del_key(t->h, out_key);
@@ -85,8 +86,8 @@ static int64_t nat_new_flow(struct nat *t, const struct rxb_nf_flow_key *out_key
 	return idx;
 }
 
-static void nat_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n,
-		      uint8_t *verdict, struct rxb_nf_tally *t)
+static void nat_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
+		      struct rxb_nf_tally *t)
 {
 	struct nat *nat = (struct nat *)nf;
 	struct rxb_nf_flow_chunk fc;
@@ -161,15 +162,19 @@ static int nat_check(const struct rxb_nf_cfg *cfg, uint32_t *pub_first, uint32_t
 	n_port = (uint32_t)cfg->nat.port_max - cfg->nat.port_min + 1;
 	*n_pub = cfg->nat.n_public_ips ? cfg->nat.n_public_ips : (cap + n_port - 1) / n_port;
 	if ((uint64_t)*n_pub * n_port < cap) {
-		rxb_err_set(err, "nat.n_public_ips = %u: %u addresses x %u ports hold fewer "
-			    "flows than nat.capacity = %u", *n_pub, *n_pub, n_port, cap);
+		rxb_err_set(err,
+			    "nat.n_public_ips = %u: %u addresses x %u ports hold fewer "
+			    "flows than nat.capacity = %u",
+			    *n_pub, *n_pub, n_port, cap);
 		return -EINVAL;
 	}
 	if (cfg->nat.public_ip != 0) {
 		*pub_first = cfg->nat.public_ip;
 		if ((uint64_t)*pub_first + *n_pub > UINT32_MAX + 1ull) {
-			rxb_err_set(err, "nat.public_ip + n_public_ips: %u addresses do not fit "
-				    "above the first one", *n_pub);
+			rxb_err_set(err,
+				    "nat.public_ip + n_public_ips: %u addresses do not fit "
+				    "above the first one",
+				    *n_pub);
 			return -EINVAL;
 		}
 		return 0;
@@ -178,9 +183,10 @@ static int nat_check(const struct rxb_nf_cfg *cfg, uint32_t *pub_first, uint32_t
 	 * instances never share a public address and a reply can only be
 	 * translated by the instance that made the mapping. */
 	if (*n_pub > NAT_DEFAULT_IPS_PER_INSTANCE || cfg->instance >= 16384) {
-		rxb_err_set(err, "nat.public_ip = 0 (default slice of 100.64.0.0/10) cannot hold "
-			    "%u addresses for instance %u: set nat.public_ip", *n_pub,
-			    cfg->instance);
+		rxb_err_set(err,
+			    "nat.public_ip = 0 (default slice of 100.64.0.0/10) cannot hold "
+			    "%u addresses for instance %u: set nat.public_ip",
+			    *n_pub, cfg->instance);
 		return -EINVAL;
 	}
 	*pub_first = NAT_DEFAULT_PUBLIC + NAT_DEFAULT_IPS_PER_INSTANCE * cfg->instance;
@@ -209,8 +215,8 @@ static int nat_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **ou
 	t->port_min = cfg->nat.port_min;
 	t->n_port = (uint32_t)cfg->nat.port_max - cfg->nat.port_min + 1;
 	t->capacity = cfg->nat.capacity;
-	rxb_nf_hash_params(&hp, name, "nat", 2 * cfg->nat.capacity,
-			   sizeof(struct rxb_nf_flow_key), socket);
+	rxb_nf_hash_params(&hp, name, "nat", 2 * cfg->nat.capacity, sizeof(struct rxb_nf_flow_key),
+			   socket);
 	t->h = rte_hash_create(&hp);
 	if (t->h == NULL) {
 		rxb_err_set(err, "nat.capacity = %u: rte_hash_create(%u entries) failed: %s",

@@ -12,20 +12,15 @@
 #include "nf_impl.h"
 
 const char *const rxb_nf_drop_name[RXB_NF_DROP_CAUSES] = {
-	[RXB_NF_DROP_PARSE] = "parse",
-	[RXB_NF_DROP_CSUM] = "csum",
-	[RXB_NF_DROP_TTL] = "ttl",
-	[RXB_NF_DROP_NO_ROUTE] = "no_route",
-	[RXB_NF_DROP_NO_FLOW] = "no_flow",
-	[RXB_NF_DROP_FULL] = "full",
-	[RXB_NF_DROP_REQUEST] = "request",
-	[RXB_NF_DROP_PARTITION] = "partition",
+	[RXB_NF_DROP_PARSE] = "parse",     [RXB_NF_DROP_CSUM] = "csum",
+	[RXB_NF_DROP_TTL] = "ttl",         [RXB_NF_DROP_NO_ROUTE] = "no_route",
+	[RXB_NF_DROP_NO_FLOW] = "no_flow", [RXB_NF_DROP_FULL] = "full",
+	[RXB_NF_DROP_REQUEST] = "request", [RXB_NF_DROP_PARTITION] = "partition",
 };
 
 const struct rxb_nf_ops *const rxb_nf_registry[] = {
-	&rxb_nf_l3fwd_ops, &rxb_nf_nat_ops, &rxb_nf_lb_ops,
-	&rxb_nf_synthetic_ops, &rxb_nf_kvs_ops, &rxb_nf_counter_ops,
-	NULL,
+	&rxb_nf_l3fwd_ops, &rxb_nf_nat_ops,     &rxb_nf_lb_ops, &rxb_nf_synthetic_ops,
+	&rxb_nf_kvs_ops,   &rxb_nf_counter_ops, NULL,
 };
 
 const struct rxb_nf_ops *rxb_nf_find(const char *name)
@@ -54,8 +49,8 @@ void rxb_nf_cfg_defaults(struct rxb_nf_cfg *cfg)
 	cfg->counter.n_counters = 16;
 }
 
-int rxb_nf_create(const char *name, const struct rxb_nf_cfg *cfg, int socket,
-		  struct rxb_nf **out, struct rxb_err *err)
+int rxb_nf_create(const char *name, const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **out,
+		  struct rxb_err *err)
 {
 	const struct rxb_nf_ops *ops = rxb_nf_find(name);
 	char names[128] = "";
@@ -109,9 +104,8 @@ void rxb_nf_unique_name(char *buf, size_t len, const char *what)
 
 /* ---- flow tables --------------------------------------------------------- */
 
-void rxb_nf_flow_lookup(struct rxb_nf *nf, struct rte_hash *h, struct rte_mbuf **pkts,
-			unsigned n, uint8_t *verdict, struct rxb_nf_flow_chunk *fc,
-			struct rxb_nf_tally *t)
+void rxb_nf_flow_lookup(struct rxb_nf *nf, struct rte_hash *h, struct rte_mbuf **pkts, unsigned n,
+			uint8_t *verdict, struct rxb_nf_flow_chunk *fc, struct rxb_nf_tally *t)
 {
 	const void *kp[RXB_NF_CHUNK];
 	unsigned k = 0;
@@ -168,8 +162,8 @@ static int add_route(struct rte_lpm *lpm, const struct rxb_nf_route *r, uint32_t
 		return -EINVAL;
 	}
 	if (r->hop >= n_hops) {
-		rxb_err_set(err, "routes[%u].hop = %u: must be below the number of hops (%u)",
-			    idx, r->hop, n_hops);
+		rxb_err_set(err, "routes[%u].hop = %u: must be below the number of hops (%u)", idx,
+			    r->hop, n_hops);
 		return -EINVAL;
 	}
 	rc = rte_lpm_add(lpm, r->prefix, r->depth, r->hop);
@@ -217,7 +211,8 @@ int rxb_nf_lpm_create(const struct rxb_nf_cfg *cfg, int socket, struct rte_lpm *
 		return rc;
 	n_hops = hop_count(cfg);
 	if (cfg->routes != NULL && cfg->n_routes == 0) {
-		rxb_err_set(err, "n_routes = 0: give at least one route, or routes = NULL for the default table");
+		rxb_err_set(err, "n_routes = 0: give at least one route, or routes = NULL for the "
+				 "default table");
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; cfg->routes != NULL && i < n_routes; i++)
@@ -228,8 +223,10 @@ int rxb_nf_lpm_create(const struct rxb_nf_cfg *cfg, int socket, struct rte_lpm *
 	rxb_nf_unique_name(name, sizeof(name), "lpm");
 	lpm = rte_lpm_create(name, socket, &lc);
 	if (lpm == NULL) {
-		rxb_err_set(err, "routes: rte_lpm_create(%u rules) failed: %s (the table needs "
-			    "~64 MiB: is the EAL's -m large enough?)", n_routes, rte_strerror(rte_errno));
+		rxb_err_set(err,
+			    "routes: rte_lpm_create(%u rules) failed: %s (the table needs "
+			    "~64 MiB: is the EAL's -m large enough?)",
+			    n_routes, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < n_routes; i++) {

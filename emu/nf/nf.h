@@ -50,18 +50,18 @@ struct rxb_nf_ops;
 
 /* Why an NF did not keep a packet. Never merged. */
 enum rxb_nf_drop {
-	RXB_NF_DROP_PARSE = 0,  /* not Ethernet/IPv4, malformed, multi-segment,
+	RXB_NF_DROP_PARSE = 0, /* not Ethernet/IPv4, malformed, multi-segment,
 	                         * or no UDP/TCP header where the NF needs one */
-	RXB_NF_DROP_CSUM,       /* input IPv4 header checksum wrong, or L4
+	RXB_NF_DROP_CSUM,      /* input IPv4 header checksum wrong, or L4
 	                         * checksum wrong (with cfg.verify_csum) */
-	RXB_NF_DROP_TTL,        /* TTL expired (l3fwd) */
-	RXB_NF_DROP_NO_ROUTE,   /* LPM miss (l3fwd, synthetic) */
-	RXB_NF_DROP_NO_FLOW,    /* inbound packet with no NAT mapping */
-	RXB_NF_DROP_FULL,       /* flow/key table or public port pool full, or
+	RXB_NF_DROP_TTL,       /* TTL expired (l3fwd) */
+	RXB_NF_DROP_NO_ROUTE,  /* LPM miss (l3fwd, synthetic) */
+	RXB_NF_DROP_NO_FLOW,   /* inbound packet with no NAT mapping */
+	RXB_NF_DROP_FULL,      /* flow/key table or public port pool full, or
 	                         * no room in the mbuf for a KV response */
-	RXB_NF_DROP_REQUEST,    /* malformed KV request; payload too short for
+	RXB_NF_DROP_REQUEST,   /* malformed KV request; payload too short for
 	                         * the counter */
-	RXB_NF_DROP_PARTITION,  /* KV key of another partition (EREW) */
+	RXB_NF_DROP_PARTITION, /* KV key of another partition (EREW) */
 	RXB_NF_DROP_CAUSES
 };
 
@@ -71,11 +71,11 @@ extern const char *const rxb_nf_drop_name[RXB_NF_DROP_CAUSES];
 /* Counters named after events, one writer (the instance's core), published
  * once per burst. drops == sum of drop[]. */
 struct rxb_nf_stats {
-	rxb_counter_t packets;  /* packets given to process() */
-	rxb_counter_t drops;    /* packets not kept */
-	rxb_counter_t lookups;  /* table lookups: LPM, flow or key hash */
-	rxb_counter_t misses;   /* lookups that found nothing */
-	rxb_counter_t inserts;  /* new flows (NAT, LB) or keys (KV) added */
+	rxb_counter_t packets; /* packets given to process() */
+	rxb_counter_t drops;   /* packets not kept */
+	rxb_counter_t lookups; /* table lookups: LPM, flow or key hash */
+	rxb_counter_t misses;  /* lookups that found nothing */
+	rxb_counter_t inserts; /* new flows (NAT, LB) or keys (KV) added */
 	rxb_counter_t drop[RXB_NF_DROP_CAUSES];
 };
 
@@ -95,8 +95,8 @@ enum rxb_nf_payload {
 /* An LPM route: dst prefix/depth (host byte order) -> next hop index. */
 struct rxb_nf_route {
 	uint32_t prefix;
-	uint8_t depth;   /* 1..32 */
-	uint32_t hop;    /* index into the hop table */
+	uint8_t depth; /* 1..32 */
+	uint32_t hop;  /* index into the hop table */
 };
 
 /* A next hop: where l3fwd sends a packet and with which MACs. */
@@ -107,18 +107,18 @@ struct rxb_nf_hop {
 };
 
 #define RXB_NF_LB_MAX_BACKENDS 256u
-#define RXB_NF_MAX_FLOWS (10u * 1000 * 1000) /* NAT and LB capacity */
-#define RXB_NF_MAX_HOPS 256u
+#define RXB_NF_MAX_FLOWS       (10u * 1000 * 1000) /* NAT and LB capacity */
+#define RXB_NF_MAX_HOPS        256u
 
 /* Configuration of one instance. rxb_nf_cfg_defaults() fills every field;
  * each NF reads the common part and its own section. Addresses are host
  * byte order. */
 struct rxb_nf_cfg {
-	uint32_t instance;      /* 0-based core index: default NAT public
+	uint32_t instance; /* 0-based core index: default NAT public
 	                         * addresses and the KV partition derive from it */
-	uint64_t seed;          /* synthetic NF's random reads */
+	uint64_t seed;     /* synthetic NF's random reads */
 	enum rxb_nf_l4_csum l4_csum;
-	bool verify_csum;       /* also drop input with a bad L4 checksum
+	bool verify_csum; /* also drop input with a bad L4 checksum
 	                         * (reads the payload; off by default, like an
 	                         * NF behind a NIC that validates checksums).
 	                         * The IPv4 header checksum is always checked. */
@@ -134,29 +134,29 @@ struct rxb_nf_cfg {
 	uint32_t n_routes;
 	const struct rxb_nf_hop *hops;
 	uint32_t n_hops;
-	uint16_t n_ports;       /* default 2 */
+	uint16_t n_ports; /* default 2 */
 	struct rte_lpm *lpm;
 
 	struct {
-		uint32_t capacity;     /* flows, 1..RXB_NF_MAX_FLOWS (2 hash
+		uint32_t capacity;           /* flows, 1..RXB_NF_MAX_FLOWS (2 hash
 		                        * entries each); default 65536 */
-		uint32_t public_ip;    /* first public address; 0 = 100.64.0.0 +
+		uint32_t public_ip;          /* first public address; 0 = 100.64.0.0 +
 		                        * 256 * instance (RFC 6598 space) */
-		uint32_t n_public_ips; /* 0 = as many as capacity needs */
+		uint32_t n_public_ips;       /* 0 = as many as capacity needs */
 		uint16_t port_min, port_max; /* public ports; default 1024..65535 */
 	} nat;
 
 	struct {
-		uint32_t capacity;     /* flows remembered; default 65536 */
-		uint32_t n_backends;   /* 1..RXB_NF_LB_MAX_BACKENDS; default 32 */
-		const uint32_t *backend_ips;  /* NULL: 10.10.0.1 + i */
+		uint32_t capacity;           /* flows remembered; default 65536 */
+		uint32_t n_backends;         /* 1..RXB_NF_LB_MAX_BACKENDS; default 32 */
+		const uint32_t *backend_ips; /* NULL: 10.10.0.1 + i */
 		const struct rte_ether_addr *backend_macs; /* NULL: 02:00:00:00:02:<i> */
 	} lb;
 
 	struct {
-		uint64_t buf_bytes;    /* S; >= 64; default 1 MiB */
-		uint32_t reads;        /* R per packet; default 2 */
-		bool dependent;        /* pointer chasing (no memory-level
+		uint64_t buf_bytes; /* S; >= 64; default 1 MiB */
+		uint32_t reads;     /* R per packet; default 2 */
+		bool dependent;     /* pointer chasing (no memory-level
 		                        * parallelism) instead of independent reads */
 		enum rxb_nf_payload payload;
 	} synth;
@@ -168,7 +168,7 @@ struct rxb_nf_cfg {
 	} kvs;
 
 	struct {
-		uint32_t n_counters;   /* 1..65536; default 16 */
+		uint32_t n_counters; /* 1..65536; default 16 */
 		/* NULL: private array. Else n_counters counters shared with
 		 * other instances (the point of the workload): must stay valid
 		 * until destroy. */
@@ -187,8 +187,8 @@ struct rxb_nf {
 };
 
 struct rxb_nf_ops {
-	const char *name;     /* registry key */
-	const char *summary;  /* one line for --help and reports */
+	const char *name;    /* registry key */
+	const char *summary; /* one line for --help and reports */
 	/* Validate cfg, allocate the instance on `socket` (SOCKET_ID_ANY
 	 * allowed), build its tables. 0 or a negative errno with err naming
 	 * the field. */
@@ -210,8 +210,8 @@ void rxb_nf_cfg_defaults(struct rxb_nf_cfg *cfg);
 
 /* Look up `name` and init an instance. -ENOENT (and the list of names in
  * err) for an unknown name. */
-int rxb_nf_create(const char *name, const struct rxb_nf_cfg *cfg, int socket,
-		  struct rxb_nf **out, struct rxb_err *err);
+int rxb_nf_create(const char *name, const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **out,
+		  struct rxb_err *err);
 
 static inline uint16_t rxb_nf_process(struct rxb_nf *nf, struct rte_mbuf **pkts, uint16_t n)
 {

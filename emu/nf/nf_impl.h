@@ -23,7 +23,7 @@
 #define RXB_NF_CHUNK 32u /* <= RTE_HASH_LOOKUP_BULK_MAX */
 
 /* verdict[i]: RXB_NF_KEEP, or RXB_NF_VERDICT(enum rxb_nf_drop). */
-#define RXB_NF_KEEP 0
+#define RXB_NF_KEEP           0
 #define RXB_NF_VERDICT(cause) ((uint8_t)((cause) + 1))
 
 /* A burst's events, counted on the stack. */
@@ -146,21 +146,20 @@ struct rxb_nf_flow_chunk {
 	uint8_t idx[RXB_NF_CHUNK];
 	uint64_t hits;
 	unsigned k;
-	bool inserted;  /* the NF added an entry while handling this chunk */
+	bool inserted; /* the NF added an entry while handling this chunk */
 };
 
 /* Parse a chunk (verdict[] gets the parse drops) and look its 5-tuples up
  * in h in bulk. */
-void rxb_nf_flow_lookup(struct rxb_nf *nf, struct rte_hash *h, struct rte_mbuf **pkts,
-			unsigned n, uint8_t *verdict, struct rxb_nf_flow_chunk *fc,
-			struct rxb_nf_tally *t);
+void rxb_nf_flow_lookup(struct rxb_nf *nf, struct rte_hash *h, struct rte_mbuf **pkts, unsigned n,
+			uint8_t *verdict, struct rxb_nf_flow_chunk *fc, struct rxb_nf_tally *t);
 
 /* Whether key j is in the table, data in fc->data[j]. The bulk lookup ran
  * before any packet of the chunk was handled, so when the NF has since
  * added entries (fc->inserted) a miss is looked up again: an earlier packet
  * may have created this flow. */
-static inline bool rxb_nf_flow_hit(struct rte_hash *h, struct rxb_nf_flow_chunk *fc,
-				   unsigned j, struct rxb_nf_tally *t)
+static inline bool rxb_nf_flow_hit(struct rte_hash *h, struct rxb_nf_flow_chunk *fc, unsigned j,
+				   struct rxb_nf_tally *t)
 {
 	if ((fc->hits >> j) & 1)
 		return true;
@@ -194,9 +193,9 @@ void rxb_nf_router_fini(struct rxb_nf_router *r);
  * Leaves in hop[j] the next hop of packet pkt[j], or RXB_NONE after
  * setting its NO_ROUTE verdict (a miss, or a hop a shared table names but
  * this instance lacks). */
-static inline void rxb_nf_route_bulk(const struct rxb_nf_router *r,
-				     const struct rxb_pkt_view *v, const uint8_t *pkt, unsigned k,
-				     uint32_t *hop, uint8_t *verdict, struct rxb_nf_tally *t)
+static inline void rxb_nf_route_bulk(const struct rxb_nf_router *r, const struct rxb_pkt_view *v,
+				     const uint8_t *pkt, unsigned k, uint32_t *hop,
+				     uint8_t *verdict, struct rxb_nf_tally *t)
 {
 	uint32_t ips[RXB_NF_CHUNK];
 

@@ -32,7 +32,8 @@ int rxb_pkt_parse(struct rte_mbuf *m, struct rxb_pkt_view *v)
 	/* A fragment other than the first has no L4 header, and the first
 	 * has an L4 checksum over bytes it does not hold: neither can be
 	 * rewritten. Not an error for a route lookup, so report no L4. */
-	if (v->ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
+	if (v->ip->fragment_offset &
+	    rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
 		return 0;
 	l4_len = total - ihl;
 	if (v->proto == IPPROTO_UDP) {

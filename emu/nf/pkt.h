@@ -47,12 +47,12 @@ extern "C" {
 struct rxb_pkt_view {
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
-	void *l4;              /* UDP or TCP header; NULL for other protocols
+	void *l4;             /* UDP or TCP header; NULL for other protocols
 	                        * and for IPv4 fragments */
-	uint8_t *payload;      /* first byte after the L4 header (NULL without l4) */
-	uint16_t payload_len;  /* from IPv4 total_length: Ethernet padding excluded */
-	uint16_t l4_len;       /* L4 header + payload */
-	uint8_t proto;         /* ip->next_proto_id */
+	uint8_t *payload;     /* first byte after the L4 header (NULL without l4) */
+	uint16_t payload_len; /* from IPv4 total_length: Ethernet padding excluded */
+	uint16_t l4_len;      /* L4 header + payload */
+	uint8_t proto;        /* ip->next_proto_id */
 };
 
 /* Parse m. Returns 0 for a well-formed IPv4 packet (v->l4 may be NULL), -1
@@ -69,8 +69,9 @@ bool rxb_pkt_csum_ok(const struct rxb_pkt_view *v);
  * packed structs, and a pointer to one of their fields may be unaligned. */
 static inline void *rxb_pkt_l4_csum_ptr(const struct rxb_pkt_view *v)
 {
-	return (uint8_t *)v->l4 + (v->proto == IPPROTO_UDP ? offsetof(struct rte_udp_hdr, dgram_cksum)
-							   : offsetof(struct rte_tcp_hdr, cksum));
+	return (uint8_t *)v->l4 + (v->proto == IPPROTO_UDP
+					   ? offsetof(struct rte_udp_hdr, dgram_cksum)
+					   : offsetof(struct rte_tcp_hdr, cksum));
 }
 
 static inline uint16_t rxb_pkt_l4_csum_get(const struct rxb_pkt_view *v)
@@ -126,8 +127,8 @@ static inline uint16_t rxb_cksum_adjust(uint16_t cksum, const void *old_bytes,
  * IPv4 address, which the pseudo-header covers) at field with val, keeping
  * the L4 checksum valid when `incremental` is set. With incremental unset
  * the caller recomputes the checksum afterwards (rxb_pkt_l4_csum_full). */
-static inline void rxb_pkt_rewrite(const struct rxb_pkt_view *v, void *field,
-				   const void *val, unsigned len, bool incremental)
+static inline void rxb_pkt_rewrite(const struct rxb_pkt_view *v, void *field, const void *val,
+				   unsigned len, bool incremental)
 {
 	if (incremental && v->l4 != NULL) {
 		uint16_t ck = rxb_pkt_l4_csum_get(v);

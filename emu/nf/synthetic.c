@@ -20,7 +20,7 @@
 #include "nf_impl.h"
 #include "rng.h"
 
-#define LINE 64u
+#define LINE           64u
 #define WORDS_PER_LINE (LINE / sizeof(uint64_t))
 
 struct synth {
@@ -31,9 +31,9 @@ struct synth {
 	uint32_t reads;
 	bool dependent;
 	enum rxb_nf_payload payload;
-	uint64_t cursor;     /* dependent chain position (line index) */
+	uint64_t cursor; /* dependent chain position (line index) */
 	struct sim_rng rng;
-	uint64_t sink;       /* sum of everything read; exported for tests */
+	uint64_t sink; /* sum of everything read; exported for tests */
 };
 
 static inline uint64_t synth_reads(struct synth *s)
@@ -78,8 +78,8 @@ static inline void payload_write(const struct rxb_pkt_view *v, uint64_t val)
 	rxb_pkt_l4_csum_full(v, false);
 }
 
-static void synth_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n,
-			uint8_t *verdict, struct rxb_nf_tally *t)
+static void synth_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
+			struct rxb_nf_tally *t)
 {
 	struct synth *s = (struct synth *)nf;
 	struct rxb_pkt_view v[RXB_NF_CHUNK];
@@ -135,7 +135,7 @@ static void build_chain(struct synth *s)
 	for (uint64_t i = 0; i < n; i++)
 		s->buf[i * WORDS_PER_LINE] = i;
 	for (uint64_t i = n - 1; i > 0; i--) {
-		uint64_t j = sim_rng_below(&s->rng, i);  /* j < i: Sattolo, not Fisher-Yates */
+		uint64_t j = sim_rng_below(&s->rng, i); /* j < i: Sattolo, not Fisher-Yates */
 		uint64_t tmp = s->buf[i * WORDS_PER_LINE];
 
 		s->buf[i * WORDS_PER_LINE] = s->buf[j * WORDS_PER_LINE];
@@ -173,8 +173,10 @@ static int synth_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **
 	 * hugepages, costs the TLB what a real NF's tables would. */
 	s->buf = rte_malloc_socket("rxb_synth_buf", s->n_lines * LINE, LINE, socket);
 	if (s->buf == NULL) {
-		rxb_err_set(err, "synth.buf_bytes = %llu: rte_malloc failed (is the EAL's -m "
-			    "large enough?)", (unsigned long long)cfg->synth.buf_bytes);
+		rxb_err_set(err,
+			    "synth.buf_bytes = %llu: rte_malloc failed (is the EAL's -m "
+			    "large enough?)",
+			    (unsigned long long)cfg->synth.buf_bytes);
 		rte_free(s);
 		return -ENOMEM;
 	}

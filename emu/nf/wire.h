@@ -29,8 +29,8 @@ extern "C" {
 
 /* ---- timestamp stamp ---------------------------------------------------- */
 
-#define RXB_STAMP_OFF 0u   /* offset in the L4 payload */
-#define RXB_STAMP_LEN 8u   /* little-endian TSC; 0 = not stamped */
+#define RXB_STAMP_OFF 0u /* offset in the L4 payload */
+#define RXB_STAMP_LEN 8u /* little-endian TSC; 0 = not stamped */
 
 /* Shortest frame (bytes in the mbuf, FCS excluded) that holds the stamp:
  * Ethernet 14 + IPv4 20 + UDP 8 + 8 = 50, with TCP's 20-byte header 62. The
@@ -46,11 +46,11 @@ extern "C" {
 
 /* ---- key-value requests (MICA-style, UDP only) -------------------------- */
 
-#define RXB_KV_OFF 8u            /* offset of struct rxb_kv_hdr in the UDP payload */
-#define RXB_KV_MAGIC 0x4bu       /* 'K' */
-#define RXB_KV_KEY_LEN 128u      /* fixed, as in the MICA evaluation */
-#define RXB_KV_VAL_MAX 1024u
-#define RXB_KV_UDP_PORT 7000u    /* request dst port = RXB_KV_UDP_PORT + partition */
+#define RXB_KV_OFF      8u    /* offset of struct rxb_kv_hdr in the UDP payload */
+#define RXB_KV_MAGIC    0x4bu /* 'K' */
+#define RXB_KV_KEY_LEN  128u  /* fixed, as in the MICA evaluation */
+#define RXB_KV_VAL_MAX  1024u
+#define RXB_KV_UDP_PORT 7000u /* request dst port = RXB_KV_UDP_PORT + partition */
 
 enum rxb_kv_op {
 	RXB_KV_GET = 1,
@@ -70,16 +70,16 @@ enum rxb_kv_status {
  * the value for a GET that found it (val_len set), nothing after the key
  * otherwise. */
 struct rxb_kv_hdr {
-	uint8_t magic;      /* RXB_KV_MAGIC */
-	uint8_t op;         /* enum rxb_kv_op */
-	uint8_t status;     /* enum rxb_kv_status; 0 in requests */
+	uint8_t magic;  /* RXB_KV_MAGIC */
+	uint8_t op;     /* enum rxb_kv_op */
+	uint8_t status; /* enum rxb_kv_status; 0 in requests */
 	uint8_t reserved;
 	rte_be16_t val_len; /* bytes of value after the key */
 	rte_be16_t key_len; /* RXB_KV_KEY_LEN */
 	rte_be64_t req_id;  /* chosen by the client, echoed */
 } __rte_packed;
 
-#define RXB_KV_HDR_LEN 16u
+#define RXB_KV_HDR_LEN      16u
 /* UDP payload lengths: GET request / PUT response, and with a full value. */
 #define RXB_KV_MSG_LEN(val) (RXB_KV_OFF + RXB_KV_HDR_LEN + RXB_KV_KEY_LEN + (val))
 

@@ -18,8 +18,8 @@
 #include "emu.h"
 #include "pcapio.h"
 
-#define EMU_RT_LCORES 8u     /* main + up to 5 workers + emulator + generator */
-#define EMU_RT_OUT 65536u
+#define EMU_RT_LCORES 8u /* main + up to 5 workers + emulator + generator */
+#define EMU_RT_OUT    65536u
 
 static struct rte_ring *emu_rt_out;
 static char emu_rt_runtime_dir[256];
@@ -30,8 +30,8 @@ static char emu_rt_runtime_dir[256];
 static inline void emu_rt_init(const char *prefix)
 {
 	static char lcores[256], file_prefix[64];
-	char *argv[] = { "emu_run_test", "--no-huge", "-m", "1024", "--no-pci",
-			 "--log-level=*:error", lcores, file_prefix, NULL };
+	char *argv[] = { "emu_run_test",        "--no-huge", "-m",        "1024", "--no-pci",
+			 "--log-level=*:error", lcores,      file_prefix, NULL };
 	cpu_set_t set;
 	size_t off;
 	int first = 1;
@@ -95,8 +95,7 @@ static inline uint64_t emu_rt_drops(const struct rxb_emu_result *r)
 	return n;
 }
 
-static inline int emu_rt_run(struct rxb_emu_cfg *c, struct rxb_emu_result *r,
-			     const char *what)
+static inline int emu_rt_run(struct rxb_emu_cfg *c, struct rxb_emu_result *r, const char *what)
 {
 	struct rxb_err err = { 0 };
 	int rc = rxb_emu_run(c, r, &err);
@@ -118,19 +117,19 @@ static inline int emu_rt_run(struct rxb_emu_cfg *c, struct rxb_emu_result *r,
 
 /* Packets and buffers conserved, nothing left in flight, every delivery
  * used the packet's own buffer; `offered` 0 = don't check the count. */
-#define EMU_RT_CHECK_CONSERVED(r, want_, what)                                          \
-	do {                                                                              \
-		if (!(r)->packets_ok)                                                     \
-			fprintf(stderr, "%s: %s\n", what, (r)->packets_msg);              \
-		if (!(r)->buffers_ok)                                                     \
-			fprintf(stderr, "%s: %s\n", what, (r)->buffers_msg);              \
-		CHECK((r)->packets_ok);                                                   \
-		CHECK((r)->buffers_ok);                                                   \
-		CHECK_EQ((r)->emu_mismatch, 0);                                           \
-		CHECK_EQ((r)->in_flight, 0);                                              \
-		if ((want_) != 0)                                                         \
-			CHECK_EQ((r)->offered, (want_));                                  \
-		CHECK_EQ((r)->offered, (r)->delivered + emu_rt_drops(r));                 \
+#define EMU_RT_CHECK_CONSERVED(r, want_, what)                                             \
+	do {                                                                               \
+		if (!(r)->packets_ok)                                                      \
+			fprintf(stderr, "%s: %s\n", what, (r)->packets_msg);               \
+		if (!(r)->buffers_ok)                                                      \
+			fprintf(stderr, "%s: %s\n", what, (r)->buffers_msg);               \
+		CHECK((r)->packets_ok);                                                    \
+		CHECK((r)->buffers_ok);                                                    \
+		CHECK_EQ((r)->emu_mismatch, 0);                                            \
+		CHECK_EQ((r)->in_flight, 0);                                               \
+		if ((want_) != 0)                                                          \
+			CHECK_EQ((r)->offered, (want_));                                   \
+		CHECK_EQ((r)->offered, (r)->delivered + emu_rt_drops(r));                  \
 		CHECK_EQ((r)->delivered, (r)->tx_packets + (r)->nf_drops + (r)->tx_drops); \
 	} while (0)
 
@@ -158,8 +157,8 @@ static inline int emu_rt_make_pcap(const char *path, const struct rxb_gen_cfg *g
 		    rxb_gen_fill(gen, pkts, k, 1, NULL) != k)
 			break;
 		for (unsigned i = 0; i < k; i++)
-			rxb_pcap_write(f, 1000000000ull + done + i, rte_pktmbuf_mtod(pkts[i], void *),
-				       pkts[i]->data_len);
+			rxb_pcap_write(f, 1000000000ull + done + i,
+				       rte_pktmbuf_mtod(pkts[i], void *), pkts[i]->data_len);
 		rte_pktmbuf_free_bulk(pkts, k);
 		done += k;
 	}
@@ -187,7 +186,7 @@ static inline int emu_rt_trace(char *path, size_t cap, const char *tag, uint64_t
 
 /* ---- what came out ---- */
 
-struct emu_rt_map {          /* a tiny open-addressing map of 64-bit keys */
+struct emu_rt_map { /* a tiny open-addressing map of 64-bit keys */
 	uint64_t key[8192], val[8192];
 	uint8_t used[8192];
 };
@@ -214,7 +213,7 @@ struct emu_rt_out_stats {
 	uint64_t packets, bad_csum, bad_field, inconsistent;
 	struct emu_rt_map fwd, rev;
 	void (*check)(struct rte_mbuf *m, struct emu_rt_out_stats *s);
-	uint64_t aux[1 << 12];  /* per key state for checks that need it */
+	uint64_t aux[1 << 12]; /* per key state for checks that need it */
 };
 
 /* out_done callback: inspect every output packet, then free it. */

@@ -23,8 +23,8 @@
 static inline struct rte_mempool *emu_test_init(const char *prefix)
 {
 	char file_prefix[64];
-	char *argv[] = { "emu_test", "--no-huge", "-m", "512", "--no-pci",
-			 "--log-level=*:error", file_prefix, NULL };
+	char *argv[] = { "emu_test", "--no-huge",           "-m",        "512",
+			 "--no-pci", "--log-level=*:error", file_prefix, NULL };
 	struct rte_mempool *mp;
 
 	snprintf(file_prefix, sizeof(file_prefix), "--file-prefix=%s", prefix);
@@ -127,8 +127,8 @@ static inline void emu_set_tuple(struct rte_mbuf *m, const struct emu_tuple *t)
 
 static inline bool emu_tuple_eq(const struct emu_tuple *a, const struct emu_tuple *b)
 {
-	return a->src_ip == b->src_ip && a->dst_ip == b->dst_ip &&
-	       a->src_port == b->src_port && a->dst_port == b->dst_port;
+	return a->src_ip == b->src_ip && a->dst_ip == b->dst_ip && a->src_port == b->src_port &&
+	       a->dst_port == b->dst_port;
 }
 
 static inline struct rxb_nf *emu_nf(const char *name, const struct rxb_nf_cfg *cfg)

@@ -49,9 +49,9 @@ static void test_burst_absorbed_by_rxbisect_not_small_privring(void)
 		char what[64];
 
 		emu_rt_cfg(&c, archs[i], 900);
-		c.scn.traffic.rate_gbps = 1000;        /* unpaced: as fast as the generator can */
+		c.scn.traffic.rate_gbps = 1000; /* unpaced: as fast as the generator can */
 		c.scn.traffic.pattern = RXB_PATTERN_TARGET;
-		c.scn.traffic.target_share = 1.0;      /* every flow RSS sends to worker 0 */
+		c.scn.traffic.target_share = 1.0; /* every flow RSS sends to worker 0 */
 		c.scn.traffic.target_core = 0;
 		c.scn.workload.compute_ns = 50000;
 		c.scn.arch.ax_size = 512;
@@ -61,7 +61,8 @@ static void test_burst_absorbed_by_rxbisect_not_small_privring(void)
 		CHECK_EQ(r.ring[1].offered, 0);
 		if (archs[i] == RXB_ARCH_SMALL_PRIVRING) {
 			CHECK(ring_drops(&r.ring[0]) >= 300);
-			CHECK(r.ring[0].drops[RXB_DROP_NO_RX_DESC] + r.ring[0].drops[RXB_DROP_PIPELINE] ==
+			CHECK(r.ring[0].drops[RXB_DROP_NO_RX_DESC] +
+				      r.ring[0].drops[RXB_DROP_PIPELINE] ==
 			      ring_drops(&r.ring[0]));
 		} else {
 			CHECK_EQ(ring_drops(&r.ring[0]), 0);
@@ -98,15 +99,18 @@ static void test_stalled_worker_blocks_shring_not_rxbisect(void)
 		 * about the design; leave them out for rxBisect. */
 		share = (double)r.ring[0].delivered /
 			(double)(r.ring[0].offered + 1 -
-				 (archs[i] == RXB_ARCH_RXBISECT ? r.ring[0].drops[RXB_DROP_PIPELINE] : 0));
+				 (archs[i] == RXB_ARCH_RXBISECT ? r.ring[0].drops[RXB_DROP_PIPELINE]
+								: 0));
 		printf("    worker 0 got %.1f%% of its %llu packets (%llu lost to preemption); "
-		       "worker 1's drops %llu\n", 100 * share, (unsigned long long)r.ring[0].offered,
+		       "worker 1's drops %llu\n",
+		       100 * share, (unsigned long long)r.ring[0].offered,
 		       (unsigned long long)r.ring[0].drops[RXB_DROP_PIPELINE],
 		       (unsigned long long)ring_drops(&r.ring[1]));
 		CHECK(r.ring[0].offered > 2000);
 		if (archs[i] == RXB_ARCH_SHRING) {
 			CHECK(share < 0.5);
-			CHECK(ring_drops(&r.ring[0]) > 1000); /* no_rx_desc (pipeline when preempted) */
+			CHECK(ring_drops(&r.ring[0]) >
+			      1000); /* no_rx_desc (pipeline when preempted) */
 		} else {
 			CHECK(share > 0.9);
 			CHECK(r.ring[1].drops[RXB_DROP_NO_BX_SLOT] > 0);

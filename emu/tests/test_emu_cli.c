@@ -86,8 +86,10 @@ static const char *child_eal(const char *name, char *prefix_dir, size_t cap)
 	static char eal[256];
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 
-	snprintf(eal, sizeof(eal), "--no-huge -m 512 --no-pci --log-level=*:error "
-		 "--file-prefix=%s_%d", name, (int)getpid());
+	snprintf(eal, sizeof(eal),
+		 "--no-huge -m 512 --no-pci --log-level=*:error "
+		 "--file-prefix=%s_%d",
+		 name, (int)getpid());
 	snprintf(prefix_dir, cap, "%s/dpdk/%s_%d",
 		 getuid() == 0 || xdg == NULL ? (getuid() == 0 ? "/var/run" : "/tmp") : xdg, name,
 		 (int)getpid());
@@ -103,21 +105,25 @@ static void test_bad_options(void)
 		const char *key;
 	} cases[] = {
 		{ { "--set", "arch.name=foo" }, "arch.name" },
-		{ { "--set", "arch.name=spool", "--set", "arch.emulated=false" }, "representor queues" },
-		{ { "--set", "arch.name=spool", "--set", "arch.spool_ports=32" }, "arch.spool_ports" },
+		{ { "--set", "arch.name=spool", "--set", "arch.emulated=false" },
+		  "representor queues" },
+		{ { "--set", "arch.name=spool", "--set", "arch.spool_ports=32" },
+		  "arch.spool_ports" },
 		{ { "--set", "arch.spool_mode=shared" }, "arch.spool_mode" },
 		{ { "--set", "traffic.rate_gbps=fast" }, "traffic.rate_gbps" },
 		{ { "--set", "arch.rx_size=1000" }, "arch.rx_size" },
 		{ { "--set", "system.cores=0" }, "system.cores" },
 		{ { "--set", "no.such.key=1" }, "no.such.key" },
 		{ { "--set", "arch.emulated=maybe" }, "arch.emulated" },
-		{ { "--set", "arch.name=rxbisect", "--set", "arch.emulated=false" }, "arch.emulated" },
+		{ { "--set", "arch.name=rxbisect", "--set", "arch.emulated=false" },
+		  "arch.emulated" },
 		{ { "--set", "emu.out=tcp:1" }, "emu.out" },
 		{ { "--set", "workload.nf=router" }, "workload.nf" },
 		{ { "--set", "traffic.pattern=trace" }, "traffic.pcap" },
 		{ { "--set", "system.stalled_cores=[7]" }, "system.stalled_cores" },
 		{ { "--set", "arch.name=dyn_shring", "--set", "emu.source=pcap", "--set",
-		    "traffic.pcap=/tmp/x.pcap" }, "emu.source" },
+		    "traffic.pcap=/tmp/x.pcap" },
+		  "emu.source" },
 		{ { "--set", "traffic.packet_bytes=4000" }, "traffic.packet_bytes" },
 		{ { "--set", "novalue" }, "--set" },
 		{ { "--frobnicate" }, "--frobnicate" },
@@ -158,8 +164,8 @@ static int read_pcap(const char *path, struct pkt_rec *recs, unsigned max)
 		fprintf(stderr, "%s\n", msg);
 		return -1;
 	}
-	while (n < (int)max && (got = rxb_pcap_next(&rd, &rec, recs[n].data,
-						     sizeof(recs[n].data))) == 1)
+	while (n < (int)max &&
+	       (got = rxb_pcap_next(&rd, &rec, recs[n].data, sizeof(recs[n].data))) == 1)
 		recs[n++].len = rec.caplen;
 	rxb_pcap_close_read(&rd);
 	return n;
@@ -200,9 +206,11 @@ static void test_pcap_in_pcap_out(void)
 	CHECK_EQ(n_in, N_IN);
 	for (size_t a = 0; mp != NULL && a < RTE_DIM(archs); a++) {
 		char arch[64], pcap[128], outp[128];
-		const char *args[] = { "--set", arch, "--set", "emu.source=pcap", "--set", pcap,
-				       "--set", outp, "--set", "workload.nf=lb", "--set",
-				       "run.duration_ms=30000", "--eal", eal, NULL };
+		const char *args[] = { "--set",           arch,    "--set",
+				       "emu.source=pcap", "--set", pcap,
+				       "--set",           outp,    "--set",
+				       "workload.nf=lb",  "--set", "run.duration_ms=30000",
+				       "--eal",           eal,     NULL };
 		struct emu_rt_map *flows = calloc(1, sizeof(*flows));
 		uint64_t tx, bad = 0, payload_diff = 0, unmatched = 0;
 		int rc, n_out;
@@ -234,17 +242,20 @@ static void test_pcap_in_pcap_out(void)
 				rte_pktmbuf_free(m);
 				continue;
 			}
-			memcpy(rte_pktmbuf_append(m, (uint16_t)out[i].len), out[i].data, out[i].len);
+			memcpy(rte_pktmbuf_append(m, (uint16_t)out[i].len), out[i].data,
+			       out[i].len);
 			v = emu_view(m);
 			t = emu_tuple_of(m);
 			if (!emu_pkt_ok(m) || t.dst_ip < RXB_IPV4(10, 10, 0, 1) ||
 			    t.dst_ip >= RXB_IPV4(10, 10, 0, 33) ||
-			    emu_rt_map_put(flows, (uint64_t)t.src_ip << 16 | t.src_port, t.dst_ip) < 0)
+			    emu_rt_map_put(flows, (uint64_t)t.src_ip << 16 | t.src_port, t.dst_ip) <
+				    0)
 				bad++;
 			/* The same packet in the input (IP ids are unique): only the
 			 * destination address, MACs and checksums may differ. */
 			for (k = 0; k < n_in; k++)
-				if (in[k].len == out[i].len && memcmp(in[k].data + 18, out[i].data + 18, 2) == 0 &&
+				if (in[k].len == out[i].len &&
+				    memcmp(in[k].data + 18, out[i].data + 18, 2) == 0 &&
 				    memcmp(in[k].data + 26, out[i].data + 26, 4) == 0)
 					break;
 			if (k == n_in)
@@ -285,8 +296,10 @@ static void test_telemetry_answers_while_running(void)
 {
 	char dir[80], path[100], buf[1 << 14];
 	const char *eal = child_eal("emu_cli_tel", dir, sizeof(dir));
-	const char *args[] = { "--set", "run.duration_ms=4000", "--set", "traffic.rate_gbps=0.05",
-			       "--eal", eal, NULL };
+	const char *args[] = { "--set", "run.duration_ms=4000",
+			       "--set", "traffic.rate_gbps=0.05",
+			       "--eal", eal,
+			       NULL };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = -1, rc, running = 0;
 	pid_t pid;

@@ -9,8 +9,8 @@
 #include "emu_test.h"
 #include "emu_run_test.h"
 
-#define GEN_SRC 6u
-#define GEN_DST 4u
+#define GEN_SRC   6u
+#define GEN_DST   4u
 #define GEN_FLOWS 12u /* lcm(GEN_SRC, GEN_DST) */
 
 /* What came out: packets whose tuple is flow id < n of m, and which ids. */
@@ -18,7 +18,7 @@ struct flow_out {
 	struct emu_rt_out_stats st; /* first: the out_done callback's argument */
 	struct rxb_flows m;
 	uint32_t n;
-	bool src_only;              /* the NF rewrites the destination (lb) */
+	bool src_only; /* the NF rewrites the destination (lb) */
 	uint64_t matched, seen[(GEN_FLOWS + 63) / 64];
 };
 

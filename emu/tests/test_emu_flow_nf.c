@@ -78,7 +78,8 @@ static void test_nat_both_ways(void)
 				struct emu_tuple p = { out[i].src_ip, 0, out[i].src_port, 0 };
 
 				for (unsigned j = 0; j < n_flows; j++)
-					CHECK(!(pub[j].src_ip == p.src_ip && pub[j].src_port == p.src_port));
+					CHECK(!(pub[j].src_ip == p.src_ip &&
+						pub[j].src_port == p.src_port));
 				flows[n_flows] = in[i];
 				pub[n_flows++] = p;
 			} else {
@@ -190,7 +191,8 @@ static void test_nat_capacity(void)
 	for (unsigned i = 0; i < kept; i++) {
 		struct emu_tuple t = emu_tuple_of(pkts[i]);
 
-		CHECK(t.src_ip == RXB_IPV4(203, 0, 113, 10) || t.src_ip == RXB_IPV4(203, 0, 113, 11));
+		CHECK(t.src_ip == RXB_IPV4(203, 0, 113, 10) ||
+		      t.src_ip == RXB_IPV4(203, 0, 113, 11));
 		CHECK(t.src_port >= 5000 && t.src_port <= 5003);
 		CHECK(emu_pkt_ok(pkts[i]));
 	}

@@ -83,7 +83,8 @@ static void test_valid_packets(void)
 				CHECK_EQ(rte_be_to_cpu_32(v.ip->src_addr) >> 24, 10);
 				CHECK_EQ(rxb_stamp_read(&v), 99);
 				count[info[i].len == 64 ? 0 : info[i].len == 594 ? 1 : 2]++;
-				CHECK(info[i].len == 64 || info[i].len == 594 || info[i].len == 1514);
+				CHECK(info[i].len == 64 || info[i].len == 594 ||
+				      info[i].len == 1514);
 			}
 			rte_pktmbuf_free_bulk(pkts, 60);
 		}
@@ -109,15 +110,16 @@ static void test_deterministic(void)
 		return;
 	}
 	for (unsigned i = 0; i < 32; i++)
-		CHECK(memcmp(rte_pktmbuf_mtod(a[i], void *), rte_pktmbuf_mtod(b[i], void *), 300) == 0);
+		CHECK(memcmp(rte_pktmbuf_mtod(a[i], void *), rte_pktmbuf_mtod(b[i], void *), 300) ==
+		      0);
 	rte_pktmbuf_free_bulk(b, 32);
 	c.seed = 43;
 	if (emu_gen(mp, &c, b, 32, NULL) == 0) {
 		unsigned differ = 0;
 
 		for (unsigned i = 0; i < 32; i++)
-			differ += memcmp(rte_pktmbuf_mtod(a[i], void *), rte_pktmbuf_mtod(b[i], void *),
-					 300) != 0;
+			differ += memcmp(rte_pktmbuf_mtod(a[i], void *),
+					 rte_pktmbuf_mtod(b[i], void *), 300) != 0;
 		CHECK_EQ(differ, 32);
 		rte_pktmbuf_free_bulk(b, 32);
 	}
@@ -213,7 +215,8 @@ static void test_zipf(void)
 			double want = pow(r, -s) / h, got = count[r - 1] / (double)N;
 
 			if (fabs(got - want) > 4 * sqrt(want / N) + 0.002)
-				fprintf(stderr, "zipf s=%g rank %u: %g, want %g\n", s, r, got, want);
+				fprintf(stderr, "zipf s=%g rank %u: %g, want %g\n", s, r, got,
+					want);
 			CHECK(fabs(got - want) <= 4 * sqrt(want / N) + 0.002);
 		}
 		CHECK(count[0] > count[9] && count[9] > count[999]);
@@ -341,10 +344,12 @@ static void test_kv_requests(void)
 			rxb_gen_kv_key(pi->kv_key, key);
 			CHECK(memcmp(h + 1, key, RXB_KV_KEY_LEN) == 0);
 			CHECK_EQ(pi->kv_partition, rxb_kv_partition(key, 3));
-			CHECK_EQ(emu_tuple_of(pkts[i]).dst_port, RXB_KV_UDP_PORT + pi->kv_partition);
+			CHECK_EQ(emu_tuple_of(pkts[i]).dst_port,
+				 RXB_KV_UDP_PORT + pi->kv_partition);
 			if (val_len) {
 				rxb_gen_kv_value(pi->kv_key, pi->kv_req_id, val, val_len);
-				CHECK(memcmp((uint8_t *)(h + 1) + RXB_KV_KEY_LEN, val, val_len) == 0);
+				CHECK(memcmp((uint8_t *)(h + 1) + RXB_KV_KEY_LEN, val, val_len) ==
+				      0);
 			}
 			gets += pi->kv_op == RXB_KV_GET;
 		}
@@ -386,8 +391,8 @@ static void test_stamp(void)
 /* An mbuf too small is refused before the pattern moves. */
 static void test_small_mbuf(void)
 {
-	struct rte_mempool *small = rte_pktmbuf_pool_create("gen_small", 63, 0, 0,
-							    RTE_PKTMBUF_HEADROOM + 256, SOCKET_ID_ANY);
+	struct rte_mempool *small = rte_pktmbuf_pool_create(
+		"gen_small", 63, 0, 0, RTE_PKTMBUF_HEADROOM + 256, SOCKET_ID_ANY);
 	struct rxb_gen_cfg c;
 	struct rte_mbuf *m[2], *ref;
 	struct rxb_gen *g;
@@ -420,8 +425,7 @@ struct due_step {
 };
 
 /* A generator from c driven through steps; returns it for more checks. */
-static struct rxb_gen *pace(const struct rxb_gen_cfg *c, const struct due_step *steps,
-			    unsigned n)
+static struct rxb_gen *pace(const struct rxb_gen_cfg *c, const struct due_step *steps, unsigned n)
 {
 	struct rxb_gen *g = gen_new(c);
 
@@ -441,12 +445,15 @@ static void test_pacer(void)
 {
 	/* 1e6 pps on a 1 GHz clock: one slot per 1000 cycles (ns). */
 	static const struct due_step steady[] = {
-		{ 10000, 32, 1 },       /* slot 0 at the first call */
+		{ 10000, 32, 1 }, /* slot 0 at the first call */
 		{ 10999, 32, 0 },
 		{ 11000, 32, 1 },
-		{ 15000, 32, 4 },       /* slots 2..5 */
+		{ 15000, 32, 4 }, /* slots 2..5 */
 		/* Slots 6..25 due, 8 per call: caught up, nothing lost. */
-		{ 35000, 8, 8 }, { 35000, 8, 8 }, { 35000, 8, 4 }, { 35000, 8, 0 },
+		{ 35000, 8, 8 },
+		{ 35000, 8, 8 },
+		{ 35000, 8, 4 },
+		{ 35000, 8, 0 },
 		/* A stall of 1 ms: 1000 slots due, more than the slack of 64.
 		 * The call gets its 32, the other 968 are abandoned, and the
 		 * schedule restarts at now. */
@@ -457,12 +464,14 @@ static void test_pacer(void)
 	};
 	/* On/off: 4 packets, then 10 us of silence after the last slot. */
 	static const struct due_step on_off[] = {
-		{ 0, 32, 1 }, { 3000, 32, 3 }, { 13999, 32, 0 }, { 14000, 32, 1 },
-		{ 17000, 32, 3 }, { 27999, 32, 0 },
+		{ 0, 32, 1 },     { 3000, 32, 3 },  { 13999, 32, 0 },
+		{ 14000, 32, 1 }, { 17000, 32, 3 }, { 27999, 32, 0 },
 	};
 	/* Unpaced on/off: a whole burst at once, then the gap from now. */
 	static const struct due_step unpaced_on_off[] = {
-		{ 500, 32, 4 }, { 1499, 32, 0 }, { 1500, 32, 4 },
+		{ 500, 32, 4 },
+		{ 1499, 32, 0 },
+		{ 1500, 32, 4 },
 	};
 	/* Unpaced, no bursts: whatever is asked. */
 	static const struct due_step unpaced[] = { { 0, 17, 17 }, { 0, 3, 3 } };
@@ -549,8 +558,8 @@ static uint32_t wire_hash_ref(struct rte_mbuf *m)
  * the wire, and the emulator's RSS hash of that flow (the tuple through the
  * table Toeplitz, emu_source.c) equals the reference over the wire bytes.
  * Returns the packets' flow ids in ids[]. */
-static void check_wire_flows(const struct rxb_gen_cfg *c, const struct rxb_flows *m,
-			     uint32_t *ids, unsigned n)
+static void check_wire_flows(const struct rxb_gen_cfg *c, const struct rxb_flows *m, uint32_t *ids,
+			     unsigned n)
 {
 	struct rxb_rss rss;
 	struct rxb_gen *g = gen_new(c);
@@ -575,7 +584,8 @@ static void check_wire_flows(const struct rxb_gen_cfg *c, const struct rxb_flows
 			rxb_flow_tuple(m, info[i].flow, &t);
 			bad += w.src_ip != t.src_ip || w.dst_ip != t.dst_ip ||
 			       w.src_port != t.src_port || w.dst_port != t.dst_port;
-			bad += f->src_ip != t.src_ip || f->dst_ip != t.dst_ip || f->proto != t.proto;
+			bad += f->src_ip != t.src_ip || f->dst_ip != t.dst_ip ||
+			       f->proto != t.proto;
 			bad += rxb_rss_ipv4_l4(&rss, f->src_ip, f->dst_ip, f->src_port,
 					       f->dst_port) != wire_hash_ref(pkts[i]);
 			ids[base + i] = info[i].flow;
@@ -627,10 +637,10 @@ static void test_config_errors(void)
 	struct {
 		const char *field;
 	} cases[] = {
-		{ "gen.frame_size" }, { "gen.frame_size" }, { "gen.target_share" },
-		{ "gen.kv.enabled" }, { "gen.flow_dist" }, { "gen.n_flows" },
-		{ "gen.sizes[1].size" }, { "gen.is_target" }, { "gen.burst_gap_ns" },
-		{ "gen.kv.val_len" }, { "traffic.gen_src_addrs" }, { "traffic.gen_dst_addrs" },
+		{ "gen.frame_size" },    { "gen.frame_size" },        { "gen.target_share" },
+		{ "gen.kv.enabled" },    { "gen.flow_dist" },         { "gen.n_flows" },
+		{ "gen.sizes[1].size" }, { "gen.is_target" },         { "gen.burst_gap_ns" },
+		{ "gen.kv.val_len" },    { "traffic.gen_src_addrs" }, { "traffic.gen_dst_addrs" },
 	};
 
 	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
@@ -641,19 +651,52 @@ static void test_config_errors(void)
 
 		rxb_gen_cfg_defaults(&c);
 		switch (i) {
-		case 0: c.frame_size = 59; break;
-		case 1: c.proto = IPPROTO_TCP; c.frame_size = 60; break;
-		case 2: c.target_share = 0.1; break;
-		case 3: c.kv.enabled = true; c.proto = IPPROTO_TCP; break;
-		case 4: c.flow_dist = RXB_GEN_ZIPF; c.flow_zipf_s = 0; break;
-		case 5: c.n_flows = 0; break;
-		case 6: c.sizes = sizes; c.n_sizes = 2; break;
-		case 7: c.is_target = even_src_port; c.n_flows = 1; c.seed = 0;
-			c.target_share = 1; break;
-		case 8: c.burst_gap_ns = 5; break;
-		case 9: c.kv.enabled = true; c.kv.val_len = 2000; break;
-		case 10: c.gen_src = 6; c.gen_dst = 4; c.kv.enabled = true; break;
-		case 11: c.gen_src = 6; break;
+		case 0:
+			c.frame_size = 59;
+			break;
+		case 1:
+			c.proto = IPPROTO_TCP;
+			c.frame_size = 60;
+			break;
+		case 2:
+			c.target_share = 0.1;
+			break;
+		case 3:
+			c.kv.enabled = true;
+			c.proto = IPPROTO_TCP;
+			break;
+		case 4:
+			c.flow_dist = RXB_GEN_ZIPF;
+			c.flow_zipf_s = 0;
+			break;
+		case 5:
+			c.n_flows = 0;
+			break;
+		case 6:
+			c.sizes = sizes;
+			c.n_sizes = 2;
+			break;
+		case 7:
+			c.is_target = even_src_port;
+			c.n_flows = 1;
+			c.seed = 0;
+			c.target_share = 1;
+			break;
+		case 8:
+			c.burst_gap_ns = 5;
+			break;
+		case 9:
+			c.kv.enabled = true;
+			c.kv.val_len = 2000;
+			break;
+		case 10:
+			c.gen_src = 6;
+			c.gen_dst = 4;
+			c.kv.enabled = true;
+			break;
+		case 11:
+			c.gen_src = 6;
+			break;
 		}
 		if (i == 7) {
 			/* Find a seed whose single flow has an odd port. */
@@ -674,7 +717,8 @@ static void test_config_errors(void)
 		CHECK(rxb_gen_create(&c, &g, &err) < 0);
 		CHECK(g == NULL);
 		if (strstr(err.msg, cases[i].field) == NULL)
-			fprintf(stderr, "case %u: \"%s\" does not name %s\n", i, err.msg, cases[i].field);
+			fprintf(stderr, "case %u: \"%s\" does not name %s\n", i, err.msg,
+				cases[i].field);
 		CHECK(strstr(err.msg, cases[i].field) != NULL);
 	}
 }

@@ -158,7 +158,8 @@ static void test_kvs_partitions(void)
 
 			rxb_gen_kv_key(info[i].kv_key, key);
 			CHECK_EQ(info[i].kv_partition, rxb_kv_partition(key, 4));
-			CHECK_EQ(emu_tuple_of(pkts[i]).dst_port, RXB_KV_UDP_PORT + info[i].kv_partition);
+			CHECK_EQ(emu_tuple_of(pkts[i]).dst_port,
+				 RXB_KV_UDP_PORT + info[i].kv_partition);
 			mine += info[i].kv_partition == p;
 		}
 		kept = rxb_nf_process(kv, pkts, N);

@@ -59,16 +59,11 @@ static void test_config_errors(void)
 		const char *nf, *field;
 		void (*set)(struct rxb_nf_cfg *);
 	} cases[] = {
-		{ "nat", "nat.capacity", NULL },
-		{ "nat", "nat.port_min", NULL },
-		{ "nat", "nat.n_public_ips", NULL },
-		{ "lb", "lb.n_backends", NULL },
-		{ "synthetic", "synth.buf_bytes", NULL },
-		{ "kvs", "kvs.partition", NULL },
-		{ "counter", "counter.n_counters", NULL },
-		{ "l3fwd", "routes[0].depth", NULL },
-		{ "l3fwd", "routes[0].hop", NULL },
-		{ "l3fwd", "n_ports", NULL },
+		{ "nat", "nat.capacity", NULL },           { "nat", "nat.port_min", NULL },
+		{ "nat", "nat.n_public_ips", NULL },       { "lb", "lb.n_backends", NULL },
+		{ "synthetic", "synth.buf_bytes", NULL },  { "kvs", "kvs.partition", NULL },
+		{ "counter", "counter.n_counters", NULL }, { "l3fwd", "routes[0].depth", NULL },
+		{ "l3fwd", "routes[0].hop", NULL },        { "l3fwd", "n_ports", NULL },
 	};
 
 	for (unsigned i = 0; i < RTE_DIM(cases); i++) {
@@ -79,16 +74,41 @@ static void test_config_errors(void)
 
 		rxb_nf_cfg_defaults(&cfg);
 		switch (i) {
-		case 0: cfg.nat.capacity = RXB_NF_MAX_FLOWS + 1; break;
-		case 1: cfg.nat.port_min = 2000; cfg.nat.port_max = 1000; break;
-		case 2: cfg.nat.n_public_ips = 1; cfg.nat.capacity = 70000; break;
-		case 3: cfg.lb.n_backends = 0; break;
-		case 4: cfg.synth.buf_bytes = 8; break;
-		case 5: cfg.kvs.n_partitions = 2; cfg.kvs.partition = 2; break;
-		case 6: cfg.counter.n_counters = 0; break;
-		case 7: cfg.routes = &bad_route; cfg.n_routes = 1; break;
-		case 8: cfg.routes = &bad_hop; cfg.n_routes = 1; break;
-		case 9: cfg.n_ports = 0; break;
+		case 0:
+			cfg.nat.capacity = RXB_NF_MAX_FLOWS + 1;
+			break;
+		case 1:
+			cfg.nat.port_min = 2000;
+			cfg.nat.port_max = 1000;
+			break;
+		case 2:
+			cfg.nat.n_public_ips = 1;
+			cfg.nat.capacity = 70000;
+			break;
+		case 3:
+			cfg.lb.n_backends = 0;
+			break;
+		case 4:
+			cfg.synth.buf_bytes = 8;
+			break;
+		case 5:
+			cfg.kvs.n_partitions = 2;
+			cfg.kvs.partition = 2;
+			break;
+		case 6:
+			cfg.counter.n_counters = 0;
+			break;
+		case 7:
+			cfg.routes = &bad_route;
+			cfg.n_routes = 1;
+			break;
+		case 8:
+			cfg.routes = &bad_hop;
+			cfg.n_routes = 1;
+			break;
+		case 9:
+			cfg.n_ports = 0;
+			break;
 		}
 		rc = rxb_nf_create(cases[i].nf, &cfg, SOCKET_ID_ANY, &nf, &err);
 		CHECK_EQ(rc, -EINVAL);
@@ -197,9 +217,9 @@ static void test_corrupted_input(void)
 				continue;
 			}
 			v = emu_view(pkts[1]);
-			v.ip->packet_id ^= 0x0100;      /* bad IPv4 header */
+			v.ip->packet_id ^= 0x0100; /* bad IPv4 header */
 			v = emu_view(pkts[2]);
-			v.payload[100] ^= 0x40;          /* bad L4 checksum */
+			v.payload[100] ^= 0x40; /* bad L4 checksum */
 			kept = rxb_nf_process(nf, pkts, 4);
 			CHECK_EQ(kept, verify ? 2 : 3);
 			CHECK_EQ(emu_stat(&nf->stats.drop[RXB_NF_DROP_CSUM]), verify ? 2 : 1);
@@ -234,7 +254,7 @@ static void test_l3fwd(void)
 	struct {
 		uint32_t dst;
 		uint8_t ttl;
-		int port;       /* -1: dropped */
+		int port; /* -1: dropped */
 		int cause;
 	} cases[] = {
 		{ RXB_IPV4(10, 9, 9, 9), 64, 0, 0 },
@@ -288,8 +308,8 @@ static void test_l3fwd(void)
 		for (unsigned i = 0; i < N; i++)
 			set_dst(pkts[i], cases[i].dst, cases[i].ttl);
 		/* And one ARP frame: not IPv4. */
-		rte_pktmbuf_mtod(pkts[N], struct rte_ether_hdr *)->ether_type =
-			rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+		rte_pktmbuf_mtod(pkts[N], struct rte_ether_hdr *)->ether_type = rte_cpu_to_be_16(
+			RTE_ETHER_TYPE_ARP);
 		memcpy(orig, pkts, sizeof(pkts));
 		kept = rxb_nf_process(nf, pkts, N + 1);
 		CHECK_EQ(kept, 6);
@@ -303,8 +323,10 @@ static void test_l3fwd(void)
 			v = emu_view(pkts[k]);
 			CHECK_EQ(pkts[k]->port, cases[i].port);
 			CHECK_EQ(v.ip->time_to_live, cases[i].ttl - 1);
-			CHECK(rte_is_same_ether_addr(&v.eth->dst_addr, &hops[cases[i].port].dst_mac));
-			CHECK(rte_is_same_ether_addr(&v.eth->src_addr, &hops[cases[i].port].src_mac));
+			CHECK(rte_is_same_ether_addr(&v.eth->dst_addr,
+						     &hops[cases[i].port].dst_mac));
+			CHECK(rte_is_same_ether_addr(&v.eth->src_addr,
+						     &hops[cases[i].port].src_mac));
 			CHECK(emu_pkt_ok(pkts[k]));
 			k++;
 		}

@@ -25,25 +25,24 @@
 extern "C" {
 #endif
 
-#define RXB_CACHE_LINE 64
+#define RXB_CACHE_LINE    64
 #define RXB_CACHE_ALIGNED __attribute__((aligned(RXB_CACHE_LINE)))
 
 /* Ring sizes and burst limits the library accepts. */
-#define RXB_RING_MIN 2u
-#define RXB_RING_MAX (1u << 20)
-#define RXB_AX_VENDOR_MIN 64u     /* vendor minimum for an Ax ring (docs/interfaces.md §5.1) */
-#define RXB_MAX_CORES 1024u
+#define RXB_RING_MIN              2u
+#define RXB_RING_MAX              (1u << 20)
+#define RXB_AX_VENDOR_MIN         64u /* vendor minimum for an Ax ring (docs/interfaces.md §5.1) */
+#define RXB_MAX_CORES             1024u
 /* Queues one privRing (and so one shared page pool) can have: representor
  * ports get a queue each, thousands of them (docs/interfaces.md §6); cores
  * still number at most RXB_MAX_CORES. */
-#define RXB_MAX_QUEUES 65536u
-#define RXB_NONE UINT32_MAX       /* "no ring / no index" */
+#define RXB_MAX_QUEUES            65536u
+#define RXB_NONE                  UINT32_MAX /* "no ring / no index" */
 /* Packets one receive call handles at most (DPDK's usual burst is 32). */
-#define RXB_BURST_MAX 64u
+#define RXB_BURST_MAX             64u
 /* Descriptors per NIC descriptor read when none is configured: one 256 B
  * PCIe read of 16-byte descriptors. */
 #define RXB_DESC_PREFETCH_DEFAULT 16u
-
 
 /* A buffer is an opaque handle supplied by an allocator (docs/interfaces.md §9): an index
  * with a modelled address in the simulator and tests, an rte_mbuf pointer in
@@ -92,16 +91,16 @@ struct rxb_rx_meta {
 
 /* Where a delivered packet went, or why it was dropped. */
 struct rxb_delivery {
-	int32_t drop;          /* -1 when delivered, else an enum rxb_drop_cause */
-	uint32_t ring;         /* CR / Bx written (== meta.dest for every design) */
-	uint32_t src_ring;     /* Rx / Ax ring whose descriptor was consumed */
-	uint32_t src_index;    /* index of that descriptor in its ring */
-	rxb_buf_t buf;         /* buffer the packet was written into */
-	uint32_t notify_ring;  /* rxBisect: Bx that got a separate consumption
+	int32_t drop;         /* -1 when delivered, else an enum rxb_drop_cause */
+	uint32_t ring;        /* CR / Bx written (== meta.dest for every design) */
+	uint32_t src_ring;    /* Rx / Ax ring whose descriptor was consumed */
+	uint32_t src_index;   /* index of that descriptor in its ring */
+	rxb_buf_t buf;        /* buffer the packet was written into */
+	uint32_t notify_ring; /* rxBisect: Bx that got a separate consumption
 	                        * notice, else RXB_NONE */
-	uint16_t desc_reads;   /* descriptor-read transactions this delivery
+	uint16_t desc_reads;  /* descriptor-read transactions this delivery
 	                        * caused (0 when served from the NIC's prefetch) */
-	uint16_t cmpl_writes;  /* completion entries written by this delivery */
+	uint16_t cmpl_writes; /* completion entries written by this delivery */
 };
 
 /* What software receives: one packet. */
@@ -131,35 +130,35 @@ static inline uint64_t rxb_counter_read(const rxb_counter_t *c)
  * only by the NIC thread. Indexed so that telemetry, the Python binding and
  * reports can walk them by name. */
 enum rxb_nic_counter {
-	RXB_NIC_OFFERED = 0,      /* packets steered to this ring */
-	RXB_NIC_DELIVERED,        /* completion / Bx entries with a packet */
-	RXB_NIC_DROP_FIRST,       /* RXB_NIC_DROP_FIRST + enum rxb_drop_cause */
+	RXB_NIC_OFFERED = 0, /* packets steered to this ring */
+	RXB_NIC_DELIVERED,   /* completion / Bx entries with a packet */
+	RXB_NIC_DROP_FIRST,  /* RXB_NIC_DROP_FIRST + enum rxb_drop_cause */
 	RXB_NIC_DESC_READS = RXB_NIC_DROP_FIRST + RXB_DROP_CAUSES,
-	                          /* descriptor-read transactions (contiguous runs) */
-	RXB_NIC_DESC_FETCHED,     /* descriptors fetched */
-	RXB_NIC_CMPL_WRITES,      /* completion entries written to this ring */
-	RXB_NIC_NOTICES,          /* rxBisect: consumption-only entries written here */
-	RXB_NIC_NOTICES_COALESCED,/* rxBisect: notices merged into a packet entry */
+	/* descriptor-read transactions (contiguous runs) */
+	RXB_NIC_DESC_FETCHED,      /* descriptors fetched */
+	RXB_NIC_CMPL_WRITES,       /* completion entries written to this ring */
+	RXB_NIC_NOTICES,           /* rxBisect: consumption-only entries written here */
+	RXB_NIC_NOTICES_COALESCED, /* rxBisect: notices merged into a packet entry */
 	RXB_NIC_COUNTERS
 };
 
 /* Software-side counters, one set per core, written only by that core. */
 enum rxb_sw_counter {
-	RXB_SW_POLLS = 0,         /* receive calls */
-	RXB_SW_EMPTY_POLLS,       /* receive calls that returned no packet */
-	RXB_SW_RECEIVED,          /* packets handed to the application */
-	RXB_SW_POSTED,            /* fresh buffers written into Rx / Ax descriptors */
-	RXB_SW_DOORBELLS,         /* doorbell writes */
-	RXB_SW_NOTICES,           /* rxBisect: consumption notices acted on */
-	RXB_SW_ALLOC_FAIL,        /* receive calls cut short by the allocator */
-	RXB_SW_FREED,             /* buffers the application gave back */
-	RXB_SW_LOCK_ACQUIRES,     /* shRing: repost lock taken */
-	RXB_SW_BITMAP_ORS,        /* shRing RxArr: atomic ORs on the bitmap */
-	RXB_SW_RETURNED,          /* shRing: descriptors this core returned to the NIC */
-	RXB_SW_ORDER_ERRORS,      /* invariant violations seen on the fast path */
-	RXB_SW_RECYCLED,          /* rxBisect: packets dropped on receive to re-arm
+	RXB_SW_POLLS = 0,     /* receive calls */
+	RXB_SW_EMPTY_POLLS,   /* receive calls that returned no packet */
+	RXB_SW_RECEIVED,      /* packets handed to the application */
+	RXB_SW_POSTED,        /* fresh buffers written into Rx / Ax descriptors */
+	RXB_SW_DOORBELLS,     /* doorbell writes */
+	RXB_SW_NOTICES,       /* rxBisect: consumption notices acted on */
+	RXB_SW_ALLOC_FAIL,    /* receive calls cut short by the allocator */
+	RXB_SW_FREED,         /* buffers the application gave back */
+	RXB_SW_LOCK_ACQUIRES, /* shRing: repost lock taken */
+	RXB_SW_BITMAP_ORS,    /* shRing RxArr: atomic ORs on the bitmap */
+	RXB_SW_RETURNED,      /* shRing: descriptors this core returned to the NIC */
+	RXB_SW_ORDER_ERRORS,  /* invariant violations seen on the fast path */
+	RXB_SW_RECYCLED,      /* rxBisect: packets dropped on receive to re-arm
 	                           * their own slot, the pool being empty */
-	RXB_SW_DEFERRED,          /* rxBisect: notices acted on without a buffer
+	RXB_SW_DEFERRED,      /* rxBisect: notices acted on without a buffer
 	                           * (pool empty); the slot is refilled later */
 	RXB_SW_COUNTERS
 };
@@ -187,14 +186,14 @@ static inline uint64_t rxb_nic_drops(const struct rxb_nic_stats *s)
 /* Where the buffers and packets of an interface are, taken at a quiescent
  * point by the invariant checker (docs/interfaces.md §8). */
 struct rxb_census {
-	uint64_t posted;      /* buffers in Rx / Ax descriptors the NIC has not used */
-	uint64_t nic_held;    /* buffers inside the NIC (prefetched descriptors) */
-	uint64_t in_entries;  /* packets in CR / Bx entries software has not read */
-	uint64_t app_held;    /* received by software, not yet freed */
-	uint64_t offered;     /* packets the NIC was asked to deliver */
-	uint64_t delivered;   /* packets written to CR / Bx entries */
-	uint64_t dropped;     /* packets dropped, all causes */
-	uint64_t received;    /* packets software has taken */
+	uint64_t posted;          /* buffers in Rx / Ax descriptors the NIC has not used */
+	uint64_t nic_held;        /* buffers inside the NIC (prefetched descriptors) */
+	uint64_t in_entries;      /* packets in CR / Bx entries software has not read */
+	uint64_t app_held;        /* received by software, not yet freed */
+	uint64_t offered;         /* packets the NIC was asked to deliver */
+	uint64_t delivered;       /* packets written to CR / Bx entries */
+	uint64_t dropped;         /* packets dropped, all causes */
+	uint64_t received;        /* packets software has taken */
 	uint64_t notices_pending; /* rxBisect: consumption notices not yet acted on */
 };
 
@@ -229,8 +228,7 @@ struct rxb_err {
 
 /* A configuration was rejected: sets code -EINVAL and the message.
  * Tolerates err == NULL. */
-void rxb_err_set(struct rxb_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void rxb_err_set(struct rxb_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Any other failure: sets code (a negative errno) and the message and
  * returns code, so `return rxb_err_fail(err, -ENOMEM, ...);` is one step.
@@ -242,7 +240,10 @@ int rxb_err_fail(struct rxb_err *err, int code, const char *fmt, ...)
  * `field` names the configuration key in the message. */
 int rxb_check_ring_size(const char *field, uint32_t size, struct rxb_err *err);
 
-static inline int rxb_is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+static inline int rxb_is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 #ifdef __cplusplus
 }

@@ -66,20 +66,20 @@ extern "C" {
 #define RXB_DYNCTL_WINDOW_MAX 1024u
 
 /* Reference values (docs/interfaces.md §4.3). */
-#define RXB_DYNCTL_DEFAULT_TPUT_GBPS 170.0
-#define RXB_DYNCTL_DEFAULT_MEM_BW_GIBPS 25.0
-#define RXB_DYNCTL_DEFAULT_WINDOW 16u
+#define RXB_DYNCTL_DEFAULT_TPUT_GBPS      170.0
+#define RXB_DYNCTL_DEFAULT_MEM_BW_GIBPS   25.0
+#define RXB_DYNCTL_DEFAULT_WINDOW         16u
 #define RXB_DYNCTL_DEFAULT_OVERLOAD_RATIO 32.0
-#define RXB_DYNCTL_DEFAULT_PERIOD_NS 10000000ull /* 10 ms */
+#define RXB_DYNCTL_DEFAULT_PERIOD_NS      10000000ull /* 10 ms */
 
 struct rxb_dynctl_config {
-	double tput_gbps_threshold;     /* > 0, finite; 170 */
-	double mem_bw_gibps_threshold;  /* > 0, finite; 25 */
-	uint32_t window;                /* samples, 1..RXB_DYNCTL_WINDOW_MAX; 16 */
+	double tput_gbps_threshold;    /* > 0, finite; 170 */
+	double mem_bw_gibps_threshold; /* > 0, finite; 25 */
+	uint32_t window;               /* samples, 1..RXB_DYNCTL_WINDOW_MAX; 16 */
 	/* Up-switch when high samples > window * num / den. The comparison is
 	 * strict ("more than half"), so the fraction must lie in [0, 1): at 1
 	 * the switch could never happen; 0 means "any one high sample". */
-	uint32_t to_shared_num, to_shared_den;   /* 1/2 */
+	uint32_t to_shared_num, to_shared_den; /* 1/2 */
 	/* Down-switch when low samples >= window * num / den ("7/8 of the
 	 * samples"), so the fraction must lie in (0, 1]: at 0 the controller
 	 * would leave shRing on every full window. */
@@ -88,7 +88,7 @@ struct rxb_dynctl_config {
 	/* Sample period in the caller's time unit. Informative only (reports,
 	 * converting the window to a duration): the controller counts samples,
 	 * not time. Must be non-zero so a zeroed config is caught. */
-	uint64_t sample_period;                  /* RXB_DYNCTL_DEFAULT_PERIOD_NS */
+	uint64_t sample_period; /* RXB_DYNCTL_DEFAULT_PERIOD_NS */
 };
 
 /* The reference configuration above (sample_period in nanoseconds). */
@@ -96,8 +96,7 @@ struct rxb_dynctl_config rxb_dynctl_config_default(void);
 
 /* Returns 0, or -EINVAL with a message naming the offending field
  * ("dynctl.window = 0: must be in [1, 1024]"). */
-int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg,
-			       struct rxb_err *err);
+int rxb_dynctl_config_validate(const struct rxb_dynctl_config *cfg, struct rxb_err *err);
 
 /* Is a core overloaded, judging by the intervals between its receive calls
  * over one sample period? Rule (§4.3): population standard deviation of the
@@ -130,9 +129,9 @@ int rxb_dynctl_core_overloaded(const uint64_t *intervals, size_t n, double ratio
 
 struct rxb_dynctl_ivl {
 	_Atomic uint64_t ivl[RXB_DYNCTL_IVL_LOG];
-	_Atomic uint64_t n;  /* intervals logged */
-	uint64_t last;       /* writer: time of the previous call (0: none) */
-	uint64_t read;       /* reader: n at its last look */
+	_Atomic uint64_t n; /* intervals logged */
+	uint64_t last;      /* writer: time of the previous call (0: none) */
+	uint64_t read;      /* reader: n at its last look */
 };
 
 /* The core: a receive call at `now`. */
@@ -177,8 +176,12 @@ struct rxb_dynctl_sample {
 };
 
 enum rxb_dyn_mode { RXB_DYN_PRIVATE = 0, RXB_DYN_SHARED, RXB_DYN_MODES };
-enum rxb_dyn_decision { RXB_DYN_STAY = 0, RXB_DYN_TO_SHARED, RXB_DYN_TO_PRIVATE,
-			RXB_DYN_DECISIONS };
+enum rxb_dyn_decision {
+	RXB_DYN_STAY = 0,
+	RXB_DYN_TO_SHARED,
+	RXB_DYN_TO_PRIVATE,
+	RXB_DYN_DECISIONS
+};
 
 /* Stable names for reports: "private", "shared"; "stay", "to_shared",
  * "to_private". */
@@ -201,14 +204,14 @@ enum rxb_dyn_reason {
 
 /* Counters named after events; one writer (the control loop). */
 struct rxb_dynctl_stats {
-	rxb_counter_t samples;              /* rxb_dynctl_update() calls */
-	rxb_counter_t pending_samples;      /* ... of which arrived while pending */
-	rxb_counter_t decided_to_shared;    /* TO_SHARED answers */
-	rxb_counter_t decided_to_private;   /* TO_PRIVATE answers (both rules) */
-	rxb_counter_t overload_to_private;  /* ... of which forced by overload */
-	rxb_counter_t switched_to_shared;   /* set_mode() that changed the mode */
+	rxb_counter_t samples;             /* rxb_dynctl_update() calls */
+	rxb_counter_t pending_samples;     /* ... of which arrived while pending */
+	rxb_counter_t decided_to_shared;   /* TO_SHARED answers */
+	rxb_counter_t decided_to_private;  /* TO_PRIVATE answers (both rules) */
+	rxb_counter_t overload_to_private; /* ... of which forced by overload */
+	rxb_counter_t switched_to_shared;  /* set_mode() that changed the mode */
 	rxb_counter_t switched_to_private;
-	rxb_counter_t cancelled;            /* set_mode() that kept the mode while
+	rxb_counter_t cancelled; /* set_mode() that kept the mode while
 					     * a switch was pending */
 };
 
@@ -231,10 +234,10 @@ struct rxb_dynctl {
 	uint32_t n_high;     /* samples in the window that are high */
 	uint32_t n_overload; /* samples in the window with an overloaded core */
 
-	enum rxb_dyn_mode mode;         /* confirmed mode */
-	enum rxb_dyn_decision pending;  /* switch reported, not confirmed; or STAY */
+	enum rxb_dyn_mode mode;        /* confirmed mode */
+	enum rxb_dyn_decision pending; /* switch reported, not confirmed; or STAY */
 
-	enum rxb_dyn_reason reason;     /* of the last update */
+	enum rxb_dyn_reason reason; /* of the last update */
 	char reason_msg[160];
 
 	struct rxb_dynctl_stats stats;
@@ -254,8 +257,7 @@ int rxb_dynctl_reset(struct rxb_dynctl *dc, enum rxb_dyn_mode mode);
 /* Feed one sample; O(1), no allocation. Returns the decision (see the rules
  * at the top). After TO_SHARED or TO_PRIVATE the switch is pending and
  * further calls answer STAY until rxb_dynctl_set_mode(). */
-enum rxb_dyn_decision rxb_dynctl_update(struct rxb_dynctl *dc,
-					const struct rxb_dynctl_sample *s);
+enum rxb_dyn_decision rxb_dynctl_update(struct rxb_dynctl *dc, const struct rxb_dynctl_sample *s);
 
 /* The caller reports the mode it now runs in:
  *   - a different mode (the drain after a decision completed, or a switch

@@ -61,26 +61,26 @@ enum rxb_arch {
 extern const char *const rxb_arch_name[RXB_ARCHS];
 
 /* Defaults of the reference setup (docs/evaluation.md §2.4). */
-#define RXB_DEFAULT_RX_SIZE 1024u
+#define RXB_DEFAULT_RX_SIZE       1024u
 #define RXB_DEFAULT_SMALL_RX_SIZE 128u
-#define RXB_DEFAULT_SHARE_DEGREE 8u
-#define RXB_DEFAULT_AX_SIZE 128u
-#define RXB_DEFAULT_BX_SIZE 1024u
+#define RXB_DEFAULT_SHARE_DEGREE  8u
+#define RXB_DEFAULT_AX_SIZE       128u
+#define RXB_DEFAULT_BX_SIZE       1024u
 
 struct rxb_iface_config {
 	enum rxb_arch arch;
-	uint32_t n_cores;        /* cores (= destinations except for spool) */
-	uint32_t rx_size;        /* privRing / shRing Rx ring; 0 = default */
-	uint32_t cr_size;        /* CR entries; 0 = rx_size (× rxlist_slots if batched) */
-	uint32_t desc_prefetch;  /* 0 = RXB_DESC_PREFETCH_DEFAULT */
-	uint32_t share_degree;   /* shRing cores per ring; 0 = min(8, n_cores) */
-	uint32_t rxlist_slots;   /* shring_list: buffer slots per descriptor
+	uint32_t n_cores;       /* cores (= destinations except for spool) */
+	uint32_t rx_size;       /* privRing / shRing Rx ring; 0 = default */
+	uint32_t cr_size;       /* CR entries; 0 = rx_size (× rxlist_slots if batched) */
+	uint32_t desc_prefetch; /* 0 = RXB_DESC_PREFETCH_DEFAULT */
+	uint32_t share_degree;  /* shRing cores per ring; 0 = min(8, n_cores) */
+	uint32_t rxlist_slots;  /* shring_list: buffer slots per descriptor
 				  * (batched RxList; scenario key
 				  * arch.rxlist_batch); 0 or 1 = not batched;
 				  * other archs ignore it. Not the receive
 				  * burst (arch.batch), which is the caller's. */
-	uint32_t ax_size;        /* rxBisect; 0 = 128 */
-	uint32_t bx_size;        /* rxBisect; 0 = 1024 */
+	uint32_t ax_size;       /* rxBisect; 0 = 128 */
+	uint32_t bx_size;       /* rxBisect; 0 = 1024 */
 	enum rxb_ax_policy ax_policy;
 	uint32_t n_groups;       /* rxBisect: disjoint association sets over
 				  * contiguous blocks of cores (one per NIC or
@@ -89,8 +89,8 @@ struct rxb_iface_config {
 	bool coalesce;           /* rxBisect: coalesce consumption notices */
 	uint64_t coalesce_timeout;
 	uint64_t seed;
-	struct rxb_spool_config spool;   /* arch spool */
-	struct rxb_dynctl_config dyn;    /* arch dyn_shring; zeroed = defaults */
+	struct rxb_spool_config spool; /* arch spool */
+	struct rxb_dynctl_config dyn;  /* arch dyn_shring; zeroed = defaults */
 };
 
 struct rxb_iface;
@@ -111,8 +111,7 @@ uint32_t rxb_iface_n_cores(const struct rxb_iface *i); /* pollers: queues for sp
 uint32_t rxb_iface_n_srcs(const struct rxb_iface *i);  /* NIC-side sources (above) */
 
 /* NIC side. Returns 0 delivered, 1 dropped (d->drop), -EINVAL bad dest. */
-int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta,
-		      struct rxb_delivery *d);
+int rxb_iface_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d);
 /* Would rxb_iface_deliver() to dest deliver now? 0 yes, 1 it would drop
  * (the cause in *cause, which may be NULL), -EINVAL bad dest. No side
  * effect a caller can see: no counter, no descriptor prefetch, no notice
@@ -201,8 +200,7 @@ struct rxb_spool *rxb_iface_spool(struct rxb_iface *i);
  * time). A decision asks the NIC to re-point steering; cores drain their old
  * rings before polling the new ones; the controller is told the switch is
  * done once every core has moved. Returns the decision. */
-enum rxb_dyn_decision rxb_iface_dyn_sample(struct rxb_iface *i,
-					   const struct rxb_dynctl_sample *s);
+enum rxb_dyn_decision rxb_iface_dyn_sample(struct rxb_iface *i, const struct rxb_dynctl_sample *s);
 /* The mode the NIC steers to now. */
 enum rxb_dyn_mode rxb_iface_dyn_mode(const struct rxb_iface *i);
 const struct rxb_dynctl *rxb_iface_dynctl(const struct rxb_iface *i);

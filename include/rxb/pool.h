@@ -62,16 +62,16 @@ int rxb_pool_config_check(const struct rxb_pool_config *cfg, struct rxb_err *err
  * bulk moves. The simulator charges allocator cycles from
  * alloc_refill/free_flush (per bulk move) and objs_from_shared/objs_to_shared
  * (per object moved). */
-#define RXB_POOL_STATS(X)                                                        \
-	X(alloc)            /* objects handed out by get */                      \
+#define RXB_POOL_STATS(X)                                                           \
+	X(alloc)            /* objects handed out by get */                         \
 	X(alloc_fast)       /* ... of which by a get served from the cache alone */ \
-	X(alloc_refill)     /* bulk refills from the shared pool (lock taken) */ \
-	X(objs_from_shared) /* objects moved shared pool -> cache or caller */   \
-	X(empty)            /* get calls refused: the pool could not supply n */ \
-	X(free)             /* objects accepted by put */                        \
-	X(free_flush)       /* bulk flushes to the shared pool (lock taken) */   \
-	X(objs_to_shared)   /* objects moved cache or caller -> shared pool */   \
-	X(cross_core_free)  /* objects freed here that another core allocated */ \
+	X(alloc_refill)     /* bulk refills from the shared pool (lock taken) */    \
+	X(objs_from_shared) /* objects moved shared pool -> cache or caller */      \
+	X(empty)            /* get calls refused: the pool could not supply n */    \
+	X(free)             /* objects accepted by put */                           \
+	X(free_flush)       /* bulk flushes to the shared pool (lock taken) */      \
+	X(objs_to_shared)   /* objects moved cache or caller -> shared pool */      \
+	X(cross_core_free)  /* objects freed here that another core allocated */    \
 	X(invalid_free)     /* handles put refused and dropped: >= n_bufs, or \
 	                     * more frees than buffers exist (double free) */
 
@@ -79,7 +79,7 @@ enum rxb_pool_stat {
 #define RXB_POOL_STAT_ENUM(name) RXB_POOL_STAT_##name,
 	RXB_POOL_STATS(RXB_POOL_STAT_ENUM)
 #undef RXB_POOL_STAT_ENUM
-	RXB_POOL_N_STATS
+		RXB_POOL_N_STATS
 };
 
 /* "alloc", "alloc_fast", ... in enum order, for reports and bindings. */
@@ -114,7 +114,7 @@ struct rxb_pool_cache {
 	uint32_t flush_thresh; /* flush when len would exceed this */
 	uint32_t n_bufs;       /* copy, so the fast path stays on this line */
 	uint32_t core;
-	rxb_buf_t *objs;       /* capacity flush_thresh, owner-only */
+	rxb_buf_t *objs;         /* capacity flush_thresh, owner-only */
 	_Atomic uint16_t *owner; /* the pool's owner array (see pool.c) */
 	struct rxb_pool *pool;
 	struct rxb_pool_counters ctr;
@@ -124,8 +124,8 @@ struct rxb_pool_cache {
  * writes it, and the caches' lines must not bounce with it. */
 struct rxb_pool_shared {
 	pthread_mutex_t lock;
-	uint32_t len;          /* guarded by lock; top is stack[len - 1] */
-	rxb_buf_t *stack;      /* capacity n_bufs, guarded by lock */
+	uint32_t len;     /* guarded by lock; top is stack[len - 1] */
+	rxb_buf_t *stack; /* capacity n_bufs, guarded by lock */
 } RXB_CACHE_ALIGNED;
 
 struct rxb_pool {
@@ -153,8 +153,8 @@ void rxb_pool_put_slow(struct rxb_pool_cache *c, const rxb_buf_t *bufs, unsigned
  * out and `empty` counted when the pool cannot supply n. n == 0 returns 0.
  * `core` must be < n_cores (not checked here: this is the fast path).
  */
-static inline unsigned rxb_pool_get(struct rxb_pool *pool, uint32_t core,
-				    rxb_buf_t *bufs, unsigned n)
+static inline unsigned rxb_pool_get(struct rxb_pool *pool, uint32_t core, rxb_buf_t *bufs,
+				    unsigned n)
 {
 	struct rxb_pool_cache *c = &pool->caches[core];
 	unsigned i;
@@ -169,8 +169,7 @@ static inline unsigned rxb_pool_get(struct rxb_pool *pool, uint32_t core,
 		 * core that frees h reads it after receiving h through the
 		 * caller's own release/acquire hand-off, which orders this
 		 * store before that load (see pool.c). */
-		atomic_store_explicit(&c->owner[h], (uint16_t)c->core,
-				      memory_order_relaxed);
+		atomic_store_explicit(&c->owner[h], (uint16_t)c->core, memory_order_relaxed);
 	}
 	rxb_counter_add(&c->ctr.alloc, n);
 	rxb_counter_add(&c->ctr.alloc_fast, n);
@@ -181,8 +180,8 @@ static inline unsigned rxb_pool_get(struct rxb_pool *pool, uint32_t core,
  * Free n buffers on `core`; always succeeds. Handles out of range are
  * dropped and counted as invalid_free rather than corrupting the pool.
  */
-static inline void rxb_pool_put(struct rxb_pool *pool, uint32_t core,
-				const rxb_buf_t *bufs, unsigned n)
+static inline void rxb_pool_put(struct rxb_pool *pool, uint32_t core, const rxb_buf_t *bufs,
+				unsigned n)
 {
 	struct rxb_pool_cache *c = &pool->caches[core];
 	uint64_t cross = 0;
@@ -216,8 +215,7 @@ static inline uint32_t rxb_pool_cached(const struct rxb_pool *pool, uint32_t cor
 }
 
 /* Modelled address of handle h when the buffers start at `base`. */
-static inline uint64_t rxb_pool_buf_addr(const struct rxb_pool *pool, rxb_buf_t h,
-					 uint64_t base)
+static inline uint64_t rxb_pool_buf_addr(const struct rxb_pool *pool, rxb_buf_t h, uint64_t base)
 {
 	return base + h * (uint64_t)pool->cfg.buf_size;
 }
@@ -228,16 +226,15 @@ struct rxb_allocator rxb_pool_allocator(struct rxb_pool *pool, uint32_t core);
 
 /* Snapshot of core's counters, or of their sum over all cores when core is
  * RXB_NONE. 0, or -EINVAL for a core out of range. Any thread, any time. */
-int rxb_pool_stats(const struct rxb_pool *pool, uint32_t core,
-		   struct rxb_pool_core_stats *out);
+int rxb_pool_stats(const struct rxb_pool *pool, uint32_t core, struct rxb_pool_core_stats *out);
 
 /* Census (quiescent point only): handles in the shared pool and all caches. */
 uint64_t rxb_pool_free_count(const struct rxb_pool *pool);
 
 /* Call fn(handle, arg) for every free handle, shared pool first, then each
  * cache. fn must not call into the pool. 0, or -EINVAL for a NULL fn. */
-int rxb_pool_for_each_free(const struct rxb_pool *pool,
-			   void (*fn)(rxb_buf_t h, void *arg), void *arg);
+int rxb_pool_for_each_free(const struct rxb_pool *pool, void (*fn)(rxb_buf_t h, void *arg),
+			   void *arg);
 
 /* Debug check (quiescent point only): every free handle is < n_bufs, none
  * is free twice, every cache is within its threshold. 0; -RXB_E_INVARIANT

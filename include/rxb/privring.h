@@ -55,8 +55,7 @@ bool rxb_privring_nic_room(struct rxb_privring *pr, uint32_t q, enum rxb_drop_ca
 /* Prefetch up to n posted descriptors of queue q into the NIC and return
  * their buffers in ring order (the emulator posts these to a physical
  * queue; packets then complete in the same order). Returns the count. */
-unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *bufs,
-				unsigned n);
+unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *bufs, unsigned n);
 
 /* ---- software side (core owning queue q) ---- */
 
@@ -64,24 +63,23 @@ unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *
  * each, ringing the doorbell once. All or nothing with respect to the
  * allocator: when it cannot supply the buffers, nothing is received, the
  * packets stay in the ring and alloc_fail counts it. Returns packets. */
-unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
-			       unsigned n, const struct rxb_allocator *alloc);
+unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out, unsigned n,
+			       const struct rxb_allocator *alloc);
 
 /* Receive up to n packets without reposting (the spool refills by policy). */
-unsigned rxb_privring_rx_take(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out,
-			      unsigned n);
+unsigned rxb_privring_rx_take(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out, unsigned n);
 
 /* Post up to n fresh buffers (bounded by free descriptor slots) and ring
  * the doorbell once. Returns buffers posted (0 if the allocator is empty). */
-unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q,
-			   const struct rxb_allocator *alloc, unsigned n);
+unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q, const struct rxb_allocator *alloc,
+			   unsigned n);
 
 /* Buffers posted to queue q and not yet received back (software's view). */
 uint32_t rxb_privring_posted(const struct rxb_privring *pr, uint32_t q);
 
 /* Give processed packets' buffers back through the core's allocator. */
-void rxb_privring_free(struct rxb_privring *pr, uint32_t q,
-		       const struct rxb_allocator *alloc, const rxb_buf_t *bufs, unsigned n);
+void rxb_privring_free(struct rxb_privring *pr, uint32_t q, const struct rxb_allocator *alloc,
+		       const rxb_buf_t *bufs, unsigned n);
 
 /* ---- observability ---- */
 const struct rxb_nic_stats *rxb_privring_nic_stats(const struct rxb_privring *pr, uint32_t q);

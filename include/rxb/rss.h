@@ -40,8 +40,7 @@ extern const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN];
  * every set input bit j (most significant bit of data[0] first), XOR in the
  * 32 key bits starting at key bit j. Key bits past key_len read as zero. Slow;
  * it is the oracle the table implementation is tested against. */
-uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len,
-			  const uint8_t *data, size_t len);
+uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len, const uint8_t *data, size_t len);
 
 /* Precomputed hash state for one key. The hash is linear in its input bits,
  * so the contribution of byte value v at input position i can be tabulated:
@@ -53,8 +52,7 @@ struct rxb_rss {
 
 /* Build the tables from a key of exactly RXB_RSS_KEY_LEN bytes.
  * Returns 0, or -EINVAL with a message naming rss.key. */
-int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len,
-		 struct rxb_err *err);
+int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len, struct rxb_err *err);
 
 /* Hash len bytes (len <= RXB_RSS_MAX_INPUT). Equals rxb_toeplitz_ref() with
  * the key rss was built from. */
@@ -63,13 +61,12 @@ uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len
 /* Convenience wrappers on host-order addresses and ports: they lay the
  * values out in the standard input order (network byte order) and hash. */
 uint32_t rxb_rss_ipv4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip);
-uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip,
-			 uint16_t sport, uint16_t dport);
+uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip, uint16_t sport,
+			 uint16_t dport);
 /* IPv6 addresses are taken as their 16 wire bytes (already network order). */
-uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16],
-		      const uint8_t dip[16]);
-uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16],
-			 const uint8_t dip[16], uint16_t sport, uint16_t dport);
+uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16], const uint8_t dip[16]);
+uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16], const uint8_t dip[16],
+			 uint16_t sport, uint16_t dport);
 
 /* Ethernet framing, parsed here once for every C consumer (this file's
  * NIC hash, the simulator's trace reader, the emulator and the driver
@@ -94,11 +91,11 @@ uint32_t rxb_rss_frame_l3(const struct rxb_rss *rss, const uint8_t *frame, uint3
 
 /* Indirection table sizes: a power of two in [64, 4096], 128 by default, as
  * DPDK and ConnectX expose it. */
-#define RXB_RETA_MIN 64u
-#define RXB_RETA_MAX 4096u
+#define RXB_RETA_MIN          64u
+#define RXB_RETA_MAX          4096u
 #define RXB_RETA_DEFAULT_SIZE 128u
 /* Queue ids are stored in 16 bits. */
-#define RXB_RETA_MAX_QUEUES 65536u
+#define RXB_RETA_MAX_QUEUES   65536u
 
 struct rxb_reta {
 	uint32_t size;   /* entries, a power of two */
@@ -111,15 +108,14 @@ struct rxb_reta {
  * size; the queues past size then receive nothing until rxb_reta_set().
  * Returns 0, -EINVAL (message names reta.size or reta.n_queues) or -ENOMEM.
  * On failure the table is left empty, so rxb_reta_free() is still safe. */
-int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues,
-		  struct rxb_err *err);
+int rxb_reta_init(struct rxb_reta *reta, uint32_t size, uint32_t n_queues, struct rxb_err *err);
 
 /* Point one entry at another queue. n_queues is the number of destination
  * rings the caller has; queue must be below it. Returns 0 or -EINVAL
  * (message names reta.entry, reta.queue or reta.n_queues); on error the
  * table is unchanged. */
-int rxb_reta_set(struct rxb_reta *reta, uint32_t entry, uint32_t queue,
-		 uint32_t n_queues, struct rxb_err *err);
+int rxb_reta_set(struct rxb_reta *reta, uint32_t entry, uint32_t queue, uint32_t n_queues,
+		 struct rxb_err *err);
 
 /* Release the table; safe on an empty or already freed table. */
 void rxb_reta_free(struct rxb_reta *reta);

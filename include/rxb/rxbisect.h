@@ -52,11 +52,11 @@ enum rxb_ax_policy {
 extern const char *const rxb_ax_policy_name[RXB_AX_POLICIES];
 
 struct rxb_bisect_config {
-	uint32_t n_ax;           /* Ax rings (normally one per core) */
-	uint32_t n_bx;           /* Bx rings (one per core) */
-	uint32_t ax_size;        /* e.g. 128; ≥ RXB_AX_VENDOR_MIN when enforced */
-	uint32_t bx_size;        /* e.g. 1024 */
-	uint32_t desc_prefetch;  /* Ax descriptors per NIC descriptor read; 0 = 16 */
+	uint32_t n_ax;          /* Ax rings (normally one per core) */
+	uint32_t n_bx;          /* Bx rings (one per core) */
+	uint32_t ax_size;       /* e.g. 128; ≥ RXB_AX_VENDOR_MIN when enforced */
+	uint32_t bx_size;       /* e.g. 1024 */
+	uint32_t desc_prefetch; /* Ax descriptors per NIC descriptor read; 0 = 16 */
 	enum rxb_ax_policy policy;
 	uint64_t seed;           /* NIC-side PRNG for RXB_AX_RANDOM */
 	bool enforce_vendor_min; /* reject ax_size < RXB_AX_VENDOR_MIN */
@@ -100,13 +100,12 @@ bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause 
 /* Deliver into the next buffer of a given Ax ring (the emulator, whose
  * physical queue already holds buffers fetched from Ax rings). Returns as
  * deliver; -EINVAL also when ax is not associated with the Bx. */
-int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax,
-				const struct rxb_rx_meta *meta, struct rxb_delivery *d);
+int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct rxb_rx_meta *meta,
+				struct rxb_delivery *d);
 
 /* Prefetch up to n posted descriptors of Ax ring ax; returns their buffers
  * in ring order. */
-unsigned rxb_bisect_nic_fetch(struct rxb_bisect *bs, uint32_t ax, rxb_buf_t *bufs,
-			      unsigned n);
+unsigned rxb_bisect_nic_fetch(struct rxb_bisect *bs, uint32_t ax, rxb_buf_t *bufs, unsigned n);
 
 /* Posted buffers of Ax ax as the NIC sees them (its doorbell view). */
 uint32_t rxb_bisect_nic_ax_avail(struct rxb_bisect *bs, uint32_t ax);
@@ -118,16 +117,15 @@ unsigned rxb_bisect_nic_tick(struct rxb_bisect *bs, uint64_t now);
 /* ---- software side (core owning Bx `core`) ---- */
 
 /* Fill the Ax rings linked to this core with buffers. Returns buffers posted. */
-unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core,
-			  const struct rxb_allocator *alloc);
+unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core, const struct rxb_allocator *alloc);
 
 /* Receive up to n (≤ RXB_BURST_MAX) packets from Bx `core`, acting on every
  * consumption notice met on the way (not capped by n), then publishing the
  * Bx consumer index and ringing each refilled Ax doorbell once. When the
  * allocator cannot supply buffers for the notices, the call stops before the
  * first entry that needs one (nothing is lost) and alloc_fail counts it. */
-unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out,
-		       unsigned n, const struct rxb_allocator *alloc);
+unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out, unsigned n,
+		       const struct rxb_allocator *alloc);
 
 void rxb_bisect_free(struct rxb_bisect *bs, uint32_t core, const struct rxb_allocator *alloc,
 		     const rxb_buf_t *bufs, unsigned n);

@@ -111,7 +111,7 @@ struct rxb_shring_config {
 };
 
 #define RXB_SHRING_PREFETCH_MAX 4096u
-#define RXB_SHRING_BATCH_MAX 64u
+#define RXB_SHRING_BATCH_MAX    64u
 
 struct rxb_shring;
 
@@ -119,7 +119,7 @@ struct rxb_shring;
  * field, -ENOMEM naming what could not be allocated. */
 struct rxb_shring *rxb_shring_create(const struct rxb_shring_config *cfg, struct rxb_err *err);
 void rxb_shring_destroy(struct rxb_shring *sh);
-uint32_t rxb_shring_n_rings(const struct rxb_shring *sh);    /* n_cores / share_degree */
+uint32_t rxb_shring_n_rings(const struct rxb_shring *sh); /* n_cores / share_degree */
 uint32_t rxb_shring_ring_of(const struct rxb_shring *sh, uint32_t core); /* core / share_degree */
 uint32_t rxb_shring_ring_size(const struct rxb_shring *sh);
 
@@ -147,8 +147,7 @@ bool rxb_shring_nic_room(struct rxb_shring *sh, uint32_t dest, enum rxb_drop_cau
  * and their slots returned descriptor by descriptor, in list order. Which
  * core a descriptor will serve is decided only when a core needs one, so
  * this is the set of buffers the NIC will fill, not their order. */
-unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs,
-			      unsigned n);
+unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *bufs, unsigned n);
 
 /* ---- set-up ---- */
 
@@ -158,8 +157,7 @@ unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *b
  * allocator cannot supply them all (what was taken is put back and
  * alloc_fail is counted on the group's first core) or the ring is already
  * primed. Quiescent point only. */
-unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring,
-			  const struct rxb_allocator *alloc);
+unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring, const struct rxb_allocator *alloc);
 
 /* ---- software side (core c) ---- */
 
@@ -172,8 +170,8 @@ unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring,
  * descriptor-return wait statistics. All or nothing with respect to the
  * allocator: when it cannot supply the buffers, nothing is received, the
  * packets stay in the CR and alloc_fail counts it. Returns packets. */
-unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pkt *out,
-			     unsigned n, const struct rxb_allocator *alloc, uint64_t now);
+unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pkt *out, unsigned n,
+			     const struct rxb_allocator *alloc, uint64_t now);
 
 /* Give processed packets' buffers back through the core's allocator. */
 void rxb_shring_free(struct rxb_shring *sh, uint32_t core, const struct rxb_allocator *alloc,
@@ -195,7 +193,7 @@ uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring);
 /* Descriptor-return waits are also counted in a log-linear histogram: exact
  * below 4, then 4 buckets per power of two (at most 25 % wide), so a
  * quantile read from it is within 25 % of the exact one. */
-#define RXB_WAIT_SUB_BITS 2u
+#define RXB_WAIT_SUB_BITS       2u
 #define RXB_SHRING_WAIT_BUCKETS ((65u - RXB_WAIT_SUB_BITS) << RXB_WAIT_SUB_BITS)
 
 static inline unsigned rxb_wait_bucket(uint64_t v)
@@ -234,8 +232,7 @@ struct rxb_shring_wait {
 	uint64_t held_back_max;
 	uint64_t hist[RXB_SHRING_WAIT_BUCKETS];
 };
-void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring,
-			   struct rxb_shring_wait *out);
+void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring, struct rxb_shring_wait *out);
 
 /* The q-quantile (0 < q ≤ 1) of the waits in w: the upper end of the bucket
  * that holds it, capped at wait_max; 0 when nothing was returned. */

@@ -33,7 +33,7 @@ enum rxb_spool_mode { RXB_SPOOL_NONE = 0, RXB_SPOOL_BASIC, RXB_SPOOL_SPP, RXB_SP
 extern const char *const rxb_spool_mode_name[RXB_SPOOL_MODES];
 
 struct rxb_spool_config {
-	uint32_t n_ports;       /* representor ports */
+	uint32_t n_ports; /* representor ports */
 	enum rxb_spool_mode mode;
 	uint32_t depth;         /* none/basic: queue depth (filled completely) */
 	uint32_t basic_queues;  /* basic: shared PF queues; 0 = 1 */

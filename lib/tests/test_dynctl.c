@@ -31,8 +31,7 @@ static void init_ref(struct rxb_dynctl *dc, enum rxb_dyn_mode mode)
 
 /* Feed n copies of s, checking that all but the last answer STAY; returns
  * the last answer. */
-static enum rxb_dyn_decision feed(struct rxb_dynctl *dc, const struct rxb_dynctl_sample *s,
-				  int n)
+static enum rxb_dyn_decision feed(struct rxb_dynctl *dc, const struct rxb_dynctl_sample *s, int n)
 {
 	enum rxb_dyn_decision d = RXB_DYN_STAY;
 
@@ -62,13 +61,13 @@ static void test_config(void)
 	CHECK_EQ(def.sample_period, 10000000);
 	CHECK_EQ(rxb_dynctl_config_validate(&def, NULL), 0);
 
-#define BAD(field_assign, name)                                                  \
-	do {                                                                     \
-		c = def;                                                         \
-		field_assign;                                                    \
-		strcpy(err.msg, "");                                             \
-		CHECK_EQ(rxb_dynctl_config_validate(&c, &err), -EINVAL);         \
-		CHECK(strstr(err.msg, name) != NULL);                            \
+#define BAD(field_assign, name)                                                     \
+	do {                                                                        \
+		c = def;                                                            \
+		field_assign;                                                       \
+		strcpy(err.msg, "");                                                \
+		CHECK_EQ(rxb_dynctl_config_validate(&c, &err), -EINVAL);            \
+		CHECK(strstr(err.msg, name) != NULL);                               \
 		CHECK_EQ(rxb_dynctl_init(&dc, &c, RXB_DYN_PRIVATE, NULL), -EINVAL); \
 	} while (0)
 
@@ -232,8 +231,8 @@ static void test_overload(void)
 	CHECK_EQ(feed(&dc, &HIGH, 3), RXB_DYN_STAY);
 	CHECK_EQ(rxb_dynctl_update(&dc, &HIGH_OVERLOAD), RXB_DYN_TO_PRIVATE);
 	CHECK_EQ(rxb_dynctl_reason_code(&dc), RXB_DYN_R_OVERLOAD_NOW);
-	CHECK(strcmp(rxb_dynctl_reason(&dc),
-		     "2 core(s) overloaded in this sample: to private") == 0);
+	CHECK(strcmp(rxb_dynctl_reason(&dc), "2 core(s) overloaded in this sample: to private") ==
+	      0);
 	CHECK_EQ(rxb_counter_read(&dc.stats.overload_to_private), 1);
 	CHECK_EQ(rxb_counter_read(&dc.stats.decided_to_private), 1);
 
@@ -638,8 +637,9 @@ static void test_random_vs_naive(void)
 		if (got != RXB_DYN_STAY)
 			wait = 1 + rng_below(4);
 		if (wait && --wait == 0) {
-			enum rxb_dyn_mode to = rxb_dynctl_pending(&dc) == RXB_DYN_TO_SHARED ?
-						       RXB_DYN_SHARED : RXB_DYN_PRIVATE;
+			enum rxb_dyn_mode to = rxb_dynctl_pending(&dc) == RXB_DYN_TO_SHARED
+						       ? RXB_DYN_SHARED
+						       : RXB_DYN_PRIVATE;
 
 			if (rng_below(10) == 0)
 				to = rxb_dynctl_mode(&dc);
@@ -655,7 +655,8 @@ static void test_random_vs_naive(void)
 	CHECK(decisions[RXB_DYN_TO_SHARED] > 100);
 	CHECK(decisions[RXB_DYN_TO_PRIVATE] > 100);
 	CHECK(rxb_counter_read(&dc.stats.overload_to_private) +
-	      rxb_counter_read(&dc.stats.decided_to_private) > 0);
+		      rxb_counter_read(&dc.stats.decided_to_private) >
+	      0);
 	printf("     random: %llu stay, %llu to_shared, %llu to_private\n",
 	       (unsigned long long)decisions[RXB_DYN_STAY],
 	       (unsigned long long)decisions[RXB_DYN_TO_SHARED],

@@ -37,19 +37,21 @@ static void check_err(const char *file, int line, const struct rxb_err *err, int
 {
 	if (err->code != code || strstr(err->msg, a) == NULL ||
 	    (b != NULL && strstr(err->msg, b) == NULL)) {
-		fprintf(stderr, "%s:%d: CHECK_ERR failed: want code %d with \"%s\"%s%s%s, got %d "
-			"\"%s\"\n", file, line, code, a, b ? " and \"" : "", b ? b : "",
-			b ? "\"" : "", err->code, err->msg);
+		fprintf(stderr,
+			"%s:%d: CHECK_ERR failed: want code %d with \"%s\"%s%s%s, got %d "
+			"\"%s\"\n",
+			file, line, code, a, b ? " and \"" : "", b ? b : "", b ? "\"" : "",
+			err->code, err->msg);
 		check_failures_in_test++;
 	}
 }
 
 /* A pointer-returning constructor failed with `code`: NULL, errno, err. */
-#define CHECK_FAILED(ptr, err, code, a, b)                                           \
-	do {                                                                         \
-		CHECK((ptr) == NULL);                                                \
-		CHECK_EQ(errno, -(code));                                            \
-		CHECK_ERR(err, code, a, b);                                          \
+#define CHECK_FAILED(ptr, err, code, a, b)  \
+	do {                                \
+		CHECK((ptr) == NULL);       \
+		CHECK_EQ(errno, -(code));   \
+		CHECK_ERR(err, code, a, b); \
 	} while (0)
 
 /* An out-of-memory message: "out of memory: <what> (<bytes> bytes)". */
@@ -58,9 +60,8 @@ static void check_nomem(const char *file, int line, const struct rxb_err *err)
 	const char *open = strrchr(err->msg, '(');
 	size_t n = strlen(err->msg);
 
-	if (err->code != -ENOMEM || strncmp(err->msg, "out of memory: ", 15) != 0 ||
-	    open == NULL || n < 8 || strcmp(err->msg + n - 7, " bytes)") != 0 ||
-	    open[1] < '0' || open[1] > '9') {
+	if (err->code != -ENOMEM || strncmp(err->msg, "out of memory: ", 15) != 0 || open == NULL ||
+	    n < 8 || strcmp(err->msg + n - 7, " bytes)") != 0 || open[1] < '0' || open[1] > '9') {
 		fprintf(stderr, "%s:%d: not an out-of-memory report: %d \"%s\"\n", file, line,
 			err->code, err->msg);
 		check_failures_in_test++;
@@ -78,10 +79,15 @@ static void test_privring_config(void)
 		const char *field, *allowed;
 	} bad[] = {
 		{ { .n_queues = 0, .ring_size = 64 }, "privring.n_queues = 0", "[1, 65536]" },
-		{ { .n_queues = 70000, .ring_size = 64 }, "privring.n_queues = 70000", "[1, 65536]" },
-		{ { .n_queues = 2, .ring_size = 1000 }, "privring.ring_size = 1000", "power of two" },
+		{ { .n_queues = 70000, .ring_size = 64 },
+		  "privring.n_queues = 70000",
+		  "[1, 65536]" },
+		{ { .n_queues = 2, .ring_size = 1000 },
+		  "privring.ring_size = 1000",
+		  "power of two" },
 		{ { .n_queues = 2, .ring_size = 1 }, "privring.ring_size = 1", "power of two" },
-		{ { .n_queues = 2, .ring_size = 64, .cr_size = 3 }, "privring.cr_size = 3",
+		{ { .n_queues = 2, .ring_size = 64, .cr_size = 3 },
+		  "privring.cr_size = 3",
 		  "power of two" },
 	};
 
@@ -108,24 +114,37 @@ static void test_shring_config(void)
 		struct rxb_shring_config c;
 		const char *field, *allowed;
 	} bad[] = {
-		{ { .n_cores = 0, .share_degree = 1, .ring_size = 64 }, "shring.n_cores = 0",
+		{ { .n_cores = 0, .share_degree = 1, .ring_size = 64 },
+		  "shring.n_cores = 0",
 		  "[1, 1024]" },
-		{ { .n_cores = 8, .share_degree = 0, .ring_size = 64 }, "shring.share_degree = 0",
+		{ { .n_cores = 8, .share_degree = 0, .ring_size = 64 },
+		  "shring.share_degree = 0",
 		  "at least 1" },
-		{ { .n_cores = 8, .share_degree = 3, .ring_size = 64 }, "shring.share_degree = 3",
+		{ { .n_cores = 8, .share_degree = 3, .ring_size = 64 },
+		  "shring.share_degree = 3",
 		  "divide shring.n_cores = 8" },
-		{ { .n_cores = 8, .share_degree = 8, .ring_size = 100 }, "shring.ring_size = 100",
+		{ { .n_cores = 8, .share_degree = 8, .ring_size = 100 },
+		  "shring.ring_size = 100",
 		  "power of two" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .cr_size = 5 },
-		  "shring.cr_size = 5", "power of two" },
+		  "shring.cr_size = 5",
+		  "power of two" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .desc_prefetch = 65 },
-		  "shring.desc_prefetch = 65", "at most shring.ring_size = 64" },
+		  "shring.desc_prefetch = 65",
+		  "at most shring.ring_size = 64" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .list = true, .batch = 3 },
-		  "shring.batch = 3", "power of two" },
+		  "shring.batch = 3",
+		  "power of two" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .batch = 4 },
-		  "shring.batch = 4", "shring.list = true" },
-		{ { .n_cores = 8, .share_degree = 8, .ring_size = 1u << 20, .list = true,
-		    .batch = 2 }, "shring.batch = 2", "at most 1048576" },
+		  "shring.batch = 4",
+		  "shring.list = true" },
+		{ { .n_cores = 8,
+		    .share_degree = 8,
+		    .ring_size = 1u << 20,
+		    .list = true,
+		    .batch = 2 },
+		  "shring.batch = 2",
+		  "at most 1048576" },
 	};
 
 	for (size_t k = 0; k < N_OF(bad); k++) {
@@ -152,31 +171,58 @@ static void test_bisect_config(void)
 		struct rxb_bisect_config c;
 		const char *field, *allowed;
 	} bad[] = {
-		{ { .n_ax = 0, .n_bx = 2, .ax_size = 64, .bx_size = 256 }, "rxbisect.n_ax = 0",
+		{ { .n_ax = 0, .n_bx = 2, .ax_size = 64, .bx_size = 256 },
+		  "rxbisect.n_ax = 0",
 		  "[1, 1024]" },
-		{ { .n_ax = 2, .n_bx = 0, .ax_size = 64, .bx_size = 256 }, "rxbisect.n_bx = 0",
+		{ { .n_ax = 2, .n_bx = 0, .ax_size = 64, .bx_size = 256 },
+		  "rxbisect.n_bx = 0",
 		  "[1, 1024]" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 60, .bx_size = 256 }, "rxbisect.ax_size = 60",
+		{ { .n_ax = 2, .n_bx = 2, .ax_size = 60, .bx_size = 256 },
+		  "rxbisect.ax_size = 60",
 		  "power of two" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 250 }, "rxbisect.bx_size = 250",
+		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 250 },
+		  "rxbisect.bx_size = 250",
 		  "power of two" },
 		{ { .n_ax = 2, .n_bx = 2, .ax_size = 32, .bx_size = 256, .enforce_vendor_min = true },
-		  "rxbisect.ax_size = 32", "vendor minimum of 64" },
+		  "rxbisect.ax_size = 32",
+		  "vendor minimum of 64" },
 		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 256, .policy = 7 },
-		  "rxbisect.policy = 7", "random, round_robin or most_available" },
-		{ { .n_ax = 2, .n_bx = 1, .ax_size = 64, .bx_size = 256 }, "rxbisect.link: missing",
+		  "rxbisect.policy = 7",
+		  "random, round_robin or most_available" },
+		{ { .n_ax = 2, .n_bx = 1, .ax_size = 64, .bx_size = 256 },
+		  "rxbisect.link: missing",
 		  "n_ax (2) != n_bx (1)" },
 		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 256, .link = link_out },
-		  "rxbisect.link[1] = 5", "[0, 2)" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 256, .assoc = assoc_bad,
-		    .assoc_len = len_empty }, "rxbisect.assoc[1]", "at least one Ax" },
+		  "rxbisect.link[1] = 5",
+		  "[0, 2)" },
+		{ { .n_ax = 2,
+		    .n_bx = 2,
+		    .ax_size = 64,
+		    .bx_size = 256,
+		    .assoc = assoc_bad,
+		    .assoc_len = len_empty },
+		  "rxbisect.assoc[1]",
+		  "at least one Ax" },
 		/* found while building the sets (bx_add_assoc) */
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 256, .assoc = assoc_bad,
-		    .assoc_len = len_bad }, "rxbisect.assoc[1][1] = 7", "[0, 2)" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 256, .assoc = assoc_own,
-		    .assoc_len = len_own, .link = link_cross }, "rxbisect.link[1] = 0",
+		{ { .n_ax = 2,
+		    .n_bx = 2,
+		    .ax_size = 64,
+		    .bx_size = 256,
+		    .assoc = assoc_bad,
+		    .assoc_len = len_bad },
+		  "rxbisect.assoc[1][1] = 7",
+		  "[0, 2)" },
+		{ { .n_ax = 2,
+		    .n_bx = 2,
+		    .ax_size = 64,
+		    .bx_size = 256,
+		    .assoc = assoc_own,
+		    .assoc_len = len_own,
+		    .link = link_cross },
+		  "rxbisect.link[1] = 0",
 		  "Ax 1 is not in the association set of Bx 0" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 128, .bx_size = 64 }, "rxbisect.bx_size = 64",
+		{ { .n_ax = 2, .n_bx = 2, .ax_size = 128, .bx_size = 64 },
+		  "rxbisect.bx_size = 64",
 		  "at least 128 slots" },
 	};
 
@@ -199,19 +245,25 @@ static void test_spool_config(void)
 		struct rxb_spool_config c;
 		const char *field, *allowed;
 	} bad[] = {
-		{ { .n_ports = 0, .mode = RXB_SPOOL_NONE, .depth = 64 }, "spool.n_ports = 0",
+		{ { .n_ports = 0, .mode = RXB_SPOOL_NONE, .depth = 64 },
+		  "spool.n_ports = 0",
 		  "[1, 1048576]" },
 		{ { .n_ports = 70000, .mode = RXB_SPOOL_SPP, .low = 8, .high = 64 },
-		  "spool.n_ports = 70000", "[1, 65536] with spool.mode = spp" },
+		  "spool.n_ports = 70000",
+		  "[1, 65536] with spool.mode = spp" },
 		{ { .n_ports = 4, .mode = 9, .depth = 64 }, "spool.mode = 9", "none, basic or spp" },
 		{ { .n_ports = 4, .mode = RXB_SPOOL_BASIC, .depth = 64, .basic_queues = 8 },
-		  "spool.basic_queues = 8", "at most spool.n_ports = 4" },
-		{ { .n_ports = 4, .mode = RXB_SPOOL_NONE, .depth = 100 }, "spool.depth = 100",
+		  "spool.basic_queues = 8",
+		  "at most spool.n_ports = 4" },
+		{ { .n_ports = 4, .mode = RXB_SPOOL_NONE, .depth = 100 },
+		  "spool.depth = 100",
 		  "power of two" },
 		{ { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 6, .high = 500 },
-		  "spool.high = 500", "power of two" },
+		  "spool.high = 500",
+		  "power of two" },
 		{ { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 600, .high = 512 },
-		  "spool.low = 600", "[1, spool.high = 512]" },
+		  "spool.low = 600",
+		  "[1, spool.high = 512]" },
 	};
 
 	for (size_t k = 0; k < N_OF(bad); k++) {
@@ -325,8 +377,8 @@ static void test_iface_config(void)
 	c.arch = RXB_ARCH_SHRING;
 	c.rx_size = 64;
 	c.share_degree = 3;
-	CHECK_FAILED(rxb_iface_create(&c, tp.alloc, &err), err, -EINVAL,
-		     "shring.share_degree = 3", "divide");
+	CHECK_FAILED(rxb_iface_create(&c, tp.alloc, &err), err, -EINVAL, "shring.share_degree = 3",
+		     "divide");
 	c.arch = RXB_ARCH_RXBISECT;
 	c.n_groups = 5;
 	CHECK_FAILED(rxb_iface_create(&c, tp.alloc, &err), err, -EINVAL, "rxbisect.n_groups = 5",
@@ -359,8 +411,12 @@ static void test_iface_enobufs(void)
 	for (size_t k = 0; k < N_OF(archs); k++) {
 		struct test_pool tp;
 		struct rxb_err err = { 0 };
-		struct rxb_iface_config c = { .arch = archs[k], .n_cores = 4, .rx_size = 256,
-					      .share_degree = 2, .ax_size = 128, .bx_size = 256 };
+		struct rxb_iface_config c = { .arch = archs[k],
+					      .n_cores = 4,
+					      .rx_size = 256,
+					      .share_degree = 2,
+					      .ax_size = 128,
+					      .bx_size = 256 };
 
 		test_pool_init(&tp, 300, 4); /* fewer than any of them posts */
 		CHECK_FAILED(rxb_iface_create(&c, tp.alloc, &err), err, -ENOBUFS,
@@ -377,8 +433,8 @@ static void test_iface_enobufs(void)
  * succeeds: every failure must be the injected one (the hook consumed),
  * reported as out of memory, and leave nothing behind (ASan). Returns the
  * allocation points found. */
-static unsigned every_allocation_fails(const char *what, void *(*make)(void *arg,
-								       struct rxb_err *err),
+static unsigned every_allocation_fails(const char *what,
+				       void *(*make)(void *arg, struct rxb_err *err),
 				       void (*destroy)(void *obj), void *arg)
 {
 	for (unsigned long k = 1; k < 100000; k++) {
@@ -396,8 +452,9 @@ static unsigned every_allocation_fails(const char *what, void *(*make)(void *arg
 			return (unsigned)(k - 1);
 		}
 		if (rxb_test_fail_alloc_after != 0 || errno != ENOMEM) {
-			fprintf(stderr, "%s: allocation %lu: failed for another reason: %d \"%s\"\n",
-				what, k, err.code, err.msg);
+			fprintf(stderr,
+				"%s: allocation %lu: failed for another reason: %d \"%s\"\n", what,
+				k, err.code, err.msg);
 			check_failures_in_test++;
 			rxb_test_fail_alloc_after = 0;
 			return 0;
@@ -495,17 +552,23 @@ static void test_designs_out_of_memory(void)
 {
 	struct rxb_privring_config pc = { .n_queues = 3, .ring_size = 64 };
 	struct rxb_shring_config arr = { .n_cores = 4, .share_degree = 2, .ring_size = 64 };
-	struct rxb_shring_config list = { .n_cores = 4, .share_degree = 2, .ring_size = 64,
-					  .list = true };
-	struct rxb_shring_config batch = { .n_cores = 4, .share_degree = 2, .ring_size = 64,
-					   .list = true, .batch = 4 };
+	struct rxb_shring_config list = {
+		.n_cores = 4, .share_degree = 2, .ring_size = 64, .list = true
+	};
+	struct rxb_shring_config batch = {
+		.n_cores = 4, .share_degree = 2, .ring_size = 64, .list = true, .batch = 4
+	};
 	static const uint32_t s0[2] = { 0, 1 }, s1[2] = { 1, 2 }, s2[1] = { 2 };
 	static const uint32_t *const assoc[3] = { s0, s1, s2 };
 	static const uint32_t len[3] = { 2, 2, 1 };
-	struct rxb_bisect_config bc = { .n_ax = 3, .n_bx = 3, .ax_size = 64, .bx_size = 256,
-					.assoc = assoc, .assoc_len = len, .coalesce = true };
-	struct rxb_spool_config spp = { .n_ports = 3, .mode = RXB_SPOOL_SPP, .low = 8,
-					.high = 64 };
+	struct rxb_bisect_config bc = { .n_ax = 3,
+					.n_bx = 3,
+					.ax_size = 64,
+					.bx_size = 256,
+					.assoc = assoc,
+					.assoc_len = len,
+					.coalesce = true };
+	struct rxb_spool_config spp = { .n_ports = 3, .mode = RXB_SPOOL_SPP, .low = 8, .high = 64 };
 	struct rxb_pool_config pool = rxb_pool_config_default();
 	struct rxb_reta reta;
 
@@ -533,11 +596,14 @@ static void test_iface_out_of_memory(void)
 		{ .arch = RXB_ARCH_PRIVRING, .rx_size = 64 },
 		{ .arch = RXB_ARCH_SMALL_PRIVRING },
 		{ .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2 },
-		{ .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2, .rxlist_slots = 2 },
+		{ .arch = RXB_ARCH_SHRING_LIST,
+		  .rx_size = 64,
+		  .share_degree = 2,
+		  .rxlist_slots = 2 },
 		{ .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 },
 		{ .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 256, .n_groups = 2 },
-		{ .arch = RXB_ARCH_SPOOL, .spool = { .n_ports = 6, .mode = RXB_SPOOL_SPP,
-						     .low = 8, .high = 64 } },
+		{ .arch = RXB_ARCH_SPOOL,
+		  .spool = { .n_ports = 6, .mode = RXB_SPOOL_SPP, .low = 8, .high = 64 } },
 	};
 
 	for (size_t k = 0; k < N_OF(cfgs); k++) {
@@ -546,8 +612,8 @@ static void test_iface_out_of_memory(void)
 
 		a.cfg.n_cores = 4;
 		test_pool_init(&tp, 4096, 4);
-		CHECK(every_allocation_fails(rxb_arch_name[cfgs[k].arch], make_iface,
-					     destroy_iface, &a) >= 4);
+		CHECK(every_allocation_fails(rxb_arch_name[cfgs[k].arch], make_iface, destroy_iface,
+					     &a) >= 4);
 		test_pool_fini(&tp);
 	}
 }
@@ -558,8 +624,9 @@ static void test_check_out_of_memory(void)
 {
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
-	struct rxb_iface_config c = { .arch = RXB_ARCH_SHRING, .n_cores = 4, .rx_size = 64,
-				      .share_degree = 2 };
+	struct rxb_iface_config c = {
+		.arch = RXB_ARCH_SHRING, .n_cores = 4, .rx_size = 64, .share_degree = 2
+	};
 	struct rxb_iface *i;
 
 	test_pool_init(&tp, 4096, 4);
@@ -595,8 +662,9 @@ static void test_invariants(void)
 {
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
-	struct rxb_iface_config c = { .arch = RXB_ARCH_RXBISECT, .n_cores = 4, .ax_size = 64,
-				      .bx_size = 256 };
+	struct rxb_iface_config c = {
+		.arch = RXB_ARCH_RXBISECT, .n_cores = 4, .ax_size = 64, .bx_size = 256
+	};
 	struct rxb_rx_meta m = { .len = 64, .dest = 1 };
 	struct rxb_delivery d;
 	struct rxb_pkt pk[8];

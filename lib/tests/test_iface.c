@@ -76,7 +76,9 @@ static uint64_t healthy_drops_with_stall(struct rxb_iface_config *cfg)
  * while RxArr starts dropping packets meant for healthy cores. */
 static void test_stalled_core_rxarr_vs_rxbisect(void)
 {
-	struct rxb_iface_config arr = { .arch = RXB_ARCH_SHRING, .rx_size = 256, .share_degree = 4 };
+	struct rxb_iface_config arr = { .arch = RXB_ARCH_SHRING,
+					.rx_size = 256,
+					.share_degree = 4 };
 	struct rxb_iface_config bis = { .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 256 };
 	uint64_t arr_drops = healthy_drops_with_stall(&arr);
 	uint64_t bis_drops = healthy_drops_with_stall(&bis);
@@ -233,11 +235,16 @@ static void test_sources(void)
 		{ { .arch = RXB_ARCH_PRIVRING, .rx_size = 64 }, CORES, CORES, 1 },
 		{ { .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2 }, 2, CORES, 2 },
 		{ { .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2 }, 2, CORES, 2 },
-		{ { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 }, CORES + 2, CORES,
+		{ { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 },
+		  CORES + 2,
+		  CORES,
 		  1 },
 		{ { .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 256 }, CORES, CORES, 1 },
-		{ { .arch = RXB_ARCH_SPOOL, .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE,
-						      .depth = 64 } }, 8, 8, 1 },
+		{ { .arch = RXB_ARCH_SPOOL,
+		    .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 64 } },
+		  8,
+		  8,
+		  1 },
 	};
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -278,7 +285,8 @@ static void test_sources(void)
 static void test_dyn_sources(void)
 {
 	struct test_pool tp;
-	struct rxb_iface_config cfg = { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64,
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_DYN_SHRING,
+					.rx_size = 64,
 					.share_degree = 2 };
 	struct rxb_dynctl_sample high = { .tput_gbps = 190, .mem_bw_gibps = 30 };
 	struct rxb_rx_meta m = { .len = 64, .dest = 3 };
@@ -311,8 +319,8 @@ static void test_dyn_sources(void)
  * order, with the names the scenario keys spell. */
 static void test_names(void)
 {
-	static const char *const arch[RXB_ARCHS] = { "privring", "small_privring", "shring",
-						     "shring_list", "dyn_shring", "rxbisect",
+	static const char *const arch[RXB_ARCHS] = { "privring",    "small_privring", "shring",
+						     "shring_list", "dyn_shring",     "rxbisect",
 						     "spool" };
 	static const char *const policy[RXB_AX_POLICIES] = { "random", "round_robin",
 							     "most_available" };

@@ -37,8 +37,7 @@ static void dyn_switch_with(uint32_t n_bufs, unsigned first_budget, bool expect_
 {
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
-	struct rxb_iface_config c = { .arch = RXB_ARCH_DYN_SHRING, .n_cores = 2,
-				      .rx_size = 32 };
+	struct rxb_iface_config c = { .arch = RXB_ARCH_DYN_SHRING, .n_cores = 2, .rx_size = 32 };
 	struct rxb_dynctl_sample high = { .tput_gbps = 200, .mem_bw_gibps = 30 };
 	struct rxb_pkt pk[RXB_BURST_MAX];
 	struct rxb_iface *i;
@@ -85,9 +84,11 @@ static void test_dyn_alloc_short_keeps_draining(void)
 static void test_check_with_every_buffer_held(void)
 {
 	struct rxb_pool_config pc = rxb_pool_config_default();
-	struct rxb_iface_config c = { .arch = RXB_ARCH_SPOOL, .n_cores = 1,
-				      .spool = { .n_ports = 1, .mode = RXB_SPOOL_SPP,
-						 .low = 2, .high = 2 } };
+	struct rxb_iface_config c = {
+		.arch = RXB_ARCH_SPOOL,
+		.n_cores = 1,
+		.spool = { .n_ports = 1, .mode = RXB_SPOOL_SPP, .low = 2, .high = 2 }
+	};
 	struct rxb_err err = { 0 };
 	struct rxb_pkt pk[2];
 	struct rxb_allocator a;

@@ -21,11 +21,11 @@
 #include "check.h"
 #include "rxb/pool.h"
 
-#define N_THREADS 4
-#define N_BUFS 2048           /* fewer than the rings can hold: exhaustion happens */
-#define CACHE_SIZE 64
-#define RING_SIZE 1024u       /* power of two */
-#define MAX_BULK 64u
+#define N_THREADS       4
+#define N_BUFS          2048 /* fewer than the rings can hold: exhaustion happens */
+#define CACHE_SIZE      64
+#define RING_SIZE       1024u /* power of two */
+#define MAX_BULK        64u
 #define OBJS_PER_THREAD 1500000u
 
 /* Single-producer single-consumer ring of handles. Indices run free and

@@ -52,12 +52,12 @@
 #define DEFAULT_PACKETS 10000000ull
 #endif
 
-#define N_CORES 3u
+#define N_CORES   3u
 #define RING_SIZE 256u
-#define CR_SIZE 128u
-#define HOLD_MAX 256u
+#define CR_SIZE   128u
+#define HOLD_MAX  256u
 /* Ring + what cores hold + pool caches (flush at 1.5 × 32) + slack. */
-#define N_BUFS (RING_SIZE + N_CORES * (HOLD_MAX + RXB_BURST_MAX + 48) + 256)
+#define N_BUFS    (RING_SIZE + N_CORES * (HOLD_MAX + RXB_BURST_MAX + 48) + 256)
 
 struct core_thread {
 	pthread_t tid;
@@ -125,7 +125,8 @@ static void *nic_main(void *arg)
 		for (uint32_t k = 0; k < burst && offered < r->packets; k++, offered++) {
 			uint32_t dest = to_one ? one : test_rand_below(&rnd, N_CORES);
 			struct rxb_rx_meta m = { .len = len_of(r->seq[dest], dest),
-						 .hash = (uint32_t)r->seq[dest], .dest = dest };
+						 .hash = (uint32_t)r->seq[dest],
+						 .dest = dest };
 			int rc = rxb_shring_nic_deliver(r->sh, &m, &d);
 
 			if (rc == 0) {
@@ -179,7 +180,8 @@ static void *core_main(void *arg)
 
 	for (;;) {
 		uint64_t x = test_rand(&rnd);
-		unsigned n = rxb_shring_rx_burst(r->sh, t->core, pk, 1 + (unsigned)(x % RXB_BURST_MAX),
+		unsigned n = rxb_shring_rx_burst(r->sh, t->core, pk,
+						 1 + (unsigned)(x % RXB_BURST_MAX),
 						 &r->tp.alloc[t->core], now_ns());
 
 		for (unsigned k = 0; k < n; k++) {
@@ -267,7 +269,7 @@ static void check_end(struct run *r, int list)
 		CHECK_EQ(rxb_counter_read(&s->c[RXB_SW_ORDER_ERRORS]), 0);
 		CHECK_EQ(rxb_nic_drops(ns),
 			 rxb_counter_read(&ns->c[RXB_NIC_DROP_FIRST + RXB_DROP_NO_RX_DESC]) +
-			 rxb_counter_read(&ns->c[RXB_NIC_DROP_FIRST + RXB_DROP_CR_FULL]));
+				 rxb_counter_read(&ns->c[RXB_NIC_DROP_FIRST + RXB_DROP_CR_FULL]));
 		received += r->core[k].received;
 		rearmed += rxb_counter_read(&s->c[RXB_SW_POSTED]);
 		returned += rxb_counter_read(&s->c[RXB_SW_RETURNED]);
@@ -315,8 +317,11 @@ static uint64_t packets_per_variant(void)
 
 static void stress(int list)
 {
-	struct rxb_shring_config cfg = { .n_cores = N_CORES, .share_degree = N_CORES,
-					 .ring_size = RING_SIZE, .cr_size = CR_SIZE, .list = list };
+	struct rxb_shring_config cfg = { .n_cores = N_CORES,
+					 .share_degree = N_CORES,
+					 .ring_size = RING_SIZE,
+					 .cr_size = CR_SIZE,
+					 .list = list };
 	struct rxb_err err = { 0 };
 	struct run *r = calloc(1, sizeof(*r));
 	pthread_t nic;

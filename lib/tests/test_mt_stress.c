@@ -68,18 +68,18 @@
 #define DEFAULT_PACKETS 10000000ull
 #endif
 
-#define MAX_CORES 8
-#define MAX_POLLERS 8
-#define HOLD_MAX 256u               /* buffers a poller may hold unfreed */
-#define POOL_CACHE 32u              /* harness.h: per-core cache of 32 */
-#define DRAIN_MAX_ITERS 20000000ull /* main's bounded wait for the drain */
+#define MAX_CORES           8
+#define MAX_POLLERS         8
+#define HOLD_MAX            256u        /* buffers a poller may hold unfreed */
+#define POOL_CACHE          32u         /* harness.h: per-core cache of 32 */
+#define DRAIN_MAX_ITERS     20000000ull /* main's bounded wait for the drain */
 #define COALESCE_TIMEOUT_NS 5000u
-#define DYN_PERIOD_NS 1000000ull    /* one controller sample per ms */
+#define DYN_PERIOD_NS       1000000ull /* one controller sample per ms */
 
 /* Drop causes a design can produce (bit per enum rxb_drop_cause). */
-#define CAUSE(c) (1u << (c))
+#define CAUSE(c)     (1u << (c))
 #define PLAUSIBLE_RX (CAUSE(RXB_DROP_NO_RX_DESC) | CAUSE(RXB_DROP_PIPELINE))
-#define PLAUSIBLE_BISECT                                                          \
+#define PLAUSIBLE_BISECT \
 	(CAUSE(RXB_DROP_NO_AX_BUF) | CAUSE(RXB_DROP_NO_BX_SLOT) | CAUSE(RXB_DROP_PIPELINE))
 
 /* One row of the table: everything that differs between interfaces. */
@@ -94,39 +94,73 @@ static struct stress_case *stress_cases(size_t *n)
 {
 	static struct stress_case c[] = {
 		{ "privring", { .arch = RXB_ARCH_PRIVRING, .n_cores = 2 }, PLAUSIBLE_RX, false },
-		{ "small_privring", { .arch = RXB_ARCH_SMALL_PRIVRING, .n_cores = 2 },
-		  PLAUSIBLE_RX, false },
-		{ "shring", { .arch = RXB_ARCH_SHRING, .n_cores = 3 }, PLAUSIBLE_RX, false },
-		{ "shring_list", { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3 }, PLAUSIBLE_RX,
+		{ "small_privring",
+		  { .arch = RXB_ARCH_SMALL_PRIVRING, .n_cores = 2 },
+		  PLAUSIBLE_RX,
 		  false },
-		{ "shring_list_batch8", { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3, .rx_size = 256,
-					  .rxlist_slots = 8 }, PLAUSIBLE_RX, false },
-		{ "rxbisect", { .arch = RXB_ARCH_RXBISECT, .n_cores = 3, .ax_size = 64,
-				.bx_size = 512 }, PLAUSIBLE_BISECT, false },
-		{ "rxbisect_coalesce", { .arch = RXB_ARCH_RXBISECT, .n_cores = 3, .ax_size = 64,
-					 .bx_size = 512, .coalesce = true,
-					 .coalesce_timeout = COALESCE_TIMEOUT_NS,
-					 .ax_policy = RXB_AX_ROUND_ROBIN },
-		  PLAUSIBLE_BISECT, false },
-		{ "rxbisect_2groups", { .arch = RXB_ARCH_RXBISECT, .n_cores = 4, .ax_size = 32,
-					.bx_size = 256, .n_groups = 2,
-					.ax_policy = RXB_AX_MOST_AVAILABLE },
-		  PLAUSIBLE_BISECT, false },
+		{ "shring", { .arch = RXB_ARCH_SHRING, .n_cores = 3 }, PLAUSIBLE_RX, false },
+		{ "shring_list",
+		  { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3 },
+		  PLAUSIBLE_RX,
+		  false },
+		{ "shring_list_batch8",
+		  { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3, .rx_size = 256, .rxlist_slots = 8 },
+		  PLAUSIBLE_RX,
+		  false },
+		{ "rxbisect",
+		  { .arch = RXB_ARCH_RXBISECT, .n_cores = 3, .ax_size = 64, .bx_size = 512 },
+		  PLAUSIBLE_BISECT,
+		  false },
+		{ "rxbisect_coalesce",
+		  { .arch = RXB_ARCH_RXBISECT,
+		    .n_cores = 3,
+		    .ax_size = 64,
+		    .bx_size = 512,
+		    .coalesce = true,
+		    .coalesce_timeout = COALESCE_TIMEOUT_NS,
+		    .ax_policy = RXB_AX_ROUND_ROBIN },
+		  PLAUSIBLE_BISECT,
+		  false },
+		{ "rxbisect_2groups",
+		  { .arch = RXB_ARCH_RXBISECT,
+		    .n_cores = 4,
+		    .ax_size = 32,
+		    .bx_size = 256,
+		    .n_groups = 2,
+		    .ax_policy = RXB_AX_MOST_AVAILABLE },
+		  PLAUSIBLE_BISECT,
+		  false },
 		{ "rxbisect_2groups_coalesce",
-		  { .arch = RXB_ARCH_RXBISECT, .n_cores = 4, .ax_size = 32, .bx_size = 256,
-		    .n_groups = 2, .coalesce = true, .coalesce_timeout = COALESCE_TIMEOUT_NS },
-		  PLAUSIBLE_BISECT, false },
-		{ "dyn_shring", { .arch = RXB_ARCH_DYN_SHRING, .n_cores = 2, .rx_size = 256,
-				  .dyn = { .tput_gbps_threshold = 100, .mem_bw_gibps_threshold = 10,
-					   .window = 2, .to_shared_num = 1, .to_shared_den = 2,
-					   .to_private_num = 7, .to_private_den = 8,
-					   .overload_stddev_over_median = 32,
-					   .sample_period = DYN_PERIOD_NS } },
-		  PLAUSIBLE_RX, true },
-		{ "spool_spp", { .arch = RXB_ARCH_SPOOL, .n_cores = 2,
-				 .spool = { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 32,
-					    .high = 256 } },
-		  PLAUSIBLE_RX, false },
+		  { .arch = RXB_ARCH_RXBISECT,
+		    .n_cores = 4,
+		    .ax_size = 32,
+		    .bx_size = 256,
+		    .n_groups = 2,
+		    .coalesce = true,
+		    .coalesce_timeout = COALESCE_TIMEOUT_NS },
+		  PLAUSIBLE_BISECT,
+		  false },
+		{ "dyn_shring",
+		  { .arch = RXB_ARCH_DYN_SHRING,
+		    .n_cores = 2,
+		    .rx_size = 256,
+		    .dyn = { .tput_gbps_threshold = 100,
+			     .mem_bw_gibps_threshold = 10,
+			     .window = 2,
+			     .to_shared_num = 1,
+			     .to_shared_den = 2,
+			     .to_private_num = 7,
+			     .to_private_den = 8,
+			     .overload_stddev_over_median = 32,
+			     .sample_period = DYN_PERIOD_NS } },
+		  PLAUSIBLE_RX,
+		  true },
+		{ "spool_spp",
+		  { .arch = RXB_ARCH_SPOOL,
+		    .n_cores = 2,
+		    .spool = { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 32, .high = 256 } },
+		  PLAUSIBLE_RX,
+		  false },
 	};
 
 	*n = sizeof(c) / sizeof(c[0]);
@@ -170,7 +204,7 @@ struct run {
 	pthread_t nic_tid, ctl_tid;
 	uint64_t offered, delivered, drops[RXB_DROP_CAUSES], nic_errors;
 	uint32_t next_seq[MAX_POLLERS]; /* per destination */
-	uint64_t samples; /* control thread: samples fed */
+	uint64_t samples;               /* control thread: samples fed */
 };
 
 static uint64_t now_ns(void)
@@ -201,8 +235,8 @@ static void *nic_main(void *arg)
 	while (r->offered < r->packets) {
 		uint64_t x = test_rand(&rnd);
 		/* Mostly short bursts; one in 16 long (past small rings). */
-		uint32_t len = (x & 15) == 0 ? 64 + (uint32_t)(x >> 8) % 961 :
-					       1 + (uint32_t)(x >> 8) % 64;
+		uint32_t len = (x & 15) == 0 ? 64 + (uint32_t)(x >> 8) % 961
+					     : 1 + (uint32_t)(x >> 8) % 64;
 		bool one_dest = ((x >> 4) & 3) == 0;
 		uint32_t dest = test_rand_below(&rnd, r->n_dests);
 
@@ -263,8 +297,8 @@ static void core_take(struct core_thread *t, uint32_t q, uint32_t *next_seq,
 	 * rings and the pool order every hand-over of the buffer, and the
 	 * exchange alone catches two holders. */
 	if (atomic_exchange_explicit(&r->in_use[p->buf], 1, memory_order_relaxed) != 0) {
-		fprintf(stderr, "%s: core %u: buffer %llu received while held\n", r->sc->name,
-			q, (unsigned long long)p->buf);
+		fprintf(stderr, "%s: core %u: buffer %llu received while held\n", r->sc->name, q,
+			(unsigned long long)p->buf);
 		t->errors++;
 	}
 	/* Destination q is polled as queue q, in delivery order: the
@@ -281,8 +315,8 @@ static void core_free(struct core_thread *t, uint32_t q, rxb_buf_t *held, unsign
 {
 	for (unsigned k = 0; k < n; k++)
 		if (held[k] < t->run->tp.pool->cfg.n_bufs &&
-		    atomic_exchange_explicit(&t->run->in_use[held[k]], 0,
-					     memory_order_relaxed) != 1)
+		    atomic_exchange_explicit(&t->run->in_use[held[k]], 0, memory_order_relaxed) !=
+			    1)
 			t->errors++;
 	rxb_iface_free(t->run->iface, q, held, n);
 }
@@ -393,9 +427,11 @@ static int drain(struct run *r)
 			return 1;
 		sched_yield();
 	}
-	fprintf(stderr, "%s: drain did not converge after %llu iterations: delivered %llu, "
-		"received %llu\n", r->sc->name, (unsigned long long)DRAIN_MAX_ITERS,
-		(unsigned long long)r->delivered, (unsigned long long)received_now(r));
+	fprintf(stderr,
+		"%s: drain did not converge after %llu iterations: delivered %llu, "
+		"received %llu\n",
+		r->sc->name, (unsigned long long)DRAIN_MAX_ITERS, (unsigned long long)r->delivered,
+		(unsigned long long)received_now(r));
 	for (uint32_t d = 0; d < r->n_dests; d++)
 		fprintf(stderr, "  dest %u: %u entries unread\n", d,
 			rxb_iface_occupancy(r->iface, d));
@@ -423,7 +459,8 @@ static uint32_t pool_size(const struct rxb_iface_config *ic, uint32_t n_pollers)
 		ring = ic->spool.mode == RXB_SPOOL_SPP ? ic->spool.high : ic->spool.depth;
 		break;
 	default:
-		ring = rx * (ic->rxlist_slots > 1 ? ic->rxlist_slots : 1); /* batched RxList: slots */
+		ring = rx *
+		       (ic->rxlist_slots > 1 ? ic->rxlist_slots : 1); /* batched RxList: slots */
 		break;
 	}
 	return (uint32_t)(ring * n_pollers + (uint64_t)HOLD_MAX * n_pollers +
@@ -442,8 +479,8 @@ static uint64_t packets_per_iface(void)
 /* Everything checked once the threads are joined. */
 static void check_end(struct run *r)
 {
-	const struct rxb_shring *sh = rxb_iface_privring(r->iface) ?
-				      rxb_iface_shring(r->iface) : NULL;
+	const struct rxb_shring *sh = rxb_iface_privring(r->iface) ? rxb_iface_shring(r->iface)
+								   : NULL;
 	struct rxb_census cen;
 	struct rxb_err err = { 0 };
 	uint64_t dropped = 0, received = 0;
@@ -460,8 +497,10 @@ static void check_end(struct run *r)
 	for (int c = 0; c < RXB_DROP_CAUSES; c++) {
 		dropped += r->drops[c];
 		if (r->drops[c] != 0 && !(r->sc->plausible & CAUSE(c))) {
-			fprintf(stderr, "%s: %llu drops of cause %s, which this design cannot "
-				"produce\n", r->sc->name, (unsigned long long)r->drops[c],
+			fprintf(stderr,
+				"%s: %llu drops of cause %s, which this design cannot "
+				"produce\n",
+				r->sc->name, (unsigned long long)r->drops[c],
 				rxb_drop_cause_name[c]);
 			CHECK(0);
 		}

@@ -16,8 +16,8 @@
 #include "rxb/iface.h"
 
 #define CORES 4u
-#define OPS 30000u
-#define BUFS 4096u
+#define OPS   30000u
+#define BUFS  4096u
 
 struct side {
 	struct test_pool tp;
@@ -76,7 +76,8 @@ static void rx_both(struct side *asked, struct side *twin, uint32_t c, unsigned 
 		    unsigned *differ)
 {
 	struct rxb_pkt pa[32], pt[32];
-	unsigned na = rxb_iface_rx(asked->i, c, pa, n, now), nt = rxb_iface_rx(twin->i, c, pt, n, now);
+	unsigned na = rxb_iface_rx(asked->i, c, pa, n, now),
+		 nt = rxb_iface_rx(twin->i, c, pt, n, now);
 
 	if (na != nt || memcmp(pa, pt, na * sizeof(pa[0])) != 0)
 		(*differ)++;
@@ -148,17 +149,28 @@ static void test_room_predicts_and_changes_nothing(void)
 		{ .arch = RXB_ARCH_SMALL_PRIVRING },
 		{ .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2, .cr_size = 32 },
 		{ .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2 },
-		{ .arch = RXB_ARCH_SHRING_LIST, .rx_size = 16, .share_degree = 4,
-		  .rxlist_slots = 4, .cr_size = 32 },
+		{ .arch = RXB_ARCH_SHRING_LIST,
+		  .rx_size = 16,
+		  .share_degree = 4,
+		  .rxlist_slots = 4,
+		  .cr_size = 32 },
 		{ .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 },
 		{ .arch = RXB_ARCH_RXBISECT, .ax_size = 16, .bx_size = 64 },
-		{ .arch = RXB_ARCH_RXBISECT, .ax_size = 16, .bx_size = 32,
-		  .ax_policy = RXB_AX_ROUND_ROBIN, .coalesce = true, .coalesce_timeout = 200 },
-		{ .arch = RXB_ARCH_RXBISECT, .ax_size = 16, .bx_size = 64,
-		  .ax_policy = RXB_AX_MOST_AVAILABLE, .coalesce = true, .coalesce_timeout = 50,
+		{ .arch = RXB_ARCH_RXBISECT,
+		  .ax_size = 16,
+		  .bx_size = 32,
+		  .ax_policy = RXB_AX_ROUND_ROBIN,
+		  .coalesce = true,
+		  .coalesce_timeout = 200 },
+		{ .arch = RXB_ARCH_RXBISECT,
+		  .ax_size = 16,
+		  .bx_size = 64,
+		  .ax_policy = RXB_AX_MOST_AVAILABLE,
+		  .coalesce = true,
+		  .coalesce_timeout = 50,
 		  .n_groups = 2 },
-		{ .arch = RXB_ARCH_SPOOL, .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE,
-						     .depth = 32 } },
+		{ .arch = RXB_ARCH_SPOOL,
+		  .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 32 } },
 	};
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -174,8 +186,8 @@ static void test_room_predicts_and_changes_nothing(void)
 		}
 		run_schedule(&asked, &twin, drops);
 		printf("  %-14s drops no_rx_desc %llu no_ax_buf %llu no_bx_slot %llu "
-		       "cr_full %llu\n", rxb_arch_name[cfg.arch],
-		       (unsigned long long)drops[RXB_DROP_NO_RX_DESC],
+		       "cr_full %llu\n",
+		       rxb_arch_name[cfg.arch], (unsigned long long)drops[RXB_DROP_NO_RX_DESC],
 		       (unsigned long long)drops[RXB_DROP_NO_AX_BUF],
 		       (unsigned long long)drops[RXB_DROP_NO_BX_SLOT],
 		       (unsigned long long)drops[RXB_DROP_CR_FULL]);
@@ -194,7 +206,8 @@ static void test_room_predicts_and_changes_nothing(void)
 
 static void test_room_bad_dest(void)
 {
-	struct rxb_iface_config cfg = { .arch = RXB_ARCH_PRIVRING, .n_cores = CORES,
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_PRIVRING,
+					.n_cores = CORES,
 					.rx_size = 64 };
 	struct side s;
 

@@ -95,8 +95,8 @@ static void test_bad_config(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct rxb_pool_config cfg = {
-			bad[i].n_bufs, bad[i].n_cores, bad[i].cache_size, bad[i].pct,
-			bad[i].buf_size,
+			bad[i].n_bufs, bad[i].n_cores,  bad[i].cache_size,
+			bad[i].pct,    bad[i].buf_size,
 		};
 
 		err.msg[0] = 0;
@@ -358,8 +358,8 @@ static void test_all_or_nothing(void)
 	CHECK_EQ(rxb_pool_get(pool, 0, b, 2), 2);    /* core 0 takes 6 */
 	CHECK_EQ(rxb_pool_cached(pool, 0), 4);
 	CHECK_EQ(shared_len(pool), 0);
-	rxb_pool_put(pool, 0, b, 2);                 /* cache 6: at threshold */
-	rxb_pool_put(pool, 1, held, 6);              /* core 1 flushes 6 */
+	rxb_pool_put(pool, 0, b, 2);    /* cache 6: at threshold */
+	rxb_pool_put(pool, 1, held, 6); /* core 1 flushes 6 */
 	CHECK_EQ(rxb_pool_cached(pool, 0), 6);
 	CHECK_EQ(rxb_pool_cached(pool, 1), 4);
 	CHECK_EQ(shared_len(pool), 6);

@@ -49,7 +49,7 @@ static void cr_roundtrip(uint32_t size, uint32_t start, uint32_t rounds)
 
 static void test_sense_reversal_many_wraps(void)
 {
-	cr_roundtrip(8, 0, 100000);  /* ~90k wraps of an 8-entry ring */
+	cr_roundtrip(8, 0, 100000); /* ~90k wraps of an 8-entry ring */
 	cr_roundtrip(1024, 0, 20000);
 }
 

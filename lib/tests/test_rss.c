@@ -30,12 +30,10 @@ static const struct ms_vector ms_ipv4[] = {
 };
 
 static const struct ms_vector ms_ipv6[] = {
-	{ "3ffe:2501:200:1fff::7", "3ffe:2501:200:3::1", 2794, 1766,
-	  0x2cc18cd5, 0x40207d3d },
-	{ "3ffe:501:8::260:97ff:fe40:efab", "ff02::1", 14230, 4739,
-	  0x0f0c461c, 0xdde51bbf },
-	{ "3ffe:1900:4545:3:200:f8ff:fe21:67cf", "fe80::200:f8ff:fe21:67cf",
-	  44251, 38024, 0x4b61e985, 0x02d1feef },
+	{ "3ffe:2501:200:1fff::7", "3ffe:2501:200:3::1", 2794, 1766, 0x2cc18cd5, 0x40207d3d },
+	{ "3ffe:501:8::260:97ff:fe40:efab", "ff02::1", 14230, 4739, 0x0f0c461c, 0xdde51bbf },
+	{ "3ffe:1900:4545:3:200:f8ff:fe21:67cf", "fe80::200:f8ff:fe21:67cf", 44251, 38024,
+	  0x4b61e985, 0x02d1feef },
 };
 
 #define N_VECTORS(a) (sizeof(a) / sizeof((a)[0]))
@@ -81,8 +79,7 @@ static void check_ms_vectors(int family, const struct ms_vector *vec, size_t n)
 		uint32_t ip, l4, sip, dip;
 
 		CHECK_EQ(rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, addrs), v->hash_ip);
-		CHECK_EQ(rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, addrs + 4),
-			 v->hash_l4);
+		CHECK_EQ(rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, addrs + 4), v->hash_l4);
 		CHECK_EQ(rxb_rss_hash(&rss, in, addrs), v->hash_ip);
 		CHECK_EQ(rxb_rss_hash(&rss, in, addrs + 4), v->hash_l4);
 
@@ -92,8 +89,7 @@ static void check_ms_vectors(int family, const struct ms_vector *vec, size_t n)
 			memcpy(&sip, in, 4);
 			memcpy(&dip, in + 4, 4);
 			ip = rxb_rss_ipv4(&rss, ntohl(sip), ntohl(dip));
-			l4 = rxb_rss_ipv4_l4(&rss, ntohl(sip), ntohl(dip), v->sport,
-					     v->dport);
+			l4 = rxb_rss_ipv4_l4(&rss, ntohl(sip), ntohl(dip), v->sport, v->dport);
 		} else {
 			ip = rxb_rss_ipv6(&rss, in, in + 16);
 			l4 = rxb_rss_ipv6_l4(&rss, in, in + 16, v->sport, v->dport);
@@ -129,8 +125,7 @@ static void test_key_is_used(void)
 	build_input(AF_INET, &ms_ipv4[0], in);
 	CHECK_EQ(rxb_rss_init(&rss, key, sizeof(key), NULL), 0);
 	CHECK(rxb_rss_hash(&rss, in, 12) != ms_ipv4[0].hash_l4);
-	CHECK_EQ(rxb_rss_hash(&rss, in, 12),
-		 rxb_toeplitz_ref(key, sizeof(key), in, 12));
+	CHECK_EQ(rxb_rss_hash(&rss, in, 12), rxb_toeplitz_ref(key, sizeof(key), in, 12));
 }
 
 /* Reference on a key shorter than the input needs: the missing key bits read
@@ -184,8 +179,8 @@ static void test_table_matches_ref(void)
 				got = rxb_rss_hash(&rss, in, len);
 				want = rxb_toeplitz_ref(key, sizeof(key), in, len);
 				if (got != want && mismatches++ == 0)
-					fprintf(stderr, "key %d len %zu: table %08x ref %08x\n",
-						k, len, got, want);
+					fprintf(stderr, "key %d len %zu: table %08x ref %08x\n", k,
+						len, got, want);
 				checked++;
 			}
 		}
@@ -258,19 +253,19 @@ static void test_reta_lookup(void)
 	 * bits 0x78 = 120 and lands on queue 120 % 16 = 8 of a default table. */
 	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, &err), 0);
 	CHECK_EQ(rxb_reta_init(&reta, RXB_RETA_DEFAULT_SIZE, 16, &err), 0);
-	CHECK_EQ(rxb_reta_lookup(&reta, rxb_rss_ipv4_l4(&rss, 0x420995bbu,
-							0xa18e6450u, 2794, 1766)),
-		 8);
+	CHECK_EQ(
+		rxb_reta_lookup(&reta, rxb_rss_ipv4_l4(&rss, 0x420995bbu, 0xa18e6450u, 2794, 1766)),
+		8);
 	rxb_reta_free(&reta);
 	rxb_reta_free(&reta); /* twice is harmless */
 }
 
 /* Expect -EINVAL and a message that names `field`. */
-#define CHECK_EINVAL(call, err, field)                                           \
-	do {                                                                     \
-		(err).msg[0] = '\0';                                             \
-		CHECK_EQ((call), -EINVAL);                                       \
-		CHECK(strstr((err).msg, (field)) != NULL);                       \
+#define CHECK_EINVAL(call, err, field)                     \
+	do {                                               \
+		(err).msg[0] = '\0';                       \
+		CHECK_EQ((call), -EINVAL);                 \
+		CHECK(strstr((err).msg, (field)) != NULL); \
 	} while (0)
 
 static void test_bad_config(void)
@@ -288,8 +283,7 @@ static void test_bad_config(void)
 
 	for (size_t i = 0; i < N_VECTORS(bad_sizes); i++) {
 		reta.queue = (uint16_t *)&reta; /* must be reset, not freed */
-		CHECK_EINVAL(rxb_reta_init(&reta, bad_sizes[i], 4, &err), err,
-			     "reta.size");
+		CHECK_EINVAL(rxb_reta_init(&reta, bad_sizes[i], 4, &err), err, "reta.size");
 		CHECK(reta.queue == NULL);
 		CHECK_EQ(reta.size, 0);
 		rxb_reta_free(&reta);
@@ -322,8 +316,9 @@ static void test_bad_config(void)
 static uint32_t tagged_frame(uint8_t *f, const uint16_t *tpid, int tags)
 {
 	static const uint8_t ip_udp[28] = {
-		0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0,
-		66, 9, 149, 187, 161, 142, 100, 80, 2794 >> 8, 2794 & 0xff, 1766 >> 8, 1766 & 0xff,
+		0x45, 0,   0,   28, 0,         0,           0,         0,
+		64,   17,  0,   0,  66,        9,           149,       187,
+		161,  142, 100, 80, 2794 >> 8, 2794 & 0xff, 1766 >> 8, 1766 & 0xff,
 	};
 	uint32_t off = 12;
 

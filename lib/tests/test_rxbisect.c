@@ -142,7 +142,8 @@ static void test_full_bx_never_loses_notice(void)
 	for (int k = 0; k < 32; k++)
 		rxb_bisect_free(bs, 1, &tp.alloc[1], &pk[k].buf, 1);
 	CHECK_EQ(rxb_bisect_nic_ax_avail(bs, 1), 32);
-	uint64_t notices_before = rxb_counter_read(&rxb_bisect_nic_stats(bs, 1)->c[RXB_NIC_NOTICES]);
+	uint64_t notices_before = rxb_counter_read(
+		&rxb_bisect_nic_stats(bs, 1)->c[RXB_NIC_NOTICES]);
 	/* Other cores' packets, their own Ax drained: foreign buffers. */
 	for (int i = 0; i < 300; i++) {
 		if (deliver(bs, (uint32_t)(i & 1) * 2, 0, &d) == 0 && d.src_ring == 1) {
@@ -154,7 +155,8 @@ static void test_full_bx_never_loses_notice(void)
 	}
 	CHECK_EQ(ax1_used, 32);
 	CHECK_EQ(rxb_counter_read(&rxb_bisect_nic_stats(bs, 1)->c[RXB_NIC_NOTICES]) -
-		 notices_before, 32);
+			 notices_before,
+		 32);
 	CHECK_EQ(rxb_bisect_occupancy(bs, 1), 128); /* exactly full, nothing lost */
 	/* Core 1 wakes up: 96 packets, and Ax 1 refilled completely. */
 	CHECK_EQ(drain(bs, 1, 1, &tp), 96);
@@ -200,8 +202,9 @@ static void test_disjoint_sets_never_mix(void)
 	const uint32_t set_a[] = { 0, 1 }, set_b[] = { 2, 3 };
 	const uint32_t *assoc[] = { set_a, set_a, set_b, set_b };
 	const uint32_t len[] = { 2, 2, 2, 2 };
-	struct rxb_bisect_config c = { .n_ax = 4, .n_bx = 4, .ax_size = 64, .bx_size = 512,
-				       .assoc = assoc, .assoc_len = len };
+	struct rxb_bisect_config c = {
+		.n_ax = 4, .n_bx = 4, .ax_size = 64, .bx_size = 512, .assoc = assoc, .assoc_len = len
+	};
 	struct offset_ctx oc[4];
 	struct rxb_allocator al[4];
 	struct rxb_delivery d;
@@ -308,8 +311,12 @@ static void test_coalescing(void)
 {
 	struct test_pool tp;
 	struct rxb_delivery d;
-	struct rxb_bisect_config c = { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 512,
-				       .coalesce = true, .coalesce_timeout = 1000 };
+	struct rxb_bisect_config c = { .n_ax = 2,
+				       .n_bx = 2,
+				       .ax_size = 64,
+				       .bx_size = 512,
+				       .coalesce = true,
+				       .coalesce_timeout = 1000 };
 
 	test_pool_init(&tp, 2048, 2);
 	struct rxb_bisect *bs = make(&c, &tp);
@@ -439,9 +446,14 @@ static void test_random_sequences(void)
 	for (int p = 0; p < RXB_AX_POLICIES; p++) {
 		for (int coal = 0; coal < 2; coal++) {
 			struct rxb_bisect_config c = {
-				.n_ax = 4, .n_bx = 4, .ax_size = 16, .bx_size = 64,
-				.policy = (enum rxb_ax_policy)p, .seed = 5,
-				.coalesce = coal, .coalesce_timeout = 200,
+				.n_ax = 4,
+				.n_bx = 4,
+				.ax_size = 16,
+				.bx_size = 64,
+				.policy = (enum rxb_ax_policy)p,
+				.seed = 5,
+				.coalesce = coal,
+				.coalesce_timeout = 200,
 			};
 
 			random_run(&c, 1000 + p * 2 + coal, 20000);
@@ -473,12 +485,27 @@ static void test_config_errors(void)
 		{ { .n_ax = 3, .n_bx = 2, .ax_size = 64, .bx_size = 64 }, "rxbisect.link" },
 		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 128, .link = link_bad },
 		  "rxbisect.link[1]" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 128, .assoc = assoc_empty,
-		    .assoc_len = len_empty }, "empty association" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 128, .assoc = assoc_link_out,
-		    .assoc_len = len1 }, "not in the association" },
-		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 128, .assoc = assoc_range,
-		    .assoc_len = len_range }, "rxbisect.assoc[1][0]" },
+		{ { .n_ax = 2,
+		    .n_bx = 2,
+		    .ax_size = 64,
+		    .bx_size = 128,
+		    .assoc = assoc_empty,
+		    .assoc_len = len_empty },
+		  "empty association" },
+		{ { .n_ax = 2,
+		    .n_bx = 2,
+		    .ax_size = 64,
+		    .bx_size = 128,
+		    .assoc = assoc_link_out,
+		    .assoc_len = len1 },
+		  "not in the association" },
+		{ { .n_ax = 2,
+		    .n_bx = 2,
+		    .ax_size = 64,
+		    .bx_size = 128,
+		    .assoc = assoc_range,
+		    .assoc_len = len_range },
+		  "rxbisect.assoc[1][0]" },
 		{ { .n_ax = 2, .n_bx = 2, .ax_size = 64, .bx_size = 128, .policy = 7 },
 		  "rxbisect.policy" },
 	};

@@ -119,8 +119,9 @@ static int census_ok(struct rxb_shring *sh, struct test_pool *tp, const rxb_buf_
 static void test_delivery_spreads(void)
 {
 	for (int list = 0; list < 2; list++) {
-		struct rxb_shring_config c = { .n_cores = 8, .share_degree = 4, .ring_size = 64,
-					       .list = list };
+		struct rxb_shring_config c = {
+			.n_cores = 8, .share_degree = 4, .ring_size = 64, .list = list
+		};
 		struct rxb_pkt pk[RXB_BURST_MAX];
 		struct rxb_delivery d;
 		struct test_pool tp;
@@ -164,8 +165,9 @@ static void test_delivery_spreads(void)
 static void test_in_order_return(void)
 {
 	for (int list = 0; list < 2; list++) {
-		struct rxb_shring_config c = { .n_cores = 2, .share_degree = 2, .ring_size = 64,
-					       .list = list };
+		struct rxb_shring_config c = {
+			.n_cores = 2, .share_degree = 2, .ring_size = 64, .list = list
+		};
 		struct rxb_shring_wait w;
 		struct rxb_delivery d;
 		struct test_pool tp;
@@ -198,7 +200,7 @@ static void test_in_order_return(void)
 		CHECK_EQ(sw_ctr(sh, 1, RXB_SW_DOORBELLS), 1);
 		rxb_shring_wait_stats(sh, 0, &w);
 		CHECK_EQ(w.returned, 10);
-		CHECK_EQ(w.wait_max, list ? 0 : 150);   /* core 0's released at 100 */
+		CHECK_EQ(w.wait_max, list ? 0 : 150); /* core 0's released at 100 */
 		CHECK_EQ(w.wait_sum, list ? 0 : 9 * 150);
 		census_ok(sh, &tp, NULL, 0, 1);
 		done(sh, &tp);
@@ -213,8 +215,9 @@ static void test_in_order_return(void)
  * core 3 loses packets (cr_full). Once core 3 recovers, drops stop. */
 static void imbalance(int list, uint64_t seed)
 {
-	struct rxb_shring_config c = { .n_cores = 4, .share_degree = 4, .ring_size = 256,
-				       .cr_size = 64, .list = list };
+	struct rxb_shring_config c = {
+		.n_cores = 4, .share_degree = 4, .ring_size = 256, .cr_size = 64, .list = list
+	};
 	struct rxb_delivery d;
 	struct test_pool tp;
 	uint64_t healthy = 0, first = 0, drops = 0, now = 0;
@@ -276,8 +279,9 @@ static void test_imbalance_drops_healthy(void)
  * only `stall` time units later. Returns the ring's wait statistics. */
 static struct rxb_shring_wait wait_with_stall(int list, uint64_t stall)
 {
-	struct rxb_shring_config c = { .n_cores = 2, .share_degree = 2, .ring_size = 64,
-				       .list = list };
+	struct rxb_shring_config c = {
+		.n_cores = 2, .share_degree = 2, .ring_size = 64, .list = list
+	};
 	struct rxb_shring_wait w;
 	struct rxb_delivery d;
 	struct test_pool tp;
@@ -368,8 +372,10 @@ static void one_or_per_word(uint32_t ring_size, uint64_t seed)
 				fifo[core][tail[core]++ % 1024] = d.src_index;
 		}
 		for (uint32_t core = 0; core < 2; core++) {
-			uint64_t ors = sw_ctr(sh, core, RXB_SW_BITMAP_ORS), words[1024 / 64] = { 0 };
-			unsigned n = rxb_shring_rx_burst(sh, core, pk, 1 + test_rand_below(&seed, 64),
+			uint64_t ors = sw_ctr(sh, core, RXB_SW_BITMAP_ORS),
+				 words[1024 / 64] = { 0 };
+			unsigned n = rxb_shring_rx_burst(sh, core, pk,
+							 1 + test_rand_below(&seed, 64),
 							 &tp.alloc[core], step);
 			unsigned expect = 0;
 
@@ -413,8 +419,9 @@ static void test_one_bitmap_or_per_word(void)
 static void test_list_capacity(void)
 {
 	for (int list = 0; list < 2; list++) {
-		struct rxb_shring_config c = { .n_cores = 1, .share_degree = 1, .ring_size = 64,
-					       .list = list };
+		struct rxb_shring_config c = {
+			.n_cores = 1, .share_degree = 1, .ring_size = 64, .list = list
+		};
 		struct rxb_delivery d;
 		struct test_pool tp;
 		uint32_t ok = 0;
@@ -439,8 +446,11 @@ static void test_list_capacity(void)
  * random order and random batches (scrambled), or one core (in order). */
 static double contiguity(int list, uint32_t cores, uint64_t seed)
 {
-	struct rxb_shring_config c = { .n_cores = cores, .share_degree = cores, .ring_size = 256,
-				       .desc_prefetch = 16, .list = list };
+	struct rxb_shring_config c = { .n_cores = cores,
+				       .share_degree = cores,
+				       .ring_size = 256,
+				       .desc_prefetch = 16,
+				       .list = list };
 	struct rxb_shring_fetch f0, f;
 	struct rxb_delivery d;
 	struct test_pool tp;
@@ -485,8 +495,9 @@ static void test_list_contiguity(void)
 static void test_fetch_then_deliver(void)
 {
 	for (int list = 0; list < 2; list++) {
-		struct rxb_shring_config c = { .n_cores = 2, .share_degree = 2, .ring_size = 64,
-					       .list = list };
+		struct rxb_shring_config c = {
+			.n_cores = 2, .share_degree = 2, .ring_size = 64, .list = list
+		};
 		struct rxb_delivery d;
 		struct test_pool tp;
 		rxb_buf_t bufs[64];
@@ -494,7 +505,8 @@ static void test_fetch_then_deliver(void)
 
 		struct rxb_shring *sh = make(&c, &tp, 256);
 		for (int round = 0; round < 40; round++) {
-			unsigned n = rxb_shring_nic_fetch(sh, 0, bufs, 1 + test_rand_below(&seed, 20));
+			unsigned n = rxb_shring_nic_fetch(sh, 0, bufs,
+							  1 + test_rand_below(&seed, 20));
 
 			for (unsigned k = 0; k < n; k++) {
 				CHECK_EQ(deliver(sh, test_rand_below(&seed, 2), k, &d), 0);
@@ -514,8 +526,9 @@ static void test_fetch_then_deliver(void)
 static void test_alloc_failure(void)
 {
 	for (int list = 0; list < 2; list++) {
-		struct rxb_shring_config c = { .n_cores = 2, .share_degree = 2, .ring_size = 64,
-					       .cr_size = 8, .list = list };
+		struct rxb_shring_config c = {
+			.n_cores = 2, .share_degree = 2, .ring_size = 64, .cr_size = 8, .list = list
+		};
 		struct rxb_pkt pk[32];
 		struct rxb_delivery d;
 		struct test_pool tp;
@@ -574,12 +587,14 @@ static void random_run(struct rxb_shring_config *c, uint64_t seed, int steps)
 		now += test_rand_below(&seed, 50);
 		if (op < 6) {
 			for (uint32_t k = test_rand_below(&seed, 40); k > 0; k--)
-				deliver(sh, op == 0 ? 0 : test_rand_below(&seed, c->n_cores + 1) %
-							   c->n_cores, (uint32_t)s, &d);
+				deliver(sh,
+					op == 0 ? 0
+						: test_rand_below(&seed, c->n_cores + 1) %
+							  c->n_cores,
+					(uint32_t)s, &d);
 		} else if (op < 11 && core != stalled) {
-			unsigned n = rxb_shring_rx_burst(sh, core, pk,
-							 1 + test_rand_below(&seed, 40),
-							 &tp.alloc[core], now);
+			unsigned n = rxb_shring_rx_burst(
+				sh, core, pk, 1 + test_rand_below(&seed, 40), &tp.alloc[core], now);
 
 			for (unsigned k = 0; k < n; k++)
 				held[n_held++] = pk[k].buf;
@@ -595,7 +610,8 @@ static void random_run(struct rxb_shring_config *c, uint64_t seed, int steps)
 		} else if (op == 14) {
 			/* Starve the allocator for a while, then give back. */
 			if (n_hoard == 0)
-				n_hoard = tp.alloc[core].get(tp.alloc[core].ctx, hoard, 256) ? 256 : 0;
+				n_hoard = tp.alloc[core].get(tp.alloc[core].ctx, hoard, 256) ? 256
+											     : 0;
 			else
 				tp.alloc[core].put(tp.alloc[core].ctx, hoard, n_hoard), n_hoard = 0;
 		} else {
@@ -623,10 +639,15 @@ static void random_run(struct rxb_shring_config *c, uint64_t seed, int steps)
 static void test_random_sequences(void)
 {
 	for (int list = 0; list < 2; list++) {
-		struct rxb_shring_config a = { .n_cores = 4, .share_degree = 2, .ring_size = 64,
+		struct rxb_shring_config a = {
+			.n_cores = 4, .share_degree = 2, .ring_size = 64, .list = list
+		};
+		struct rxb_shring_config b = { .n_cores = 3,
+					       .share_degree = 3,
+					       .ring_size = 32,
+					       .cr_size = 8,
+					       .desc_prefetch = 4,
 					       .list = list };
-		struct rxb_shring_config b = { .n_cores = 3, .share_degree = 3, .ring_size = 32,
-					       .cr_size = 8, .desc_prefetch = 4, .list = list };
 
 		random_run(&a, 100 + list, 25000);
 		random_run(&b, 200 + list, 25000);
@@ -640,9 +661,12 @@ static void test_random_sequences(void)
 static struct rxb_shring *make_batched(struct rxb_shring_config *c, struct test_pool *tp,
 				       uint32_t cores, uint32_t ring_size, uint32_t batch)
 {
-	*c = (struct rxb_shring_config){ .n_cores = cores, .share_degree = cores,
-					 .ring_size = ring_size, .desc_prefetch = 1,
-					 .list = true, .batch = batch };
+	*c = (struct rxb_shring_config){ .n_cores = cores,
+					 .share_degree = cores,
+					 .ring_size = ring_size,
+					 .desc_prefetch = 1,
+					 .list = true,
+					 .batch = batch };
 	return make(c, tp, 2 * ring_size * batch + 256);
 }
 
@@ -780,7 +804,8 @@ static void test_batch_returns_after_last_slot(void)
 	}
 	/* One descriptor fetched per 8 packets, give or take the current ones. */
 	CHECK(nic_ctr(sh, 0, RXB_NIC_DESC_FETCHED) + nic_ctr(sh, 1, RXB_NIC_DESC_FETCHED) -
-	      fetched0 <= (received[0] + received[1] - 8) / 8 + 2);
+		      fetched0 <=
+	      (received[0] + received[1] - 8) / 8 + 2);
 	census_ok(sh, &tp, NULL, 0, 1);
 
 	/* In bursts: a lock per burst that completes a descriptor, at most. */
@@ -795,7 +820,8 @@ static void test_batch_returns_after_last_slot(void)
 		received[core] += drain(sh, core, &tp, 0);
 		CHECK_EQ(sw_ctr(sh, core, RXB_SW_RETURNED), received[core] / 8);
 		CHECK(sw_ctr(sh, core, RXB_SW_LOCK_ACQUIRES) <= received[core] / 8);
-		CHECK_EQ(sw_ctr(sh, core, RXB_SW_DOORBELLS), sw_ctr(sh, core, RXB_SW_LOCK_ACQUIRES));
+		CHECK_EQ(sw_ctr(sh, core, RXB_SW_DOORBELLS),
+			 sw_ctr(sh, core, RXB_SW_LOCK_ACQUIRES));
 	}
 	census_ok(sh, &tp, NULL, 0, 1);
 	done(sh, &tp);
@@ -843,13 +869,19 @@ static void test_batch_capacity(void)
  * after every step, every buffer in one place every 16th. */
 static void test_batch_random_sequences(void)
 {
-	struct rxb_shring_config a = { .n_cores = 4, .share_degree = 2, .ring_size = 16,
-				       .list = true, .batch = 8 };
-	struct rxb_shring_config b = { .n_cores = 3, .share_degree = 3, .ring_size = 8,
-				       .cr_size = 16, .desc_prefetch = 2, .list = true,
+	struct rxb_shring_config a = {
+		.n_cores = 4, .share_degree = 2, .ring_size = 16, .list = true, .batch = 8
+	};
+	struct rxb_shring_config b = { .n_cores = 3,
+				       .share_degree = 3,
+				       .ring_size = 8,
+				       .cr_size = 16,
+				       .desc_prefetch = 2,
+				       .list = true,
 				       .batch = 4 };
-	struct rxb_shring_config w = { .n_cores = 2, .share_degree = 2, .ring_size = 4,
-				       .list = true, .batch = 64 };
+	struct rxb_shring_config w = {
+		.n_cores = 2, .share_degree = 2, .ring_size = 4, .list = true, .batch = 64
+	};
 
 	random_run(&a, 300, 40000);
 	random_run(&b, 301, 40000);
@@ -865,10 +897,12 @@ static void test_config_errors(void)
 	} bad[] = {
 		{ { .n_cores = 16, .share_degree = 3, .ring_size = 1024 },
 		  "shring.share_degree = 3: must divide shring.n_cores = 16" },
-		{ { .n_cores = 16, .share_degree = 0, .ring_size = 1024 }, "shring.share_degree = 0" },
+		{ { .n_cores = 16, .share_degree = 0, .ring_size = 1024 },
+		  "shring.share_degree = 0" },
 		{ { .n_cores = 0, .share_degree = 1, .ring_size = 1024 }, "shring.n_cores = 0" },
 		{ { .n_cores = 2000, .share_degree = 1, .ring_size = 1024 }, "shring.n_cores" },
-		{ { .n_cores = 8, .share_degree = 8, .ring_size = 1000 }, "shring.ring_size = 1000" },
+		{ { .n_cores = 8, .share_degree = 8, .ring_size = 1000 },
+		  "shring.ring_size = 1000" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 0 }, "shring.ring_size" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .cr_size = 3 },
 		  "shring.cr_size = 3" },
@@ -896,8 +930,12 @@ static void test_config_errors(void)
 		  "shring.batch = 128: must be a power of two at most 64" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .batch = 8 },
 		  "shring.batch = 8: batched descriptors need shring.list = true" },
-		{ { .n_cores = 8, .share_degree = 8, .ring_size = 1u << 20, .list = true,
-		    .batch = 2 }, "shring.batch = 2: shring.ring_size × shring.batch = 2097152" },
+		{ { .n_cores = 8,
+		    .share_degree = 8,
+		    .ring_size = 1u << 20,
+		    .list = true,
+		    .batch = 2 },
+		  "shring.batch = 2: shring.ring_size × shring.batch = 2097152" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad_batch) / sizeof(bad_batch[0]); i++) {

@@ -19,7 +19,7 @@
  * every packet it gets. */
 struct stamp {
 	uint32_t bytes[POOL_BUFS];
-	uint32_t next;     /* value to write */
+	uint32_t next; /* value to write */
 	uint32_t calls;
 	struct rxb_iface *iface;
 	uint32_t unread_at_call; /* entries of the destination when called */
@@ -39,8 +39,12 @@ static void stamp_write(void *arg, rxb_buf_t buf)
 
 static void check_design(enum rxb_arch arch)
 {
-	struct rxb_iface_config cfg = { .arch = arch, .n_cores = CORES, .rx_size = 64,
-					.ax_size = 64, .bx_size = 128, .share_degree = 2 };
+	struct rxb_iface_config cfg = { .arch = arch,
+					.n_cores = CORES,
+					.rx_size = 64,
+					.ax_size = 64,
+					.bx_size = 128,
+					.share_degree = 2 };
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
 	struct rxb_iface *i;
@@ -58,8 +62,9 @@ static void check_design(enum rxb_arch arch)
 	st.iface = i;
 	/* Core 0 never polls: its ring fills and drops must not call the hook. */
 	for (uint32_t k = 0; k < 2000; k++) {
-		struct rxb_rx_meta m = { .len = 64, .dest = k % CORES, .write = stamp_write,
-					 .write_arg = &st };
+		struct rxb_rx_meta m = {
+			.len = 64, .dest = k % CORES, .write = stamp_write, .write_arg = &st
+		};
 		struct rxb_delivery d;
 		uint32_t calls = st.calls;
 
@@ -190,8 +195,12 @@ static uint64_t hold_all_but(struct test_pool *tp, rxb_buf_t *held, uint64_t kee
  * keeps reception going (no burst-sized all-or-nothing stall). */
 static void short_pool(enum rxb_arch arch)
 {
-	struct rxb_iface_config cfg = { .arch = arch, .n_cores = 2, .rx_size = 64, .ax_size = 64,
-					.bx_size = 128, .share_degree = 2 };
+	struct rxb_iface_config cfg = { .arch = arch,
+					.n_cores = 2,
+					.rx_size = 64,
+					.ax_size = 64,
+					.bx_size = 128,
+					.share_degree = 2 };
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
 	static rxb_buf_t held[POOL_BUFS];
@@ -238,8 +247,9 @@ static void test_short_pool_keeps_receiving(void)
  * whose buffers go back to the pool, and goes on. */
 static void test_empty_pool_recycles(void)
 {
-	struct rxb_iface_config cfg = { .arch = RXB_ARCH_RXBISECT, .n_cores = 2, .ax_size = 64,
-					.bx_size = 256 };
+	struct rxb_iface_config cfg = {
+		.arch = RXB_ARCH_RXBISECT, .n_cores = 2, .ax_size = 64, .bx_size = 256
+	};
 	struct test_pool tp;
 	struct rxb_err err = { 0 };
 	static rxb_buf_t held[POOL_BUFS];

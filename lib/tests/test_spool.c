@@ -49,8 +49,7 @@ static unsigned poll_free(struct rxb_spool *sp, uint32_t q, unsigned budget, str
 static void test_spp_watermarks(void)
 {
 	struct test_pool tp;
-	struct rxb_spool_config c = { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 128,
-				      .high = 512 };
+	struct rxb_spool_config c = { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 128, .high = 512 };
 
 	test_pool_init(&tp, 8192, 1);
 	struct rxb_spool *sp = make(&c, &tp);
@@ -64,8 +63,9 @@ static void test_spp_watermarks(void)
 	CHECK_EQ(rxb_spool_posted(sp, 0), 128);
 	/* A burst beyond low drops (out of buffer) at depth low... */
 	CHECK_EQ(send(sp, 1, 200), 128);
-	CHECK_EQ(rxb_counter_read(&rxb_spool_port_stats(sp, 1)->c[RXB_NIC_DROP_FIRST +
-								  RXB_DROP_NO_RX_DESC]), 72);
+	CHECK_EQ(rxb_counter_read(
+			 &rxb_spool_port_stats(sp, 1)->c[RXB_NIC_DROP_FIRST + RXB_DROP_NO_RX_DESC]),
+		 72);
 	/* ...and busy polls (whole budget used) deepen the queue to high. */
 	CHECK_EQ(poll_free(sp, 1, 32, &tp), 32);
 	CHECK_EQ(rxb_spool_posted(sp, 1), 512);
@@ -92,8 +92,7 @@ static void test_spp_watermarks(void)
 static void test_spp_idle_refills_to_low_only(void)
 {
 	struct test_pool tp;
-	struct rxb_spool_config c = { .n_ports = 1, .mode = RXB_SPOOL_SPP, .low = 64,
-				      .high = 256 };
+	struct rxb_spool_config c = { .n_ports = 1, .mode = RXB_SPOOL_SPP, .low = 64, .high = 256 };
 	struct rxb_pkt pk[RXB_BURST_MAX];
 
 	test_pool_init(&tp, 4096, 1);
@@ -111,8 +110,9 @@ static void test_none_and_basic(void)
 {
 	struct test_pool tp;
 	struct rxb_spool_config none = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 256 };
-	struct rxb_spool_config basic = { .n_ports = 8, .mode = RXB_SPOOL_BASIC, .depth = 256,
-					  .basic_queues = 1 };
+	struct rxb_spool_config basic = {
+		.n_ports = 8, .mode = RXB_SPOOL_BASIC, .depth = 256, .basic_queues = 1
+	};
 
 	test_pool_init(&tp, 8192, 1);
 	struct rxb_spool *sp = make(&none, &tp);

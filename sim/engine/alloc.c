@@ -77,7 +77,7 @@ void alloc_charge(struct sim *s, struct core *k)
 		uint64_t wait;
 
 		ps += sim_res_take(&s->mem, &s->plock, k->id, k->t + ps,
-			       bulk * s->c.alloc_bulk + shobj * s->c.alloc_shobj, s->c.xfer,
+				   bulk * s->c.alloc_bulk + shobj * s->c.alloc_shobj, s->c.xfer,
 				   &wait);
 		if (s->mem.warm)
 			s->plock_wait += wait;

@@ -82,9 +82,9 @@ static json_t *class_obj(const struct anat *a, uint32_t cores, uint64_t pkts, ui
 		if (a->ps[c] || a->n[c])
 			json_array_append_new(comps, component(a, c, (double)pkts));
 	}
-	o = json_pack("{s:I,s:I,s:f,s:f}", "cores", (json_int_t)cores, "packets",
-		      (json_int_t)pkts, "service_ns", (double)total / 1e3 / (double)pkts,
-		      "busy_ns", (double)busy / 1e3 / (double)pkts);
+	o = json_pack("{s:I,s:I,s:f,s:f}", "cores", (json_int_t)cores, "packets", (json_int_t)pkts,
+		      "service_ns", (double)total / 1e3 / (double)pkts, "busy_ns",
+		      (double)busy / 1e3 / (double)pkts);
 	json_object_set_new(o, "components", comps);
 	return o;
 }

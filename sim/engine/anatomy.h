@@ -18,36 +18,36 @@
 
 /* The components, in the order a packet meets them. */
 enum an_comp {
-	AN_RX_CALL = 0, /* the receive function's cycles */
-	AN_DOORBELL,    /* Rx doorbells */
-	AN_CQE,         /* completion entries read */
-	AN_MBUF_RX,     /* the driver's write of each received mbuf's line 0 */
-	AN_MBUF_ALLOC,  /* the refill's write of reposted mbufs' line 0 */
-	AN_SYNC,        /* shRing bitmap and repost lock */
-	AN_ALLOC,       /* allocator cycles (pool lock waits included) */
-	AN_ALLOC_RETRY, /* waiting for the allocator to have buffers */
-	AN_DMA_WAIT,    /* waiting for a completion's DMA to be visible */
-	AN_PAUSE,       /* timer ticks and rare pauses */
-	AN_HDR,         /* the frame's first line (prefetched with the burst) */
-	AN_HDR2,        /* the frame's second line, read on demand */
-	AN_ANNOT,       /* annotation lines written in the mbuf's private area */
-	AN_FLOW_BUCKET, /* flow table: rte_hash bucket */
-	AN_FLOW_KEY,    /* flow table: key-store entry */
-	AN_FLOW_FCB,    /* flow table: flow control block (written) */
-	AN_LB_LOAD,     /* lb: backend load counters shared by a NIC's cores */
-	AN_NAT_PORT,    /* nat: the flow's port object */
-	AN_ROUTE,       /* route table (l3fwd, synthetic) */
-	AN_NF_TABLE,    /* synthetic's buffer reads; kvs' index */
-	AN_NF_ITEM,     /* kvs: the item's lines */
-	AN_PAYLOAD,     /* payload lines */
-	AN_COUNTER,     /* counter: the shared counter's line */
-	AN_TARGET_READ, /* a target core's extra reads */
-	AN_COMPUTE,     /* the NF's compute cycles (and workload.compute_ns) */
-	AN_TX_FULL_WAIT,/* waiting for a Tx slot (blocking transmit) */
-	AN_TX_POST,     /* transmit: the burst call, doorbell, fences */
-	AN_TX_WQE,      /* transmit: the WQE written into the send queue */
-	AN_MBUF_FREE,   /* the free's read of mbuf line 1 */
-	AN_EMPTY_POLL,  /* receive calls that found nothing */
+	AN_RX_CALL = 0,  /* the receive function's cycles */
+	AN_DOORBELL,     /* Rx doorbells */
+	AN_CQE,          /* completion entries read */
+	AN_MBUF_RX,      /* the driver's write of each received mbuf's line 0 */
+	AN_MBUF_ALLOC,   /* the refill's write of reposted mbufs' line 0 */
+	AN_SYNC,         /* shRing bitmap and repost lock */
+	AN_ALLOC,        /* allocator cycles (pool lock waits included) */
+	AN_ALLOC_RETRY,  /* waiting for the allocator to have buffers */
+	AN_DMA_WAIT,     /* waiting for a completion's DMA to be visible */
+	AN_PAUSE,        /* timer ticks and rare pauses */
+	AN_HDR,          /* the frame's first line (prefetched with the burst) */
+	AN_HDR2,         /* the frame's second line, read on demand */
+	AN_ANNOT,        /* annotation lines written in the mbuf's private area */
+	AN_FLOW_BUCKET,  /* flow table: rte_hash bucket */
+	AN_FLOW_KEY,     /* flow table: key-store entry */
+	AN_FLOW_FCB,     /* flow table: flow control block (written) */
+	AN_LB_LOAD,      /* lb: backend load counters shared by a NIC's cores */
+	AN_NAT_PORT,     /* nat: the flow's port object */
+	AN_ROUTE,        /* route table (l3fwd, synthetic) */
+	AN_NF_TABLE,     /* synthetic's buffer reads; kvs' index */
+	AN_NF_ITEM,      /* kvs: the item's lines */
+	AN_PAYLOAD,      /* payload lines */
+	AN_COUNTER,      /* counter: the shared counter's line */
+	AN_TARGET_READ,  /* a target core's extra reads */
+	AN_COMPUTE,      /* the NF's compute cycles (and workload.compute_ns) */
+	AN_TX_FULL_WAIT, /* waiting for a Tx slot (blocking transmit) */
+	AN_TX_POST,      /* transmit: the burst call, doorbell, fences */
+	AN_TX_WQE,       /* transmit: the WQE written into the send queue */
+	AN_MBUF_FREE,    /* the free's read of mbuf line 1 */
+	AN_EMPTY_POLL,   /* receive calls that found nothing */
 	AN_COMPS
 };
 

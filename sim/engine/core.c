@@ -76,7 +76,8 @@ static void charge_sync(struct sim *s, struct core *k, uint32_t q, uint64_t dloc
 		uint64_t wait;
 
 		ps += sim_res_take(&s->mem, &s->lock[g], k->id, k->t + ps,
-			       s->c.lock + (j == 0 ? dret : 0) * s->c.ret_desc, s->c.xfer, &wait);
+				   s->c.lock + (j == 0 ? dret : 0) * s->c.ret_desc, s->c.xfer,
+				   &wait);
 		if (s->mem.warm)
 			s->sync_wait += wait;
 	}
@@ -265,8 +266,9 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 	struct acc a[RXB_BURST_MAX];
 
 	while (k->ph == PH_CQ || k->ph == PH_HDR || k->ph == PH_MBQ) {
-		unsigned total = k->ph == PH_MBQ ? k->mbq_n :
-				 k->ph == PH_CQ ? 2 * k->n + k->mbq_n : k->n;
+		unsigned total = k->ph == PH_MBQ  ? k->mbq_n
+				 : k->ph == PH_CQ ? 2 * k->n + k->mbq_n
+						  : k->n;
 		unsigned m = total - k->j < mlp ? total - k->j : mlp;
 		uint64_t l;
 
@@ -424,7 +426,8 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 		if (k->t > limit)
 			return false;
 		nf_begin(&s->nf, &k->nf, k->id, k->nic, k->cls_pkt, &k->rng, pi->flow, pi->order,
-			 pi->key, pi->len, sim_frame_addr(s, pk->buf), sim_mbuf_line(s, pk->buf, 2));
+			 pi->key, pi->len, sim_frame_addr(s, pk->buf),
+			 sim_mbuf_line(s, pk->buf, 2));
 		k->step = PK_NF;
 		/* fall through */
 	case PK_NF:
@@ -548,7 +551,8 @@ static uint64_t run_loop(struct sim *s, struct core *k, uint64_t now)
 			if (next_other(s) <= k->t)
 				return k->t;
 			now = k->t;
-			sim_mem_set_now(&s->mem, now); /* no other event before: the event clock is here */
+			sim_mem_set_now(&s->mem,
+					now); /* no other event before: the event clock is here */
 			limit = now + s->mem.horizon_ps;
 		}
 		rc = poll(s, k);
@@ -574,8 +578,9 @@ void core_setup(struct sim *s)
 		sim_rng_seed(&k->rng, cfg->scn.run.seed, 0x5000 + c);
 		sim_rng_seed(&k->vrng, cfg->scn.run.seed, 0x6000 + c);
 		/* ticks at a phase of their own per core; pauses a Poisson process */
-		k->tick_next = s->c.tick_period == UINT64_MAX ?
-				       UINT64_MAX : sim_rng_below(&k->vrng, s->c.tick_period);
+		k->tick_next = s->c.tick_period == UINT64_MAX
+				       ? UINT64_MAX
+				       : sim_rng_below(&k->vrng, s->c.tick_period);
 		k->pause_next = s->c.pause_gap > 0 ? 0 : UINT64_MAX;
 		if (s->c.pause_gap > 0)
 			next_pause(s, k, &k->pause_next);
@@ -584,17 +589,21 @@ void core_setup(struct sim *s)
 		k->stall_from = k->stall_to = UINT64_MAX;
 		for (uint32_t j = 0; j < cfg->scn.system.stalled_cores.n; j++) {
 			if (cfg->scn.system.stalled_cores.v[j] == c) {
-				k->stall_from = (uint64_t)llround(cfg->scn.system.stall_at_ms * PS_PER_MS);
-				k->stall_to = cfg->scn.system.stall_for_ms > 0 ?
-						      k->stall_from +
-							      (uint64_t)llround(cfg->scn.system.stall_for_ms *
-										PS_PER_MS) :
-						      UINT64_MAX;
+				k->stall_from = (uint64_t)llround(cfg->scn.system.stall_at_ms *
+								  PS_PER_MS);
+				k->stall_to =
+					cfg->scn.system.stall_for_ms > 0
+						? k->stall_from +
+							  (uint64_t)llround(
+								  cfg->scn.system.stall_for_ms *
+								  PS_PER_MS)
+						: UINT64_MAX;
 			}
 		}
 		for (uint32_t j = 0; j < cfg->scn.system.slow_cores.n; j++)
 			k->slow |= cfg->scn.system.slow_cores.v[j] == c;
-		k->target = cfg->scn.traffic.pattern == RXB_PATTERN_TARGET && c == n->first_core + cfg->scn.traffic.target_core;
+		k->target = cfg->scn.traffic.pattern == RXB_PATTERN_TARGET &&
+			    c == n->first_core + cfg->scn.traffic.target_core;
 		if (s->arch == RXB_ARCH_SPOOL)
 			k->nq = c < s->nrings ? (s->nrings - c + s->ncores - 1) / s->ncores : 0;
 		else
@@ -659,9 +668,10 @@ json_t *core_stats_per_core(const struct sim *s, double T)
 		uint64_t drops[RXB_DROP_CAUSES] = { 0 }, offered = 0, total;
 
 		for (uint32_t d = 0; d < s->ndests; d++) {
-			if (s->arch == RXB_ARCH_SPOOL ?
-				    rxb_spool_queue_of(rxb_iface_spool(s->ifc), d) % s->ncores != c :
-				    d != c)
+			if (s->arch == RXB_ARCH_SPOOL
+				    ? rxb_spool_queue_of(rxb_iface_spool(s->ifc), d) % s->ncores !=
+					      c
+				    : d != c)
 				continue;
 			offered += s->dst[d].offered;
 			for (int x = 0; x < RXB_DROP_CAUSES; x++)
@@ -675,15 +685,16 @@ json_t *core_stats_per_core(const struct sim *s, double T)
 		jset(o, "throughput_gbps", jnum(8.0 * (double)k->wire_bytes / T / 1e9));
 		jset(o, "drops_by_cause", jdrops(drops));
 		jset(o, "cycles_per_packet", core_cycles_json(s, &k->cost, k->pkts));
-		jset(o, "alloc_cycle_share", total ? jfrac((double)k->cost.alloc / (double)total) :
-						    json_null());
+		jset(o, "alloc_cycle_share",
+		     total ? jfrac((double)k->cost.alloc / (double)total) : json_null());
 		jset(o, "busy_fraction", jfrac((double)total / (T * 1e12)));
 		jset(o, "paused_fraction", jfrac((double)k->paused / (T * 1e12)));
 		jset(o, "tx_full_waits", jcount(k->tx_full_waits));
-		jset(o, "tx_ring_mean", s->occ_samples ? jnum((double)k->tx_occ_sum /
-							      (double)s->occ_samples) : json_null());
-		jset(o, "latency_us_mean", k->lat_n ? jnum(k->lat_sum / (double)k->lat_n / 1e6) :
-						     json_null());
+		jset(o, "tx_ring_mean",
+		     s->occ_samples ? jnum((double)k->tx_occ_sum / (double)s->occ_samples)
+				    : json_null());
+		jset(o, "latency_us_mean",
+		     k->lat_n ? jnum(k->lat_sum / (double)k->lat_n / 1e6) : json_null());
 		jset(o, "polls", jcount(k->polls));
 		jset(o, "empty_polls", jcount(k->empty_polls));
 		jset(o, "alloc_refused_polls", jcount(k->alloc_fail_polls));
@@ -694,7 +705,6 @@ json_t *core_stats_per_core(const struct sim *s, double T)
 	}
 	return arr;
 }
-
 
 /* The cores' cycles summed. */
 void core_cost_total(const struct sim *s, struct ccost *tot)

@@ -30,12 +30,12 @@ struct ccost { /* per-core cycle accounting, in ps */
  * queued by the allocator tap (alloc.c) and issued by the core. An entry
  * is the line's address | MBQ_WR for a write. */
 #define MBQ_MAX 256u
-#define MBQ_WR 1u
+#define MBQ_WR  1u
 
 struct core {
 	uint32_t id, nic;
-	uint64_t t;                  /* local time */
-	uint64_t mbq[MBQ_MAX];       /* pending mbuf line accesses: address | MBQ_* */
+	uint64_t t;            /* local time */
+	uint64_t mbq[MBQ_MAX]; /* pending mbuf line accesses: address | MBQ_* */
 	unsigned mbq_n;
 	enum core_state state;
 	/* batch in progress: phase (core.c PH_*), packets, next packet, its
@@ -43,14 +43,14 @@ struct core {
 	 * reads */
 	struct rxb_pkt pk[RXB_BURST_MAX];
 	unsigned ph, n, i, step, j;
-	struct nf_pkt nf;            /* packet i in the network function: its next step */
-	uint32_t tr_left;            /* target reads left for packet i */
-	uint32_t q;                  /* queue of the batch (spool) */
+	struct nf_pkt nf; /* packet i in the network function: its next step */
+	uint32_t tr_left; /* target reads left for packet i */
+	uint32_t q;       /* queue of the batch (spool) */
 	/* spool: queues q0, q0 + cores, ...; round-robin position */
 	uint32_t nq, qnext, qempty;
-	unsigned cls_pkt;            /* LLC class of its packet and CQE reads */
+	unsigned cls_pkt; /* LLC class of its packet and CQE reads */
 	struct sim_rng rng;
-	struct sim_rng vrng;         /* variability: service times, pauses (own stream) */
+	struct sim_rng vrng;            /* variability: service times, pauses (own stream) */
 	uint64_t tick_next, pause_next; /* next timer interrupt, next rare pause */
 	bool slow, target;
 	uint64_t stall_from, stall_to; /* [from, to); to = UINT64_MAX: forever */
@@ -61,19 +61,19 @@ struct core {
 	uint64_t sw_db, sw_lock, sw_ors, sw_ret, sw_notices, sw_afail;
 	/* measurements after warm-up */
 	struct ccost cost;
-	uint64_t busy;               /* ps not asleep or stalled, after the warm-up (the
+	uint64_t busy;      /* ps not asleep or stalled, after the warm-up (the
 				      * anatomy's check: measured apart from it) */
-	uint64_t busy_from;          /* when the current busy span began */
-	struct anat an;              /* where its time went, after the warm-up */
+	uint64_t busy_from; /* when the current busy span began */
+	struct anat an;     /* where its time went, after the warm-up */
 	uint64_t pkts, wire_bytes, polls, empty_polls, alloc_fail_polls;
-	uint64_t paused;             /* ps taken by ticks and pauses */
+	uint64_t paused; /* ps taken by ticks and pauses */
 	struct txq tx;
-	uint64_t tx_full_waits;      /* transmits that waited for a Tx slot (after warm-up) */
-	uint64_t tx_occ_sum;         /* Tx ring entries, summed over ev_occ samples (after warm-up) */
+	uint64_t tx_full_waits; /* transmits that waited for a Tx slot (after warm-up) */
+	uint64_t tx_occ_sum;    /* Tx ring entries, summed over ev_occ samples (after warm-up) */
 	double lat_sum;
 	uint64_t lat_n;
-	struct rxb_hist *ivals;      /* dyn_shring: receive-call intervals (ns) */
-	uint64_t cq_r;               /* next completion entry to read, mod cq_entries */
+	struct rxb_hist *ivals; /* dyn_shring: receive-call intervals (ns) */
+	uint64_t cq_r;          /* next completion entry to read, mod cq_entries */
 	/* the library's counters of its queue (not spool), read after each call */
 	const struct rxb_sw_stats *sw, *shs;
 };

@@ -53,7 +53,8 @@ uint64_t nic_dma_read(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 	}
 	for (uint32_t off = 0; off < bytes; off += mrrs) {
 		uint32_t len = bytes - off < mrrs ? bytes - off : mrrs;
-		uint64_t lat = s->c.rd_base + (uint64_t)((double)len * s->c.rd_per_byte + 0.5) + miss;
+		uint64_t lat = s->c.rd_base + (uint64_t)((double)len * s->c.rd_per_byte + 0.5) +
+			       miss;
 		uint64_t tlp = tlp_bytes(s, len);
 		uint64_t end = sim_dmaeng_request(&n->rd, t, lat, tlp);
 
@@ -160,8 +161,8 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
  * what the core will need and wake the cores that poll its ring (and
  * rxBisect's notice ring). */
 void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uint64_t arr,
-		  uint32_t flow, uint32_t order, uint32_t key, uint32_t len, uint8_t nic, uint8_t cls,
-		  uint32_t dest)
+		  uint32_t flow, uint32_t order, uint32_t key, uint32_t len, uint8_t nic,
+		  uint8_t cls, uint32_t dest)
 {
 	struct pinfo *pi = &s->pinfo[d->buf];
 
@@ -178,4 +179,3 @@ void deliver_done(struct sim *s, const struct rxb_delivery *d, uint64_t vis, uin
 	if (d->notify_ring != RXB_NONE)
 		wake(s, ring_core(s, d->notify_ring), vis);
 }
-

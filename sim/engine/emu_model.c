@@ -51,8 +51,8 @@ static uint32_t phys_queue(const struct sim *s, uint32_t dest)
  * full (every buffer holds a packet the emulator has not taken): the
  * physical NIC drops, cause pipeline — the only drop of the emulated
  * design while the virtual rings are merely full (docs/simulator.md §2.4). */
-void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t,
-		     uint32_t h, uint32_t fid, uint32_t order, uint32_t dest, bool cohort)
+void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t, uint32_t h,
+		     uint32_t fid, uint32_t order, uint32_t dest, bool cohort)
 {
 	struct emumodel *e = &s->emu;
 	struct emumodel_pq *f = &e->pq[phys_queue(s, dest)];
@@ -118,7 +118,8 @@ static enum room virtual_room(struct sim *s, uint32_t dest)
 	int rc = rxb_iface_nic_room(s->ifc, dest, &cause);
 
 	if (rc < 0) {
-		fprintf(stderr, "internal error: rxb_iface_nic_room(dest %u) failed: %d\n", dest, rc);
+		fprintf(stderr, "internal error: rxb_iface_nic_room(dest %u) failed: %d\n", dest,
+			rc);
 		exit(1);
 	}
 	if (rc == 0)
@@ -133,8 +134,9 @@ static void deliver_head(struct sim *s, struct emumodel_pq *f)
 {
 	struct emumodel *e = &s->emu;
 	struct emumodel_pkt *ep = &f->pkt[f->pkt_head];
-	struct rxb_rx_meta m = { .len = ep->len - SIM_ETH_FCS, .hash = ep->hash,
-				 .dest = ep->dest, .now = e->t };
+	struct rxb_rx_meta m = {
+		.len = ep->len - SIM_ETH_FCS, .hash = ep->hash, .dest = ep->dest, .now = e->t
+	};
 	struct rxb_delivery d;
 	int rc;
 
@@ -153,8 +155,8 @@ static void deliver_head(struct sim *s, struct emumodel_pq *f)
 		 * physical queue. */
 		buf_put(f, s->addr_of[d.buf]);
 		s->addr_of[d.buf] = ep->paddr;
-		deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->order, ep->key, ep->len, ep->nic, ep->cls,
-			     ep->dest);
+		deliver_done(s, &d, e->t, ep->arr, ep->flow, ep->order, ep->key, ep->len, ep->nic,
+			     ep->cls, ep->dest);
 	}
 	f->pkt_head = (f->pkt_head + 1) % f->cap;
 	f->pkts--;
@@ -325,7 +327,6 @@ uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 		s->addr_of[b] = s->pool_base + (uint64_t)b * sim_buf_stride(s) + sim_buf_offset(s);
 	return slot;
 }
-
 
 /* ------------------------------------------------------------ stats */
 

@@ -38,7 +38,7 @@ struct emumodel {
 	struct emumodel_pkt *fifo; /* every queue's packet slots (pq[q].pkt) */
 	uint32_t n;                /* packets held now, in all queues */
 	uint64_t t;
-	bool sleeping;     /* waits for a physical completion (emumodel_wake) */
+	bool sleeping; /* waits for a physical completion (emumodel_wake) */
 	uint32_t npq;
 	struct emumodel_pq *pq;
 	uint32_t rr;       /* the queue the core visits next */
@@ -46,8 +46,8 @@ struct emumodel {
 	uint64_t loop_ps;  /* one idle pass over the queues: the retry interval */
 	/* after warm-up: */
 	uint64_t busy, pkts;
-	uint64_t retries;  /* polls that found the head's virtual ring full */
-	uint32_t occ_max;  /* most packets one physical queue held */
+	uint64_t retries; /* polls that found the head's virtual ring full */
+	uint32_t occ_max; /* most packets one physical queue held */
 };
 
 struct sim;
@@ -59,8 +59,8 @@ struct sim_pkt;
 uint64_t emumodel_setup(struct sim *s, uint64_t extra_base);
 /* NIC n hands the emulator's physical queue a packet (hash h, flow id fid
  * and order, steered to dest) at t. */
-void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t,
-		     uint32_t h, uint32_t fid, uint32_t order, uint32_t dest, bool cohort);
+void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t, uint32_t h,
+		     uint32_t fid, uint32_t order, uint32_t dest, bool cohort);
 /* The emulator core runs at now. */
 void ev_emucore(struct sim *s, uint64_t now);
 

@@ -22,7 +22,7 @@
 #include "rxb/shring.h"
 #include "tx.h"
 
-#define HORIZON_PS (1000ull * PS_PER_NS)     /* core may run 1 µs ahead of the event clock */
+#define HORIZON_PS    (1000ull * PS_PER_NS)  /* core may run 1 µs ahead of the event clock */
 #define OCC_PERIOD_PS (10000ull * PS_PER_NS) /* ring occupancy sampled every 10 µs */
 
 static double wall_now(void)
@@ -74,8 +74,9 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 		struct sim_l2_cfg l2c = {
 			.size_bytes = (uint64_t)cfg->l2_kib << 10,
 			.ways = cfg->l2_ways,
-			.caches = s->ncores + (cfg->scn.system.hog == RXB_HOG_NONE ?
-						       0 : cfg->scn.system.hog_instances),
+			.caches = s->ncores + (cfg->scn.system.hog == RXB_HOG_NONE
+						       ? 0
+						       : cfg->scn.system.hog_instances),
 			.sample_shift = lc.sample_shift,
 		};
 
@@ -85,15 +86,17 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 		sim_llc_attach_l2(&s->mem.llc, &s->mem.l2);
 	}
 	all = sim_llc_ways(0, cfg->llc_ways);
-	ddio = cfg->scn.system.ddio_ways ? sim_llc_ways(cfg->llc_ways - cfg->scn.system.ddio_ways, cfg->scn.system.ddio_ways) : all;
+	ddio = cfg->scn.system.ddio_ways ? sim_llc_ways(cfg->llc_ways - cfg->scn.system.ddio_ways,
+							cfg->scn.system.ddio_ways)
+					 : all;
 	cat = cfg->scn.system.cat_ways ? sim_llc_ways(0, cfg->scn.system.cat_ways) : 0;
 	s->mask_cpu = all & ~cat;
-#define ADD(var, nm, mask, io)                                                 \
-	do {                                                                   \
-		rc = sim_llc_add_class(&s->mem.llc, nm, mask, io, err);            \
-		if (rc < 0)                                                    \
-			return rc;                                             \
-		var = (unsigned)rc;                                            \
+#define ADD(var, nm, mask, io)                                          \
+	do {                                                            \
+		rc = sim_llc_add_class(&s->mem.llc, nm, mask, io, err); \
+		if (rc < 0)                                             \
+			return rc;                                      \
+		var = (unsigned)rc;                                     \
 	} while (0)
 	for (uint32_t n = 0; n < cfg->scn.system.nics; n++) {
 		if (n < 4) {
@@ -231,31 +234,32 @@ static void setup_costs(struct sim *s)
 	s->c.rd_per_byte = cfg->dma_read_ns_per_byte * PS_PER_NS;
 	s->c.service_sigma = sqrt(log1p(cfg->scn.system.service_cv * cfg->scn.system.service_cv));
 	s->c.tick = (uint64_t)llround(cfg->scn.system.tick_us * 1e6);
-	s->c.tick_period = cfg->scn.system.tick_hz > 0 ?
-				   (uint64_t)llround(1e12 / cfg->scn.system.tick_hz) : UINT64_MAX;
+	s->c.tick_period = cfg->scn.system.tick_hz > 0
+				   ? (uint64_t)llround(1e12 / cfg->scn.system.tick_hz)
+				   : UINT64_MAX;
 	s->c.pause = (uint64_t)llround(cfg->scn.system.pause_us * 1e6);
 	s->c.pause_gap = cfg->scn.system.pause_hz > 0 ? 1e12 / cfg->scn.system.pause_hz : 0;
 	s->c.pcie_ps_per_byte = 8000.0 / cfg->pcie_gbps;
 	s->nicbuf_bytes = (uint64_t)(cfg->nic_buffer_kib * 1024.0);
 	s->tlp_memo_len = UINT32_MAX;
 	s->up_memo = UINT64_MAX;
-
 }
 
 /* The event queue: one slot per event source, each knowing its type and
  * argument. */
 static int setup_slots(struct sim *s, struct rxb_err *err)
 {
-	static const uint8_t types[] = { EV_ARRIVAL, EV_TRACE, EV_CORE, EV_EMUCORE, EV_HOG,
-					 EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK, EV_WARMUP, EV_END };
+	static const uint8_t types[] = { EV_ARRIVAL, EV_TRACE, EV_CORE, EV_EMUCORE, EV_HOG, EV_OCC,
+					 EV_SAMPLE,  EV_DYN,   EV_TICK, EV_WARMUP,  EV_END };
 	const struct sim_cfg *cfg = s->cfg;
 	uint32_t nslots = 0;
 	int rc;
 
 	for (unsigned i = 0; i < sizeof(types); i++) {
-		uint32_t n = types[i] == EV_ARRIVAL ? cfg->scn.system.nics :
-			     types[i] == EV_CORE ? s->ncores :
-			     types[i] == EV_HOG ? cfg->scn.system.hog_instances : 1;
+		uint32_t n = types[i] == EV_ARRIVAL ? cfg->scn.system.nics
+			     : types[i] == EV_CORE  ? s->ncores
+			     : types[i] == EV_HOG   ? cfg->scn.system.hog_instances
+						    : 1;
 
 		s->slot_base[types[i]] = nslots;
 		nslots += n;
@@ -306,7 +310,8 @@ static uint64_t setup_address_map(struct sim *s)
 
 	s->priv_bytes = nf_priv_bytes(cfg->scn.workload.nf);
 	s->pool_base = 4ull << 30;
-	next = align_up(s->pool_base + (uint64_t)cfg->scn.arch.pool_buffers * sim_buf_stride(s), HUGE_ALIGN);
+	next = align_up(s->pool_base + (uint64_t)cfg->scn.arch.pool_buffers * sim_buf_stride(s),
+			HUGE_ALIGN);
 	if (cfg->scn.arch.emulated) {
 		extra = emumodel_setup(s, next);
 		next = align_up(next + extra * sim_buf_stride(s), HUGE_ALIGN);
@@ -321,9 +326,10 @@ static uint64_t setup_address_map(struct sim *s)
 	s->cq_w = sim_xcalloc(s->nrings + s->emu.npq, sizeof(*s->cq_w));
 	s->tlp_cqe = tlp_bytes(s, cfg->cqe_bytes);
 	s->sq_base = next;
-	next = align_up(next + (uint64_t)s->ncores * align_up((uint64_t)cfg->scn.arch.tx_size *
-								SIM_WQE_BYTES, 4096),
-			HUGE_ALIGN);
+	next = align_up(
+		next + (uint64_t)s->ncores *
+				align_up((uint64_t)cfg->scn.arch.tx_size * SIM_WQE_BYTES, 4096),
+		HUGE_ALIGN);
 	return next;
 }
 

@@ -56,21 +56,32 @@
 extern "C" {
 #endif
 
-enum { EV_ARRIVAL = 1, EV_TRACE, EV_CORE, EV_EMUCORE, EV_HOG, EV_OCC, EV_SAMPLE, EV_DYN, EV_TICK,
-       EV_WARMUP, EV_END };
+enum {
+	EV_ARRIVAL = 1,
+	EV_TRACE,
+	EV_CORE,
+	EV_EMUCORE,
+	EV_HOG,
+	EV_OCC,
+	EV_SAMPLE,
+	EV_DYN,
+	EV_TICK,
+	EV_WARMUP,
+	EV_END
+};
 
 /* What a buffer holds while a packet is in it (indexed by handle). */
 struct pinfo {
-	uint64_t arr;  /* arrival at the NIC (last bit), ps */
-	uint64_t vis;  /* completion visible to the core, ps */
-	uint32_t flow; /* flow identity (a hash of the 5-tuple) */
-	uint32_t order;/* the flow's order of first arrival at its core (NF_ORDER_NONE:
+	uint64_t arr;   /* arrival at the NIC (last bit), ps */
+	uint64_t vis;   /* completion visible to the core, ps */
+	uint32_t flow;  /* flow identity (a hash of the 5-tuple) */
+	uint32_t order; /* the flow's order of first arrival at its core (NF_ORDER_NONE:
 			* unknown; nf.h) */
-	uint32_t key;  /* key-value request key */
-	uint32_t dest; /* destination ring / port it was steered to */
-	uint16_t len;  /* frame length with FCS */
+	uint32_t key;   /* key-value request key */
+	uint32_t dest;  /* destination ring / port it was steered to */
+	uint16_t len;   /* frame length with FCS */
 	uint8_t nic;
-	uint8_t cls;   /* generator class: 1 = target traffic */
+	uint8_t cls; /* generator class: 1 = target traffic */
 };
 
 struct nic;
@@ -84,11 +95,11 @@ struct costs {
 	uint64_t lock, bitmap_or, ret_desc, tx_pkt, emu_pkt, emu_batch;
 	uint64_t xfer, dma_write, xsocket;
 	uint64_t nf_compute, compute_extra, slow_extra;
-	double service_sigma;        /* lognormal shape of a packet's compute time */
-	uint64_t rd_base;            /* DMA read round trip of 0 bytes, warm */
-	double rd_per_byte;          /* + ps per byte read */
+	double service_sigma;              /* lognormal shape of a packet's compute time */
+	uint64_t rd_base;                  /* DMA read round trip of 0 bytes, warm */
+	double rd_per_byte;                /* + ps per byte read */
 	uint64_t tick, tick_period, pause; /* ps; period UINT64_MAX: no ticks */
-	double pause_gap;            /* mean ps between rare pauses; 0: none */
+	double pause_gap;                  /* mean ps between rare pauses; 0: none */
 	double pcie_ps_per_byte;
 };
 
@@ -96,31 +107,31 @@ struct sim {
 	struct sim_cfg *cfg;
 	struct sim_evq evq;
 	uint32_t slot_base[EV_END + 1]; /* event queue slot of (type, arg 0) */
-	uint8_t *slot_type;           /* per slot: its event type and arg */
+	uint8_t *slot_type;             /* per slot: its event type and arg */
 	uint32_t *slot_arg;
-	struct sim_mem mem;           /* caches, DRAM, the event clock (mem.h) */
+	struct sim_mem mem; /* caches, DRAM, the event clock (mem.h) */
 	struct rxb_rss rss;
 	struct rxb_pool *pool;
 	struct rxb_allocator *allocs;
-	struct alloc_tap *tap;        /* each core's allocator, observed (alloc.h) */
+	struct alloc_tap *tap; /* each core's allocator, observed (alloc.h) */
 	struct rxb_iface *ifc;
 	enum rxb_arch arch;
 	uint32_t ncores, nrings, ndests, nsh;
 	struct nic *nic;
 	struct core *core;
 	struct hog *hog;
-	struct emumodel emu;          /* arch.emulated: the emulator core */
+	struct emumodel emu; /* arch.emulated: the emulator core */
 	struct pinfo *pinfo;
-	uint64_t *addr_of;            /* emulated: address of each handle's memory */
-	bool trace;                   /* traffic.pattern = trace: packets come from replay */
+	uint64_t *addr_of; /* emulated: address of each handle's memory */
+	bool trace;        /* traffic.pattern = trace: packets come from replay */
 	struct sim_replay replay;
 	struct sim_pkt trace_next;
 	struct costs c;
-	struct nf_ctx nf;             /* the network function (nf.h) */
+	struct nf_ctx nf; /* the network function (nf.h) */
 	/* LLC classes */
 	unsigned cls_tx, cls_cq, cls_hog;
-	unsigned cls_sq;              /* the cores' writes of their send queues' WQEs */
-	unsigned cls_cqrd;            /* the cores' reads of completion entries: one class for
+	unsigned cls_sq;   /* the cores' writes of their send queues' WQEs */
+	unsigned cls_cqrd; /* the cores' reads of completion entries: one class for
 				       * all, so that its drawn rates are learned from every
 				       * simulated completion line (a core's own CQ ring can
 				       * have none: a lane never sampled draws no hits) */
@@ -131,18 +142,18 @@ struct sim {
 	 * of line 1 (a buffer cycle after the last) */
 	unsigned cls_mbrx, cls_mbal;
 	unsigned ncls_pkt;
-	uint32_t mask_cpu;            /* allocation ways of CPU classes (minus CAT) */
+	uint32_t mask_cpu; /* allocation ways of CPU classes (minus CAT) */
 	/* addresses */
 	uint64_t pool_base, cq_base, cq_ring_bytes, pcq_base;
-	uint32_t priv_bytes;          /* the mbuf's private area (nf_priv_bytes) */
-	uint64_t partial_reads;       /* DRAM reads of partly written lines (after warm-up) */
-	uint64_t sq_base, sq_stride;  /* the cores' send queues (tx.c) */
+	uint32_t priv_bytes;         /* the mbuf's private area (nf_priv_bytes) */
+	uint64_t partial_reads;      /* DRAM reads of partly written lines (after warm-up) */
+	uint64_t sq_base, sq_stride; /* the cores' send queues (tx.c) */
 	uint32_t cq_entries;
-	uint64_t *cq_w;               /* next completion entry written per ring, mod cq_entries */
+	uint64_t *cq_w; /* next completion entry written per ring, mod cq_entries */
 	/* per-packet arithmetic done once */
-	uint64_t nicbuf_bytes;        /* profile.nic.buffer_kib in bytes */
-	uint64_t tlp_cqe;             /* PCIe bytes of one completion write */
-	uint32_t tlp_memo_len;        /* PCIe bytes of the last payload size */
+	uint64_t nicbuf_bytes; /* profile.nic.buffer_kib in bytes */
+	uint64_t tlp_cqe;      /* PCIe bytes of one completion write */
+	uint32_t tlp_memo_len; /* PCIe bytes of the last payload size */
 	uint64_t tlp_memo;
 	uint64_t up_memo, up_memo_ps; /* PCIe time of the last upstream byte count */
 	/* time: the event clock itself is mem.now */
@@ -153,18 +164,18 @@ struct sim {
 	double ws_sum;
 	uint64_t ws_windows;
 	/* measurements (after warm-up unless said otherwise) */
-	uint64_t arrivals_total;      /* sim_packets: every arrival */
-	uint64_t trace_sum;           /* checksum of the offered 5-tuples */
+	uint64_t arrivals_total; /* sim_packets: every arrival */
+	uint64_t trace_sum;      /* checksum of the offered 5-tuples */
 	uint64_t offered, delivered, dropped[RXB_DROP_CAUSES];
 	uint64_t offered_wire_bytes;
 	uint64_t departures, dep_wire_bytes;
 	struct rxb_hist lat;
 	struct dest_stats *dst;
-	uint64_t *fetched_seen;       /* descriptors fetched per destination, last read */
+	uint64_t *fetched_seen; /* descriptors fetched per destination, last read */
 	struct ring_occ *occ;
 	uint64_t occ_poll_max;
-	uint64_t occ_samples;         /* ev_occ samples after warm-up */
-	uint64_t spool_posted_sum;    /* spool: buffers posted, summed over those samples */
+	uint64_t occ_samples;      /* ev_occ samples after warm-up */
+	uint64_t spool_posted_sum; /* spool: buffers posted, summed over those samples */
 	uint64_t dram_rd0, dram_wr0;
 	uint64_t in_use_max, pool_empty0;
 	uint64_t pipeline_nicbuf, pipeline_phys;
@@ -172,17 +183,18 @@ struct sim {
 	/* Descriptor-return waits per shared ring as the library counted them
 	 * when the measured interval began (the report subtracts them). */
 	struct rxb_shring_wait *sh_w0;
-	struct res *lock;                /* each shared ring's repost lock */
-	uint32_t *bmp_last;              /* last core to write a shared ring's bitmap */
-	struct res plock;                /* the allocator's shared-pool lock */
-	uint64_t sync_wait, plock_wait;  /* ps spent waiting for them (after warm-up) */
+	struct res *lock;               /* each shared ring's repost lock */
+	uint32_t *bmp_last;             /* last core to write a shared ring's bitmap */
+	struct res plock;               /* the allocator's shared-pool lock */
+	uint64_t sync_wait, plock_wait; /* ps spent waiting for them (after warm-up) */
 	/* time series */
 	struct series_pt *ser;
 	uint32_t nser, cap_ser;
-	struct series_pt cur;            /* accumulating window */
+	struct series_pt cur; /* accumulating window */
 	struct dyn_pt *dyn;
 	uint32_t ndyn, cap_dyn;
-	uint64_t dyn_rx_bits, dyn_dram_bytes; /* dyn_shring: wire bits received since the last sample, DRAM bytes at it */
+	uint64_t dyn_rx_bits,
+		dyn_dram_bytes; /* dyn_shring: wire bits received since the last sample, DRAM bytes at it */
 	uint64_t *ival_scratch;
 	/* invariants */
 	bool packets_ok, buffers_ok;

@@ -22,8 +22,8 @@
 #include "mem.h"
 #include "rxb/spool.h"
 
-#define HUGE_ALIGN (2ull << 20)  /* regions of the address map: hugepages */
-#define IVAL_SCRATCH 4096u       /* dyn_shring: intervals the overload rule expands */
+#define HUGE_ALIGN   (2ull << 20) /* regions of the address map: hugepages */
+#define IVAL_SCRATCH 4096u        /* dyn_shring: intervals the overload rule expands */
 
 /* Schedule the event (type, arg): every source has one slot, holding at
  * most one pending event. */
@@ -51,8 +51,9 @@ static inline void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
  * cache line as rte_mempool does. */
 static inline uint64_t sim_buf_stride(const struct sim *s)
 {
-	return SIM_OBJHDR_BYTES + align_up(SIM_MBUF_BYTES + s->priv_bytes +
-					   (uint64_t)s->cfg->scn.arch.buffer_bytes, SIM_LLC_LINE);
+	return SIM_OBJHDR_BYTES +
+	       align_up(SIM_MBUF_BYTES + s->priv_bytes + (uint64_t)s->cfg->scn.arch.buffer_bytes,
+			SIM_LLC_LINE);
 }
 
 /* Where an element's buffer starts, from the element's start. */

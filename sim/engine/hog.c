@@ -32,7 +32,8 @@ void ev_hog(struct sim *s, uint32_t h, uint64_t now)
 				a[j].op = which == 2 ? SIM_LLC_WR : SIM_LLC_RD;
 				g->pos++;
 			} else {
-				a[j].addr = g->base + sim_rng_below(&g->rng, g->lines) * SIM_LLC_LINE;
+				a[j].addr = g->base +
+					    sim_rng_below(&g->rng, g->lines) * SIM_LLC_LINE;
 				a[j].op = SIM_LLC_RD;
 			}
 		}
@@ -86,8 +87,8 @@ void hog_stats(const struct sim *s, json_t *m, double T)
 		return;
 	for (uint32_t h = 0; h < sys->hog_instances; h++)
 		a += s->hog[h].accesses;
-	jset(m, "hog", json_pack("{s:s,s:I,s:o}", "kind",
-				 sys->hog == RXB_HOG_STREAM ? "stream" : "pagerank", "instances",
-				 (json_int_t)sys->hog_instances, "gibps",
-				 jnum((double)a * 64 / T / (double)(1ull << 30))));
+	jset(m, "hog",
+	     json_pack("{s:s,s:I,s:o}", "kind", sys->hog == RXB_HOG_STREAM ? "stream" : "pagerank",
+		       "instances", (json_int_t)sys->hog_instances, "gibps",
+		       jnum((double)a * 64 / T / (double)(1ull << 30))));
 }

@@ -84,8 +84,9 @@ void check_invariants(struct sim *s)
 		s->packets_ok = false;
 		snprintf(s->inv_msg, sizeof(s->inv_msg),
 			 "engine: %llu packets arrived but the interface was offered %llu (+%u in "
-			 "the emulator)", (unsigned long long)s->arrivals_total,
-			 (unsigned long long)c.offered, s->emu.n);
+			 "the emulator)",
+			 (unsigned long long)s->arrivals_total, (unsigned long long)c.offered,
+			 s->emu.n);
 	}
 }
 
@@ -271,9 +272,9 @@ json_t *measure_stats_per_ring(const struct sim *s)
 		uint64_t drops[RXB_DROP_CAUSES] = { 0 }, offered = 0, delivered = 0;
 
 		for (uint32_t d = 0; d < s->ndests; d++) {
-			if ((s->arch == RXB_ARCH_SPOOL ?
-				     rxb_spool_queue_of(rxb_iface_spool(s->ifc), d) :
-				     d) != r)
+			if ((s->arch == RXB_ARCH_SPOOL
+				     ? rxb_spool_queue_of(rxb_iface_spool(s->ifc), d)
+				     : d) != r)
 				continue;
 			offered += s->dst[d].offered;
 			delivered += s->dst[d].delivered;
@@ -309,7 +310,8 @@ json_t *measure_stats_shared_rings(const struct sim *s)
 		jset(o, "cores", jcount(s->cfg->scn.arch.share_degree));
 		jset(o, "returned", jcount(w.returned));
 		jset(o, "desc_wait_us_mean",
-		    w.returned ? jnum((double)w.wait_sum / (double)w.returned / 1e6) : json_null());
+		     w.returned ? jnum((double)w.wait_sum / (double)w.returned / 1e6)
+				: json_null());
 		jset(o, "desc_wait_us_max", jnum((double)w.wait_max / 1e6));
 		jset(o, "held_back_max", jcount(w.held_back_max));
 		jset(o, "desc_reads", jcount(f.reads));
@@ -332,16 +334,17 @@ json_t *measure_stats_series(const struct sim *s)
 		jset(o, "offered_mpps", jnum((double)p->arrivals / w / 1e6));
 		jset(o, "throughput_gbps", jnum((double)p->wire_bits / w / 1e9));
 		jset(o, "drops", jcount(p->drops));
-		jset(o, "drop_rate", p->arrivals ? jfrac((double)p->drops / (double)p->arrivals) :
-						  jnum(0));
-		jset(o, "latency_us_mean", p->lat_n ? jnum(p->lat_sum / (double)p->lat_n / 1e6) :
-						     json_null());
+		jset(o, "drop_rate",
+		     p->arrivals ? jfrac((double)p->drops / (double)p->arrivals) : jnum(0));
+		jset(o, "latency_us_mean",
+		     p->lat_n ? jnum(p->lat_sum / (double)p->lat_n / 1e6) : json_null());
 		jset(o, "mem_bw_gibps", jnum((double)p->dram_bytes / w / (double)(1ull << 30)));
 		jset(o, "ring_occupancy_mean", jnum(p->occ_n ? p->occ_sum / (double)p->occ_n : 0));
 		jset(o, "io_working_set_mib",
-		    jnum((double)p->ws_bufs * s->cfg->scn.arch.buffer_bytes / (double)(1u << 20)));
+		     jnum((double)p->ws_bufs * s->cfg->scn.arch.buffer_bytes / (double)(1u << 20)));
 		jset(o, "buffers_in_use", jcount(p->in_use));
-		jset(o, "ddio_hit_rate", p->nic_wr > 0 ? jfrac(p->nic_hit / p->nic_wr) : json_null());
+		jset(o, "ddio_hit_rate",
+		     p->nic_wr > 0 ? jfrac(p->nic_hit / p->nic_wr) : json_null());
 		if (p->mode >= 0)
 			jset(o, "mode", json_string(rxb_dyn_mode_name[p->mode]));
 		json_array_append_new(arr, o);
@@ -400,16 +403,17 @@ json_t *measure_stats_spool(const struct sim *s)
 	jset(o, "ports", jcount(ports));
 	jset(o, "queues", jcount(s->nrings));
 	jset(o, "memory_bytes", jcount(posted * s->cfg->scn.arch.buffer_bytes));
-	jset(o, "memory_bytes_per_port", jnum((double)posted * s->cfg->scn.arch.buffer_bytes / ports));
+	jset(o, "memory_bytes_per_port",
+	     jnum((double)posted * s->cfg->scn.arch.buffer_bytes / ports));
 	/* the same over time: spp's filled depths follow the load */
-	jset(o, "memory_bytes_mean", s->occ_samples ?
-					    jnum((double)s->spool_posted_sum / (double)s->occ_samples *
-						 s->cfg->scn.arch.buffer_bytes) :
-					    json_null());
+	jset(o, "memory_bytes_mean",
+	     s->occ_samples ? jnum((double)s->spool_posted_sum / (double)s->occ_samples *
+				   s->cfg->scn.arch.buffer_bytes)
+			    : json_null());
 	if (s->cfg->scn.traffic.pattern == RXB_PATTERN_TARGET && s->delivered) /* the noisy port */
 		jset(o, "noisy_port_share",
-		    jfrac((double)s->dst[s->cfg->scn.traffic.target_core].delivered /
-			  (double)s->delivered));
+		     jfrac((double)s->dst[s->cfg->scn.traffic.target_core].delivered /
+			   (double)s->delivered));
 	jset(o, "fairness_jain", nshare && sq > 0 ? jfrac(sum * sum / (nshare * sq)) : json_null());
 	return o;
 }
@@ -440,8 +444,8 @@ static void latency_stats(const struct sim *s, json_t *m)
 
 	jset(m, "latency_us_mean", s->lat.n ? jnum(rxb_hist_mean(&s->lat) / 1e6) : json_null());
 	for (unsigned i = 0; i < 3; i++)
-		jset(m, key[i], s->lat.n ? jnum(rxb_hist_quantile(&s->lat, q[i]) / 1e6) :
-					   json_null());
+		jset(m, key[i],
+		     s->lat.n ? jnum(rxb_hist_quantile(&s->lat, q[i]) / 1e6) : json_null());
 }
 
 /* Latency, the reception rings' occupancy, the I/O working set. */
@@ -479,7 +483,8 @@ void measure_stats_checks(const struct sim *s, json_t *m)
 		sim_desc_waits(s, &dw);
 	if (s->nsh && dw.returned) {
 		jset(m, "desc_wait_us_mean", jnum((double)dw.wait_sum / (double)dw.returned / 1e6));
-		jset(m, "desc_wait_us_p99", jnum((double)rxb_shring_wait_quantile(&dw, 0.99) / 1e6));
+		jset(m, "desc_wait_us_p99",
+		     jnum((double)rxb_shring_wait_quantile(&dw, 0.99) / 1e6));
 	} else {
 		jset(m, "desc_wait_us_mean", json_null());
 		jset(m, "desc_wait_us_p99", json_null());

@@ -52,7 +52,8 @@ __attribute__((noinline, cold)) void sim_over_horizon(struct sim_mem *m, uint64_
 	if (t - m->now > m->max_ahead_ps)
 		m->max_ahead_ps = t - m->now;
 #ifdef RXB_DEBUG
-	fprintf(stderr, "sim: memory access at %llu ps, %llu ps ahead of the event clock "
+	fprintf(stderr,
+		"sim: memory access at %llu ps, %llu ps ahead of the event clock "
 		"(horizon %llu ps): a step was not checked against the horizon\n",
 		(unsigned long long)t, (unsigned long long)(t - m->now),
 		(unsigned long long)m->horizon_ps);

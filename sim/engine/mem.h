@@ -32,20 +32,20 @@ struct acc {
 	uint8_t op;   /* enum sim_llc_op */
 	uint8_t comp; /* enum an_comp (anatomy.h): what the stall is charged to */
 };
-#define ACC_MAX 256u  /* most accesses of one step (and of an NF's wave group) */
+#define ACC_MAX   256u /* most accesses of one step (and of an NF's wave group) */
 #define ACC_FIXED 255u
 
 /* The memory system, the event clock and the time rule's statistics. */
 struct sim_mem {
 	struct sim_llc llc;
-	struct sim_l2 l2;       /* the cores' and hogs' L2s (llc.inclusive = false) */
+	struct sim_l2 l2; /* the cores' and hogs' L2s (llc.inclusive = false) */
 	struct sim_dram dram;
 	uint64_t llc_hit, l2_hit; /* hit latencies, ps */
-	uint32_t mlp;           /* most independent accesses outstanding (a wave) */
-	bool warm;              /* the measured interval has begun: the anatomy counts */
-	uint64_t now;           /* the event clock */
-	uint64_t horizon_ps;    /* how far a step may start ahead of it */
-	uint64_t lim;           /* now + horizon_ps */
+	uint32_t mlp;             /* most independent accesses outstanding (a wave) */
+	bool warm;                /* the measured interval has begun: the anatomy counts */
+	uint64_t now;             /* the event clock */
+	uint64_t horizon_ps;      /* how far a step may start ahead of it */
+	uint64_t lim;             /* now + horizon_ps */
 	/* Time order over the whole run: the largest lead of a core's, hog's
 	 * or the emulator's local time over the event clock at the start of a
 	 * step touching a shared resource (never more than horizon_ps); how
@@ -53,7 +53,7 @@ struct sim_mem {
 	 * lead of those — a broken rule: both stay 0 (every step checks before
 	 * it starts; debug builds abort). */
 	uint64_t max_lead_ps, lead_over, max_ahead_ps;
-	uint64_t step_hi;       /* latest step start since the clock last moved (>= now) */
+	uint64_t step_hi; /* latest step start since the clock last moved (>= now) */
 	uint64_t dram_lat_sum, dram_lat_n; /* DRAM latency of the cores' misses (after warm-up) */
 };
 
@@ -86,8 +86,9 @@ uint64_t sim_mem_par(struct sim_mem *m, uint64_t t, uint32_t l2, const struct ac
 static inline void an_access(const struct sim_mem *m, struct anat *an, unsigned comp, uint32_t f,
 			     bool fixed, uint64_t lat)
 {
-	unsigned lvl = fixed || (f & (SIM_LLC_HIT | SIM_LLC_L2)) == SIM_LLC_HIT ? AN_LLC :
-		       f & SIM_LLC_L2 ? AN_L2 : AN_DRAM;
+	unsigned lvl = fixed || (f & (SIM_LLC_HIT | SIM_LLC_L2)) == SIM_LLC_HIT ? AN_LLC
+		       : f & SIM_LLC_L2                                         ? AN_L2
+										: AN_DRAM;
 
 	if (!m->warm || an == NULL)
 		return;

@@ -16,7 +16,7 @@
 #include "traffic.h"
 
 #define HUGE_ALIGN (2ull << 20)
-#define LINE 64ull
+#define LINE       64ull
 
 /* FastClick's flow manager (FlowIPManagerIMP, docs/workloads.md): per
  * core (thread) a DPDK rte_hash of next_pow2(capacity / the NIC's cores)
@@ -29,7 +29,7 @@
  * manager never frees them, so a flow's slot is its order of first
  * arrival at the core: with the generator's ranges, consecutive packets
  * of a core walk the key store and the blocks in order. */
-#define FM_BUCKET_ENTRIES 8u
+#define FM_BUCKET_ENTRIES  8u
 #define FM_KEY_ENTRY_BYTES 32u
 
 /* A flow control block's bytes, the array's stride (not line-aligned):
@@ -45,7 +45,7 @@ static uint32_t fcb_bytes(enum rxb_nf_kind kind)
 /* nat's port pool: the 64 512 ports 1024-65535 split evenly over the NIC's
  * cores, each port a 24 B heap object (32 B with malloc's header), handed
  * to new flows round robin. */
-#define NAT_PORTS 64512u
+#define NAT_PORTS          64512u
 #define NAT_PORT_OBJ_BYTES 32u
 
 /* A packet's dependent steps: each needs the one before it. A FastClick
@@ -361,8 +361,8 @@ static unsigned fcb_acc(const struct nf_ctx *nf, uint32_t core, uint64_t slot, s
  * seen `order`-th) in core's tables: the bucket, its key-store entry, the
  * flow control block; nat then the flow's port object (its pointer is in
  * the block). lb's step 4 is not an access (backend_load). */
-static unsigned flow_state_acc(const struct nf_ctx *nf, uint32_t core, uint64_t h,
-			       uint32_t order, uint32_t i, struct acc *a)
+static unsigned flow_state_acc(const struct nf_ctx *nf, uint32_t core, uint64_t h, uint32_t order,
+			       uint32_t i, struct acc *a)
 {
 	uint64_t slot;
 
@@ -474,9 +474,10 @@ static unsigned dependent(struct nf_ctx *nf, struct nf_pkt *p, uint32_t i, struc
 				   AN_NF_TABLE);
 		return one(a, nf->cls_aux, SIM_LLC_RD, route_line(nf, p), AN_ROUTE);
 	case RXB_NF_KIND_KVS: /* the key's index bucket, in this core's partition */
-		return one(a, nf->cls_main, SIM_LLC_RD,
-			   own_line(p->core, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)),
-			   AN_NF_TABLE);
+		return one(
+			a, nf->cls_main, SIM_LLC_RD,
+			own_line(p->core, nf->tbl_base, nf->tbl_stride, pick(p->h, nf->tbl_lines)),
+			AN_NF_TABLE);
 	case RXB_NF_KIND_COUNTER:
 		return counter_add(nf, p, a, priv);
 	default:

@@ -34,35 +34,34 @@ extern "C" {
 
 struct rxb_err;
 
-
 /* What the network function does and where its data lives. */
 struct nf_ctx {
 	/* from the scenario (nf_init) */
 	enum rxb_nf_kind kind;
-	uint32_t reads;               /* synthetic: dependent random reads */
-	enum rxb_payload payload;     /* synthetic: what it does with the payload */
+	uint32_t reads;           /* synthetic: dependent random reads */
+	enum rxb_payload payload; /* synthetic: what it does with the payload */
 	double kvs_put_share;
 	uint32_t counter_slots;
-	uint32_t mlp;                 /* a wave: at most this many independent accesses */
-	uint32_t deps;                /* dependent accesses of a packet (then its group) */
-	bool hdr_write;               /* it rewrites the frame's first line: the prologue
+	uint32_t mlp;   /* a wave: at most this many independent accesses */
+	uint32_t deps;  /* dependent accesses of a packet (then its group) */
+	bool hdr_write; /* it rewrites the frame's first line: the prologue
 				       * fetches it for writing (a read-for-ownership;
 				       * the write itself then hits the core's cache) */
-	bool fastclick;               /* a FastClick NF (lb, nat, synthetic): its packet
+	bool fastclick; /* a FastClick NF (lb, nat, synthetic): its packet
 				       * annotations live in the mbuf's private area
 				       * (NF_PRIV_BYTES), which shifts the frame to byte 32
 				       * of a line; the second header line is read on
 				       * demand and the annotation lines written */
 	/* from the engine (before nf_step) */
-	uint64_t l2_hit_ps;           /* a private-cache hit */
-	uint64_t xfer_ps;             /* a line another core modified last */
+	uint64_t l2_hit_ps;                           /* a private-cache hit */
+	uint64_t xfer_ps;                             /* a line another core modified last */
 	unsigned cls_main, cls_aux, cls_key, cls_tgt; /* its LLC classes (main: the critical
 						      * structure; aux and key: lb and nat's
 						      * buckets and key store) */
-	unsigned cls_annot;           /* the mbufs' annotation lines */
-	unsigned cls_pool;            /* nat: its port objects */
+	unsigned cls_annot;                           /* the mbufs' annotation lines */
+	unsigned cls_pool;                            /* nat: its port objects */
 	/* layout (nf_init) */
-	uint64_t lpm_base, lpm_lines;            /* l3fwd / synthetic route table */
+	uint64_t lpm_base, lpm_lines;             /* l3fwd / synthetic route table */
 	uint64_t tbl_base, tbl_lines, tbl_stride; /* per core: flow control blocks (lb, nat),
 						   * KVS index */
 	uint64_t bkt_base, bkt_lines, bkt_stride; /* per core: rte_hash buckets (lb, nat) */
@@ -72,12 +71,12 @@ struct nf_ctx {
 	uint64_t port_base, port_stride;          /* nat: per core, its port objects */
 	uint32_t ports;                           /* nat: port objects per core */
 	uint32_t backends;
-	uint32_t *load_last;                      /* core that wrote each load line last */
-	uint64_t val_base, val_stride;            /* per core: KVS values */
-	uint64_t buf_base, buf_lines;             /* synthetic / target-read buffer */
-	uint64_t ctr_base, ctr_lines;             /* counter array */
-	uint32_t *ctr_last;                       /* core that wrote each counter line last */
-	uint32_t val_lines;                       /* KVS value lines */
+	uint32_t *load_last;           /* core that wrote each load line last */
+	uint64_t val_base, val_stride; /* per core: KVS values */
+	uint64_t buf_base, buf_lines;  /* synthetic / target-read buffer */
+	uint64_t ctr_base, ctr_lines;  /* counter array */
+	uint32_t *ctr_last;            /* core that wrote each counter line last */
+	uint32_t val_lines;            /* KVS value lines */
 	uint64_t keys_per_core;
 };
 
@@ -85,18 +84,18 @@ struct nf_ctx {
  * next. Its accesses are nf_ctx.deps dependent ones, one a step, then a
  * group of `group` independent ones, a wave of at most mlp a step. */
 struct nf_pkt {
-	uint64_t hdr;       /* address of its first line (the header) */
-	uint64_t annot;     /* address of its mbuf's first annotation line */
-	uint64_t h;         /* its flow's hash (kvs: its key's) */
-	uint32_t order;     /* its flow's order of first arrival at the core, or
+	uint64_t hdr;             /* address of its first line (the header) */
+	uint64_t annot;           /* address of its mbuf's first annotation line */
+	uint64_t h;               /* its flow's hash (kvs: its key's) */
+	uint32_t order;           /* its flow's order of first arrival at the core, or
 			     * NF_ORDER_NONE */
-	uint32_t core;      /* whose per-core tables */
-	uint32_t nic;       /* the NIC it came from (lb's load counters) */
-	uint8_t priv_comp;  /* what the last step's private-cache time is charged to */
-	uint32_t dep;       /* dependent accesses issued */
+	uint32_t core;            /* whose per-core tables */
+	uint32_t nic;             /* the NIC it came from (lb's load counters) */
+	uint8_t priv_comp;        /* what the last step's private-cache time is charged to */
+	uint32_t dep;             /* dependent accesses issued */
 	uint32_t group, in_group; /* independent accesses: how many, how many issued */
-	uint8_t cls_pkt;    /* LLC class of the core's packet data */
-	bool put;           /* kvs: a PUT request (else a GET) */
+	uint8_t cls_pkt;          /* LLC class of the core's packet data */
+	bool put;                 /* kvs: a PUT request (else a GET) */
 };
 
 /* Bytes of the mbuf's private area a FastClick NF has (its 96 B of packet

@@ -186,9 +186,8 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 		uint64_t f = dest_fetched(s, dest), fetched = f - s->fetched_seen[dest];
 
 		s->fetched_seen[dest] = f;
-		s->dst[dest].desc_ready = nic_dma_read(s, n, ready, 0,
-						       (uint32_t)(fetched ? fetched : 1) *
-							       cfg->desc_bytes, false);
+		s->dst[dest].desc_ready = nic_dma_read(
+			s, n, ready, 0, (uint32_t)(fetched ? fetched : 1) * cfg->desc_bytes, false);
 	}
 	if (n->up_free < ready) /* the data waits for its descriptor on the NIC */
 		n->up_free = ready;
@@ -233,7 +232,8 @@ static bool warm_flow(struct sim *s, struct nic *n, uint32_t id, uint64_t *quota
 	quota[core]--;
 	k = nf_flow_state(&s->nf, core, fid, flow_order(n, &p), a);
 	for (unsigned j = 0; j < k; j++)
-		sim_llc_core_access(&s->mem.llc, core, a[j].cls, (enum sim_llc_op)a[j].op, a[j].addr);
+		sim_llc_core_access(&s->mem.llc, core, a[j].cls, (enum sim_llc_op)a[j].op,
+				    a[j].addr);
 	return true;
 }
 
@@ -277,7 +277,8 @@ void nic_warm_flow_state(struct sim *s)
 		for (uint32_t c = n->first_core; c < n->first_core + n->ncores; c++)
 			quota[c] = per_core, left += per_core;
 		for (uint64_t j = 0; left && j < (g->pool_main ? g->npool_main : flows); j++)
-			left -= warm_flow(s, n, g->pool_main ? g->pool_main[j] : (uint32_t)j, quota);
+			left -= warm_flow(s, n, g->pool_main ? g->pool_main[j] : (uint32_t)j,
+					  quota);
 		for (uint32_t j = 0; left && g->pool_tgt && j < g->npool_tgt; j++)
 			left -= warm_flow(s, n, g->pool_tgt[j], quota);
 	}
@@ -301,15 +302,15 @@ static void gen_target(const struct sim_cfg *cfg, const struct nic *n, struct si
 		tc->target_queue = (int32_t)cfg->scn.traffic.target_core;
 		/* before a change, the target core gets its RSS share: the
 		 * other flows avoid its queue (traffic.h) */
-		tc->target_share = cfg->scn.traffic.pattern != RXB_PATTERN_TARGET ?
-					   1.0 / n->ncores :
-				   cfg->scn.traffic.target_rate_gbps > 0 ?
-					   0.0 : cfg->scn.traffic.target_share;
+		tc->target_share = cfg->scn.traffic.pattern != RXB_PATTERN_TARGET ? 1.0 / n->ncores
+				   : cfg->scn.traffic.target_rate_gbps > 0
+					   ? 0.0
+					   : cfg->scn.traffic.target_share;
 		tc->target.rate_bps = (uint64_t)llround(cfg->scn.traffic.target_rate_gbps * 1e9);
 		tc->target.arrival = SIM_ARRIVAL_CONST;
-		sim_size_fixed(&tc->target.size, cfg->scn.traffic.target_packet_bytes ?
-							 cfg->scn.traffic.target_packet_bytes :
-							 cfg->scn.traffic.packet_bytes);
+		sim_size_fixed(&tc->target.size, cfg->scn.traffic.target_packet_bytes
+							 ? cfg->scn.traffic.target_packet_bytes
+							 : cfg->scn.traffic.packet_bytes);
 	}
 }
 
@@ -328,24 +329,28 @@ static void gen_config(struct sim *s, struct nic *n, struct sim_traffic_cfg *tc)
 	tc->start_ps = 0;
 	tc->stop_ps = s->end_ps;
 	tc->main.rate_bps = (uint64_t)llround(cfg->scn.traffic.rate_gbps * 1e9);
-	tc->main.arrival = cfg->scn.traffic.pattern == RXB_PATTERN_POISSON ? SIM_ARRIVAL_POISSON :
-			   cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? SIM_ARRIVAL_ONOFF :
-									    SIM_ARRIVAL_CONST;
+	tc->main.arrival = cfg->scn.traffic.pattern == RXB_PATTERN_POISSON ? SIM_ARRIVAL_POISSON
+			   : cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? SIM_ARRIVAL_ONOFF
+									   : SIM_ARRIVAL_CONST;
 	tc->main.burst_pkts = cfg->scn.traffic.burst_packets;
-	tc->main.duty = cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? cfg->scn.traffic.burst_duty : 1.0;
+	tc->main.duty = cfg->scn.traffic.pattern == RXB_PATTERN_ONOFF ? cfg->scn.traffic.burst_duty
+								      : 1.0;
 	if (tc->main.arrival == SIM_ARRIVAL_CONST)
 		generator_trains(tc, cfg);
 	sim_size_fixed(&tc->main.size, cfg->scn.traffic.packet_bytes);
 	tc->main.flows = cfg->scn.traffic.flows;
 	tc->main.flow_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF &&
-			    cfg->scn.workload.nf != RXB_NF_KIND_KVS ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+					    cfg->scn.workload.nf != RXB_NF_KIND_KVS
+				    ? SIM_POP_ZIPF
+				    : SIM_POP_UNIFORM;
 	tc->main.flow_zipf_s = cfg->scn.traffic.zipf_s;
 	tc->nqueues = s->arch == RXB_ARCH_SPOOL ? cfg->scn.arch.spool_ports : n->ncores;
 	tc->queue_of = gen_queue_of;
 	tc->queue_ctx = n;
 	if (cfg->scn.workload.nf == RXB_NF_KIND_KVS) {
 		tc->keys = cfg->scn.workload.kvs_keys;
-		tc->key_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? SIM_POP_ZIPF : SIM_POP_UNIFORM;
+		tc->key_pop = cfg->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? SIM_POP_ZIPF
+									     : SIM_POP_UNIFORM;
 		tc->key_zipf_s = cfg->scn.traffic.zipf_s;
 		tc->key_steer = 1;
 	}
@@ -417,7 +422,8 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 		first += n->ncores;
 		rc = rxb_reta_init(&n->reta, cfg->reta_size, n->ncores, err);
 		if (rc == 0)
-			rc = sim_dmaeng_init(&n->rd, cfg->dma_read_slots, s->c.pcie_ps_per_byte, err);
+			rc = sim_dmaeng_init(&n->rd, cfg->dma_read_slots, s->c.pcie_ps_per_byte,
+					     err);
 		if (rc)
 			return rc;
 		if (trace)
@@ -476,12 +482,12 @@ static json_t *pcie(const struct sim *s, double T)
 				      jnum(8.0 * (double)n->up_bytes / T / 1e9), "down_gbps",
 				      jnum(8.0 * (double)n->down_bytes / T / 1e9), "dma_reads",
 				      (json_int_t)n->reads, "dma_read_latency_ns_mean",
-				      n->reads ? jnum((double)n->read_ps / (double)n->reads / 1e3) :
-						 json_null(),
+				      n->reads ? jnum((double)n->read_ps / (double)n->reads / 1e3)
+					       : json_null(),
 				      "llc_miss_share",
 				      n->pcie_lines ? jfrac((double)n->pcie_missed /
-							    (double)n->pcie_lines) :
-						      json_null()));
+							    (double)n->pcie_lines)
+						    : json_null()));
 	}
 	return pc;
 }
@@ -500,13 +506,13 @@ static void nic_reads(const struct sim *s, json_t *m)
 		reqs += s->nic[i].pcie_reqs;
 		reqs_missed += s->nic[i].pcie_reqs_missed;
 	}
-	jset(m, "nic_pcie_request_miss_share", reqs ? jfrac((double)reqs_missed / (double)reqs) :
-						      json_null());
+	jset(m, "nic_pcie_request_miss_share",
+	     reqs ? jfrac((double)reqs_missed / (double)reqs) : json_null());
 	jset(m, "nic_partial_line_reads", jcount(s->partial_reads));
-	jset(m, "nic_dma_read_latency_ns_mean", reads ? jnum((double)ps / (double)reads / 1e3) :
-						      json_null());
-	jset(m, "nic_pcie_llc_miss_share", lines ? jfrac((double)missed / (double)lines) :
-						   json_null());
+	jset(m, "nic_dma_read_latency_ns_mean",
+	     reads ? jnum((double)ps / (double)reads / 1e3) : json_null());
+	jset(m, "nic_pcie_llc_miss_share",
+	     lines ? jfrac((double)missed / (double)lines) : json_null());
 }
 
 /* Distinct flows each NIC's generator offers (0: a trace's). */
@@ -515,11 +521,10 @@ json_t *nic_stats_flows(const struct sim *s)
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++)
-		json_array_append_new(a, jcount(s->nic[i].gen_ok ? sim_traffic_flows(&s->nic[i].gen) :
-								     0));
+		json_array_append_new(
+			a, jcount(s->nic[i].gen_ok ? sim_traffic_flows(&s->nic[i].gen) : 0));
 	return a;
 }
-
 
 /* "pcie" per NIC, then the same over every NIC. */
 void nic_stats_pcie(const struct sim *s, json_t *m, double T)
@@ -535,6 +540,7 @@ void nic_stats_trace(const struct sim *s, json_t *m)
 	char hex[24];
 
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)s->trace_sum);
-	jset(m, "trace", json_pack("{s:I,s:o}", "packets", (json_int_t)s->arrivals_total,
-				   "tuple_checksum", s->trace ? json_string(hex) : json_null()));
+	jset(m, "trace",
+	     json_pack("{s:I,s:o}", "packets", (json_int_t)s->arrivals_total, "tuple_checksum",
+		       s->trace ? json_string(hex) : json_null()));
 }

@@ -24,12 +24,12 @@ struct nic {
 	struct sim_traffic gen;
 	bool gen_ok;
 	struct sim_pkt next;
-	uint64_t up_free;   /* PCIe NIC -> host direction free at */
-	uint64_t last_vis;  /* completions become visible in order */
-	uint64_t link_free; /* trace replay: link serialisation */
+	uint64_t up_free;              /* PCIe NIC -> host direction free at */
+	uint64_t last_vis;             /* completions become visible in order */
+	uint64_t link_free;            /* trace replay: link serialisation */
 	uint64_t up_bytes, down_bytes; /* after warm-up */
-	unsigned cls_wr;    /* LLC class of its packet DMA writes */
-	struct sim_dmaeng rd; /* DMA read engines + the host -> NIC link */
+	unsigned cls_wr;               /* LLC class of its packet DMA writes */
+	struct sim_dmaeng rd;          /* DMA read engines + the host -> NIC link */
 	/* after warm-up: DMA reads (issue to data at the NIC, summed), and the
 	 * lines its DMA accesses (reads and writes) touched / found outside
 	 * the LLC */
@@ -39,7 +39,9 @@ struct nic {
 	uint64_t pcie_reqs, pcie_reqs_missed;
 	/* Generated flows have fixed 5-tuples (flow.h, from their id), so
 	 * their RSS hash and flow identity are computed once per flow id. */
-	struct flow_memo { uint32_t h, fid; } *memo; /* one line miss per packet, not two */
+	struct flow_memo {
+		uint32_t h, fid;
+	} * memo; /* one line miss per packet, not two */
 	uint64_t *hvalid;
 	uint32_t nmemo;
 };

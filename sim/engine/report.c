@@ -18,9 +18,9 @@
 #include "nic.h"
 #include "stats.h"
 
-static const char *const ARCH_KEY[RXB_ARCHS] = { "privring", "small_privring", "shring",
-						  "shring_list", "dyn_shring", "rxbisect",
-						  "spool" };
+static const char *const ARCH_KEY[RXB_ARCHS] = { "privring",    "small_privring", "shring",
+						 "shring_list", "dyn_shring",     "rxbisect",
+						 "spool" };
 static const char *const PATTERN_KEY[] = { "constant", "poisson", "onoff", "target", "trace" };
 static const char *const NF_KEY[] = { "l3fwd", "nat", "lb", "synthetic", "kvs", "counter" };
 
@@ -85,8 +85,10 @@ static void mem_stats(const struct sim *s, json_t *m, double T)
 
 	for (uint32_t n = 0; n < cfg->scn.system.nics && n < 4; n++)
 		llc_sum(s, sim_llc_stats, s->nic[n].cls_wr, SIM_LLC_WR, &nh, &na);
-	jset(m, "ddio_hit_rate", cfg->scn.system.ddio_ways == 0 ? jnum(0) :
-				 na > 0 ? jfrac(nh / na) : json_null());
+	jset(m, "ddio_hit_rate",
+	     cfg->scn.system.ddio_ways == 0 ? jnum(0)
+	     : na > 0                       ? jfrac(nh / na)
+					    : json_null());
 	jset(m, "llc_hit_rate", core_hit_rate(s, sim_llc_stats));
 	jset(m, "l2_hit_rate", s->mem.llc.l2 ? core_hit_rate(s, sim_llc_l2_stats) : json_null());
 	sim_dram_stats(&s->mem.dram, s->end_ps, &ds);
@@ -106,8 +108,8 @@ static json_t *per_packet(const struct sim *s, double total, double unit)
 static void buffer_stats(const struct sim *s, json_t *m, const struct ccost *tot)
 {
 	double cp = (double)(tot->rx + tot->sync + tot->alloc + tot->app);
-	const struct rxb_dynctl *dc = s->arch == RXB_ARCH_DYN_SHRING ? rxb_iface_dynctl(s->ifc) :
-								      NULL;
+	const struct rxb_dynctl *dc = s->arch == RXB_ARCH_DYN_SHRING ? rxb_iface_dynctl(s->ifc)
+								     : NULL;
 	struct rxb_pool_core_stats pst;
 	uint64_t posted;
 
@@ -117,8 +119,8 @@ static void buffer_stats(const struct sim *s, json_t *m, const struct ccost *tot
 	jset(m, "pool_exhausted", jcount(pst.empty - s->pool_empty0));
 	jset(m, "mode_switches",
 	     jcount(dc ? rxb_counter_read(&dc->stats.switched_to_shared) +
-				 rxb_counter_read(&dc->stats.switched_to_private) :
-			 0));
+				    rxb_counter_read(&dc->stats.switched_to_private)
+		       : 0));
 	/* posted now: the interface's, plus the emulator's physical queues */
 	posted = rxb_iface_posted(s->ifc) + emumodel_posted(s);
 	jset(m, "nominal_working_set_mib",
@@ -132,9 +134,8 @@ static void cost_stats(const struct sim *s, json_t *m, const struct ccost *tot)
 
 	jset(m, "service_ns_per_packet", per_packet(s, cp, 1e3));
 	jset(m, "dram_latency_ns_mean",
-	     s->mem.dram_lat_n ?
-		     jnum((double)s->mem.dram_lat_sum / (double)s->mem.dram_lat_n / 1e3) :
-		     json_null());
+	     s->mem.dram_lat_n ? jnum((double)s->mem.dram_lat_sum / (double)s->mem.dram_lat_n / 1e3)
+			       : json_null());
 	jset(m, "dram_misses_per_packet", per_packet(s, (double)s->mem.dram_lat_n, 1));
 	jset(m, "sync_wait_ns_per_packet", per_packet(s, (double)s->sync_wait, 1e3));
 	jset(m, "pool_lock_wait_ns_per_packet", per_packet(s, (double)s->plock_wait, 1e3));
@@ -158,8 +159,9 @@ static void breakdowns(const struct sim *s, json_t *m, double T)
 	if (s->arch == RXB_ARCH_SPOOL)
 		jset(m, "spool", measure_stats_spool(s));
 	jset(m, "series", measure_stats_series(s));
-	jset(m, "calibration", json_pack("{s:s,s:s,s:s}", "origin", cfg->cal.origin, "machine",
-					 cfg->cal.machine, "date", cfg->cal.date));
+	jset(m, "calibration",
+	     json_pack("{s:s,s:s,s:s}", "origin", cfg->cal.origin, "machine", cfg->cal.machine,
+		       "date", cfg->cal.date));
 	jset(m, "arch_key", json_string(ARCH_KEY[s->arch]));
 }
 

@@ -118,7 +118,8 @@ static uint32_t u32_list(struct rd *r, const char *key, uint32_t *out, uint32_t 
 		type_error(r, key, "an array of integers");
 		return 0;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		if (!json_is_integer(e) || json_integer_value(e) < 0 ||
 		    json_integer_value(e) > UINT32_MAX) {
 			type_error(r, key, "an array of non-negative integers");
@@ -168,8 +169,8 @@ static int json_val(json_t *j, struct rxb_scn_val *v, uint64_t *list)
 	} else if (json_is_integer(j)) {
 		v->type = RXB_VAL_INT;
 		v->negative = json_integer_value(j) < 0;
-		v->u = v->negative ? 0 - (uint64_t)json_integer_value(j) :
-				     (uint64_t)json_integer_value(j);
+		v->u = v->negative ? 0 - (uint64_t)json_integer_value(j)
+				   : (uint64_t)json_integer_value(j);
 	} else if (json_is_real(j)) {
 		v->type = RXB_VAL_NUM;
 		v->f = json_real_value(j);
@@ -179,9 +180,10 @@ static int json_val(json_t *j, struct rxb_scn_val *v, uint64_t *list)
 	} else if (json_is_array(j)) {
 		v->type = RXB_VAL_LIST;
 		v->list = list;
-		v->n = json_array_size(j) > RXB_SCN_LIST_MAX ? RXB_SCN_LIST_MAX + 1 :
-							       json_array_size(j);
-		json_array_foreach(j, i, e) {
+		v->n = json_array_size(j) > RXB_SCN_LIST_MAX ? RXB_SCN_LIST_MAX + 1
+							     : json_array_size(j);
+		json_array_foreach(j, i, e)
+		{
 			if (i > RXB_SCN_LIST_MAX)
 				break;
 			if (!json_is_integer(e) || json_integer_value(e) < 0)
@@ -196,8 +198,8 @@ static int json_val(json_t *j, struct rxb_scn_val *v, uint64_t *list)
 
 /* One key of the scenario from its section object. Keys the simulator does
  * not honour (emu.*) may be absent; every other key is required. */
-static int scn_key(struct sim_cfg *c, json_t *root, const struct rxb_scn_key *k,
-		   uint64_t *list, struct rxb_err *err)
+static int scn_key(struct sim_cfg *c, json_t *root, const struct rxb_scn_key *k, uint64_t *list,
+		   struct rxb_err *err)
 {
 	json_t *j = json_object_get(json_object_get(root, k->section), k->name);
 	struct rxb_scn_val v = { 0 };
@@ -233,7 +235,8 @@ static int parse_scenario(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: a list value");
 	for (size_t i = 0; rc == 0 && i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (!json_is_object(json_object_get(root, sections[i]))) {
-			rxb_err_set(err, "%s: missing or not an object (docs/engine-contract.md §3)",
+			rxb_err_set(err,
+				    "%s: missing or not an object (docs/engine-contract.md §3)",
 				    sections[i]);
 			rc = -EINVAL;
 		}
@@ -386,10 +389,10 @@ int simcfg_parse_calibration(struct sim_calib *cal, const char *text, struct rxb
 /* ---------------------------------------------------------- top level */
 
 /* A rejected configuration: the message, and -EINVAL from the check. */
-#define REJECT(...)                              \
-	do {                                     \
-		rxb_err_set(err, __VA_ARGS__);   \
-		return -EINVAL;                  \
+#define REJECT(...)                            \
+	do {                                   \
+		rxb_err_set(err, __VA_ARGS__); \
+		return -EINVAL;                \
 	} while (0)
 
 /* No "auto" left: the front end resolves every one before it writes the
@@ -399,10 +402,11 @@ static int check_resolved(const struct sim_cfg *c, struct rxb_err *err)
 	for (unsigned i = 0; i < RXB_SCN_N_KEYS; i++) {
 		const struct rxb_scn_key *k = &rxb_scn_keys[i];
 
-		if (k->auto_ok && *(const uint32_t *)((const char *)&c->scn + k->offset) ==
-				      RXB_SCN_AUTO)
+		if (k->auto_ok &&
+		    *(const uint32_t *)((const char *)&c->scn + k->offset) == RXB_SCN_AUTO)
 			REJECT("%s = \"auto\": the front end resolves every \"auto\" "
-			       "(docs/engine-contract.md §3)", k->full);
+			       "(docs/engine-contract.md §3)",
+			       k->full);
 	}
 	return 0;
 }
@@ -469,7 +473,8 @@ static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 		return -EINVAL;
 	}
 	if (!json_is_integer(contract) || json_integer_value(contract) != 1) {
-		rxb_err_set(err, "contract: this engine speaks contract 1 (docs/engine-contract.md)");
+		rxb_err_set(err,
+			    "contract: this engine speaks contract 1 (docs/engine-contract.md)");
 		return -EINVAL;
 	}
 	rc = parse_scenario(c, root, err);
@@ -493,8 +498,10 @@ static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 	for (uint32_t k = 0, core = 0; k < c->scn.system.nics; k++)
 		for (uint32_t j = 0; j < c->scn.system.cores_per_nic.v[k]; j++, core++)
 			if (c->nic_of_core[core] != k) {
-				rxb_err_set(err, "derived.nic_of_core[%u] = %u: cores are numbered "
-					    "NIC by NIC (expected %u)", core, c->nic_of_core[core], k);
+				rxb_err_set(err,
+					    "derived.nic_of_core[%u] = %u: cores are numbered "
+					    "NIC by NIC (expected %u)",
+					    core, c->nic_of_core[core], k);
 				return -EINVAL;
 			}
 	return load_calib(c, root, err);

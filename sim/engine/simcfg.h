@@ -23,7 +23,6 @@
 extern "C" {
 #endif
 
-
 /* Software cycle costs (sim/calibration/default.json "cycles"). */
 struct sim_calib {
 	double rx_per_pkt[RXB_ARCHS];
@@ -52,8 +51,8 @@ struct sim_cfg {
 	double freq_ghz, llc_mib, dram_idle_ns, dram_efficiency, dram_service_ns, dram_rho_max;
 	double dram_write_penalty;
 	uint32_t l2_ways;
-	double pcie_gbps, dma_read_ns, dma_read_ns_per_byte, dma_write_ns, link_gbps, nic_buffer_kib,
-		xsocket_ns;
+	double pcie_gbps, dma_read_ns, dma_read_ns_per_byte, dma_write_ns, link_gbps,
+		nic_buffer_kib, xsocket_ns;
 	uint32_t cpu_mlp, l2_kib, l2_latency_cycles, llc_ways, llc_line, llc_latency_cycles;
 	uint32_t dram_channels, dram_dimm_mts, dram_cpu_max_mts, dram_bus_bytes;
 	uint32_t mps_bytes, tlp_overhead_bytes;

@@ -97,8 +97,7 @@ void tx_reap(struct sim *s, struct core *k, uint32_t min)
  * the frame, and the
  * buffer into the Tx ring until its completion. The caller has made room
  * (tx_room_at). */
-void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len,
-	       uint8_t nic)
+void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len, uint8_t nic)
 {
 	struct txq *tq = &k->tx;
 	uint64_t read, wqe, l;
@@ -122,8 +121,8 @@ void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t 
 	 * WQE write) later than it would alone — its slots' busy time is
 	 * shifted by that much, not lengthened. */
 	read = nic_dma_read(s, &s->nic[nic], k->t, wqe, SIM_WQE_BYTES, true) + l;
-	read += nic_dma_read(s, &s->nic[nic], k->t, sim_frame_addr(s, b), len - SIM_ETH_FCS,
-			     true) - k->t;
+	read += nic_dma_read(s, &s->nic[nic], k->t, sim_frame_addr(s, b), len - SIM_ETH_FCS, true) -
+		k->t;
 	k->t += l;
 	k->cost.app += l;
 	slot = (tq->head + tq->n) % tq->cap;

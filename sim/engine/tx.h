@@ -20,7 +20,7 @@ struct txq {
 };
 
 #define TX_FREE_THRESH 32u /* completions a core frees at once (DPDK's tx_free_thresh) */
-#define SIM_WQE_BYTES 64u  /* one mlx5 send WQE for a one-segment packet (docs/workloads.md) */
+#define SIM_WQE_BYTES  64u /* one mlx5 send WQE for a one-segment packet (docs/workloads.md) */
 
 struct sim;
 struct core;
@@ -32,8 +32,7 @@ void tx_setup(struct sim *s);
 uint64_t tx_room_at(const struct core *k);
 /* Core k transmits buffer b (received on queue q, len bytes with FCS,
  * from NIC nic); the caller has made room (tx_room_at). */
-void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len,
-	       uint8_t nic);
+void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len, uint8_t nic);
 /* Free up to a burst of the buffers whose Tx completion core k has seen,
  * when at least `min` have completed. */
 void tx_reap(struct sim *s, struct core *k, uint32_t min);

@@ -52,8 +52,9 @@ static inline __attribute__((always_inline)) void cs_touch(uint8_t *rank, int wi
  * one bit. The signatures of all ways are compared at once (one 16-byte
  * compare per 16 ways); only ways whose signature matches have their full
  * tag compared, so the result is exact. */
-static inline __attribute__((always_inline)) uint32_t
-cs_match(const uint8_t *sig, const uint64_t *tag, int wide, uint32_t way_bits, uint64_t line)
+static inline __attribute__((always_inline)) uint32_t cs_match(const uint8_t *sig,
+							       const uint64_t *tag, int wide,
+							       uint32_t way_bits, uint64_t line)
 {
 	uint32_t cand = 0, m = 0;
 	uint8_t sg = cs_sig(line);
@@ -64,8 +65,9 @@ cs_match(const uint8_t *sig, const uint64_t *tag, int wide, uint32_t way_bits, u
 	cand = (uint32_t)_mm_movemask_epi8(
 		_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)sig), key));
 	if (wide)
-		cand |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
-				_mm_loadu_si128((const __m128i *)(sig + 16)), key)) << 16;
+		cand |= (uint32_t)_mm_movemask_epi8(
+				_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(sig + 16)), key))
+			<< 16;
 #else
 	for (uint32_t w = 0; w < 32 && (way_bits >> w); w++)
 		cand |= (uint32_t)(sig[w] == sg) << w;
@@ -82,8 +84,9 @@ cs_match(const uint8_t *sig, const uint64_t *tag, int wide, uint32_t way_bits, u
 
 /* The allocation victim among `mask` (of a set of `ways` ways): an invalid
  * way if any, else the least recently used (highest rank). */
-static inline __attribute__((always_inline)) uint32_t
-cs_victim(const uint8_t *rank, uint32_t valid, int wide, uint32_t ways, uint32_t mask)
+static inline __attribute__((always_inline)) uint32_t cs_victim(const uint8_t *rank, uint32_t valid,
+								int wide, uint32_t ways,
+								uint32_t mask)
 {
 	uint32_t free_ways = mask & ~valid;
 

@@ -8,11 +8,12 @@
 int sim_dmaeng_init(struct sim_dmaeng *e, uint32_t slots, double link_ps_per_byte,
 		    struct rxb_err *err)
 {
-	*e = (struct sim_dmaeng){ .slots = slots,
-				  .link_ps_per_byte_q32 = (uint64_t)(link_ps_per_byte * 4294967296.0) };
+	*e = (struct sim_dmaeng){
+		.slots = slots, .link_ps_per_byte_q32 = (uint64_t)(link_ps_per_byte * 4294967296.0)
+	};
 	if (slots == 0) {
 		rxb_err_set(err, "nic.dma_read_slots = 0: a NIC needs at least one read in flight; "
-			    "allowed: 1 to 4096");
+				 "allowed: 1 to 4096");
 		return -EINVAL;
 	}
 	e->free_at = calloc(slots, sizeof(*e->free_at));

@@ -31,12 +31,12 @@ extern "C" {
 #endif
 
 struct sim_dmaeng {
-	uint64_t *free_at;         /* ring: when each slot is free again */
-	uint32_t slots, next;      /* next: the oldest request's slot */
+	uint64_t *free_at;             /* ring: when each slot is free again */
+	uint32_t slots, next;          /* next: the oldest request's slot */
 	uint64_t link_ps_per_byte_q32; /* host -> NIC link, 32.32 fixed point */
 	uint64_t link_free;
 	/* statistics */
-	uint64_t wait_ps;          /* waiting for a slot, summed */
+	uint64_t wait_ps; /* waiting for a slot, summed */
 };
 
 /* 0, -EINVAL (slots 0) or -ENOMEM, each with a message. */

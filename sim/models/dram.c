@@ -13,19 +13,19 @@
 void sim_dram_cfg_reference(struct sim_dram_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->channels = 4;        /* 4 DIMMs, one per channel */
-	cfg->dimm_mts = 2933;     /* DDR4-2933 DIMMs (docs/interfaces.md §2.4) */
-	cfg->cpu_max_mts = 2400;  /* Xeon Silver 4216: DDR4-2400 max (Intel ARK) */
-	cfg->bus_bytes = 8;       /* 64-bit DDR4 channel */
-	cfg->efficiency = 0.80;   /* assumption, see docs/simulator-models.md */
-	cfg->idle_ns = 85.9;      /* fitted: scripts/fit_dram.py, docs/simulator-models.md */
-	cfg->service_ns = 32.2;   /* fitted with idle_ns */
+	cfg->channels = 4;       /* 4 DIMMs, one per channel */
+	cfg->dimm_mts = 2933;    /* DDR4-2933 DIMMs (docs/interfaces.md §2.4) */
+	cfg->cpu_max_mts = 2400; /* Xeon Silver 4216: DDR4-2400 max (Intel ARK) */
+	cfg->bus_bytes = 8;      /* 64-bit DDR4 channel */
+	cfg->efficiency = 0.80;  /* assumption, see docs/simulator-models.md */
+	cfg->idle_ns = 85.9;     /* fitted: scripts/fit_dram.py, docs/simulator-models.md */
+	cfg->service_ns = 32.2;  /* fitted with idle_ns */
 	cfg->rho_max = 0.95;
 	/* C(0.5) = 0.885 C(0): Intel MLC --max_bandwidth, 1:1 read:write
 	 * against all reads on a Cascade Lake Xeon (docs/simulator-models.md) */
 	cfg->write_penalty = 2.0 * (1.0 / 0.885 - 1.0); /* 0.25989 */
-	cfg->window_ps = 1000000; /* 1 µs ≈ 10 idle latencies */
-	cfg->late_ps = 1000000;   /* the simulator's horizon */
+	cfg->window_ps = 1000000;                       /* 1 µs ≈ 10 idle latencies */
+	cfg->late_ps = 1000000;                         /* the simulator's horizon */
 }
 
 static uint32_t effective_mts(const struct sim_dram_cfg *cfg)
@@ -156,8 +156,7 @@ void sim_dram_advance(struct sim_dram *d, uint64_t now_ps)
 		close_window(d);
 		/* A quiet stretch: idle windows change nothing but the clock
 		 * once the backlog is gone, so jump over them in one step. */
-		if (d->backlog == 0.0 && !(d->win_rd | d->win_wr) &&
-		    now_ps >= d->win_start + w) {
+		if (d->backlog == 0.0 && !(d->win_rd | d->win_wr) && now_ps >= d->win_start + w) {
 			uint64_t skip = (now_ps - d->win_start) / w;
 
 			d->win_start += skip * w;
@@ -188,7 +187,8 @@ void sim_dram_early(struct sim_dram *d, uint64_t now_ps)
 	if (age > d->cfg.late_ps) {
 		d->late++;
 #ifdef RXB_DEBUG
-		fprintf(stderr, "sim_dram: access at %llu ps, %llu ps before the current window "
+		fprintf(stderr,
+			"sim_dram: access at %llu ps, %llu ps before the current window "
 			"(tolerance %llu ps): callers out of time order\n",
 			(unsigned long long)now_ps, (unsigned long long)age,
 			(unsigned long long)d->cfg.late_ps);

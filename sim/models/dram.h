@@ -74,26 +74,26 @@ void sim_dram_cfg_reference(struct sim_dram_cfg *cfg);
 
 struct sim_dram {
 	struct sim_dram_cfg cfg;
-	uint32_t mts;             /* effective transfer rate */
-	double peak_Bps;          /* bytes per second, theoretical */
-	double sust_Bps;          /* bytes per second, sustainable */
-	double win_capacity;      /* bytes per window at sust_Bps */
-	uint64_t win_start;       /* current window: [win_start, win_start + window) */
-	uint64_t win_rd, win_wr;  /* bytes in the current window */
-	double backlog;           /* bytes not yet served at the last window end */
-	uint64_t lat_ps;          /* latency for accesses in the current window */
+	uint32_t mts;            /* effective transfer rate */
+	double peak_Bps;         /* bytes per second, theoretical */
+	double sust_Bps;         /* bytes per second, sustainable */
+	double win_capacity;     /* bytes per window at sust_Bps */
+	uint64_t win_start;      /* current window: [win_start, win_start + window) */
+	uint64_t win_rd, win_wr; /* bytes in the current window */
+	double backlog;          /* bytes not yet served at the last window end */
+	uint64_t lat_ps;         /* latency for accesses in the current window */
 	/* statistics */
 	uint64_t rd_bytes, wr_bytes;
-	uint64_t windows;         /* closed windows */
-	uint64_t last_rd, last_wr;/* bytes of the last closed window */
-	double last_util;         /* demand / capacity of the last closed window's mix */
-	double last_cap_Bps;      /* capacity C(w) of the last closed window's mix */
-	double peak_win_Bps;      /* highest demand of any closed window */
-	double peak_util;         /* highest demand / capacity of any closed window */
+	uint64_t windows;          /* closed windows */
+	uint64_t last_rd, last_wr; /* bytes of the last closed window */
+	double last_util;          /* demand / capacity of the last closed window's mix */
+	double last_cap_Bps;       /* capacity C(w) of the last closed window's mix */
+	double peak_win_Bps;       /* highest demand of any closed window */
+	double peak_util;          /* highest demand / capacity of any closed window */
 	/* time order of the accesses (see sim_dram_account) */
-	uint64_t early;           /* accesses before the current window (counted in it) */
-	uint64_t late;            /* of those, older than its start by more than late_ps */
-	uint64_t max_age_ps;      /* largest (window start - access time) seen */
+	uint64_t early;      /* accesses before the current window (counted in it) */
+	uint64_t late;       /* of those, older than its start by more than late_ps */
+	uint64_t max_age_ps; /* largest (window start - access time) seen */
 };
 
 int sim_dram_init(struct sim_dram *d, const struct sim_dram_cfg *cfg, struct rxb_err *err);
@@ -133,7 +133,10 @@ static inline void sim_dram_add(struct sim_dram *d, uint64_t rd_bytes, uint64_t 
 }
 
 /* Latency of a DRAM access issued now (after sim_dram_account/advance). */
-static inline uint64_t sim_dram_latency_ps(const struct sim_dram *d) { return d->lat_ps; }
+static inline uint64_t sim_dram_latency_ps(const struct sim_dram *d)
+{
+	return d->lat_ps;
+}
 
 /* The loaded-latency curve without backlog: latency (ns) at utilisation ρ
  * of the sustainable bandwidth. Monotone, = idle_ns at ρ = 0. */
@@ -149,20 +152,20 @@ double sim_dram_sustainable_Bps(const struct sim_dram_cfg *cfg);
 double sim_dram_capacity_Bps(const struct sim_dram_cfg *cfg, double write_share);
 
 struct sim_dram_stats {
-	uint64_t rd_bytes, wr_bytes;  /* totals, including the open window */
-	double mean_gibps;            /* (rd + wr) / elapsed, GiB/s */
-	double rd_gibps, wr_gibps;    /* means, GiB/s */
-	double last_gibps;            /* last closed window, GiB/s */
-	double peak_gibps;            /* busiest closed window, GiB/s */
-	double last_util;             /* last closed window: demand / capacity of its mix */
-	double peak_util;             /* busiest closed window: demand / capacity */
-	double last_cap_gibps;        /* capacity of the last closed window's mix, GiB/s
+	uint64_t rd_bytes, wr_bytes; /* totals, including the open window */
+	double mean_gibps;           /* (rd + wr) / elapsed, GiB/s */
+	double rd_gibps, wr_gibps;   /* means, GiB/s */
+	double last_gibps;           /* last closed window, GiB/s */
+	double peak_gibps;           /* busiest closed window, GiB/s */
+	double last_util;            /* last closed window: demand / capacity of its mix */
+	double peak_util;            /* busiest closed window: demand / capacity */
+	double last_cap_gibps;       /* capacity of the last closed window's mix, GiB/s
 				       * (the read-only one when it was empty) */
-	double last_write_share;      /* its written bytes / all bytes (0 when empty) */
-	double backlog_bytes;         /* read-equivalent bytes (a written byte counts
+	double last_write_share;     /* its written bytes / all bytes (0 when empty) */
+	double backlog_bytes;        /* read-equivalent bytes (a written byte counts
 				       * 1 + write_penalty) */
 	uint64_t windows;
-	uint64_t late;                /* accesses out of time order by more than late_ps */
+	uint64_t late; /* accesses out of time order by more than late_ps */
 };
 
 /* elapsed_ps: the simulated time the totals cover. */

@@ -34,7 +34,7 @@ extern "C" {
 
 #define SIM_EVQ_SLOT_BITS 24
 #define SIM_EVQ_SLOT_MASK ((1u << SIM_EVQ_SLOT_BITS) - 1)
-#define SIM_EVQ_MAX_SEQ (1ull << (64 - SIM_EVQ_SLOT_BITS))
+#define SIM_EVQ_MAX_SEQ   (1ull << (64 - SIM_EVQ_SLOT_BITS))
 
 struct sim_evq {
 	uint32_t nslots;

@@ -45,8 +45,14 @@ int sim_heap_init(struct sim_heap *h, uint32_t cap_hint, struct rxb_err *err);
 void sim_heap_free(struct sim_heap *h);
 /* Empty the queue; the sequence counter continues (so FIFO order among
  * equal times still holds across a clear). */
-static inline void sim_heap_clear(struct sim_heap *h) { h->n = 0; }
-static inline uint32_t sim_heap_size(const struct sim_heap *h) { return h->n; }
+static inline void sim_heap_clear(struct sim_heap *h)
+{
+	h->n = 0;
+}
+static inline uint32_t sim_heap_size(const struct sim_heap *h)
+{
+	return h->n;
+}
 
 /* Slow path of push: make room. -ENOMEM when the heap cannot grow. */
 int sim_heap_grow(struct sim_heap *h);

@@ -212,9 +212,10 @@ int sim_l2_init(struct sim_l2 *l2, const struct sim_l2_cfg *cfg, struct rxb_err 
 	}
 	sets = cfg->size_bytes / (64ull * cfg->ways);
 	if (sets == 0 || (sets & (sets - 1)) || sets * 64 * cfg->ways != cfg->size_bytes) {
-		rxb_err_set(err,
-			    "l2: %llu bytes of %u ways: need a power-of-two number of 64 B-line sets",
-			    (unsigned long long)cfg->size_bytes, cfg->ways);
+		rxb_err_set(
+			err,
+			"l2: %llu bytes of %u ways: need a power-of-two number of 64 B-line sets",
+			(unsigned long long)cfg->size_bytes, cfg->ways);
 		return -EINVAL;
 	}
 	l2->caches = cfg->caches;

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define SIM_L2_MAX_WAYS 16u
-#define SIM_L2_NONE UINT32_MAX /* no cache (sim_l2_invalidate_line: all of them) */
+#define SIM_L2_NONE     UINT32_MAX /* no cache (sim_l2_invalidate_line: all of them) */
 
 struct sim_l2_cfg {
 	uint64_t size_bytes;   /* per cache: 1 MiB on Skylake-SP */
@@ -69,11 +69,11 @@ struct sim_l2_dirent {
 
 struct sim_l2 {
 	uint32_t caches, ways, way_bits;
-	uint32_t nsets;       /* simulated sets per cache (a power of two) */
+	uint32_t nsets; /* simulated sets per cache (a power of two) */
 	uint32_t sample_shift;
 	struct sim_l2_set *set; /* caches × nsets */
 	struct sim_l2_dirent *dir;
-	uint64_t dir_mask;    /* entries − 1 */
+	uint64_t dir_mask; /* entries − 1 */
 	uint32_t dir_bits;
 	/* counts over the whole run (simulated lines only) */
 	uint64_t transfers;

@@ -11,13 +11,13 @@
 #include "l2.h"
 #include "llc.h"
 
-#define TAG_NONE CS_TAG_NONE
+#define TAG_NONE   CS_TAG_NONE
 #define GROUP_NONE SIM_LLC_GROUP_NONE
-#define RATE_ONE SIM_LLC_RATE_ONE
-#define HUGE_2M ((size_t)2 << 20)
+#define RATE_ONE   SIM_LLC_RATE_ONE
+#define HUGE_2M    ((size_t)2 << 20)
 
 #define stratum_pick sim_llc__stratum_pick
-#define chunk_group sim_llc__chunk_group
+#define chunk_group  sim_llc__chunk_group
 
 /* Set record, 64 B aligned, in one of two fixed layouts (RP = 16 rank
  * slots for up to 16 ways, else 32):
@@ -33,12 +33,12 @@
  * constants, a record is addressed from one pointer. The owners (u8 per
  * way: the class that allocated the line) are a separate array, RP bytes
  * per record, read on evictions. */
-#define REC_SIG(r) ((uint8_t *)(r))
-#define REC_RANK(r, wide) ((uint8_t *)(r) + ((wide) ? 32 : 16))
+#define REC_SIG(r)         ((uint8_t *)(r))
+#define REC_RANK(r, wide)  ((uint8_t *)(r) + ((wide) ? 32 : 16))
 #define REC_VALID(r, wide) ((uint32_t *)((uint8_t *)(r) + ((wide) ? 64 : 32)))
 #define REC_DIRTY(r, wide) ((uint32_t *)((uint8_t *)(r) + ((wide) ? 68 : 36)))
-#define REC_TAG_OFF(wide) ((wide) ? 72u : 40u)
-#define REC_TAG(r, wide) ((uint64_t *)((uint8_t *)(r) + REC_TAG_OFF(wide)))
+#define REC_TAG_OFF(wide)  ((wide) ? 72u : 40u)
+#define REC_TAG(r, wide)   ((uint64_t *)((uint8_t *)(r) + REC_TAG_OFF(wide)))
 
 #define RANK_PAD CS_RANK_PAD
 
@@ -68,16 +68,17 @@ static uint32_t log2u(uint32_t v)
 
 /* The set operations of cacheset.h on an LLC set record. */
 #define tag_sig cs_sig
-#define touch cs_touch
+#define touch   cs_touch
 
-static inline __attribute__((always_inline)) uint32_t
-match(const uint8_t *rec, int wide, uint32_t way_bits, uint64_t line)
+static inline __attribute__((always_inline)) uint32_t match(const uint8_t *rec, int wide,
+							    uint32_t way_bits, uint64_t line)
 {
 	return cs_match(REC_SIG(rec), REC_TAG(rec, wide), wide, way_bits, line);
 }
 
-static inline __attribute__((always_inline)) uint32_t
-pick_victim(const struct sim_llc *llc, const uint8_t *rec, int wide, uint32_t mask)
+static inline __attribute__((always_inline)) uint32_t pick_victim(const struct sim_llc *llc,
+								  const uint8_t *rec, int wide,
+								  uint32_t mask)
 {
 	return cs_victim(REC_RANK(rec, wide), *REC_VALID(rec, wide), wide, llc->ways, mask);
 }
@@ -91,18 +92,18 @@ struct actx {
 	struct sim_llc_lane *L;
 	struct sim_l2 *snoop; /* an I/O class's L2 snoops (NULL: none) */
 	uint32_t way_bits, mask, rate_shift;
-	uint32_t pmask;     /* DMA writes of lines an L2 held: the DDIO+ ways */
-	uint64_t rate_lim;  /* 2^rate_shift: observations before the EMA */
-	int64_t rate_bias;  /* 2^rate_shift − 1 */
+	uint32_t pmask;    /* DMA writes of lines an L2 held: the DDIO+ ways */
+	uint64_t rate_lim; /* 2^rate_shift: observations before the EMA */
+	int64_t rate_bias; /* 2^rate_shift − 1 */
 	uint8_t cid, io, allocs, reads;
 	int64_t p_hit, p_wb, p_hwb, p_l2, p_snp, p_prd;
 	uint64_t n_hit, n_wb, n_hwb, n_l2, n_snp, n_prd;
 	uint64_t s_acc, s_hits, s_rd, s_wr, s_prd;
-	uint32_t snooped;   /* I/O writes that invalidated an L2 copy */
+	uint32_t snooped; /* I/O writes that invalidated an L2 copy */
 };
 
-static inline __attribute__((always_inline)) void
-actx_load(struct actx *x, struct sim_llc *llc, unsigned cls, enum sim_llc_op op)
+static inline __attribute__((always_inline)) void actx_load(struct actx *x, struct sim_llc *llc,
+							    unsigned cls, enum sim_llc_op op)
 {
 	struct sim_llc_class *c = &llc->cls[cls];
 	struct sim_llc_lane *L = &c->l[op];
@@ -163,8 +164,8 @@ static inline __attribute__((always_inline)) void actx_store(const struct actx *
  * far: a running mean until 2^rate_shift observations, then an exponential
  * moving average with the same weight (no start-up bias from an arbitrary
  * initial value). */
-static inline __attribute__((always_inline)) void
-rate_upd(const struct actx *x, int64_t *p, uint64_t *n, uint32_t v)
+static inline __attribute__((always_inline)) void rate_upd(const struct actx *x, int64_t *p,
+							   uint64_t *n, uint32_t v)
 {
 	int64_t target = v ? RATE_ONE : 0;
 
@@ -208,9 +209,10 @@ static inline __attribute__((always_inline)) int snoop_io(struct actx *x, enum s
 /* Access a line of a simulated set (its record at rec, owners at owner).
  * partial: an I/O write covering only part of the line (the callers that
  * never pass one give a constant 0, and its code folds away). */
-static inline __attribute__((always_inline)) uint32_t
-access_sim(struct actx *x, enum sim_llc_op op, uint8_t *rec, uint8_t *owner, int wide,
-	   uint64_t line, int partial)
+static inline __attribute__((always_inline)) uint32_t access_sim(struct actx *x, enum sim_llc_op op,
+								 uint8_t *rec, uint8_t *owner,
+								 int wide, uint64_t line,
+								 int partial)
 {
 	struct sim_llc *llc = x->llc;
 	uint32_t *valid = REC_VALID(rec, wide), *dirty = REC_DIRTY(rec, wide);
@@ -419,9 +421,9 @@ void sim_llc__refill(struct sim_llc *llc)
 	llc->rbuf_pos = 0;
 }
 
-static inline __attribute__((always_inline)) uint32_t
-access_one(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, uint32_t group,
-	   uint64_t line)
+static inline __attribute__((always_inline)) uint32_t access_one(struct sim_llc *llc, unsigned cls,
+								 enum sim_llc_op op, int wide,
+								 uint32_t group, uint64_t line)
 {
 	uint32_t pos = (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1), f;
 	struct actx x;
@@ -449,10 +451,9 @@ uint32_t sim_llc__access_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc
 /* The lines of one chunk in a simulated group, for an op, layout and
  * partial-line handling known at compile time (the tests on them then fold
  * away); with part, lines pf and pl are partial writes. */
-static inline __attribute__((always_inline)) void
-range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, uint32_t group,
-	      uint64_t line, uint64_t end, int part, uint64_t pf, uint64_t pl,
-	      struct sim_llc_range *out)
+static inline __attribute__((always_inline)) void range_sampled(
+	struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, uint32_t group,
+	uint64_t line, uint64_t end, int part, uint64_t pf, uint64_t pl, struct sim_llc_range *out)
 {
 	uint32_t pos = (uint32_t)line & (SIM_LLC_CHUNK_LINES - 1);
 	uint8_t *rec = rec_at(llc, group, pos), *own = own_at(llc, group, pos);
@@ -478,8 +479,8 @@ range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, int wide, u
 		out->partial_reads += (uint32_t)x.s_prd;
 }
 
-void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
-			    uint32_t group, uint64_t line, uint64_t end, struct sim_llc_range *out)
+void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint32_t group,
+			    uint64_t line, uint64_t end, struct sim_llc_range *out)
 {
 	int wide = llc->rank_slots > 16;
 
@@ -690,9 +691,11 @@ static int llc_alloc_maps(struct sim_llc *llc, const struct sim_llc_cfg *cfg, st
 		for (uint32_t g = 0; g < llc->ngroups; g++) {
 			uint32_t st = g >> cfg->sample_shift;
 
-			llc->gmap[g] = cfg->sample_shift == 0 ? g :
-				       (g & ((1u << cfg->sample_shift) - 1)) == stratum_pick(llc, st) ?
-				       st : GROUP_NONE;
+			llc->gmap[g] = cfg->sample_shift == 0 ? g
+				       : (g & ((1u << cfg->sample_shift) - 1)) ==
+						       stratum_pick(llc, st)
+					       ? st
+					       : GROUP_NONE;
 		}
 	}
 	return 0;
@@ -743,8 +746,9 @@ int sim_llc_init(struct sim_llc *llc, const struct sim_llc_cfg *cfg, struct rxb_
 	llc->sgroups = (llc->ngroups + (1u << cfg->sample_shift) - 1) >> cfg->sample_shift;
 	/* A last, partial stratum may pick a group that does not exist. */
 	llc->nsampled = llc->sgroups;
-	if (cfg->sample_shift && ((llc->sgroups - 1) << cfg->sample_shift) +
-					 stratum_pick(llc, llc->sgroups - 1) >= llc->ngroups)
+	if (cfg->sample_shift &&
+	    ((llc->sgroups - 1) << cfg->sample_shift) + stratum_pick(llc, llc->sgroups - 1) >=
+		    llc->ngroups)
 		llc->nsampled--;
 	llc->block_mask = (1ull << llc->block_bits) - 1;
 	rc = llc_alloc_maps(llc, cfg, err);
@@ -900,9 +904,9 @@ void sim_llc_l2_stats(const struct sim_llc *llc, unsigned cls, enum sim_llc_op o
 	if (!sum_counts(llc, cls, op, &sum))
 		return;
 	st->accesses = sum.l2_accesses;
-	st->hits = sum.s_l2acc ? (double)sum.l2_accesses * (double)sum.s_l2hits /
-					 (double)sum.s_l2acc :
-				 (double)sum.d_l2hits;
+	st->hits = sum.s_l2acc
+			   ? (double)sum.l2_accesses * (double)sum.s_l2hits / (double)sum.s_l2acc
+			   : (double)sum.d_l2hits;
 	st->misses = (double)sum.l2_accesses - st->hits;
 	st->hit_rate = sum.l2_accesses ? st->hits / (double)sum.l2_accesses : 0.0;
 }
@@ -921,7 +925,8 @@ void sim_llc_forget_class(struct sim_llc *llc, unsigned cls)
 		struct sim_llc_lane *L = &llc->cls[cls].l[op];
 
 		/* what a miss does is the class's nature, not learned */
-		*L = (struct sim_llc_lane){ .allocates = L->allocates, .reads_dram = L->reads_dram };
+		*L = (struct sim_llc_lane){ .allocates = L->allocates,
+					    .reads_dram = L->reads_dram };
 	}
 }
 

@@ -105,30 +105,26 @@
 extern "C" {
 #endif
 
-#define SIM_LLC_LINE 64u
-#define SIM_LLC_LINE_SHIFT 6
-#define SIM_LLC_CHUNK_LINES 32u    /* lines per set group / chunk (2 KiB) */
-#define SIM_LLC_MAX_WAYS 32u
+#define SIM_LLC_LINE        64u
+#define SIM_LLC_LINE_SHIFT  6
+#define SIM_LLC_CHUNK_LINES 32u /* lines per set group / chunk (2 KiB) */
+#define SIM_LLC_MAX_WAYS    32u
 #define SIM_LLC_MAX_CLASSES 32u
-#define SIM_LLC_RBUF 64u           /* 32-bit random values drawn ahead */
+#define SIM_LLC_RBUF        64u /* 32-bit random values drawn ahead */
 
 enum sim_llc_index {
 	SIM_LLC_INDEX_HASH = 0,
 	SIM_LLC_INDEX_BITS = 1,
 };
 
-enum sim_llc_op {
-	SIM_LLC_RD = 0,
-	SIM_LLC_WR = 1,
-	SIM_LLC_OPS
-};
+enum sim_llc_op { SIM_LLC_RD = 0, SIM_LLC_WR = 1, SIM_LLC_OPS };
 
 /* Flags returned by sim_llc_access(). */
-#define SIM_LLC_HIT 1u     /* served by the LLC */
-#define SIM_LLC_DRAM_RD 2u /* one line read from DRAM (miss, or RFO) */
-#define SIM_LLC_DRAM_WR 4u /* a dirty victim was written back to DRAM */
-#define SIM_LLC_SAMPLED 8u /* a simulated set; else the outcome was drawn */
-#define SIM_LLC_L2 16u     /* served by the core's own L2 (with SIM_LLC_HIT) */
+#define SIM_LLC_HIT     1u  /* served by the LLC */
+#define SIM_LLC_DRAM_RD 2u  /* one line read from DRAM (miss, or RFO) */
+#define SIM_LLC_DRAM_WR 4u  /* a dirty victim was written back to DRAM */
+#define SIM_LLC_SAMPLED 8u  /* a simulated set; else the outcome was drawn */
+#define SIM_LLC_L2      16u /* served by the core's own L2 (with SIM_LLC_HIT) */
 
 struct sim_llc_cfg {
 	uint64_t size_bytes;        /* capacity: 22 MiB for the Xeon Silver 4216 */
@@ -165,10 +161,10 @@ struct sim_llc_stats {
 	uint64_t accesses;
 	double hits;
 	double misses;
-	double dram_rd;   /* lines read from DRAM */
-	double partial_rd;/* of those, partial-line DMA writes' reads */
-	double dram_wr;   /* dirty lines written back */
-	double hit_rate;  /* hits / accesses; 0 when there were none */
+	double dram_rd;    /* lines read from DRAM */
+	double partial_rd; /* of those, partial-line DMA writes' reads */
+	double dram_wr;    /* dirty lines written back */
+	double hit_rate;   /* hits / accesses; 0 when there were none */
 };
 
 /* One class and op: its counters, the rates learned on the simulated sets
@@ -202,26 +198,26 @@ struct sim_llc_lane {
 
 struct sim_llc_class {
 	char name[24];
-	uint32_t mask;                    /* allocation ways */
-	uint8_t io;                       /* DMA (DDIO) semantics */
+	uint32_t mask; /* allocation ways */
+	uint8_t io;    /* DMA (DDIO) semantics */
 	struct sim_llc_lane l[SIM_LLC_OPS];
 };
 
 struct sim_llc {
 	uint32_t ways;
-	uint32_t nsets;          /* sets of the modelled cache */
-	uint32_t ngroups;        /* nsets / 32 */
-	uint32_t sgroups;        /* group records: one per stratum of 2^shift groups */
-	uint32_t nsampled;       /* groups actually simulated (<= sgroups) */
-	uint32_t block_bits;     /* chunks per address block: 2^block_bits */
-	uint32_t stride;         /* bytes per set record */
-	uint32_t rank_slots;     /* 16 or 32 LRU rank bytes per record */
-	uint32_t tag_off;        /* offset of the tags in a record */
+	uint32_t nsets;      /* sets of the modelled cache */
+	uint32_t ngroups;    /* nsets / 32 */
+	uint32_t sgroups;    /* group records: one per stratum of 2^shift groups */
+	uint32_t nsampled;   /* groups actually simulated (<= sgroups) */
+	uint32_t block_bits; /* chunks per address block: 2^block_bits */
+	uint32_t stride;     /* bytes per set record */
+	uint32_t rank_slots; /* 16 or 32 LRU rank bytes per record */
+	uint32_t tag_off;    /* offset of the tags in a record */
 	uint32_t sample_shift;
 	uint32_t rate_shift;
 	enum sim_llc_index index;
-	uint8_t *sets;           /* sgroups × 32 set records */
-	uint8_t *owners;         /* per set record: the class owning each way */
+	uint8_t *sets;   /* sgroups × 32 set records */
+	uint8_t *owners; /* per set record: the class owning each way */
 	uint32_t nclasses;
 	struct sim_llc_class cls[SIM_LLC_MAX_CLASSES];
 	struct sim_rng rng;
@@ -232,15 +228,15 @@ struct sim_llc {
 	uint32_t rbuf[SIM_LLC_RBUF];
 	uint32_t rbuf_pos;
 	uint64_t size_bytes;
-	struct sim_l2 *l2;       /* the cores' L2s (NULL: none, inclusive LLC) */
-	uint32_t way_bits;       /* mask of the ways that exist */
+	struct sim_l2 *l2; /* the cores' L2s (NULL: none, inclusive LLC) */
+	uint32_t way_bits; /* mask of the ways that exist */
 	/* per class: lines it allocated that are in simulated sets */
 	int64_t lines[SIM_LLC_MAX_CLASSES];
-	uint64_t block_mask;     /* 2^block_bits − 1 */
-	uint32_t *gmap;          /* group -> record group or SIM_LLC_GROUP_NONE
+	uint64_t block_mask;         /* 2^block_bits − 1 */
+	uint32_t *gmap;              /* group -> record group or SIM_LLC_GROUP_NONE
 				  * (when the group count is at most 2^20) */
 	struct sim_llc_bmemo *bmemo; /* SIM_LLC_BMEMO recent blocks' hashed offsets */
-	uint32_t plus_mask;      /* cfg.ddio_plus_mask (0: the class's mask) */
+	uint32_t plus_mask;          /* cfg.ddio_plus_mask (0: the class's mask) */
 };
 
 /* A block's hashed group offset, remembered (direct-mapped by the block's
@@ -274,14 +270,13 @@ int sim_llc_add_class(struct sim_llc *llc, const char *name, uint32_t way_mask, 
 		      struct rxb_err *err);
 /* Change a class's allocation mask (resctrl schemata write). Lines already
  * cached stay where they are, as on real hardware. */
-int sim_llc_set_mask(struct sim_llc *llc, unsigned cls, uint32_t way_mask,
-		     struct rxb_err *err);
+int sim_llc_set_mask(struct sim_llc *llc, unsigned cls, uint32_t way_mask, struct rxb_err *err);
 
 /* ---- the hot half, inline (accesses to sets that are not simulated);
  * simulated sets go to the out-of-line functions below ---- */
 
 #define SIM_LLC_GROUP_NONE UINT32_MAX
-#define SIM_LLC_RATE_ONE (1ll << 30) /* rates are Q30 fixed point */
+#define SIM_LLC_RATE_ONE   (1ll << 30) /* rates are Q30 fixed point */
 
 /* Which group of a stratum of 2^sample_shift consecutive groups is
  * simulated: a multiplicative hash of the stratum number (stratified random
@@ -311,7 +306,8 @@ static inline uint32_t sim_llc__chunk_group(const struct sim_llc *llc, uint64_t 
 
 		if (m->block != block) {
 			m->block = block;
-			m->off = (uint32_t)(((sim_mix64(block) >> 32) * (uint64_t)llc->ngroups) >> 32);
+			m->off = (uint32_t)(((sim_mix64(block) >> 32) * (uint64_t)llc->ngroups) >>
+					    32);
 		}
 		g = (uint32_t)(chunk & llc->block_mask) + m->off;
 		/* Wrap without a branch: it would be taken at random. */
@@ -442,8 +438,8 @@ static inline void sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum 
 					uint64_t addr, uint64_t len, struct sim_llc_range *out);
 
 /* Out of line: the lines [line, end] of one chunk, in simulated sets. */
-void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op,
-			    uint32_t group, uint64_t line, uint64_t end, struct sim_llc_range *out);
+void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint32_t group,
+			    uint64_t line, uint64_t end, struct sim_llc_range *out);
 
 /* Outcomes of n lines of a range in sets that are not simulated, at O(1)
  * cost: the expected numbers (n · P(hit), misses · P(write-back)) are
@@ -452,8 +448,9 @@ void sim_llc__range_sampled(struct sim_llc *llc, unsigned cls, enum sim_llc_op o
  * each range is within one line of its expectation. Drawing a random number
  * per line would cost ~3 ns × 24 lines per packet; single-line accesses
  * still draw (their individual outcome sets a latency). */
-static inline __attribute__((always_inline)) void
-sim_llc__range_drawn_np(struct sim_llc_lane *L, uint32_t n, uint32_t np, struct sim_llc_range *out)
+static inline __attribute__((always_inline)) void sim_llc__range_drawn_np(struct sim_llc_lane *L,
+									  uint32_t n, uint32_t np,
+									  struct sim_llc_range *out)
 {
 	uint32_t hits, misses, wbs = 0, sn = 0;
 
@@ -516,9 +513,9 @@ static inline void sim_llc__range_drawn(struct sim_llc_lane *L, uint32_t n,
 
 /* The lines [line, end] of one chunk: one sampling decision, since a
  * chunk's lines all live in one set group. */
-static inline __attribute__((always_inline)) void
-sim_llc__range_chunk(struct sim_llc *llc, struct sim_llc_lane *L, unsigned cls,
-		     enum sim_llc_op op, uint64_t line, uint64_t end, struct sim_llc_range *out)
+static inline __attribute__((always_inline)) void sim_llc__range_chunk(
+	struct sim_llc *llc, struct sim_llc_lane *L, unsigned cls, enum sim_llc_op op,
+	uint64_t line, uint64_t end, struct sim_llc_range *out)
 {
 	uint32_t n = (uint32_t)(end - line + 1);
 	uint32_t g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
@@ -531,9 +528,11 @@ sim_llc__range_chunk(struct sim_llc *llc, struct sim_llc_lane *L, unsigned cls,
 		sim_llc__range_sampled(llc, cls, op, g, line, end, out);
 }
 
-static inline __attribute__((always_inline)) void
-sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint64_t addr,
-		     uint64_t len, struct sim_llc_range *out)
+static inline __attribute__((always_inline)) void sim_llc_access_range(struct sim_llc *llc,
+								       unsigned cls,
+								       enum sim_llc_op op,
+								       uint64_t addr, uint64_t len,
+								       struct sim_llc_range *out)
 {
 	struct sim_llc_lane *L = &llc->cls[cls].l[op];
 	uint64_t line, last;
@@ -543,8 +542,9 @@ sim_llc_access_range(struct sim_llc *llc, unsigned cls, enum sim_llc_op op, uint
 	line = addr >> SIM_LLC_LINE_SHIFT;
 	last = (addr + len - 1) >> SIM_LLC_LINE_SHIFT;
 	while (line <= last) {
-		uint64_t end = (line | (SIM_LLC_CHUNK_LINES - 1)) < last ?
-				       line | (SIM_LLC_CHUNK_LINES - 1) : last;
+		uint64_t end = (line | (SIM_LLC_CHUNK_LINES - 1)) < last
+				       ? line | (SIM_LLC_CHUNK_LINES - 1)
+				       : last;
 
 		sim_llc__range_chunk(llc, L, cls, op, line, end, out);
 		line = end + 1;
@@ -582,9 +582,8 @@ void sim_llc__range_sampled_part(struct sim_llc *llc, unsigned cls, uint32_t gro
  * sets, by error diffusion, at most one per partial line that missed.
  * Results are added to *out (zero it first); the caller accounts
  * out->dram_rd × 64 B read and out->dram_wr × 64 B written. */
-static inline __attribute__((always_inline)) void
-sim_llc_dma_write_range(struct sim_llc *llc, unsigned cls, uint64_t addr, uint64_t len,
-			struct sim_llc_range *out)
+static inline __attribute__((always_inline)) void sim_llc_dma_write_range(
+	struct sim_llc *llc, unsigned cls, uint64_t addr, uint64_t len, struct sim_llc_range *out)
 {
 	struct sim_llc_lane *L = &llc->cls[cls].l[SIM_LLC_WR];
 	uint64_t line, last, pf, pl;
@@ -596,8 +595,9 @@ sim_llc_dma_write_range(struct sim_llc *llc, unsigned cls, uint64_t addr, uint64
 	pf = addr & (SIM_LLC_LINE - 1) ? line : UINT64_MAX;
 	pl = (addr + len) & (SIM_LLC_LINE - 1) ? last : UINT64_MAX;
 	while (line <= last) {
-		uint64_t end = (line | (SIM_LLC_CHUNK_LINES - 1)) < last ?
-				       line | (SIM_LLC_CHUNK_LINES - 1) : last;
+		uint64_t end = (line | (SIM_LLC_CHUNK_LINES - 1)) < last
+				       ? line | (SIM_LLC_CHUNK_LINES - 1)
+				       : last;
 		uint32_t n = (uint32_t)(end - line + 1);
 		uint32_t g = sim_llc__chunk_group(llc, line / SIM_LLC_CHUNK_LINES);
 

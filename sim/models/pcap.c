@@ -15,20 +15,23 @@
 
 #define MAGIC_US 0xa1b2c3d4u
 #define MAGIC_NS 0xa1b23c4du
-#define IO_BUF (1u << 20)
+#define IO_BUF   (1u << 20)
 
 struct sim_pcap_reader {
 	struct rxb_pcapread *rd;
 	unsigned flags;
 	uint64_t prev_t;
 	int have_t0;
-	uint64_t rec;        /* records read (skipped ones too) */
-	uint64_t t0_rec;     /* the first packet returned: record 1, 2, ... */
+	uint64_t rec;    /* records read (skipped ones too) */
+	uint64_t t0_rec; /* the first packet returned: record 1, 2, ... */
 	struct sim_pcap_info info;
 	const struct rxb_rss *rss; /* packets get the NIC's hash (sim_pcap_set_rss) */
 };
 
-static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
 
 static inline uint32_t be32(const uint8_t *p)
 {
@@ -183,8 +186,8 @@ static uint32_t ipv4_rss(const struct rxb_rss *rss, const uint8_t *d, uint32_t n
 	bool l4 = n >= 20 && ihl >= 20 && n >= ihl + 4 && !(be16(d + 6) & 0x3fff) &&
 		  (p->proto == 6 || p->proto == 17);
 
-	return l4 ? rxb_rss_ipv4_l4(rss, p->sip, p->dip, p->sport, p->dport) :
-		    rxb_rss_ipv4(rss, p->sip, p->dip);
+	return l4 ? rxb_rss_ipv4_l4(rss, p->sip, p->dip, p->sport, p->dport)
+		  : rxb_rss_ipv4(rss, p->sip, p->dip);
 }
 
 static uint32_t ipv6_rss(const struct rxb_rss *rss, const uint8_t *d, uint32_t n,
@@ -327,8 +330,7 @@ void sim_pcap_set_rss(struct sim_pcap_reader *r, const struct rxb_rss *rss)
 /* Time of a record since the first packet (sec.frac vs t0), in ps, into *t:
  * 0 when it is not later (the caller clamps it to the previous packet's).
  * Returns false when it is more than UINT64_MAX ps (~213.5 days) later. */
-static bool time_since_t0(const struct sim_pcap_reader *r, uint64_t sec, uint32_t frac,
-			  uint64_t *t)
+static bool time_since_t0(const struct sim_pcap_reader *r, uint64_t sec, uint32_t frac, uint64_t *t)
 {
 	uint64_t unit = r->info.nsec ? 1000u : 1000000u; /* ps per fraction unit */
 	uint64_t f = frac * unit, f0 = r->info.t0_frac * unit, ds;

@@ -69,8 +69,8 @@
 extern "C" {
 #endif
 
-#define SIM_PCAP_NSEC 1u       /* writer: nanosecond timestamps (else µs) */
-#define SIM_PCAP_SWAPPED 2u    /* writer: the byte order opposite to the host's */
+#define SIM_PCAP_NSEC       1u /* writer: nanosecond timestamps (else µs) */
+#define SIM_PCAP_SWAPPED    2u /* writer: the byte order opposite to the host's */
 #define SIM_PCAP_SKIP_NONIP 4u /* reader: skip non-IP packets */
 
 #define SIM_PCAP_MAX_CAPLEN RXB_PCAPREAD_MAX_CAPLEN
@@ -78,17 +78,17 @@ extern "C" {
 struct sim_pcap_info {
 	uint32_t linktype;
 	uint32_t snaplen;
-	int nsec;            /* nanosecond timestamps */
-	int swapped;         /* file byte order differs from the host's */
-	uint64_t t0_sec;     /* first packet's timestamp as in the file */
-	uint32_t t0_frac;    /* µs or ns */
-	uint64_t pkts;       /* packets returned */
-	uint64_t nonip;      /* returned with l3 = 0 */
-	uint64_t skipped;    /* non-IP packets skipped (SIM_PCAP_SKIP_NONIP) */
-	uint64_t short_hdr;  /* headers cut by the snapshot length */
-	uint64_t frags;      /* non-first IP fragments (no ports) */
-	uint64_t reordered;  /* timestamps clamped to the previous packet's */
-	uint64_t oversize;   /* len > SIM_ETH_MAX_FRAME */
+	int nsec;           /* nanosecond timestamps */
+	int swapped;        /* file byte order differs from the host's */
+	uint64_t t0_sec;    /* first packet's timestamp as in the file */
+	uint32_t t0_frac;   /* µs or ns */
+	uint64_t pkts;      /* packets returned */
+	uint64_t nonip;     /* returned with l3 = 0 */
+	uint64_t skipped;   /* non-IP packets skipped (SIM_PCAP_SKIP_NONIP) */
+	uint64_t short_hdr; /* headers cut by the snapshot length */
+	uint64_t frags;     /* non-first IP fragments (no ports) */
+	uint64_t reordered; /* timestamps clamped to the previous packet's */
+	uint64_t oversize;  /* len > SIM_ETH_MAX_FRAME */
 };
 
 struct sim_pcap_reader;

@@ -36,10 +36,11 @@ static int set_timing(struct sim_replay *rp, struct rxb_err *err)
 	double period;
 
 	if (rp->pkts < 2 || rp->span_ps == 0) {
-		rxb_err_set(err, "pcap '%s': %s needs at least two packets at different times "
-			    "(it has %llu packet%s spanning %llu ps)", rp->cfg.path, why,
-			    (unsigned long long)rp->pkts, rp->pkts == 1 ? "" : "s",
-			    (unsigned long long)rp->span_ps);
+		rxb_err_set(err,
+			    "pcap '%s': %s needs at least two packets at different times "
+			    "(it has %llu packet%s spanning %llu ps)",
+			    rp->cfg.path, why, (unsigned long long)rp->pkts,
+			    rp->pkts == 1 ? "" : "s", (unsigned long long)rp->span_ps);
 		return -EINVAL;
 	}
 	period = (double)rp->span_ps * (double)rp->pkts / (double)(rp->pkts - 1);
@@ -49,8 +50,7 @@ static int set_timing(struct sim_replay *rp, struct rxb_err *err)
 	return 0;
 }
 
-int sim_replay_open(struct sim_replay *rp, const struct sim_replay_cfg *cfg,
-		    struct rxb_err *err)
+int sim_replay_open(struct sim_replay *rp, const struct sim_replay_cfg *cfg, struct rxb_err *err)
 {
 	int rc;
 

@@ -37,28 +37,27 @@ extern "C" {
 
 struct sim_replay_cfg {
 	const char *path;
-	double speedup;             /* gaps divided by this (when rate_bps is 0) */
-	double rate_bps;            /* > 0: mean wire rate of the replay instead */
-	bool loop;                  /* start over at the end of the file */
-	const struct rxb_rss *rss;  /* IPv6 hashing key (may be NULL) */
+	double speedup;            /* gaps divided by this (when rate_bps is 0) */
+	double rate_bps;           /* > 0: mean wire rate of the replay instead */
+	bool loop;                 /* start over at the end of the file */
+	const struct rxb_rss *rss; /* IPv6 hashing key (may be NULL) */
 };
 
 struct sim_replay {
 	struct sim_replay_cfg cfg;
 	struct sim_pcap_reader *r;
-	double scale;               /* capture time / replay time */
-	uint64_t period_ps;         /* one pass, replay time (0 unless counted) */
-	uint64_t pass;              /* passes started before the current one */
+	double scale;       /* capture time / replay time */
+	uint64_t period_ps; /* one pass, replay time (0 unless counted) */
+	uint64_t pass;      /* passes started before the current one */
 	/* one pass, counted at open when scaling to a rate or looping */
 	uint64_t pkts;
 	uint64_t wire_bits;
-	uint64_t span_ps;           /* capture time from first to last packet */
+	uint64_t span_ps; /* capture time from first to last packet */
 };
 
 /* 0, or a negative errno with a message naming the file (and what a rate or
  * a loop needs that the capture lacks). */
-int sim_replay_open(struct sim_replay *rp, const struct sim_replay_cfg *cfg,
-		    struct rxb_err *err);
+int sim_replay_open(struct sim_replay *rp, const struct sim_replay_cfg *cfg, struct rxb_err *err);
 /* 1 with *p (t_ps in replay time), 0 at the end (never when looping), or a
  * negative errno from the reader. */
 int sim_replay_next(struct sim_replay *rp, struct sim_pkt *p, struct rxb_err *err);

@@ -79,7 +79,8 @@ int sim_tracegen_init(struct sim_tracegen *g, const struct sim_tracegen_cfg *cfg
 		return -EINVAL;
 	}
 	if (!(cfg->flow_pps_median > 0.0) || !(cfg->flow_pps_sigma >= 0.0)) {
-		rxb_err_set(err, "tracegen.flow_pps_median = %g, flow_pps_sigma = %g: need > 0, >= 0",
+		rxb_err_set(err,
+			    "tracegen.flow_pps_median = %g, flow_pps_sigma = %g: need > 0, >= 0",
 			    cfg->flow_pps_median, cfg->flow_pps_sigma);
 		return -EINVAL;
 	}
@@ -91,15 +92,18 @@ int sim_tracegen_init(struct sim_tracegen *g, const struct sim_tracegen_cfg *cfg
 	for (uint32_t i = 0; i < cfg->size.n; i++) {
 		if (cfg->size.len[i] < SIM_ETH_MIN_FRAME || cfg->size.len[i] > SIM_ETH_MAX_FRAME ||
 		    !(cfg->size.weight[i] >= 0.0)) {
-			rxb_err_set(err, "tracegen.size[%u] = (%u B, %g): need len in [%u, %u], weight >= 0",
-				    i, cfg->size.len[i], cfg->size.weight[i], SIM_ETH_MIN_FRAME,
-				    SIM_ETH_MAX_FRAME);
+			rxb_err_set(
+				err,
+				"tracegen.size[%u] = (%u B, %g): need len in [%u, %u], weight >= 0",
+				i, cfg->size.len[i], cfg->size.weight[i], SIM_ETH_MIN_FRAME,
+				SIM_ETH_MAX_FRAME);
 			return -EINVAL;
 		}
 		wsum += cfg->size.weight[i];
 	}
 	if (!(wsum > 0.0) || !(cfg->tcp_share >= 0.0 && cfg->tcp_share <= 1.0)) {
-		rxb_err_set(err, "tracegen: size weights sum to %g, tcp_share = %g: need > 0, [0, 1]",
+		rxb_err_set(err,
+			    "tracegen: size weights sum to %g, tcp_share = %g: need > 0, [0, 1]",
 			    wsum, cfg->tcp_share);
 		return -EINVAL;
 	}
@@ -290,9 +294,10 @@ int sim_tracegen_next(struct sim_tracegen *g, struct sim_pkt *p)
 		if (ev.type == EV_FLOW_ARRIVAL) {
 			rc = start_flow(g, t);
 			if (rc == 0)
-				rc = sim_heap_push(&g->heap,
-						   t + (uint64_t)sim_rng_exp(&g->rng, g->flow_gap_ps),
-						   EV_FLOW_ARRIVAL, 0, 0);
+				rc = sim_heap_push(
+					&g->heap,
+					t + (uint64_t)sim_rng_exp(&g->rng, g->flow_gap_ps),
+					EV_FLOW_ARRIVAL, 0, 0);
 			if (rc)
 				return rc;
 			continue;

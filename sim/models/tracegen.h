@@ -56,10 +56,10 @@ void sim_tracegen_cfg_default(struct sim_tracegen_cfg *cfg);
 
 struct sim_tracegen_flow {
 	uint32_t id;
-	uint32_t left;    /* packets still to send */
+	uint32_t left; /* packets still to send */
 	uint32_t len;
 	uint8_t proto;
-	double gap_ps;    /* mean gap between its packets */
+	double gap_ps; /* mean gap between its packets */
 };
 
 struct sim_tracegen {
@@ -68,15 +68,15 @@ struct sim_tracegen {
 	struct sim_heap heap;
 	double size_cdf[SIM_SIZE_MAX];
 	double mean_flow_pkts;
-	double flow_gap_ps;          /* mean gap between flow arrivals */
-	double pps_mu;               /* log of the median per-flow rate */
+	double flow_gap_ps; /* mean gap between flow arrivals */
+	double pps_mu;      /* log of the median per-flow rate */
 	struct sim_tracegen_flow *flows;
 	uint32_t nflows_cap;
 	uint32_t *free_slots;
 	uint32_t nfree;
 	uint32_t nslots;
 	uint32_t next_id;
-	struct rxb_flows fm;    /* flow ids' 5-tuples (flow.h; proto per flow) */
+	struct rxb_flows fm; /* flow ids' 5-tuples (flow.h; proto per flow) */
 	uint64_t link_free_ps;
 	uint64_t line_ps_per_bit_q32;
 	uint64_t pkts;

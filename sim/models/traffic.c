@@ -8,7 +8,7 @@
 #include "traffic.h"
 
 #define ST_MAIN 0
-#define ST_TGT 1
+#define ST_TGT  1
 
 void sim_traffic_cfg_default(struct sim_traffic_cfg *cfg)
 {
@@ -69,10 +69,11 @@ static int flows_init(struct sim_traffic *g, struct rxb_err *err)
 	if (c->gen_src == 0 && c->gen_dst == 0)
 		return 0;
 	if (c->target_queue >= 0 || c->key_steer) {
-		rxb_err_set(err,
-			    "traffic.flow_model = generator: needs neither a target core (pattern = "
-			    "target) nor keys steered to partitions (nf = kvs); use flow_model = "
-			    "random there");
+		rxb_err_set(
+			err,
+			"traffic.flow_model = generator: needs neither a target core (pattern = "
+			"target) nor keys steered to partitions (nf = kvs); use flow_model = "
+			"random there");
 		return -EINVAL;
 	}
 	if (rxb_flows_ranges(&g->fm, c->gen_src, c->gen_dst, err))
@@ -97,7 +98,8 @@ static int check_size(const char *field, const struct sim_size_dist *d, struct r
 			return -EINVAL;
 		}
 		if (!(d->weight[i] >= 0.0)) {
-			rxb_err_set(err, "%s.weight[%u] = %g: must be >= 0", field, i, d->weight[i]);
+			rxb_err_set(err, "%s.weight[%u] = %g: must be >= 0", field, i,
+				    d->weight[i]);
 			return -EINVAL;
 		}
 		wsum += d->weight[i];
@@ -222,8 +224,8 @@ static void stream_prepare(struct sim_traffic *g, int i)
 {
 	struct sim_tstream *s = &g->st[i];
 	/* the share in force at the stream's clock (its previous packet) */
-	double share = g->cfg.change_ps && s->next_ps >= g->cfg.change_ps ? g->cfg.change_share :
-									   g->cfg.target_share;
+	double share = g->cfg.change_ps && s->next_ps >= g->cfg.change_ps ? g->cfg.change_share
+									  : g->cfg.target_share;
 	uint64_t wbits;
 
 	if (i == ST_MAIN && share > 0.0 && sim_rng_uniform(&g->rng) < share) {
@@ -340,7 +342,8 @@ static int build_pools(struct sim_traffic *g, struct rxb_err *err)
 		sim_traffic_tuple(g, (uint32_t)id, &p);
 		q = c->queue_of(c->queue_ctx, &p);
 		if (q >= c->nqueues) {
-			rxb_err_set(err, "traffic.queue_of returned queue %u, but traffic.nqueues = %u",
+			rxb_err_set(err,
+				    "traffic.queue_of returned queue %u, but traffic.nqueues = %u",
 				    q, c->nqueues);
 			free(fill_q);
 			return -EINVAL;
@@ -388,8 +391,10 @@ static int check_target(const struct sim_traffic_cfg *cfg, struct rxb_err *err)
 		}
 		if (!(cfg->target_share >= 0.0 && cfg->target_share <= 1.0) ||
 		    !(cfg->change_share >= 0.0 && cfg->change_share <= 1.0)) {
-			rxb_err_set(err, "traffic.target_share = %g, change_share = %g: must be in "
-				    "[0, 1]", cfg->target_share, cfg->change_share);
+			rxb_err_set(err,
+				    "traffic.target_share = %g, change_share = %g: must be in "
+				    "[0, 1]",
+				    cfg->target_share, cfg->change_share);
 			return -EINVAL;
 		}
 		if (cfg->target_share > 0.0 && cfg->target.rate_bps > 0) {
@@ -453,8 +458,7 @@ static int check_cfg(const struct sim_traffic_cfg *cfg, struct rxb_err *err)
 }
 
 /* The target stream's sizes and flow popularity, the keys' popularity. */
-static int init_pops(struct sim_traffic *g, const struct sim_traffic_cfg *cfg,
-		     struct rxb_err *err)
+static int init_pops(struct sim_traffic *g, const struct sim_traffic_cfg *cfg, struct rxb_err *err)
 {
 	int rc;
 
@@ -585,7 +589,8 @@ int sim_traffic_next(struct sim_traffic *g, struct sim_pkt *p)
 		return 0;
 	/* Floor: slot lengths are exact at the usual rates (10 ps per bit at
 	 * 100 Gb/s); flooring never lets rounding accumulate into a slowdown. */
-	g->link_free_ps = start + sim_bits_to_ps(8ull * sim_wire_bytes(len), g->line_ps_per_bit_q32);
+	g->link_free_ps = start +
+			  sim_bits_to_ps(8ull * sim_wire_bytes(len), g->line_ps_per_bit_q32);
 
 	p->t_ps = t;
 	p->len = len;

@@ -71,32 +71,38 @@
 extern "C" {
 #endif
 
-#define SIM_ETH_PREAMBLE 8u  /* 7 B preamble + 1 B start-of-frame delimiter */
-#define SIM_ETH_IFG 12u      /* minimum inter-frame gap */
-#define SIM_ETH_OVERHEAD (SIM_ETH_PREAMBLE + SIM_ETH_IFG)
-#define SIM_ETH_HDR 14u
-#define SIM_ETH_FCS 4u
+#define SIM_ETH_PREAMBLE  8u  /* 7 B preamble + 1 B start-of-frame delimiter */
+#define SIM_ETH_IFG       12u /* minimum inter-frame gap */
+#define SIM_ETH_OVERHEAD  (SIM_ETH_PREAMBLE + SIM_ETH_IFG)
+#define SIM_ETH_HDR       14u
+#define SIM_ETH_FCS       4u
 #define SIM_ETH_MIN_FRAME 64u
 #define SIM_ETH_MAX_FRAME 9018u /* jumbo: 9000 B MTU + header + FCS */
 
 #define SIM_PS_PER_S 1000000000000ull
 
 struct sim_pkt {
-	uint64_t t_ps;       /* last bit received */
-	uint32_t len;        /* frame length including FCS */
-	uint32_t sip, dip;   /* IPv4, host byte order (IPv6 from a trace: folded) */
+	uint64_t t_ps;     /* last bit received */
+	uint32_t len;      /* frame length including FCS */
+	uint32_t sip, dip; /* IPv4, host byte order (IPv6 from a trace: folded) */
 	uint16_t sport, dport;
-	uint8_t proto;       /* IP protocol: 6 TCP, 17 UDP; 0 when not IP */
-	uint8_t l3;          /* 4, 6, or 0 when not IP */
-	uint8_t cls;         /* generator class: 0 main, 1 target */
-	uint8_t nic;         /* port it arrives on */
-	uint32_t flow;       /* flow id (generator); 0 from traces */
-	uint32_t key;        /* key of a key-value request, else 0 */
-	uint32_t rss;        /* from a trace: the NIC's hash (pcap.h), else 0 */
+	uint8_t proto; /* IP protocol: 6 TCP, 17 UDP; 0 when not IP */
+	uint8_t l3;    /* 4, 6, or 0 when not IP */
+	uint8_t cls;   /* generator class: 0 main, 1 target */
+	uint8_t nic;   /* port it arrives on */
+	uint32_t flow; /* flow id (generator); 0 from traces */
+	uint32_t key;  /* key of a key-value request, else 0 */
+	uint32_t rss;  /* from a trace: the NIC's hash (pcap.h), else 0 */
 };
 
-static inline uint64_t sim_wire_bytes(uint32_t len) { return (uint64_t)len + SIM_ETH_OVERHEAD; }
-static inline uint32_t sim_dma_bytes(uint32_t len) { return len - SIM_ETH_FCS; }
+static inline uint64_t sim_wire_bytes(uint32_t len)
+{
+	return (uint64_t)len + SIM_ETH_OVERHEAD;
+}
+static inline uint32_t sim_dma_bytes(uint32_t len)
+{
+	return len - SIM_ETH_FCS;
+}
 
 /* Picoseconds per bit at `rate_bps`, in 32.32 fixed point: exact for the
  * usual rates (10 ps at 100 Gb/s, 2.5 at 400, 1.25 at 800), within 2^-32
@@ -155,45 +161,45 @@ void sim_size_imix(struct sim_size_dist *d);
 double sim_size_mean(const struct sim_size_dist *d);
 
 struct sim_stream_cfg {
-	uint64_t rate_bps;          /* offered load (wire bits/s); 0 = stream off */
+	uint64_t rate_bps; /* offered load (wire bits/s); 0 = stream off */
 	enum sim_arrival arrival;
-	uint32_t burst_pkts;        /* ONOFF: packets per burst */
-	double duty;                /* ONOFF: fraction of time on, (0, 1] */
+	uint32_t burst_pkts; /* ONOFF: packets per burst */
+	double duty;         /* ONOFF: fraction of time on, (0, 1] */
 	struct sim_size_dist size;
-	uint32_t flows;             /* number of distinct flows */
+	uint32_t flows; /* number of distinct flows */
 	enum sim_popularity flow_pop;
 	double flow_zipf_s;
 };
 
 struct sim_traffic_cfg {
-	uint64_t seed;              /* arrivals, sizes, picks */
-	uint64_t flow_seed;         /* flows' 5-tuples: the run's seed (flow.h) */
+	uint64_t seed;      /* arrivals, sizes, picks */
+	uint64_t flow_seed; /* flows' 5-tuples: the run's seed (flow.h) */
 	uint32_t nic;
-	uint64_t line_bps;          /* link speed */
-	uint64_t start_ps;          /* first packet's wire slot starts here */
-	uint64_t stop_ps;           /* no packet arrives after this; 0 = never */
-	uint64_t max_pkts;          /* 0 = no limit */
-	uint8_t proto;              /* 17 UDP (default) or 6 TCP */
+	uint64_t line_bps; /* link speed */
+	uint64_t start_ps; /* first packet's wire slot starts here */
+	uint64_t stop_ps;  /* no packet arrives after this; 0 = never */
+	uint64_t max_pkts; /* 0 = no limit */
+	uint8_t proto;     /* 17 UDP (default) or 6 TCP */
 	struct sim_stream_cfg main;
 	/* keys */
-	uint64_t keys;              /* 0 = packets carry no key */
+	uint64_t keys; /* 0 = packets carry no key */
 	enum sim_popularity key_pop;
 	double key_zipf_s;
-	int key_steer;              /* send each key to its partition's queue */
-	uint32_t flows_per_queue;   /* key_steer: flows per queue (0 → main.flows / nqueues) */
+	int key_steer;            /* send each key to its partition's queue */
+	uint32_t flows_per_queue; /* key_steer: flows per queue (0 → main.flows / nqueues) */
 	/* steering (needed by targeting and key_steer) */
 	uint32_t nqueues;
 	sim_queue_fn queue_of;
 	void *queue_ctx;
-	int32_t target_queue;       /* -1 = no target */
-	int lazy_tuple;             /* packets carry their flow id (and proto, l3)
+	int32_t target_queue;      /* -1 = no target */
+	int lazy_tuple;            /* packets carry their flow id (and proto, l3)
 				     * but not the addresses and ports: the
 				     * caller rebuilds them with
 				     * sim_traffic_tuple(g, flow, p) when it needs
 				     * them (it caches per flow what it derives) */
-	uint32_t gen_src, gen_dst;  /* generator ranges (0: drawn flows) */
-	double target_share;        /* fraction of main-stream packets to the target */
-	uint64_t change_ps;         /* > 0: from this time on the share is change_share */
+	uint32_t gen_src, gen_dst; /* generator ranges (0: drawn flows) */
+	double target_share;       /* fraction of main-stream packets to the target */
+	uint64_t change_ps;        /* > 0: from this time on the share is change_share */
 	double change_share;
 	struct sim_stream_cfg target; /* size and flows of target packets; with
 				       * rate_bps > 0, an own stream at that rate */
@@ -208,10 +214,10 @@ struct sim_tstream {
 	struct sim_stream_cfg cfg;
 	double cdf[SIM_SIZE_MAX];
 	double mean_wire_bits;
-	uint64_t rate_bps;          /* rate while sending (ONOFF: rate / duty) */
-	uint64_t ps_per_bit_q32;    /* 1e12 / rate_bps, 32.32 fixed point */
-	uint64_t bits;              /* CONST: wire bits sent so far */
-	double tq;                  /* POISSON/ONOFF: next start, ps (exact as double) */
+	uint64_t rate_bps;       /* rate while sending (ONOFF: rate / duty) */
+	uint64_t ps_per_bit_q32; /* 1e12 / rate_bps, 32.32 fixed point */
+	uint64_t bits;           /* CONST: wire bits sent so far */
+	double tq;               /* POISSON/ONOFF: next start, ps (exact as double) */
 	uint32_t burst_left;
 	double burst_bits;
 	struct sim_zipf fz;
@@ -219,11 +225,11 @@ struct sim_tstream {
 	uint64_t next_ps;
 	uint32_t next_len;
 	uint8_t next_cls;
-	uint8_t on;                 /* stream produces packets */
+	uint8_t on; /* stream produces packets */
 };
 
 struct sim_traffic_stats {
-	uint64_t pkts[2];           /* per class: main, target */
+	uint64_t pkts[2]; /* per class: main, target */
 	uint64_t frame_bytes[2];
 	uint64_t wire_bytes[2];
 	uint64_t first_ps, last_ps; /* arrival times of first and last packet */
@@ -234,22 +240,22 @@ struct sim_traffic_stats {
 struct sim_traffic {
 	struct sim_traffic_cfg cfg;
 	struct sim_rng rng;
-	struct rxb_flows fm;   /* the flows' 5-tuples */
+	struct rxb_flows fm;        /* the flows' 5-tuples */
 	struct sim_tstream st[2];   /* [0] main, [1] target stream (rate mode) */
 	struct sim_size_dist tsize; /* sizes of share-mode target packets */
 	double tcdf[SIM_SIZE_MAX];
-	struct sim_zipf tz;         /* target flow popularity */
-	struct sim_zipf kz;         /* key popularity */
-	uint64_t link_free_ps;      /* end of the previous frame's wire slot */
+	struct sim_zipf tz;           /* target flow popularity */
+	struct sim_zipf kz;           /* key popularity */
+	uint64_t link_free_ps;        /* end of the previous frame's wire slot */
 	uint64_t line_ps_per_bit_q32; /* 1e12 / line_bps, 32.32 fixed point */
-	uint32_t *pool_main;        /* flow ids of main-class flows, or NULL */
+	uint32_t *pool_main;          /* flow ids of main-class flows, or NULL */
 	uint32_t npool_main;
-	uint32_t *pool_tgt;         /* flow ids that RSS sends to the target */
+	uint32_t *pool_tgt; /* flow ids that RSS sends to the target */
 	uint32_t npool_tgt;
-	uint32_t *pool_q;           /* key_steer: nqueues × fpq flow ids */
+	uint32_t *pool_q; /* key_steer: nqueues × fpq flow ids */
 	uint32_t fpq;
 	uint64_t emitted;
-	uint32_t gen_next;          /* generator ranges: the next packet's flow id
+	uint32_t gen_next; /* generator ranges: the next packet's flow id
 				     * (rxb_flows_gen_id, kept as a cursor: no
 				     * division per packet) */
 	struct sim_traffic_stats stats;

@@ -155,8 +155,8 @@ static void test_mix_capacity(void)
 /* `windows` windows of `frac` × the read-only bandwidth, a share `wshare`
  * of it written (64 B accesses spread over each window); the stats and the
  * latency after them. */
-static uint64_t run_mix(const struct sim_dram_cfg *cfg, double frac, double wshare,
-			int windows, struct sim_dram_stats *st)
+static uint64_t run_mix(const struct sim_dram_cfg *cfg, double frac, double wshare, int windows,
+			struct sim_dram_stats *st)
 {
 	struct sim_dram d;
 	uint64_t lines = (uint64_t)(frac * sim_dram_sustainable_Bps(cfg) * 1e-6 / 64.0);
@@ -217,7 +217,8 @@ static void test_mix_off(void)
 	for (unsigned i = 0; i < 3; i++) {
 		uint64_t lat_ro = run_mix(&cfg, fracs[i], 0.0, 5, &ro);
 		uint64_t lat_mix = run_mix(&cfg, fracs[i], 0.5, 5, &mix);
-		uint64_t lines = (uint64_t)(fracs[i] * sim_dram_sustainable_Bps(&cfg) * 1e-6 / 64.0);
+		uint64_t lines = (uint64_t)(fracs[i] * sim_dram_sustainable_Bps(&cfg) * 1e-6 /
+					    64.0);
 		double rho = (double)(lines * 64) / (sim_dram_sustainable_Bps(&cfg) * 1e-6);
 
 		CHECK_EQ(lat_mix, lat_ro);
@@ -226,7 +227,8 @@ static void test_mix_off(void)
 		CHECK(mix.last_cap_gibps == ro.last_cap_gibps);
 		CHECK(fabs(ro.last_util - rho) < 1e-12);
 		if (rho < 1.0)
-			CHECK_EQ(lat_ro, (uint64_t)llround(1000 * sim_dram_latency_ns_at(&cfg, rho)));
+			CHECK_EQ(lat_ro,
+				 (uint64_t)llround(1000 * sim_dram_latency_ns_at(&cfg, rho)));
 	}
 }
 

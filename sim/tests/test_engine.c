@@ -19,32 +19,52 @@
 /* `rxb scenario show --json` of the reference setup, 2 ms (profile source
  * and description dropped). */
 static const char TEMPLATE[] =
-	"{\"contract\":1,\"description\":\"\",\"arch\":{\"name\":\"rxbisect\",\"rx_size\":1024,\"ax_size"
-	"\":128,\"bx_size\":1024,\"cr_size\":1024,\"emulated\":false,\"share_degree\":8,\"rxlist_batch\":1,\"ax_policy"
+	"{\"contract\":1,\"description\":\"\",\"arch\":{\"name\":\"rxbisect\",\"rx_size\":1024,"
+	"\"ax_size"
+	"\":128,\"bx_size\":1024,\"cr_size\":1024,\"emulated\":false,\"share_degree\":8,\"rxlist_"
+	"batch\":1,\"ax_policy"
 	"\":\"random\",\"association\":\"all\",\"groups\":2,\"coalesce\":false,\"coalesce_time"
 	"out_ns\":1000.0,\"batch\":32,\"buffer_bytes\":2048,\"headroom_bytes\":0,\"alloc_cache\":2"
-	"56,\"tx_size\":1024,\"pool_buffers\":60000,\"spool_mode\":\"spp\",\"spool_ports\":1024,\"spool_low\":128,\"s"
+	"56,\"tx_size\":1024,\"pool_buffers\":60000,\"spool_mode\":\"spp\",\"spool_ports\":1024,"
+	"\"spool_low\":128,\"s"
 	"pool_high\":1024,\"dyn_sample_ms\":10.0,\"dyn_window\":16,\"dyn_tput_gbps\":170.0,\"dyn_"
 	"membw_gibps\":25.0,\"dyn_overload_factor\":32.0},\"system\":{\"profile\":\"reference\",\"c"
-	"ores\":16,\"nics\":2,\"cores_per_nic\":[8,8],\"ddio_ways\":2,\"cat_ways\":0,\"cat_prefetch\":true,\"mlp\":10,\"rx_cqe_wave\":4,\"sta"
-	"lled_cores\":[],\"stall_at_ms\":0.0,\"stall_for_ms\":0.0,\"slow_cores\":[],\"service_cv\":0.25,\"tick_hz\":250.0,\"tick_us\":2.0,\"pause_hz\":1.0,\"pause_us\":50.0,\"slow_extra_"
-	"ns\":0.0,\"hog\":\"none\",\"hog_instances\":0},\"traffic\":{\"rate_gbps\":100.0,\"packet_byt"
+	"ores\":16,\"nics\":2,\"cores_per_nic\":[8,8],\"ddio_ways\":2,\"cat_ways\":0,\"cat_"
+	"prefetch\":true,\"mlp\":10,\"rx_cqe_wave\":4,\"sta"
+	"lled_cores\":[],\"stall_at_ms\":0.0,\"stall_for_ms\":0.0,\"slow_cores\":[],\"service_cv\":"
+	"0.25,\"tick_hz\":250.0,\"tick_us\":2.0,\"pause_hz\":1.0,\"pause_us\":50.0,\"slow_extra_"
+	"ns\":0.0,\"hog\":\"none\",\"hog_instances\":0},\"traffic\":{\"rate_gbps\":100.0,\"packet_"
+	"byt"
 	"es\":1518,\"pattern\":\"constant\",\"target_share\":0.0,\"target_rate_gbps\":0.0,\"target_"
-	"packet_bytes\":0,\"target_core\":0,\"burst_packets\":1024,\"burst_duty\":0.5,\"pcap\":\"\","
-	"\"change_at_ms\":0.0,\"change_target_share\":0.0,\"train_packets\":32,\"pcap_speedup\":1.0,\"pcap_rate_gbps\":0.0,\"pcap_loop\":false,\"flows\":65536,\"flow_model\":\"auto\",\"gen_src_addrs\":4128254,\"gen_dst_addrs\":4,\"key_dist\":\"uniform\",\"zipf_s\":0.99},\"workload\":"
-	"{\"nf\":\"lb\",\"reads\":2,\"buffer_mib\":40.0,\"payload\":\"untouched\",\"target_reads\":0,\"costs\":\"study\",\"nf_cycles\":80,\"c"
+	"packet_bytes\":0,\"target_core\":0,\"burst_packets\":1024,\"burst_duty\":0.5,\"pcap\":"
+	"\"\","
+	"\"change_at_ms\":0.0,\"change_target_share\":0.0,\"train_packets\":32,\"pcap_speedup\":1."
+	"0,\"pcap_rate_gbps\":0.0,\"pcap_loop\":false,\"flows\":65536,\"flow_model\":\"auto\","
+	"\"gen_src_addrs\":4128254,\"gen_dst_addrs\":4,\"key_dist\":\"uniform\",\"zipf_s\":0.99},"
+	"\"workload\":"
+	"{\"nf\":\"lb\",\"reads\":2,\"buffer_mib\":40.0,\"payload\":\"untouched\",\"target_reads\":"
+	"0,\"costs\":\"study\",\"nf_cycles\":80,\"c"
 	"ompute_ns\":0.0,\"nat_flows\":10000000,\"lb_backends\":32,\"kvs_put_share\":0.95,\"kvs_k"
-	"eys\":1000000,\"kvs_key_bytes\":128,\"kvs_value_bytes\":1024,\"counter_slots\":64,\"lpm_table_mib\":1.0,\"flow_capacity\":10000000},\"run"
-	"\":{\"duration_ms\":2.0,\"warmup_ms\":0.5,\"seed\":1,\"sample_ms\":0.5,\"check_invariants\""
-	":false,\"llc_sample_shift\":4},\"profile\":{\"name\":\"reference\",\"cpu\":{\"model\":\"Intel"
+	"eys\":1000000,\"kvs_key_bytes\":128,\"kvs_value_bytes\":1024,\"counter_slots\":64,\"lpm_"
+	"table_mib\":1.0,\"flow_capacity\":10000000},\"run"
+	"\":{\"duration_ms\":2.0,\"warmup_ms\":0.5,\"seed\":1,\"sample_ms\":0.5,\"check_"
+	"invariants\""
+	":false,\"llc_sample_shift\":4},\"profile\":{\"name\":\"reference\",\"cpu\":{\"model\":"
+	"\"Intel"
 	" Xeon Silver 4216\",\"sockets\":2,\"cores_per_socket\":16,\"freq_ghz\":2.1,\"mlp\":10,\"l1"
 	"d_kib\":32,\"l1d_ways\":8,\"l1d_latency_cycles\":5,\"l2_kib\":1024,\"l2_ways\":16,\"l2_lat"
-	"ency_cycles\":14,\"xsocket_ns\":130.0},\"llc\":{\"size_mib\":22.0,\"ways\":11,\"line_bytes\":64,\"latency_cycle"
-	"s\":60,\"ddio_ways\":2,\"inclusive\":false},\"dram\":{\"kind\":\"DDR4-2933\",\"channels\":4,\""
+	"ency_cycles\":14,\"xsocket_ns\":130.0},\"llc\":{\"size_mib\":22.0,\"ways\":11,\"line_"
+	"bytes\":64,\"latency_cycle"
+	"s\":60,\"ddio_ways\":2,\"inclusive\":false},\"dram\":{\"kind\":\"DDR4-2933\",\"channels\":"
+	"4,\""
 	"dimm_mts\":2933,\"cpu_max_mts\":2400,\"bus_bytes\":8,\"capacity_gib\":64,\"idle_ns\":90.0"
-	",\"efficiency\":0.8,\"service_ns\":20.0,\"rho_max\":0.95,\"write_penalty\":0.2599},\"pcie\":{\"gen\":3,\"lanes\":16,\""
-	"gbps\":126.0,\"dma_read_ns\":526.7,\"dma_read_ns_per_byte\":0.302,\"mrrs_bytes\":512,\"mps_bytes\":256,\"tlp_overhead_bytes\":24,\"dma_write_ns\":263.35},\"nic\":{\"model\":\"NVIDIA ConnectX-5\",\"count\":2,\"l"
-	"ink_gbps\":100.0,\"desc_bytes\":16,\"cqe_bytes\":64,\"desc_prefetch\":8,\"dma_read_slots\":32,\"reta_size\":512,\"buffer_kib\":256.0"
+	",\"efficiency\":0.8,\"service_ns\":20.0,\"rho_max\":0.95,\"write_penalty\":0.2599},"
+	"\"pcie\":{\"gen\":3,\"lanes\":16,\""
+	"gbps\":126.0,\"dma_read_ns\":526.7,\"dma_read_ns_per_byte\":0.302,\"mrrs_bytes\":512,"
+	"\"mps_bytes\":256,\"tlp_overhead_bytes\":24,\"dma_write_ns\":263.35},\"nic\":{\"model\":"
+	"\"NVIDIA ConnectX-5\",\"count\":2,\"l"
+	"ink_gbps\":100.0,\"desc_bytes\":16,\"cqe_bytes\":64,\"desc_prefetch\":8,\"dma_read_"
+	"slots\":32,\"reta_size\":512,\"buffer_kib\":256.0"
 	"}},\"derived\":{\"nic_of_core\":[0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1],\"wire_bytes\":1538,"
 	"\"offered_pps_per_nic\":8127438.231469441,\"llc_bytes\":23068672,\"ddio_bytes\":419430"
 	"4,\"dram_peak_gibps\":71.52557373046875,\"posted_buffers\":2048,\"nominal_working_set"
@@ -110,8 +130,9 @@ static uint64_t drops(const struct sim *s)
 
 static void test_every_arch(void)
 {
-	static const char *const archs[] = { "\"privring\"", "\"small_privring\"", "\"shring\"",
-					     "\"shring_list\"", "\"dyn_shring\"", "\"rxbisect\"",
+	static const char *const archs[] = { "\"privring\"",   "\"small_privring\"",
+					     "\"shring\"",     "\"shring_list\"",
+					     "\"dyn_shring\"", "\"rxbisect\"",
 					     "\"spool\"" };
 	static struct sim_cfg cfg;
 	static struct sim s;
@@ -217,20 +238,29 @@ static void check_backpressure(const char *arch)
 {
 	static struct sim_cfg cfg;
 	static struct sim s;
-	const char *over[] = { arch, "arch.emulated=true", "system.cores=2", "system.nics=1",
-			       "system.cores_per_nic=[2]", "derived.nic_of_core=[0,0]",
-			       "arch.share_degree=2", "workload.compute_ns=900",
-			       "run.duration_ms=4", "run.warmup_ms=1", "run.check_invariants=true" };
+	const char *over[] = { arch,
+			       "arch.emulated=true",
+			       "system.cores=2",
+			       "system.nics=1",
+			       "system.cores_per_nic=[2]",
+			       "derived.nic_of_core=[0,0]",
+			       "arch.share_degree=2",
+			       "workload.compute_ns=900",
+			       "run.duration_ms=4",
+			       "run.warmup_ms=1",
+			       "run.check_invariants=true" };
 	const char *normal[] = { arch, "arch.emulated=true", "run.check_invariants=true" };
 	const int n_over = (int)(sizeof(over) / sizeof(over[0]));
 	uint64_t ring_drops = 0;
 
 	CHECK(run(over, n_over, NULL, &cfg, &s) == 0);
-	fprintf(stderr, "emulated %s, 2 cores overloaded: %llu of %llu offered departed; "
+	fprintf(stderr,
+		"emulated %s, 2 cores overloaded: %llu of %llu offered departed; "
 		"drops no_rx_desc %llu no_ax_buf %llu no_bx_slot %llu cr_full %llu pipeline "
 		"%llu (at a full physical queue %llu); physical queue max %u of %u; %llu "
-		"retries; emulator busy %.3f\n", arch, (unsigned long long)s.departures,
-		(unsigned long long)s.offered, (unsigned long long)s.dropped[RXB_DROP_NO_RX_DESC],
+		"retries; emulator busy %.3f\n",
+		arch, (unsigned long long)s.departures, (unsigned long long)s.offered,
+		(unsigned long long)s.dropped[RXB_DROP_NO_RX_DESC],
 		(unsigned long long)s.dropped[RXB_DROP_NO_AX_BUF],
 		(unsigned long long)s.dropped[RXB_DROP_NO_BX_SLOT],
 		(unsigned long long)s.dropped[RXB_DROP_CR_FULL],
@@ -282,12 +312,19 @@ static void test_emulated_full_bx_does_not_block_the_set(void)
 {
 	static struct sim_cfg cfg;
 	static struct sim s;
-	const char *sets[] = { "arch.name=\"rxbisect\"", "arch.emulated=false", "system.cores=2",
-			       "system.nics=1", "system.cores_per_nic=[2]",
-			       "derived.nic_of_core=[0,0]", "traffic.pattern=\"target\"",
-			       "traffic.target_share=0.9", "traffic.target_core=0",
-			       "traffic.rate_gbps=40", "workload.compute_ns=900",
-			       "run.duration_ms=6", "run.warmup_ms=1" };
+	const char *sets[] = { "arch.name=\"rxbisect\"",
+			       "arch.emulated=false",
+			       "system.cores=2",
+			       "system.nics=1",
+			       "system.cores_per_nic=[2]",
+			       "derived.nic_of_core=[0,0]",
+			       "traffic.pattern=\"target\"",
+			       "traffic.target_share=0.9",
+			       "traffic.target_core=0",
+			       "traffic.rate_gbps=40",
+			       "workload.compute_ns=900",
+			       "run.duration_ms=6",
+			       "run.warmup_ms=1" };
 	const int n = (int)(sizeof(sets) / sizeof(sets[0]));
 	uint64_t native;
 
@@ -296,7 +333,8 @@ static void test_emulated_full_bx_does_not_block_the_set(void)
 	sim_free(&s);
 	sets[1] = "arch.emulated=true";
 	CHECK(run(sets, n, NULL, &cfg, &s) == 0);
-	fprintf(stderr, "emulated rxBisect, core 0 overloaded: core 1 %llu packets (native %llu); "
+	fprintf(stderr,
+		"emulated rxBisect, core 0 overloaded: core 1 %llu packets (native %llu); "
 		"drops no_bx_slot %llu no_ax_buf %llu pipeline %llu\n",
 		(unsigned long long)s.core[1].pkts, (unsigned long long)native,
 		(unsigned long long)s.dropped[RXB_DROP_NO_BX_SLOT],
@@ -405,14 +443,18 @@ static void test_time_order(void)
 			CHECK(!"the run failed");
 			continue;
 		}
-		fprintf(stderr, "time order, case %u (%s %s): max lead %.3f us at a step; %llu accesses "
+		fprintf(stderr,
+			"time order, case %u (%s %s): max lead %.3f us at a step; %llu accesses "
 			"over the horizon (max lead %.3f us); DRAM: busiest window %.2f x "
 			"capacity, %llu accesses late (oldest %.3f us before its window), "
 			"%.1f ns mean latency; %llu of %llu offered departed\n",
-			c, cases[c][0], cases[c][1], s.mem.max_lead_ps / 1e6, (unsigned long long)s.mem.lead_over,
-			s.mem.max_ahead_ps / 1e6, s.mem.dram.peak_util,
-			(unsigned long long)s.mem.dram.late, s.mem.dram.max_age_ps / 1e6,
-			s.mem.dram_lat_n ? (double)s.mem.dram_lat_sum / (double)s.mem.dram_lat_n / 1e3 : 0.0,
+			c, cases[c][0], cases[c][1], s.mem.max_lead_ps / 1e6,
+			(unsigned long long)s.mem.lead_over, s.mem.max_ahead_ps / 1e6,
+			s.mem.dram.peak_util, (unsigned long long)s.mem.dram.late,
+			s.mem.dram.max_age_ps / 1e6,
+			s.mem.dram_lat_n
+				? (double)s.mem.dram_lat_sum / (double)s.mem.dram_lat_n / 1e3
+				: 0.0,
 			(unsigned long long)s.departures, (unsigned long long)s.offered);
 		CHECK(s.packets_ok && s.buffers_ok);
 		/* every step of the engine's own starts within the horizon */

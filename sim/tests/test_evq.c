@@ -101,9 +101,9 @@ static void run_against_heap(uint32_t nslots, uint64_t trange, uint64_t seed)
 
 static void test_same_order_as_heap(void)
 {
-	run_against_heap(26, 1000, 1);  /* the reference engine's slot count */
-	run_against_heap(3, 4, 2);      /* many ties */
-	run_against_heap(64, 1, 3);     /* every event at the same time: FIFO only */
+	run_against_heap(26, 1000, 1); /* the reference engine's slot count */
+	run_against_heap(3, 4, 2);     /* many ties */
+	run_against_heap(64, 1, 3);    /* every event at the same time: FIFO only */
 	run_against_heap(1, 100, 4);
 	run_against_heap(100, 1ull << 40, 5);
 }

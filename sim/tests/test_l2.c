@@ -97,7 +97,7 @@ static void test_read_leaves_ddio_way(void)
 	CHECK_EQ(dma_wr(&r, a) & SIM_LLC_HIT, 0); /* allocated in a DDIO way */
 	CHECK_EQ(sim_llc_probe(&r.llc, a), 1);
 	CHECK_EQ(core_rd(&r, 0, a), SIM_LLC_SAMPLED | SIM_LLC_HIT); /* an LLC hit... */
-	CHECK_EQ(sim_llc_probe(&r.llc, a), 0);                       /* ...that moved it */
+	CHECK_EQ(sim_llc_probe(&r.llc, a), 0);                      /* ...that moved it */
 	CHECK(in_l2(&r, 0, a));
 	CHECK_EQ(core_rd(&r, 0, a), SIM_LLC_SAMPLED | SIM_LLC_HIT | SIM_LLC_L2);
 	unrig(&r);
@@ -157,7 +157,8 @@ static int plus_way(uint32_t plus, int *ddio_kept)
 	rig_plus(&r, plus);
 	dma_wr(&r, a + WAY);
 	dma_wr(&r, a + 2 * WAY);
-	CHECK(sim_llc_probe_way(&r.llc, a + WAY) >= 6 && sim_llc_probe_way(&r.llc, a + 2 * WAY) >= 6);
+	CHECK(sim_llc_probe_way(&r.llc, a + WAY) >= 6 &&
+	      sim_llc_probe_way(&r.llc, a + 2 * WAY) >= 6);
 	CHECK(core_rd(&r, 0, a) & SIM_LLC_DRAM_RD);
 	CHECK(in_l2(&r, 0, a));
 	f = dma_wr(&r, a);
@@ -202,7 +203,8 @@ static void test_dma_write_of_l2_line_goes_to_ddio_plus(void)
 		CHECK(sim_llc_probe_way(&r.llc, a + i * WAY) <= 1);
 	}
 	CHECK_EQ(sim_llc_probe(&r.llc, a), 0);
-	CHECK(sim_llc_probe_way(&r.llc, a + WAY) <= 1 && sim_llc_probe_way(&r.llc, a + 2 * WAY) <= 1);
+	CHECK(sim_llc_probe_way(&r.llc, a + WAY) <= 1 &&
+	      sim_llc_probe_way(&r.llc, a + 2 * WAY) <= 1);
 	CHECK(sim_llc_probe_way(&r.llc, a + 4 * WAY) >= 6);
 	/* a line not in an L2 still goes to the DDIO ways */
 	dma_wr(&r, a + 5 * WAY);

@@ -27,7 +27,10 @@ static void tiny(struct sim_llc *llc, uint32_t ways)
 }
 
 /* i-th line of the set that holds address 0 */
-static uint64_t same_set(unsigned i) { return (uint64_t)i * 32 * 64; }
+static uint64_t same_set(unsigned i)
+{
+	return (uint64_t)i * 32 * 64;
+}
 
 static void test_lru_order(void)
 {
@@ -106,7 +109,7 @@ static void test_mask_and_writeback(void)
 	CHECK_EQ(f, SIM_LLC_SAMPLED | SIM_LLC_DRAM_RD);
 	CHECK_EQ(sim_llc_probe(&llc, same_set(60)), 0);
 	/* The DMA-written line 50 is dirty: evicting it writes it back. */
-	sim_llc_access(&llc, nic, SIM_LLC_WR, same_set(51)); /* evicts 3 (clean) */
+	sim_llc_access(&llc, nic, SIM_LLC_WR, same_set(51));     /* evicts 3 (clean) */
 	f = sim_llc_access(&llc, nic, SIM_LLC_WR, same_set(52)); /* evicts 50 */
 	CHECK_EQ(f, SIM_LLC_SAMPLED | SIM_LLC_DRAM_WR);
 
@@ -163,8 +166,8 @@ static double ring_at(struct sim_llc *llc, uint64_t nbuf, unsigned rounds, long 
 			if (lag >= 0) {
 				uint64_t j = (i + nbuf - (uint64_t)lag % nbuf) % nbuf;
 
-				sim_llc_access_range(llc, cpu, SIM_LLC_RD, buf_addr(j, scatter), BUF,
-						     &r);
+				sim_llc_access_range(llc, cpu, SIM_LLC_RD, buf_addr(j, scatter),
+						     BUF, &r);
 			}
 		}
 	}
@@ -290,8 +293,8 @@ static void test_cat_protects(void)
 {
 	double without = table_vs_stream(0), with = table_vs_stream(1);
 
-	printf("  table hit rate beside a stream: shared ways %.3f, reserved ways %.3f\n",
-	       without, with);
+	printf("  table hit rate beside a stream: shared ways %.3f, reserved ways %.3f\n", without,
+	       with);
 	CHECK(with > 0.9);
 	CHECK(without < with - 0.3);
 }

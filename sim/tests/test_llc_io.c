@@ -43,7 +43,7 @@ static void test_noalloc(void)
 	CHECK(sim_llc_dma_write_noalloc(&llc, a, 1514) == 24);
 	CHECK(sim_llc_probe(&llc, a) == 0);
 	CHECK(sim_llc_probe(&llc, a + 64) == 0);
-	CHECK(sim_llc_probe(&llc, a + 2048) == 0); /* nothing allocated */
+	CHECK(sim_llc_probe(&llc, a + 2048) == 0);               /* nothing allocated */
 	CHECK(sim_llc_dma_write_noalloc(&llc, a + 10, 64) == 2); /* straddles two lines */
 	CHECK(sim_llc_dma_write_noalloc(&llc, a, 0) == 0);
 	sim_llc_free(&llc);
@@ -90,12 +90,12 @@ static void test_partial_lines(void)
 	CHECK_EQ(sim_llc_partial_lines(0, 0), 0);
 	CHECK_EQ(sim_llc_partial_lines(0, 64), 0);
 	CHECK_EQ(sim_llc_partial_lines(0, 1536), 0);
-	CHECK_EQ(sim_llc_partial_lines(0, 1514), 1);     /* last line */
-	CHECK_EQ(sim_llc_partial_lines(32, 32), 1);      /* to the line's end */
-	CHECK_EQ(sim_llc_partial_lines(32, 1504), 1);    /* first line only */
-	CHECK_EQ(sim_llc_partial_lines(32, 1510), 2);    /* both */
-	CHECK_EQ(sim_llc_partial_lines(8, 16), 1);       /* inside one line */
-	CHECK_EQ(sim_llc_partial_lines(32, 64), 2);      /* two halves */
+	CHECK_EQ(sim_llc_partial_lines(0, 1514), 1);  /* last line */
+	CHECK_EQ(sim_llc_partial_lines(32, 32), 1);   /* to the line's end */
+	CHECK_EQ(sim_llc_partial_lines(32, 1504), 1); /* first line only */
+	CHECK_EQ(sim_llc_partial_lines(32, 1510), 2); /* both */
+	CHECK_EQ(sim_llc_partial_lines(8, 16), 1);    /* inside one line */
+	CHECK_EQ(sim_llc_partial_lines(32, 64), 2);   /* two halves */
 }
 
 /* DDIO on: a frame at byte 32 of a line reads its first and last lines

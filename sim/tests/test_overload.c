@@ -39,9 +39,9 @@ static void test_random_mixes(void)
 		rxb_hist_reset(&h);
 		for (uint64_t i = 0; i < n; i++) {
 			double u = sim_rng_uniform(&r);
-			uint64_t v = u < p_stall ? 100000 + sim_rng_below(&r, 5000000) :
-				     u < p_stall + p_batch ? 2000 + sim_rng_below(&r, 8000) :
-							     9 + sim_rng_below(&r, 3);
+			uint64_t v = u < p_stall             ? 100000 + sim_rng_below(&r, 5000000)
+				     : u < p_stall + p_batch ? 2000 + sim_rng_below(&r, 8000)
+							     : 9 + sim_rng_below(&r, 3);
 
 			rxb_hist_add(&h, v);
 		}
@@ -64,18 +64,18 @@ static void test_edges(void)
 	rxb_hist_add(&h, 1000000);
 	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 0); /* one interval */
 	rxb_hist_reset(&h);
-	rxb_hist_add_n(&h, 0, 99);                            /* median 0 → taken as 1 */
+	rxb_hist_add_n(&h, 0, 99); /* median 0 → taken as 1 */
 	rxb_hist_add(&h, 1000);
 	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 1);
 	CHECK(sim_overloaded_weighted(&h, 32.0) == 1);
 	rxb_hist_reset(&h);
-	rxb_hist_add_n(&h, 10, 100000);                       /* 100 000 idle polls ... */
-	rxb_hist_add(&h, 2000000);                            /* ... and one 2 ms stall */
-	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 1);   /* weighted path */
+	rxb_hist_add_n(&h, 10, 100000);                     /* 100 000 idle polls ... */
+	rxb_hist_add(&h, 2000000);                          /* ... and one 2 ms stall */
+	CHECK(sim_overloaded(&h, 32.0, scratch, 256) == 1); /* weighted path */
 	rxb_hist_reset(&h);
-	rxb_hist_add_n(&h, 10, 100);                          /* a busy core: polls */
-	rxb_hist_add_n(&h, 3000, 100);                        /* between batches */
-	CHECK(sim_overloaded(&h, 32.0, scratch, 2000) == 0);  /* library path */
+	rxb_hist_add_n(&h, 10, 100);                         /* a busy core: polls */
+	rxb_hist_add_n(&h, 3000, 100);                       /* between batches */
+	CHECK(sim_overloaded(&h, 32.0, scratch, 2000) == 0); /* library path */
 	CHECK(sim_overloaded(&h, -1.0, scratch, 2000) == -EINVAL);
 }
 

@@ -113,7 +113,9 @@ static void test_tracegen(void)
 	sim_tracegen_cfg_default(&cfg);
 	cfg.duration_ps = 5000000000ull; /* 5 ms at 10 Gb/s */
 	cfg.line_bps = 100000000000ull;
-	CHECK_EQ(sim_tracegen_write_pcap(&cfg, tmp("trace.pcap"), SIM_PCAP_NSEC, 128, &n, NULL, &err), 0);
+	CHECK_EQ(sim_tracegen_write_pcap(&cfg, tmp("trace.pcap"), SIM_PCAP_NSEC, 128, &n, NULL,
+					 &err),
+		 0);
 	CHECK(n > 3000);
 	CHECK_EQ(sim_tracegen_init(&g, &cfg, NULL), 0);
 	CHECK_EQ(sim_pcap_open(&r, tmp("trace.pcap"), 0, &err), 0);
@@ -196,17 +198,23 @@ static size_t put(uint8_t *b, size_t off, const void *src, size_t n)
 
 static void test_parse(void)
 {
-	static const uint8_t eth_vlan_ipv4_udp[] = {
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x81, 0x00, 0x00, 0x64, 0x08, 0x00,
-		0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 192, 168, 1, 2,
-		0x30, 0x39, 0x00, 0x35, 0, 8, 0, 0
-	};
-	static const uint8_t eth_qinq_ipv4_tcp[] = {
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x88, 0xa8, 0x00, 0x01, 0x81, 0x00, 0x00, 0x02,
-		0x08, 0x00, 0x46, 0, 0, 44, 0, 0, 0, 0, 64, 6, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
-		1, 1, 1, 1, /* 4 bytes of IP options (IHL 6) */
-		0x01, 0xbb, 0xc0, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0x50, 0x10, 0xff, 0xff, 0, 0, 0, 0
-	};
+	static const uint8_t eth_vlan_ipv4_udp[] = { 0,    1,    2,    3,   4,    5,    6,    7,
+						     8,    9,    10,   11,  0x81, 0x00, 0x00, 0x64,
+						     0x08, 0x00, 0x45, 0,   0,    28,   0,    0,
+						     0,    0,    64,   17,  0,    0,    10,   0,
+						     0,    1,    192,  168, 1,    2,    0x30, 0x39,
+						     0x00, 0x35, 0,    8,   0,    0 };
+	static const uint8_t
+		eth_qinq_ipv4_tcp
+			[] = {
+				0,    1,    2,    3,    4,    5,    6,    7,    8,    9,
+				10,   11,   0x88, 0xa8, 0x00, 0x01, 0x81, 0x00, 0x00, 0x02,
+				0x08, 0x00, 0x46, 0,    0,    44,   0,    0,    0,    0,
+				64,   6,    0,    0,    1,    2,    3,    4,    5,    6,
+				7,    8,    1,    1,    1,    1, /* 4 bytes of IP options (IHL 6) */
+				0x01, 0xbb, 0xc0, 0x00, 0,    0,    0,    0,    0,    0,
+				0,    0,    0x50, 0x10, 0xff, 0xff, 0,    0,    0,    0
+			};
 	static const uint8_t arp[42] = { [12] = 0x08, [13] = 0x06 };
 	uint8_t b[256];
 	struct sim_pkt p;
@@ -214,8 +222,7 @@ static void test_parse(void)
 	size_t n;
 
 	memset(&info, 0, sizeof(info));
-	CHECK_EQ(sim_pcap_parse(eth_vlan_ipv4_udp, sizeof(eth_vlan_ipv4_udp), 60, 1, &p, &info),
-		 1);
+	CHECK_EQ(sim_pcap_parse(eth_vlan_ipv4_udp, sizeof(eth_vlan_ipv4_udp), 60, 1, &p, &info), 1);
 	CHECK(p.sip == 0x0a000001 && p.dip == 0xc0a80102 && p.sport == 12345 && p.dport == 53 &&
 	      p.proto == 17 && p.l3 == 4 && p.len == 64);
 
@@ -226,8 +233,7 @@ static void test_parse(void)
 
 	/* ARP: not IP, zero tuple, minimum frame. */
 	CHECK_EQ(sim_pcap_parse(arp, sizeof(arp), 42, 1, &p, &info), 0);
-	CHECK(p.l3 == 0 && p.sip == 0 && p.dip == 0 && p.sport == 0 && p.proto == 0 &&
-	      p.len == 64);
+	CHECK(p.l3 == 0 && p.sip == 0 && p.dip == 0 && p.sport == 0 && p.proto == 0 && p.len == 64);
 
 	/* IPv6, hop-by-hop options header, then UDP. */
 	{
@@ -407,18 +413,14 @@ static void write_raw(const char *path, uint32_t linktype, int nsec, const struc
 }
 
 /* An Ethernet/IPv4/UDP frame (42 bytes) and the same as an IPv6 one (62). */
-static const uint8_t eth4[] = {
-	2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
-	0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-	0x04, 0xd2, 0x00, 0x50, 0, 8, 0, 0
-};
-static const uint8_t eth6[] = {
-	2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd,
-	0x60, 0, 0, 0, 0, 8, 17, 64,
-	0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4,
-	0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 8,
-	0x04, 0xd2, 0x00, 0x50, 0, 8, 0, 0
-};
+static const uint8_t eth4[] = { 2,    0, 0,  0,  0, 2, 2,    0,    0,    0,    0, 1, 0x08, 0x00,
+				0x45, 0, 0,  28, 0, 1, 0,    0,    64,   17,   0, 0, 10,   0,
+				0,    1, 10, 0,  0, 2, 0x04, 0xd2, 0x00, 0x50, 0, 8, 0,    0 };
+static const uint8_t eth6[] = { 2,    0,    0,    0,    0,    2,    2, 0,  0,  0, 0, 1, 0x86,
+				0xdd, 0x60, 0,    0,    0,    0,    8, 17, 64, 0, 0, 0, 1,
+				0,    0,    0,    2,    0,    0,    0, 3,  0,  0, 0, 4, 0,
+				0,    0,    5,    0,    0,    0,    6, 0,  0,  0, 7, 0, 0,
+				0,    8,    0x04, 0xd2, 0x00, 0x50, 0, 8,  0,  0 };
 
 /* pcap-time-overflow: the time since the first packet was (sec - t0) *
  * 10^12 in int64_t, undefined past 9223372 s either way. Later than 2^64 - 1
@@ -448,9 +450,11 @@ static void test_time_gap(void)
 		memset(&err, 0, sizeof(err));
 		CHECK_EQ(sim_pcap_next(r, &p, &err), -EBADMSG);
 		printf("  %s\n", err.msg);
-		CHECK(strstr(err.msg, "gap_us.pcap") != NULL && strstr(err.msg, "record 3") != NULL &&
+		CHECK(strstr(err.msg, "gap_us.pcap") != NULL &&
+		      strstr(err.msg, "record 3") != NULL &&
 		      strstr(err.msg, "offset 140") != NULL &&
-		      strstr(err.msg, "18446744.073710 s after the first packet (record 1)") != NULL);
+		      strstr(err.msg, "18446744.073710 s after the first packet (record 1)") !=
+			      NULL);
 		CHECK_EQ(sim_pcap_info(r)->pkts, 2);
 		sim_pcap_close(r);
 	}
@@ -742,15 +746,24 @@ static void test_ipv6_rss(void)
 	} v[] = {
 		{ { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 7 },
 		  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 1 },
-		  2794, 1766, 0x2cc18cd5, 0x40207d3d },
+		  2794,
+		  1766,
+		  0x2cc18cd5,
+		  0x40207d3d },
 		{ { 0x3f, 0xfe, 0x05, 0x01, 0x00, 0x08, 0, 0, 0x02, 0x60, 0x97, 0xff, 0xfe, 0x40,
 		    0xef, 0xab },
 		  { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
-		  14230, 4739, 0x0f0c461c, 0xdde51bbf },
+		  14230,
+		  4739,
+		  0x0f0c461c,
+		  0xdde51bbf },
 		{ { 0x3f, 0xfe, 0x19, 0x00, 0x45, 0x45, 0x00, 0x03, 0x02, 0x00, 0xf8, 0xff, 0xfe,
 		    0x21, 0x67, 0xcf },
 		  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0xf8, 0xff, 0xfe, 0x21, 0x67, 0xcf },
-		  44251, 38024, 0x4b61e985, 0x02d1feef },
+		  44251,
+		  38024,
+		  0x4b61e985,
+		  0x02d1feef },
 	};
 	enum { N = sizeof(v) / sizeof(v[0]), FRAME = 14 + 40 + 20 };
 	static uint8_t frames[2 * N][FRAME];
@@ -800,9 +813,10 @@ static void test_ipv4_rss(void)
 {
 	enum { FRAME = 14 + 20 + 20 };
 	static uint8_t frames[2][FRAME];
-	static const uint8_t ip[] = { 0x45, 0, 0, 40, 0, 1, 0, 0, 64, 6, 0, 0,
-				      66, 9, 149, 187, 161, 142, 100, 80,
-				      2794 >> 8, 2794 & 255, 1766 >> 8, 1766 & 255 };
+	static const uint8_t ip[] = { 0x45, 0,  0,         40,         0,         1,
+				      0,    0,  64,        6,          0,         0,
+				      66,   9,  149,       187,        161,       142,
+				      100,  80, 2794 >> 8, 2794 & 255, 1766 >> 8, 1766 & 255 };
 	struct raw_rec recs[2];
 	struct sim_pcap_reader *r;
 	struct rxb_rss rss;
@@ -823,7 +837,7 @@ static void test_ipv4_rss(void)
 	CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
 	CHECK_EQ(p.rss, 0x51ccc178u);
 	CHECK_EQ(sim_pcap_next(r, &p, &err), 1);
-	CHECK(p.sport == 2794); /* the first fragment has its ports ... */
+	CHECK(p.sport == 2794);       /* the first fragment has its ports ... */
 	CHECK_EQ(p.rss, 0x323e8fc2u); /* ... but the NIC hashes it without them */
 	sim_pcap_close(r);
 }
@@ -852,10 +866,11 @@ int main(void)
 	printf("skip test_libpcap (libpcap-dev not found at build time)\n");
 #endif
 	{
-		const char *names[] = { "rt.pcap",   "trace.pcap", "junk.pcap",  "ng.pcap",
-					"short.pcap", "ok.pcap",   "cut1.pcap",  "cut2.pcap",
-					"huge.pcap", "ours.pcap",  "theirs.pcap", "missing.pcap",
-					"gap_us.pcap", "gap_ns.pcap", "gap_back.pcap",
+		const char *names[] = { "rt.pcap",       "trace.pcap",    "junk.pcap",
+					"ng.pcap",       "short.pcap",    "ok.pcap",
+					"cut1.pcap",     "cut2.pcap",     "huge.pcap",
+					"ours.pcap",     "theirs.pcap",   "missing.pcap",
+					"gap_us.pcap",   "gap_ns.pcap",   "gap_back.pcap",
 					"gap_skip.pcap", "short_ip.pcap", "ipv6_rss.pcap",
 					"ipv4_rss.pcap" };
 

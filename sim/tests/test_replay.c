@@ -61,8 +61,7 @@ static void test_own_timing_and_speedup(void)
 static void test_rate_and_loop(void)
 {
 	const double rate = 100e9;
-	struct sim_replay_cfg cfg = { .path = path, .speedup = 1.0, .rate_bps = rate,
-				      .loop = true };
+	struct sim_replay_cfg cfg = { .path = path, .speedup = 1.0, .rate_bps = rate, .loop = true };
 	uint64_t prev = 0, bits = 0, t_end;
 	struct sim_replay rp;
 	struct rxb_err err;

@@ -45,7 +45,7 @@ static void test_constant_rate(void)
 	uint64_t n = 0;
 	int exact_gap = 1;
 
-	sim_traffic_cfg_default(&cfg); /* 100 Gb/s, 1518 B frames ("1500 B packets") */
+	sim_traffic_cfg_default(&cfg);    /* 100 Gb/s, 1518 B frames ("1500 B packets") */
 	cfg.stop_ps = 10 * 1000000000ull; /* 10 ms */
 	CHECK_EQ(sim_traffic_init(&g, &cfg, NULL), 0);
 	while (sim_traffic_next(&g, &p)) {
@@ -379,8 +379,10 @@ static void test_generator_ranges(void)
 		CHECK(sim_traffic_next(&g, &p));
 		CHECK(sim_traffic_next(&lazy, &q));
 		/* one step of each range per packet, in lock step */
-		CHECK_EQ((p.sip - RXB_FLOW_GEN_SRC_BASE) % 6, (first.sip - RXB_FLOW_GEN_SRC_BASE + cycle) % 6);
-		CHECK_EQ((p.dip - RXB_FLOW_GEN_DST_BASE) % 4, (first.dip - RXB_FLOW_GEN_DST_BASE + cycle) % 4);
+		CHECK_EQ((p.sip - RXB_FLOW_GEN_SRC_BASE) % 6,
+			 (first.sip - RXB_FLOW_GEN_SRC_BASE + cycle) % 6);
+		CHECK_EQ((p.dip - RXB_FLOW_GEN_DST_BASE) % 4,
+			 (first.dip - RXB_FLOW_GEN_DST_BASE + cycle) % 4);
 		CHECK_EQ(p.sport, RXB_FLOW_GEN_PORT);
 		CHECK_EQ(p.dport, RXB_FLOW_GEN_PORT);
 		CHECK_EQ(p.flow, (first.flow + cycle) % 12);

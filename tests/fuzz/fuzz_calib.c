@@ -34,9 +34,9 @@
 #include "fuzz_common.h"
 #include "simcfg.h"
 
-#define T "fuzz_calib"
+#define T         "fuzz_calib"
 #define FAIL(...) FUZZ_FAIL(T, __VA_ARGS__)
-#define FILL 0x5a
+#define FILL      0x5a
 
 extern const char sim_default_calibration_json[];
 
@@ -95,15 +95,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc; /* libFuzzer's arguments: none of ours */
 	(void)argv;
 	cy = json_object_get(def, "cycles");
-	json_object_foreach(cy, k, v) {
+	json_object_foreach(cy, k, v)
+	{
 		if (json_is_number(v) && n_leaves < MAX_LEAVES) {
 			snprintf(leaves[n_leaves++].key, sizeof(leaves[0].key), "%s", k);
 		} else if (json_is_object(v)) {
-			json_object_foreach(v, k2, e) {
+			json_object_foreach(v, k2, e)
+			{
 				if (json_is_number(e) && n_leaves < MAX_LEAVES) {
-					snprintf(leaves[n_leaves].sub, sizeof(leaves[0].sub), "%s", k);
-					snprintf(leaves[n_leaves++].key, sizeof(leaves[0].key), "%s",
-						 k2);
+					snprintf(leaves[n_leaves].sub, sizeof(leaves[0].sub), "%s",
+						 k);
+					snprintf(leaves[n_leaves++].key, sizeof(leaves[0].key),
+						 "%s", k2);
 				}
 			}
 		}
@@ -137,15 +140,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	if (a.rc == 0) {
 		for (size_t i = 0; i < n_leaves; i++)
-			if (!json_is_number(json_object_get(leaf_parent(root, &leaves[i]),
-							    leaves[i].key)))
+			if (!json_is_number(
+				    json_object_get(leaf_parent(root, &leaves[i]), leaves[i].key)))
 				FAIL("accepted without a number at cycles.%s%s%s", leaves[i].sub,
 				     leaves[i].sub[0] ? "." : "", leaves[i].key);
 	}
 	parse_doc(&b, root, JSON_SORT_KEYS | JSON_INDENT(1));
 	if ((a.rc == 0) != (b.rc == 0))
-		FAIL("accepted %s, %s after rewriting it with sorted keys (%s)", a.rc ? "no" : "yes",
-		     b.rc ? "no" : "yes", a.rc ? a.err.msg : b.err.msg);
+		FAIL("accepted %s, %s after rewriting it with sorted keys (%s)",
+		     a.rc ? "no" : "yes", b.rc ? "no" : "yes", a.rc ? a.err.msg : b.err.msg);
 	if (a.rc == 0 && !same(&a, &b))
 		FAIL("a different calibration after rewriting it with sorted keys");
 	if (a.rc == 0) {

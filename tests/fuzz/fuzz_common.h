@@ -29,12 +29,12 @@
 
 /* A violated property: one line naming the target, then abort() (libFuzzer
  * writes the input to crash-<sha1>). */
-#define FUZZ_FAIL(target, ...)                                 \
-	do {                                                   \
-		fprintf(stderr, "%s: ", target);               \
-		fprintf(stderr, __VA_ARGS__);                  \
-		fputc('\n', stderr);                           \
-		abort();                                       \
+#define FUZZ_FAIL(target, ...)                   \
+	do {                                     \
+		fprintf(stderr, "%s: ", target); \
+		fprintf(stderr, __VA_ARGS__);    \
+		fputc('\n', stderr);             \
+		abort();                         \
 	} while (0)
 
 static inline bool fuzz_env_flag(const char *name)

@@ -53,12 +53,12 @@
 #include "rxb/pool.h"
 #include "rxb/shring.h"
 
-#define HDR_BYTES 24
-#define MAX_OPS 4096
+#define HDR_BYTES   24
+#define MAX_OPS     4096
 #define CHECK_EVERY 8
-#define MAX_CORES 4
+#define MAX_CORES   4
 #define MAX_POLLERS 8
-#define MAX_BUFS 8192u /* largest pool in the table, a power of two */
+#define MAX_BUFS    8192u /* largest pool in the table, a power of two */
 
 static const uint32_t ring_table[] = { 0, 8, 16, 32, 64, 128, 2, 12 };
 static const uint32_t prefetch_table[] = { 0, 1, 2, 4, 16, 64, 5000 };
@@ -100,12 +100,12 @@ static struct {
 	struct rxb_iface_config cfg;
 	uint32_t n_dests, n_pollers;
 	uint64_t now;
-	unsigned plausible; /* bit per drop cause */
+	unsigned plausible;        /* bit per drop cause */
 	uint32_t seq[MAX_POLLERS]; /* per dest: delivered so far */
 	struct {
 		struct expect q[MAX_BUFS]; /* delivered, not yet received */
 		uint32_t head, tail;
-		rxb_buf_t held[MAX_BUFS];  /* received, not yet freed */
+		rxb_buf_t held[MAX_BUFS]; /* received, not yet freed */
 		uint32_t n_held;
 	} p[MAX_POLLERS];
 	uint8_t in_app[MAX_BUFS];
@@ -116,12 +116,12 @@ static const char *arch_name(void)
 	return (unsigned)S.cfg.arch < RXB_ARCHS ? rxb_arch_name[S.cfg.arch] : "bad arch";
 }
 
-#define FAIL(...)                                                                \
-	do {                                                                     \
-		fprintf(stderr, "fuzz_iface: %s: ", arch_name());                \
-		fprintf(stderr, __VA_ARGS__);                                    \
-		fprintf(stderr, "\n");                                           \
-		abort();                                                         \
+#define FAIL(...)                                                 \
+	do {                                                      \
+		fprintf(stderr, "fuzz_iface: %s: ", arch_name()); \
+		fprintf(stderr, __VA_ARGS__);                     \
+		fprintf(stderr, "\n");                            \
+		abort();                                          \
 	} while (0)
 
 /* ------------------------------------------------------ configuration */
@@ -182,9 +182,9 @@ static void read_config(struct input *in, struct rxb_pool_config *pc)
 static unsigned plausible_drops(const struct rxb_iface_config *c)
 {
 	unsigned m = 1u << RXB_DROP_PIPELINE;
-	uint32_t rx = c->rx_size ? c->rx_size :
-		      c->arch == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE :
-							   RXB_DEFAULT_RX_SIZE;
+	uint32_t rx = c->rx_size                           ? c->rx_size
+		      : c->arch == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE
+							   : RXB_DEFAULT_RX_SIZE;
 
 	if (c->arch == RXB_ARCH_SHRING_LIST && c->rxlist_slots > 1)
 		rx *= c->rxlist_slots;
@@ -249,7 +249,8 @@ static void op_deliver(uint32_t dest, unsigned burst)
 		rc = rxb_iface_deliver(S.i, &m, &d);
 		if (dest >= S.n_dests) {
 			if (rc != -EINVAL || room != -EINVAL)
-				FAIL("deliver (room) to dest %u of %u returned %d (%d), not -EINVAL",
+				FAIL("deliver (room) to dest %u of %u returned %d (%d), not "
+				     "-EINVAL",
 				     dest, S.n_dests, rc, room);
 			return;
 		}
@@ -308,7 +309,8 @@ static unsigned op_rx(uint32_t q, unsigned n)
 		e = &S.p[q].q[S.p[q].head++ % MAX_BUFS];
 		if (pk[k].buf != e->buf || pk[k].len != e->len || pk[k].hash != e->hash)
 			FAIL("core %u received buf %llu len %u hash %#x, expected buf %llu len %u "
-			     "hash %#x", q, (unsigned long long)pk[k].buf, pk[k].len, pk[k].hash,
+			     "hash %#x",
+			     q, (unsigned long long)pk[k].buf, pk[k].len, pk[k].hash,
 			     (unsigned long long)e->buf, e->len, e->hash);
 		if (S.in_app[pk[k].buf]++)
 			FAIL("buffer %llu received twice", (unsigned long long)pk[k].buf);
@@ -413,8 +415,10 @@ static void print_summary(void)
 
 	if (rxb_iface_census(S.i, &c, NULL) != 0)
 		return;
-	fprintf(stderr, "fuzz_iface:   offered %llu delivered %llu dropped %llu received %llu, "
-		"now %llu\n", (unsigned long long)c.offered, (unsigned long long)c.delivered,
+	fprintf(stderr,
+		"fuzz_iface:   offered %llu delivered %llu dropped %llu received %llu, "
+		"now %llu\n",
+		(unsigned long long)c.offered, (unsigned long long)c.delivered,
 		(unsigned long long)c.dropped, (unsigned long long)c.received,
 		(unsigned long long)S.now);
 }
@@ -448,8 +452,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		S.alloc[c] = rxb_pool_allocator(S.pool, c);
 	S.i = rxb_iface_create(&S.cfg, S.alloc, &err);
 	if (verbose())
-		fprintf(stderr, "fuzz_iface: %s, %u cores, pool %u: %s\n",
-			arch_name(),
+		fprintf(stderr, "fuzz_iface: %s, %u cores, pool %u: %s\n", arch_name(),
 			S.cfg.n_cores, pc.n_bufs, S.i ? "created" : err.msg);
 	if (S.i == NULL) {
 		/* Rejected: must say why. */
@@ -466,8 +469,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	S.n_dests = rxb_iface_n_dests(S.i);
 	S.n_pollers = rxb_iface_n_cores(S.i);
 	if (S.n_dests > MAX_POLLERS || S.n_pollers > MAX_POLLERS || S.n_pollers == 0)
-		FAIL("%u destinations and %u pollers from a config that has at most %u",
-		     S.n_dests, S.n_pollers, MAX_POLLERS);
+		FAIL("%u destinations and %u pollers from a config that has at most %u", S.n_dests,
+		     S.n_pollers, MAX_POLLERS);
 	S.plausible = plausible_drops(&S.cfg);
 	check_all("after create", true);
 	run_ops(&in);

@@ -55,16 +55,16 @@
 #include "fuzz_common.h"
 #include "pcap.h"
 
-#define T "fuzz_pcap"
+#define T         "fuzz_pcap"
 #define FAIL(...) FUZZ_FAIL(T, __VA_ARGS__)
 
-#define MAGIC_US 0xa1b2c3d4u
-#define MAGIC_NS 0xa1b23c4du
+#define MAGIC_US        0xa1b2c3d4u
+#define MAGIC_NS        0xa1b23c4du
 #define MAGIC_KUZNETZOV 0xa1b2cd34u
-#define MAGIC_PCAPNG 0x0a0d0d0au /* a section header block, the same in both orders */
-#define LINKTYPE_RAW 101u
-#define DLT_RAW 12u
-#define LT_RESERVED 0x0c000000u
+#define MAGIC_PCAPNG    0x0a0d0d0au /* a section header block, the same in both orders */
+#define LINKTYPE_RAW    101u
+#define DLT_RAW         12u
+#define LT_RESERVED     0x0c000000u
 
 struct rec {
 	uint32_t sec, frac, caplen, orig;
@@ -73,13 +73,13 @@ struct rec {
 };
 
 struct model {
-	int unmodelled;       /* libpcap's own rules decide: robustness checks only */
-	int open_rc;          /* 0 or -EBADMSG */
+	int unmodelled; /* libpcap's own rules decide: robustness checks only */
+	int open_rc;    /* 0 or -EBADMSG */
 	int swapped, nsec;
 	uint32_t linktype, snaplen;
-	struct rec *r;        /* complete, valid records, in file order */
+	struct rec *r; /* complete, valid records, in file order */
 	size_t n;
-	int end_rc;           /* after the last record: 0 (clean end) or -EBADMSG */
+	int end_rc; /* after the last record: 0 (clean end) or -EBADMSG */
 };
 
 /* sim_pcap_parse() of each record on its own: the packet, whether it is IP,
@@ -92,11 +92,11 @@ struct ref {
 
 /* What one pass expects (computed before it runs) and got. */
 struct pass {
-	const uint8_t *sel;   /* records returned: NULL = all */
-	uint64_t *t;          /* expected t_ps, by record */
-	size_t stop;          /* the record whose time overflows (-EBADMSG), or n */
-	uint64_t reordered;   /* expected `reordered` */
-	struct sim_pkt *pkt;  /* returned, by record (those before stop) */
+	const uint8_t *sel;  /* records returned: NULL = all */
+	uint64_t *t;         /* expected t_ps, by record */
+	size_t stop;         /* the record whose time overflows (-EBADMSG), or n */
+	uint64_t reordered;  /* expected `reordered` */
+	struct sim_pkt *pkt; /* returned, by record (those before stop) */
 	struct sim_pcap_info info;
 };
 
@@ -184,8 +184,8 @@ static void walk(struct model *m, const uint8_t *d, size_t n)
 		r->caplen = rd32(m, d + off + 8);
 		r->orig = rd32(m, d + off + 12);
 		r->off = off;
-		if (r->caplen > SIM_PCAP_MAX_CAPLEN || r->frac >= (m->nsec ? 1000000000u : 1000000u) ||
-		    n - off - 16 < r->caplen) {
+		if (r->caplen > SIM_PCAP_MAX_CAPLEN ||
+		    r->frac >= (m->nsec ? 1000000000u : 1000000u) || n - off - 16 < r->caplen) {
 			m->end_rc = -EBADMSG;
 			return;
 		}
@@ -280,7 +280,8 @@ static void check_ipv4_addrs(const struct model *m, const struct rec *r, const s
 		if (p->l3 != 4 || p->sip != (n >= 16 ? be32(ip + 12) : 0) || p->dip != 0 ||
 		    p->proto != (n >= 10 ? ip[9] : 0) || p->sport || p->dport)
 			FAIL("record %zu: IPv4 header cut at %u bytes read as l3 %u proto %u "
-			     "%08x > %08x", i, n, p->l3, p->proto, p->sip, p->dip);
+			     "%08x > %08x",
+			     i, n, p->l3, p->proto, p->sip, p->dip);
 		return;
 	}
 	if (p->l3 != 4 || p->sip != be32(ip + 12) || p->dip != be32(ip + 16))
@@ -314,8 +315,8 @@ static void run_pass(const struct model *m, const struct ref *ref, struct pass *
 	if (rd == NULL)
 		FAIL("sim_pcap_open returned 0 without a reader");
 	info = sim_pcap_info(rd);
-	if (info->linktype != m->linktype || info->snaplen != m->snaplen ||
-	    info->nsec != m->nsec || info->swapped != m->swapped)
+	if (info->linktype != m->linktype || info->snaplen != m->snaplen || info->nsec != m->nsec ||
+	    info->swapped != m->swapped)
 		FAIL("header: linktype %u snaplen %u nsec %d swapped %d, expected %u %u %d %d",
 		     info->linktype, info->snaplen, info->nsec, info->swapped, m->linktype,
 		     m->snaplen, m->nsec, m->swapped);
@@ -337,14 +338,15 @@ static void run_pass(const struct model *m, const struct ref *ref, struct pass *
 		rc = sim_pcap_next(rd, &p, &err);
 		if (i == ps->stop) {
 			/* More than 2^64 - 1 ps after the first packet returned. */
-			check_err(rc, -EBADMSG, &err, "sim_pcap_next of a packet too far after the first");
+			check_err(rc, -EBADMSG, &err,
+				  "sim_pcap_next of a packet too far after the first");
 			if (fuzz_verbose())
 				fprintf(stderr, T ": %s: %s\n", what, err.msg);
 			break;
 		}
 		if (rc != 1)
-			FAIL("%s: record %zu at offset %llu: sim_pcap_next returned %d (%s)", what, i,
-			     (unsigned long long)r->off, rc, err.msg);
+			FAIL("%s: record %zu at offset %llu: sim_pcap_next returned %d (%s)", what,
+			     i, (unsigned long long)r->off, rc, err.msg);
 		returned++;
 		if ((info->nonip == nonip_before) != ref[i].ip)
 			FAIL("%s: record %zu: %s in nonip, sim_pcap_parse says %s", what, i,
@@ -353,7 +355,8 @@ static void run_pass(const struct model *m, const struct ref *ref, struct pass *
 		nonip += !ref[i].ip;
 		if (p.t_ps != ps->t[i])
 			FAIL("%s: record %zu (sec %u frac %u): t_ps %llu, expected %llu", what, i,
-			     r->sec, r->frac, (unsigned long long)p.t_ps, (unsigned long long)ps->t[i]);
+			     r->sec, r->frac, (unsigned long long)p.t_ps,
+			     (unsigned long long)ps->t[i]);
 		if (p.nic != 0)
 			FAIL("%s: record %zu: nic %u", what, i, p.nic);
 		same_pkt(&p, &ref[i].pkt, "reader vs sim_pcap_parse of the record", i);
@@ -382,19 +385,18 @@ static void run_pass(const struct model *m, const struct ref *ref, struct pass *
 	if (info->pkts != returned || info->nonip != nonip || info->skipped != skipped ||
 	    info->reordered != ps->reordered)
 		FAIL("%s: counted pkts %llu nonip %llu skipped %llu reordered %llu, expected "
-		     "%llu %llu %llu %llu", what, (unsigned long long)info->pkts,
-		     (unsigned long long)info->nonip, (unsigned long long)info->skipped,
-		     (unsigned long long)info->reordered, (unsigned long long)returned,
-		     (unsigned long long)nonip, (unsigned long long)skipped,
-		     (unsigned long long)ps->reordered);
+		     "%llu %llu %llu %llu",
+		     what, (unsigned long long)info->pkts, (unsigned long long)info->nonip,
+		     (unsigned long long)info->skipped, (unsigned long long)info->reordered,
+		     (unsigned long long)returned, (unsigned long long)nonip,
+		     (unsigned long long)skipped, (unsigned long long)ps->reordered);
 	if (info->short_hdr != short_hdr || info->frags != frags || info->oversize != oversize)
 		FAIL("%s: counted short_hdr %llu frags %llu oversize %llu, the records read add "
-		     "up to %llu %llu %llu", what, (unsigned long long)info->short_hdr,
-		     (unsigned long long)info->frags, (unsigned long long)info->oversize,
-		     (unsigned long long)short_hdr, (unsigned long long)frags,
-		     (unsigned long long)oversize);
-	if (returned && (info->t0_sec != m->r[0].sec || info->t0_frac != m->r[0].frac) &&
-	    !ps->sel)
+		     "up to %llu %llu %llu",
+		     what, (unsigned long long)info->short_hdr, (unsigned long long)info->frags,
+		     (unsigned long long)info->oversize, (unsigned long long)short_hdr,
+		     (unsigned long long)frags, (unsigned long long)oversize);
+	if (returned && (info->t0_sec != m->r[0].sec || info->t0_frac != m->r[0].frac) && !ps->sel)
 		FAIL("%s: t0 %llu.%u, first record %u.%u", what, (unsigned long long)info->t0_sec,
 		     info->t0_frac, m->r[0].sec, m->r[0].frac);
 	ps->info = *info;
@@ -490,17 +492,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct sim_pcap_info ci = { 0 };
 
 		ref[i].ip = ip[i] = (uint8_t)sim_pcap_parse(m.r[i].data, m.r[i].caplen, m.r[i].orig,
-							     m.linktype, &ref[i].pkt, &ci);
+							    m.linktype, &ref[i].pkt, &ci);
 		if (ci.short_hdr > 1 || ci.frags > 1 || ci.oversize > 1)
 			FAIL("record %zu: sim_pcap_parse counted short_hdr %llu frags %llu "
-			     "oversize %llu", i, (unsigned long long)ci.short_hdr,
-			     (unsigned long long)ci.frags, (unsigned long long)ci.oversize);
+			     "oversize %llu",
+			     i, (unsigned long long)ci.short_hdr, (unsigned long long)ci.frags,
+			     (unsigned long long)ci.oversize);
 		ref[i].short_hdr = (uint8_t)ci.short_hdr;
 		ref[i].frags = (uint8_t)ci.frags;
 		ref[i].oversize = (uint8_t)ci.oversize;
 		if ((model_len(&m, &m.r[i]) > 9018) != ci.oversize)
-			FAIL("record %zu (caplen %u orig %u): oversize %llu for a %llu-byte frame", i,
-			     m.r[i].caplen, m.r[i].orig, (unsigned long long)ci.oversize,
+			FAIL("record %zu (caplen %u orig %u): oversize %llu for a %llu-byte frame",
+			     i, m.r[i].caplen, m.r[i].orig, (unsigned long long)ci.oversize,
 			     (unsigned long long)model_len(&m, &m.r[i]));
 		n_ip += ip[i];
 	}
@@ -510,10 +513,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	model_times(&m, &b);
 	run_pass(&m, ref, &b, &a);
 	if (fuzz_verbose())
-		fprintf(stderr, T ": linktype %u %s%s: %zu records (%zu IP), end %d, stop %zu/%zu, "
-			"short_hdr %llu frags %llu oversize %llu reordered %llu\n", m.linktype,
-			m.nsec ? "ns" : "us", m.swapped ? " swapped" : "", m.n, n_ip, m.end_rc,
-			a.stop, b.stop, (unsigned long long)a.info.short_hdr,
+		fprintf(stderr,
+			T ": linktype %u %s%s: %zu records (%zu IP), end %d, stop %zu/%zu, "
+			  "short_hdr %llu frags %llu oversize %llu reordered %llu\n",
+			m.linktype, m.nsec ? "ns" : "us", m.swapped ? " swapped" : "", m.n, n_ip,
+			m.end_rc, a.stop, b.stop, (unsigned long long)a.info.short_hdr,
 			(unsigned long long)a.info.frags, (unsigned long long)a.info.oversize,
 			(unsigned long long)a.info.reordered);
 	free(ref);

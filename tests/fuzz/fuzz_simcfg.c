@@ -50,9 +50,9 @@
 #include "fuzz_common.h"
 #include "simcfg.h"
 
-#define T "fuzz_simcfg"
+#define T         "fuzz_simcfg"
 #define FAIL(...) FUZZ_FAIL(T, __VA_ARGS__)
-#define FILL 0x5a
+#define FILL      0x5a
 
 /* Generated from sim/calibration/default.json (embed.cmake), compiled into
  * this target by tests/fuzz/CMakeLists.txt. */
@@ -156,7 +156,8 @@ static size_t need_list(json_t *root, const char *path, int64_t lo, int64_t hi, 
 		violation("%s: accepted without a list there", path);
 		return 0;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		int64_t x = json_is_integer(e) ? json_integer_value(e) : lo - 1;
 
 		if (x < lo || (hi >= 0 && x > hi))
@@ -192,7 +193,8 @@ static void check_rules(json_t *root)
 		sum += (uint64_t)cpn[k];
 	if (sum != (uint64_t)cores) {
 		violation("system.cores_per_nic sums to %llu, system.cores = %lld: "
-			  "accepted", (unsigned long long)sum, (long long)cores);
+			  "accepted",
+			  (unsigned long long)sum, (long long)cores);
 		return;
 	}
 	if (at(root, "derived.nic_of_core")) {
@@ -206,8 +208,8 @@ static void check_rules(json_t *root)
 			for (int64_t j = 0; j < cpn[k]; j++, c++)
 				if (noc[c] != k)
 					violation("derived.nic_of_core[%lld] = %lld accepted, "
-						  "NIC %lld", (long long)c, (long long)noc[c],
-						  (long long)k);
+						  "NIC %lld",
+						  (long long)c, (long long)noc[c], (long long)k);
 	}
 	need_list(root, "system.stalled_cores", 0, cores - 1, NULL, 0);
 	need_list(root, "system.slow_cores", 0, cores - 1, NULL, 0);
@@ -224,8 +226,8 @@ static void check_rules(json_t *root)
 		violation("arch.rxlist_batch = %lld accepted", (long long)rxb);
 	if (is(root, "arch.name", "shring_list") && jint(root, "arch.rx_size", &v) &&
 	    jint(root, "arch.rxlist_batch", &rxb) && v * rxb > (int64_t)RXB_RING_MAX)
-		violation("shring_list: rx_size %lld x rxlist_batch %lld accepted",
-			  (long long)v, (long long)rxb);
+		violation("shring_list: rx_size %lld x rxlist_batch %lld accepted", (long long)v,
+			  (long long)rxb);
 	if (is(root, "arch.name", "spool") && json_is_true(at(root, "arch.emulated")))
 		violation("arch.name = spool with arch.emulated = true accepted");
 	if (is(root, "arch.name", "rxbisect") && is(root, "arch.association", "per_nic"))
@@ -235,8 +237,8 @@ static void check_rules(json_t *root)
 					  "cores_per_nic accepted");
 	if (is(root, "arch.name", "rxbisect") && is(root, "arch.association", "groups") &&
 	    jint(root, "arch.groups", &v) && (v < 1 || cores % v))
-		violation("rxbisect: arch.groups = %lld with %lld cores accepted",
-			  (long long)v, (long long)cores);
+		violation("rxbisect: arch.groups = %lld with %lld cores accepted", (long long)v,
+			  (long long)cores);
 
 	/* Run. */
 	d = need_num(root, "run.duration_ms");
@@ -271,12 +273,12 @@ static void check_rules(json_t *root)
 	if (jint(root, "arch.headroom_bytes", &head) && jint(root, "arch.buffer_bytes", &buf)) {
 		if (pkt < 64 || pkt + head > buf)
 			violation("traffic.packet_bytes %lld + arch.headroom_bytes %lld > "
-				  "arch.buffer_bytes %lld accepted", (long long)pkt, (long long)head,
-				  (long long)buf);
+				  "arch.buffer_bytes %lld accepted",
+				  (long long)pkt, (long long)head, (long long)buf);
 		if (tpkt && (tpkt < 64 || tpkt + head > buf))
 			violation("traffic.target_packet_bytes %lld + arch.headroom_bytes %lld > "
-				  "arch.buffer_bytes %lld accepted", (long long)tpkt, (long long)head,
-				  (long long)buf);
+				  "arch.buffer_bytes %lld accepted",
+				  (long long)tpkt, (long long)head, (long long)buf);
 	}
 	rate = need_num(root, "traffic.rate_gbps");
 	if (!(rate > 0) || !(rate <= link * (1 + 1e-9)))
@@ -290,15 +292,16 @@ static void check_rules(json_t *root)
 		for (size_t k = 0; k < n; k++)
 			if (v >= cpn[k] || cpn[k] < 2)
 				violation("pattern target: target_core %lld, NIC %zu has %lld "
-					  "cores: accepted", (long long)v, k, (long long)cpn[k]);
+					  "cores: accepted",
+					  (long long)v, k, (long long)cpn[k]);
 		jnum(root, "traffic.target_share", &share);
 		jnum(root, "traffic.target_rate_gbps", &trate);
 		if (!(share > 0) && !(trate > 0))
 			violation("pattern target without target_share or target_rate_gbps "
 				  "accepted");
 	}
-	if (is(root, "traffic.pattern", "trace") && !(jstr(root, "traffic.pcap") &&
-						      jstr(root, "traffic.pcap")[0]))
+	if (is(root, "traffic.pattern", "trace") &&
+	    !(jstr(root, "traffic.pcap") && jstr(root, "traffic.pcap")[0]))
 		violation("pattern trace without traffic.pcap accepted");
 
 	/* Workload. */
@@ -352,7 +355,7 @@ static bool same(const struct outcome *a, const struct outcome *b)
 /* Integers of 2^32 or more, with where they are (for the narrowing check). */
 struct big {
 	json_t *parent;
-	const char *key;  /* object member, or NULL: array element `index` */
+	const char *key; /* object member, or NULL: array element `index` */
 	size_t index;
 	json_int_t v;
 };
@@ -368,14 +371,12 @@ static void find_big(json_t *v, json_t *parent, const char *key, size_t index, s
 		const char *k;
 		json_t *e;
 
-		json_object_foreach(v, k, e)
-			find_big(e, v, k, 0, out, n, cap, depth + 1);
+		json_object_foreach(v, k, e) find_big(e, v, k, 0, out, n, cap, depth + 1);
 	} else if (json_is_array(v)) {
 		size_t i;
 		json_t *e;
 
-		json_array_foreach(v, i, e)
-			find_big(e, v, NULL, i, out, n, cap, depth + 1);
+		json_array_foreach(v, i, e) find_big(e, v, NULL, i, out, n, cap, depth + 1);
 	}
 }
 
