@@ -1,7 +1,7 @@
 # rxbisect — two commands on a fresh Debian 12 machine:
 #   make run    install what is missing, build, run the main job
 #   make test   install what is missing, build, run every test
-# Other targets: build, demo (ring library only), bench (bench-reference: keep its figures),
+# Other targets: build, demo (ring library only), lint, bench (bench-reference: keep its figures),
 # fuzz (long libFuzzer run), clean.
 
 JOBS    ?= $(shell nproc)
@@ -10,7 +10,7 @@ CMAKE   := cmake -G Ninja
 FUZZ_SECONDS ?= 600
 
 .PHONY: all demo deps pmd-install build build-debug build-tsan build-tsan-pmd build-asan build-fuzz run test test-c test-tsan \
-        test-asan test-fuzz test-py bench bench-reference fuzz clean
+        test-asan test-fuzz test-py lint bench bench-reference fuzz clean
 
 all: build
 
@@ -39,7 +39,7 @@ build-fuzz: deps
 	@cmake --build build-fuzz -j $(JOBS)
 
 # The main job: the study's headline experiments (quick variants), their report, a reading
-# on the terminal (python/rxbisect/study.py; `python -m rxbisect.study --full` for the rest).
+# on the terminal (python/rxbisect/study/headline.py; `python -m rxbisect.study --full` for the rest).
 run: build
 	@.venv/bin/python -m rxbisect.study results/study
 
@@ -65,7 +65,7 @@ test-c: build build-debug
 test-asan: build-asan
 	@cd build-asan && ctest --output-on-failure -j $(JOBS) -LE model
 	@RXB_PMD_BUILD=build-asan RXB_PMD_ASAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py \
-	   tests/python/test_pmd_devargs.py tests/python/test_pmd_flows.py
+	   tests/python/test_pmd_devargs.py tests/python/test_pmd_flows.py tests/python/test_pmd_nic_threads.py
 
 # net_rxbisect is concurrent code too (NIC thread, queues' lcores, control): its
 # testpmd tests with the ThreadSanitizer build of the driver preloaded.
@@ -76,10 +76,15 @@ build-tsan-pmd: deps
 
 test-tsan: build-tsan build-tsan-pmd
 	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L concurrent
-	@RXB_PMD_BUILD=build-tsan-pmd RXB_PMD_TSAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py
+	@RXB_PMD_BUILD=build-tsan-pmd RXB_PMD_TSAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py \
+	   tests/python/test_pmd_nic_threads.py
 
 test-fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz 60
+
+# The house style, by tools: clang-format for C, ruff and mypy for Python (scripts/lint.sh).
+lint: deps
+	@bash scripts/lint.sh
 
 test-py: build
 	@.venv/bin/python -m pytest -q tests/python
@@ -89,7 +94,7 @@ test-py: build
 BENCH_OUT ?= $(BUILD)/bench-results
 bench: build
 	@export RXB_BENCH_RESULTS=$(BENCH_OUT); bash bench/run.sh $(BUILD) && bash bench/sim_bench.sh $(BUILD) \
-	  && bash bench/emu_bench.sh $(BUILD) && bash bench/pmd_bench.sh $(BUILD)
+	  && bash bench/emu_bench.sh $(BUILD) && PMD_BENCH_NIC_THREADS=1,2,4 bash bench/pmd_bench.sh $(BUILD)
 	@echo "bench: results in $(BENCH_OUT) (make bench-reference copies them to bench/results)"
 
 bench-reference:

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
               llvm dpdk dpdk-dev libdpdk-dev libpcap-dev libjansson-dev
               python3 python3-venv python3-pip spin
               chromium)  # headless rendering test of `rxb report` (tests/python/test_report_html.py)

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-SUITES=(test-c test-asan test-tsan test-fuzz test-py)
+SUITES=(lint test-c test-asan test-tsan test-fuzz test-py)
 LOGS=build/test-logs
 mkdir -p "$LOGS"
 
@@ -23,7 +23,7 @@ done
 # The lines that name a failing test in each tool's own words: ctest's "***Failed"/"(Failed)"
 # lines, pytest's short summary "FAILED path::test", a fuzz target's "crash", make's "Error".
 failure_lines() {
-  grep -E '\*\*\*Failed|\(Failed\)|\(Timeout\)|\(Subprocess aborted\)|^FAILED |^ERROR |crash-|make(\[[0-9]+\])?: \*\*\*' "$1" | head -20
+  grep -E '^lint: |^[^ ]+\.py:[0-9]+:[0-9]+: |\*\*\*Failed|\(Failed\)|\(Timeout\)|\(Subprocess aborted\)|^FAILED |^ERROR |crash-|make(\[[0-9]+\])?: \*\*\*' "$1" | head -20
 }
 
 echo
