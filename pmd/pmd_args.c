@@ -25,52 +25,41 @@ struct pmd_arg {
 	const char *name;
 	const char *key;  /* the scenario key it sets, or NULL: parsed here */
 	const char *help; /* for those parsed here: what is allowed */
-	uint32_t archs;   /* the designs that read it (bit 1 << enum rxb_arch); 0: all */
 };
 
-#define ARCH(a) (1u << RXB_ARCH_##a)
-/* The designs with Rx rings (and completion rings) of their own size. */
-#define RING_ARCHS                                                                  \
-	(ARCH(PRIVRING) | ARCH(SMALL_PRIVRING) | ARCH(SHRING) | ARCH(SHRING_LIST) | \
-	 ARCH(DYN_SHRING))
-#define SHARED_ARCHS (ARCH(SHRING) | ARCH(SHRING_LIST) | ARCH(DYN_SHRING))
-
+/* Which designs read a keyed devarg is the vocabulary's (archs of its key,
+ * rxb_scn_no_effect), not this table's. */
 static const struct pmd_arg pmd_args[] = {
 	{ "port", NULL,
 	  "the underlying ethdev's name (net_null0, net_ring0, net_pcap0, a PCI "
-	  "address ...); net_null<N> and net_ring<N> are created if absent",
-	  0 },
-	{ "iface", "arch.name", NULL, 0 },
-	{ "rx", "arch.rx_size", NULL, RING_ARCHS },
-	{ "cr", "arch.cr_size", NULL, RING_ARCHS },
-	{ "ax", "arch.ax_size", NULL, ARCH(RXBISECT) },
-	{ "bx", "arch.bx_size", NULL, ARCH(RXBISECT) },
-	{ "share", "arch.share_degree", NULL, SHARED_ARCHS },
-	{ "assoc", "arch.association", NULL, ARCH(RXBISECT) },
-	{ "groups", "arch.groups", NULL, ARCH(RXBISECT) },
-	{ "ax_policy", "arch.ax_policy", NULL, ARCH(RXBISECT) },
-	{ "coalesce", "arch.coalesce", NULL, ARCH(RXBISECT) },
-	{ "coalesce_ns", "arch.coalesce_timeout_ns", NULL, ARCH(RXBISECT) },
-	{ "dyn_sample_ms", "arch.dyn_sample_ms", NULL, ARCH(DYN_SHRING) },
-	{ "rss_key", NULL, "40 bytes as 80 hex digits", 0 },
-	{ "reta", NULL, "the RETA size, a power of two from 64 to 4096", 0 },
-	{ "flows", NULL, "0 to 1048576: UDP flows a net_null wire carries, in turn", 0 },
+	  "address ...); net_null<N> and net_ring<N> are created if absent" },
+	{ "iface", "arch.name", NULL },
+	{ "rx", "arch.rx_size", NULL },
+	{ "cr", "arch.cr_size", NULL },
+	{ "ax", "arch.ax_size", NULL },
+	{ "bx", "arch.bx_size", NULL },
+	{ "share", "arch.share_degree", NULL },
+	{ "assoc", "arch.association", NULL },
+	{ "groups", "arch.groups", NULL },
+	{ "ax_policy", "arch.ax_policy", NULL },
+	{ "coalesce", "arch.coalesce", NULL },
+	{ "coalesce_ns", "arch.coalesce_timeout_ns", NULL },
+	{ "dyn_sample_ms", "arch.dyn_sample_ms", NULL },
+	{ "rss_key", NULL, "40 bytes as 80 hex digits" },
+	{ "reta", NULL, "the RETA size, a power of two from 64 to 4096" },
+	{ "flows", NULL, "0 to 1048576: UDP flows a net_null wire carries, in turn" },
 	{ "nic_cpu", NULL,
 	  "a CPU id: run the NIC on a thread of its own pinned there, "
-	  "instead of as a service",
-	  0 },
+	  "instead of as a service" },
 	{ "nic_threads", NULL,
 	  "1 to 8: NIC threads (services) sharing the port, each with wire "
-	  "queues and Rx queues of its own",
-	  0 },
+	  "queues and Rx queues of its own" },
 	{ "fault_stall", NULL,
 	  "Q@MS or Q@MS+MS: Rx queue Q receives nothing from MS ms "
-	  "after start (for MS ms), as if its lcore stopped polling",
-	  0 },
+	  "after start (for MS ms), as if its lcore stopped polling" },
 	{ "fault_link_down", NULL,
 	  "MS or MS+MS: the wire is set down MS ms after start "
-	  "(and up again after MS ms)",
-	  0 },
+	  "(and up again after MS ms)" },
 };
 #define PMD_N_ARGS (sizeof(pmd_args) / sizeof(pmd_args[0]))
 _Static_assert(PMD_N_ARGS <= 32, "pmd_cfg.given has a bit per devarg");
@@ -281,15 +270,22 @@ static void defaults(struct pmd_cfg *c)
 	c->link_down_at_ms = -1;
 }
 
-/* A devarg the chosen design does not read: "KEY has no effect for arch
- * NAME", as the Python front end says it. */
+/* A devarg whose scenario key the chosen design does not read: the
+ * scenario library's one warning (rxb_scn_no_effect), as rxb and rxb-emu
+ * give it, e.g. "arch.ax_size has no effect for arch privring (it applies
+ * to rxbisect)". */
 static void warn_other_design(const struct parse_ctx *x, const struct pmd_arg *a)
 {
-	enum rxb_arch arch = x->cfg->scn.arch.name;
+	const struct rxb_scn_key *k = rxb_scn_key_find(a->key);
+	/* The driver honours every key it maps, some the emulator does not
+	 * (arch.ax_policy): for those it reads as the simulator does. */
+	enum rxb_engine as = rxb_scn_honours(k, RXB_ENGINE_EMU) ? RXB_ENGINE_EMU : RXB_ENGINE_SIM;
+	char why[256];
+	const char *said = rxb_scn_no_effect(&x->cfg->scn, as, k, why, sizeof(why));
 
-	PMD_LOG(WARNING, "%s: devarg %s=%s: %s has no effect for arch %s", x->devname, a->name,
-		rte_kvargs_get(x->kv, a->name), a->key != NULL ? a->key : a->name,
-		rxb_arch_name[arch]);
+	if (said != NULL)
+		PMD_LOG(WARNING, "%s: devarg %s=%s: %s", x->devname, a->name,
+			rte_kvargs_get(x->kv, a->name), said);
 }
 
 /* Devargs that another devarg switches off. */
@@ -313,11 +309,8 @@ static void warn_switched_off(const struct parse_ctx *x)
 
 static void warn_no_effect(const struct parse_ctx *x)
 {
-	uint32_t arch_bit = 1u << x->cfg->scn.arch.name;
-
 	for (size_t i = 0; i < PMD_N_ARGS; i++)
-		if ((x->cfg->given & arg_bit(&pmd_args[i])) != 0 && pmd_args[i].archs != 0 &&
-		    (pmd_args[i].archs & arch_bit) == 0)
+		if ((x->cfg->given & arg_bit(&pmd_args[i])) != 0 && pmd_args[i].key != NULL)
 			warn_other_design(x, &pmd_args[i]);
 	warn_switched_off(x);
 }
