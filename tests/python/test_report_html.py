@@ -272,7 +272,7 @@ def test_invalid_plot_table_falls_back_with_a_warning(results, tmp_path, capsys)
 @pytest.mark.parametrize("setup, words", [
     (lambda d: None, "no ID.jsonl result files"),
     (lambda d: (d / "x.jsonl").write_text('{"metrics": {}}\nnot json\n{"metrics": {}}\n'),
-     "x.jsonl line 2: not a JSON record"),
+     "x.jsonl line 2: not a result record"),
     (lambda d: (d / "x.jsonl").write_text('[1, 2]\n'), "not a result record"),
 ])
 def test_bad_input_is_one_error_line(tmp_path, capsys, setup, words):
@@ -405,5 +405,5 @@ def test_a_re_run_point_counts_once_by_its_later_record(tmp_path):
     other = {"point_id": "p2", "params": {"arch.name": "rxbisect"}, "metrics": {"x": 3.0}}
     path = tmp_path / "e.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in (old, other, new)))
-    assert html_report.read_records(path) == [new, other]
+    assert records.read_file(path, strict=True) == [new, other]
     assert records.read(tmp_path, "e") == [new, other]

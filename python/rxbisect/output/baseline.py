@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..study.experiments import DIR as EXPERIMENTS_DIR
-from . import html_report, plot, stats, text_report
+from . import html_report, plot, records, stats, text_report
 
 NEW, BASE = "DIR", "baseline"  # the two sides, as the views name them
 PROVENANCE = ("commit", "dirty", "engine_build")  # what a side's header shows
@@ -160,7 +160,7 @@ def compare(folder: str | Path, base: str | Path, experiments: str | Path | None
         exp = html_report.load(Path(folder), eid, exp_dir, say)
         new_recs += exp.records
         if eid in base_ids:
-            old = html_report.read_records(Path(base) / f"{eid}.jsonl")
+            old = records.read_file(Path(base) / f"{eid}.jsonl", strict=True)
             base_recs += old
             rows += _rows(eid, seed_values(exp.records, exp.spec), seed_values(old, exp.spec))
     return Comparison(Side(Path(folder), new_ids, provenance(new_recs)),

@@ -50,6 +50,7 @@ from ..version import __version__
 from ..vocab import profile
 from ..vocab.schema import read_toml
 from . import plot, stats
+from . import records as records_file
 from .reading import fmt, reading
 
 PAGE = "report.html"
@@ -71,29 +72,6 @@ class Experiment:
 
 
 # ---- inputs ------------------------------------------------------------------------------
-
-def read_records(path: Path) -> list[dict]:
-    """The records of one ID.jsonl; a cut-off last line (an interrupted run) is ignored, and
-    a point re-run (stale provenance, a failed run) counts once, by its later record."""
-    try:
-        lines = path.read_text().split("\n")
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"cannot read {path} ({getattr(e, 'strerror', None) or e})") from None
-    out: dict = {}  # point id (line number without one) -> its latest record
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            if i == len(lines) - 1:
-                break  # no newline after it: a half-written last record
-            raise UsageError(f"{path} line {i + 1}: not a JSON record") from None
-        if not isinstance(rec, dict) or not isinstance(rec.get("metrics"), dict):
-            raise UsageError(f"{path} line {i + 1}: not a result record (no \"metrics\" object)")
-        out[rec.get("point_id") or i] = rec
-    return list(out.values())
-
 
 def _params(records: Sequence[dict]) -> tuple[dict, dict]:
     """(fixed {key: value}, varied {key: [values]}) over the records' params, seed aside."""
@@ -153,7 +131,7 @@ def read_summary(path: Path, warn: Callable[[str], None]) -> dict:
 def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None]) -> Experiment:
     """One experiment: its records, and title, description and [plot] from
     experiments/ID.toml, else from DIR/ID.summary.json (the experiment file wins)."""
-    records = read_records(folder / f"{eid}.jsonl")
+    records = records_file.read_file(folder / f"{eid}.jsonl", strict=True)
     if not records:
         raise UsageError(f"{folder / (eid + '.jsonl')}: no records")
     toml_path = experiments / f"{eid}.toml"

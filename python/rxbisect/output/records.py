@@ -166,32 +166,43 @@ class Store:
         self.close()
 
 
-def _parse(line: bytes) -> dict | None:
+def _parse(line: bytes, need_id: bool = True) -> dict | None:
     try:
         rec = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
-    if not isinstance(rec, dict) or not isinstance(rec.get("point_id"), str) \
-            or not isinstance(rec.get("metrics"), dict):
+    if not isinstance(rec, dict) or not isinstance(rec.get("metrics"), dict):
+        return None
+    if need_id and not isinstance(rec.get("point_id"), str):
         return None
     return rec
 
 
 def read(folder: str | os.PathLike, stem: str = STEM) -> list[dict]:
-    """The current record of every point of DIR/STEM.jsonl, in the order points first
+    """The current record of every point of DIR/STEM.jsonl (read_file)."""
+    return read_file(Path(folder) / f"{stem}.jsonl")
+
+
+def read_file(path: Path, strict: bool = False) -> list[dict]:
+    """The current record of every point of a records file, in the order points first
     appear: a point re-run (stale provenance, a failed run) has its later record supersede
     the earlier one, as Store does. A cut-off last line is ignored, not repaired: reading
-    needs no lock. Not while this process has a Store open on the folder: closing any
-    descriptor of a file drops the process's POSIX lock on it."""
-    path = Path(folder) / f"{stem}.jsonl"
+    needs no lock. A record without a point id (written by hand) counts as its own point.
+    Another line that is not a record is skipped, or with `strict` an error naming it (a
+    report must not silently leave points out). Not while this process has a Store open on
+    the file: closing any descriptor of a file drops the process's POSIX lock on it."""
     try:
         data = path.read_bytes()
     except OSError as e:
         raise UsageError(f"cannot read {path} ({e.strerror or e})") from None
-    latest: dict[str, dict] = {}
-    for line in data[:data.rfind(b"\n") + 1].splitlines():
-        if (r := _parse(line)) is not None:
-            latest[r["point_id"]] = r
+    latest: dict[str | int, dict] = {}
+    for i, line in enumerate(data[:data.rfind(b"\n") + 1].splitlines()):
+        rec = _parse(line, need_id=False)
+        if rec is None and strict and line.strip():
+            raise UsageError(f"{path} line {i + 1}: not a result record (a JSON object with "
+                             "a \"metrics\" object)")
+        if rec is not None:
+            latest[rec.get("point_id") or i] = rec
     return list(latest.values())
 
 
