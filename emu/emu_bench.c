@@ -27,6 +27,7 @@
 #include <rte_mbuf.h>
 
 #include "emu.h"
+#include "emu_jw.h"
 #include "rxb/privring.h"
 #include "rxb/rxbisect.h"
 #include "rxb/shring.h"
@@ -149,14 +150,6 @@ static void cpu_model(char *out, size_t cap)
 	fclose(f);
 }
 
-static void jnum(FILE *f, const char *k, double v, bool comma)
-{
-	if (isfinite(v))
-		fprintf(f, "\"%s\": %.4g%s", k, v, comma ? ", " : "");
-	else
-		fprintf(f, "\"%s\": null%s", k, comma ? ", " : "");
-}
-
 /* Several NIC lcores need as many physical queues (each lcore then owns its
  * queues' sources and destinations). */
 void rxb_emu_bench_shard(struct rxb_emu_cfg *c)
@@ -173,28 +166,73 @@ void rxb_emu_bench_shard(struct rxb_emu_cfg *c)
 	}
 }
 
-int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err)
+static json_t *bench_head(const struct rxb_emu_cfg *base, double ms, double hz)
 {
-	struct rxb_emu_result *r = calloc(1, sizeof(*r));
-	double hz = (double)rte_get_tsc_hz();
+	json_t *root = json_object(), *machine = json_object(), *p = json_object();
 	char model[256];
-	int rc = 0;
 
-	if (r == NULL)
-		return -ENOMEM;
 	cpu_model(model, sizeof(model));
-	fprintf(f,
-		"{\"experiment\": \"emu-bench\", \"machine\": {\"cpu\": \"%s\", "
-		"\"lcores\": %u, \"tsc_hz\": %.0f}, ",
-		model, rte_lcore_count(), hz);
-	fprintf(f,
-		"\"params\": {\"system.cores\": %u, \"traffic.packet_bytes\": %u, "
-		"\"traffic.flows\": %u, \"bench_ms\": %g, \"emu.source\": \"null\", "
-		"\"emu.rss\": \"sw\", \"emu.nic_lcores\": %u}, \"dispatch\": [",
-		base->scn.system.cores, base->scn.traffic.packet_bytes, base->scn.traffic.flows, ms,
-		base->scn.emu.nic_lcores);
+	jw_str(root, "experiment", "emu-bench");
+	jw_str(machine, "cpu", model);
+	jw_u64(machine, "lcores", rte_lcore_count());
+	jw_u64(machine, "tsc_hz", (uint64_t)hz);
+	jw_set(root, "machine", machine);
+	jw_u64(p, "system.cores", base->scn.system.cores);
+	jw_u64(p, "traffic.packet_bytes", base->scn.traffic.packet_bytes);
+	jw_u64(p, "traffic.flows", base->scn.traffic.flows);
+	jw_num(p, "bench_ms", ms);
+	jw_str(p, "emu.source", "null");
+	jw_str(p, "emu.rss", "sw");
+	jw_u64(p, "emu.nic_lcores", base->scn.emu.nic_lcores);
+	jw_set(root, "params", p);
+	return root;
+}
+
+/* One design's dispatch figures from its run. */
+static json_t *dispatch_row(enum rxb_arch arch, const struct rxb_emu_result *r, double hz)
+{
+	json_t *o = json_object();
+	double loaded = r->emu_loaded_cycles_per_pkt;
+
+	jw_str(o, "arch", rxb_arch_name[arch]);
+	jw_num(o, "achieved_mpps", r->emu_mpps);
+	jw_num(o, "cycles_per_packet", r->emu_cycles_per_pkt);
+	jw_num(o, "ns_per_packet", r->emu_cycles_per_pkt / hz * 1e9);
+	jw_num(o, "loaded_cycles_per_packet", loaded);
+	jw_num(o, "loaded_share",
+	       r->emu_dispatched ? (double)r->emu_loaded_pkts / (double)r->emu_dispatched : NAN);
+	jw_num(o, "capacity_mpps", loaded > 0 ? hz / loaded * r->emu_nic_lcores / 1e6 : NAN);
+	jw_num(o, "added_latency_ns", r->emu_held_ns);
+	jw_num(o, "idle_share", r->emu_idle_share);
+	jw_num(o, "workers_mpps", r->throughput_mpps);
+	jw_u64(o, "dispatched", r->emu_dispatched);
+	jw_u64(o, "swaps", r->emu_swaps);
+	jw_set(o, "conservation_ok", json_boolean(r->packets_ok && r->buffers_ok));
+	return o;
+}
+
+static json_t *rx_cost_row(enum rxb_arch arch, const struct rx_cost *x, double hz)
+{
+	json_t *o = json_object();
+
+	jw_str(o, "arch", rxb_arch_name[arch]);
+	jw_num(o, "rx_cycles", x->rx_cyc);
+	jw_num(o, "rx_ns", x->rx_cyc / hz * 1e9);
+	jw_num(o, "free_cycles", x->free_cyc);
+	jw_num(o, "free_ns", x->free_cyc / hz * 1e9);
+	jw_u64(o, "packets", x->pkts);
+	return o;
+}
+
+/* Each design's full run with the bench's settings, one row each. */
+static int dispatch_all(const struct rxb_emu_cfg *base, double ms, json_t *rows,
+			struct rxb_emu_result *r, struct rxb_err *err)
+{
+	double hz = (double)rte_get_tsc_hz();
+
 	for (size_t k = 0; k < RTE_DIM(bench_archs); k++) {
 		struct rxb_emu_cfg c = *base;
+		int rc;
 
 		c.scn.arch.name = bench_archs[k];
 		c.scn.arch.emulated = true;
@@ -205,44 +243,44 @@ int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb
 		rxb_emu_bench_shard(&c);
 		rc = rxb_emu_run(&c, r, err);
 		if (rc != 0)
-			break;
-		fprintf(f, "%s{\"arch\": \"%s\", ", k ? ", " : "", rxb_arch_name[c.scn.arch.name]);
-		jnum(f, "achieved_mpps", r->emu_mpps, true);
-		jnum(f, "cycles_per_packet", r->emu_cycles_per_pkt, true);
-		jnum(f, "ns_per_packet", r->emu_cycles_per_pkt / hz * 1e9, true);
-		jnum(f, "loaded_cycles_per_packet", r->emu_loaded_cycles_per_pkt, true);
-		jnum(f, "loaded_share",
-		     r->emu_dispatched ? (double)r->emu_loaded_pkts / (double)r->emu_dispatched
-				       : NAN,
-		     true);
-		jnum(f, "capacity_mpps",
-		     r->emu_loaded_cycles_per_pkt > 0
-			     ? hz / r->emu_loaded_cycles_per_pkt * r->emu_nic_lcores / 1e6
-			     : NAN,
-		     true);
-		jnum(f, "added_latency_ns", r->emu_held_ns, true);
-		jnum(f, "idle_share", r->emu_idle_share, true);
-		jnum(f, "workers_mpps", r->throughput_mpps, true);
-		fprintf(f, "\"dispatched\": %llu, \"swaps\": %llu, \"conservation_ok\": %s}",
-			(unsigned long long)r->emu_dispatched, (unsigned long long)r->emu_swaps,
-			r->packets_ok && r->buffers_ok ? "true" : "false");
+			return rc;
+		json_array_append_new(rows, dispatch_row(c.scn.arch.name, r, hz));
 	}
-	fprintf(f, "], \"rx_cost\": [");
-	for (size_t k = 0; rc == 0 && k < RTE_DIM(bench_archs); k++) {
-		struct rx_cost x;
+	return 0;
+}
 
-		rc = measure_rx(bench_archs[k], ms, &x, err);
+static int rx_cost_all(double ms, json_t *rows, struct rxb_err *err)
+{
+	double hz = (double)rte_get_tsc_hz();
+
+	for (size_t k = 0; k < RTE_DIM(bench_archs); k++) {
+		struct rx_cost x;
+		int rc = measure_rx(bench_archs[k], ms, &x, err);
+
 		if (rc != 0)
-			break;
-		fprintf(f, "%s{\"arch\": \"%s\", ", k ? ", " : "", rxb_arch_name[bench_archs[k]]);
-		jnum(f, "rx_cycles", x.rx_cyc, true);
-		jnum(f, "rx_ns", x.rx_cyc / hz * 1e9, true);
-		jnum(f, "free_cycles", x.free_cyc, true);
-		jnum(f, "free_ns", x.free_cyc / hz * 1e9, true);
-		fprintf(f, "\"packets\": %llu}", (unsigned long long)x.pkts);
+			return rc;
+		json_array_append_new(rows, rx_cost_row(bench_archs[k], &x, hz));
 	}
-	fprintf(f, "]}\n");
-	fflush(f);
+	return 0;
+}
+
+int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err)
+{
+	struct rxb_emu_result *r = calloc(1, sizeof(*r));
+	json_t *root, *dispatch = json_array(), *rx_cost = json_array();
+	int rc;
+
+	if (r == NULL)
+		return -ENOMEM;
+	root = bench_head(base, ms, (double)rte_get_tsc_hz());
+	rc = dispatch_all(base, ms, dispatch, r, err);
+	if (rc == 0)
+		rc = rx_cost_all(ms, rx_cost, err);
 	free(r);
+	jw_set(root, "dispatch", dispatch);
+	jw_set(root, "rx_cost", rx_cost);
+	/* written even after a failure: what was measured is kept */
+	if (jw_write(f, root, 4, "bench record") != 0 && rc == 0)
+		rc = -ENOMEM;
 	return rc;
 }

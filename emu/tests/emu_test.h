@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_lcore.h>
@@ -27,7 +28,9 @@ static inline struct rte_mempool *emu_test_init(const char *prefix)
 			 "--no-pci", "--log-level=*:error", file_prefix, NULL };
 	struct rte_mempool *mp;
 
-	snprintf(file_prefix, sizeof(file_prefix), "--file-prefix=%s", prefix);
+	/* pid in the prefix: two builds' ctest runs (say, the plain and the
+	 * sanitizer build in one `make test`) must not share one */
+	snprintf(file_prefix, sizeof(file_prefix), "--file-prefix=%s_%d", prefix, (int)getpid());
 	if (rte_eal_init(7, argv) < 0) {
 		fprintf(stderr, "%s: rte_eal_init failed\n", prefix);
 		exit(2);
