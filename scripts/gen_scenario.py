@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Generate the C side of the scenario vocabulary from its one definition.
 
-    gen_scenario.py KEYS.toml METRICS.toml PROFILE.toml OUT_DIR
+    gen_scenario.py KEYS.toml METRICS.toml PROFILE.toml CALIBRATION.toml OUT_DIR
 
-reads scenario/tables/scenario_keys.toml, result_metrics.toml and
-profile_keys.toml (formats in their headers) and writes OUT_DIR/scenario_gen.h
-(the enums the scenario owns, struct rxb_scn with one typed field per key, a
-name constant per metric and per profile key) and OUT_DIR/scenario_gen.c (the
-key table: kinds, offsets, per-engine ranges and defaults, enum names, docs;
-the metric table; the profile key table). Standard library
+reads scenario/tables/scenario_keys.toml, result_metrics.toml, profile_keys.toml
+and calibration_keys.toml (formats in their headers) and writes
+OUT_DIR/scenario_gen.h (the enums the scenario owns, struct rxb_scn with one
+typed field per key, a name constant per metric and per profile key, struct
+rxb_calib_cycles with one field per calibration key) and OUT_DIR/scenario_gen.c
+(the key table: kinds, offsets, per-engine ranges and defaults, enum names, docs;
+the metric table; the profile key table; the calibration key table). Standard library
 only: the build runs it with the system's python3 (>= 3.11 for tomllib).
 Every check of the table that C can make at compile time is emitted as a
 _Static_assert (a bound equal to the library constant it mirrors, an enum
@@ -203,16 +204,76 @@ def profile_lines(profile: list[dict]) -> list[str]:
     return out + [""]
 
 
+CALIB_KINDS = ("measured", "assumption")
+
+
+def load_calib(path: Path) -> list[dict]:
+    """The calibration keys in file order, each checked."""
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    keys = [dict(k, name=name) for name, k in doc.items()]
+    for k in keys:
+        validate_calib(k)
+    return keys
+
+
+def validate_calib(k: dict) -> None:
+    name = k["name"]
+    if not name.isidentifier():
+        raise TableError(f"{name}: a calibration key is a C identifier")
+    if k.get("kind") not in CALIB_KINDS:
+        raise TableError(f"{name}: kind {k.get('kind')!r} is not one of {', '.join(CALIB_KINDS)}")
+    if "assumed" in k and k["kind"] != "assumption":
+        raise TableError(f"{name}: only an assumption has an `assumed` value")
+    if not isinstance(k.get("per_arch", False), bool):
+        raise TableError(f"{name}: per_arch must be true or false")
+    for field in ("unit", "doc", "source"):
+        if not k.get(field):
+            raise TableError(f"{name}: {field} is missing (every key says it)")
+
+
+def calib_lines(calib: list[dict]) -> list[str]:
+    """struct rxb_calib_cycles, one double per key (one per design for a per-design key),
+    and the table that names each field."""
+    out = ["/* The calibration's cycle costs (calibration_keys.toml): the numbers under",
+           " * \"cycles\" of a calibration document, one field per key; a per-design key",
+           " * has one number per value of arch.name (rxb_arch_name). */",
+           f"#define RXB_CALIB_SECTION {c_str('cycles')}",
+           f"#define RXB_N_CALIB_KEYS {len(calib)}u",
+           "/* Their names, for the messages that list what is allowed. */",
+           f"#define RXB_CALIB_KEY_NAMES {c_str(', '.join(k['name'] for k in calib))}",
+           "struct rxb_calib_cycles {"]
+    out += [f"\tdouble {k['name']}{'[RXB_ARCHS]' if k.get('per_arch') else ''};"
+            for k in calib]
+    out += ["};", "",
+            "/* A calibration key: its field of struct rxb_calib_cycles, and what it counts. */",
+            "struct rxb_calib_key {", "\tconst char *name;",
+            "\tsize_t offset; /* of its field in struct rxb_calib_cycles */",
+            "\tbool per_arch; /* RXB_ARCHS numbers, named by rxb_arch_name */",
+            "\tconst char *unit;", "\tconst char *kind; /* measured or assumption */", "};",
+            "extern const unsigned rxb_n_calib_keys;",
+            "extern const struct rxb_calib_key rxb_calib_keys[RXB_N_CALIB_KEYS];", ""]
+    return out
+
+
+def calib_entry(k: dict) -> str:
+    return (f"\t{{ .name = {c_str(k['name'])}, "
+            f".offset = offsetof(struct rxb_calib_cycles, {k['name']}),\n"
+            f"\t  .per_arch = {'true' if k.get('per_arch') else 'false'}, "
+            f".unit = {c_str(k['unit'])}, .kind = {c_str(k['kind'])} }},")
+
+
 def metric_const(name: str) -> str:
     return "RXB_METRIC_" + name.upper().replace(".", "__")
 
 
-def header(keys: list[dict], metrics: list[dict], profile: list[dict]) -> str:
+def header(keys: list[dict], metrics: list[dict], profile: list[dict],
+           calib: list[dict]) -> str:
     out = ["/* Generated from the tables in python/rxbisect by scripts/gen_scenario.py:",
            " * do not edit. The scenario's own enums and struct rxb_scn, one typed field",
            " * per key (docs/scenario-keys.md). */",
            "#ifndef RXB_SCENARIO_GEN_H", "#define RXB_SCENARIO_GEN_H", "",
-           "#include <stdbool.h>", "#include <stdint.h>", ""]
+           "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>", ""]
     out += [f'#include "{h}"' for h in LIBRARY_HEADERS] + [""]
     out += ["/* An \"auto\" integer not yet resolved (rxb_scn_resolve). */",
             f"#define RXB_SCN_AUTO {AUTO_SENTINEL}u",
@@ -244,7 +305,7 @@ def header(keys: list[dict], metrics: list[dict], profile: list[dict]) -> str:
             " * fields as OBJECT__FIELD (their JSON name is what follows the dot). */",
             f"#define RXB_N_METRICS {len(metrics)}u"]
     out += [f"#define {metric_const(m['name'])} {c_str(m['name'])}" for m in metrics]
-    out += [""] + profile_lines(profile)
+    out += [""] + profile_lines(profile) + calib_lines(calib)
     out += ["#endif /* RXB_SCENARIO_GEN_H */", ""]
     return "\n".join(out)
 
@@ -313,7 +374,8 @@ def metric_entry(m: dict) -> str:
     return f"\t{{ .name = {c_str(m['name'])}, .kind = {c_str(m['kind'])}, {flags} }},"
 
 
-def source(keys: list[dict], metrics: list[dict], profile: list[dict]) -> str:
+def source(keys: list[dict], metrics: list[dict], profile: list[dict],
+           calib: list[dict]) -> str:
     out = ["/* Generated from the tables in python/rxbisect by scripts/gen_scenario.py:",
            " * do not edit. The key table of the scenario vocabulary. */",
            "#include <math.h>", "#include <stddef.h>", "",
@@ -336,14 +398,17 @@ def source(keys: list[dict], metrics: list[dict], profile: list[dict]) -> str:
             "const struct rxb_profile_key rxb_profile_keys[RXB_N_PROFILE_KEYS] = {"]
     out += [f"\t{{ {c_str(k['section'])}, {c_str(k['name'])}, {c_str(k['type'])} }},"
             for k in profile]
+    out += ["};", "", "const unsigned rxb_n_calib_keys = RXB_N_CALIB_KEYS;",
+            "const struct rxb_calib_key rxb_calib_keys[RXB_N_CALIB_KEYS] = {"]
+    out += [calib_entry(k) for k in calib]
     out += ["};", ""]
     return "\n".join(out)
 
 
 def read_tables(paths: list[Path]) -> tuple[list[dict], ...] | None:
-    """The three tables, or None after saying which file is wrong and why."""
+    """The four tables, or None after saying which file is wrong and why."""
     tables = []
-    for path, loader in zip(paths, (load, load_metrics, load_profile), strict=True):
+    for path, loader in zip(paths, (load, load_metrics, load_profile, load_calib), strict=True):
         try:
             tables.append(loader(path))
         except (TableError, tomllib.TOMLDecodeError, OSError) as e:
@@ -353,13 +418,13 @@ def read_tables(paths: list[Path]) -> tuple[list[dict], ...] | None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 5:
+    if len(argv) != 6:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    tables = read_tables([Path(a) for a in argv[1:4]])
+    tables = read_tables([Path(a) for a in argv[1:5]])
     if tables is None:
         return 1
-    out = Path(argv[4])
+    out = Path(argv[5])
     out.mkdir(parents=True, exist_ok=True)
     for path, body in ((out / "scenario_gen.h", header(*tables)),
                        (out / "scenario_gen.c", source(*tables))):

@@ -70,6 +70,12 @@ class _ProfileKey(ctypes.Structure):  # struct rxb_profile_key (scenario/scenari
                 ("type", ctypes.c_char_p)]
 
 
+class _CalibKey(ctypes.Structure):  # struct rxb_calib_key (generated from calibration_keys.toml)
+    _fields_ = [("name", ctypes.c_char_p), ("offset", ctypes.c_size_t),
+                ("per_arch", ctypes.c_bool), ("unit", ctypes.c_char_p),
+                ("kind", ctypes.c_char_p)]
+
+
 # name: (result type, argument types) of every function the binding calls
 _P, _S, _E = ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Err)
 _SIGNATURES = {
@@ -192,6 +198,13 @@ def profile_keys() -> list[tuple[str, str, str]]:
     n = ctypes.c_uint.in_dll(lib(), "rxb_n_profile_keys").value
     return [(k.section.decode(), k.name.decode(), k.type.decode())
             for k in (_ProfileKey * n).in_dll(lib(), "rxb_profile_keys")]
+
+
+def calib_keys() -> list[tuple[str, bool, str, str]]:
+    """The calibration key table the simulator was built with: (name, per_arch, unit, kind)."""
+    n = ctypes.c_uint.in_dll(lib(), "rxb_n_calib_keys").value
+    return [(k.name.decode(), k.per_arch, k.unit.decode(), k.kind.decode())
+            for k in (_CalibKey * n).in_dll(lib(), "rxb_calib_keys")]
 
 
 # ---- capture files -------------------------------------------------------------------------

@@ -13,6 +13,8 @@ Where the numbers come from (docs/simulator.md, "Calibration"):
     (profile cpu.freq_ghz), i.e. it assumes a cost in cycles carries over between x86 cores;
   - assumption: what the benchmark does not measure (empty poll, doorbell, bulk moves of the
     allocator, an atomic OR), each with its reason in "notes".
+The keys, their kinds, the assumptions' values and the notes are the calibration key table's
+(scenario/tables/calibration_keys.toml), written in its order.
 
 Usage: python3 sim/calibration/make_default.py [--rings PATH] [--callgrind PATH] [--out PATH]
 Without rings.json the previous default.json is kept (nothing to convert).
@@ -24,6 +26,7 @@ import json
 import platform
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,48 +38,20 @@ LOOP = re.compile(r"bench_rings\.c:")
 SYNC = re.compile(r"arr_release|list_release|shring_lock|shring_publish_unlock|"
                   r"shring_wait_account|popcount|arr_take_run|arr_return|arr_held_back")
 
-# Assumptions (cycles), see docs/simulator.md.
-ASSUMED = {
-    "rx_per_call": 15.0,
-    "empty_poll": 20.0,
-    "doorbell": 50.0,
-    "alloc_bulk": 50.0,
-    "alloc_per_obj_shared": 1.0,
-    "bitmap_or": 20.0,
-    "rss": 30.0,
-    "emu_per_batch": 40.0,
-}
-NOTES = {
-    "rx_per_call": "assumption: fixed part of a receive call (call, loads of ring state, publish "
-                   "of the consumer index); bench_rings amortises it over 32 packets",
-    "empty_poll": "assumption: a receive call that finds the next completion not ready: call "
-                  "overhead plus one L1-hot load",
-    "doorbell": "assumption: one MMIO doorbell write (write-combining store + store fence) "
-                "as DPDK PMDs issue per burst",
-    "alloc_bulk": "assumption: one uncontended lock + unlock of the shared pool "
-                  "(pthread mutex, two atomic RMWs and the call)",
-    "alloc_per_obj_shared": "assumption: copying one handle between a cache and the shared stack",
-    "bitmap_or": "assumption: one uncontended lock-prefixed RMW on an L1-hot line (Agner Fog's "
-                 "instruction tables: ~18-20 cycles latency on Skylake)",
+# The keys of a calibration document: unit, kind ("measured" or "assumption"), an
+# assumption's value and where each number comes from (written as the document's notes).
+TABLE = ROOT / "scenario" / "tables" / "calibration_keys.toml"
+with open(TABLE, "rb") as _f:
+    KEYS = tomllib.load(_f)
+# The bench_rings row that runs each design's code (arch.name's values, in their order).
+BENCH_ROW = {"privring": "privring", "small_privring": "privring", "shring": "shring_arr",
+             "shring_list": "shring_list", "dyn_shring": "privring", "rxbisect": "rxbisect",
+             "spool": "privring"}
+# Not a key of its own: part of the emulator's cost per packet (emu_per_pkt), in cycles.
+RSS = 30.0
+NOTES = {k: spec["source"] for k, spec in KEYS.items()} | {
     "rss": "assumption: software Toeplitz over 12 bytes (table-driven, one load + XOR a byte) "
-           "on the emulator core",
-    "emu_per_batch": "assumption: the emulator's physical-queue poll and doorbell per burst",
-    "lock": "measured: RxList synchronisation (lock, append, doorbell) per call = its sync "
-            "instructions' share of its ns/packet x 32",
-    "return_per_desc": "derived: RxArr sync per call minus lock minus 1.5 bitmap ORs "
-                       "(a 32-descriptor batch spans 1.5 64-bit words on average), per "
-                       "returned descriptor",
-    "rx_per_pkt": "measured: ns/packet x GHz x (receive instructions / all instructions); "
-                  "shRing variants receive like privRing (their extra is sync); small_privring "
-                  "and spool run privRing code",
-    "alloc_per_obj": "measured: privRing's allocator instructions' share of its ns/packet, "
-                     "per object (one get and one put per packet)",
-    "tx_per_pkt": "assumption: a transmit descriptor write costs what a receive descriptor "
-                  "repost costs (privRing rx_per_pkt)",
-    "emu_per_pkt": "measured NIC-side library cost per packet (rings.json "
-                   "stats.<arch>.nic_side_ns_per_pkt_median) + rss + one physical-queue receive "
-                   "(privRing rx_per_pkt)",
-}
+           "on the emulator core"}
 
 
 def cpu_mhz() -> float | None:
@@ -123,6 +98,15 @@ def callgrind_split(path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def cycles(measured: dict) -> dict:
+    """Every key of the table, in its order: an assumption's value, else the measured one."""
+    missing = [k for k, spec in KEYS.items() if "assumed" not in spec and k not in measured]
+    if missing:
+        raise SystemExit(f"make_default: {TABLE.name} has {', '.join(missing)}, which this "
+                         "script does not compute; teach it how")
+    return {k: spec["assumed"] if "assumed" in spec else measured[k] for k, spec in KEYS.items()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rings", default=str(ROOT / "bench/results/rings.json"))
@@ -163,17 +147,12 @@ def main() -> int:
     alloc_obj = cyc("privring", "alloc") / 2
     list_call = cyc("shring_list", "sync") * BURST
     arr_call = cyc("shring_arr", "sync") * BURST
-    ret_desc = max(0.0, (arr_call - list_call - 1.5 * ASSUMED["bitmap_or"]) / BURST)
+    ret_desc = max(0.0, (arr_call - list_call - 1.5 * KEYS["bitmap_or"]["assumed"]) / BURST)
 
     def nic_side(arch: str) -> float:
         return stats.get(arch, {}).get("nic_side_ns_per_pkt_median", 0.0) * ghz
 
-    emu = {}
-    for arch, key in (("privring", "privring"), ("small_privring", "privring"),
-                      ("shring", "shring_arr"), ("shring_list", "shring_list"),
-                      ("dyn_shring", "privring"), ("rxbisect", "rxbisect"),
-                      ("spool", "privring")):
-        emu[arch] = round(nic_side(key) + ASSUMED["rss"] + rx_priv, 2)
+    emu = {arch: round(nic_side(row) + RSS + rx_priv, 2) for arch, row in BENCH_ROW.items()}
     r2 = lambda x: round(x, 2)  # noqa: E731
     doc = {
         "format": 1,
@@ -190,29 +169,12 @@ def main() -> int:
                     "split": split_origin,
                     "rx_ns_per_pkt": ns,
                     "instructions_per_pkt": split},
-        "cycles": {
-            "rx_per_pkt": {"privring": r2(rx_priv), "small_privring": r2(rx_priv),
-                           "shring": r2(rx_priv), "shring_list": r2(rx_priv),
-                           "dyn_shring": r2(rx_priv), "rxbisect": r2(rx_bis),
-                           "spool": r2(rx_priv)},
-            "rx_per_call": ASSUMED["rx_per_call"],
-            "empty_poll": ASSUMED["empty_poll"],
-            "doorbell": ASSUMED["doorbell"],
-            "alloc_per_obj": r2(alloc_obj),
-            "alloc_bulk": ASSUMED["alloc_bulk"],
-            "alloc_per_obj_shared": ASSUMED["alloc_per_obj_shared"],
-            "lock": r2(list_call),
-            "bitmap_or": ASSUMED["bitmap_or"],
-            "return_per_desc": r2(ret_desc),
-            "tx_per_pkt": r2(rx_priv),
-            "emu_per_pkt": emu,
-            "emu_per_batch": ASSUMED["emu_per_batch"],
-        },
-        "kind": {k: ("assumption" if k in ASSUMED or k == "tx_per_pkt" else "measured")
-                 for k in ("rx_per_pkt", "rx_per_call", "empty_poll", "doorbell",
-                           "alloc_per_obj", "alloc_bulk", "alloc_per_obj_shared", "lock",
-                           "bitmap_or", "return_per_desc", "tx_per_pkt", "emu_per_pkt",
-                           "emu_per_batch")},
+        "cycles": cycles({"rx_per_pkt": {a: r2(rx_bis if a == "rxbisect" else rx_priv)
+                                         for a in BENCH_ROW},
+                          "alloc_per_obj": r2(alloc_obj), "lock": r2(list_call),
+                          "return_per_desc": r2(ret_desc), "tx_per_pkt": r2(rx_priv),
+                          "emu_per_pkt": emu}),
+        "kind": {k: spec["kind"] for k, spec in KEYS.items()},
         "notes": NOTES,
     }
     Path(a.out).write_text(json.dumps(doc, indent=2) + "\n")

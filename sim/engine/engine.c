@@ -50,12 +50,20 @@ static uint64_t cyc_ps(const struct sim_cfg *c, double cycles)
 
 /* ------------------------------------------------------------- setup */
 
-static int setup_llc(struct sim *s, struct rxb_err *err)
+/* The LLC and, in front of a non-inclusive one, the private L2s: Skylake-SP (l2.h), one
+ * L2 per core and per hog (a co-located application has its cores: its misses fill its L2
+ * and reach the LLC as L2 victims). */
+static int setup_caches(struct sim *s, struct rxb_err *err)
 {
 	const struct sim_cfg *cfg = s->cfg;
+	struct sim_l2_cfg l2c = {
+		.size_bytes = (uint64_t)cfg->l2_kib << 10,
+		.ways = cfg->l2_ways,
+		.caches = s->ncores +
+			  (cfg->scn.system.hog == RXB_HOG_NONE ? 0 : cfg->scn.system.hog_instances),
+		.sample_shift = cfg->scn.run.llc_sample_shift,
+	};
 	struct sim_llc_cfg lc;
-	uint32_t all, ddio, cat;
-	char name[24];
 	int rc;
 
 	sim_llc_cfg_reference(&lc);
@@ -65,73 +73,122 @@ static int setup_llc(struct sim *s, struct rxb_err *err)
 	lc.rate_window_shift = RATE_WINDOW_SHIFT;
 	lc.seed = sim_mix64(cfg->scn.run.seed ^ 0x11c);
 	rc = sim_llc_init(&s->mem.llc, &lc, err);
+	if (rc || cfg->llc_inclusive)
+		return rc;
+	rc = sim_l2_init(&s->mem.l2, &l2c, err);
 	if (rc)
 		return rc;
-	if (!cfg->llc_inclusive) {
-		/* Skylake-SP: private L2s and a non-inclusive LLC (l2.h), one L2
-		 * per core and per hog (a co-located application has its cores:
-		 * its misses fill its L2 and reach the LLC as L2 victims) */
-		struct sim_l2_cfg l2c = {
-			.size_bytes = (uint64_t)cfg->l2_kib << 10,
-			.ways = cfg->l2_ways,
-			.caches = s->ncores + (cfg->scn.system.hog == RXB_HOG_NONE
-						       ? 0
-						       : cfg->scn.system.hog_instances),
-			.sample_shift = lc.sample_shift,
-		};
+	sim_llc_attach_l2(&s->mem.llc, &s->mem.l2);
+	return 0;
+}
 
-		rc = sim_l2_init(&s->mem.l2, &l2c, err);
+/* One LLC class (who fills a line, into which ways); its id into *cls. */
+static int add_class(struct sim *s, unsigned *cls, const char *name, uint32_t mask, int io,
+		     struct rxb_err *err)
+{
+	int rc = sim_llc_add_class(&s->mem.llc, name, mask, io, err);
+
+	if (rc < 0)
+		return rc;
+	*cls = (unsigned)rc;
+	return 0;
+}
+
+/* The NICs' writes, through DDIO's ways: a class per NIC for the first four, the
+ * others share theirs. */
+static int add_nic_classes(struct sim *s, uint32_t ddio, struct rxb_err *err)
+{
+	char name[24];
+	int rc;
+
+	for (uint32_t n = 0; n < s->cfg->scn.system.nics; n++) {
+		if (n >= 4) {
+			s->nic[n].cls_wr = s->nic[n % 4].cls_wr;
+			continue;
+		}
+		snprintf(name, sizeof(name), "nic%u", n);
+		rc = add_class(s, &s->nic[n].cls_wr, name, ddio, 1, err);
 		if (rc)
 			return rc;
-		sim_llc_attach_l2(&s->mem.llc, &s->mem.l2);
 	}
-	all = sim_llc_ways(0, cfg->llc_ways);
-	ddio = cfg->scn.system.ddio_ways ? sim_llc_ways(cfg->llc_ways - cfg->scn.system.ddio_ways,
-							cfg->scn.system.ddio_ways)
-					 : all;
-	cat = cfg->scn.system.cat_ways ? sim_llc_ways(0, cfg->scn.system.cat_ways) : 0;
-	s->mask_cpu = all & ~cat;
-#define ADD(var, nm, mask, io)                                          \
-	do {                                                            \
-		rc = sim_llc_add_class(&s->mem.llc, nm, mask, io, err); \
-		if (rc < 0)                                             \
-			return rc;                                      \
-		var = (unsigned)rc;                                     \
-	} while (0)
-	for (uint32_t n = 0; n < cfg->scn.system.nics; n++) {
-		if (n < 4) {
-			snprintf(name, sizeof(name), "nic%u", n);
-			ADD(s->nic[n].cls_wr, name, ddio, 1);
-		} else {
-			s->nic[n].cls_wr = s->nic[n % 4].cls_wr;
-		}
-	}
-	ADD(s->cls_cq, "cqe", ddio, 1);
-	ADD(s->cls_tx, "tx", ddio, 1);
-	ADD(s->cls_hog, "hog", s->mask_cpu, 0);
-	ADD(s->cls_sq, "sq", s->mask_cpu, 0);
-	ADD(s->cls_cqrd, "cqe_read", s->mask_cpu, 0);
-	ADD(s->cls_mbrx, "mbuf_rx", s->mask_cpu, 0);
-	ADD(s->cls_mbal, "mbuf_alloc", s->mask_cpu, 0);
-	ADD(s->nf.cls_main, "nf_main", cat ? cat : s->mask_cpu, 0);
-	ADD(s->nf.cls_aux, "nf_aux", s->mask_cpu, 0);
-	ADD(s->nf.cls_key, "nf_key", s->mask_cpu, 0);
-	ADD(s->nf.cls_annot, "mbuf_annot", s->mask_cpu, 0);
-	ADD(s->nf.cls_pool, "nf_pool", s->mask_cpu, 0);
-	ADD(s->nf.cls_tgt, "nf_target", s->mask_cpu, 0);
+	return 0;
+}
+
+/* The rings, mbufs and NF state, in the order their ids have always had. nf_main may
+ * be confined to CAT's ways (cat: 0 when there is no CAT). */
+static int add_shared_classes(struct sim *s, uint32_t ddio, uint32_t cat, struct rxb_err *err)
+{
+	const uint32_t cpu = s->mask_cpu;
+	const struct {
+		unsigned *cls;
+		const char *name;
+		uint32_t mask;
+		int io;
+	} classes[] = {
+		{ &s->cls_cq, "cqe", ddio, 1 },
+		{ &s->cls_tx, "tx", ddio, 1 },
+		{ &s->cls_hog, "hog", cpu, 0 },
+		{ &s->cls_sq, "sq", cpu, 0 },
+		{ &s->cls_cqrd, "cqe_read", cpu, 0 },
+		{ &s->cls_mbrx, "mbuf_rx", cpu, 0 },
+		{ &s->cls_mbal, "mbuf_alloc", cpu, 0 },
+		{ &s->nf.cls_main, "nf_main", cat ? cat : cpu, 0 },
+		{ &s->nf.cls_aux, "nf_aux", cpu, 0 },
+		{ &s->nf.cls_key, "nf_key", cpu, 0 },
+		{ &s->nf.cls_annot, "mbuf_annot", cpu, 0 },
+		{ &s->nf.cls_pool, "nf_pool", cpu, 0 },
+		{ &s->nf.cls_tgt, "nf_target", cpu, 0 },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(classes) / sizeof(classes[0]); i++)
+		rc = add_class(s, classes[i].cls, classes[i].name, classes[i].mask, classes[i].io,
+			       err);
+	return rc;
+}
+
+/* A class per core for its packets while classes last; further cores share them. */
+static int add_packet_classes(struct sim *s, struct rxb_err *err)
+{
+	char name[24];
+	int rc;
+
 	s->ncls_pkt = SIM_LLC_MAX_CLASSES - s->mem.llc.nclasses;
 	if (s->ncls_pkt > s->ncores)
 		s->ncls_pkt = s->ncores;
 	for (uint32_t c = 0; c < s->ncores; c++) {
-		if (c < s->ncls_pkt) {
-			snprintf(name, sizeof(name), "pkt%u", c);
-			ADD(s->core[c].cls_pkt, name, s->mask_cpu, 0);
-		} else {
+		if (c >= s->ncls_pkt) {
 			s->core[c].cls_pkt = s->core[c % s->ncls_pkt].cls_pkt;
+			continue;
 		}
+		snprintf(name, sizeof(name), "pkt%u", c);
+		rc = add_class(s, &s->core[c].cls_pkt, name, s->mask_cpu, 0, err);
+		if (rc)
+			return rc;
 	}
-#undef ADD
 	return 0;
+}
+
+/* The caches, then the way masks (all ways; DDIO's top ways; CAT's bottom ways, taken
+ * from the CPU classes) and the classes that use them. */
+static int setup_llc(struct sim *s, struct rxb_err *err)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	const uint32_t ddio_ways = cfg->scn.system.ddio_ways, cat_ways = cfg->scn.system.cat_ways;
+	uint32_t all = sim_llc_ways(0, cfg->llc_ways), ddio, cat;
+	int rc = setup_caches(s, err);
+
+	if (rc)
+		return rc;
+	ddio = ddio_ways ? sim_llc_ways(cfg->llc_ways - ddio_ways, ddio_ways) : all;
+	cat = cat_ways ? sim_llc_ways(0, cat_ways) : 0;
+	s->mask_cpu = all & ~cat;
+	rc = add_nic_classes(s, ddio, err);
+	if (rc == 0)
+		rc = add_shared_classes(s, ddio, cat, err);
+	if (rc == 0)
+		rc = add_packet_classes(s, err);
+	return rc;
 }
 
 static int setup_iface(struct sim *s, struct rxb_err *err)
@@ -207,19 +264,19 @@ static void setup_costs(struct sim *s)
 {
 	const struct sim_cfg *cfg = s->cfg;
 
-	s->c.rx_call = cyc_ps(cfg, cfg->cal.rx_per_call);
-	s->c.rx_pkt = cyc_ps(cfg, cfg->cal.rx_per_pkt[cfg->scn.arch.name]);
-	s->c.empty_poll = cyc_ps(cfg, cfg->cal.empty_poll);
-	s->c.doorbell = cyc_ps(cfg, cfg->cal.doorbell);
-	s->c.alloc_obj = cyc_ps(cfg, cfg->cal.alloc_per_obj);
-	s->c.alloc_bulk = cyc_ps(cfg, cfg->cal.alloc_bulk);
-	s->c.alloc_shobj = cyc_ps(cfg, cfg->cal.alloc_per_obj_shared);
-	s->c.lock = cyc_ps(cfg, cfg->cal.lock);
-	s->c.bitmap_or = cyc_ps(cfg, cfg->cal.bitmap_or);
-	s->c.ret_desc = cyc_ps(cfg, cfg->cal.return_per_desc);
-	s->c.tx_pkt = cyc_ps(cfg, cfg->cal.tx_per_pkt);
-	s->c.emu_pkt = cyc_ps(cfg, cfg->cal.emu_per_pkt[cfg->scn.arch.name]);
-	s->c.emu_batch = cyc_ps(cfg, cfg->cal.emu_per_batch);
+	s->c.rx_call = cyc_ps(cfg, cfg->cal.cycles.rx_per_call);
+	s->c.rx_pkt = cyc_ps(cfg, cfg->cal.cycles.rx_per_pkt[cfg->scn.arch.name]);
+	s->c.empty_poll = cyc_ps(cfg, cfg->cal.cycles.empty_poll);
+	s->c.doorbell = cyc_ps(cfg, cfg->cal.cycles.doorbell);
+	s->c.alloc_obj = cyc_ps(cfg, cfg->cal.cycles.alloc_per_obj);
+	s->c.alloc_bulk = cyc_ps(cfg, cfg->cal.cycles.alloc_bulk);
+	s->c.alloc_shobj = cyc_ps(cfg, cfg->cal.cycles.alloc_per_obj_shared);
+	s->c.lock = cyc_ps(cfg, cfg->cal.cycles.lock);
+	s->c.bitmap_or = cyc_ps(cfg, cfg->cal.cycles.bitmap_or);
+	s->c.ret_desc = cyc_ps(cfg, cfg->cal.cycles.return_per_desc);
+	s->c.tx_pkt = cyc_ps(cfg, cfg->cal.cycles.tx_per_pkt);
+	s->c.emu_pkt = cyc_ps(cfg, cfg->cal.cycles.emu_per_pkt[cfg->scn.arch.name]);
+	s->c.emu_batch = cyc_ps(cfg, cfg->cal.cycles.emu_per_batch);
 	s->mem.llc_hit = cyc_ps(cfg, cfg->llc_latency_cycles);
 	/* a line another core modified (a lock, a bitmap; and a line in
 	 * another core's L2, llc.h): via the snoop filter */

@@ -254,6 +254,7 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 
 	str_copy(r, "name", c->profile_name, sizeof(c->profile_name));
 	c->freq_ghz = num(&cpu, "freq_ghz");
+	c->cores_per_socket = u32(&cpu, "cores_per_socket");
 	c->cpu_mlp = u32(&cpu, "mlp");
 	c->l2_kib = u32(&cpu, "l2_kib");
 	c->l2_ways = u32(&cpu, "l2_ways");
@@ -289,6 +290,7 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 	r->bad |= pcie.bad;
 	nic = sub(r, "nic");
 	c->link_gbps = num(&nic, "link_gbps");
+	c->nics = u32(&nic, "count");
 	c->desc_bytes = u32(&nic, "desc_bytes");
 	c->cqe_bytes = u32(&nic, "cqe_bytes");
 	c->desc_prefetch = u32(&nic, "desc_prefetch");
@@ -300,44 +302,101 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 
 /* ------------------------------------------------------- calibration */
 
-static int parse_calib(struct sim_calib *cal, json_t *doc, struct rxb_err *err)
+/* A cost: a finite number >= 0 (the engine turns it into picoseconds). */
+static double cost(struct rd *r, const char *key, const char *unit)
 {
-	int bad = 0;
-	struct rd top = { .obj = doc, .sec = "calibration", .err = err, .bad = 0 };
+	double v = num(r, key);
 
-	struct rd cy = sub(&top, "cycles"), rx, emu;
-	json_t *m;
-
-	bad = top.bad;
-	rx = sub(&cy, "rx_per_pkt");
-	emu = sub(&cy, "emu_per_pkt");
-	for (int a = 0; a < RXB_ARCHS; a++) {
-		cal->rx_per_pkt[a] = num(&rx, rxb_arch_name[a]);
-		cal->emu_per_pkt[a] = num(&emu, rxb_arch_name[a]);
+	if (!r->bad && !(isfinite(v) && v >= 0)) {
+		rxb_err_set(r->err, "%s.%s = %g: allowed: a number >= 0 (%s)", r->sec, key, v,
+			    unit);
+		r->bad = 1;
 	}
-	cal->rx_per_call = num(&cy, "rx_per_call");
-	cal->empty_poll = num(&cy, "empty_poll");
-	cal->doorbell = num(&cy, "doorbell");
-	cal->alloc_per_obj = num(&cy, "alloc_per_obj");
-	cal->alloc_bulk = num(&cy, "alloc_bulk");
-	cal->alloc_per_obj_shared = num(&cy, "alloc_per_obj_shared");
-	cal->lock = num(&cy, "lock");
-	cal->bitmap_or = num(&cy, "bitmap_or");
-	cal->return_per_desc = num(&cy, "return_per_desc");
-	cal->tx_per_pkt = num(&cy, "tx_per_pkt");
-	cal->emu_per_batch = num(&cy, "emu_per_batch");
-	bad |= cy.bad | rx.bad | emu.bad;
+	return v;
+}
+
+static bool is_calib_key(const char *name)
+{
+	for (unsigned i = 0; i < RXB_N_CALIB_KEYS; i++)
+		if (strcmp(rxb_calib_keys[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static bool is_arch(const char *name)
+{
+	for (int a = 0; a < RXB_ARCHS; a++)
+		if (strcmp(rxb_arch_name[a], name) == 0)
+			return true;
+	return false;
+}
+
+/* A member of r's object that `known` refuses is an error: a misspelt cost would
+ * otherwise be a silent default. */
+static void no_unknown(struct rd *r, bool (*known)(const char *), const char *allowed)
+{
+	const char *key;
+	json_t *v;
+
+	if (r->bad)
+		return;
+	json_object_foreach(r->obj, key, v)
+	{
+		if (!known(key)) {
+			rxb_err_set(r->err, "%s.%s: unknown key; allowed: %s", r->sec, key,
+				    allowed);
+			r->bad = 1;
+			return;
+		}
+	}
+}
+
+/* One key of the table: a number, or an object with one number per design. */
+static void calib_key(struct rd *cy, const struct rxb_calib_key *k, struct rxb_calib_cycles *out)
+{
+	double *dst = (double *)((char *)out + k->offset);
+	char designs[256];
+	struct rd per;
+
+	if (!k->per_arch) {
+		*dst = cost(cy, k->name, k->unit);
+		return;
+	}
+	per = sub(cy, k->name);
+	for (int a = 0; a < RXB_ARCHS; a++)
+		dst[a] = cost(&per, rxb_arch_name[a], k->unit);
+	rxb_scn_allowed(rxb_scn_key_find("arch.name"), RXB_ENGINE_SIM, designs, sizeof(designs));
+	no_unknown(&per, is_arch, designs);
+	cy->bad |= per.bad;
+}
+
+/* The document's provenance, as the report prints it; all of it optional. */
+static void calib_provenance(struct sim_calib *cal, json_t *doc)
+{
+	json_t *m = json_object_get(doc, "machine");
+
 	if (json_is_string(json_object_get(doc, "origin")))
 		snprintf(cal->origin, sizeof(cal->origin), "%s",
 			 json_string_value(json_object_get(doc, "origin")));
 	if (json_is_string(json_object_get(doc, "date")))
 		snprintf(cal->date, sizeof(cal->date), "%s",
 			 json_string_value(json_object_get(doc, "date")));
-	m = json_object_get(doc, "machine");
 	if (json_is_object(m) && json_is_string(json_object_get(m, "cpu")))
 		snprintf(cal->machine, sizeof(cal->machine), "%s",
 			 json_string_value(json_object_get(m, "cpu")));
-	return bad ? -EINVAL : 0;
+}
+
+/* Every key of the calibration table, required, and no other. */
+static int parse_calib(struct sim_calib *cal, json_t *doc, struct rxb_err *err)
+{
+	struct rd top = { .obj = doc, .sec = "calibration", .err = err, .bad = 0 };
+	struct rd cy = sub(&top, RXB_CALIB_SECTION);
+
+	for (unsigned i = 0; i < RXB_N_CALIB_KEYS; i++)
+		calib_key(&cy, &rxb_calib_keys[i], &cal->cycles);
+	no_unknown(&cy, is_calib_key, RXB_CALIB_KEY_NAMES);
+	calib_provenance(cal, doc);
+	return top.bad || cy.bad ? -EINVAL : 0;
 }
 
 static int load_calib(struct sim_cfg *c, json_t *root, struct rxb_err *err)
@@ -445,6 +504,8 @@ static int check(const struct sim_cfg *c, struct rxb_err *err)
 {
 	const struct rxb_scn_machine machine = {
 		.name = c->profile_name,
+		.cores_per_socket = c->cores_per_socket,
+		.nics = c->nics,
 		.llc_ways = c->llc_ways,
 		.link_gbps = c->link_gbps,
 	};
@@ -488,13 +549,15 @@ static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 	bad |= d.bad;
 	if (bad)
 		return -EINVAL;
+	/* the library's rules first: a split that does not add up is the
+	 * scenario's error, whatever list the front end derived from it */
+	if (check(c, err) != 0)
+		return -EINVAL;
 	if (n_noc != c->scn.system.cores) {
 		rxb_err_set(err, "derived.nic_of_core: %u entries for %u cores", n_noc,
 			    c->scn.system.cores);
 		return -EINVAL;
 	}
-	if (check(c, err) != 0)
-		return -EINVAL;
 	for (uint32_t k = 0, core = 0; k < c->scn.system.nics; k++)
 		for (uint32_t j = 0; j < c->scn.system.cores_per_nic.v[k]; j++, core++)
 			if (c->nic_of_core[core] != k) {

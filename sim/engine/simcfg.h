@@ -23,21 +23,10 @@
 extern "C" {
 #endif
 
-/* Software cycle costs (sim/calibration/default.json "cycles"). */
+/* A calibration document: its software cycle costs ("cycles", one field per key of
+ * scenario/tables/calibration_keys.toml) and where they come from. */
 struct sim_calib {
-	double rx_per_pkt[RXB_ARCHS];
-	double rx_per_call;
-	double empty_poll;
-	double doorbell;
-	double alloc_per_obj;
-	double alloc_bulk;
-	double alloc_per_obj_shared;
-	double lock;
-	double bitmap_or;
-	double return_per_desc;
-	double tx_per_pkt;
-	double emu_per_pkt[RXB_ARCHS];
-	double emu_per_batch;
+	struct rxb_calib_cycles cycles;
 	char origin[512];
 	char machine[128];
 	char date[48];
@@ -53,6 +42,7 @@ struct sim_cfg {
 	uint32_t l2_ways;
 	double pcie_gbps, dma_read_ns, dma_read_ns_per_byte, dma_write_ns, link_gbps,
 		nic_buffer_kib, xsocket_ns;
+	uint32_t cores_per_socket, nics; /* what the scenario's cores and NICs must fit */
 	uint32_t cpu_mlp, l2_kib, l2_latency_cycles, llc_ways, llc_line, llc_latency_cycles;
 	uint32_t dram_channels, dram_dimm_mts, dram_cpu_max_mts, dram_bus_bytes;
 	uint32_t mps_bytes, tlp_overhead_bytes;

@@ -232,85 +232,107 @@ static int parse_ethertype(uint16_t type, const uint8_t *d, uint32_t n, struct s
 	return 0;
 }
 
+/* An Ethernet frame: its captured length already counts the Ethernet header. */
+static int parse_eth(const uint8_t *d, uint32_t caplen, struct sim_pkt *p,
+		     struct sim_pcap_info *info, const struct rxb_rss *rss)
+{
+	uint16_t type;
+	uint32_t off = rxb_eth_l3(d, caplen, &type);
+
+	if (off == 0) {
+		if (info)
+			info->short_hdr++;
+		return 0;
+	}
+	return parse_ethertype(type, d + off, caplen - off, p, info, rss);
+}
+
+/* Linux cooked capture (SLL, SLL2): the cooked header leaves *len whether or not the
+ * capture holds all of it (the frame's length does not depend on the snapshot length);
+ * the caller adds an Ethernet header in its place. */
+static int parse_cooked(const uint8_t *d, uint32_t caplen, uint32_t linktype, uint64_t *len,
+			struct sim_pkt *p, struct sim_pcap_info *info, const struct rxb_rss *rss)
+{
+	uint32_t hl = linktype == RXB_LINK_SLL ? 16 : 20;
+
+	*len = *len >= hl ? *len - hl : 0;
+	if (caplen < hl) {
+		if (info)
+			info->short_hdr++;
+		return 0;
+	}
+	return parse_ethertype(be16(d + (linktype == RXB_LINK_SLL ? 14 : 0)), d + hl, caplen - hl,
+			       p, info, rss);
+}
+
+/* Raw IP: the version nibble says which, unless the link type fixes it. */
+static int parse_raw(const uint8_t *d, uint32_t caplen, uint32_t linktype, struct sim_pkt *p,
+		     struct sim_pcap_info *info, const struct rxb_rss *rss)
+{
+	if (caplen >= 1 && (d[0] >> 4) == 4 && linktype != RXB_LINK_IPV6)
+		return parse_ipv4(d, caplen, p, info, rss);
+	if (caplen >= 1 && (d[0] >> 4) == 6 && linktype != RXB_LINK_IPV4)
+		return parse_ipv6(d, caplen, p, info, rss);
+	return 0;
+}
+
+/* The frame on the wire: its FCS added, at least the minimum frame. Oversize frames are
+ * kept (pcap.h); one beyond 32 bits as the longest a sim_pkt holds. */
+static uint32_t wire_len(uint64_t len, struct sim_pcap_info *info)
+{
+	len += SIM_ETH_FCS;
+	if (len < SIM_ETH_MIN_FRAME)
+		len = SIM_ETH_MIN_FRAME;
+	if (len > SIM_ETH_MAX_FRAME && info)
+		info->oversize++;
+	return len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+}
+
+/* What the IP parsers fill in: nothing of it stays from a frame that is not IP. */
+static void clear_ip(struct sim_pkt *p)
+{
+	p->sip = p->dip = 0;
+	p->sport = p->dport = 0;
+	p->proto = 0;
+	p->l3 = 0;
+	p->rss = 0;
+}
+
 static int parse_frame(const uint8_t *d, uint32_t caplen, uint32_t orig_len, uint32_t linktype,
 		       struct sim_pkt *p, struct sim_pcap_info *info, const struct rxb_rss *rss)
 {
 	/* 64 bits: an orig_len within 18 bytes of 2^32 (a corrupt record)
 	 * plus the headers added below would wrap around in 32. */
 	uint64_t len = orig_len > caplen ? orig_len : caplen;
-	uint32_t off = 0, l2 = 0;
 	int ip = 0;
 
-	p->sip = p->dip = 0;
-	p->sport = p->dport = 0;
-	p->proto = 0;
-	p->l3 = 0;
+	clear_ip(p);
 	p->flow = 0;
 	p->key = 0;
 	p->cls = 0;
-	p->rss = 0;
-
 	switch (linktype) {
-	case RXB_LINK_ETHERNET: {
-		uint16_t type;
-
-		off = rxb_eth_l3(d, caplen, &type);
-		if (off == 0) {
-			if (info)
-				info->short_hdr++;
-			break;
-		}
-		ip = parse_ethertype(type, d + off, caplen - off, p, info, rss);
-		l2 = 0; /* the captured length already has the Ethernet header */
+	case RXB_LINK_ETHERNET:
+		ip = parse_eth(d, caplen, p, info, rss);
 		break;
-	}
 	case RXB_LINK_SLL:
-	case RXB_LINK_SLL2: {
-		uint32_t hl = linktype == RXB_LINK_SLL ? 16 : 20;
-
-		/* The cooked header is replaced by an Ethernet header whether or
-		 * not the capture holds all of it: the frame's length does not
-		 * depend on the snapshot length. */
-		len = len >= hl ? len - hl : 0;
-		l2 = SIM_ETH_HDR;
-		if (caplen < hl) {
-			if (info)
-				info->short_hdr++;
-			break;
-		}
-		ip = parse_ethertype(be16(d + (linktype == RXB_LINK_SLL ? 14 : 0)), d + hl,
-				     caplen - hl, p, info, rss);
+	case RXB_LINK_SLL2:
+		ip = parse_cooked(d, caplen, linktype, &len, p, info, rss);
+		len += SIM_ETH_HDR;
 		break;
-	}
 	case 101: /* LINKTYPE_RAW: libpcap reports it as RXB_LINK_RAW */
 	case RXB_LINK_RAW:
 	case RXB_LINK_RAW_OBSD:
 	case RXB_LINK_IPV4:
 	case RXB_LINK_IPV6:
-		if (caplen >= 1 && (d[0] >> 4) == 4 && linktype != RXB_LINK_IPV6)
-			ip = parse_ipv4(d, caplen, p, info, rss);
-		else if (caplen >= 1 && (d[0] >> 4) == 6 && linktype != RXB_LINK_IPV4)
-			ip = parse_ipv6(d, caplen, p, info, rss);
-		l2 = SIM_ETH_HDR;
+		ip = parse_raw(d, caplen, linktype, p, info, rss);
+		len += SIM_ETH_HDR;
 		break;
 	default:
 		break;
 	}
-	len += l2 + SIM_ETH_FCS;
-	if (len < SIM_ETH_MIN_FRAME)
-		len = SIM_ETH_MIN_FRAME;
-	if (len > SIM_ETH_MAX_FRAME && info)
-		info->oversize++;
-	/* Oversize frames are kept (pcap.h); one beyond 32 bits as the longest
-	 * a sim_pkt holds. */
-	p->len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
-	if (!ip) {
-		p->sip = p->dip = 0;
-		p->sport = p->dport = 0;
-		p->proto = 0;
-		p->l3 = 0;
-		p->rss = 0;
-	}
+	p->len = wire_len(len, info);
+	if (!ip)
+		clear_ip(p);
 	return ip;
 }
 

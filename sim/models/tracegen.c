@@ -54,13 +54,9 @@ static double flow_size_mean(double alpha, double xm, uint32_t max)
 
 static int start_equilibrium(struct sim_tracegen *g);
 
-int sim_tracegen_init(struct sim_tracegen *g, const struct sim_tracegen_cfg *cfg,
-		      struct rxb_err *err)
+/* The flow model: the offered rate, Pareto flow sizes, lognormal flow rates. */
+static int check_flows(const struct sim_tracegen_cfg *cfg, struct rxb_err *err)
 {
-	double wsum = 0.0, acc = 0.0, mean_wire_bits;
-	int rc;
-
-	memset(g, 0, sizeof(*g));
 	if (!(cfg->rate_bps > 0.0) || (cfg->line_bps && cfg->rate_bps > (double)cfg->line_bps)) {
 		rxb_err_set(err, "tracegen.rate_bps = %g: must be > 0 and at most line_bps",
 			    cfg->rate_bps);
@@ -84,6 +80,13 @@ int sim_tracegen_init(struct sim_tracegen *g, const struct sim_tracegen_cfg *cfg
 			    cfg->flow_pps_median, cfg->flow_pps_sigma);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The packets: the frame size mix (*wsum: its weights' sum) and the TCP share. */
+static int check_mix(const struct sim_tracegen_cfg *cfg, double *wsum, struct rxb_err *err)
+{
+	*wsum = 0.0;
 	if (cfg->size.n < 1 || cfg->size.n > SIM_SIZE_MAX) {
 		rxb_err_set(err, "tracegen.size.n = %u: must be in [1, %u]", cfg->size.n,
 			    SIM_SIZE_MAX);
@@ -99,14 +102,29 @@ int sim_tracegen_init(struct sim_tracegen *g, const struct sim_tracegen_cfg *cfg
 				SIM_ETH_MAX_FRAME);
 			return -EINVAL;
 		}
-		wsum += cfg->size.weight[i];
+		*wsum += cfg->size.weight[i];
 	}
-	if (!(wsum > 0.0) || !(cfg->tcp_share >= 0.0 && cfg->tcp_share <= 1.0)) {
+	if (!(*wsum > 0.0) || !(cfg->tcp_share >= 0.0 && cfg->tcp_share <= 1.0)) {
 		rxb_err_set(err,
 			    "tracegen: size weights sum to %g, tcp_share = %g: need > 0, [0, 1]",
-			    wsum, cfg->tcp_share);
+			    *wsum, cfg->tcp_share);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int sim_tracegen_init(struct sim_tracegen *g, const struct sim_tracegen_cfg *cfg,
+		      struct rxb_err *err)
+{
+	double wsum, acc = 0.0, mean_wire_bits;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	rc = check_flows(cfg, err);
+	if (rc == 0)
+		rc = check_mix(cfg, &wsum, err);
+	if (rc)
+		return rc;
 	g->cfg = *cfg;
 	for (uint32_t i = 0; i < cfg->size.n; i++) {
 		acc += cfg->size.weight[i];

@@ -409,15 +409,17 @@ static void test_batched_rxlist(void)
  * the horizon (lead_over: the engine counts any access that does). */
 static void test_time_order(void)
 {
-	static const char *const cases[][7] = {
+	static const char *const cases[][10] = {
 		{ "arch.name=\"privring\"", "workload.compute_ns=900", "run.duration_ms=20",
 		  "run.warmup_ms=2", NULL },
 		{ "arch.name=\"rxbisect\"", "workload.compute_ns=1100", "run.duration_ms=10",
 		  "run.warmup_ms=2", NULL },
 		{ "arch.name=\"shring\"", "workload.compute_ns=900", "run.duration_ms=10",
 		  "run.warmup_ms=2", "arch.pool_buffers=300000", NULL },
+		/* the hog's cores and the application's fit one socket of 16 */
 		{ "arch.name=\"privring\"", "workload.compute_ns=800", "system.hog=\"stream\"",
-		  "system.hog_instances=4", "run.duration_ms=10", NULL },
+		  "system.hog_instances=4", "system.cores=12", "system.cores_per_nic=[6,6]",
+		  "derived.nic_of_core=[0,0,0,0,0,0,1,1,1,1,1,1]", "run.duration_ms=10", NULL },
 		/* the network functions (lb: the cases above) */
 		{ "arch.name=\"privring\"", "workload.nf=\"kvs\"", "workload.compute_ns=700",
 		  "run.duration_ms=10", "run.warmup_ms=2", NULL },
@@ -437,7 +439,7 @@ static void test_time_order(void)
 	for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		int n = 0;
 
-		while (n < 7 && cases[c][n])
+		while (n < 10 && cases[c][n])
 			n++;
 		if (run(cases[c], n, NULL, &cfg, &s) != 0) {
 			CHECK(!"the run failed");

@@ -1,32 +1,40 @@
 """One vocabulary: the front end and the compiled engines must agree on every generated table.
 
-scenario_keys.toml, result_metrics.toml and profile_keys.toml are read by Python and compiled
-into rxb-sim, rxb-emu and the rules library (scripts/gen_scenario.py). `rxb-sim --keys` prints
-the key table the engines were built with, and the rules library hands over its metric
-table; any difference in names, kinds, enum names,
-ranges, defaults, engines or the designs and patterns a key applies to, or in a metric's
-name, kind or flags, fails here.
+scenario_keys.toml, result_metrics.toml, profile_keys.toml and calibration_keys.toml are read
+by Python and compiled into rxb-sim, rxb-emu and the rules library (scripts/gen_scenario.py).
+`rxb-sim --keys` prints the key table the engines were built with, and the rules library hands
+over its metric, profile and calibration key tables; any difference in names, kinds, enum names,
+ranges, defaults, engines or the designs and patterns a key applies to, in a metric's
+name, kind or flags, or in a calibration key, fails here. So does a calibration key missing
+from the shipped default calibration, or a key there that the table does not define.
 """
 
 import json
 import math
 import subprocess
 import tomllib
+from pathlib import Path
 
 import pytest
 
+from conftest import REPO
 from rxbisect import _native
 from rxbisect.engines import engine
+from rxbisect.errors import UsageError
+from rxbisect.study import calibrate
 from rxbisect.vocab import profile, scenario, tables
 
 KIND = {"bool": "bool", "int": "int", "float": "float", "string": "string", "enum": "enum",
         "list": "int"}
 
 
+def _sim() -> Path:
+    return engine.find_binary(engine.ENV_BIN, "build/sim/rxb-sim", "rxb-sim", "simulator")
+
+
 @pytest.fixture(scope="module")
 def compiled() -> dict:
-    sim = engine.find_binary(engine.ENV_BIN, "build/sim/rxb-sim", "rxb-sim", "simulator")
-    out = subprocess.run([str(sim), "--keys"], capture_output=True, text=True, timeout=30,
+    out = subprocess.run([str(_sim()), "--keys"], capture_output=True, text=True, timeout=30,
                          check=True).stdout
     return json.loads(out)
 
@@ -112,3 +120,103 @@ def test_profile_py_declares_the_tables_keys():
         assert (sp.lo, sp.hi) == (k.get("lo"), k.get("hi")), info.full
         assert (sp.lo_open, sp.pow2) == (k.get("lo_open", False), k.get("pow2", False))
         assert (sp.unit, sp.doc) == (k.get("unit", ""), k["doc"]), info.full
+
+
+# ---- calibration keys ----------------------------------------------------------------------
+
+CALIB = tables.CALIBRATION_KEYS
+PER_ARCH = next(name for name, k in CALIB.items() if k.get("per_arch"))
+
+
+def _default_calibration() -> dict:
+    return json.loads((REPO / "sim" / "calibration" / "default.json").read_text())
+
+
+def test_the_simulator_knows_exactly_the_calibration_tables_keys():
+    assert _native.calib_keys() == \
+        [(name, k.get("per_arch", False), k["unit"], k["kind"]) for name, k in CALIB.items()]
+
+
+def test_the_default_calibration_has_exactly_the_tables_keys():
+    """Its cycles, kinds, assumptions and notes are the table's, key by key, in table order."""
+    doc = _default_calibration()
+    assert list(doc["cycles"]) == list(CALIB)
+    assert list(doc["kind"]) == list(CALIB)
+    for name, k in CALIB.items():
+        v = doc["cycles"][name]
+        if k.get("per_arch"):
+            assert list(v) == list(scenario.ARCHS), name
+        else:
+            assert isinstance(v, float), name
+        assert doc["kind"][name] == k["kind"], name
+        assert doc["notes"][name] == k["source"], name
+        if "assumed" in k:
+            assert v == k["assumed"], name
+
+
+def _sim_with(tmp_path, calibration: dict) -> subprocess.CompletedProcess:
+    res = scenario.load_resolved(None, ["run.duration_ms=1", "run.warmup_ms=0.2",
+                                        "system.cores=2", "traffic.rate_gbps=10"])
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps(engine.build_config(res, calibration)))
+    return subprocess.run([str(_sim()), "--config", str(cfg)], capture_output=True, text=True,
+                          timeout=60)
+
+
+def _sim_refuses(tmp_path, doc: dict, message: str) -> None:
+    p = _sim_with(tmp_path, doc)
+    assert p.returncode == 2 and f"error: calibration.{message}" in p.stderr, p.stderr
+
+
+def _front_end_refuses(tmp_path, doc: dict, message: str) -> None:
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(UsageError) as e:
+        calibrate.load(path)
+    assert message in str(e.value)
+
+
+def _both_refuse(tmp_path, doc: dict, message: str) -> None:
+    """The simulator and the front end refuse the document in the same words."""
+    _sim_refuses(tmp_path, doc, message)
+    _front_end_refuses(tmp_path, doc, message)
+
+
+def test_the_simulator_runs_with_the_default_calibration_given_as_a_document(tmp_path):
+    p = _sim_with(tmp_path, _default_calibration())
+    assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize("name", list(CALIB))
+def test_a_calibration_missing_a_key_is_refused(tmp_path, name):
+    doc = _default_calibration()
+    del doc["cycles"][name]
+    _sim_refuses(tmp_path, doc, f"cycles.{name}: missing")
+    _front_end_refuses(tmp_path, doc, f"cycles.{name}")
+
+
+def test_a_calibration_missing_a_design_is_refused(tmp_path):
+    doc = _default_calibration()
+    del doc["cycles"][PER_ARCH][scenario.ARCHS[-1]]
+    _sim_refuses(tmp_path, doc, f"cycles.{PER_ARCH}.{scenario.ARCHS[-1]}: missing")
+    _front_end_refuses(tmp_path, doc, f"cycles.{PER_ARCH}.{scenario.ARCHS[-1]}")
+
+
+def test_a_calibration_with_an_unknown_key_is_refused(tmp_path):
+    doc = _default_calibration()
+    doc["cycles"]["doorbel"] = 50.0
+    _both_refuse(tmp_path, doc, "cycles.doorbel: unknown key; allowed: " + ", ".join(CALIB))
+
+
+def test_a_calibration_with_an_unknown_design_is_refused(tmp_path):
+    doc = _default_calibration()
+    doc["cycles"][PER_ARCH]["privring2"] = 1.0
+    _both_refuse(tmp_path, doc, f"cycles.{PER_ARCH}.privring2: unknown key; allowed: one of "
+                 + ", ".join(scenario.ARCHS))
+
+
+def test_a_negative_cost_is_refused(tmp_path):
+    doc = _default_calibration()
+    doc["cycles"]["doorbell"] = -3
+    _both_refuse(tmp_path, doc,
+                 "cycles.doorbell = -3: allowed: a number >= 0 (cycles per doorbell)")

@@ -14,7 +14,10 @@ writes the same file for the machine it runs on:
   3. `rxb-emu --bench`: the emulator core's cost per packet at full bursts for each
      interface, which replaces the default's estimate of emu_per_pkt;
   4. what is not measurable here (the assumptions: empty poll, doorbell, ...) is carried
-     over from the default, and the file says which key is which (`provenance`).
+     over from the calibration key table (scenario/tables/calibration_keys.toml, through
+     vocab/tables.py), and the file says which key is which (`provenance`).
+
+The table also defines what a calibration document must hold: `load` accepts exactly its keys.
 
 RxArr's synchronisation by sharing degree is recorded under `sharing` for degrees
 1..min(8, CPUs): bench_rings runs at most two core threads, so degrees above 2 are listed
@@ -40,11 +43,8 @@ from .. import checkout
 from ..engines import emu, engine
 from ..errors import EngineError, UsageError
 from ..vocab import scenario
+from ..vocab.tables import CALIBRATION_KEYS
 
-PER_ARCH = ("rx_per_pkt", "emu_per_pkt")
-SCALARS = ("rx_per_call", "empty_poll", "doorbell", "alloc_per_obj", "alloc_bulk",
-           "alloc_per_obj_shared", "lock", "bitmap_or", "return_per_desc", "tx_per_pkt",
-           "emu_per_batch")
 BURST = 32  # arch.batch default: packets per emulator burst in --bench
 MAX_DEGREE = 8
 BENCH_THREADS = 2  # bench_rings' most core threads (the *_2threads rows)
@@ -56,12 +56,13 @@ EMU_BENCH_RUNS = {True: 1, False: 3}  # the median per interface (the machine ma
 CALLGRIND_ARCHS = ("privring", "rxbisect", "shring_arr", "shring_list")
 
 
-def default_path() -> Path:
-    return checkout.repo_root() / "sim" / "calibration" / "default.json"
+SHAPE = ("a calibration has the shape of sim/calibration/default.json; write one with "
+         "`rxb calibrate`")
 
 
 def load(path: str | os.PathLike) -> dict:
-    """Read and check a calibration file (the shape of sim/calibration/default.json)."""
+    """Read and check a calibration file (the shape of sim/calibration/default.json): every
+    key of the calibration table under "cycles", a number >= 0 each, and no other key."""
     where = f"--calibration {path}"
     try:
         doc = json.loads(Path(path).read_text())
@@ -71,22 +72,38 @@ def load(path: str | os.PathLike) -> dict:
         raise UsageError(f"{where}: cannot read it ({e.strerror or e})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{where}: not JSON ({e})") from None
-    shape = ("a calibration has the shape of sim/calibration/default.json; write one with "
-             "`rxb calibrate`")
     cycles = doc.get("cycles") if isinstance(doc, dict) else None
     if not isinstance(cycles, dict):
-        raise UsageError(f"{where}: no 'cycles' object; {shape}")
-    values = [(k, cycles.get(k)) for k in SCALARS]
-    for k in PER_ARCH:
-        if not isinstance(cycles.get(k), dict):
-            raise UsageError(f"{where}: cycles.{k} is missing or not an object; {shape}")
-        values += [(f"{k}.{a}", cycles[k].get(a)) for a in scenario.ARCHS]
-    for k, v in values:
-        if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                and v >= 0):
-            raise UsageError(f"{where}: cycles.{k} = {json.dumps(v)}: allowed: a number >= 0 "
-                             f"(cycles); {shape}")
+        raise UsageError(f"{where}: no 'cycles' object; {SHAPE}")
+    for k, spec in CALIBRATION_KEYS.items():
+        for name, v in _numbers(where, cycles, k, spec):
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and math.isfinite(v) and v >= 0):
+                raise UsageError(f"{where}: cycles.{name} = {json.dumps(v)}: allowed: a number "
+                                 f">= 0 ({spec['unit']}); {SHAPE}")
+    _only_known(where, "cycles", cycles, tuple(CALIBRATION_KEYS))
     return doc
+
+
+def _numbers(where: str, cycles: dict, key: str, spec: dict) -> list[tuple[str, object]]:
+    """A key's numbers as (name, value): one, or one per design of a per-design key."""
+    if not spec.get("per_arch"):
+        return [(key, cycles.get(key))]
+    per = cycles.get(key)
+    if not isinstance(per, dict):
+        raise UsageError(f"{where}: cycles.{key} is missing or not an object; {SHAPE}")
+    _only_known(where, f"cycles.{key}", per, scenario.ARCHS, "one of ")
+    return [(f"{key}.{a}", per.get(a)) for a in scenario.ARCHS]
+
+
+def _only_known(where: str, section: str, obj: dict, known: tuple[str, ...],
+                lead: str = "") -> None:
+    """A key the table does not define would be a silent misspelling of one it does (the
+    simulator's words: `lead` "one of " before the designs)."""
+    for k in obj:
+        if k not in known:
+            raise UsageError(f"{where}: {section}.{k}: unknown key; allowed: "
+                             f"{lead}{', '.join(known)}")
 
 
 class _Bar:
@@ -262,12 +279,8 @@ def _compose(doc: dict, rings: dict, split: str, emu_costs: dict | None, emu_how
              quick: bool, command: str) -> dict:
     cy, kind, notes = doc["cycles"], doc["kind"], doc["notes"]
     ghz = doc["machine"]["ghz"]
-    default = json.loads(default_path().read_text()) if default_path().is_file() else doc
-    carried = [k for k, v in kind.items() if v == "assumption" and k != "tx_per_pkt"]
-    for k in carried:  # literally the default's values (make_default's constants today)
-        cy[k] = default["cycles"][k]
-    prov = {k: "carried over from sim/calibration/default.json ("
-               f"{notes.get(k, 'assumption: not measurable by these benchmarks')})"
+    carried = [k for k, spec in CALIBRATION_KEYS.items() if "assumed" in spec]
+    prov = {k: f"carried over: the calibration table's assumption ({notes[k]})"
             for k in carried}
     prov["rx_per_pkt"] = "measured here: bench_rings ns/packet x TSC GHz x receive share " \
                          f"of instructions (split {split})"

@@ -1,4 +1,4 @@
-"""The generated tables: scenario keys, result metrics and hardware-profile keys.
+"""The generated tables: scenario keys, result metrics, hardware-profile and calibration keys.
 
 They live with the C library that compiles them, in scenario/tables/ (the C build reads nothing
 of this package); vocab/keys is a link to that folder, so a checkout reads them in place and
@@ -15,6 +15,7 @@ TABLES = Path(__file__).with_name("keys")  # scenario/tables/, through the link
 KEYS_FILE = TABLES / "scenario_keys.toml"
 METRICS_FILE = TABLES / "result_metrics.toml"
 PROFILE_KEYS_FILE = TABLES / "profile_keys.toml"  # the hardware profile's keys
+CALIBRATION_KEYS_FILE = TABLES / "calibration_keys.toml"  # a calibration's cycle costs
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -24,6 +25,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 SCENARIO_KEYS = _read(KEYS_FILE)  # section -> key -> its definition (scenario_keys.toml)
 METRICS = _read(METRICS_FILE)  # metric -> its definition (result_metrics.toml)
+# calibration key -> its definition (calibration_keys.toml), in the order documents list them
+CALIBRATION_KEYS = _read(CALIBRATION_KEYS_FILE)
 
 
 def choices(section: str, key: str) -> tuple[str, ...]:
