@@ -72,7 +72,9 @@ int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err);
 /* Every key with its allowed values, one per line (for --help). */
 void rxb_emu_cfg_print_keys(FILE *f);
 
-/* Physical Rx queues the run needs, and the virtual rings behind them. */
+/* Physical Rx queues the run needs (one per library source; rxBisect: one
+ * per association set); 0 when the design's shape is invalid, which
+ * rxb_emu_cfg_check() rejects. */
 uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c);
 /* lcores the run needs beyond the main one: workers + emulator + source. */
 uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c);

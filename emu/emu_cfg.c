@@ -16,6 +16,7 @@
 #include "emu.h"
 #include "nf/nf.h"
 #include "nf/wire.h"
+#include "rxb/shape.h"
 
 /* The table's emulator bounds that mirror this emulator's own constants. */
 RXB_SCN_EMU_STATIC_CHECKS;
@@ -57,30 +58,45 @@ int rxb_emu_cfg_set(struct rxb_emu_cfg *c, const char *key, const char *value, s
 
 /* ------------------------------------------------------------- checks */
 
+/* The design's shape (rxb_iface_shape), also before rxb_emu_cfg_check()
+ * resolved "auto": an "auto" share degree is then every core of a NIC. */
+static int design_shape(const struct rxb_emu_cfg *c, struct rxb_iface_shape *shape,
+			struct rxb_iface_config *ic)
+{
+	struct rxb_err err = { 0 };
+
+	rxb_scn_iface_config(&c->scn, 0, 1.0, ic);
+	if (ic->share_degree == RXB_SCN_AUTO)
+		ic->share_degree = c->scn.system.cores / c->scn.system.nics;
+	return rxb_iface_shape(ic, shape, &err);
+}
+
 uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c)
 {
-	/* may be asked before rxb_emu_cfg_check() resolved "auto" */
-	uint32_t share = c->scn.arch.share_degree != RXB_SCN_AUTO
-				 ? c->scn.arch.share_degree
-				 : c->scn.system.cores / c->scn.system.nics;
+	struct rxb_iface_shape shape;
+	struct rxb_iface_config ic;
 
-	switch (c->scn.arch.name) {
-	case RXB_ARCH_PRIVRING:
-	case RXB_ARCH_SMALL_PRIVRING:
-		return c->scn.system.cores;
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		return c->scn.system.cores / share;
-	case RXB_ARCH_DYN_SHRING:
-		return c->scn.system.cores + c->scn.system.cores / share;
-	case RXB_ARCH_RXBISECT:
-		return rxb_scn_assoc_groups(&c->scn); /* a queue per association set */
-	case RXB_ARCH_SPOOL: /* rxb_spool_n_queues: basic's PF queues = system.nics */
-		return c->scn.arch.spool_mode == RXB_SPOOL_BASIC ? c->scn.system.nics
-								 : c->scn.arch.spool_ports;
-	default:
-		return 1;
-	}
+	if (design_shape(c, &shape, &ic) != 0)
+		return 0;
+	/* One physical queue per source the NIC takes buffers from, except
+	 * rxBisect's: the Ax rings of one association set feed one queue, so
+	 * that a packet may land in a buffer of any Ax of its set. */
+	return ic.arch == RXB_ARCH_RXBISECT ? ic.n_groups : shape.n_srcs;
+}
+
+/* What a physical queue is in this design, for messages. */
+static const char *phys_queues_what(const struct rxb_emu_cfg *c, char *buf, size_t cap)
+{
+	struct rxb_iface_shape shape;
+	struct rxb_iface_config ic;
+
+	if (c->scn.arch.name == RXB_ARCH_RXBISECT)
+		return "one per association set: arch.association = per_nic or groups makes more";
+	if (design_shape(c, &shape, &ic) != 0 || shape.n_srcs >= shape.n_dests)
+		return "one per destination";
+	snprintf(buf, cap, "one per shared ring, %u of the %u destinations on each",
+		 shape.n_dests / shape.n_srcs, shape.n_dests);
+	return buf;
 }
 
 uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c)
@@ -97,17 +113,9 @@ uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c)
  * lcores"). */
 static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 {
-	static const char *const what[RXB_ARCHS] = {
-		[RXB_ARCH_PRIVRING] = "one per core",
-		[RXB_ARCH_SMALL_PRIVRING] = "one per core",
-		[RXB_ARCH_SHRING] = "one per shared ring: system.cores / arch.share_degree",
-		[RXB_ARCH_SHRING_LIST] = "one per shared ring: system.cores / arch.share_degree",
-		[RXB_ARCH_RXBISECT] = "one per association set: arch.association = per_nic "
-				      "or groups makes more",
-		[RXB_ARCH_SPOOL] = "one per spool queue",
-	};
 	uint32_t n = c->scn.emu.nic_lcores, q = rxb_emu_phys_queues(c);
 	const char *arch = rxb_arch_name[c->scn.arch.name];
+	char what[80];
 
 	if (n == 1)
 		return 0;
@@ -133,7 +141,8 @@ static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 				"emu.nic_lcores = %u: %s has %u physical queue%s here (%s), "
 				"and each is served by one NIC lcore so that no source or "
 				"destination has two writers; allowed: 1..%u",
-				n, arch, q, q == 1 ? "" : "s", what[c->scn.arch.name], q);
+				n, arch, q, q == 1 ? "" : "s",
+				phys_queues_what(c, what, sizeof(what)), q);
 	return 0;
 }
 

@@ -81,73 +81,54 @@ static void set_pq(struct emu *e, uint32_t q, uint32_t src_first, uint32_t src_n
 	pq->set = set;
 }
 
-/* The physical queues and the virtual rings behind them. */
-static int build_queues(struct emu *e)
+/* n_q physical queues from q0 on, each fed by the next per_q sources in the
+ * library's order (as large as those sources together) and delivering to
+ * its own equal block of the destinations; set: dynamic shRing's ring set. */
+static int add_queues(struct emu *e, uint32_t q0, uint32_t n_q, uint32_t per_q, uint32_t set)
 {
-	const struct rxb_emu_cfg *c = e->cfg;
-	uint32_t rs = c->scn.arch.rx_size, ax = c->scn.arch.ax_size;
-	uint32_t n = e->cores, rings = n / e->share;
+	uint32_t size = e->shape.src_buffers, dests = e->n_dest / n_q;
 	int rc = 0;
 
-	e->n_pq = rxb_emu_phys_queues(c);
+	for (uint32_t g = 0; rc == 0 && g < n_q; g++) {
+		set_pq(e, q0 + g, e->n_src, per_q, per_q * size, g * dests, dests, set);
+		for (uint32_t i = 0; rc == 0 && i < per_q; i++)
+			rc = add_src(e, size, q0 + g);
+	}
+	return rc;
+}
+
+/* The physical queues and the virtual rings (the library's sources)
+ * behind them. */
+static int build_queues(struct emu *e)
+{
+	const struct rxb_iface_shape *sh = &e->shape;
+	int rc;
+
+	e->n_pq = rxb_emu_phys_queues(e->cfg);
 	e->pq = rte_zmalloc("rxb_pq", sizeof(*e->pq) * e->n_pq, RTE_CACHE_LINE_SIZE);
-	e->src = rte_zmalloc("rxb_src", sizeof(*e->src) * RTE_MAX(n + rings + 1, e->n_pq),
+	e->src = rte_zmalloc("rxb_src", sizeof(*e->src) * RTE_MAX(sh->n_srcs, 1u),
 			     RTE_CACHE_LINE_SIZE);
 	if (e->pq == NULL || e->src == NULL)
 		return -ENOMEM;
-	if (!c->scn.arch.emulated) {
-		for (uint32_t q = 0; q < n; q++)
-			set_pq(e, q, 0, 0, rs, q, 1, 0);
+	if (!e->cfg->scn.arch.emulated) { /* native: a worker polls its port queue */
+		for (uint32_t q = 0; q < e->n_pq; q++)
+			set_pq(e, q, 0, 0, sh->src_buffers, q, 1, 0);
 		return 0;
 	}
-	switch (c->scn.arch.name) {
-	case RXB_ARCH_PRIVRING:
-	case RXB_ARCH_SMALL_PRIVRING:
-		for (uint32_t q = 0; rc == 0 && q < n; q++) {
-			set_pq(e, q, q, 1, rs, q, 1, 0);
-			rc = add_src(e, rs, q);
-		}
-		break;
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		for (uint32_t g = 0; rc == 0 && g < rings; g++) {
-			set_pq(e, g, g, 1, rs, g * e->share, e->share, 0);
-			rc = add_src(e, rs, g);
-		}
-		break;
-	case RXB_ARCH_DYN_SHRING:
-		for (uint32_t q = 0; rc == 0 && q < n; q++) {
-			set_pq(e, q, q, 1, rs, q, 1, RXB_DYN_PRIVATE);
-			rc = add_src(e, rs, q);
-		}
-		for (uint32_t g = 0; rc == 0 && g < rings; g++) {
-			set_pq(e, n + g, n + g, 1, rs, g * e->share, e->share, RXB_DYN_SHARED);
-			rc = add_src(e, rs, n + g);
-		}
-		break;
-	case RXB_ARCH_SPOOL: {
-		/* One physical queue per library queue (a port's own, or one of
-		 * basic's shared PF queues), fed by that queue's Rx ring; its
-		 * packets may go to any port mapped to it. */
-		uint32_t cap = c->scn.arch.spool_mode == RXB_SPOOL_SPP ? c->scn.arch.spool_high
-								       : rs;
-
-		for (uint32_t q = 0; rc == 0 && q < e->n_pq; q++) {
-			set_pq(e, q, q, 1, cap, 0, e->n_dest, 0);
-			rc = add_src(e, cap, q);
-		}
-		break;
+	if (sh->queues_per_core == 2) { /* dynamic shRing: the private set, then the shared */
+		rc = add_queues(e, 0, sh->n_cores, 1, RXB_DYN_PRIVATE);
+		if (rc == 0)
+			rc = add_queues(e, sh->n_cores, sh->n_srcs - sh->n_cores, 1,
+					RXB_DYN_SHARED);
+		return rc;
 	}
-	default: { /* rxBisect: one shared physical queue per association set,
-		    * as deep as the set's Ax rings together */
-		uint32_t per = n / e->n_pq;
-
-		for (uint32_t g = 0; g < e->n_pq; g++)
-			set_pq(e, g, g * per, per, per * ax, g * per, per, 0);
-		for (uint32_t a = 0; rc == 0 && a < n; a++)
-			rc = add_src(e, ax, a / per);
-		break;
-	}
+	rc = add_queues(e, 0, e->n_pq, sh->n_srcs / e->n_pq, 0);
+	if (e->cfg->scn.arch.name != RXB_ARCH_SPOOL)
+		return rc;
+	/* A spool queue's packets may go to any port mapped to it. */
+	for (uint32_t q = 0; q < e->n_pq; q++) {
+		e->pq[q].core_first = 0;
+		e->pq[q].core_n = e->n_dest;
 	}
 	return rc;
 }
@@ -705,14 +686,12 @@ static void fill_latency(const struct emu *e, struct rxb_emu_result *r)
 	r->lat_max = (double)all.max * us;
 }
 
-static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct snap *a,
-			const struct snap *b)
+/* Rates over the measured window [a, b] and the drop rate of the run. */
+static void fill_rates(const struct emu *e, struct rxb_emu_result *r, const struct snap *a,
+		       const struct snap *b)
 {
-	const struct rxb_emu_cfg *c = e->cfg;
 	double dt = (double)(b->t - a->t) / (double)e->hz;
-	uint64_t rx = 0, al = 0, app = 0, proc = 0, occ_sum = 0, occ_n = 0, dropped = 0;
-	uint64_t busy = EMU_NS(e, busy_cyc), idle = EMU_NS(e, idle_cyc);
-	struct rxb_shring *sh = e->iface != NULL ? rxb_iface_shring(e->iface) : NULL;
+	uint64_t dropped = 0;
 
 	r->tsc_hz = e->hz;
 	r->measured_s = dt;
@@ -728,63 +707,82 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	for (int k = 0; k < RXB_DROP_CAUSES; k++)
 		dropped += r->drops[k];
 	r->drop_rate = r->offered ? (double)dropped / (double)r->offered : 0;
+}
+
+/* Each worker's counters, and the cycles per packet over all of them. */
+static void fill_workers(const struct emu *e, struct rxb_emu_result *r)
+{
+	uint64_t rx = 0, al = 0, app = 0, proc = 0;
 
 	r->n_workers = e->cores;
-	r->n_rings = e->n_dest;
 	for (uint32_t w = 0; w < e->cores; w++) {
-		struct emu_worker *wk = &e->w[w];
+		const struct emu_wstats *st = &e->w[w].st;
 		struct rxb_emu_worker_res *o = &r->worker[w];
 
-		o->received = rxb_counter_read(&wk->st.received);
-		o->processed = rxb_counter_read(&wk->st.processed);
-		o->tx = rxb_counter_read(&wk->st.tx);
-		o->nf_drops = rxb_counter_read(&wk->st.nf_drops);
-		o->tx_drops = rxb_counter_read(&wk->st.tx_drops);
-		o->polls = rxb_counter_read(&wk->st.polls);
-		o->empty_polls = rxb_counter_read(&wk->st.empty_polls);
-		o->bytes = rxb_counter_read(&wk->st.bytes);
-		o->cyc_rx = rxb_counter_read(&wk->st.cyc_rx);
-		o->cyc_alloc = rxb_counter_read(&wk->st.cyc_alloc);
-		o->cyc_app = rxb_counter_read(&wk->st.cyc_app);
-		o->cyc_idle = rxb_counter_read(&wk->st.cyc_idle);
-		o->alloc_fail = rxb_counter_read(&wk->st.alloc_fail);
+		o->received = rxb_counter_read(&st->received);
+		o->processed = rxb_counter_read(&st->processed);
+		o->tx = rxb_counter_read(&st->tx);
+		o->nf_drops = rxb_counter_read(&st->nf_drops);
+		o->tx_drops = rxb_counter_read(&st->tx_drops);
+		o->polls = rxb_counter_read(&st->polls);
+		o->empty_polls = rxb_counter_read(&st->empty_polls);
+		o->bytes = rxb_counter_read(&st->bytes);
+		o->cyc_rx = rxb_counter_read(&st->cyc_rx);
+		o->cyc_alloc = rxb_counter_read(&st->cyc_alloc);
+		o->cyc_app = rxb_counter_read(&st->cyc_app);
+		o->cyc_idle = rxb_counter_read(&st->cyc_idle);
+		o->alloc_fail = rxb_counter_read(&st->alloc_fail);
 		rx += o->cyc_rx;
 		al += o->cyc_alloc;
 		app += o->cyc_app;
 		proc += o->processed;
 	}
+	if (proc == 0)
+		return;
+	r->cpp_rx = (double)rx / (double)proc;
+	r->cpp_alloc = (double)al / (double)proc;
+	r->cpp_app = (double)app / (double)proc;
+	r->cpp_total = r->cpp_rx + r->cpp_alloc + r->cpp_app;
+	r->alloc_cycle_share = r->cpp_total > 0 ? r->cpp_alloc / r->cpp_total : 0;
+}
+
+/* Each destination ring's counters and occupancy; the workers' come first
+ * (native: a ring's deliveries are its worker's receptions). */
+static void fill_rings(struct emu *e, struct rxb_emu_result *r)
+{
+	uint64_t occ_sum = 0, occ_n = 0;
+
+	r->n_rings = e->n_dest;
 	for (uint32_t d = 0; d < e->n_dest; d++) {
+		const struct emu_dstats *ds = &e->d[d];
 		struct rxb_emu_ring_res *o = &r->ring[d];
 
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
 			o->drops[k] = emu_dest_drops(e, d, k);
-		if (c->scn.arch.emulated) {
+		if (e->cfg->scn.arch.emulated) {
 			o->offered = emu_lib_nic(e, d, RXB_NIC_OFFERED);
 			o->delivered = emu_lib_nic(e, d, RXB_NIC_DELIVERED);
 			for (int k = 0; k < RXB_DROP_CAUSES; k++)
-				o->offered += rxb_counter_read(&e->d[d].drops[k]);
+				o->offered += rxb_counter_read(&ds->drops[k]);
 		} else {
-			o->offered = rxb_counter_read(&e->d[d].offered);
+			o->offered = rxb_counter_read(&ds->offered);
 			o->delivered = r->worker[d].received;
 		}
-		o->occ_max = e->d[d].occ_max;
-		o->occ_mean = e->d[d].occ_n ? (double)e->d[d].occ_sum / (double)e->d[d].occ_n : 0;
-		o->posted_max = e->d[d].posted_max;
-		o->posted_mean = e->d[d].occ_n ? (double)e->d[d].posted_sum / (double)e->d[d].occ_n
-					       : 0;
-		occ_sum += e->d[d].occ_sum;
-		occ_n += e->d[d].occ_n;
+		o->occ_max = ds->occ_max;
+		o->occ_mean = ds->occ_n ? (double)ds->occ_sum / (double)ds->occ_n : 0;
+		o->posted_max = ds->posted_max;
+		o->posted_mean = ds->occ_n ? (double)ds->posted_sum / (double)ds->occ_n : 0;
+		occ_sum += ds->occ_sum;
+		occ_n += ds->occ_n;
 		r->occ_max = RTE_MAX(r->occ_max, o->occ_max);
 	}
 	r->occ_mean = occ_n ? (double)occ_sum / (double)occ_n : 0;
-	if (proc != 0) {
-		r->cpp_rx = (double)rx / (double)proc;
-		r->cpp_alloc = (double)al / (double)proc;
-		r->cpp_app = (double)app / (double)proc;
-		r->cpp_total = r->cpp_rx + r->cpp_alloc + r->cpp_app;
-		r->alloc_cycle_share = r->cpp_total > 0 ? r->cpp_alloc / r->cpp_total : 0;
-	}
-	fill_latency(e, r);
+}
+
+/* The NIC lcores' counters, summed, and what they cost per packet. */
+static void fill_emulator(const struct emu *e, struct rxb_emu_result *r)
+{
+	uint64_t busy = EMU_NS(e, busy_cyc), idle = EMU_NS(e, idle_cyc);
 
 	r->emu_dispatched = EMU_NS(e, dispatched);
 	r->emu_fetched = EMU_NS(e, fetched);
@@ -811,6 +809,11 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	r->emu_port_hash = EMU_NS(e, port_hash);
 	r->emu_steer_fixups = EMU_NS(e, steer_fixups);
 	r->emu_ws_max = RTE_MAX(EMU_NS(e, ws_max), EMU_NS(e, ws_distinct));
+}
+
+/* Buffer slots on both sides, the source's own counters, the pool's peak. */
+static void fill_memory(struct emu *e, struct rxb_emu_result *r, const struct snap *b)
+{
 	r->dma_bytes = src_offered(e, NULL) ? b->offered_bytes : 0;
 	for (uint32_t i = 0; i < e->n_src; i++)
 		r->virt_slots += e->src[i].size;
@@ -819,32 +822,57 @@ static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct sn
 	r->gen_late = rxb_counter_read(&e->gen_late);
 	r->gen_pipeline_drops = rxb_counter_read(&e->gen_pipeline);
 	r->in_use_max = e->in_use_max;
-	if (sh != NULL) {
-		uint64_t ret = 0, sum = 0, mx = 0;
+}
 
-		for (uint32_t g = 0; g < rxb_shring_n_rings(sh); g++) {
-			struct rxb_shring_wait ws;
+/* shRing: how long a descriptor waited to be returned, over every ring. */
+static void fill_desc_wait(const struct emu *e, struct rxb_emu_result *r)
+{
+	struct rxb_shring *sh = e->iface != NULL ? rxb_iface_shring(e->iface) : NULL;
+	uint64_t ret = 0, sum = 0, mx = 0;
 
-			rxb_shring_wait_stats(sh, g, &ws);
-			ret += ws.returned;
-			sum += ws.wait_sum;
-			mx = RTE_MAX(mx, ws.wait_max);
-		}
-		r->desc_wait_us_mean = ret ? (double)sum / (double)ret * 1e6 / (double)e->hz : 0;
-		r->desc_wait_us_max = (double)mx * 1e6 / (double)e->hz;
-		r->has_desc_wait = true;
+	if (sh == NULL)
+		return;
+	for (uint32_t g = 0; g < rxb_shring_n_rings(sh); g++) {
+		struct rxb_shring_wait ws;
+
+		rxb_shring_wait_stats(sh, g, &ws);
+		ret += ws.returned;
+		sum += ws.wait_sum;
+		mx = RTE_MAX(mx, ws.wait_max);
 	}
-	if (c->scn.arch.name == RXB_ARCH_DYN_SHRING && e->iface != NULL) {
-		const struct rxb_dynctl *dc = rxb_iface_dynctl(e->iface);
+	r->desc_wait_us_mean = ret ? (double)sum / (double)ret * 1e6 / (double)e->hz : 0;
+	r->desc_wait_us_max = (double)mx * 1e6 / (double)e->hz;
+	r->has_desc_wait = true;
+}
 
-		/* Switches the NIC made; the controller confirms one only once
-		 * every core has moved (a stalled core delays that). */
-		r->mode_switches = EMU_NS(e, mode_switches);
-		r->mode_switches_confirmed = rxb_counter_read(&dc->stats.switched_to_shared) +
-					     rxb_counter_read(&dc->stats.switched_to_private);
-		snprintf(r->dyn_mode_end, sizeof(r->dyn_mode_end), "%s",
-			 rxb_dyn_mode_name[rxb_iface_dyn_mode(e->iface)]);
-	}
+/* Dynamic shRing: the switches the NIC made and those the controller
+ * confirmed, which it does only once every core has moved (a stalled core
+ * delays that). */
+static void fill_dyn(const struct emu *e, struct rxb_emu_result *r)
+{
+	const struct rxb_dynctl *dc = e->iface != NULL ? rxb_iface_dynctl(e->iface) : NULL;
+
+	if (dc == NULL)
+		return;
+	r->mode_switches = EMU_NS(e, mode_switches);
+	r->mode_switches_confirmed = rxb_counter_read(&dc->stats.switched_to_shared) +
+				     rxb_counter_read(&dc->stats.switched_to_private);
+	snprintf(r->dyn_mode_end, sizeof(r->dyn_mode_end), "%s",
+		 rxb_dyn_mode_name[rxb_iface_dyn_mode(e->iface)]);
+}
+
+/* The result past the checks: a..b is the measured window. */
+static void fill_result(struct emu *e, struct rxb_emu_result *r, const struct snap *a,
+			const struct snap *b)
+{
+	fill_rates(e, r, a, b);
+	fill_workers(e, r);
+	fill_rings(e, r);
+	fill_latency(e, r);
+	fill_emulator(e, r);
+	fill_memory(e, r, b);
+	fill_desc_wait(e, r);
+	fill_dyn(e, r);
 }
 
 /* ------------------------------------------------------------ the run */
@@ -924,79 +952,128 @@ static void progress(struct emu *e, uint64_t now)
 	fflush(stderr);
 }
 
-static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
+/* The control lcore's periodic duties: when each is next due, and the
+ * snapshots the rate-based ones difference against. */
+struct ctl_clock {
+	bool dyn; /* the interface has a dynamic controller to sample for */
+	uint64_t occ_every, tel_every, dyn_every, ws_every, prog_every;
+	uint64_t next_occ, next_tel, next_dyn, next_ws, next_prog;
+	struct snap dyn_prev, tel_prev;
+};
+
+static void ctl_clock_init(struct emu *e, struct ctl_clock *k)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
-	uint64_t occ_every = e->hz / 1000, tel_every = e->hz / 10;
-	uint64_t dyn_every = emu_ns_to_cyc(e, c->scn.arch.dyn_sample_ms * 1e6);
-	uint64_t ws_every = emu_ns_to_cyc(e, c->scn.run.sample_ms * 1e6);
-	uint64_t next_occ = e->t_start, next_tel = e->t_start + tel_every;
-	uint64_t next_dyn = e->t_start + dyn_every, next_ws = e->t_start + ws_every;
-	uint64_t next_prog = e->t_start + e->hz / 4;
-	bool warmed = false;
-	struct snap dyn_prev, tel_prev, now_s;
 
-	take_snap(e, &dyn_prev);
-	tel_prev = dyn_prev;
-	*warm = dyn_prev;
+	k->dyn = e->iface != NULL && rxb_iface_dynctl(e->iface) != NULL;
+	k->occ_every = e->hz / 1000;
+	k->tel_every = e->hz / 10;
+	k->dyn_every = emu_ns_to_cyc(e, c->scn.arch.dyn_sample_ms * 1e6);
+	k->ws_every = emu_ns_to_cyc(e, c->scn.run.sample_ms * 1e6);
+	k->prog_every = e->hz / 4;
+	k->next_occ = e->t_start;
+	k->next_tel = e->t_start + k->tel_every;
+	k->next_dyn = e->t_start + k->dyn_every;
+	k->next_ws = e->t_start + k->ws_every;
+	k->next_prog = e->t_start + k->prog_every;
+	take_snap(e, &k->dyn_prev);
+	k->tel_prev = k->dyn_prev;
+}
+
+/* Telemetry's recent rates: the dispatch rate and the NIC lcores' idle
+ * share since the previous sample. */
+static void publish_telemetry(struct emu *e, struct snap *prev)
+{
+	struct snap now;
+	double dt;
+
+	take_snap(e, &now);
+	dt = (double)(now.t - prev->t) / (double)e->hz;
+	/* relaxed: standalone numbers (struct emu) */
+	atomic_store_explicit(&e->tel_mpps_milli,
+			      (uint64_t)((double)(now.dispatched - prev->dispatched) / dt / 1e3),
+			      memory_order_relaxed);
+	if (now.busy + now.idle > prev->busy + prev->idle)
+		atomic_store_explicit(&e->tel_idle_permille,
+				      (now.idle - prev->idle) * 1000 /
+					      ((now.busy + now.idle) - (prev->busy + prev->idle)),
+				      memory_order_relaxed);
+	*prev = now;
+}
+
+/* Native pcap source: the workers poll the trace queues themselves, so the
+ * source is done when every queue reached its end. */
+static void note_trace_end(struct emu *e)
+{
+	for (uint32_t q = 0; q < e->n_pq; q++)
+		if (!atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed))
+			return;
+	/* relaxed: the workers read it after the drain flag */
+	atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
+}
+
+/* Every duty due at `now`. */
+static void ctl_duties(struct emu *e, struct ctl_clock *k, uint64_t now)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+
+	if (now >= k->next_occ) {
+		sample_occupancy(e);
+		k->next_occ = now + k->occ_every;
+	}
+	if (now >= k->next_ws) {
+		/* relaxed: E only starts counting a new window */
+		atomic_fetch_add_explicit(&e->ws_epoch, 1, memory_order_relaxed);
+		k->next_ws = now + k->ws_every;
+	}
+	if (k->dyn && now >= k->next_dyn) {
+		struct snap s;
+
+		take_snap(e, &s);
+		dyn_sample(e, &k->dyn_prev, &s);
+		k->dyn_prev = s;
+		k->next_dyn = now + k->dyn_every;
+	}
+	if (now >= k->next_tel) {
+		publish_telemetry(e, &k->tel_prev);
+		k->next_tel = now + k->tel_every;
+	}
+	if (c->scn.emu.progress && now >= k->next_prog) {
+		progress(e, now);
+		k->next_prog = now + k->prog_every;
+	}
+	if (!c->scn.arch.emulated && c->scn.emu.source == RXB_EMU_SOURCE_PCAP)
+		note_trace_end(e);
+}
+
+/* The end of the warm-up: the measured window starts at *warm. */
+static void end_warmup(struct emu *e, struct snap *warm)
+{
+	take_snap(e, warm);
+	/* relaxed: the workers only reset their latency histograms */
+	atomic_fetch_add_explicit(&e->warm, 1, memory_order_relaxed);
+}
+
+/* The run's clock on the control lcore: periodic duties until the
+ * duration, the source's end or an abort; the measured window is
+ * [*warm, *stop] (empty when the run ended within its warm-up). */
+static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
+{
+	struct ctl_clock k;
+	bool warmed = false;
+
+	ctl_clock_init(e, &k);
+	*warm = k.dyn_prev;
 	for (;;) {
 		uint64_t now = rte_rdtsc();
 
 		if (!warmed && now >= e->t_warm) {
-			take_snap(e, warm);
-			/* relaxed: the workers only reset their latency histograms */
-			atomic_fetch_add_explicit(&e->warm, 1, memory_order_relaxed);
+			end_warmup(e, warm);
 			warmed = true;
 		}
-		if (now >= next_occ) {
-			sample_occupancy(e);
-			next_occ = now + occ_every;
-		}
-		if (now >= next_ws) {
-			/* relaxed: E only starts counting a new window */
-			atomic_fetch_add_explicit(&e->ws_epoch, 1, memory_order_relaxed);
-			next_ws = now + ws_every;
-		}
-		if (c->scn.arch.name == RXB_ARCH_DYN_SHRING && now >= next_dyn) {
-			take_snap(e, &now_s);
-			dyn_sample(e, &dyn_prev, &now_s);
-			dyn_prev = now_s;
-			next_dyn = now + dyn_every;
-		}
-		if (now >= next_tel) {
-			double dt;
-
-			take_snap(e, &now_s);
-			dt = (double)(now_s.t - tel_prev.t) / (double)e->hz;
-			atomic_store_explicit(
-				&e->tel_mpps_milli,
-				(uint64_t)((double)(now_s.dispatched - tel_prev.dispatched) / dt /
-					   1e3),
-				memory_order_relaxed);
-			if (now_s.busy + now_s.idle > tel_prev.busy + tel_prev.idle)
-				atomic_store_explicit(&e->tel_idle_permille,
-						      (now_s.idle - tel_prev.idle) * 1000 /
-							      ((now_s.busy + now_s.idle) -
-							       (tel_prev.busy + tel_prev.idle)),
-						      memory_order_relaxed);
-			tel_prev = now_s;
-			next_tel = now + tel_every;
-		}
-		if (c->scn.emu.progress && now >= next_prog) {
-			progress(e, now);
-			next_prog = now + e->hz / 4;
-		}
-		if (!c->scn.arch.emulated && c->scn.emu.source == RXB_EMU_SOURCE_PCAP) {
-			bool all = true; /* the workers poll the trace queues themselves */
-
-			for (uint32_t q = 0; q < e->n_pq; q++)
-				all = all &&
-				      atomic_load_explicit(&e->pq[q].eof, memory_order_relaxed);
-			if (all) /* relaxed: the workers read it after the drain flag */
-				atomic_store_explicit(&e->src_done, 1, memory_order_relaxed);
-		}
+		ctl_duties(e, &k, now);
 		/* relaxed: these only end the loop; what the source handed over
-		 * is acquired in the drain (rxb_emu_run()) */
+		 * is acquired in the drain (stop_and_drain()) */
 		if (now >= e->t_stop || atomic_load_explicit(&e->src_done, memory_order_relaxed) ||
 		    atomic_load_explicit(&e->quit, memory_order_relaxed))
 			break;
@@ -1007,16 +1084,12 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 		*warm = *stop;
 }
 
-int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err)
+/* What a run needs before any state: a valid configuration, enough
+ * lcores, the mbuf field and the mempool driver. */
+static int run_prerequisites(struct rxb_emu_cfg *c, struct rxb_err *err)
 {
-	static uint32_t run_counter;
-	struct snap warm, stop;
-	struct emu *e;
-	uint64_t t0 = rte_get_timer_cycles(), deadline;
-	int rc;
+	int rc = rxb_emu_cfg_check(c, err);
 
-	memset(res, 0, sizeof(*res));
-	rc = rxb_emu_cfg_check(c, err);
 	if (rc != 0)
 		return rc;
 	if (rte_lcore_count() - 1 < rxb_emu_lcores_needed(c)) {
@@ -1034,62 +1107,82 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	if (emu_virt_register() != 0)
 		return rxb_err_fail(err, -ENOSPC, "cannot register the rxb_virt mempool driver: %s",
 				    rte_strerror(rte_errno));
-	e = rte_zmalloc("rxb_emu", sizeof(*e), RTE_CACHE_LINE_SIZE);
-	if (e == NULL) {
+	return 0;
+}
+
+/* Without resctrl's memory bandwidth monitoring, say what the dynamic
+ * shRing controller gets instead. */
+static void probe_mbm(struct emu *e)
+{
+	uint64_t mbm;
+
+	e->has_mbm = mbm_read(&mbm) == 0;
+	if (!e->has_mbm && e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
+		fprintf(stderr, "note: no resctrl memory bandwidth monitoring on this machine: "
+				"the dynamic shRing controller gets the DMA write rate as its "
+				"memory bandwidth input\n");
+}
+
+/* The run's state with what the configuration and the design's shape
+ * decide, nothing built yet. */
+static int emu_new(struct rxb_emu_cfg *c, struct emu **out, struct rxb_err *err)
+{
+	static uint32_t run_counter;
+	struct emu *e = rte_zmalloc("rxb_emu", sizeof(*e), RTE_CACHE_LINE_SIZE);
+	int rc;
+
+	if (e == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: the emulator's state (%zu bytes)",
 				    sizeof(*e));
-	}
 	e->cfg = c;
-	if (rxb_scn_shape(&c->scn, &e->shape, err) != 0) {
+	rc = rxb_scn_shape(&c->scn, &e->shape, err);
+	if (rc != 0) {
 		rte_free(e);
-		return err->code;
+		return rc;
 	}
 	e->run_id = ++run_counter;
 	e->hz = rte_get_tsc_hz();
 	e->cores = c->scn.system.cores;
-	e->cpn = c->scn.system.cores / c->scn.system.nics;
 	e->n_dest = e->shape.n_dests;
-	if (c->scn.arch.name ==
-	    RXB_ARCH_SPOOL) /* dests are ports; one NIC's RETA spreads over them */
-		e->cpn = c->scn.arch.spool_ports;
+	/* The cores one NIC's RETA spreads over; spool's destinations are
+	 * ports, and one NIC spreads over all of them. */
+	e->cpn = c->scn.arch.name == RXB_ARCH_SPOOL ? c->scn.arch.spool_ports
+						    : c->scn.system.cores / c->scn.system.nics;
 	e->share = c->scn.arch.share_degree;
 	e->dmax = c->scn.arch.name == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
 	e->kv_steer = c->scn.workload.nf == RXB_NF_KIND_KVS;
 	e->dest_size = e->shape.rx_capacity;
 	e->applied_mode = RXB_DYN_PRIVATE;
-	{
-		uint64_t mbm;
-
-		e->has_mbm = mbm_read(&mbm) == 0;
-		if (!e->has_mbm && c->scn.arch.name == RXB_ARCH_DYN_SHRING)
-			fprintf(stderr,
-				"note: no resctrl memory bandwidth monitoring on this machine: "
-				"the dynamic shRing controller gets the DMA write rate as its "
-				"memory "
-				"bandwidth input\n");
-	}
+	probe_mbm(e);
 	for (uint32_t i = 0; i < RXB_EMU_MAX_WORKERS; i++)
 		rte_spinlock_init(&e->out_lock[i]);
+	*out = e;
+	return 0;
+}
+
+/* Steering, the queues, pools, workers, the interface, the source and the
+ * ports, in the order each needs the ones before. */
+static int build(struct emu *e, struct rxb_err *err)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	int rc;
+
 	e->d = rte_zmalloc("rxb_dstats", sizeof(*e->d) * e->n_dest, RTE_CACHE_LINE_SIZE);
-	if (e->d == NULL) {
-		rc = rxb_err_fail(err, -ENOMEM,
-				  "out of memory: per-destination counters (%zu "
-				  "bytes)",
-				  sizeof(*e->d) * e->n_dest);
-		goto fail;
-	}
+	if (e->d == NULL)
+		return rxb_err_fail(err, -ENOMEM,
+				    "out of memory: per-destination counters (%zu bytes)",
+				    sizeof(*e->d) * e->n_dest);
 	rc = rxb_rss_init(&e->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err);
 	if (rc == 0)
 		rc = rxb_reta_init(&e->reta, RXB_RETA_DEFAULT_SIZE, e->n_dest, err);
 	if (rc != 0)
-		goto fail;
+		return rc;
 	rc = build_queues(e);
 	if (rc == 0)
 		rc = make_nics(e);
-	if (rc == 0)
-		rc = make_pools(e, err);
-	else
-		rxb_err_fail(err, rc, "out of memory: the physical queues' descriptors");
+	if (rc != 0)
+		return rxb_err_fail(err, rc, "out of memory: the physical queues' descriptors");
+	rc = make_pools(e, err);
 	if (rc == 0)
 		rc = create_queues(e, err);
 	if (rc == 0 && c->scn.emu.source == RXB_EMU_SOURCE_NULL)
@@ -1102,30 +1195,43 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 		rc = emu_gen_setup(e, err);
 	if (rc == 0)
 		rc = emu_ports_setup(e, err);
-	if (rc != 0)
-		goto fail;
-	/* The physical queues start full, as a driver's do. */
-	for (uint32_t q = 0; c->scn.arch.emulated && q < e->n_pq; q++)
+	return rc;
+}
+
+/* The run's times, and the stalled cores' stall windows. */
+static void set_clock(struct emu *e)
+{
+	const struct rxb_scn_system *sy = &e->cfg->scn.system;
+
+	e->t_start = rte_rdtsc();
+	e->t_warm = e->t_start + emu_ns_to_cyc(e, e->cfg->scn.run.warmup_ms * 1e6);
+	e->t_stop = e->t_start + emu_ns_to_cyc(e, e->cfg->scn.run.duration_ms * 1e6);
+	for (uint32_t w = 0; w < e->cores; w++) {
+		struct emu_worker *wk = &e->w[w];
+
+		if (!rxb_scn_list_has(&sy->stalled_cores, w))
+			continue;
+		wk->stall_from = e->t_start + emu_ns_to_cyc(e, sy->stall_at_ms * 1e6) + 1;
+		wk->stall_to = sy->stall_for_ms > 0
+				       ? wk->stall_from + emu_ns_to_cyc(e, sy->stall_for_ms * 1e6)
+				       : 0;
+	}
+}
+
+/* Fill the physical queues (they start full, as a driver's do), start the
+ * ports, the clock and the lcores. */
+static int start(struct emu *e, struct rxb_err *err)
+{
+	int rc;
+
+	for (uint32_t q = 0; e->cfg->scn.arch.emulated && q < e->n_pq; q++)
 		while (emu_refill(e, &e->pq[q]) != 0)
 			;
 	rc = emu_ports_start(e, err);
 	if (rc != 0)
-		goto fail;
-
-	e->t_start = rte_rdtsc();
-	e->t_warm = e->t_start + emu_ns_to_cyc(e, c->scn.run.warmup_ms * 1e6);
-	e->t_stop = e->t_start + emu_ns_to_cyc(e, c->scn.run.duration_ms * 1e6);
-	for (uint32_t w = 0; w < e->cores; w++)
-		if (rxb_scn_list_has(&c->scn.system.stalled_cores, w)) {
-			e->w[w].stall_from = e->t_start +
-					     emu_ns_to_cyc(e, c->scn.system.stall_at_ms * 1e6) + 1;
-			e->w[w].stall_to =
-				c->scn.system.stall_for_ms > 0
-					? e->w[w].stall_from +
-						  emu_ns_to_cyc(e, c->scn.system.stall_for_ms * 1e6)
-					: 0;
-		}
-	if (c->scn.emu.telemetry)
+		return rc;
+	set_clock(e);
+	if (e->cfg->scn.emu.telemetry)
 		emu_telemetry_attach(e);
 	rc = launch(e, err);
 	if (rc != 0) {
@@ -1133,12 +1239,18 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 		rte_eal_mp_wait_lcore();
 		emu_telemetry_detach();
-		goto fail;
 	}
-	control_loop(e, &warm, &stop);
+	return rc;
+}
 
-	/* Stop the source, let the emulator empty the physical side, then the
-	 * workers their rings. relaxed: a request to stop, carrying no data. */
+/* Stop the source, let the emulator empty the physical side, then the
+ * workers their rings, within emu.drain_ms; collect the lcores. */
+static void stop_and_drain(struct emu *e)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
+	uint64_t deadline;
+
+	/* relaxed: a request to stop, carrying no data */
 	atomic_store_explicit(&e->gen_stop, 1, memory_order_relaxed);
 	deadline = rte_rdtsc() + emu_ns_to_cyc(e, c->scn.emu.drain_ms * 1e6);
 	/* acquire: pairs with the release at the end of emu_gen_main(); its
@@ -1172,19 +1284,50 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	rte_eal_mp_wait_lcore();
 	if (c->scn.emu.telemetry)
 		emu_telemetry_detach();
+}
+
+/* The checks, then the result; the output ring's owner is told the run
+ * is over. */
+static void gather(struct emu *e, struct rxb_emu_result *res, const struct snap *warm,
+		   const struct snap *stop)
+{
+	const struct rxb_emu_cfg *c = e->cfg;
 
 	check_packets(e, res);
 	emu_ports_stop(e); /* a hardware PMD gives its descriptors' buffers back */
 	check_buffers(e, res);
-	fill_result(e, res, &warm, &stop);
+	fill_result(e, res, warm, stop);
 	if (c->out == RXB_EMU_OUT_RING && c->out_done != NULL)
 		c->out_done(c->out_ring, c->out_arg);
+}
+
+int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_err *err)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+	struct emu *e = NULL;
+	struct snap warm, stop;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = run_prerequisites(c, err);
+	if (rc != 0)
+		return rc;
+	rc = emu_new(c, &e, err);
+	if (rc != 0)
+		return rc;
+	rc = build(e, err);
+	if (rc == 0)
+		rc = start(e, err);
+	if (rc != 0) {
+		teardown(e);
+		return rc < 0 ? rc : -EINVAL;
+	}
+	control_loop(e, &warm, &stop);
+	stop_and_drain(e);
+	gather(e, res, &warm, &stop);
 	res->wall_s = (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz();
 	teardown(e);
 	return 0;
-fail:
-	teardown(e);
-	return rc < 0 ? rc : -EINVAL;
 }
 
 void rxb_emu_remove_runtime_dir(const char *dir)

@@ -100,31 +100,180 @@ static void record_latency(struct emu *e, struct emu_worker *w, struct rte_mbuf 
 	}
 }
 
+/* What a worker's loop decides once per run, and where it is in its spool
+ * queues. Only this file's inline steps take its address, so the compiler
+ * may keep it in registers. */
+struct wloop {
+	struct emu *e;
+	struct emu_worker *w;
+	/* spool: this worker polls queues q with q % workers == id, in turn
+	 * (rxb_iface_rx(i, q) uses allocator q % workers: this worker's); the
+	 * spool itself for its queue-level queries. NULL otherwise. */
+	struct rxb_spool *sp;
+	uint32_t nq, qi; /* spool: queues this worker polls, polls so far */
+	unsigned batch;
+	bool native, dyn, pcap, sink;
+};
+
+/* One burst's packets; apart from struct wloop, as the library and DPDK
+ * write them through pointers. */
+struct wburst {
+	struct rxb_pkt pkts[RXB_BURST_MAX];
+	struct rte_mbuf *mb[RXB_BURST_MAX];
+	rxb_buf_t fr[RXB_BURST_MAX];
+};
+
+static void wloop_init(struct wloop *l, struct emu_worker *w)
+{
+	const struct rxb_emu_cfg *cfg = w->e->cfg;
+	struct emu *e = w->e;
+
+	l->e = e;
+	l->w = w;
+	l->sp = e->iface != NULL ? rxb_iface_spool(e->iface) : NULL;
+	l->nq = l->sp == NULL ? 1 : e->n_pq > w->id ? (e->n_pq - 1 - w->id) / e->cores + 1 : 0;
+	l->qi = 0;
+	l->batch = cfg->scn.arch.batch;
+	l->native = !cfg->scn.arch.emulated;
+	/* a dynamic controller (dynamic shRing) learns the receive intervals */
+	l->dyn = e->iface != NULL && rxb_iface_dynctl(e->iface) != NULL;
+	l->pcap = cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP;
+	l->sink = cfg->scn.emu.sink;
+}
+
+/* A new warm-up epoch: start the latency histogram again. */
+static inline void note_warmup(struct emu *e, struct emu_worker *w)
+{
+	/* relaxed: M only asks for a reset; no data comes with it */
+	uint64_t wm = atomic_load_explicit(&e->warm, memory_order_relaxed);
+
+	if (wm != w->warm_seen) {
+		rxb_hist_reset(&w->lat);
+		w->warm_seen = wm;
+	}
+}
+
+/* Receive a burst into b->mb: from the physical queue (native) or through
+ * the library from *rq, the library's core (spool: the queue) polled now. */
+static inline unsigned poll_burst(struct wloop *l, struct wburst *b, uint64_t t0, uint32_t *rq)
+{
+	struct emu *e = l->e;
+	uint32_t id = l->w->id;
+	unsigned n;
+
+	*rq = id;
+	if (l->sp != NULL) {
+		if (l->nq == 0)
+			return 0;
+		*rq = id + (l->qi++ % l->nq) * e->cores;
+	}
+	if (l->native) {
+		n = rte_eth_rx_burst(e->in_port, e->pq[id].qid, b->mb, (uint16_t)l->batch);
+		if (l->pcap && n < l->batch)
+			atomic_store_explicit(&e->pq[id].eof, true, memory_order_relaxed);
+		return n;
+	}
+	n = rxb_iface_rx(e->iface, *rq, b->pkts, l->batch, t0);
+	for (unsigned i = 0; i < n; i++)
+		b->mb[i] = (struct rte_mbuf *)(uintptr_t)b->pkts[i].buf;
+	if (l->sp != NULL) /* relaxed: a standalone figure M samples */
+		atomic_store_explicit(&e->qposted[*rq], rxb_spool_posted(l->sp, *rq),
+				      memory_order_relaxed);
+	return n;
+}
+
+/* Send the kept packets; returns how many the Tx queue took. */
+static inline unsigned transmit(struct emu *e, struct emu_worker *w, struct rte_mbuf **mb,
+				unsigned kept)
+{
+	unsigned sent;
+
+	if (kept == 0)
+		return 0;
+	if (w->txlock != NULL)
+		rte_spinlock_lock(w->txlock);
+	sent = rte_eth_tx_burst(e->out_port, w->txq, mb, (uint16_t)kept);
+	if (w->txlock != NULL)
+		rte_spinlock_unlock(w->txlock);
+	return sent;
+}
+
+/* Give back what was not sent, b->mb[sent..n), through the allocator
+ * endpoint (native: straight to the mempool); returns the allocator cycles
+ * it took. */
+static inline uint64_t give_back(struct wloop *l, struct wburst *b, uint32_t rq, unsigned n,
+				 unsigned sent)
+{
+	struct emu_worker *w = l->w;
+	unsigned nfree = n - sent;
+	uint64_t a1 = w->alloc.cyc, tf;
+
+	if (nfree == 0)
+		return 0;
+	if (!l->native) {
+		for (unsigned i = 0; i < nfree; i++)
+			b->fr[i] = (rxb_buf_t)(uintptr_t)b->mb[sent + i];
+		rxb_iface_free(l->e->iface, rq, b->fr, nfree);
+		return w->alloc.cyc - a1;
+	}
+	tf = rte_rdtsc();
+	rte_pktmbuf_free_bulk(b->mb + sent, nfree);
+	return rte_rdtsc() - tf;
+}
+
+/* A received burst of n packets from rq: the NF, the extra compute, the
+ * latencies, transmit and give back; then its counters. t1: the receive
+ * call's end; a0: allocator cycles before it. */
+static inline void run_burst(struct wloop *l, struct wburst *b, uint32_t rq, unsigned n,
+			     uint64_t t1, uint64_t a0)
+{
+	struct emu_worker *w = l->w;
+	uint64_t bytes = 0, a1, free_cyc;
+	unsigned kept, sent;
+
+	rxb_counter_add(&w->st.received, n);
+	for (unsigned i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(b->mb[i]);
+	kept = l->sink ? 0 : rxb_nf_process(w->nf, b->mb, (uint16_t)n);
+	if (w->extra_cyc != 0) {
+		uint64_t until = rte_rdtsc() + w->extra_cyc * n;
+
+		while (rte_rdtsc() < until)
+			rte_pause();
+	}
+	record_latency(l->e, w, b->mb, kept, rte_rdtsc());
+	sent = transmit(l->e, w, b->mb, kept);
+	/* The Tx path frees what it sent, the rest is given back: the
+	 * library's census balances either way. */
+	if (!l->native && sent != 0)
+		rxb_iface_note_released(l->e->iface, rq, sent);
+	a1 = w->alloc.cyc;
+	free_cyc = give_back(l, b, rq, n, sent);
+	rxb_counter_add(&w->st.cyc_alloc, (a1 - a0) + free_cyc);
+	rxb_counter_add(&w->st.cyc_app, (rte_rdtsc() - t1) - free_cyc);
+	rxb_counter_add(&w->st.processed, n);
+	rxb_counter_add(&w->st.tx, sent);
+	rxb_counter_add(&w->st.nf_drops, n - kept); /* sink: all of them */
+	rxb_counter_add(&w->st.tx_drops, kept - sent);
+	rxb_counter_add(&w->st.bytes, bytes);
+	rxb_counter_add(&w->st.wire_bytes, bytes + 24ull * n);
+}
+
 int emu_worker_main(void *arg)
 {
 	struct emu_worker *w = arg;
 	struct emu *e = w->e;
-	const struct rxb_emu_cfg *cfg = e->cfg;
-	const bool native = !cfg->scn.arch.emulated,
-		   dyn = cfg->scn.arch.name == RXB_ARCH_DYN_SHRING;
-	const unsigned batch = cfg->scn.arch.batch;
-	struct rxb_pkt pkts[RXB_BURST_MAX];
-	struct rte_mbuf *mb[RXB_BURST_MAX];
-	rxb_buf_t fr[RXB_BURST_MAX];
-	/* spool: this worker polls queues q with q % workers == id, in turn
-	 * (rxb_iface_rx(i, q) uses allocator q % workers: this worker's); the
-	 * spool itself for its queue-level queries */
-	struct rxb_spool *sp = e->iface != NULL ? rxb_iface_spool(e->iface) : NULL;
-	const bool spool = sp != NULL;
-	const uint32_t nq = !spool ? 1 : e->n_pq > w->id ? (e->n_pq - 1 - w->id) / e->cores + 1 : 0;
-	uint32_t qi = 0;
+	struct wburst b;
+	struct wloop l;
 
+	wloop_init(&l, w);
 	for (;;) {
-		uint64_t t0 = rte_rdtsc(), t1, t2, t3, a0, a1, wm, bytes = 0, free_cyc = 0;
-		unsigned n, kept, sent, nfree;
+		uint64_t t0 = rte_rdtsc(), t1, a0;
 		/* acquire: pairs with the release in rxb_emu_run()'s drain;
 		 * src_done and the source's last packets are visible. */
 		bool draining = atomic_load_explicit(&e->drain, memory_order_acquire);
+		uint32_t rq;
+		unsigned n;
 
 		if (atomic_load_explicit(&e->quit, memory_order_relaxed))
 			break;
@@ -132,98 +281,22 @@ int emu_worker_main(void *arg)
 			usleep(200); /* a stalled core: it polls nothing and frees its CPU */
 			continue;
 		}
-		wm = atomic_load_explicit(&e->warm, memory_order_relaxed);
-		if (wm != w->warm_seen) {
-			rxb_hist_reset(&w->lat);
-			w->warm_seen = wm;
-		}
+		note_warmup(e, w);
 		a0 = w->alloc.cyc;
-		uint32_t rq = w->id; /* the library's core (spool: queue) polled now */
-
-		if (spool) {
-			rq = w->id + (nq ? qi++ % nq : 0) * e->cores;
-			if (nq == 0) {
-				n = 0;
-				goto polled;
-			}
-		}
-		if (native) {
-			n = rte_eth_rx_burst(e->in_port, e->pq[w->id].qid, mb, (uint16_t)batch);
-			if (cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < batch)
-				atomic_store_explicit(&e->pq[w->id].eof, true,
-						      memory_order_relaxed);
-		} else {
-			n = rxb_iface_rx(e->iface, rq, pkts, batch, t0);
-			for (unsigned i = 0; i < n; i++)
-				mb[i] = (struct rte_mbuf *)(uintptr_t)pkts[i].buf;
-			if (spool)
-				atomic_store_explicit(&e->qposted[rq], rxb_spool_posted(sp, rq),
-						      memory_order_relaxed);
-		}
-	polled:
+		n = poll_burst(&l, &b, t0, &rq);
 		t1 = rte_rdtsc();
-		if (dyn)
+		if (l.dyn)
 			rxb_dynctl_ivl_note(&w->ivl, t0);
 		rxb_counter_add(&w->st.polls, 1);
 		if (n == 0) {
 			rxb_counter_add(&w->st.empty_polls, 1);
 			rxb_counter_add(&w->st.cyc_idle, t1 - t0);
-			if (draining && drained(e, w, sp))
+			if (draining && drained(e, w, l.sp))
 				break;
 			continue;
 		}
 		rxb_counter_add(&w->st.cyc_rx, (t1 - t0) - (w->alloc.cyc - a0));
-		rxb_counter_add(&w->st.received, n);
-		for (unsigned i = 0; i < n; i++)
-			bytes += rte_pktmbuf_pkt_len(mb[i]);
-
-		kept = cfg->scn.emu.sink ? 0 : rxb_nf_process(w->nf, mb, (uint16_t)n);
-		if (w->extra_cyc != 0) {
-			uint64_t until = rte_rdtsc() + w->extra_cyc * n;
-
-			while (rte_rdtsc() < until)
-				rte_pause();
-		}
-		t2 = rte_rdtsc();
-		record_latency(e, w, mb, kept, t2);
-
-		sent = 0;
-		if (kept != 0) {
-			if (w->txlock != NULL)
-				rte_spinlock_lock(w->txlock);
-			sent = rte_eth_tx_burst(e->out_port, w->txq, mb, (uint16_t)kept);
-			if (w->txlock != NULL)
-				rte_spinlock_unlock(w->txlock);
-		}
-		/* The Tx path frees what it sent; the rest goes back through the
-		 * allocator endpoint, so the census balances either way. */
-		if (!native && sent != 0)
-			rxb_iface_note_released(e->iface, rq, sent);
-		nfree = n - sent;
-		a1 = w->alloc.cyc;
-		if (nfree != 0) {
-			if (native) {
-				uint64_t tf = rte_rdtsc();
-
-				rte_pktmbuf_free_bulk(mb + sent, nfree);
-				free_cyc = rte_rdtsc() - tf;
-			} else {
-				for (unsigned i = 0; i < nfree; i++)
-					fr[i] = (rxb_buf_t)(uintptr_t)mb[sent + i];
-				rxb_iface_free(e->iface, rq, fr, nfree);
-				free_cyc = w->alloc.cyc - a1;
-			}
-		}
-		t3 = rte_rdtsc();
-		rxb_counter_add(&w->st.cyc_alloc, (a1 - a0) + free_cyc);
-		rxb_counter_add(&w->st.cyc_app, (t3 - t1) - free_cyc);
-		rxb_counter_add(&w->st.processed, n);
-		rxb_counter_add(&w->st.tx, sent);
-		rxb_counter_add(&w->st.nf_drops, n - kept); /* sink: all of them */
-		rxb_counter_add(&w->st.tx_drops, kept - sent);
-		rxb_counter_add(&w->st.bytes, bytes);
-		rxb_counter_add(&w->st.wire_bytes, bytes + 24ull * n);
-		(void)t2;
+		run_burst(&l, &b, rq, n, t1, a0);
 	}
 	rxb_counter_add(&w->st.alloc_fail, w->alloc.fails);
 	/* release: pairs with the acquire in all_done() (emu_run.c); the

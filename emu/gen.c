@@ -137,12 +137,9 @@ static int check_ranges(const struct rxb_gen_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
-static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
+/* The flows: how many, their protocol, address blocks and popularity. */
+static int check_flows(const struct rxb_gen_cfg *c, struct rxb_err *err)
 {
-	int rc;
-
-	if (check_ranges(c, err) < 0)
-		return -EINVAL;
 	if (c->n_flows == 0 || c->n_flows > RXB_GEN_MAX_FLOWS) {
 		rxb_err_set(err, "gen.n_flows = %u: must be in [1, %u]", c->n_flows,
 			    RXB_GEN_MAX_FLOWS);
@@ -159,9 +156,12 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 			    c->src_depth > 32 ? c->src_depth : c->dst_depth);
 		return -EINVAL;
 	}
-	rc = check_dist("gen.flow_dist", c->flow_dist, c->flow_zipf_s, err);
-	if (rc < 0)
-		return rc;
+	return check_dist("gen.flow_dist", c->flow_dist, c->flow_zipf_s, err);
+}
+
+/* The target set: its share of the packets, its flows, its frame size. */
+static int check_target(const struct rxb_gen_cfg *c, struct rxb_err *err)
+{
 	if (!(c->target_share >= 0 && c->target_share <= 1)) {
 		rxb_err_set(err, "gen.target_share = %g: must be in [0, 1]", c->target_share);
 		return -EINVAL;
@@ -178,12 +178,14 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 			    c->n_target_flows, c->n_flows);
 		return -EINVAL;
 	}
-	if (c->target_frame_size != 0) {
-		rc = check_frame("gen.target_frame_size", c->target_frame_size, c->proto, c->stamp,
-				 err);
-		if (rc < 0)
-			return rc;
-	}
+	if (c->target_frame_size == 0)
+		return 0;
+	return check_frame("gen.target_frame_size", c->target_frame_size, c->proto, c->stamp, err);
+}
+
+/* Frame sizes: the weighted list, or the one frame_size. */
+static int check_sizes(const struct rxb_gen_cfg *c, struct rxb_err *err)
+{
 	if (c->n_sizes > RXB_GEN_MAX_SIZES || (c->n_sizes > 0 && c->sizes == NULL)) {
 		rxb_err_set(err, "gen.n_sizes = %u: must be at most %u, with gen.sizes set",
 			    c->n_sizes, RXB_GEN_MAX_SIZES);
@@ -191,17 +193,21 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 	}
 	for (uint32_t i = 0; i < c->n_sizes; i++) {
 		char field[32];
+		int rc;
 
 		snprintf(field, sizeof(field), "gen.sizes[%u].size", i);
 		rc = check_frame(field, c->sizes[i].size, c->proto, c->stamp, err);
 		if (rc < 0)
 			return rc;
 	}
-	if (c->n_sizes == 0) {
-		rc = check_frame("gen.frame_size", c->frame_size, c->proto, c->stamp, err);
-		if (rc < 0)
-			return rc;
-	}
+	if (c->n_sizes > 0)
+		return 0;
+	return check_frame("gen.frame_size", c->frame_size, c->proto, c->stamp, err);
+}
+
+/* When packets go: the rate and the on/off bursts. */
+static int check_timing(const struct rxb_gen_cfg *c, struct rxb_err *err)
+{
 	if (!(c->pps >= 0 && c->pps < 1e12)) {
 		rxb_err_set(err, "gen.pps = %g: must be in [0, 1e12) (0 = unpaced)", c->pps);
 		return -EINVAL;
@@ -211,6 +217,12 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 			    (unsigned long long)c->burst_gap_ns);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* KV requests, when enabled: UDP, a GET share, keys, partitions, values. */
+static int check_kv(const struct rxb_gen_cfg *c, struct rxb_err *err)
+{
 	if (!c->kv.enabled)
 		return 0;
 	if (c->proto != IPPROTO_UDP) {
@@ -233,6 +245,15 @@ static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
 		return -EINVAL;
 	}
 	return check_dist("gen.kv.dist", c->kv.dist, c->kv.zipf_s, err);
+}
+
+/* Every field group in turn; the first mistake is the one reported. */
+static int check_cfg(const struct rxb_gen_cfg *c, struct rxb_err *err)
+{
+	if (check_ranges(c, err) < 0 || check_flows(c, err) < 0 || check_target(c, err) < 0 ||
+	    check_sizes(c, err) < 0 || check_timing(c, err) < 0 || check_kv(c, err) < 0)
+		return -EINVAL;
+	return 0;
 }
 
 static int set_init(struct flow_set *s, uint32_t cap)
@@ -566,39 +587,41 @@ static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, struct rte_udp_hdr 
 	return RXB_KV_MSG_LEN(val_len);
 }
 
-static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
-		     struct rxb_gen_pkt_info *pi)
+/* What the next packet is (flow, KV request, length): every draw from the
+ * pattern's random stream, in the order that fixes the stream's shape. */
+static void draw_packet(struct rxb_gen *g, struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
-	const struct rxb_gen_flow *f;
-	struct rte_ether_hdr *eth;
-	struct rte_ipv4_hdr *ip;
-	uint8_t *l4, *payload;
-	uint16_t len, l4h = l4_hdr_len(c->proto), ip_total;
-	uint32_t written = 0, payload_len;
-	uint16_t ck;
 
 	memset(pi, 0, sizeof(*pi));
 	pi->flow = pick_flow(g, &pi->target);
-	f = &g->flows[pi->flow];
 	if (c->kv.enabled) {
 		pi->kv_op = sim_rng_uniform(&g->rng) < c->kv.get_ratio ? RXB_KV_GET : RXB_KV_PUT;
 		pi->kv_key = sim_zipf_draw(&g->key_zipf, &g->rng) - 1;
 		pi->kv_req_id = g->req_id++;
-		len = kv_frame(pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0);
+		pi->len = kv_frame(pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0);
 	} else {
-		len = pick_size(g, pi->target);
+		pi->len = pick_size(g, pi->target);
 	}
 	if (c->burst_pkts > 0 && ++g->burst_pos == c->burst_pkts)
 		g->burst_pos = 0;
-	pi->len = len;
+}
+
+/* The mbuf's metadata, the Ethernet and the IPv4 header of a len-byte frame
+ * of flow f; returns the IPv4 header. */
+static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m, uint16_t len,
+				       const struct rxb_gen_flow *f)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
 
 	rte_pktmbuf_reset(m);
 	m->data_len = len;
 	m->pkt_len = len;
 	m->l2_len = sizeof(*eth);
 	m->l3_len = sizeof(*ip);
-	m->l4_len = l4h;
+	m->l4_len = l4_hdr_len(c->proto);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
 			 (c->proto == IPPROTO_TCP ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
 
@@ -608,10 +631,9 @@ static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 
 	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	ip_total = (uint16_t)(len - sizeof(*eth));
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = 0;
-	ip->total_length = rte_cpu_to_be_16(ip_total);
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eth)));
 	ip->packet_id = rte_cpu_to_be_16((uint16_t)g->seq);
 	ip->fragment_offset = 0;
 	ip->time_to_live = 64;
@@ -620,33 +642,63 @@ static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 	ip->dst_addr = rte_cpu_to_be_32(f->dst_ip);
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return ip;
+}
 
+/* A TCP segment of the flow's stream: its sequence number advances by the
+ * payload, so a receiver sees one in-order stream per flow. */
+static void fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp, uint32_t flow,
+		     uint32_t payload_len)
+{
+	const struct rxb_gen_flow *f = &g->flows[flow];
+
+	tcp->src_port = rte_cpu_to_be_16(f->src_port);
+	tcp->dst_port = rte_cpu_to_be_16(f->dst_port);
+	tcp->sent_seq = rte_cpu_to_be_32(g->tcp_seq[flow]);
+	g->tcp_seq[flow] += payload_len;
+	tcp->recv_ack = 0;
+	tcp->data_off = (sizeof(*tcp) / 4) << 4;
+	tcp->tcp_flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+	tcp->rx_win = rte_cpu_to_be_16(65535);
+	tcp->cksum = 0;
+	tcp->tcp_urp = 0;
+}
+
+/* A UDP datagram, carrying the KV request when KV is on; returns the
+ * payload bytes written (0 without KV). */
+static uint32_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t payload_len,
+			 struct rxb_gen_pkt_info *pi)
+{
+	const struct rxb_gen_flow *f = &g->flows[pi->flow];
+
+	udp->src_port = rte_cpu_to_be_16(f->src_port);
+	udp->dst_port = rte_cpu_to_be_16(f->dst_port);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + payload_len));
+	udp->dgram_cksum = 0;
+	return g->cfg.kv.enabled ? fill_kv(g, (uint8_t *)(udp + 1), udp, pi) : 0;
+}
+
+static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+		     struct rxb_gen_pkt_info *pi)
+{
+	const struct rxb_gen_cfg *c = &g->cfg;
+	uint16_t l4h = l4_hdr_len(c->proto), ck;
+	struct rte_ipv4_hdr *ip;
+	uint32_t written, payload_len;
+	uint8_t *l4, *payload;
+
+	draw_packet(g, pi);
+	ip = fill_l2_l3(g, m, pi->len, &g->flows[pi->flow]);
 	l4 = (uint8_t *)(ip + 1);
 	payload = l4 + l4h;
-	payload_len = ip_total - sizeof(*ip) - l4h;
+	payload_len = pi->len - sizeof(struct rte_ether_hdr) - sizeof(*ip) - l4h;
+	/* zero-filled, so the checksum need only read what is written below */
 	memset(payload, 0, payload_len);
 	if (c->proto == IPPROTO_TCP) {
-		struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)l4;
-
-		tcp->src_port = rte_cpu_to_be_16(f->src_port);
-		tcp->dst_port = rte_cpu_to_be_16(f->dst_port);
-		tcp->sent_seq = rte_cpu_to_be_32(g->tcp_seq[pi->flow]);
-		g->tcp_seq[pi->flow] += payload_len;
-		tcp->recv_ack = 0;
-		tcp->data_off = (sizeof(*tcp) / 4) << 4;
-		tcp->tcp_flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
-		tcp->rx_win = rte_cpu_to_be_16(65535);
-		tcp->cksum = 0;
-		tcp->tcp_urp = 0;
+		fill_tcp(g, (struct rte_tcp_hdr *)l4, pi->flow, payload_len);
+		written = 0;
 	} else {
-		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)l4;
-
-		udp->src_port = rte_cpu_to_be_16(f->src_port);
-		udp->dst_port = rte_cpu_to_be_16(f->dst_port);
-		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(ip_total - sizeof(*ip)));
-		udp->dgram_cksum = 0;
-		if (c->kv.enabled)
-			written = fill_kv(g, payload, udp, pi);
+		written = fill_udp(g, (struct rte_udp_hdr *)l4, payload_len, pi);
 	}
 	if (c->stamp) {
 		uint64_t le = rte_cpu_to_le_64(tsc);

@@ -99,22 +99,27 @@ static void kv_respond(struct rte_mbuf *m, struct rxb_pkt_view *v, struct rxb_kv
 	rxb_pkt_l4_csum_full(v, true);
 }
 
-static void kvs_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
-		      struct rxb_nf_tally *t)
-{
-	struct kvs *kv = (struct kvs *)nf;
-	struct rxb_pkt_view v[RXB_NF_CHUNK];
+/* The requests of one chunk this partition serves, in packet order. */
+struct kv_batch {
 	struct rxb_kv_hdr *req[RXB_NF_CHUNK];
-	const void *keys[RXB_NF_CHUNK];
-	int32_t pos[RXB_NF_CHUNK];
-	uint8_t idx[RXB_NF_CHUNK];
-	bool inserted = false;
-	unsigned k = 0;
+	const void *keys[RXB_NF_CHUNK]; /* in the packets: hashed in place */
+	int32_t pos[RXB_NF_CHUNK];      /* the bulk lookup's answers */
+	uint8_t idx[RXB_NF_CHUNK];      /* packet index in the chunk */
+	unsigned n;
+	bool inserted; /* a PUT of this chunk added a key after the bulk lookup */
+};
 
+/* Parse the chunk and keep the well-formed requests for this partition;
+ * every other packet gets its drop verdict here. */
+static void kv_gather(struct kvs *kv, struct rte_mbuf **pkts, unsigned n, struct rxb_pkt_view *v,
+		      uint8_t *verdict, struct kv_batch *b)
+{
+	b->n = 0;
+	b->inserted = false;
 	for (unsigned i = 0; i < n; i++) {
 		struct rxb_kv_hdr *h;
 
-		verdict[i] = rxb_nf_parse(nf, pkts[i], &v[i], true);
+		verdict[i] = rxb_nf_parse(&kv->base, pkts[i], &v[i], true);
 		if (verdict[i] != RXB_NF_KEEP)
 			continue;
 		h = kv_request(&v[i]);
@@ -122,64 +127,91 @@ static void kvs_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uin
 			verdict[i] = RXB_NF_VERDICT(RXB_NF_DROP_REQUEST);
 			continue;
 		}
-		keys[k] = (const uint8_t *)h + RXB_KV_HDR_LEN; /* hashed in place */
-		if (rxb_kv_partition(keys[k], kv->n_partitions) != kv->partition) {
+		b->keys[b->n] = (const uint8_t *)h + RXB_KV_HDR_LEN;
+		if (rxb_kv_partition(b->keys[b->n], kv->n_partitions) != kv->partition) {
 			verdict[i] = RXB_NF_VERDICT(RXB_NF_DROP_PARTITION);
 			continue;
 		}
-		req[k] = h;
-		idx[k++] = (uint8_t)i;
+		b->req[b->n] = h;
+		b->idx[b->n++] = (uint8_t)i;
 	}
-	if (k > 0)
-		rte_hash_lookup_bulk(kv->h, keys, k, pos);
-	t->lookups += k;
-	for (unsigned j = 0; j < k; j++) {
-		unsigned i = idx[j];
-		struct rxb_kv_hdr *h = req[j];
-		uint8_t *val = (uint8_t *)h + RXB_KV_HDR_LEN + RXB_KV_KEY_LEN;
-		uint8_t status = RXB_KV_OK;
-		uint16_t resp_len = 0;
-		int32_t p = pos[j];
+}
 
-		/* Requests run in order: a PUT earlier in this chunk may have
-		 * added the key after the bulk lookup. */
-		if (p < 0 && inserted) {
-			t->lookups++;
-			p = rte_hash_lookup(kv->h, keys[j]);
-		}
+/* The value bytes that follow a request's key (a PUT's, or a GET
+ * response's once copied in). */
+static inline uint8_t *kv_value(struct rxb_kv_hdr *h)
+{
+	return (uint8_t *)h + RXB_KV_HDR_LEN + RXB_KV_KEY_LEN;
+}
+
+/* PUT: store the value in the key's slot (p, or a new one); the status of
+ * the response. */
+static uint8_t kv_put(struct kvs *kv, struct kv_batch *b, unsigned j, int32_t p,
+		      struct rxb_nf_tally *t)
+{
+	uint16_t len = rte_be_to_cpu_16(b->req[j]->val_len);
+
+	if (p < 0) {
+		p = rte_hash_add_key(kv->h, b->keys[j]);
 		if (p < 0)
-			t->misses++;
-		if (h->op == RXB_KV_PUT) {
-			uint16_t len = rte_be_to_cpu_16(h->val_len);
+			return RXB_KV_FULL;
+		t->inserts++;
+		b->inserted = true;
+	}
+	kv->vals[p].len = len;
+	memcpy(kv->vals[p].data, kv_value(b->req[j]), len);
+	return RXB_KV_OK;
+}
 
-			if (p < 0) {
-				p = rte_hash_add_key(kv->h, keys[j]);
-				if (p >= 0) {
-					t->inserts++;
-					inserted = true;
-				}
-			}
-			if (p >= 0) {
-				kv->vals[p].len = len;
-				memcpy(kv->vals[p].data, val, len);
-			} else {
-				status = RXB_KV_FULL;
-			}
-		} else if (p >= 0) {
-			struct kv_val *sv = &kv->vals[p];
+/* Request j of the batch, in packet m (view v), turned into its response;
+ * a GET hit whose value does not fit m is dropped before any byte moves. */
+static void kv_serve(struct kvs *kv, struct kv_batch *b, unsigned j, struct rte_mbuf *m,
+		     struct rxb_pkt_view *v, uint8_t *verdict, struct rxb_nf_tally *t)
+{
+	struct rxb_kv_hdr *h = b->req[j];
+	const struct kv_val *sv;
+	int32_t p = b->pos[j];
 
-			/* A response that does not fit the mbuf is dropped
-			 * before any byte moves. */
-			if (!kv_resp_fits(pkts[i], &v[i], sv->len)) {
-				verdict[i] = RXB_NF_VERDICT(RXB_NF_DROP_FULL);
-				continue;
-			}
-			memcpy(val, sv->data, sv->len);
-			resp_len = sv->len;
-		} else {
-			status = RXB_KV_NOT_FOUND;
-		}
-		kv_respond(pkts[i], &v[i], h, status, resp_len);
+	/* Requests run in order: a PUT earlier in this chunk may have added
+	 * the key after the bulk lookup. */
+	if (p < 0 && b->inserted) {
+		t->lookups++;
+		p = rte_hash_lookup(kv->h, b->keys[j]);
+	}
+	if (p < 0)
+		t->misses++;
+	if (h->op == RXB_KV_PUT) {
+		kv_respond(m, v, h, kv_put(kv, b, j, p, t), 0);
+		return;
+	}
+	if (p < 0) {
+		kv_respond(m, v, h, RXB_KV_NOT_FOUND, 0);
+		return;
+	}
+	sv = &kv->vals[p];
+	if (!kv_resp_fits(m, v, sv->len)) {
+		*verdict = RXB_NF_VERDICT(RXB_NF_DROP_FULL);
+		return;
+	}
+	memcpy(kv_value(h), sv->data, sv->len);
+	kv_respond(m, v, h, RXB_KV_OK, sv->len);
+}
+
+static void kvs_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
+		      struct rxb_nf_tally *t)
+{
+	struct kvs *kv = (struct kvs *)nf;
+	struct rxb_pkt_view v[RXB_NF_CHUNK];
+	struct kv_batch b;
+
+	kv_gather(kv, pkts, n, v, verdict, &b);
+	if (b.n > 0)
+		rte_hash_lookup_bulk(kv->h, b.keys, b.n, b.pos);
+	t->lookups += b.n;
+	for (unsigned j = 0; j < b.n; j++) {
+		unsigned i = b.idx[j];
+
+		kv_serve(kv, &b, j, pkts[i], &v[i], &verdict[i], t);
 	}
 }
 
