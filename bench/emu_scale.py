@@ -1,0 +1,137 @@
+"""Full emulator runs across worker and NIC lcore counts: does the emulator carry the load?
+
+`rxb-emu --bench` (bench/emu_bench.sh) measures the NIC lcores' dispatch alone; this runs the
+whole emulator (source, NIC lcores, workers running the NF) for each point of a grid and reports
+what it carried, what it dropped and where the time went, so a user sees on their own server
+whether a run is limited by the design, the workers or the emulator itself:
+
+  source null   net_null frames as fast as the NIC lcores take them (the emulator's ceiling);
+  source gen    the generator lcore at a fixed offered load (traffic.rate_gbps per NIC, frame
+                size given), the study's emulated set-up; with --nics 2 two NIC groups of
+                --workers / 2 workers each.
+
+Worker counts come from the CPUs this process may use (each busy lcore on a CPU of its own:
+main + source + NIC lcores + workers), so the same command runs on a laptop (where it says the
+threads share CPUs) and a many-core server. Writes one JSON (rows appended as they finish, so
+an interrupted run keeps what it measured) and prints a table.
+
+    python3 bench/emu_scale.py [--build DIR] [--out FILE] [--archs a,b] [--nic-lcores 1,2,4]
+                               [--ms N] [--quick]
+rxb-emu is $RXB_EMU_BIN when set (a wrapper that runs a packed build, say), else DIR/emu/rxb-emu.
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+ARCHS = "privring,shring,rxbisect"
+
+
+def worker_counts(cpus, nic_lcores, gen):
+    """8 workers and all the CPUs left after main, the source and the NIC lcores (at least 1)."""
+    left = max(1, cpus - 1 - nic_lcores - (1 if gen else 0))
+    return sorted({min(8, left), left})
+
+
+def points(a, cpus):
+    """The grid: (label, --set pairs) in the order they run."""
+    out = []
+    archs = a.archs.split(",")
+    for nic in [int(n) for n in a.nic_lcores.split(",")]:
+        for arch in archs:
+            for w in worker_counts(cpus, nic, gen=False):
+                out.append({"arch.name": arch, "emu.source": "null", "system.cores": w,
+                             "emu.nic_lcores": nic})
+            for frame, nics in ((1518, 1), (1518, 2), (64, 1)):
+                w = worker_counts(cpus, nic, gen=True)[-1] // nics * nics
+                if w < nics:
+                    continue
+                out.append({"arch.name": arch, "emu.source": "gen", "system.cores": w,
+                             "system.nics": nics, "traffic.packet_bytes": frame,
+                             "traffic.rate_gbps": 100, "emu.nic_lcores": nic})
+    return out[:6] if a.quick else out
+
+
+def run_one(binary, sets, ms):
+    cmd = [binary, "--set", f"run.duration_ms={ms}", "--set", f"run.warmup_ms={ms // 4}",
+           "--set", "emu.telemetry=false"]
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60 + ms / 1e3 * 4)
+    if p.returncode != 0:
+        return {"error": p.stderr.strip().splitlines()[-1] if p.stderr.strip() else
+                f"exit {p.returncode}", "command": " ".join(cmd)}
+    return summarise(json.loads(p.stdout), cmd)
+
+
+def summarise(rec, cmd):
+    m = rec["metrics"]
+    emu = m["emulator"]
+    workers = m["per_worker"]
+    wire_bits = (rec["params"]["traffic.packet_bytes"] + 20) * 8  # frame + preamble and gap
+    return {
+        "offered_mpps": round(m["offered_gbps"] * 1e3 / wire_bits, 3),
+        "throughput_mpps": m["throughput_mpps"], "drop_rate": m["drop_rate"],
+        "drops": {k: v for k, v in m["drops_by_cause"].items() if v},
+        "dispatch_mpps": emu["dispatch_mpps"],
+        "nic_cycles_per_packet": emu["cost"]["nic_cycles_per_packet"],
+        "nic_idle_share": emu["idle_share"],
+        "added_latency_ns": emu["cost"]["added_latency_ns"],
+        "worker_idle_share": round(sum(w["idle_share"] for w in workers) / len(workers), 4),
+        "gen_late": emu.get("gen_late", 0),
+        "latency_us_p99": m["latency_us_p99"],
+        "command": " ".join(cmd),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--archs", default=ARCHS)
+    ap.add_argument("--nic-lcores", default="1,2,4")
+    ap.add_argument("--ms", type=int, default=400, help="run.duration_ms of each point")
+    ap.add_argument("--quick", action="store_true", help="the first 6 points only")
+    a = ap.parse_args()
+    binary = os.environ.get("RXB_EMU_BIN") or os.path.join(a.build, "emu", "rxb-emu")
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"emu_scale: {binary} not found or not executable (make build, or set "
+                 "RXB_EMU_BIN)")
+    out = a.out or os.path.join(os.environ.get("RXB_BENCH_RESULTS",
+                                               os.path.join(a.build, "bench-results")),
+                                "emu_scale.json")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    cpus = len(os.sched_getaffinity(0))
+    grid = points(a, cpus)
+    doc = {"command": "python3 " + " ".join(sys.argv), "cpus": cpus, "ms": a.ms,
+           "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "rows": []}
+    print(f"{'arch':14s} {'source':10s} {'nics':>4s} {'workers':>7s} {'nic':>3s} {'offered':>8s}"
+          f" {'carried':>8s} {'drop':>6s} {'nic cyc':>7s} {'nic idle':>8s} {'wrk idle':>8s}"
+          "  drops")
+    for k, sets in enumerate(grid, 1):
+        print(f"emu_scale: {k}/{len(grid)} {sets}", file=sys.stderr, flush=True)
+        row = dict(sets, **run_one(binary, sets, a.ms))
+        doc["rows"].append(row)
+        with open(out, "w") as f:  # after every point: an interrupted sweep keeps its rows
+            json.dump(doc, f, indent=1)
+        print_row(row)
+    print(f"wrote {out}")
+
+
+def print_row(r):
+    src = r["emu.source"] + (f"/{r['traffic.packet_bytes']}B" if r["emu.source"] == "gen" else "")
+    head = (f"{r['arch.name']:14s} {src:10s} {r.get('system.nics', 1):4d} "
+            f"{r['system.cores']:7d} {r['emu.nic_lcores']:3d}")
+    if "error" in r:
+        print(f"{head}  error: {r['error']}")
+        return
+    print(f"{head} {r['offered_mpps']:8.2f} {r['throughput_mpps']:8.2f} "
+          f"{r['drop_rate']:6.3f} {r['nic_cycles_per_packet']:7.0f} {r['nic_idle_share']:8.3f} "
+          f"{r['worker_idle_share']:8.3f}  {r['drops'] or ''}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
