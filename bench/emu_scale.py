@@ -22,6 +22,7 @@ rxb-emu is $RXB_EMU_BIN when set (a wrapper that runs a packed build, say), else
 import argparse
 import datetime
 import json
+import math
 import os
 import subprocess
 import sys
@@ -35,22 +36,43 @@ def worker_counts(cpus, nic_lcores, gen):
     return sorted({min(8, left), left})
 
 
+def sharded(arch, workers, nic_lcores):
+    """Keys that give each NIC lcore queues of its own, as `rxb-emu --bench` does: shRing a
+    shared ring per NIC lcore, rxBisect an association set per NIC lcore (privRing has a
+    queue per worker already)."""
+    if nic_lcores == 1:
+        return {}
+    if arch.startswith("shring"):
+        return {"arch.share_degree": max(1, workers // nic_lcores)}
+    if arch == "rxbisect":
+        return {"arch.association": "groups", "arch.groups": nic_lcores}
+    return {}
+
+
+def point(arch, workers, nic, **keys):
+    """One grid point: workers rounded down to a multiple of the NIC lcores and of the NIC
+    groups (each gets an equal share), or None when fewer are left than that."""
+    unit = math.lcm(nic, keys.get("system.nics", 1))
+    w = workers // unit * unit
+    if w == 0:
+        return None
+    return {"arch.name": arch, "system.cores": w, "emu.nic_lcores": nic, **keys,
+            **sharded(arch, w, nic)}
+
+
 def points(a, cpus):
-    """The grid: (label, --set pairs) in the order they run."""
+    """The grid: the --set pairs of each point, in the order they run."""
     out = []
-    archs = a.archs.split(",")
     for nic in [int(n) for n in a.nic_lcores.split(",")]:
-        for arch in archs:
+        for arch in a.archs.split(","):
             for w in worker_counts(cpus, nic, gen=False):
-                out.append({"arch.name": arch, "emu.source": "null", "system.cores": w,
-                             "emu.nic_lcores": nic})
+                out.append(point(arch, w, nic, **{"emu.source": "null"}))
             for frame, nics in ((1518, 1), (1518, 2), (64, 1)):
-                w = worker_counts(cpus, nic, gen=True)[-1] // nics * nics
-                if w < nics:
-                    continue
-                out.append({"arch.name": arch, "emu.source": "gen", "system.cores": w,
-                             "system.nics": nics, "traffic.packet_bytes": frame,
-                             "traffic.rate_gbps": 100, "emu.nic_lcores": nic})
+                out.append(point(arch, worker_counts(cpus, nic, gen=True)[-1], nic,
+                                 **{"emu.source": "gen", "system.nics": nics,
+                                    "traffic.packet_bytes": frame, "traffic.rate_gbps": 100}))
+    # rounding can make two points one
+    out = [p for k, p in enumerate(out) if p is not None and p not in out[:k]]
     return out[:6] if a.quick else out
 
 

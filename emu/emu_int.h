@@ -186,7 +186,6 @@ struct emu {
 	bool kv_steer;
 
 	struct rte_mempool *wpool; /* the workers' mempool */
-	struct rte_mempool *spool; /* generator staging mbufs */
 	struct rxb_iface *iface;
 	_Atomic uint32_t *qposted; /* spool, per queue: posted buffers (W, read by M) */
 	struct rxb_allocator *allocs;

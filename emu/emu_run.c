@@ -193,13 +193,6 @@ static int make_pools(struct emu *e, struct rxb_err *err)
 				    "bytes: %s (raise -m in --eal or lower arch.pool_buffers)",
 				    n, room, rte_strerror(rte_errno));
 	}
-	snprintf(name, sizeof(name), "rxbs%u", e->run_id);
-	e->spool = rte_pktmbuf_pool_create(name, 2 * EMU_BURST + 64, 0, 0, room,
-					   (int)rte_socket_id());
-	if (e->spool == NULL) {
-		return rxb_err_fail(err, -ENOMEM, "cannot create the staging mempool: %s",
-				    rte_strerror(rte_errno));
-	}
 	return 0;
 }
 
@@ -892,7 +885,6 @@ static void teardown(struct emu *e)
 		rte_lpm_free(e->lpm);
 	rte_free(e->counters);
 	rte_mempool_free(e->wpool);
-	rte_mempool_free(e->spool);
 	rxb_reta_free(&e->reta);
 	rte_free(e->w);
 	rte_free(e->allocs);

@@ -9,9 +9,9 @@
  * is dropped, as a NIC drops it with no posted descriptor. The hash goes
  * into the mbuf (RTE_MBUF_F_RX_RSS_HASH), as a NIC reports it.
  *
- * With one physical queue the packets are generated straight into the
- * buffers; with several, into staging mbufs first and then copied (the DMA
- * write), because the buffer's queue depends on the packet's flow.
+ * Each packet is drawn first (what it is: flow, size), then written once,
+ * straight into the buffer of the queue its flow's hash picks: no staging
+ * copy. With one physical queue the buffers are taken a burst at a time.
  */
 #include <errno.h>
 #include <math.h>
@@ -150,7 +150,6 @@ static unsigned pois_due(struct pois *p, uint64_t now, unsigned max, rxb_counter
 }
 
 struct gen_ctx {
-	struct rte_mbuf *stage[EMU_BURST];
 	struct rxb_gen_pkt_info info[EMU_BURST];
 	struct rte_mbuf **out; /* [n_pq][EMU_BURST] */
 	unsigned *n_out;
@@ -227,49 +226,50 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t 
 	/* What found no buffer still left the wire: draw it to know where
 	 * RSS would have sent it. */
 	if (n > filled) {
-		unsigned rest = rxb_gen_fill(e->gen, x->stage, n - filled, now, x->info);
-
-		for (unsigned i = 0; i < rest; i++) {
+		rxb_gen_draw(e->gen, x->info, n - filled);
+		for (unsigned i = 0; i < n - filled; i++) {
 			uint32_t hash, core = flow_core(e, &x->info[i], &hash);
 
 			rxb_counter_add(&e->d[core].offered, 1);
-			rxb_counter_add(&e->d[core].bytes, x->stage[i]->pkt_len);
+			rxb_counter_add(&e->d[core].bytes, x->info[i].len);
 			count_drop(e, pq, core, now);
 		}
 	}
 }
 
-/* Several queues (or native): generate into staging mbufs, then write each
- * packet into a buffer of the queue its flow is steered to. */
-static void burst_copy(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now, uint32_t mode)
+/* A buffer of queue q for the next packet: one the NIC posted there
+ * (emulated), or a fresh mbuf while the queue's ring has room (native). */
+static struct rte_mbuf *queue_buffer(struct emu *e, struct gen_ctx *x, uint32_t q)
 {
-	unsigned filled = rxb_gen_fill(e->gen, x->stage, n, now, x->info);
+	struct rte_mbuf *m = NULL;
 
-	for (unsigned i = 0; i < filled; i++) {
-		struct rte_mbuf *s = x->stage[i], *m = NULL;
+	if (e->cfg->scn.arch.emulated)
+		return emu_pq_take(&e->pq[q], &m, 1) == 0 ? m : NULL;
+	if (x->room[q] == 0)
+		return NULL;
+	return rte_pktmbuf_alloc(e->wpool);
+}
+
+/* Several queues (or native): draw the packets, then write each into a
+ * buffer of the queue its flow is steered to, in the order drawn. */
+static void burst_steered(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now, uint32_t mode)
+{
+	rxb_gen_draw(e->gen, x->info, n);
+	for (unsigned i = 0; i < n; i++) {
 		uint32_t hash, core = flow_core(e, &x->info[i], &hash);
 		uint32_t q = emu_pq_of_core(e, core, mode);
-		struct emu_pq *pq = &e->pq[q];
+		struct rte_mbuf *m = queue_buffer(e, x, q);
 
 		rxb_counter_add(&e->d[core].offered, 1);
-		rxb_counter_add(&e->d[core].bytes, s->pkt_len);
-		if (e->cfg->scn.arch.emulated) {
-			if (emu_pq_take(pq, &m, 1) == 0)
-				rte_pktmbuf_reset(m);
-			else
-				m = NULL;
-		} else if (x->room[q] > 0) {
-			m = rte_pktmbuf_alloc(e->wpool);
-		}
+		rxb_counter_add(&e->d[core].bytes, x->info[i].len);
 		if (m == NULL) {
-			count_drop(e, pq, core, now);
+			count_drop(e, &e->pq[q], core, now);
 			continue;
 		}
-		rte_memcpy(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_mtod(s, void *), s->data_len);
-		m->data_len = s->data_len;
-		m->pkt_len = s->pkt_len;
-		m->packet_type = s->packet_type;
-		m->tx_offload = s->tx_offload;
+		if (!rxb_gen_write(e->gen, m, now, &x->info[i])) { /* cannot happen: checked */
+			rte_pktmbuf_free(m);
+			continue;
+		}
 		mark(e, m, hash);
 		x->out[q * EMU_BURST + x->n_out[q]++] = m;
 		if (!e->cfg->scn.arch.emulated)
@@ -299,8 +299,7 @@ int emu_gen_main(void *arg)
 	x.out = rte_zmalloc("rxb_gen_out", sizeof(*x.out) * EMU_BURST * e->n_pq, 0);
 	x.n_out = rte_zmalloc("rxb_gen_nout", sizeof(*x.n_out) * e->n_pq, 0);
 	x.room = rte_zmalloc("rxb_gen_room", sizeof(*x.room) * e->n_pq, 0);
-	if (x.out == NULL || x.n_out == NULL || x.room == NULL ||
-	    rte_pktmbuf_alloc_bulk(e->spool, x.stage, EMU_BURST) != 0) {
+	if (x.out == NULL || x.n_out == NULL || x.room == NULL) {
 		/* relaxed: an abort; it hands nothing over */
 		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 		goto out;
@@ -344,10 +343,9 @@ int emu_gen_main(void *arg)
 		if (direct)
 			burst_direct(e, &x, n, now);
 		else
-			burst_copy(e, &x, n, now, mode);
+			burst_steered(e, &x, n, now, mode);
 		offered += n;
 	}
-	rte_pktmbuf_free_bulk(x.stage, EMU_BURST);
 out:
 	rxb_counter_add(&e->gen_late, rxb_counter_read(&rxb_gen_stats(e->gen)->late));
 	rte_free(x.out);

@@ -34,7 +34,7 @@ struct rxb_gen {
 
 	/* Pattern state: everything that decides packet contents. */
 	struct sim_rng rng;
-	uint64_t seq;       /* packets filled (IP id) */
+	uint64_t seq;       /* packets drawn (IP id) */
 	uint64_t req_id;    /* KV requests filled */
 	uint32_t burst_pos; /* packets of the current on-period filled */
 	uint32_t burst_flow;
@@ -564,7 +564,7 @@ static uint16_t l4_csum_prefix(const struct rte_ipv4_hdr *ip, const void *l4, ui
 /* Write the KV request for this packet after the stamp; returns its length
  * from the start of the payload. */
 static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, struct rte_udp_hdr *udp,
-			struct rxb_gen_pkt_info *pi)
+			const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
 	struct rxb_kv_hdr *h = (struct rxb_kv_hdr *)(payload + RXB_KV_OFF);
@@ -581,10 +581,19 @@ static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, struct rte_udp_hdr 
 	rxb_gen_kv_key(pi->kv_key, key);
 	if (val_len > 0)
 		rxb_gen_kv_value(pi->kv_key, pi->kv_req_id, key + RXB_KV_KEY_LEN, val_len);
-	pi->kv_partition = rxb_kv_partition(key, c->kv.n_partitions);
 	/* MICA steers by destination port: one port per partition. */
 	udp->dst_port = rte_cpu_to_be_16((uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition));
 	return RXB_KV_MSG_LEN(val_len);
+}
+
+/* The partition that serves key index k (it picks the UDP port, and so the
+ * queue RSS steers the request to: known before the packet is written). */
+static uint32_t kv_partition_of(uint64_t k, uint32_t n_partitions)
+{
+	uint8_t key[RXB_KV_KEY_LEN];
+
+	rxb_gen_kv_key(k, key);
+	return rxb_kv_partition(key, n_partitions);
 }
 
 /* What the next packet is (flow, KV request, length): every draw from the
@@ -599,22 +608,32 @@ static void draw_packet(struct rxb_gen *g, struct rxb_gen_pkt_info *pi)
 		pi->kv_op = sim_rng_uniform(&g->rng) < c->kv.get_ratio ? RXB_KV_GET : RXB_KV_PUT;
 		pi->kv_key = sim_zipf_draw(&g->key_zipf, &g->rng) - 1;
 		pi->kv_req_id = g->req_id++;
+		pi->kv_partition = kv_partition_of(pi->kv_key, c->kv.n_partitions);
 		pi->len = kv_frame(pi->kv_op == RXB_KV_PUT ? c->kv.val_len : 0);
 	} else {
 		pi->len = pick_size(g, pi->target);
 	}
 	if (c->burst_pkts > 0 && ++g->burst_pos == c->burst_pkts)
 		g->burst_pos = 0;
+	/* numbered as sent: one the NIC then drops leaves its gap */
+	pi->ip_id = (uint16_t)g->seq++;
+	if (c->proto == IPPROTO_TCP) {
+		pi->tcp_seq = g->tcp_seq[pi->flow];
+		g->tcp_seq[pi->flow] += pi->len - sizeof(struct rte_ether_hdr) -
+					sizeof(struct rte_ipv4_hdr) - sizeof(struct rte_tcp_hdr);
+	}
 }
 
 /* The mbuf's metadata, the Ethernet and the IPv4 header of a len-byte frame
  * of flow f; returns the IPv4 header. */
-static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m, uint16_t len,
-				       const struct rxb_gen_flow *f)
+static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m,
+				       const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
+	const struct rxb_gen_flow *f = &g->flows[pi->flow];
+	uint16_t len = pi->len;
 
 	rte_pktmbuf_reset(m);
 	m->data_len = len;
@@ -634,7 +653,7 @@ static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m, ui
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = 0;
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eth)));
-	ip->packet_id = rte_cpu_to_be_16((uint16_t)g->seq);
+	ip->packet_id = rte_cpu_to_be_16(pi->ip_id);
 	ip->fragment_offset = 0;
 	ip->time_to_live = 64;
 	ip->next_proto_id = c->proto;
@@ -645,17 +664,15 @@ static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m, ui
 	return ip;
 }
 
-/* A TCP segment of the flow's stream: its sequence number advances by the
+/* A TCP segment of the flow's stream: its sequence number (drawn) advances by the
  * payload, so a receiver sees one in-order stream per flow. */
-static void fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp, uint32_t flow,
-		     uint32_t payload_len)
+static void fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp, const struct rxb_gen_pkt_info *pi)
 {
-	const struct rxb_gen_flow *f = &g->flows[flow];
+	const struct rxb_gen_flow *f = &g->flows[pi->flow];
 
 	tcp->src_port = rte_cpu_to_be_16(f->src_port);
 	tcp->dst_port = rte_cpu_to_be_16(f->dst_port);
-	tcp->sent_seq = rte_cpu_to_be_32(g->tcp_seq[flow]);
-	g->tcp_seq[flow] += payload_len;
+	tcp->sent_seq = rte_cpu_to_be_32(pi->tcp_seq);
 	tcp->recv_ack = 0;
 	tcp->data_off = (sizeof(*tcp) / 4) << 4;
 	tcp->tcp_flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
@@ -667,7 +684,7 @@ static void fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp, uint32_t flow,
 /* A UDP datagram, carrying the KV request when KV is on; returns the
  * payload bytes written (0 without KV). */
 static uint32_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t payload_len,
-			 struct rxb_gen_pkt_info *pi)
+			 const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_flow *f = &g->flows[pi->flow];
 
@@ -678,8 +695,8 @@ static uint32_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t pa
 	return g->cfg.kv.enabled ? fill_kv(g, (uint8_t *)(udp + 1), udp, pi) : 0;
 }
 
-static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
-		     struct rxb_gen_pkt_info *pi)
+static void write_packet(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+			 const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
 	uint16_t l4h = l4_hdr_len(c->proto), ck;
@@ -687,15 +704,14 @@ static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 	uint32_t written, payload_len;
 	uint8_t *l4, *payload;
 
-	draw_packet(g, pi);
-	ip = fill_l2_l3(g, m, pi->len, &g->flows[pi->flow]);
+	ip = fill_l2_l3(g, m, pi);
 	l4 = (uint8_t *)(ip + 1);
 	payload = l4 + l4h;
 	payload_len = pi->len - sizeof(struct rte_ether_hdr) - sizeof(*ip) - l4h;
 	/* zero-filled, so the checksum need only read what is written below */
 	memset(payload, 0, payload_len);
 	if (c->proto == IPPROTO_TCP) {
-		fill_tcp(g, (struct rte_tcp_hdr *)l4, pi->flow, payload_len);
+		fill_tcp(g, (struct rte_tcp_hdr *)l4, pi);
 		written = 0;
 	} else {
 		written = fill_udp(g, (struct rte_udp_hdr *)l4, payload_len, pi);
@@ -711,31 +727,53 @@ static void fill_one(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 		((struct rte_tcp_hdr *)l4)->cksum = ck;
 	else
 		((struct rte_udp_hdr *)l4)->dgram_cksum = ck;
-	g->seq++;
+}
+
+/* Can m hold any frame of the pattern (room after rte_pktmbuf_reset())? */
+static bool fits(const struct rxb_gen *g, const struct rte_mbuf *m)
+{
+	uint32_t room = m->buf_len - RTE_MIN((uint32_t)RTE_PKTMBUF_HEADROOM, m->buf_len);
+
+	return m->next == NULL && room >= g->max_frame;
+}
+
+void rxb_gen_draw(struct rxb_gen *g, struct rxb_gen_pkt_info *info, unsigned n)
+{
+	uint64_t bytes = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		draw_packet(g, &info[i]);
+		bytes += info[i].len;
+	}
+	rxb_counter_add(&g->stats.packets, n);
+	rxb_counter_add(&g->stats.bytes, bytes);
+}
+
+bool rxb_gen_write(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+		   const struct rxb_gen_pkt_info *pi)
+{
+	if (!fits(g, m))
+		return false;
+	write_packet(g, m, tsc, pi);
+	return true;
 }
 
 unsigned rxb_gen_fill(struct rxb_gen *g, struct rte_mbuf **pkts, unsigned n, uint64_t tsc,
 		      struct rxb_gen_pkt_info *info)
 {
 	struct rxb_gen_pkt_info scratch;
-	uint64_t bytes = 0;
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
 		struct rxb_gen_pkt_info *pi = info != NULL ? &info[i] : &scratch;
 
-		/* Room after rte_pktmbuf_reset(), checked before drawing
-		 * anything, so a refused mbuf leaves the pattern where it was. */
-		uint32_t room = m->buf_len - RTE_MIN((uint32_t)RTE_PKTMBUF_HEADROOM, m->buf_len);
-
-		if (m->next != NULL || room < g->max_frame)
+		/* checked before drawing, so a refused mbuf leaves the pattern
+		 * where it was */
+		if (!fits(g, pkts[i]))
 			break;
-		fill_one(g, m, tsc, pi);
-		bytes += pi->len;
+		rxb_gen_draw(g, pi, 1);
+		write_packet(g, pkts[i], tsc, pi);
 	}
-	rxb_counter_add(&g->stats.packets, i);
-	rxb_counter_add(&g->stats.bytes, bytes);
 	return i;
 }
 

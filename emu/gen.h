@@ -146,11 +146,13 @@ struct rxb_gen_pkt_info {
 	uint32_t kv_partition;
 	uint64_t kv_key; /* key index */
 	uint64_t kv_req_id;
+	uint16_t ip_id;   /* the packet's number, as drawn */
+	uint32_t tcp_seq; /* TCP: the flow's stream position, as drawn */
 };
 
 struct rxb_gen_stats {
-	rxb_counter_t packets; /* filled */
-	rxb_counter_t bytes;   /* frame bytes filled */
+	rxb_counter_t packets; /* drawn (rxb_gen_fill: filled) */
+	rxb_counter_t bytes;   /* their frame bytes */
 	rxb_counter_t late;    /* packets the pacer abandoned: behind by more
 	                          * than pace_slack */
 	rxb_counter_t stalls;  /* times it did so (and restarted the schedule) */
@@ -181,6 +183,19 @@ const struct rxb_gen_stats *rxb_gen_stats(const struct rxb_gen *g);
  * advanced past packet i - 1. */
 unsigned rxb_gen_fill(struct rxb_gen *g, struct rte_mbuf **pkts, unsigned n, uint64_t tsc,
 		      struct rxb_gen_pkt_info *info);
+
+/* rxb_gen_fill in two steps, for a caller that must know what a packet is
+ * before it picks the buffer (the generator source: the flow's RSS hash
+ * decides the queue, hence the buffer). rxb_gen_draw advances the pattern by
+ * n packets and describes them in info (KV partition included); stats count
+ * them as generated, written or not (a NIC drops what finds no buffer).
+ * rxb_gen_write then writes one of them into m, exactly as rxb_gen_fill
+ * would have; packets must be written in the order drawn (TCP sequence
+ * numbers, IP ids), and a packet left unwritten is simply skipped. false,
+ * m untouched, when m cannot hold rxb_gen_max_frame() bytes. */
+void rxb_gen_draw(struct rxb_gen *g, struct rxb_gen_pkt_info *info, unsigned n);
+bool rxb_gen_write(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+		   const struct rxb_gen_pkt_info *pi);
 
 /* The pacer: how many packets may go at `now` (TSC), at most max.
  *
