@@ -19,7 +19,7 @@
 
 #include <rte_cycles.h>
 #include <rte_malloc.h>
-#include <rte_memcpy.h>
+#include <rte_debug.h>
 #include <rte_pause.h>
 
 #include "emu_int.h"
@@ -151,9 +151,11 @@ static unsigned pois_due(struct pois *p, uint64_t now, unsigned max, rxb_counter
 
 struct gen_ctx {
 	struct rxb_gen_pkt_info info[EMU_BURST];
-	struct rte_mbuf **out; /* [n_pq][EMU_BURST] */
-	unsigned *n_out;
-	unsigned *room; /* native: free slots left per queue */
+	uint32_t hash[EMU_BURST], core[EMU_BURST], q[EMU_BURST]; /* per packet */
+	struct rte_mbuf **out; /* [n_pq][EMU_BURST]: the burst's buffers of each queue */
+	unsigned *n_out;       /* per queue: buffers of out written so far */
+	unsigned *want, *got;  /* per queue: packets steered there, buffers taken */
+	unsigned *room;        /* native: free slots left per queue */
 };
 
 static uint32_t flow_core(struct emu *e, const struct rxb_gen_pkt_info *pi, uint32_t *hash)
@@ -237,49 +239,71 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t 
 	}
 }
 
-/* A buffer of queue q for the next packet: one the NIC posted there
- * (emulated), or a fresh mbuf while the queue's ring has room (native). */
-static struct rte_mbuf *queue_buffer(struct emu *e, struct gen_ctx *x, uint32_t q)
+/* Take up to x->want[q] buffers of queue q into its row of x->out, in one
+ * go: the ones the NIC posted there (emulated), or fresh mbufs while the
+ * queue's ring has room (native). A NIC fetches descriptors in bursts too,
+ * and one ring operation per queue and burst, not per packet, is what
+ * keeps the generator's cost per packet near that of writing the packet. */
+static void take_buffers(struct emu *e, struct gen_ctx *x, uint32_t q)
 {
-	struct rte_mbuf *m = NULL;
+	struct rte_mbuf **row = x->out + q * EMU_BURST;
+	unsigned k;
 
-	if (e->cfg->scn.arch.emulated)
-		return emu_pq_take(&e->pq[q], &m, 1) == 0 ? m : NULL;
-	if (x->room[q] == 0)
-		return NULL;
-	return rte_pktmbuf_alloc(e->wpool);
+	if (e->cfg->scn.arch.emulated) {
+		k = RTE_MIN(x->want[q], emu_pq_avail(&e->pq[q]));
+		x->got[q] = k != 0 && emu_pq_take(&e->pq[q], row, k) == 0 ? k : 0;
+		return;
+	}
+	k = RTE_MIN(x->want[q], x->room[q]);
+	x->got[q] = k != 0 && rte_pktmbuf_alloc_bulk(e->wpool, row, k) == 0 ? k : 0;
+	x->room[q] -= x->got[q];
 }
 
-/* Several queues (or native): draw the packets, then write each into a
- * buffer of the queue its flow is steered to, in the order drawn. */
-static void burst_steered(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now, uint32_t mode)
+/* Draw the burst and steer each packet: its hash, core and queue. */
+static void steer_burst(struct emu *e, struct gen_ctx *x, unsigned n, uint32_t mode)
 {
 	rxb_gen_draw(e->gen, x->info, n);
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t hash, core = flow_core(e, &x->info[i], &hash);
-		uint32_t q = emu_pq_of_core(e, core, mode);
-		struct rte_mbuf *m = queue_buffer(e, x, q);
+		x->core[i] = flow_core(e, &x->info[i], &x->hash[i]);
+		x->q[i] = emu_pq_of_core(e, x->core[i], mode);
+		x->want[x->q[i]]++;
+	}
+}
+
+/* Several queues (or native): draw the packets, take each queue's buffers
+ * for them, then write each packet into the next buffer of its queue, in
+ * the order drawn; a packet its queue had no buffer for is dropped. */
+static void burst_steered(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now, uint32_t mode)
+{
+	steer_burst(e, x, n, mode);
+	for (unsigned i = 0; i < n; i++)
+		if (x->want[x->q[i]] != 0) {
+			take_buffers(e, x, x->q[i]);
+			x->want[x->q[i]] = 0;
+		}
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t q = x->q[i], core = x->core[i];
+		struct rte_mbuf *m;
 
 		rxb_counter_add(&e->d[core].offered, 1);
 		rxb_counter_add(&e->d[core].bytes, x->info[i].len);
-		if (m == NULL) {
+		if (x->n_out[q] == x->got[q]) {
 			count_drop(e, &e->pq[q], core, now);
 			continue;
 		}
-		if (!rxb_gen_write(e->gen, m, now, &x->info[i])) { /* cannot happen: checked */
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		mark(e, m, hash);
-		x->out[q * EMU_BURST + x->n_out[q]++] = m;
-		if (!e->cfg->scn.arch.emulated)
-			x->room[q]--;
+		m = x->out[q * EMU_BURST + x->n_out[q]++];
+		/* the frames were checked to fit the buffers at set-up */
+		RTE_VERIFY(rxb_gen_write(e->gen, m, now, &x->info[i]));
+		mark(e, m, x->hash[i]);
 	}
-	for (uint32_t q = 0; q < e->n_pq; q++) {
-		if (x->n_out[q] == 0)
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t q = x->q[i];
+
+		if (x->got[q] == 0)
 			continue;
 		rte_ring_sp_enqueue_bulk(e->pq[q].wire, (void **)(x->out + q * EMU_BURST),
-					 x->n_out[q], NULL);
+					 x->got[q], NULL);
+		x->got[q] = 0;
 		x->n_out[q] = 0;
 	}
 }
@@ -299,7 +323,9 @@ int emu_gen_main(void *arg)
 	x.out = rte_zmalloc("rxb_gen_out", sizeof(*x.out) * EMU_BURST * e->n_pq, 0);
 	x.n_out = rte_zmalloc("rxb_gen_nout", sizeof(*x.n_out) * e->n_pq, 0);
 	x.room = rte_zmalloc("rxb_gen_room", sizeof(*x.room) * e->n_pq, 0);
-	if (x.out == NULL || x.n_out == NULL || x.room == NULL) {
+	x.want = rte_zmalloc("rxb_gen_want", sizeof(*x.want) * e->n_pq, 0);
+	x.got = rte_zmalloc("rxb_gen_got", sizeof(*x.got) * e->n_pq, 0);
+	if (x.out == NULL || x.n_out == NULL || x.room == NULL || x.want == NULL || x.got == NULL) {
 		/* relaxed: an abort; it hands nothing over */
 		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 		goto out;
@@ -351,6 +377,8 @@ out:
 	rte_free(x.out);
 	rte_free(x.n_out);
 	rte_free(x.room);
+	rte_free(x.want);
+	rte_free(x.got);
 	/* release: pairs with the acquires in rxb_emu_run()'s drain and in
 	 * drained() (emu_worker.c); every packet enqueued and counted. */
 	atomic_store_explicit(&e->src_done, 1, memory_order_release);
