@@ -264,17 +264,12 @@ def derived(res: Resolved) -> dict[str, Any]:
     """Numbers computed once here so the engine and reports agree on them."""
     a, sy, t = res.scenario.arch, res.scenario.system, res.scenario.traffic
     # resolve() left no "auto": int() states it (and fails loudly if one slipped through)
-    rx, share, buf = int(a.rx_size), int(a.share_degree), int(a.buffer_bytes)
+    buf = int(a.buffer_bytes)
     nic_of_core = [n for n, c in enumerate(sy.cores_per_nic) for _ in range(c)]
     wire = t.packet_bytes + ETH_OVERHEAD_BYTES
     # Buffers the NIC can write into before reusing one: the I/O working set bound of
-    # docs/interfaces.md §1 (rxBisect: k × |Ax| × buffer; shRing: one ring per share group).
-    rings = {"privring": sy.cores * rx, "small_privring": sy.cores * rx,
-             "rxbisect": sy.cores * a.ax_size,
-             "spool": (sy.nics * rx if a.spool_mode == "basic" else
-                       a.spool_ports * (rx if a.spool_mode == "none" else a.spool_high))}
-    slots = a.rxlist_batch if a.name == "shring_list" else 1  # buffers per descriptor
-    posted = rings.get(a.name, (sy.cores // share) * rx * slots)
+    # docs/interfaces.md §1, as the ring library builds the design (its shape).
+    posted = _native_scn(res.scenario).shape().posted
     return {
         "nic_of_core": nic_of_core,
         "wire_bytes": wire,
