@@ -37,16 +37,18 @@ static int fail(struct pmd *p, const struct rxb_err *err, int rc)
 
 /* ------------------------------------------------------------ info, config */
 
-/* The entries of the ring an Rx queue reads (privRing: its Rx ring; shRing:
- * its CR; rxBisect: its Bx), reported as the default ring size. */
+/* The entries of the ring an Rx queue reads (privRing, shRing: its CR;
+ * rxBisect: its Bx), as the ring library builds it: reported as the default
+ * ring size. 0 (no preference) while the devargs do not make a valid design
+ * yet. */
 static uint16_t dest_ring_size(const struct pmd *p)
 {
-	const struct rxb_scn_arch *a = &p->cfg.scn.arch;
-	uint32_t n = a->name == RXB_ARCH_RXBISECT ? a->bx_size
-		     : a->cr_size != RXB_SCN_AUTO ? a->cr_size
-						  : a->rx_size;
+	struct rxb_iface_shape shape;
+	struct rxb_err err;
 
-	return (uint16_t)RTE_MIN(n, UINT16_MAX);
+	if (rxb_scn_shape(&p->cfg.scn, &shape, &err) != 0)
+		return 0;
+	return (uint16_t)RTE_MIN(shape.rx_capacity, UINT16_MAX);
 }
 
 static int dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
@@ -218,13 +220,14 @@ static int rx_queue_setup(struct rte_eth_dev *dev, uint16_t q, uint16_t nb_desc,
 {
 	struct pmd *p = pmd_of(dev);
 	struct pmd_rxq *rq;
+	uint16_t ring = dest_ring_size(p);
 
 	(void)conf;
-	if (nb_desc != 0 && nb_desc != dest_ring_size(p))
+	if (nb_desc != 0 && ring != 0 && nb_desc != ring)
 		PMD_LOG(INFO,
 			"%s: Rx queue %u: nb_desc = %u not used: the design's ring sizes "
 			"are devargs (rx, cr, ax, bx); this queue reads a ring of %u entries",
-			dev->data->name, q, nb_desc, dest_ring_size(p));
+			dev->data->name, q, nb_desc, ring);
 	if (rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + RTE_ETHER_MIN_LEN) {
 		PMD_LOG(ERR,
 			"%s: Rx queue %u: mempool %s holds %u bytes per mbuf, fewer than a "

@@ -131,3 +131,18 @@ def test_devargs_the_design_reads_are_not_warned(devargs):
         assert t.started, t.log[-2000:]
         assert not re.search(r"no effect|given twice", t.log), t.log[-2000:]
         assert t.quit() == 0
+
+
+@pytest.mark.parametrize("devargs,entries", [
+    ("iface=privring,rx=512", 512),
+    ("iface=shring_list,rx=256,cr=512", 512),
+    ("iface=rxbisect,bx=2048", 2048),
+])
+def test_a_queue_reads_the_ring_the_library_builds(devargs, entries):
+    """nb_desc is not the ring size (devargs are): the log names the ring the queue reads, as
+    the ring library sizes it (rxb_iface_shape)."""
+    with TestPmd(f"port=net_null0,{devargs}", ["--rxd=100"], timeout=30) as t:
+        assert t.started, t.log[-2000:]
+        assert "nb_desc = 100 not used" in t.log, t.log[-2000:]
+        assert f"this queue reads a ring of {entries} entries" in t.log, t.log[-2000:]
+        assert t.quit() == 0
