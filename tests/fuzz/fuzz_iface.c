@@ -23,8 +23,10 @@
  *  11 coalesce_timeout
  *
  * Operations, an opcode byte (% 8) and its argument bytes:
- *   0, 1  deliver: dest (% n_dests + 1: the last is out of range), burst
- *         length (1 + % 32); every packet to the same dest
+ *   0     deliver: dest (% n_dests + 1: the last is out of range), burst
+ *         length (1 + % 32); every packet to the same dest, one call each
+ *   1     the same in one rxb_iface_deliver_burst() call; the length byte's
+ *         top bit asks it to stop after a drop (RXB_BURST_STOP_ON_DROP)
  *   2     rx: poller (% pollers), n (% (RXB_BURST_MAX + 1))
  *   3     free: poller, k (% held + 1) oldest held buffers
  *   4     tick: the clock advances by 64 × byte, then rxb_iface_tick
@@ -233,18 +235,53 @@ static void check_all(const char *when, bool pool_too)
 
 /* --------------------------------------------------------- operations */
 
+/* The next packet to dest: its hash numbers it, so the poller can tell. */
+static struct rxb_rx_meta next_meta(uint32_t dest, unsigned k)
+{
+	struct rxb_rx_meta m = { .dest = dest, .now = S.now };
+
+	if (dest < S.n_dests) {
+		m.hash = dest << 24 | ((S.seq[dest] + k) & 0xffffff);
+		m.len = 60 + m.hash % 1500;
+	}
+	return m;
+}
+
+/* One delivery's outcome (rc, d) against the model: a plausible drop, or the
+ * packet expected at dest's poller in its buffer. */
+static void check_delivery(const struct rxb_rx_meta *m, const struct rxb_delivery *d, int rc)
+{
+	uint32_t dest = m->dest, q = poller_of(dest);
+	struct expect *e;
+
+	if (rc == 1) {
+		if (d->drop < 0 || d->drop >= RXB_DROP_CAUSES || !(S.plausible & 1u << d->drop))
+			FAIL("dest %u: drop cause %d cannot happen here", dest, d->drop);
+		return;
+	}
+	if (rc != 0)
+		FAIL("deliver to dest %u returned %d", dest, rc);
+	if (d->buf == RXB_BUF_NONE || d->buf >= S.pool->cfg.n_bufs || d->ring != q)
+		FAIL("delivery to dest %u: buffer %llu ring %u", dest, (unsigned long long)d->buf,
+		     d->ring);
+	if (S.in_app[d->buf])
+		FAIL("delivered into buffer %llu that the application holds",
+		     (unsigned long long)d->buf);
+	e = &S.p[q].q[S.p[q].tail++ % MAX_BUFS];
+	e->buf = d->buf;
+	e->len = m->len;
+	e->hash = m->hash;
+	S.seq[dest]++;
+}
+
 static void op_deliver(uint32_t dest, unsigned burst)
 {
 	for (unsigned k = 0; k < burst; k++) {
-		struct rxb_rx_meta m = { .dest = dest, .now = S.now };
+		struct rxb_rx_meta m = next_meta(dest, 0);
 		struct rxb_delivery d;
 		enum rxb_drop_cause cause;
 		int rc, room;
 
-		if (dest < S.n_dests) {
-			m.hash = dest << 24 | (S.seq[dest] & 0xffffff);
-			m.len = 60 + m.hash % 1500;
-		}
 		room = rxb_iface_nic_room(S.i, dest, &cause);
 		rc = rxb_iface_deliver(S.i, &m, &d);
 		if (dest >= S.n_dests) {
@@ -257,30 +294,39 @@ static void op_deliver(uint32_t dest, unsigned burst)
 		if (room != rc || (rc == 1 && (int)cause != d.drop))
 			FAIL("dest %u: nic_room said %d (cause %d), the delivery %d (cause %d)",
 			     dest, room, room == 1 ? (int)cause : -1, rc, d.drop);
-		if (rc == 1) {
-			if (d.drop < 0 || d.drop >= RXB_DROP_CAUSES ||
-			    !(S.plausible & 1u << d.drop))
-				FAIL("dest %u: drop cause %d cannot happen here", dest, d.drop);
-			continue;
-		}
-		if (rc != 0)
-			FAIL("deliver to dest %u returned %d", dest, rc);
-		{
-			uint32_t q = poller_of(dest);
-			struct expect *e = &S.p[q].q[S.p[q].tail++ % MAX_BUFS];
-
-			if (d.buf == RXB_BUF_NONE || d.buf >= S.pool->cfg.n_bufs || d.ring != q)
-				FAIL("delivery to dest %u: buffer %llu ring %u", dest,
-				     (unsigned long long)d.buf, d.ring);
-			if (S.in_app[d.buf])
-				FAIL("delivered into buffer %llu that the application holds",
-				     (unsigned long long)d.buf);
-			e->buf = d.buf;
-			e->len = m.len;
-			e->hash = m.hash;
-			S.seq[dest]++;
-		}
+		check_delivery(&m, &d, rc);
 	}
+}
+
+/* The burst verb: the packets it handled are the ones single deliveries
+ * would have (each checked as one), it stops only where asked to (after a
+ * drop) or at a refused destination, and says how many it handled. */
+static void op_deliver_burst(uint32_t dest, unsigned burst, bool stop_on_drop)
+{
+	struct rxb_rx_meta m[32];
+	struct rxb_delivery d[32];
+	unsigned got, expect = burst;
+
+	for (unsigned k = 0; k < burst; k++)
+		m[k] = next_meta(dest, k);
+	got = rxb_iface_deliver_burst(S.i, NULL, m, burst, d,
+				      stop_on_drop ? RXB_BURST_STOP_ON_DROP : 0);
+	if (dest >= S.n_dests) {
+		if (got != 0)
+			FAIL("burst to dest %u of %u handled %u packets, not 0", dest, S.n_dests,
+			     got);
+		return;
+	}
+	for (unsigned k = 0; k < got; k++) {
+		int rc = d[k].drop >= 0;
+
+		check_delivery(&m[k], &d[k], rc);
+		if (rc && stop_on_drop)
+			expect = k + 1;
+	}
+	if (got != expect)
+		FAIL("burst of %u to dest %u handled %u packets, expected %u", burst, dest, got,
+		     expect);
 }
 
 static unsigned op_rx(uint32_t q, unsigned n)
@@ -349,11 +395,17 @@ static void run_ops(struct input *in)
 
 		S.now++;
 		switch (code % 8) {
-		case 0:
-		case 1: {
+		case 0: {
 			uint32_t dest = next(in) % (S.n_dests + 1);
 
 			op_deliver(dest, 1 + next(in) % 32);
+			break;
+		}
+		case 1: {
+			uint32_t dest = next(in) % (S.n_dests + 1);
+			uint8_t len = next(in);
+
+			op_deliver_burst(dest, 1 + len % 32, len & 0x80);
 			break;
 		}
 		case 2: {
