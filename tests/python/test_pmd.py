@@ -301,7 +301,10 @@ def test_reta_update_moves_traffic():
         xs = t.wait_xstat(lambda x: x["rx_q1_received"] > before["rx_q1_received"] + 5000,
                           "queue 1 traffic")
         t.cmd("stop")
-        assert xs["rx_q0_offered"] == before["rx_q0_offered"]
+        # at most the one wire burst (PMD_WIRE_BURST, pmd/pmd.h) the NIC thread had steered
+        # with the old table when the update landed may still reach queue 0 after `before`
+        assert 0 <= xs["rx_q0_offered"] - before["rx_q0_offered"] <= 32, \
+            (before["rx_q0_offered"], xs["rx_q0_offered"])
         close_and_quit(t)
 
 
