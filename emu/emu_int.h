@@ -212,7 +212,9 @@ struct emu {
 
 	struct emu_worker *w;
 	struct rxb_gen *gen;
-	double gen_pps; /* packets per second the pattern asks for */
+	uint32_t *flow_hash; /* per flow of gen: its Toeplitz hash (NULL with KV
+	                      * requests, whose UDP port varies per request) */
+	double gen_pps;      /* packets per second the pattern asks for */
 	struct rte_lpm *lpm;
 	_Atomic uint64_t *counters; /* counter NF: shared array */
 

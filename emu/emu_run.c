@@ -881,6 +881,7 @@ static void teardown(struct emu *e)
 	for (uint32_t i = 0; e->src != NULL && i < e->n_src; i++)
 		rte_free(e->src[i].exp);
 	rxb_gen_destroy(e->gen);
+	free(e->flow_hash);
 	if (e->lpm != NULL)
 		rte_lpm_free(e->lpm);
 	rte_free(e->counters);

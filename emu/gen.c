@@ -452,6 +452,11 @@ const struct rxb_gen_flow *rxb_gen_flow(const struct rxb_gen *g, uint32_t flow)
 	return flow < g->n_flows ? &g->flows[flow] : NULL;
 }
 
+uint32_t rxb_gen_n_flows(const struct rxb_gen *g)
+{
+	return g->n_flows;
+}
+
 uint32_t rxb_gen_n_target_flows(const struct rxb_gen *g)
 {
 	return g->has_target ? g->target.n : 0;

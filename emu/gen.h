@@ -170,6 +170,9 @@ int rxb_gen_create(const struct rxb_gen_cfg *cfg, struct rxb_gen **out, struct r
 void rxb_gen_destroy(struct rxb_gen *g);
 
 const struct rxb_gen_flow *rxb_gen_flow(const struct rxb_gen *g, uint32_t flow);
+/* Flows rxb_gen_flow() knows: cfg.n_flows, or under the generator ranges
+ * every pair they make (their lcm). */
+uint32_t rxb_gen_n_flows(const struct rxb_gen *g);
 /* Size of the target set (0 without one). */
 uint32_t rxb_gen_n_target_flows(const struct rxb_gen *g);
 /* Largest frame the pattern can produce: mbufs must hold it in one segment. */
