@@ -8,8 +8,7 @@ Each row is one rule of the library, and there is one row for every rule
 scenario keys that break it, the valid twin (the same keys with values the rule accepts: the
 simulator's config is built from it before the bad values are written in), and the driver's
 devargs where the driver can say it (its Rx queue count is its system.cores, on one NIC).
-A consumer of a bound engine that cannot express the input says why in `cannot`; one that
-misses the rule is in `misses`, with where, and its check is a strict xfail until it is fixed.
+A consumer of a bound engine that cannot express the input says why in `cannot`.
 """
 
 import json
@@ -55,7 +54,6 @@ class Rule:
     devargs: str | None = None  # the driver's spelling, with `rxq` Rx queues
     rxq: int = 0
     cannot: Mapping[str, str] = field(default_factory=dict)  # consumer -> why not
-    misses: Mapping[str, str] = field(default_factory=dict)  # consumer -> where it misses it
 
 
 BOTH, SIM_ONLY, EMU_ONLY = frozenset({SIM, EMU}), frozenset({SIM}), frozenset({EMU})
@@ -180,7 +178,7 @@ RULES = [
 
 def cases(consumer: str) -> list:
     """The rows whose rule binds `consumer`'s engine; those it cannot express are skipped with
-    the row's reason, those it misses are strict xfails."""
+    the row's reason."""
     out = []
     for r in RULES:
         if ENGINE_OF[consumer] not in r.binds:
@@ -188,9 +186,6 @@ def cases(consumer: str) -> list:
         marks: list = []
         if consumer in r.cannot:
             marks.append(pytest.mark.skip(reason=f"{consumer} cannot say it: {r.cannot[consumer]}"))
-        elif consumer in r.misses:
-            marks.append(pytest.mark.xfail(strict=True, raises=AssertionError,
-                                           reason=r.misses[consumer]))
         out.append(pytest.param(r, id=r.name, marks=marks))
     return out
 
@@ -237,8 +232,7 @@ def test_the_rows_are_the_librarys_rules():
 def test_every_bound_consumer_is_checked_or_says_why_not():
     for r in RULES:
         bound = {c for c, e in ENGINE_OF.items() if e in r.binds}
-        assert set(r.cannot) | set(r.misses) <= bound, r.name
-        assert not set(r.cannot) & set(r.misses), r.name
+        assert set(r.cannot) <= bound, r.name
         if DRIVER in bound:  # the driver can say it exactly when the row has its devargs
             assert (r.devargs is None) == (DRIVER in r.cannot), r.name
 
