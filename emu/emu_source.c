@@ -220,6 +220,13 @@ static void count_drop(struct emu *e, const struct emu_pq *pq, uint32_t core, ui
 	rxb_counter_add(&e->d[core].drops[cause], 1);
 }
 
+/* A packet left the wire for core's queue (delivered or dropped after). */
+static void count_offered(struct emu *e, uint32_t core, uint32_t bytes)
+{
+	rxb_counter_add(&e->d[core].offered, 1);
+	rxb_counter_add(&e->d[core].bytes, bytes);
+}
+
 static void mark(struct emu *e, struct rte_mbuf *m, uint32_t hash)
 {
 	m->hash.rss = hash;
@@ -244,8 +251,7 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t 
 		uint32_t hash, core = flow_core(e, &x->info[i], &hash);
 
 		mark(e, bufs[i], hash);
-		rxb_counter_add(&e->d[core].offered, 1);
-		rxb_counter_add(&e->d[core].bytes, bufs[i]->pkt_len);
+		count_offered(e, core, bufs[i]->pkt_len);
 	}
 	if (filled != 0)
 		rte_ring_sp_enqueue_bulk(pq->wire, (void **)bufs, filled, NULL);
@@ -256,8 +262,7 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t 
 		for (unsigned i = 0; i < n - filled; i++) {
 			uint32_t hash, core = flow_core(e, &x->info[i], &hash);
 
-			rxb_counter_add(&e->d[core].offered, 1);
-			rxb_counter_add(&e->d[core].bytes, x->info[i].len);
+			count_offered(e, core, x->info[i].len);
 			count_drop(e, pq, core, now);
 		}
 	}
@@ -309,8 +314,7 @@ static void burst_steered(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t
 		uint32_t q = x->q[i], core = x->core[i];
 		struct rte_mbuf *m;
 
-		rxb_counter_add(&e->d[core].offered, 1);
-		rxb_counter_add(&e->d[core].bytes, x->info[i].len);
+		count_offered(e, core, x->info[i].len);
 		if (x->n_out[q] == x->got[q]) {
 			count_drop(e, &e->pq[q], core, now);
 			continue;
