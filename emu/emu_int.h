@@ -174,11 +174,23 @@ struct emu_dstats {
 	uint64_t posted_sum, posted_max;
 } __rte_cache_aligned;
 
+/* The generator source plays system.nics NIC ports ("wires"), as the
+ * simulator's NICs: port p offers port p's flows (util/flow.h) at
+ * traffic.rate_gbps, and RSS on port p spreads them over its own block of
+ * cores. A packet carries its port in m->port. */
+struct emu_wire {
+	struct rxb_gen *gen;
+	uint32_t *flow_hash; /* per flow of gen: its Toeplitz hash (NULL with KV
+	                      * requests, whose UDP port varies per request) */
+	double pps;          /* packets per second the pattern asks of the port */
+};
+
 struct emu {
 	const struct rxb_emu_cfg *cfg;
 	uint32_t run_id;
 	uint64_t hz;
-	uint32_t cores, cpn, share;
+	uint32_t cores, share;
+	uint32_t cpn;                 /* destinations one NIC port's RSS spreads over */
 	uint32_t n_dest;              /* destinations: cores, or spool ports */
 	uint32_t dmax;                /* design's "no descriptor" drop cause */
 	struct rxb_iface_shape shape; /* what the design builds (rxb_iface_shape) */
@@ -208,13 +220,11 @@ struct emu {
 	uint32_t n_split;
 
 	struct rxb_rss rss;
-	struct rxb_reta reta;
+	struct rxb_reta reta; /* one NIC port's, over its e->cpn cores */
 
 	struct emu_worker *w;
-	struct rxb_gen *gen;
-	uint32_t *flow_hash; /* per flow of gen: its Toeplitz hash (NULL with KV
-	                      * requests, whose UDP port varies per request) */
-	double gen_pps;      /* packets per second the pattern asks for */
+	uint32_t n_wire;
+	struct emu_wire *wire; /* the generator source: one per NIC port */
 	struct rte_lpm *lpm;
 	_Atomic uint64_t *counters; /* counter NF: shared array */
 
@@ -275,8 +285,14 @@ static inline bool emu_nics_done(struct emu *e)
 /* pq's NIC lcore, or M before launch: fetch from the sources of pq into
  * its fill ring. */
 unsigned emu_refill(struct emu *e, struct emu_pq *pq);
-/* The destination core of a packet, and the physical queue it arrives on. */
-uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool have_dport);
+/* The NIC port packet m (NULL: a frame of a trace) of RSS hash `hash`
+ * arrived on: the generator's own (m->port), or where an upstream switch's
+ * ECMP sends it when one stream (a trace, an input port) feeds them all. */
+uint32_t emu_port_of(const struct emu *e, const struct rte_mbuf *m, uint32_t hash);
+/* The destination core of a packet arriving at NIC port `port`, and the
+ * physical queue it arrives on. */
+uint32_t emu_core_of(const struct emu *e, uint32_t port, uint32_t hash, uint16_t dport,
+		     bool have_dport);
 uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set);
 
 /* ---- emu_worker.c ---- */
@@ -285,6 +301,7 @@ void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out);
 
 /* ---- emu_source.c: the generator lcore ---- */
 int emu_gen_setup(struct emu *e, struct rxb_err *err);
+void emu_gen_destroy(struct emu *e); /* safe without a generator */
 int emu_gen_main(void *arg);
 
 /* ---- emu_ports.c ---- */

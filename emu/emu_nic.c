@@ -44,13 +44,26 @@
 
 #include "emu_int.h"
 
-uint32_t emu_core_of(const struct emu *e, uint32_t hash, uint16_t dport, bool have_dport)
+uint32_t emu_port_of(const struct emu *e, const struct rte_mbuf *m, uint32_t hash)
 {
+	if (m != NULL && e->n_wire != 0)
+		return m->port;
+	return rxb_ecmp_port(hash, e->cfg->scn.system.nics);
+}
+
+uint32_t emu_core_of(const struct emu *e, uint32_t port, uint32_t hash, uint16_t dport,
+		     bool have_dport)
+{
+	/* A port's own block of cores; spool: every port spreads over all the
+	 * representor ports (no RETA), as the simulator's NICs do. */
+	bool spool = e->cfg->scn.arch.name == RXB_ARCH_SPOOL;
+	uint32_t first = spool ? 0 : port * e->cpn;
+
 	/* KV: the NIC steers a request to its partition's core by destination
 	 * port (a flow-director rule, as MICA uses), not by RSS. */
 	if (e->kv_steer && have_dport && dport >= RXB_KV_UDP_PORT)
-		return (uint32_t)(dport - RXB_KV_UDP_PORT) % e->n_dest;
-	return rxb_reta_lookup(&e->reta, hash);
+		return first + (uint32_t)(dport - RXB_KV_UDP_PORT) % e->cpn;
+	return spool ? rxb_hash_spread(hash, e->cpn) : first + rxb_reta_lookup(&e->reta, hash);
 }
 
 uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
@@ -177,10 +190,10 @@ static uint32_t steer(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, bool
 		have_dport = true;
 		c->sw_hash++;
 	}
-	core = emu_core_of(e, *hash, dport, have_dport);
+	core = emu_core_of(e, emu_port_of(e, m, *hash), *hash, dport, have_dport);
 	if (spool) {
-		/* spool: core is the packet's port (RETA over the ports, as the
-		 * generator steered it); it must belong to this queue. */
+		/* spool: core is the packet's port (spread over the ports, as
+		 * the generator steered it); it must belong to this queue. */
 		uint32_t q = (uint32_t)(pq - e->pq);
 
 		if (emu_pq_of_core(e, core, 0) != q) {

@@ -54,7 +54,8 @@ static int split_pcap(struct emu *e, struct rxb_err *err)
 	while ((got = rxb_pcap_next(&rd, &rec, buf, sizeof(buf))) == 1) {
 		uint16_t dport;
 		uint32_t hash = rxb_rss_frame(&e->rss, buf, rec.caplen, &dport);
-		uint32_t q = emu_pq_of_core(e, emu_core_of(e, hash, dport, true), RXB_DYN_PRIVATE);
+		uint32_t core = emu_core_of(e, emu_port_of(e, NULL, hash), hash, dport, true);
+		uint32_t q = emu_pq_of_core(e, core, RXB_DYN_PRIVATE);
 
 		if (rxb_pcap_write(out[q], rec.ts_ns, buf, rec.caplen) != 0) {
 			rxb_err_set(err, "emu.source = pcap: writing %s failed", e->split[q]);

@@ -880,8 +880,7 @@ static void teardown(struct emu *e)
 		emu_pq_destroy(&e->pq[q]);
 	for (uint32_t i = 0; e->src != NULL && i < e->n_src; i++)
 		rte_free(e->src[i].exp);
-	rxb_gen_destroy(e->gen);
-	free(e->flow_hash);
+	emu_gen_destroy(e);
 	if (e->lpm != NULL)
 		rte_lpm_free(e->lpm);
 	rte_free(e->counters);
@@ -1167,7 +1166,7 @@ static int build(struct emu *e, struct rxb_err *err)
 				    sizeof(*e->d) * e->n_dest);
 	rc = rxb_rss_init(&e->rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, err);
 	if (rc == 0)
-		rc = rxb_reta_init(&e->reta, RXB_RETA_DEFAULT_SIZE, e->n_dest, err);
+		rc = rxb_reta_init(&e->reta, RXB_RETA_MLX5_SIZE, e->cpn, err);
 	if (rc != 0)
 		return rc;
 	rc = build_queues(e);

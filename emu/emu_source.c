@@ -12,6 +12,11 @@
  * Each packet is drawn first (what it is: flow, size), then written once,
  * straight into the buffer of the queue its flow's hash picks: no staging
  * copy. With one physical queue the buffers are taken a burst at a time.
+ *
+ * With system.nics > 1 the lcore plays every NIC port in turn (struct
+ * emu_wire): each port has its own generator, paced at the per-port rate,
+ * offering that port's flows, and its RSS steers them to the port's own
+ * block of cores, as the simulator's NICs do.
  */
 #include <errno.h>
 #include <math.h>
@@ -25,33 +30,34 @@
 #include "emu_int.h"
 #include "rng.h"
 
+/* traffic.target_core counts within a port's cores: every port's RSS
+ * puts a flow on the same core of its block, so port 0's says. */
 static bool is_target_flow(void *arg, uint32_t flow, const struct rxb_gen_flow *f)
 {
 	const struct emu *e = arg;
 	uint32_t hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, f->dst_port);
-	uint32_t core = emu_core_of(e, hash, f->dst_port, true);
 
 	(void)flow;
-	return core % e->cpn == e->cfg->scn.traffic.target_core;
+	return emu_core_of(e, 0, hash, f->dst_port, true) == e->cfg->scn.traffic.target_core;
 }
 
 /* The flows are fixed, and so is their hash: computed once per flow here
  * rather than once per packet (software Toeplitz was the largest part of
  * the generator's cost per packet). KV requests pick their UDP port per
  * request, so theirs is computed per packet. */
-static int cache_flow_hashes(struct emu *e, struct rxb_err *err)
+static int cache_flow_hashes(struct emu *e, struct emu_wire *w, struct rxb_err *err)
 {
-	uint32_t n = rxb_gen_n_flows(e->gen);
+	uint32_t n = rxb_gen_n_flows(w->gen);
 
 	if (e->cfg->scn.workload.nf == RXB_NF_KIND_KVS)
 		return 0;
-	e->flow_hash = malloc(sizeof(*e->flow_hash) * n);
-	if (e->flow_hash == NULL)
+	w->flow_hash = malloc(sizeof(*w->flow_hash) * n);
+	if (w->flow_hash == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: the RSS hashes of %u flows", n);
 	for (uint32_t f = 0; f < n; f++) {
-		const struct rxb_gen_flow *fl = rxb_gen_flow(e->gen, f);
+		const struct rxb_gen_flow *fl = rxb_gen_flow(w->gen, f);
 
-		e->flow_hash[f] = rxb_rss_ipv4_l4(&e->rss, fl->src_ip, fl->dst_ip, fl->src_port,
+		w->flow_hash[f] = rxb_rss_ipv4_l4(&e->rss, fl->src_ip, fl->dst_ip, fl->src_port,
 						  fl->dst_port);
 	}
 	return 0;
@@ -62,7 +68,9 @@ static double wire_pps(double gbps, double frame_with_fcs)
 	return gbps * 1e9 / (8.0 * (frame_with_fcs + 20.0));
 }
 
-int emu_gen_setup(struct emu *e, struct rxb_err *err)
+/* What every port's generator draws (port 0's here), and the packets per
+ * second one port offers. */
+static double gen_cfg(struct emu *e, struct rxb_gen_cfg *gc)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
 	struct rxb_gen_cfg g;
@@ -104,12 +112,12 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 		g.kv.dist = c->scn.traffic.key_dist == RXB_KEY_DIST_ZIPF ? RXB_GEN_ZIPF
 									 : RXB_GEN_UNIFORM;
 		g.kv.zipf_s = c->scn.traffic.zipf_s;
-		g.kv.n_partitions = e->cores;
+		g.kv.n_partitions = e->cpn; /* a port's cores */
 		g.kv.val_len = (uint16_t)c->scn.workload.kvs_value_bytes;
 		avg = 14 + 20 + 8 + 4 + put * RXB_KV_MSG_LEN(c->scn.workload.kvs_value_bytes) +
 		      (1 - put) * RXB_KV_MSG_LEN(0);
 	}
-	pps = (double)c->scn.system.nics * wire_pps(c->scn.traffic.rate_gbps, avg);
+	pps = wire_pps(c->scn.traffic.rate_gbps, avg);
 	switch (c->scn.traffic.pattern) {
 	case RXB_PATTERN_POISSON:
 		g.pps = 0; /* paced here, exponential gaps */
@@ -128,16 +136,54 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 		g.pps = pps;
 		break;
 	}
-	e->gen_pps = pps;
-	if (rxb_gen_create(&g, &e->gen, err) != 0)
+	*gc = g;
+	return pps;
+}
+
+/* Port `port`'s wire: g's pattern over the port's own flows. */
+static int wire_create(struct emu *e, struct rxb_gen_cfg g, uint32_t port, double pps,
+		       struct rxb_err *err)
+{
+	struct emu_wire *w = &e->wire[port];
+
+	g.port = port;
+	w->pps = pps;
+	if (rxb_gen_create(&g, &w->gen, err) != 0)
 		return -EINVAL;
-	if (rxb_gen_max_frame(e->gen) > c->scn.arch.buffer_bytes) {
+	if (rxb_gen_max_frame(w->gen) > e->cfg->scn.arch.buffer_bytes) {
 		rxb_err_set(err,
 			    "arch.buffer_bytes = %u: the generator's largest frame is %u bytes",
-			    c->scn.arch.buffer_bytes, rxb_gen_max_frame(e->gen));
+			    e->cfg->scn.arch.buffer_bytes, rxb_gen_max_frame(w->gen));
 		return -EINVAL;
 	}
-	return cache_flow_hashes(e, err);
+	return cache_flow_hashes(e, w, err);
+}
+
+int emu_gen_setup(struct emu *e, struct rxb_err *err)
+{
+	uint32_t n = e->cfg->scn.system.nics;
+	struct rxb_gen_cfg g;
+	double pps = gen_cfg(e, &g);
+	int rc = 0;
+
+	e->wire = calloc(n, sizeof(*e->wire));
+	if (e->wire == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: %u NIC ports' generators", n);
+	e->n_wire = n;
+	for (uint32_t p = 0; rc == 0 && p < n; p++)
+		rc = wire_create(e, g, p, pps, err);
+	return rc;
+}
+
+void emu_gen_destroy(struct emu *e)
+{
+	for (uint32_t p = 0; e->wire != NULL && p < e->n_wire; p++) {
+		rxb_gen_destroy(e->wire[p].gen);
+		free(e->wire[p].flow_hash);
+	}
+	free(e->wire);
+	e->wire = NULL;
+	e->n_wire = 0;
 }
 
 /* Poisson arrivals: exponential gaps around the mean period. */
@@ -178,18 +224,22 @@ struct gen_ctx {
 	unsigned *n_out;       /* per queue: buffers of out written so far */
 	unsigned *want, *got;  /* per queue: packets steered there, buffers taken */
 	unsigned *room;        /* native: free slots left per queue */
+	struct pois *pois;     /* per port: Poisson arrivals */
+	bool direct;           /* one emulated queue: burst_direct() */
 };
 
-static uint32_t flow_core(struct emu *e, const struct rxb_gen_pkt_info *pi, uint32_t *hash)
+static uint32_t flow_core(struct emu *e, uint32_t port, const struct rxb_gen_pkt_info *pi,
+			  uint32_t *hash)
 {
-	const struct rxb_gen_flow *f = rxb_gen_flow(e->gen, pi->flow);
+	const struct emu_wire *w = &e->wire[port];
+	const struct rxb_gen_flow *f = rxb_gen_flow(w->gen, pi->flow);
 	uint16_t dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition)
 					: f->dst_port;
 
-	*hash = e->flow_hash != NULL
-			? e->flow_hash[pi->flow]
+	*hash = w->flow_hash != NULL
+			? w->flow_hash[pi->flow]
 			: rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, dport);
-	return emu_core_of(e, *hash, dport, true);
+	return emu_core_of(e, port, *hash, dport, true);
 }
 
 /* Why a packet found no buffer in physical queue pq: the design's cause
@@ -227,30 +277,33 @@ static void count_offered(struct emu *e, uint32_t core, uint32_t bytes)
 	rxb_counter_add(&e->d[core].bytes, bytes);
 }
 
-static void mark(struct emu *e, struct rte_mbuf *m, uint32_t hash)
+/* The hash as a NIC reports it, and the port the packet arrived on. */
+static void mark(struct rte_mbuf *m, uint32_t port, uint32_t hash)
 {
 	m->hash.rss = hash;
 	m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-	m->port = e->in_port;
+	m->port = (uint16_t)port;
 }
 
-/* One queue, emulated: generate into the queue's own buffers. */
-static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now)
+/* One queue, emulated: generate port's packets into the queue's own
+ * buffers. */
+static void burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n, uint64_t now)
 {
+	struct rxb_gen *gen = e->wire[port].gen;
 	struct emu_pq *pq = &e->pq[0];
 	struct rte_mbuf *bufs[EMU_BURST];
 	unsigned k = RTE_MIN(n, emu_pq_avail(pq)), filled = 0;
 
 	if (k != 0 && emu_pq_take(pq, bufs, k) == 0)
-		filled = rxb_gen_fill(e->gen, bufs, k, now, x->info);
+		filled = rxb_gen_fill(gen, bufs, k, now, x->info);
 	else
 		k = 0;
 	if (filled < k) /* cannot happen: frames were checked to fit */
 		rte_mempool_put_bulk(pq->vpool, (void **)(bufs + filled), k - filled);
 	for (unsigned i = 0; i < filled; i++) {
-		uint32_t hash, core = flow_core(e, &x->info[i], &hash);
+		uint32_t hash, core = flow_core(e, port, &x->info[i], &hash);
 
-		mark(e, bufs[i], hash);
+		mark(bufs[i], port, hash);
 		count_offered(e, core, bufs[i]->pkt_len);
 	}
 	if (filled != 0)
@@ -258,9 +311,9 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t 
 	/* What found no buffer still left the wire: draw it to know where
 	 * RSS would have sent it. */
 	if (n > filled) {
-		rxb_gen_draw(e->gen, x->info, n - filled);
+		rxb_gen_draw(gen, x->info, n - filled);
 		for (unsigned i = 0; i < n - filled; i++) {
-			uint32_t hash, core = flow_core(e, &x->info[i], &hash);
+			uint32_t hash, core = flow_core(e, port, &x->info[i], &hash);
 
 			count_offered(e, core, x->info[i].len);
 			count_drop(e, pq, core, now);
@@ -288,12 +341,12 @@ static void take_buffers(struct emu *e, struct gen_ctx *x, uint32_t q)
 	x->room[q] -= x->got[q];
 }
 
-/* Draw the burst and steer each packet: its hash, core and queue. */
-static void steer_burst(struct emu *e, struct gen_ctx *x, unsigned n, uint32_t mode)
+/* Draw port's burst and steer each packet: its hash, core and queue. */
+static void steer_burst(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n, uint32_t mode)
 {
-	rxb_gen_draw(e->gen, x->info, n);
+	rxb_gen_draw(e->wire[port].gen, x->info, n);
 	for (unsigned i = 0; i < n; i++) {
-		x->core[i] = flow_core(e, &x->info[i], &x->hash[i]);
+		x->core[i] = flow_core(e, port, &x->info[i], &x->hash[i]);
 		x->q[i] = emu_pq_of_core(e, x->core[i], mode);
 		x->want[x->q[i]]++;
 	}
@@ -302,9 +355,10 @@ static void steer_burst(struct emu *e, struct gen_ctx *x, unsigned n, uint32_t m
 /* Several queues (or native): draw the packets, take each queue's buffers
  * for them, then write each packet into the next buffer of its queue, in
  * the order drawn; a packet its queue had no buffer for is dropped. */
-static void burst_steered(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t now, uint32_t mode)
+static void burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n, uint64_t now,
+			  uint32_t mode)
 {
-	steer_burst(e, x, n, mode);
+	steer_burst(e, x, port, n, mode);
 	for (unsigned i = 0; i < n; i++)
 		if (x->want[x->q[i]] != 0) {
 			take_buffers(e, x, x->q[i]);
@@ -321,8 +375,8 @@ static void burst_steered(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t
 		}
 		m = x->out[q * EMU_BURST + x->n_out[q]++];
 		/* the frames were checked to fit the buffers at set-up */
-		RTE_VERIFY(rxb_gen_write(e->gen, m, now, &x->info[i]));
-		mark(e, m, x->hash[i]);
+		RTE_VERIFY(rxb_gen_write(e->wire[port].gen, m, now, &x->info[i]));
+		mark(m, port, x->hash[i]);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t q = x->q[i];
@@ -336,77 +390,108 @@ static void burst_steered(struct emu *e, struct gen_ctx *x, unsigned n, uint64_t
 	}
 }
 
+static void ctx_free(struct gen_ctx *x)
+{
+	rte_free(x->out);
+	rte_free(x->n_out);
+	rte_free(x->room);
+	rte_free(x->want);
+	rte_free(x->got);
+	rte_free(x->pois);
+}
+
+/* The lcore's scratch for every queue and port; -ENOMEM (what was
+ * allocated is left for ctx_free()). */
+static int ctx_alloc(struct emu *e, struct gen_ctx *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->out = rte_zmalloc("rxb_gen_out", sizeof(*x->out) * EMU_BURST * e->n_pq, 0);
+	x->n_out = rte_zmalloc("rxb_gen_nout", sizeof(*x->n_out) * e->n_pq, 0);
+	x->room = rte_zmalloc("rxb_gen_room", sizeof(*x->room) * e->n_pq, 0);
+	x->want = rte_zmalloc("rxb_gen_want", sizeof(*x->want) * e->n_pq, 0);
+	x->got = rte_zmalloc("rxb_gen_got", sizeof(*x->got) * e->n_pq, 0);
+	x->pois = rte_zmalloc("rxb_gen_pois", sizeof(*x->pois) * e->n_wire, 0);
+	if (x->out == NULL || x->n_out == NULL || x->room == NULL || x->want == NULL ||
+	    x->got == NULL || x->pois == NULL)
+		return -ENOMEM;
+	x->direct = e->cfg->scn.arch.emulated && e->n_pq == 1;
+	for (uint32_t p = 0; p < e->n_wire; p++) {
+		x->pois[p].period = (double)e->hz / e->wire[p].pps;
+		sim_rng_seed(&x->pois[p].rng, e->cfg->scn.run.seed ^ 0x9e3779b97f4a7c15ull, p);
+	}
+	return 0;
+}
+
+/* Dynamic shRing: the ring set the controller asks for, passed on to E. */
+static uint32_t follow_mode(struct emu *e, uint32_t mode)
+{
+	/* acquire: pairs with the release in dyn_sample() (emu_run.c); the
+	 * switch the controller requested in the library is visible, and
+	 * passed on with gen_mode. */
+	uint32_t cm = atomic_load_explicit(&e->ctl_mode, memory_order_acquire);
+
+	if (cm != mode)
+		/* release: pairs with the acquire in emu_nic_main(); every
+		 * packet steered to the old set is enqueued before the emulator
+		 * sees the switch. */
+		atomic_store_explicit(&e->gen_mode, cm, memory_order_release);
+	return cm;
+}
+
+/* One turn over the ports: each port's packets due now (at most `left` in
+ * all) onto its queues. Returns the packets offered. */
+static uint64_t serve_ports(struct emu *e, struct gen_ctx *x, uint64_t left, uint32_t mode)
+{
+	uint64_t now = rte_rdtsc(), sent = 0;
+
+	for (uint32_t p = 0; p < e->n_wire && sent < left; p++) {
+		unsigned n = e->cfg->scn.traffic.pattern == RXB_PATTERN_POISSON
+				     ? pois_due(&x->pois[p], now, EMU_BURST, &e->gen_late)
+				     : rxb_gen_due(e->wire[p].gen, now, EMU_BURST);
+
+		n = (unsigned)RTE_MIN((uint64_t)n, left - sent);
+		if (n == 0)
+			continue;
+		if (!e->cfg->scn.arch.emulated)
+			for (uint32_t q = 0; q < e->n_pq; q++)
+				x->room[q] = rte_ring_free_count(e->pq[q].wire);
+		if (x->direct)
+			burst_direct(e, x, p, n, now);
+		else
+			burst_steered(e, x, p, n, now, mode);
+		sent += n;
+	}
+	return sent;
+}
+
 int emu_gen_main(void *arg)
 {
 	struct emu *e = arg;
-	const struct rxb_emu_cfg *c = e->cfg;
-	const bool direct = c->scn.arch.emulated && e->n_pq == 1;
-	const bool dyn = c->scn.arch.name == RXB_ARCH_DYN_SHRING;
+	const uint64_t cap = e->cfg->scn.emu.packets;
 	struct gen_ctx x;
-	struct pois pois = { 0 };
 	uint64_t offered = 0;
 	uint32_t mode = RXB_DYN_PRIVATE;
 
-	memset(&x, 0, sizeof(x));
-	x.out = rte_zmalloc("rxb_gen_out", sizeof(*x.out) * EMU_BURST * e->n_pq, 0);
-	x.n_out = rte_zmalloc("rxb_gen_nout", sizeof(*x.n_out) * e->n_pq, 0);
-	x.room = rte_zmalloc("rxb_gen_room", sizeof(*x.room) * e->n_pq, 0);
-	x.want = rte_zmalloc("rxb_gen_want", sizeof(*x.want) * e->n_pq, 0);
-	x.got = rte_zmalloc("rxb_gen_got", sizeof(*x.got) * e->n_pq, 0);
-	if (x.out == NULL || x.n_out == NULL || x.room == NULL || x.want == NULL || x.got == NULL) {
+	if (ctx_alloc(e, &x) != 0)
 		/* relaxed: an abort; it hands nothing over */
 		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
-		goto out;
-	}
-	pois.period = (double)e->hz / e->gen_pps;
-	sim_rng_seed(&pois.rng, c->scn.run.seed ^ 0x9e3779b97f4a7c15ull, 0);
-
 	while (!atomic_load_explicit(&e->gen_stop, memory_order_relaxed) &&
 	       !atomic_load_explicit(&e->quit, memory_order_relaxed)) {
-		uint64_t now = rte_rdtsc();
-		unsigned n;
+		uint64_t sent;
 
-		if (c->scn.emu.packets != 0 && offered >= c->scn.emu.packets)
+		if (cap != 0 && offered >= cap)
 			break;
-		if (dyn) {
-			/* acquire: pairs with the release in dyn_sample()
-			 * (emu_run.c); the switch the controller requested in
-			 * the library is visible, and passed on with gen_mode. */
-			uint32_t cm = atomic_load_explicit(&e->ctl_mode, memory_order_acquire);
-
-			if (cm != mode) {
-				mode = cm;
-				/* release: pairs with the acquire in emu_nic_main();
-				 * every packet steered to the old set is enqueued
-				 * before the emulator sees the switch. */
-				atomic_store_explicit(&e->gen_mode, mode, memory_order_release);
-			}
-		}
-		n = c->scn.traffic.pattern == RXB_PATTERN_POISSON
-			    ? pois_due(&pois, now, EMU_BURST, &e->gen_late)
-			    : rxb_gen_due(e->gen, now, EMU_BURST);
-		if (c->scn.emu.packets != 0 && n > c->scn.emu.packets - offered)
-			n = (unsigned)(c->scn.emu.packets - offered);
-		if (n == 0) {
+		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
+			mode = follow_mode(e, mode);
+		sent = serve_ports(e, &x, cap != 0 ? cap - offered : UINT64_MAX, mode);
+		if (sent == 0)
 			rte_pause();
-			continue;
-		}
-		if (!c->scn.arch.emulated)
-			for (uint32_t q = 0; q < e->n_pq; q++)
-				x.room[q] = rte_ring_free_count(e->pq[q].wire);
-		if (direct)
-			burst_direct(e, &x, n, now);
-		else
-			burst_steered(e, &x, n, now, mode);
-		offered += n;
+		offered += sent;
 	}
-out:
-	rxb_counter_add(&e->gen_late, rxb_counter_read(&rxb_gen_stats(e->gen)->late));
-	rte_free(x.out);
-	rte_free(x.n_out);
-	rte_free(x.room);
-	rte_free(x.want);
-	rte_free(x.got);
+	for (uint32_t p = 0; p < e->n_wire; p++)
+		rxb_counter_add(&e->gen_late,
+				rxb_counter_read(&rxb_gen_stats(e->wire[p].gen)->late));
+	ctx_free(&x);
 	/* release: pairs with the acquires in rxb_emu_run()'s drain and in
 	 * drained() (emu_worker.c); every packet enqueued and counted. */
 	atomic_store_explicit(&e->src_done, 1, memory_order_release);

@@ -16,8 +16,9 @@
 #define WORKERS   4u
 #define FRAME_MAX 2048u
 
-/* Packets of the trace per destination, as the NIC's RSS steers them. */
-static int expected_per_dest(const char *path, uint32_t n_dest, uint64_t *want)
+/* Packets of the trace per destination, as the NIC steers them: its RETA
+ * over the cores, or spread over spool's ports. */
+static int expected_per_dest(const char *path, uint32_t n_dest, bool spool, uint64_t *want)
 {
 	struct rxb_err err = { 0 };
 	struct rxb_pcap_rd rd;
@@ -29,7 +30,7 @@ static int expected_per_dest(const char *path, uint32_t n_dest, uint64_t *want)
 	int rc;
 
 	if (rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, &err) != 0 ||
-	    rxb_reta_init(&reta, RXB_RETA_DEFAULT_SIZE, n_dest, &err) != 0 ||
+	    rxb_reta_init(&reta, RXB_RETA_MLX5_SIZE, n_dest, &err) != 0 ||
 	    rxb_pcap_open_read(&rd, path, msg, sizeof(msg)) != 0)
 		return -1;
 	memset(want, 0, sizeof(*want) * n_dest);
@@ -37,7 +38,7 @@ static int expected_per_dest(const char *path, uint32_t n_dest, uint64_t *want)
 		uint16_t dport;
 		uint32_t h = rxb_rss_frame(&rss, frame, rec.caplen, &dport);
 
-		want[rxb_reta_lookup(&reta, h)]++;
+		want[spool ? rxb_hash_spread(h, n_dest) : rxb_reta_lookup(&reta, h)]++;
 	}
 	rxb_pcap_close_read(&rd);
 	rxb_reta_free(&reta);
@@ -66,7 +67,7 @@ static void run_sharded(struct rxb_emu_cfg *c, const char *path, const char *wha
 	CHECK_EQ(r.emu_nic_lcores, 2);
 	CHECK_EQ(r.emu_steer_fixups, 0);
 	CHECK_EQ(r.emu_sw_hash, N_PKTS);
-	CHECK_EQ(expected_per_dest(path, n_dest, want), 0);
+	CHECK_EQ(expected_per_dest(path, n_dest, c->scn.arch.name == RXB_ARCH_SPOOL, want), 0);
 	CHECK_EQ(r.n_rings, n_dest);
 	for (uint32_t d = 0; d < n_dest && d < r.n_rings; d++)
 		CHECK_EQ(r.ring[d].offered, want[d]);

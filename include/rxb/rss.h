@@ -90,10 +90,14 @@ uint32_t rxb_rss_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t
 uint32_t rxb_rss_frame_l3(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len);
 
 /* Indirection table sizes: a power of two in [64, 4096], 128 by default, as
- * DPDK and ConnectX expose it. */
+ * DPDK drivers commonly expose it. A ConnectX NIC under DPDK's mlx5 driver
+ * has 512 entries (the driver caps its table at RTE_ETH_RSS_RETA_SIZE_512
+ * and fills it round-robin): the NIC the simulator's reference profile
+ * describes (nic.reta_size), and so the one the emulator steers with. */
 #define RXB_RETA_MIN          64u
 #define RXB_RETA_MAX          4096u
 #define RXB_RETA_DEFAULT_SIZE 128u
+#define RXB_RETA_MLX5_SIZE    512u
 /* Queue ids are stored in 16 bits. */
 #define RXB_RETA_MAX_QUEUES   65536u
 
@@ -126,6 +130,28 @@ void rxb_reta_free(struct rxb_reta *reta);
 static inline uint32_t rxb_reta_lookup(const struct rxb_reta *reta, uint32_t hash)
 {
 	return reta->queue[hash & reta->mask];
+}
+
+/* h spread evenly over n values without a table: the top bits of h * n
+ * (multiply-shift). How spool's representor ports share a NIC's traffic. */
+static inline uint32_t rxb_hash_spread(uint32_t h, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)h * n) >> 32);
+}
+
+/* The port, of n, an upstream switch's ECMP sends a packet of RSS hash h to
+ * when one stream (a trace, one input port) feeds several NICs. The switch
+ * hashes the flow too, but not with the NIC's key: a mix of h (murmur3's
+ * finaliser) stands for that hash, so a flow always takes the same port and
+ * the port is independent of the RETA entry the low bits of h pick. */
+static inline uint32_t rxb_ecmp_port(uint32_t h, uint32_t n)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return rxb_hash_spread(h, n);
 }
 
 #ifdef __cplusplus

@@ -260,6 +260,45 @@ static void test_reta_lookup(void)
 	rxb_reta_free(&reta); /* twice is harmless */
 }
 
+/* Spreading without a table: multiply-shift keeps hash order, so each of
+ * n values takes one contiguous 1/n of the hash space. */
+static void test_hash_spread(void)
+{
+	CHECK_EQ(rxb_hash_spread(0, 5), 0);
+	CHECK_EQ(rxb_hash_spread(0xffffffffu, 5), 4);
+	CHECK_EQ(rxb_hash_spread(0x80000000u, 2), 1);
+	CHECK_EQ(rxb_hash_spread(0x7fffffffu, 2), 0);
+	CHECK_EQ(rxb_hash_spread(0x33333333u, 5), 0); /* just below 1/5 */
+	CHECK_EQ(rxb_hash_spread(0x33333334u, 5), 1);
+	CHECK_EQ(rxb_hash_spread(12345, 1), 0);
+}
+
+/* ECMP over two ports, then a 512-entry RETA over 4 queues, by the same
+ * hash: every (port, queue) pair takes its eighth of the hashes (within 5
+ * %), so the port does not bias the RETA's pick; a flow's port is fixed. */
+static void test_ecmp_independent_of_reta(void)
+{
+	enum { PORTS = 2, QUEUES = 4, N = 80000 };
+	uint32_t count[PORTS][QUEUES] = { { 0 } };
+	struct rxb_err err = { 0 };
+	struct rxb_reta reta;
+	uint64_t x = 0x243f6a8885a308d3ull;
+
+	CHECK_EQ(rxb_reta_init(&reta, RXB_RETA_MLX5_SIZE, QUEUES, &err), 0);
+	for (int i = 0; i < N; i++) {
+		uint32_t h;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		h = (uint32_t)(x >> 32);
+		CHECK_EQ(rxb_ecmp_port(h, PORTS), rxb_ecmp_port(h, PORTS));
+		count[rxb_ecmp_port(h, PORTS)][rxb_reta_lookup(&reta, h)]++;
+	}
+	for (int p = 0; p < PORTS; p++)
+		for (int q = 0; q < QUEUES; q++)
+			CHECK(count[p][q] > N / 8 * 95 / 100 && count[p][q] < N / 8 * 105 / 100);
+	rxb_reta_free(&reta);
+}
+
 /* Expect -EINVAL and a message that names `field`. */
 #define CHECK_EINVAL(call, err, field)                     \
 	do {                                               \
@@ -376,6 +415,8 @@ int main(void)
 	RUN(test_table_matches_ref);
 	RUN(test_reta_round_robin);
 	RUN(test_reta_lookup);
+	RUN(test_hash_spread);
+	RUN(test_ecmp_independent_of_reta);
 	RUN(test_bad_config);
 	RUN(test_frame_vlan_tags);
 	return check_summary();

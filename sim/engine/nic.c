@@ -36,7 +36,7 @@ static inline uint32_t pkt_hash(const struct sim *s, const struct sim_pkt *p)
 static inline uint32_t steer_local(const struct sim *s, const struct nic *n, uint32_t h)
 {
 	if (s->arch == RXB_ARCH_SPOOL)
-		return (uint32_t)(((uint64_t)h * s->cfg->scn.arch.spool_ports) >> 32);
+		return rxb_hash_spread(h, s->cfg->scn.arch.spool_ports);
 	return rxb_reta_lookup(&n->reta, h);
 }
 
@@ -451,7 +451,7 @@ int trace_next(struct sim *s, struct rxb_err *err)
 	if (rc <= 0)
 		return rc;
 	t = p.t_ps; /* replay time: scaled and looped (replay.h) */
-	n = &s->nic[(sim_mix64(tuple_sum(&p)) >> 32) % s->cfg->scn.system.nics];
+	n = &s->nic[rxb_ecmp_port(p.rss, s->cfg->scn.system.nics)];
 	/* the link serialises frames: the last bit arrives after the frame */
 	wire = (uint64_t)llround(8.0 * sim_wire_bytes(p.len) * 1000.0 / s->cfg->link_gbps);
 	if (t < n->link_free + wire)

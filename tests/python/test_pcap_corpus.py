@@ -22,7 +22,7 @@ from rxbisect.errors import EngineError
 from rxbisect.tools import trace
 from rxbisect.vocab import scenario
 
-CORES = 4  # RETAs of 128 (emulator) and 512 (simulator) entries both reduce to hash % 4
+CORES = 4  # a RETA of 128 or 512 entries (the driver's, the emulator's and the simulator's) gives hash % 4
 KEY = trace.KEY
 MAC = bytes.fromhex("020000000002" "020000000001")
 T0_NS = 1_700_000_000 * 10**9

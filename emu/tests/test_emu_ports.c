@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Two NIC ports (system.nics = 2) on the generator source, as the
+ * simulator's NICs: port p offers port p's flows at the per-port rate and
+ * its RSS spreads them over its own block of cores only. Each core must
+ * have been offered exactly the packets a fresh generator of its port,
+ * drawn as often as that port offered, puts there through the port's RETA
+ * (the NIC lcores steer by the port a packet came in on, with software or
+ * the port's hash); the two ports offer alike. Designs whose physical
+ * queue spans both ports (rxBisect, one association set) included. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "emu_test.h"
+#include "emu_run_test.h"
+#include "rxb/rss.h"
+
+#define N_PKTS   4000u
+#define WORKERS  4u
+#define NICS     2u
+#define PER_NIC  (WORKERS / NICS)
+#define MAX_SKEW 64u /* packets one port may lead by when the count stops them */
+
+/* Per core, the packets port's generator offers in its first n draws. */
+static int expected(const struct rxb_emu_cfg *c, uint32_t port, uint64_t n, uint64_t *want)
+{
+	struct rxb_err err = { 0 };
+	struct rxb_gen_pkt_info info[32];
+	struct rxb_gen_cfg g;
+	struct rxb_gen *gen;
+	struct rxb_rss rss;
+	struct rxb_reta reta;
+
+	rxb_gen_cfg_defaults(&g);
+	g.seed = c->scn.run.seed;
+	g.port = port;
+	g.n_flows = c->scn.traffic.flows;
+	g.frame_size = (uint16_t)(c->scn.traffic.packet_bytes - 4);
+	if (rxb_scn_generator_ranges(&c->scn)) {
+		g.gen_src = c->scn.traffic.gen_src_addrs;
+		g.gen_dst = c->scn.traffic.gen_dst_addrs;
+	}
+	if (rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, &err) != 0 ||
+	    rxb_reta_init(&reta, RXB_RETA_MLX5_SIZE, PER_NIC, &err) != 0 ||
+	    rxb_gen_create(&g, &gen, &err) != 0) {
+		fprintf(stderr, "expected: %s\n", err.msg);
+		return -1;
+	}
+	for (uint64_t done = 0; done < n;) {
+		unsigned k = (unsigned)RTE_MIN(n - done, (uint64_t)RTE_DIM(info));
+
+		rxb_gen_draw(gen, info, k);
+		for (unsigned i = 0; i < k; i++) {
+			const struct rxb_gen_flow *f = rxb_gen_flow(gen, info[i].flow);
+			uint32_t h = rxb_rss_ipv4_l4(&rss, f->src_ip, f->dst_ip, f->src_port,
+						     f->dst_port);
+
+			want[port * PER_NIC + rxb_reta_lookup(&reta, h)]++;
+		}
+		done += k;
+	}
+	rxb_gen_destroy(gen);
+	rxb_reta_free(&reta);
+	return 0;
+}
+
+static void run_two_ports(struct rxb_emu_cfg *c, const char *what)
+{
+	struct rxb_emu_result r;
+	uint64_t offered[NICS] = { 0 }, want[WORKERS] = { 0 };
+
+	c->scn.system.cores = WORKERS;
+	c->scn.system.nics = NICS;
+	c->out = RXB_EMU_OUT_NULL;
+	c->scn.emu.sink = true;
+	if (emu_rt_run(c, &r, what) != 0) {
+		CHECK(0);
+		return;
+	}
+	EMU_RT_CHECK_CONSERVED(&r, N_PKTS, what);
+	CHECK_EQ(r.emu_steer_fixups, 0);
+	CHECK_EQ(r.n_rings, WORKERS);
+	for (uint32_t d = 0; d < WORKERS && d < r.n_rings; d++)
+		offered[d / PER_NIC] += r.ring[d].offered;
+	CHECK(offered[0] + MAX_SKEW >= offered[1] && offered[1] + MAX_SKEW >= offered[0]);
+	for (uint32_t p = 0; p < NICS; p++)
+		CHECK_EQ(expected(c, p, offered[p], want), 0);
+	for (uint32_t d = 0; d < WORKERS && d < r.n_rings; d++) {
+		if (r.ring[d].offered != want[d])
+			fprintf(stderr, "%s: core %u offered %llu, its port's RSS gives %llu\n",
+				what, d, (unsigned long long)r.ring[d].offered,
+				(unsigned long long)want[d]);
+		CHECK_EQ(r.ring[d].offered, want[d]);
+	}
+}
+
+static void test_each_port_offers_its_flows_to_its_cores(void)
+{
+	static const struct {
+		enum rxb_arch arch;
+		enum rxb_assoc assoc;
+		enum rxb_emu_rss rss;
+		const char *what;
+	} runs[] = {
+		{ RXB_ARCH_PRIVRING, RXB_ASSOC_PER_NIC, RXB_EMU_RSS_SW, "2 ports privring sw" },
+		{ RXB_ARCH_PRIVRING, RXB_ASSOC_PER_NIC, RXB_EMU_RSS_PORT, "2 ports privring port" },
+		{ RXB_ARCH_SHRING, RXB_ASSOC_PER_NIC, RXB_EMU_RSS_SW, "2 ports shring" },
+		{ RXB_ARCH_RXBISECT, RXB_ASSOC_PER_NIC, RXB_EMU_RSS_SW,
+		  "2 ports rxbisect per_nic" },
+		{ RXB_ARCH_RXBISECT, RXB_ASSOC_ALL, RXB_EMU_RSS_PORT, "2 ports rxbisect all" },
+	};
+	struct rxb_emu_cfg c;
+
+	for (size_t i = 0; i < RTE_DIM(runs); i++) {
+		emu_rt_cfg(&c, runs[i].arch, N_PKTS);
+		c.scn.arch.association = runs[i].assoc;
+		c.scn.emu.rss = runs[i].rss;
+		run_two_ports(&c, runs[i].what);
+	}
+}
+
+int main(void)
+{
+	emu_rt_init("emu_ports");
+	RUN(test_each_port_offers_its_flows_to_its_cores);
+	emu_rt_fini();
+	return check_summary();
+}
