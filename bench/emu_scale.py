@@ -36,28 +36,16 @@ def worker_counts(cpus, nic_lcores, gen):
     return sorted({min(8, left), left})
 
 
-def sharded(arch, workers, nic_lcores):
-    """Keys that give each NIC lcore queues of its own, as `rxb-emu --bench` does: shRing a
-    shared ring per NIC lcore, rxBisect an association set per NIC lcore (privRing has a
-    queue per worker already)."""
-    if nic_lcores == 1:
-        return {}
-    if arch.startswith("shring"):
-        return {"arch.share_degree": max(1, workers // nic_lcores)}
-    if arch == "rxbisect":
-        return {"arch.association": "groups", "arch.groups": nic_lcores}
-    return {}
-
-
 def point(arch, workers, nic, **keys):
     """One grid point: workers rounded down to a multiple of the NIC lcores and of the NIC
-    groups (each gets an equal share), or None when fewer are left than that."""
+    groups (each gets an equal share), or None when fewer are left than that. The emulator's
+    "auto" gives each NIC lcore queues of its own (shRing shared rings, rxBisect association
+    sets), as in `rxb-emu --bench`."""
     unit = math.lcm(nic, keys.get("system.nics", 1))
     w = workers // unit * unit
     if w == 0:
         return None
-    return {"arch.name": arch, "system.cores": w, "emu.nic_lcores": nic, **keys,
-            **sharded(arch, w, nic)}
+    return {"arch.name": arch, "system.cores": w, "emu.nic_lcores": nic, **keys}
 
 
 def points(a, cpus):

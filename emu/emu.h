@@ -174,10 +174,6 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
  * with a net_null source and software RSS, and the workers' receive cost
  * per interface; one JSON object on f. */
 int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err);
-/* What the benchmark changes in each design's configuration so that
- * emu.nic_lcores NIC lcores each get a physical queue of their own (shRing:
- * a shared ring each; rxBisect: an association set each). */
-void rxb_emu_bench_shard(struct rxb_emu_cfg *c);
 
 /* Remove an EAL runtime directory (/var/run/dpdk/<file-prefix>) after
  * rte_eal_cleanup(), so runs with a prefix of their own leave nothing. */

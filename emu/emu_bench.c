@@ -10,8 +10,8 @@
  *            the capacity that implies (TSC Hz / cycles × NIC lcores),
  *            which does not depend on whether the workers kept up, and
  *            the latency the NIC lcores add. With emu.nic_lcores = N,
- *            shRing gets a shared ring and rxBisect an association set
- *            per NIC lcore (what sharding needs).
+ *            "auto" gives shRing a shared ring and rxBisect an association
+ *            set per NIC lcore (rxb_scn_resolve_arch: what sharding needs).
  *  rx_cost   the workers' receive call on one core, hot caches: the bench
  *            plays the NIC (fetch + deliver 32 packets to core 0 with the
  *            design's verbs), then times rxb_iface_rx() (refills from a DPDK
@@ -150,22 +150,6 @@ static void cpu_model(char *out, size_t cap)
 	fclose(f);
 }
 
-/* Several NIC lcores need as many physical queues (each lcore then owns its
- * queues' sources and destinations). */
-void rxb_emu_bench_shard(struct rxb_emu_cfg *c)
-{
-	uint32_t n = c->scn.emu.nic_lcores;
-
-	if (n <= 1)
-		return;
-	if (c->scn.arch.name == RXB_ARCH_SHRING || c->scn.arch.name == RXB_ARCH_SHRING_LIST)
-		c->scn.arch.share_degree = RTE_MAX(c->scn.system.cores / n, 1u);
-	if (c->scn.arch.name == RXB_ARCH_RXBISECT) {
-		c->scn.arch.association = RXB_ASSOC_GROUPS;
-		c->scn.arch.groups = n;
-	}
-}
-
 static json_t *bench_head(const struct rxb_emu_cfg *base, double ms, double hz)
 {
 	json_t *root = json_object(), *machine = json_object(), *p = json_object();
@@ -240,7 +224,6 @@ static int dispatch_all(const struct rxb_emu_cfg *base, double ms, json_t *rows,
 		c.scn.run.warmup_ms = ms / 10;
 		c.scn.emu.telemetry = false;
 		c.scn.emu.progress = false;
-		rxb_emu_bench_shard(&c);
 		rc = rxb_emu_run(&c, r, err);
 		if (rc != 0)
 			return rc;

@@ -264,7 +264,8 @@ static int parse_args(struct cli *o, struct rxb_emu_cfg *cfg, int argc, char **a
 /* --bench measures the emulator core alone: null source, software RSS,
  * sink workers. Each NIC lcore gets a CPU of its own; the sink workers share
  * the others (one each when there are enough), and are at least as many as
- * the NIC lcores, which each serve their own. */
+ * the NIC lcores, which each serve their own: "auto" then gives every NIC
+ * lcore shared rings and association sets of its own (rxb_scn_resolve_arch). */
 static void bench_defaults(struct rxb_emu_cfg *cfg, bool cores_set)
 {
 	if (!cores_set) {
@@ -275,7 +276,6 @@ static void bench_defaults(struct rxb_emu_cfg *cfg, bool cores_set)
 	cfg->scn.emu.source = RXB_EMU_SOURCE_NULL;
 	cfg->scn.emu.rss = RXB_EMU_RSS_SW;
 	cfg->scn.emu.sink = true;
-	rxb_emu_bench_shard(cfg); /* checked by the caller as the designs will run */
 }
 
 /* Without hugepages the EAL cannot start unless told to use 4 KiB pages. */

@@ -24,10 +24,60 @@ static uint32_t slots_per_desc(const struct rxb_scn_arch *a)
 	return a->name == RXB_ARCH_SHRING_LIST ? a->rxlist_batch : 1;
 }
 
+/* The largest common divisor of the NICs' core counts that is at most `most`
+ * (arch.share_degree must divide each NIC's cores). */
+static uint32_t common_divisor_up_to(const struct rxb_scn_list *cpn, uint32_t most)
+{
+	for (uint32_t d = most; d > 1; d--) {
+		uint32_t n = 0;
+
+		while (n < cpn->n && cpn->v[n] % d == 0)
+			n++;
+		if (n == cpn->n)
+			return d;
+	}
+	return 1;
+}
+
+/* The fewest equal blocks of `cores`, at least `least` of them (arch.groups
+ * must divide the cores); all cores apart when there are fewer than that. */
+static uint32_t equal_blocks_from(uint32_t cores, uint32_t least)
+{
+	for (uint32_t g = least; g < cores; g++)
+		if (cores % g == 0)
+			return g;
+	return cores;
+}
+
+/* An emulated run's M NIC lcores (emu.nic_lcores) each serve a block of the
+ * physical queues, and a design has one queue per shared ring or per
+ * association set: so with M > 1 "auto" makes at least M of them. A value
+ * the user gave stays; the emulator refuses one that leaves a NIC lcore
+ * without a queue. Simulated runs keep their "auto": the front end resolves
+ * for the simulator with emu.* at its defaults (one NIC lcore). */
+static void shard_nic_lcores(struct rxb_scn *s)
+{
+	struct rxb_scn_arch *a = &s->arch;
+	uint32_t m = s->emu.nic_lcores, cores = s->system.cores;
+
+	if (!a->emulated || m <= 1)
+		return;
+	if (a->share_degree == RXB_SCN_AUTO)
+		a->share_degree = common_divisor_up_to(&s->system.cores_per_nic,
+						       cores / m > 1 ? cores / m : 1);
+	if (a->association == RXB_ASSOC_AUTO) {
+		a->association = RXB_ASSOC_GROUPS;
+		a->groups = equal_blocks_from(cores, m);
+	}
+}
+
 void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic)
 {
 	struct rxb_scn_arch *a = &s->arch;
 
+	shard_nic_lcores(s);
+	if (a->association == RXB_ASSOC_AUTO)
+		a->association = RXB_ASSOC_ALL;
 	a->rx_size = auto_or(a->rx_size, a->name == RXB_ARCH_SMALL_PRIVRING
 						 ? RXB_DEFAULT_SMALL_RX_SIZE
 						 : RXB_DEFAULT_RX_SIZE);

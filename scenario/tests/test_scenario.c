@@ -170,6 +170,65 @@ static void test_auto_rules(void)
 	CHECK_EQ(s.arch.cr_size, 128);
 }
 
+/* An emulator scenario of `cores` workers, `lcores` NIC lcores and one more
+ * key (or none), resolved as rxb-emu resolves it. */
+static void emu_resolved(struct rxb_scn *s, const char *cores, const char *lcores, const char *key,
+			 const char *value)
+{
+	struct rxb_err err = { 0 };
+
+	rxb_scn_defaults(s, RXB_ENGINE_EMU);
+	CHECK_EQ(rxb_scn_set_text(s, RXB_ENGINE_EMU, "system.cores", cores, &err), 0);
+	CHECK_EQ(rxb_scn_set_text(s, RXB_ENGINE_EMU, "emu.nic_lcores", lcores, &err), 0);
+	if (key != NULL)
+		CHECK_EQ(rxb_scn_set_text(s, RXB_ENGINE_EMU, key, value, &err), 0);
+	rxb_scn_split_cores(&s->system);
+	rxb_scn_resolve_arch(s, s->system.cores_per_nic.v[0]);
+}
+
+/* Several NIC lcores: "auto" gives each its own shared rings and
+ * association sets; one NIC lcore, the simulator and given values keep
+ * what they had. */
+static void test_auto_shards_nic_lcores(void)
+{
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	emu_resolved(&s, "8", "1", NULL, NULL);
+	CHECK_EQ(s.arch.share_degree, 8);
+	CHECK_EQ(s.arch.association, RXB_ASSOC_ALL);
+	CHECK_EQ(s.arch.groups, 2);
+	emu_resolved(&s, "8", "2", NULL, NULL);
+	CHECK_EQ(s.arch.share_degree, 4);
+	CHECK_EQ(s.arch.association, RXB_ASSOC_GROUPS);
+	CHECK_EQ(s.arch.groups, 2);
+	CHECK_EQ(rxb_scn_check(&s, NULL, RXB_ENGINE_EMU, &err), 0);
+	emu_resolved(&s, "8", "3", NULL, NULL); /* 3 does not divide 8: 4 of each */
+	CHECK_EQ(s.arch.share_degree, 2);
+	CHECK_EQ(s.arch.groups, 4);
+	CHECK_EQ(rxb_scn_check(&s, NULL, RXB_ENGINE_EMU, &err), 0);
+	emu_resolved(&s, "6", "4", NULL, NULL);
+	CHECK_EQ(s.arch.share_degree, 1);
+	CHECK_EQ(s.arch.groups, 6);
+	emu_resolved(&s, "2", "4", NULL, NULL); /* fewer cores than lcores: all apart */
+	CHECK_EQ(s.arch.share_degree, 1);
+	CHECK_EQ(s.arch.groups, 2);
+	emu_resolved(&s, "8", "2", "arch.share_degree", "8");
+	CHECK_EQ(s.arch.share_degree, 8);
+	emu_resolved(&s, "8", "2", "arch.association", "all");
+	CHECK_EQ(s.arch.association, RXB_ASSOC_ALL);
+	emu_resolved(&s, "8", "2", "arch.association", "per_nic");
+	CHECK_EQ(s.arch.association, RXB_ASSOC_PER_NIC);
+	emu_resolved(&s, "8", "2", "arch.emulated", "false");
+	CHECK_EQ(s.arch.share_degree, 8);
+	CHECK_EQ(s.arch.association, RXB_ASSOC_ALL);
+	emu_resolved(&s, "8", "4", "system.nics", "2"); /* a divisor of each NIC's 4 */
+	CHECK_EQ(s.arch.share_degree, 2);
+	CHECK_EQ(rxb_scn_check(&s, NULL, RXB_ENGINE_EMU, &err), 0);
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM); /* the simulator's default is all */
+	CHECK_EQ(s.arch.association, RXB_ASSOC_ALL);
+}
+
 static void test_iface_mapping(void)
 {
 	static struct rxb_scn s;
@@ -203,6 +262,7 @@ int main(void)
 	RUN(test_keys_an_engine_does_not_honour);
 	RUN(test_keys_without_effect_for_the_design_or_pattern);
 	RUN(test_auto_rules);
+	RUN(test_auto_shards_nic_lcores);
 	RUN(test_iface_mapping);
 	return check_summary();
 }

@@ -227,7 +227,8 @@ def resolve(scn: Scenario) -> Resolved:
     c = _native_scn(scn)
     c.resolve(_machine(prof))
     sizes: dict[str, Any] = {k: int(c.get(f"arch.{k}")) for k in _ARCH_AUTO}
-    arch = dataclasses.replace(scn.arch, **sizes)
+    arch = dataclasses.replace(scn.arch, association=c.get("arch.association"),
+                               groups=int(c.get("arch.groups")), **sizes)
     wl = scn.workload
     costs = cost_profiles.load(wl.costs, scn.base)
     workload = dataclasses.replace(
