@@ -191,6 +191,7 @@ static json_t *dispatch_row(enum rxb_arch arch, const struct rxb_emu_result *r, 
 	jw_num(o, "workers_mpps", r->throughput_mpps);
 	jw_u64(o, "dispatched", r->emu_dispatched);
 	jw_u64(o, "swaps", r->emu_swaps);
+	jw_u64(o, "virt_slots", r->virt_slots); /* the design's own ring sizes */
 	jw_set(o, "conservation_ok", json_boolean(r->packets_ok && r->buffers_ok));
 	return o;
 }

@@ -369,7 +369,7 @@ static int run_and_print(struct rxb_emu_cfg *cfg, struct rxb_err *err)
 int main(int argc, char **argv)
 {
 	static struct cli o;
-	struct rxb_emu_cfg cfg;
+	struct rxb_emu_cfg cfg, checked;
 	struct rxb_err err = { 0 };
 	int rc;
 
@@ -379,17 +379,21 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.bench)
 		bench_defaults(&cfg, o.cores_set);
-	if (rxb_emu_cfg_check(&cfg, &err) != 0)
+	/* Checked as given; the benchmark hands each design the unresolved
+	 * configuration, so each resolves its own "auto" sizes (small privRing
+	 * its small rings) rather than those of arch.name's design. */
+	checked = cfg;
+	if (rxb_emu_cfg_check(&checked, &err) != 0)
 		return fail_cfg(err.msg);
-	add_eal_defaults(&o, &cfg);
-	rc = start_eal(&o, &cfg);
+	add_eal_defaults(&o, &checked);
+	rc = start_eal(&o, &checked);
 	if (rc != 0)
 		return rc;
 
 	if (o.bench)
 		rc = rxb_emu_bench(&cfg, o.bench_ms, stdout, &err);
 	else
-		rc = run_and_print(&cfg, &err);
+		rc = run_and_print(&checked, &err);
 	if (rc != 0)
 		fprintf(stderr, "error: %s\n", err.msg[0] ? err.msg : strerror(-rc));
 	/* eal_argv no longer needs eal_buf: it keeps the directory to remove */

@@ -54,3 +54,19 @@ def test_the_simulator_resolves_without_nic_lcores():
     told = scenario.load_resolved(None, [*sets, "emu.nic_lcores=4"]).scenario.arch
     assert plain.share_degree == told.share_degree == 8
     assert plain.association == told.association == "all"
+
+
+@needs_bin
+def test_each_bench_design_resolves_its_own_auto_sizes():
+    """`rxb-emu --bench` runs every design from one unresolved base: each gets its own "auto"
+    ring sizes (small privRing its small rings), the buffers the library's shape posts."""
+    p = subprocess.run([str(BIN), "--bench", "--bench-ms", "20", "--set", "system.cores=2"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = {r["arch"]: r for r in json.loads(p.stdout)["dispatch"]}
+    for arch in ("privring", "small_privring"):
+        c = scenario._native_scn(scenario.load(None, [f"arch.name={arch}", "system.cores=2"]))
+        c.resolve(None)
+        s = c.shape()
+        assert rows[arch]["virt_slots"] == s.n_srcs * s.src_buffers, arch
+    assert rows["small_privring"]["virt_slots"] < rows["privring"]["virt_slots"]
