@@ -2,10 +2,12 @@
  *
  * rxb_iface_shape (shape.h): each design's topology and buffer counts from
  * its configuration alone, with the defaults lib/iface.c and the designs
- * apply at creation.
+ * apply at creation; rxb_iface_shape_srcs_of: which sources serve a
+ * destination, as each design's deliver path picks them.
  */
 #include <errno.h>
 
+#include "iface_int.h"
 #include "rxb/shape.h"
 
 static uint32_t or_default(uint32_t v, uint32_t dflt)
@@ -36,12 +38,20 @@ static uint32_t shring_slots(const struct rxb_iface_config *cfg)
 	return cfg->arch == RXB_ARCH_SHRING_LIST ? or_default(cfg->rxlist_slots, 1) : 1;
 }
 
+/* Cores per shared ring. */
+static uint32_t shring_share(const struct rxb_iface_config *cfg)
+{
+	uint32_t n = cfg->n_cores;
+
+	return or_default(cfg->share_degree,
+			  n < RXB_DEFAULT_SHARE_DEGREE ? n : RXB_DEFAULT_SHARE_DEGREE);
+}
+
 static int shring_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *s,
 			struct rxb_err *err)
 {
 	uint32_t n = cfg->n_cores, rx = rx_size_of(cfg), slots = shring_slots(cfg);
-	uint32_t share = or_default(cfg->share_degree,
-				    n < RXB_DEFAULT_SHARE_DEGREE ? n : RXB_DEFAULT_SHARE_DEGREE);
+	uint32_t share = shring_share(cfg);
 
 	if (n % share != 0) {
 		rxb_err_set(err, "shring.share_degree = %u: must divide shring.n_cores = %u", share,
@@ -156,4 +166,106 @@ int rxb_iface_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *
 			    (int)cfg->arch, RXB_ARCHS);
 		return -EINVAL;
 	}
+}
+
+/* ------------------------------------------- the sources of a destination */
+
+static struct rxb_src_range one_src(uint32_t src)
+{
+	return (struct rxb_src_range){ .first = src, .n = 1, .group = src };
+}
+
+/* First core of association set g: the sets are contiguous blocks of cores
+ * as even as they get (core c is in set c × groups / n), as lib/iface_bisect.c
+ * builds them. */
+static uint32_t bisect_set_first(uint64_t g, uint32_t n, uint32_t groups)
+{
+	return (uint32_t)((g * n + groups - 1) / groups);
+}
+
+/* A Bx takes buffers from every Ax of its core's association set. */
+static struct rxb_src_range bisect_srcs(const struct rxb_iface_config *cfg, uint32_t dest)
+{
+	uint32_t n = cfg->n_cores, groups = or_default(cfg->n_groups, 1);
+	uint32_t g = (uint32_t)((uint64_t)dest * groups / n);
+	uint32_t first = bisect_set_first(g, n, groups);
+
+	return (struct rxb_src_range){ .first = first,
+				       .n = bisect_set_first(g + 1ull, n, groups) - first,
+				       .group = g };
+}
+
+/* A port's queue: basic shares its few queues round-robin among the ports
+ * (rxb_spool_queue_of), the other modes give each port its own. */
+static uint32_t spool_src(const struct rxb_spool_config *sp, uint32_t port)
+{
+	return sp->mode == RXB_SPOOL_BASIC ? port % or_default(sp->basic_queues, 1) : port;
+}
+
+/* dest and set name something the design has (n_dests destinations): 0,
+ * or -EINVAL with the reason. */
+static int check_dest_set(const struct rxb_iface_config *cfg, uint32_t n_dests, uint32_t dest,
+			  uint32_t set, struct rxb_err *err)
+{
+	if (dest >= n_dests) {
+		rxb_err_set(err, "dest = %u: must be below the %u destinations of %s", dest,
+			    n_dests, rxb_arch_name[cfg->arch]);
+		return -EINVAL;
+	}
+	if (cfg->arch == RXB_ARCH_DYN_SHRING && set >= RXB_DYN_MODES) {
+		rxb_err_set(err,
+			    "set = %u: must be RXB_DYN_PRIVATE (%d) or RXB_DYN_SHARED (%d) "
+			    "for dyn_shring",
+			    set, RXB_DYN_PRIVATE, RXB_DYN_SHARED);
+		return -EINVAL;
+	}
+	if (cfg->arch != RXB_ARCH_DYN_SHRING && set != 0) {
+		rxb_err_set(err, "set = %u: must be 0 for %s (only dyn_shring has two ring sets)",
+			    set, rxb_arch_name[cfg->arch]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The sources of a checked dest and set of a checked configuration. */
+static struct rxb_src_range srcs_of(const struct rxb_iface_config *cfg, uint32_t dest, uint32_t set)
+{
+	switch (cfg->arch) {
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		return one_src(dest / shring_share(cfg));
+	case RXB_ARCH_DYN_SHRING: /* the private rings, then the shared ones */
+		return one_src(set == RXB_DYN_SHARED ? cfg->n_cores + dest / shring_share(cfg)
+						     : dest);
+	case RXB_ARCH_RXBISECT:
+		return bisect_srcs(cfg, dest);
+	case RXB_ARCH_SPOOL:
+		return one_src(spool_src(&cfg->spool, dest));
+	default: /* privRing, small privRing */
+		return one_src(dest);
+	}
+}
+
+int rxb_iface_shape_srcs_of(const struct rxb_iface_config *cfg, uint32_t dest, uint32_t set,
+			    struct rxb_src_range *r, struct rxb_err *err)
+{
+	struct rxb_iface_shape s;
+	int rc = rxb_iface_shape(cfg, &s, err);
+
+	if (rc == 0)
+		rc = check_dest_set(cfg, s.n_dests, dest, set, err);
+	if (rc == 0)
+		*r = srcs_of(cfg, dest, set);
+	return rc;
+}
+
+/* Creation checked the configuration: only dest and set are left to check. */
+int rxb_iface_srcs_of(const struct rxb_iface *i, uint32_t dest, uint32_t set,
+		      struct rxb_src_range *r)
+{
+	int rc = check_dest_set(&i->cfg, i->n_dests, dest, set, NULL);
+
+	if (rc == 0)
+		*r = srcs_of(&i->cfg, dest, set);
+	return rc;
 }

@@ -10,6 +10,11 @@
  * its counts are those rxb_iface_n_srcs(), rxb_iface_n_dests(),
  * rxb_iface_n_cores() and rxb_iface_posted() report right after creation
  * (lib/tests/test_shape.c holds it to that for every design).
+ *
+ * rxb_iface_shape_srcs_of() says which sources may serve a destination, the
+ * fact the designs' deliver paths act on, so that a consumer that feeds
+ * sources from queues of its own (the emulator's physical queues) need not
+ * restate each design's steering.
  */
 #ifndef RXB_SHAPE_H
 #define RXB_SHAPE_H
@@ -40,6 +45,33 @@ struct rxb_iface_shape {
  * creation checks them against the ring limits. */
 int rxb_iface_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *shape,
 		    struct rxb_err *err);
+
+/* The sources that may serve one destination: first .. first + n - 1, in
+ * rxb_iface_n_srcs() numbering (iface.h). The ranges of all destinations
+ * partition the sources; group numbers them in source order from 0, so a
+ * consumer that gives each range one queue may index its queues by group. Per design (n = 1 except for rxBisect):
+ *   privRing, small privRing   dest's Rx ring: dest
+ *   shRing (RxArr, RxList)     its shared ring: dest / share_degree
+ *   dynamic shRing             private set: dest; shared set: n_cores + dest / share_degree
+ *   rxBisect                   every Ax ring of dest's association set: the sets are
+ *                              contiguous blocks of cores, core c in set c × n_groups /
+ *                              n_cores (uneven where n_groups does not divide n_cores)
+ *   spool (dest: a port)       its queue: port % basic_queues in mode basic, else port */
+struct rxb_src_range {
+	uint32_t first, n;
+	uint32_t group;
+};
+
+/* The sources that may serve dest in ring set `set`: dynamic shRing's
+ * RXB_DYN_PRIVATE or RXB_DYN_SHARED (dynctl.h), 0 for every other design.
+ * 0, or -EINVAL with a message: what rxb_iface_shape() refuses, a dest not
+ * below n_dests, a set the design does not have. */
+int rxb_iface_shape_srcs_of(const struct rxb_iface_config *cfg, uint32_t dest, uint32_t set,
+			    struct rxb_src_range *r, struct rxb_err *err);
+/* The same for a live interface (its creation configuration), for callers
+ * that ask per packet and keep no configuration. 0 or -EINVAL. */
+int rxb_iface_srcs_of(const struct rxb_iface *i, uint32_t dest, uint32_t set,
+		      struct rxb_src_range *r);
 
 #ifdef __cplusplus
 }

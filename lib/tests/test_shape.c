@@ -2,8 +2,11 @@
  * rxb_iface_shape against what rxb_iface_create builds: for every design
  * and a grid of configurations, the shape's counts must be the instance's,
  * and a configuration creation refuses must be refused by the shape too
- * (or be one the shape leaves to creation: ring sizes). */
+ * (or be one the shape leaves to creation: ring sizes). The sources
+ * rxb_iface_shape_srcs_of names for each destination must be the ones the
+ * instance delivers from, and the only ones it accepts. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -29,12 +32,148 @@ static void refused_too(const struct rxb_iface_config *cfg)
 	test_pool_fini(&tp);
 }
 
+/* owner[b]: the source buffer b is posted in, UINT32_MAX if none. The NIC
+ * fetches every posted descriptor, so each source's buffers are known
+ * before any delivery. */
+static void fetch_owners(struct rxb_iface *i, uint32_t *owner, uint32_t n_bufs)
+{
+	rxb_buf_t bufs[64];
+	unsigned got;
+
+	for (uint32_t b = 0; b < n_bufs; b++)
+		owner[b] = UINT32_MAX;
+	for (uint32_t src = 0; src < rxb_iface_n_srcs(i); src++)
+		while ((got = rxb_iface_nic_fetch(i, src, bufs, 64)) > 0)
+			for (unsigned k = 0; k < got; k++)
+				if (bufs[k] < n_bufs)
+					owner[bufs[k]] = src;
+				else
+					CHECK(0);
+}
+
+static bool in_range(const struct rxb_src_range *r, uint32_t src)
+{
+	return src >= r->first && src - r->first < r->n;
+}
+
+/* The owner of the buffer delivery d consumed is one of r's sources. */
+static void check_owner(const struct rxb_delivery *d, const uint32_t *owner, uint32_t n_bufs,
+			const struct rxb_src_range *r)
+{
+	CHECK(d->buf < n_bufs);
+	if (d->buf < n_bufs && !in_range(r, owner[d->buf])) {
+		fprintf(stderr, "dest %u: buffer of source %u, not of [%u, %u)\n", d->ring,
+			owner[d->buf], r->first, r->first + r->n);
+		CHECK(0);
+	}
+}
+
+/* The range of r[0 .. sets) that holds src, or NULL. */
+static const struct rxb_src_range *range_of(const struct rxb_src_range *r, uint32_t sets,
+					    uint32_t src)
+{
+	for (uint32_t set = 0; set < sets; set++)
+		if (in_range(&r[set], src))
+			return &r[set];
+	return NULL;
+}
+
+/* Every source: deliver_from dest accepts it exactly when it is in one of
+ * dest's ranges r[0 .. sets) (dynamic shRing: either set's). */
+static void check_deliver_from(struct rxb_iface *i, uint32_t dest, const struct rxb_src_range *r,
+			       uint32_t sets, const uint32_t *owner, uint32_t n_bufs)
+{
+	struct rxb_rx_meta m = { .len = 64, .hash = dest, .dest = dest };
+	struct rxb_delivery d;
+
+	for (uint32_t src = 0; src < rxb_iface_n_srcs(i); src++) {
+		const struct rxb_src_range *in = range_of(r, sets, src);
+		int rc = rxb_iface_deliver_from(i, src, &m, &d);
+
+		if (in == NULL) {
+			if (rc != -EINVAL)
+				fprintf(stderr,
+					"%s dest %u: source %u accepted, in no range of it\n",
+					rxb_arch_name[rxb_iface_arch(i)], dest, src);
+			CHECK_EQ(rc, -EINVAL);
+			continue;
+		}
+		CHECK(rc == 0 || rc == 1);
+		if (rc == 0)
+			check_owner(&d, owner, n_bufs, in);
+	}
+}
+
+/* Record r in group_of[] (by source): a source in two groups is an error
+ * (check_partition finds a group split in two). */
+static void note_range(const struct rxb_src_range *r, uint32_t *group_of, uint32_t n_srcs)
+{
+	CHECK(r->n >= 1 && r->first + r->n <= n_srcs);
+	CHECK(r->group < n_srcs);
+	for (uint32_t src = r->first; src < r->first + r->n && src < n_srcs; src++) {
+		if (group_of[src] == UINT32_MAX)
+			group_of[src] = r->group;
+		CHECK_EQ(group_of[src], r->group);
+	}
+}
+
+/* The ranges partition the sources into groups numbered in source order,
+ * the last source's the highest group of any destination. */
+static void check_partition(const uint32_t *group_of, uint32_t n_srcs, uint32_t max_group)
+{
+	CHECK_EQ(group_of[0], 0);
+	CHECK_EQ(group_of[n_srcs - 1], max_group);
+	for (uint32_t src = 1; src < n_srcs; src++)
+		CHECK(group_of[src] - group_of[src - 1] <= 1);
+}
+
+/* For every destination and ring set: the shape's sources are the ones
+ * rxb_iface_deliver takes a buffer from (the set it steers to: private)
+ * and the only ones rxb_iface_deliver_from accepts. */
+static void check_srcs(const struct rxb_iface_config *cfg, const struct rxb_iface_shape *s,
+		       struct rxb_iface *i, uint32_t n_bufs)
+{
+	uint32_t *owner = calloc(n_bufs, sizeof(*owner));
+	uint32_t *group_of = malloc(s->n_srcs * sizeof(*group_of));
+	uint32_t sets = cfg->arch == RXB_ARCH_DYN_SHRING ? RXB_DYN_MODES : 1, max_group = 0;
+
+	CHECK(owner != NULL && group_of != NULL);
+	if (owner == NULL || group_of == NULL)
+		goto out;
+	memset(group_of, 0xff, s->n_srcs * sizeof(*group_of));
+	fetch_owners(i, owner, n_bufs);
+	for (uint32_t dest = 0; dest < s->n_dests; dest++) {
+		struct rxb_rx_meta m = { .len = 64, .hash = dest, .dest = dest };
+		struct rxb_src_range r[RXB_DYN_MODES], live;
+		struct rxb_delivery d;
+		struct rxb_err err;
+
+		for (uint32_t set = 0; set < sets; set++) {
+			CHECK_EQ(rxb_iface_shape_srcs_of(cfg, dest, set, &r[set], &err), 0);
+			CHECK_EQ(rxb_iface_srcs_of(i, dest, set, &live), 0);
+			CHECK(memcmp(&r[set], &live, sizeof(live)) == 0);
+			note_range(&r[set], group_of, s->n_srcs);
+			if (r[set].group > max_group)
+				max_group = r[set].group;
+		}
+		/* rxb_iface_deliver steers to the private set until a switch */
+		CHECK_EQ(rxb_iface_deliver(i, &m, &d), 0);
+		check_owner(&d, owner, n_bufs, &r[RXB_DYN_PRIVATE]);
+		check_deliver_from(i, dest, r, sets, owner, n_bufs);
+	}
+	check_partition(group_of, s->n_srcs, max_group);
+out:
+	free(owner);
+	free(group_of);
+}
+
 static void compare(const struct rxb_iface_config *cfg)
 {
 	struct rxb_iface_shape s;
 	struct rxb_err err = { 0 };
 	struct test_pool tp;
 	struct rxb_iface *i;
+	uint32_t n_bufs;
 	int rc = rxb_iface_shape(cfg, &s, &err);
 
 	if (rc != 0) {
@@ -43,7 +182,8 @@ static void compare(const struct rxb_iface_config *cfg)
 		return;
 	}
 	CHECK(s.needed >= s.posted);
-	if (test_pool_init(&tp, (uint32_t)s.needed + 64 * cfg->n_cores + 64, cfg->n_cores) != 0) {
+	n_bufs = (uint32_t)s.needed + 64 * cfg->n_cores + 64;
+	if (test_pool_init(&tp, n_bufs, cfg->n_cores) != 0) {
 		CHECK(0);
 		return;
 	}
@@ -57,6 +197,7 @@ static void compare(const struct rxb_iface_config *cfg)
 		CHECK_EQ(rxb_iface_n_dests(i), s.n_dests);
 		CHECK_EQ(rxb_iface_n_cores(i), s.n_cores);
 		CHECK_EQ(rxb_iface_posted(i), s.posted);
+		check_srcs(cfg, &s, i, n_bufs);
 		rxb_iface_reclaim(i, NULL);
 		rxb_iface_destroy(i);
 	}
@@ -169,6 +310,41 @@ static void test_refused(void)
 	CHECK_EQ(rxb_iface_shape(&cfg, &s, &err), -EINVAL);
 }
 
+/* A destination or ring set the design does not have. */
+static void test_srcs_refused(void)
+{
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_SHRING, .n_cores = 8, .share_degree = 4 };
+	struct rxb_src_range r;
+	struct rxb_err err;
+
+	CHECK_EQ(rxb_iface_shape_srcs_of(&cfg, 8, 0, &r, &err), -EINVAL);
+	CHECK(strstr(err.msg, "dest = 8: must be below the 8 destinations") != NULL);
+	CHECK_EQ(rxb_iface_shape_srcs_of(&cfg, 0, RXB_DYN_SHARED, &r, &err), -EINVAL);
+	CHECK(strstr(err.msg, "set = 1: must be 0 for shring") != NULL);
+	cfg.arch = RXB_ARCH_DYN_SHRING;
+	CHECK_EQ(rxb_iface_shape_srcs_of(&cfg, 7, RXB_DYN_SHARED, &r, &err), 0);
+	CHECK_EQ(r.first, 8 + 1);
+	CHECK_EQ(rxb_iface_shape_srcs_of(&cfg, 0, RXB_DYN_MODES, &r, &err), -EINVAL);
+	CHECK(strstr(err.msg, "set = 2: must be RXB_DYN_PRIVATE (0) or RXB_DYN_SHARED (1)") !=
+	      NULL);
+	cfg.share_degree = 3;
+	CHECK_EQ(rxb_iface_shape_srcs_of(&cfg, 0, 0, &r, &err), -EINVAL);
+	CHECK(strstr(err.msg, "must divide") != NULL);
+}
+
+/* Uneven association sets (8 cores, 3 groups: 3, 3 and 2 cores). */
+static void test_uneven_sets(void)
+{
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_RXBISECT, .n_cores = 8, .n_groups = 3 };
+	struct rxb_src_range r;
+	struct rxb_err err;
+
+	CHECK_EQ(rxb_iface_shape_srcs_of(&cfg, 7, 0, &r, &err), 0);
+	CHECK_EQ(r.first, 6);
+	CHECK_EQ(r.n, 2);
+	CHECK_EQ(r.group, 2);
+}
+
 int main(void)
 {
 	RUN(test_ring_designs);
@@ -176,5 +352,7 @@ int main(void)
 	RUN(test_spool);
 	RUN(test_capacity);
 	RUN(test_refused);
+	RUN(test_srcs_refused);
+	RUN(test_uneven_sets);
 	return check_summary();
 }

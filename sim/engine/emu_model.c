@@ -19,6 +19,7 @@
 #include "emu_model.h"
 #include "engine_int.h"
 #include "nic.h"
+#include "rxb/shape.h"
 #include "stats.h"
 
 /* A physical completion wakes the sleeping emulator core at t. */
@@ -30,19 +31,17 @@ static void emumodel_wake(struct sim *s, uint64_t t)
 	push(s, t > s->emu.t ? t : s->emu.t, EV_EMUCORE, 0);
 }
 
-/* The physical queue a destination's packets land in: per core, per
- * shared ring, or per rxBisect association set. */
-static uint32_t phys_queue(const struct sim *s, uint32_t dest)
+/* The sources that serve dest (shape.h). Dynamic shRing: its private
+ * set's, the only one the model gives physical queues. */
+static struct rxb_src_range src_range(const struct sim *s, uint32_t dest)
 {
-	switch (s->arch) {
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		return dest / s->cfg->scn.arch.share_degree;
-	case RXB_ARCH_RXBISECT: /* the physical queue of dest's association set */
-		return dest / (s->cfg->scn.system.cores / rxb_scn_assoc_groups(&s->cfg->scn));
-	default:
-		return dest;
+	struct rxb_src_range r;
+
+	if (rxb_iface_srcs_of(s->ifc, dest, RXB_DYN_PRIVATE, &r) != 0) {
+		fprintf(stderr, "internal error: rxb_iface_srcs_of(dest %u) failed\n", dest);
+		exit(1);
 	}
+	return r;
 }
 
 /* Emulated NIC: the physical NIC writes the packet (its RSS hash h, flow
@@ -55,7 +54,7 @@ void emumodel_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint
 		     uint32_t fid, uint32_t order, uint32_t dest, bool cohort)
 {
 	struct emumodel *e = &s->emu;
-	struct emumodel_pq *f = &e->pq[phys_queue(s, dest)];
+	struct emumodel_pq *f = &e->pq[e->pq_of_dest[dest]];
 	uint32_t pq = (uint32_t)(f - e->pq), dma = p->len - SIM_ETH_FCS;
 	struct emumodel_pkt *ep;
 	uint64_t pa, vis, cnt;
@@ -266,33 +265,34 @@ void ev_emucore(struct sim *s, uint64_t now)
 	}
 }
 
-/* How many physical queues (*npq) of how many buffers (*cap) the emulator
- * has. */
-static void phys_queues(const struct sim *s, uint32_t *npq, uint32_t *cap)
+/* The physical queue of each destination (one per range of sources that
+ * serve it: per core, per shared ring, or per rxBisect association set),
+ * how many there are (*npq) and how many buffers each holds (*cap): as many
+ * as the range's sources have descriptors together (rxBisect: the set's Ax
+ * rings). A batched RxList descriptor counts once, whatever its buffer
+ * slots. The scenario makes every range as large (share degree and
+ * association groups divide the cores). */
+static void phys_queues(struct sim *s, uint32_t *npq, uint32_t *cap)
 {
-	const struct sim_cfg *cfg = s->cfg;
+	struct rxb_iface_config ic;
+	struct rxb_iface_shape sh;
+	struct rxb_err err;
 
-	switch (s->arch) {
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		*npq = cfg->scn.system.cores / cfg->scn.arch.share_degree;
-		*cap = cfg->scn.arch.rx_size;
-		break;
-	case RXB_ARCH_RXBISECT:
-		/* as the emulator: one shared physical queue per association set,
-		 * as deep as the set's Ax rings together */
-		*npq = rxb_scn_assoc_groups(&cfg->scn);
-		*cap = cfg->scn.system.cores / *npq * cfg->scn.arch.ax_size;
-		break;
-	default:
-		*npq = cfg->scn.system.cores;
-		*cap = cfg->scn.arch.rx_size;
+	rxb_scn_iface_config(&s->cfg->scn, 0, 1.0, &ic);
+	if (rxb_iface_shape(&ic, &sh, &err) != 0) {
+		fprintf(stderr, "internal error: the emulator's physical queues: %s\n", err.msg);
+		exit(1);
 	}
+	s->emu.pq_of_dest = sim_xcalloc(sh.n_dests, sizeof(*s->emu.pq_of_dest));
+	*npq = 0;
+	for (uint32_t dest = 0; dest < sh.n_dests; dest++) {
+		s->emu.pq_of_dest[dest] = src_range(s, dest).group;
+		if (s->emu.pq_of_dest[dest] >= *npq)
+			*npq = s->emu.pq_of_dest[dest] + 1;
+	}
+	*cap = src_range(s, 0).n * (sh.src_buffers / (ic.rxlist_slots ? ic.rxlist_slots : 1));
 }
 
-/* The physical queues, filled ahead of time with an extra region of
- * buffers from extra_base on, and the handle -> memory table the pointer
- * swaps rewrite. Returns the number of extra buffers. */
 uint64_t emumodel_setup(struct sim *s, uint64_t extra_base)
 {
 	const struct sim_cfg *cfg = s->cfg;

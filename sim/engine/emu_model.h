@@ -41,9 +41,10 @@ struct emumodel {
 	bool sleeping; /* waits for a physical completion (emumodel_wake) */
 	uint32_t npq;
 	struct emumodel_pq *pq;
-	uint32_t rr;       /* the queue the core visits next */
-	uint32_t in_burst; /* packets taken in the visit of pq[rr] so far */
-	uint64_t loop_ps;  /* one idle pass over the queues: the retry interval */
+	uint32_t *pq_of_dest; /* the queue each destination's packets land in */
+	uint32_t rr;          /* the queue the core visits next */
+	uint32_t in_burst;    /* packets taken in the visit of pq[rr] so far */
+	uint64_t loop_ps;     /* one idle pass over the queues: the retry interval */
 	/* after warm-up: */
 	uint64_t busy, pkts;
 	uint64_t retries; /* polls that found the head's virtual ring full */

@@ -655,6 +655,7 @@ void sim_free(struct sim *s)
 	for (uint32_t q = 0; s->emu.pq && q < s->emu.npq; q++)
 		free(s->emu.pq[q].a);
 	free(s->emu.pq);
+	free(s->emu.pq_of_dest);
 	free(s->emu.fifo);
 	if (s->trace)
 		sim_replay_close(&s->replay);
