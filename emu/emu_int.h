@@ -206,6 +206,7 @@ struct emu {
 	struct emu_src *src;
 	uint32_t n_pq;
 	struct emu_pq *pq;
+	uint32_t *pq_of_dest; /* [set * n_dest + dest]: emu_pq_of_core() */
 
 	/* ports */
 	uint16_t in_port, out_port;
@@ -293,7 +294,10 @@ uint32_t emu_port_of(const struct emu *e, const struct rte_mbuf *m, uint32_t has
  * physical queue it arrives on. */
 uint32_t emu_core_of(const struct emu *e, uint32_t port, uint32_t hash, uint16_t dport,
 		     bool have_dport);
-uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set);
+static inline uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
+{
+	return e->pq_of_dest[dyn_set * e->n_dest + core];
+}
 
 /* ---- emu_worker.c ---- */
 int emu_worker_main(void *arg);

@@ -66,23 +66,6 @@ uint32_t emu_core_of(const struct emu *e, uint32_t port, uint32_t hash, uint16_t
 	return spool ? rxb_hash_spread(hash, e->cpn) : first + rxb_reta_lookup(&e->reta, hash);
 }
 
-uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
-{
-	switch (e->cfg->scn.arch.name) {
-	case RXB_ARCH_SHRING:
-	case RXB_ARCH_SHRING_LIST:
-		return core / e->share;
-	case RXB_ARCH_DYN_SHRING:
-		return dyn_set == RXB_DYN_PRIVATE ? core : e->cores + core / e->share;
-	case RXB_ARCH_RXBISECT:
-		return (uint32_t)((uint64_t)core * e->n_pq / e->cores);
-	case RXB_ARCH_SPOOL: /* "core" is a port here */
-		return e->cfg->scn.arch.spool_mode == RXB_SPOOL_BASIC ? core % e->n_pq : core;
-	default:
-		return core;
-	}
-}
-
 /* ------------------------------------------------------------ fetching */
 
 unsigned emu_refill(struct emu *e, struct emu_pq *pq)

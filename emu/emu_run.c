@@ -133,6 +133,30 @@ static int build_queues(struct emu *e)
 	return rc;
 }
 
+/* The physical queue each destination's packets arrive on, per ring set:
+ * the group of the library's sources that serve it (shape.h), since the
+ * queues are laid out one per group in source order; native: its own. */
+static int map_dests(struct emu *e, struct rxb_err *err)
+{
+	uint32_t sets = RTE_MAX(e->shape.queues_per_core, 1u);
+	struct rxb_iface_config ic;
+	struct rxb_src_range r;
+
+	e->pq_of_dest = rte_zmalloc("rxb_pq_of_dest", sizeof(*e->pq_of_dest) * sets * e->n_dest, 0);
+	if (e->pq_of_dest == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: the destinations' queues");
+	rxb_scn_iface_config(&e->cfg->scn, 0, 1.0, &ic);
+	for (uint32_t set = 0; set < sets; set++)
+		for (uint32_t d = 0; d < e->n_dest; d++) {
+			if (e->cfg->scn.arch.emulated &&
+			    rxb_iface_shape_srcs_of(&ic, d, set, &r, err) != 0)
+				return -EINVAL;
+			e->pq_of_dest[set * e->n_dest + d] = e->cfg->scn.arch.emulated ? r.group
+										       : d;
+		}
+	return 0;
+}
+
 /* The NIC lcores and the queues each serves (none without emulation). */
 static int make_nics(struct emu *e)
 {
@@ -890,6 +914,7 @@ static void teardown(struct emu *e)
 	rte_free(e->allocs);
 	rte_free(e->src);
 	rte_free(e->pq);
+	rte_free(e->pq_of_dest);
 	rte_free(e->nic);
 	rte_free(e->qposted);
 	rte_free(e->d);
@@ -1174,6 +1199,9 @@ static int build(struct emu *e, struct rxb_err *err)
 		rc = make_nics(e);
 	if (rc != 0)
 		return rxb_err_fail(err, rc, "out of memory: the physical queues' descriptors");
+	rc = map_dests(e, err);
+	if (rc != 0)
+		return rc;
 	rc = make_pools(e, err);
 	if (rc == 0)
 		rc = create_queues(e, err);
