@@ -6,9 +6,10 @@
 #include <stdlib.h>
 
 #include "iface_int.h"
+#include "rxb/shape.h"
 
-/* Association sets: core c belongs to group c × n_groups / n_cores; a Bx may
- * use every Ax of its group. */
+/* Association sets: a Bx may use every Ax of its core's group, the sources
+ * rxb_iface_shape_srcs_of() names (contiguous runs of cores, shape.c). */
 static struct rxb_bisect *make_bisect(const struct rxb_iface_config *cfg, struct rxb_err *err)
 {
 	uint32_t n = cfg->n_cores, groups = default_u32(cfg->n_groups, 1);
@@ -47,12 +48,13 @@ static struct rxb_bisect *make_bisect(const struct rxb_iface_config *cfg, struct
 		for (uint32_t c = 0; c < n; c++)
 			members[c] = c; /* groups are contiguous runs of cores */
 		for (uint32_t c = 0; c < n; c++) {
-			uint32_t g = (uint32_t)((uint64_t)c * groups / n);
-			uint32_t first = (uint32_t)(((uint64_t)g * n + groups - 1) / groups);
-			uint32_t end = (uint32_t)(((uint64_t)(g + 1) * n + groups - 1) / groups);
+			struct rxb_src_range r;
 
-			assoc[c] = &members[first];
-			len[c] = end - first;
+			rc = rxb_iface_shape_srcs_of(cfg, c, 0, &r, err);
+			if (rc != 0)
+				goto out;
+			assoc[c] = &members[r.first];
+			len[c] = r.n;
 		}
 		bc.assoc = assoc;
 		bc.assoc_len = len;
