@@ -76,12 +76,21 @@ uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c)
 	struct rxb_iface_shape shape;
 	struct rxb_iface_config ic;
 
+	struct rxb_src_range r;
+	struct rxb_err err = { 0 };
+	uint32_t n = 0;
+
 	if (design_shape(c, &shape, &ic) != 0)
 		return 0;
-	/* One physical queue per source the NIC takes buffers from, except
-	 * rxBisect's: the Ax rings of one association set feed one queue, so
-	 * that a packet may land in a buffer of any Ax of its set. */
-	return ic.arch == RXB_ARCH_RXBISECT ? ic.n_groups : shape.n_srcs;
+	/* One physical queue per range of sources that serve a destination
+	 * (shape.h): per source, except rxBisect's, whose association set's Ax
+	 * rings feed one queue, so that a packet may land in a buffer of any Ax
+	 * of its set. */
+	for (uint32_t set = 0; set < RTE_MAX(shape.queues_per_core, 1u); set++)
+		for (uint32_t d = 0; d < shape.n_dests; d++)
+			if (rxb_iface_shape_srcs_of(&ic, d, set, &r, &err) == 0)
+				n = RTE_MAX(n, r.group + 1);
+	return n;
 }
 
 /* What a physical queue is in this design, for messages. */
