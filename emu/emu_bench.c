@@ -89,25 +89,12 @@ static int measure_rx(enum rxb_arch arch, double ms, struct rx_cost *out, struct
 			unsigned got, n;
 			uint64_t t0, t1, t2;
 
-			switch (arch) {
-			case RXB_ARCH_SHRING:
-			case RXB_ARCH_SHRING_LIST:
-				got = rxb_shring_nic_fetch(rxb_iface_shring(i), 0, bufs, 32);
-				break;
-			case RXB_ARCH_RXBISECT:
-				got = rxb_bisect_nic_fetch(rxb_iface_bisect(i), 0, bufs, 32);
-				break;
-			default:
-				got = rxb_privring_nic_fetch(rxb_iface_privring(i), 0, bufs, 32);
-				break;
-			}
+			/* the NIC's side, through the generic verbs: source 0
+			 * serves destination 0 in every design */
+			got = rxb_iface_nic_fetch(i, 0, bufs, 32);
 			for (unsigned k = 0; k < got; k++) {
 				meta.hash = k;
-				if (arch == RXB_ARCH_RXBISECT)
-					rxb_bisect_nic_deliver_from(rxb_iface_bisect(i), 0, &meta,
-								    &d);
-				else
-					rxb_iface_deliver(i, &meta, &d);
+				rxb_iface_deliver_from(i, 0, &meta, &d);
 			}
 			t0 = rte_rdtsc();
 			n = rxb_iface_rx(i, 0, pkts, 32, t0);

@@ -229,7 +229,7 @@ static int setup_input(struct emu *e, struct rxb_err *err)
 			    c->scn.emu.source == RXB_EMU_SOURCE_PORT ? "port" : "vdev", e->in_port,
 			    info.driver_name, info.max_rx_queues, rxb_arch_name[c->scn.arch.name],
 			    e->n_pq,
-			    c->scn.arch.name <= RXB_ARCH_SMALL_PRIVRING ? " (one per worker)" : "");
+			    e->shape.n_srcs == e->shape.n_dests ? " (one per worker)" : "");
 		return -EINVAL;
 	}
 	nb_tx = c->out == RXB_EMU_OUT_PORT ? (uint16_t)e->cores : 1;
