@@ -37,10 +37,7 @@ static void params_arch(json_t *p, const struct rxb_scn_arch *a)
 {
 	jw_str(p, "arch.name", rxb_arch_name[a->name]);
 	jw_set(p, "arch.emulated", json_boolean(a->emulated));
-	jw_u64(p, "arch.rx_size",
-	       a->rx_size                           ? a->rx_size
-	       : a->name == RXB_ARCH_SMALL_PRIVRING ? RXB_DEFAULT_SMALL_RX_SIZE
-						    : RXB_DEFAULT_RX_SIZE);
+	jw_u64(p, "arch.rx_size", a->rx_size); /* resolved by rxb_emu_cfg_check() */
 	jw_u64(p, "arch.ax_size", a->ax_size ? a->ax_size : RXB_DEFAULT_AX_SIZE);
 	jw_u64(p, "arch.bx_size", a->bx_size ? a->bx_size : RXB_DEFAULT_BX_SIZE);
 	jw_u64(p, "arch.share_degree", a->share_degree);
