@@ -37,12 +37,11 @@ static void sw_stats_of(struct sim *s, uint32_t q, const struct rxb_sw_stats **s
 			const struct rxb_sw_stats **shsp)
 {
 	const struct rxb_sw_stats *sw = rxb_iface_sw_stats(s->ifc, q), *shs = NULL;
+	struct rxb_shring *sh = rxb_iface_shring(s->ifc);
 
-	if (s->arch == RXB_ARCH_DYN_SHRING)
-		shs = rxb_shring_sw_stats(rxb_iface_shring(s->ifc), q);
-	else if (s->arch == RXB_ARCH_SHRING || s->arch == RXB_ARCH_SHRING_LIST)
-		shs = sw, sw = NULL;
-	*swp = sw;
+	if (sh != NULL)
+		shs = rxb_shring_sw_stats(sh, q);
+	*swp = sw == shs ? NULL : sw; /* shRing: the interface's are the shared ring's */
 	*shsp = shs;
 }
 

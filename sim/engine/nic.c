@@ -33,17 +33,15 @@ static inline uint32_t pkt_hash(const struct sim *s, const struct sim_pkt *p)
 }
 
 /* Queue of a hash within a NIC: a core of the NIC, or a representor port. */
-static inline uint32_t steer_local(const struct sim *s, const struct nic *n, uint32_t h)
+static inline uint32_t steer_local(const struct nic *n, uint32_t h)
 {
-	if (s->arch == RXB_ARCH_SPOOL)
-		return rxb_hash_spread(h, s->cfg->scn.arch.spool_ports);
-	return rxb_reta_lookup(&n->reta, h);
+	return n->spread ? rxb_hash_spread(h, n->n_dests) : rxb_reta_lookup(&n->reta, h);
 }
 
 /* The destination a packet of hash h arriving at NIC n is steered to. */
-static inline uint32_t nic_dest(const struct sim *s, const struct nic *n, uint32_t h)
+static inline uint32_t nic_dest(const struct nic *n, uint32_t h)
 {
-	return steer_local(s, n, h) + (s->arch == RXB_ARCH_SPOOL ? 0 : n->first_core);
+	return steer_local(n, h) + n->first_dest;
 }
 
 /* The generator's view of steering (target traffic, KV keys): the same
@@ -52,7 +50,7 @@ static uint32_t gen_queue_of(void *ctx, const struct sim_pkt *p)
 {
 	const struct nic *n = ctx;
 
-	return steer_local(n->s, n, pkt_hash(n->s, p));
+	return steer_local(n, pkt_hash(n->s, p));
 }
 
 /* Flow identity: a hash of the 5-tuple (the NFs' table index). */
@@ -142,7 +140,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	int rc;
 
 	pkt_ids(s, n, p, &h, &fid);
-	dest = nic_dest(s, n, h);
+	dest = nic_dest(n, h);
 	m.hash = h;
 	m.dest = dest;
 
@@ -226,7 +224,7 @@ static bool warm_flow(struct sim *s, struct nic *n, uint32_t id, uint64_t *quota
 
 	sim_traffic_tuple(&n->gen, id, &p);
 	pkt_ids(s, n, &p, &h, &fid);
-	core = ring_core(s, nic_dest(s, n, h));
+	core = ring_core(s, nic_dest(n, h));
 	if (quota[core] == 0)
 		return false;
 	quota[core]--;
@@ -344,7 +342,7 @@ static void gen_config(struct sim *s, struct nic *n, struct sim_traffic_cfg *tc)
 				    ? SIM_POP_ZIPF
 				    : SIM_POP_UNIFORM;
 	tc->main.flow_zipf_s = cfg->scn.traffic.zipf_s;
-	tc->nqueues = s->arch == RXB_ARCH_SPOOL ? cfg->scn.arch.spool_ports : n->ncores;
+	tc->nqueues = n->n_dests;
 	tc->queue_of = gen_queue_of;
 	tc->queue_ctx = n;
 	if (cfg->scn.workload.nf == RXB_NF_KIND_KVS) {
@@ -420,6 +418,9 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 		n->first_core = first;
 		n->ncores = cfg->scn.system.cores_per_nic.v[i];
 		first += n->ncores;
+		n->spread = s->arch == RXB_ARCH_SPOOL;
+		n->first_dest = n->spread ? 0 : n->first_core;
+		n->n_dests = n->spread ? cfg->scn.arch.spool_ports : n->ncores;
 		rc = rxb_reta_init(&n->reta, cfg->reta_size, n->ncores, err);
 		if (rc == 0)
 			rc = sim_dmaeng_init(&n->rd, cfg->dma_read_slots, s->c.pcie_ps_per_byte,

@@ -20,6 +20,11 @@ struct rxb_err;
 struct nic {
 	struct sim *s;
 	uint32_t id, first_core, ncores;
+	/* What its steering picks: destinations first_dest .. + n_dests - 1,
+	 * through its RETA, or spread over them without a table (spool's
+	 * representor ports, which every NIC shares). */
+	uint32_t first_dest, n_dests;
+	bool spread;
 	struct rxb_reta reta;
 	struct sim_traffic gen;
 	bool gen_ok;
