@@ -151,7 +151,7 @@ void ev_sample(struct sim *s, uint64_t now)
 	p->dram_bytes = ds.rd_bytes + ds.wr_bytes - s->cur.dram_bytes;
 	p->ws_bufs = s->ws_count;
 	p->in_use = s->pool->cfg.n_bufs - rxb_pool_free_count(s->pool);
-	p->mode = s->arch == RXB_ARCH_DYN_SHRING ? (int)rxb_iface_dyn_mode(s->ifc) : -1;
+	p->mode = rxb_iface_dynctl(s->ifc) != NULL ? (int)rxb_iface_dyn_mode(s->ifc) : -1;
 	if (window_start >= s->warm_ps && s->mem.warm) {
 		s->ws_sum += (double)s->ws_count;
 		s->ws_windows++;
@@ -272,9 +272,7 @@ json_t *measure_stats_per_ring(const struct sim *s)
 		uint64_t drops[RXB_DROP_CAUSES] = { 0 }, offered = 0, delivered = 0;
 
 		for (uint32_t d = 0; d < s->ndests; d++) {
-			if ((s->arch == RXB_ARCH_SPOOL
-				     ? rxb_spool_queue_of(rxb_iface_spool(s->ifc), d)
-				     : d) != r)
+			if (cq_ring(s, d) != r)
 				continue;
 			offered += s->dst[d].offered;
 			delivered += s->dst[d].delivered;

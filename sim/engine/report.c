@@ -108,8 +108,7 @@ static json_t *per_packet(const struct sim *s, double total, double unit)
 static void buffer_stats(const struct sim *s, json_t *m, const struct ccost *tot)
 {
 	double cp = (double)(tot->rx + tot->sync + tot->alloc + tot->app);
-	const struct rxb_dynctl *dc = s->arch == RXB_ARCH_DYN_SHRING ? rxb_iface_dynctl(s->ifc)
-								     : NULL;
+	const struct rxb_dynctl *dc = rxb_iface_dynctl(s->ifc); /* dynamic shRing's */
 	struct rxb_pool_core_stats pst;
 	uint64_t posted;
 
