@@ -6,9 +6,9 @@ what it carried, what it dropped and where the time went, so a user sees on thei
 whether a run is limited by the design, the workers or the emulator itself:
 
   source null   net_null frames as fast as the NIC lcores take them (the emulator's ceiling);
-  source gen    the generator lcore at a fixed offered load (traffic.rate_gbps per NIC, frame
-                size given), the study's emulated set-up; with --nics 2 two NIC groups of
-                --workers / 2 workers each.
+  source gen    the generator at a fixed offered load (traffic.rate_gbps per NIC, frame size
+                given), the study's emulated set-up; with two NICs two NIC ports of half the
+                workers each, played by one generator lcore or by one each (emu.gen_lcores).
 
 Worker counts come from the CPUs this process may use (each busy lcore on a CPU of its own:
 main + source + NIC lcores + workers), so the same command runs on a laptop (where it says the
@@ -30,9 +30,10 @@ import sys
 ARCHS = "privring,shring,rxbisect"
 
 
-def worker_counts(cpus, nic_lcores, gen):
-    """8 workers and all the CPUs left after main, the source and the NIC lcores (at least 1)."""
-    left = max(1, cpus - 1 - nic_lcores - (1 if gen else 0))
+def worker_counts(cpus, nic_lcores, gens):
+    """8 workers and all the CPUs left after main, the generator lcores and the NIC lcores (at
+    least 1)."""
+    left = max(1, cpus - 1 - nic_lcores - gens)
     return sorted({min(8, left), left})
 
 
@@ -48,17 +49,29 @@ def point(arch, workers, nic, **keys):
     return {"arch.name": arch, "system.cores": w, "emu.nic_lcores": nic, **keys}
 
 
+def gen_keys(arch, nic, frame, nics, gens):
+    """A generator point at 100 Gbps per NIC port. A generator lcore per port needs each
+    physical queue within one port: rxBisect then gets association sets inside the NICs, as
+    many as the NIC lcores need."""
+    keys = {"emu.source": "gen", "system.nics": nics, "traffic.packet_bytes": frame,
+            "traffic.rate_gbps": 100}
+    if gens > 1:
+        keys["emu.gen_lcores"] = gens
+        if arch == "rxbisect":
+            keys |= {"arch.association": "groups", "arch.groups": math.lcm(nic, nics)}
+    return keys
+
+
 def points(a, cpus):
     """The grid: the --set pairs of each point, in the order they run."""
     out = []
     for nic in [int(n) for n in a.nic_lcores.split(",")]:
         for arch in a.archs.split(","):
-            for w in worker_counts(cpus, nic, gen=False):
+            for w in worker_counts(cpus, nic, gens=0):
                 out.append(point(arch, w, nic, **{"emu.source": "null"}))
-            for frame, nics in ((1518, 1), (1518, 2), (64, 1)):
-                out.append(point(arch, worker_counts(cpus, nic, gen=True)[-1], nic,
-                                 **{"emu.source": "gen", "system.nics": nics,
-                                    "traffic.packet_bytes": frame, "traffic.rate_gbps": 100}))
+            for frame, nics, gens in ((1518, 1, 1), (1518, 2, 1), (1518, 2, 2), (64, 1, 1)):
+                out.append(point(arch, worker_counts(cpus, nic, gens)[-1], nic,
+                                 **gen_keys(arch, nic, frame, nics, gens)))
     # rounding can make two points one
     out = [p for k, p in enumerate(out) if p is not None and p not in out[:k]]
     return out[:6] if a.quick else out
@@ -118,7 +131,8 @@ def main():
     doc = {"command": "python3 " + " ".join(sys.argv), "cpus": cpus, "ms": a.ms,
            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "rows": []}
-    print(f"{'arch':14s} {'source':10s} {'nics':>4s} {'workers':>7s} {'nic':>3s} {'offered':>8s}"
+    print(f"{'arch':14s} {'source':10s} {'nics':>4s} {'workers':>7s} {'nic':>3s} {'gen':>3s}"
+          f" {'offered':>8s}"
           f" {'carried':>8s} {'drop':>6s} {'nic cyc':>7s} {'nic idle':>8s} {'wrk idle':>8s}"
           "  drops")
     for k, sets in enumerate(grid, 1):
@@ -134,7 +148,7 @@ def main():
 def print_row(r):
     src = r["emu.source"] + (f"/{r['traffic.packet_bytes']}B" if r["emu.source"] == "gen" else "")
     head = (f"{r['arch.name']:14s} {src:10s} {r.get('system.nics', 1):4d} "
-            f"{r['system.cores']:7d} {r['emu.nic_lcores']:3d}")
+            f"{r['system.cores']:7d} {r['emu.nic_lcores']:3d} {r.get('emu.gen_lcores', 1):3d}")
     if "error" in r:
         print(f"{head}  error: {r['error']}")
         return

@@ -116,7 +116,7 @@ static const char *phys_queues_what(const struct rxb_emu_cfg *c, char *buf, size
 uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c)
 {
 	return c->scn.system.cores + (c->scn.arch.emulated ? c->scn.emu.nic_lcores : 0) +
-	       (c->scn.emu.source == RXB_EMU_SOURCE_GEN ? 1 : 0);
+	       (c->scn.emu.source == RXB_EMU_SOURCE_GEN ? c->scn.emu.gen_lcores : 0);
 }
 
 /* Set the message and return -EINVAL, in one expression. */
@@ -160,6 +160,82 @@ static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
+/* Whether each physical queue serves the cores of ports one generator
+ * lcore plays (port p on lcore p % g): the queue's buffers are taken and
+ * its packets enqueued by one lcore only. */
+static bool queues_within_gen_lcores(const struct rxb_emu_cfg *c, uint32_t g)
+{
+	uint32_t q = rxb_emu_phys_queues(c), cpn = c->scn.system.cores / c->scn.system.nics;
+	struct rxb_iface_shape shape;
+	struct rxb_iface_config ic;
+	struct rxb_err err = { 0 };
+	struct rxb_src_range r;
+	uint32_t *owner;
+	bool ok = true;
+
+	if (!c->scn.arch.emulated) /* a queue per core */
+		return true;
+	owner = malloc(sizeof(*owner) * q);
+	if (owner == NULL || design_shape(c, &shape, &ic) != 0) {
+		free(owner);
+		return false;
+	}
+	for (uint32_t k = 0; k < q; k++)
+		owner[k] = UINT32_MAX;
+	for (uint32_t d = 0; ok && d < shape.n_dests; d++) {
+		uint32_t lcore = d / cpn % g;
+
+		ok = rxb_iface_shape_srcs_of(&ic, d, 0, &r, &err) == 0 && r.group < q &&
+		     (owner[r.group] == UINT32_MAX || owner[r.group] == lcore);
+		if (ok)
+			owner[r.group] = lcore;
+	}
+	free(owner);
+	return ok;
+}
+
+/* Several generator lcores each play their own NIC ports, so each must
+ * alone feed the physical queues and destinations of its ports. */
+static int check_gen_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
+{
+	uint32_t g = c->scn.emu.gen_lcores, nics = c->scn.system.nics;
+	const char *arch = rxb_arch_name[c->scn.arch.name];
+	struct rxb_iface_shape shape;
+	struct rxb_iface_config ic;
+
+	if (g == 1)
+		return 0;
+	if (c->scn.emu.source != RXB_EMU_SOURCE_GEN)
+		return CFG_FAIL(err,
+				"emu.gen_lcores = %u with emu.source = %s: only the generator "
+				"source has lcores of its own; allowed: 1",
+				g, rxb_emu_source_name[c->scn.emu.source]);
+	if (g > nics)
+		return CFG_FAIL(err,
+				"emu.gen_lcores = %u: an lcore plays whole NIC ports and there "
+				"are system.nics = %u; allowed: 1..%u",
+				g, nics, nics);
+	if (design_shape(c, &shape, &ic) != 0 || shape.queues_per_core > 1)
+		return CFG_FAIL(err,
+				"emu.gen_lcores = %u with arch.name = %s: its ring sets switch "
+				"at run time, a switch one generator lcore hands to the NIC; "
+				"allowed: 1",
+				g, arch);
+	if (c->scn.arch.name == RXB_ARCH_SPOOL)
+		return CFG_FAIL(err,
+				"emu.gen_lcores = %u with arch.name = %s: its destinations are "
+				"ports every NIC port shares; allowed: 1",
+				g, arch);
+	if (!queues_within_gen_lcores(c, g))
+		return CFG_FAIL(err,
+				"emu.gen_lcores = %u: a physical queue of %s here serves cores "
+				"of NIC ports different generator lcores play (port p on lcore p "
+				"mod %u); allowed: 1, or queues within one NIC (e.g. "
+				"arch.association = per_nic)",
+				g, arch, g);
+	return 0;
+}
+
 /* What only the emulator limits for spool: the representor ports it drives
  * and the physical queues its input vdev offers. */
 static int check_spool_ports(const struct rxb_emu_cfg *c, struct rxb_err *err)
@@ -192,7 +268,7 @@ static int check_spool_ports(const struct rxb_emu_cfg *c, struct rxb_err *err)
 
 /* The scenario library's rules (the same rules and messages as the front
  * end and the simulator), then what only the emulator limits: spool's
- * ports and queues, the output port and its NIC lcores. */
+ * ports and queues, the output port, its generator and NIC lcores. */
 int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 {
 	rxb_scn_split_cores(&c->scn.system);
@@ -206,6 +282,8 @@ int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 				"emu.out = port with emu.source = %s: only a real port can "
 				"send back; allowed: null, pcap:<file>",
 				rxb_emu_source_name[c->scn.emu.source]);
+	if (check_gen_lcores(c, err) != 0)
+		return -EINVAL;
 	return check_nic_lcores(c, err);
 }
 

@@ -156,11 +156,6 @@ struct emu_nic {
 	uint32_t pq_first, pq_n;
 	bool holes_pending; /* some source of its queues has holes */
 	struct emu_nstats ns;
-	/* S: this lcore's loop counter as the generator last saw it move, and
-	 * when (its own line: the lcore's counters are written beside it) */
-	struct {
-		uint64_t loops, at;
-	} beat __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /* Per destination, S-written: packets the source offered to it and those
@@ -184,6 +179,16 @@ struct emu_wire {
 	                      * requests, whose UDP port varies per request) */
 	double pps;          /* packets per second the pattern asks of the port */
 };
+
+/* A generator lcore (emu.gen_lcores): it plays the NIC ports p with
+ * p % n_gen == id, whose cores no other generator lcore's packets reach
+ * (emu_cfg.c checks the design's queues allow it), so it alone writes
+ * their physical queues and per-destination counters. */
+struct emu_gen_lcore {
+	struct emu *e;
+	uint32_t id;
+	rxb_counter_t late, pipeline; /* S-written */
+} __rte_cache_aligned;
 
 struct emu {
 	const struct rxb_emu_cfg *cfg;
@@ -226,6 +231,9 @@ struct emu {
 	struct emu_worker *w;
 	uint32_t n_wire;
 	struct emu_wire *wire; /* the generator source: one per NIC port */
+	uint32_t n_gen;
+	struct emu_gen_lcore *gen;    /* its lcores (emu.gen_lcores) */
+	_Atomic uint32_t gen_running; /* S: the last one out sets src_done */
 	struct rte_lpm *lpm;
 	_Atomic uint64_t *counters; /* counter NF: shared array */
 
@@ -254,9 +262,8 @@ struct emu {
 
 	uint32_t n_nic; /* NIC lcores (emu.nic_lcores) */
 	struct emu_nic *nic;
-	struct emu_dstats *d;                 /* per dest (n_dest) */
-	rxb_counter_t gen_late, gen_pipeline; /* S */
-	uint64_t in_use_max;                  /* M */
+	struct emu_dstats *d; /* per dest (n_dest) */
+	uint64_t in_use_max;  /* M */
 
 	/* M: recent rates for telemetry (relaxed: standalone numbers) */
 	_Atomic uint64_t tel_mpps_milli, tel_idle_permille;
@@ -306,7 +313,11 @@ void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out);
 /* ---- emu_source.c: the generator lcore ---- */
 int emu_gen_setup(struct emu *e, struct rxb_err *err);
 void emu_gen_destroy(struct emu *e); /* safe without a generator */
-int emu_gen_main(void *arg);
+/* Counter `field` (offsetof in struct emu_gen_lcore) summed over the
+ * generator lcores. */
+uint64_t emu_gen_counter(const struct emu *e, size_t field);
+#define EMU_GEN(e, name) emu_gen_counter((e), offsetof(struct emu_gen_lcore, name))
+int emu_gen_main(void *arg); /* arg: its struct emu_gen_lcore */
 
 /* ---- emu_ports.c ---- */
 int emu_ports_setup(struct emu *e, struct rxb_err *err);

@@ -836,8 +836,8 @@ static void fill_memory(struct emu *e, struct rxb_emu_result *r, const struct sn
 		r->virt_slots += e->src[i].size;
 	for (uint32_t q = 0; q < e->n_pq; q++)
 		r->phys_slots += e->pq[q].cap;
-	r->gen_late = rxb_counter_read(&e->gen_late);
-	r->gen_pipeline_drops = rxb_counter_read(&e->gen_pipeline);
+	r->gen_late = EMU_GEN(e, late);
+	r->gen_pipeline_drops = EMU_GEN(e, pipeline);
 	r->in_use_max = e->in_use_max;
 }
 
@@ -937,7 +937,8 @@ static int launch(struct emu *e, struct rxb_err *err)
 		} else if (k < e->cores + e->n_nic) {
 			rc = rte_eal_remote_launch(emu_nic_main, &e->nic[k - e->cores], lcore);
 		} else {
-			rc = rte_eal_remote_launch(emu_gen_main, e, lcore);
+			rc = rte_eal_remote_launch(emu_gen_main, &e->gen[k - e->cores - e->n_nic],
+						   lcore);
 		}
 		if (rc != 0) {
 			rxb_err_set(err, "lcore %u is busy: cannot launch", lcore);

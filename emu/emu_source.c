@@ -172,7 +172,26 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	e->n_wire = n;
 	for (uint32_t p = 0; rc == 0 && p < n; p++)
 		rc = wire_create(e, g, p, pps, err);
-	return rc;
+	if (rc != 0)
+		return rc;
+	e->n_gen = e->cfg->scn.emu.gen_lcores;
+	e->gen = rte_zmalloc("rxb_gen_lcores", sizeof(*e->gen) * e->n_gen, RTE_CACHE_LINE_SIZE);
+	if (e->gen == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: %u generator lcores", e->n_gen);
+	for (uint32_t k = 0; k < e->n_gen; k++)
+		e->gen[k] = (struct emu_gen_lcore){ .e = e, .id = k };
+	/* relaxed: before the launch, which publishes it */
+	atomic_store_explicit(&e->gen_running, e->n_gen, memory_order_relaxed);
+	return 0;
+}
+
+uint64_t emu_gen_counter(const struct emu *e, size_t field)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t k = 0; k < e->n_gen; k++)
+		sum += rxb_counter_read((const rxb_counter_t *)((const char *)&e->gen[k] + field));
+	return sum;
 }
 
 void emu_gen_destroy(struct emu *e)
@@ -184,6 +203,9 @@ void emu_gen_destroy(struct emu *e)
 	free(e->wire);
 	e->wire = NULL;
 	e->n_wire = 0;
+	rte_free(e->gen);
+	e->gen = NULL;
+	e->n_gen = 0;
 }
 
 /* Poisson arrivals: exponential gaps around the mean period. */
@@ -217,6 +239,13 @@ static unsigned pois_due(struct pois *p, uint64_t now, unsigned max, rxb_counter
 	return n;
 }
 
+/* A NIC lcore's loop counter as this generator lcore last saw it move, and
+ * when (count_drop). */
+struct beat {
+	uint64_t loops, at;
+};
+
+/* A generator lcore's scratch, private to it. */
 struct gen_ctx {
 	struct rxb_gen_pkt_info info[EMU_BURST];
 	uint32_t hash[EMU_BURST], core[EMU_BURST], q[EMU_BURST]; /* per packet */
@@ -225,7 +254,9 @@ struct gen_ctx {
 	unsigned *want, *got;  /* per queue: packets steered there, buffers taken */
 	unsigned *room;        /* native: free slots left per queue */
 	struct pois *pois;     /* per port: Poisson arrivals */
-	bool direct;           /* one emulated queue: burst_direct() */
+	struct beat *beat;     /* per NIC lcore */
+	struct emu_gen_lcore *g;
+	bool direct; /* one emulated queue: burst_direct() */
 };
 
 static uint32_t flow_core(struct emu *e, uint32_t port, const struct rxb_gen_pkt_info *pi,
@@ -251,20 +282,21 @@ static uint32_t flow_core(struct emu *e, uint32_t port, const struct rxb_gen_pkt
  * standing backlog on the physical side (emulator.backlog_max), with drops
  * of the design's cause: no instantaneous test tells "an infinitely fast
  * emulator would have had a buffer" apart from "the worker is slow". */
-static void count_drop(struct emu *e, const struct emu_pq *pq, uint32_t core, uint64_t now)
+static void count_drop(struct emu *e, struct gen_ctx *x, const struct emu_pq *pq, uint32_t core,
+		       uint64_t now)
 {
 	enum rxb_drop_cause cause = emu_nodesc_cause(e);
 
 	if (e->cfg->scn.arch.emulated) {
-		struct emu_nic *nic = &e->nic[pq->nic];
-		uint64_t loops = rxb_counter_read(&nic->ns.loops);
+		struct beat *b = &x->beat[pq->nic];
+		uint64_t loops = rxb_counter_read(&e->nic[pq->nic].ns.loops);
 
-		if (loops != nic->beat.loops) {
-			nic->beat.loops = loops;
-			nic->beat.at = now;
-		} else if (now - nic->beat.at > e->hz / 20000) {
+		if (loops != b->loops) {
+			b->loops = loops;
+			b->at = now;
+		} else if (now - b->at > e->hz / 20000) {
 			cause = RXB_DROP_PIPELINE;
-			rxb_counter_add(&e->gen_pipeline, 1);
+			rxb_counter_add(&x->g->pipeline, 1);
 		}
 	}
 	rxb_counter_add(&e->d[core].drops[cause], 1);
@@ -316,7 +348,7 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, unsign
 			uint32_t hash, core = flow_core(e, port, &x->info[i], &hash);
 
 			count_offered(e, core, x->info[i].len);
-			count_drop(e, pq, core, now);
+			count_drop(e, x, pq, core, now);
 		}
 	}
 }
@@ -370,7 +402,7 @@ static void burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, unsig
 
 		count_offered(e, core, x->info[i].len);
 		if (x->n_out[q] == x->got[q]) {
-			count_drop(e, &e->pq[q], core, now);
+			count_drop(e, x, &e->pq[q], core, now);
 			continue;
 		}
 		m = x->out[q * EMU_BURST + x->n_out[q]++];
@@ -398,21 +430,26 @@ static void ctx_free(struct gen_ctx *x)
 	rte_free(x->want);
 	rte_free(x->got);
 	rte_free(x->pois);
+	rte_free(x->beat);
 }
 
 /* The lcore's scratch for every queue and port; -ENOMEM (what was
  * allocated is left for ctx_free()). */
-static int ctx_alloc(struct emu *e, struct gen_ctx *x)
+static int ctx_alloc(struct emu_gen_lcore *g, struct gen_ctx *x)
 {
+	struct emu *e = g->e;
+
 	memset(x, 0, sizeof(*x));
+	x->g = g;
 	x->out = rte_zmalloc("rxb_gen_out", sizeof(*x->out) * EMU_BURST * e->n_pq, 0);
 	x->n_out = rte_zmalloc("rxb_gen_nout", sizeof(*x->n_out) * e->n_pq, 0);
 	x->room = rte_zmalloc("rxb_gen_room", sizeof(*x->room) * e->n_pq, 0);
 	x->want = rte_zmalloc("rxb_gen_want", sizeof(*x->want) * e->n_pq, 0);
 	x->got = rte_zmalloc("rxb_gen_got", sizeof(*x->got) * e->n_pq, 0);
 	x->pois = rte_zmalloc("rxb_gen_pois", sizeof(*x->pois) * e->n_wire, 0);
+	x->beat = rte_zmalloc("rxb_gen_beat", sizeof(*x->beat) * RTE_MAX(e->n_nic, 1u), 0);
 	if (x->out == NULL || x->n_out == NULL || x->room == NULL || x->want == NULL ||
-	    x->got == NULL || x->pois == NULL)
+	    x->got == NULL || x->pois == NULL || x->beat == NULL)
 		return -ENOMEM;
 	x->direct = e->cfg->scn.arch.emulated && e->n_pq == 1;
 	for (uint32_t p = 0; p < e->n_wire; p++) {
@@ -438,15 +475,15 @@ static uint32_t follow_mode(struct emu *e, uint32_t mode)
 	return cm;
 }
 
-/* One turn over the ports: each port's packets due now (at most `left` in
- * all) onto its queues. Returns the packets offered. */
+/* One turn over this lcore's ports: each port's packets due now (at most
+ * `left` in all) onto its queues. Returns the packets offered. */
 static uint64_t serve_ports(struct emu *e, struct gen_ctx *x, uint64_t left, uint32_t mode)
 {
 	uint64_t now = rte_rdtsc(), sent = 0;
 
-	for (uint32_t p = 0; p < e->n_wire && sent < left; p++) {
+	for (uint32_t p = x->g->id; p < e->n_wire && sent < left; p += e->n_gen) {
 		unsigned n = e->cfg->scn.traffic.pattern == RXB_PATTERN_POISSON
-				     ? pois_due(&x->pois[p], now, EMU_BURST, &e->gen_late)
+				     ? pois_due(&x->pois[p], now, EMU_BURST, &x->g->late)
 				     : rxb_gen_due(e->wire[p].gen, now, EMU_BURST);
 
 		n = (unsigned)RTE_MIN((uint64_t)n, left - sent);
@@ -464,36 +501,51 @@ static uint64_t serve_ports(struct emu *e, struct gen_ctx *x, uint64_t left, uin
 	return sent;
 }
 
+/* emu.packets shared out between the ports, and so between the lcores:
+ * lcore g's ports' shares. */
+static uint64_t lcore_cap(const struct emu *e, const struct emu_gen_lcore *g)
+{
+	uint64_t all = e->cfg->scn.emu.packets, cap = 0;
+
+	for (uint32_t p = g->id; p < e->n_wire; p += e->n_gen)
+		cap += all / e->n_wire + (p < all % e->n_wire);
+	return cap;
+}
+
 int emu_gen_main(void *arg)
 {
-	struct emu *e = arg;
-	const uint64_t cap = e->cfg->scn.emu.packets;
+	struct emu_gen_lcore *g = arg;
+	struct emu *e = g->e;
+	const bool limited = e->cfg->scn.emu.packets != 0;
+	const uint64_t cap = lcore_cap(e, g);
 	struct gen_ctx x;
 	uint64_t offered = 0;
 	uint32_t mode = RXB_DYN_PRIVATE;
 
-	if (ctx_alloc(e, &x) != 0)
+	if (ctx_alloc(g, &x) != 0)
 		/* relaxed: an abort; it hands nothing over */
 		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 	while (!atomic_load_explicit(&e->gen_stop, memory_order_relaxed) &&
 	       !atomic_load_explicit(&e->quit, memory_order_relaxed)) {
 		uint64_t sent;
 
-		if (cap != 0 && offered >= cap)
+		if (limited && offered >= cap)
 			break;
-		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING)
+		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING) /* one lcore (emu_cfg.c) */
 			mode = follow_mode(e, mode);
-		sent = serve_ports(e, &x, cap != 0 ? cap - offered : UINT64_MAX, mode);
+		sent = serve_ports(e, &x, limited ? cap - offered : UINT64_MAX, mode);
 		if (sent == 0)
 			rte_pause();
 		offered += sent;
 	}
-	for (uint32_t p = 0; p < e->n_wire; p++)
-		rxb_counter_add(&e->gen_late,
-				rxb_counter_read(&rxb_gen_stats(e->wire[p].gen)->late));
+	for (uint32_t p = g->id; p < e->n_wire; p += e->n_gen)
+		rxb_counter_add(&g->late, rxb_counter_read(&rxb_gen_stats(e->wire[p].gen)->late));
 	ctx_free(&x);
-	/* release: pairs with the acquires in rxb_emu_run()'s drain and in
-	 * drained() (emu_worker.c); every packet enqueued and counted. */
-	atomic_store_explicit(&e->src_done, 1, memory_order_release);
+	/* acq_rel: each lcore's release pairs with the acquire of the last one
+	 * out, whose release of src_done then pairs with the acquires in
+	 * rxb_emu_run()'s drain and in drained() (emu_worker.c): every lcore's
+	 * packets enqueued and counted. */
+	if (atomic_fetch_sub_explicit(&e->gen_running, 1, memory_order_acq_rel) == 1)
+		atomic_store_explicit(&e->src_done, 1, memory_order_release);
 	return 0;
 }

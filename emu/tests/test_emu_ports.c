@@ -117,10 +117,68 @@ static void test_each_port_offers_its_flows_to_its_cores(void)
 	}
 }
 
+/* A generator lcore per port (emu.gen_lcores = 2): the same packets reach
+ * the same cores, each port's share of emu.packets exactly. */
+static void test_a_generator_lcore_per_port(void)
+{
+	static const enum rxb_arch archs[] = { RXB_ARCH_PRIVRING, RXB_ARCH_SHRING,
+					       RXB_ARCH_RXBISECT };
+	struct rxb_emu_cfg c;
+	char what[64];
+
+	for (size_t i = 0; i < RTE_DIM(archs); i++) {
+		emu_rt_cfg(&c, archs[i], N_PKTS);
+		c.scn.arch.association = RXB_ASSOC_PER_NIC;
+		c.scn.emu.gen_lcores = NICS;
+		snprintf(what, sizeof(what), "2 gen lcores %s", rxb_arch_name[archs[i]]);
+		run_two_ports(&c, what);
+	}
+}
+
+/* What two generator lcores cannot feed is refused, naming the key. */
+static void test_generator_lcores_refused_where_queues_span_them(void)
+{
+	static const struct {
+		const char *key, *value, *why;
+	} bad[] = {
+		{ "arch.association", "all", "serves cores of NIC ports different" },
+		{ "arch.name", "spool", "ports every NIC port shares" },
+		{ "arch.name", "dyn_shring", "ring sets switch at run time" },
+		{ "emu.source", "null", "only the generator source" },
+		{ "system.nics", "1", "there are system.nics = 1" },
+	};
+	struct rxb_emu_cfg c;
+	struct rxb_err err;
+
+	for (size_t i = 0; i < RTE_DIM(bad); i++) {
+		emu_rt_cfg(&c, RXB_ARCH_RXBISECT, N_PKTS);
+		c.scn.system.cores = WORKERS;
+		c.scn.system.nics = NICS;
+		c.scn.arch.association = RXB_ASSOC_PER_NIC;
+		c.scn.emu.gen_lcores = NICS;
+		CHECK_EQ(rxb_emu_cfg_check(&c, &err), 0);
+		emu_rt_cfg(&c, RXB_ARCH_RXBISECT, N_PKTS);
+		c.scn.system.cores = WORKERS;
+		c.scn.system.nics = NICS;
+		c.scn.arch.association = RXB_ASSOC_PER_NIC;
+		c.scn.emu.gen_lcores = NICS;
+		err.msg[0] = '\0';
+		CHECK(rxb_emu_cfg_set(&c, bad[i].key, bad[i].value, &err) == 0);
+		CHECK(rxb_emu_cfg_check(&c, &err) != 0);
+		if (strstr(err.msg, "emu.gen_lcores = 2") == NULL ||
+		    strstr(err.msg, bad[i].why) == NULL)
+			fprintf(stderr, "%s = %s: got \"%s\"\n", bad[i].key, bad[i].value, err.msg);
+		CHECK(strstr(err.msg, "emu.gen_lcores = 2") != NULL);
+		CHECK(strstr(err.msg, bad[i].why) != NULL);
+	}
+}
+
 int main(void)
 {
 	emu_rt_init("emu_ports");
 	RUN(test_each_port_offers_its_flows_to_its_cores);
+	RUN(test_a_generator_lcore_per_port);
+	RUN(test_generator_lcores_refused_where_queues_span_them);
 	emu_rt_fini();
 	return check_summary();
 }

@@ -157,3 +157,4 @@ class Emu:
     progress: bool = _key("emu", "progress")
     sink: bool = _key("emu", "sink")
     nic_lcores: int = _key("emu", "nic_lcores")
+    gen_lcores: int = _key("emu", "gen_lcores")
