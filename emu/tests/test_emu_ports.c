@@ -135,6 +135,16 @@ static void test_a_generator_lcore_per_port(void)
 	}
 }
 
+/* rxBisect with a set per NIC, a generator lcore per port: valid. */
+static void gen_lcore_per_port(struct rxb_emu_cfg *c)
+{
+	emu_rt_cfg(c, RXB_ARCH_RXBISECT, N_PKTS);
+	c->scn.system.cores = WORKERS;
+	c->scn.system.nics = NICS;
+	c->scn.arch.association = RXB_ASSOC_PER_NIC;
+	c->scn.emu.gen_lcores = NICS;
+}
+
 /* What two generator lcores cannot feed is refused, naming the key. */
 static void test_generator_lcores_refused_where_queues_span_them(void)
 {
@@ -151,17 +161,9 @@ static void test_generator_lcores_refused_where_queues_span_them(void)
 	struct rxb_err err;
 
 	for (size_t i = 0; i < RTE_DIM(bad); i++) {
-		emu_rt_cfg(&c, RXB_ARCH_RXBISECT, N_PKTS);
-		c.scn.system.cores = WORKERS;
-		c.scn.system.nics = NICS;
-		c.scn.arch.association = RXB_ASSOC_PER_NIC;
-		c.scn.emu.gen_lcores = NICS;
-		CHECK_EQ(rxb_emu_cfg_check(&c, &err), 0);
-		emu_rt_cfg(&c, RXB_ARCH_RXBISECT, N_PKTS);
-		c.scn.system.cores = WORKERS;
-		c.scn.system.nics = NICS;
-		c.scn.arch.association = RXB_ASSOC_PER_NIC;
-		c.scn.emu.gen_lcores = NICS;
+		gen_lcore_per_port(&c);
+		CHECK_EQ(rxb_emu_cfg_check(&c, &err), 0); /* the valid twin */
+		gen_lcore_per_port(&c);
 		err.msg[0] = '\0';
 		CHECK(rxb_emu_cfg_set(&c, bad[i].key, bad[i].value, &err) == 0);
 		CHECK(rxb_emu_cfg_check(&c, &err) != 0);
