@@ -244,7 +244,8 @@ void pmd_wire_detach(struct pmd *p);
 /* The vdev bus is removing this port: leave the wire's device to it. */
 void pmd_wire_leave_to_bus(struct pmd *p);
 /* N: give each of n frames of a net_null wire the next of its flows that
- * steers to a destination NIC thread nic owns (as a wire's RSS would). */
+ * steers to a destination NIC thread nic owns (as a wire's RSS would), and
+ * that flow's RSS hash (RTE_MBUF_F_RX_RSS_HASH). */
 void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n);
 
 #endif /* RXB_PMD_H */

@@ -3,8 +3,8 @@
  * The NIC of net_rxbisect and its two bursts.
  *
  * NIC thread (a service, or a dedicated lcore): take frames from the wire,
- * hash them (the wire's hash when it computes ours, else Toeplitz over the
- * frame, rxb_rss_frame), steer by the RETA to a destination core = Rx
+ * hash them (the wire's hash when it computes ours, a net_null frame's flow
+ * hash, else Toeplitz over the frame, rxb_rss_frame), steer by the RETA to a destination core = Rx
  * queue, and deliver through the library, which takes a buffer by the
  * design's rules (privRing: that queue's Rx ring; shRing: its group's ring;
  * rxBisect: the linked Ax, else one of the association set by ax_policy)
@@ -175,6 +175,8 @@ static uint32_t frame_hash(const struct pmd *p, const struct rte_mbuf *f)
 	const uint8_t *data = rte_pktmbuf_mtod(f, const uint8_t *);
 	uint16_t dport;
 
+	if (p->wire_flows != NULL) /* pmd_wire_null_flows gave it its flow's */
+		return f->hash.rss;
 	if (p->wire_rss && p->wire_rss_l4 == p->l4 && (f->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
 		return f->hash.rss;
 	if (p->l4)

@@ -175,6 +175,7 @@ void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n)
 {
 	struct pmd *p = nic->p;
 	uint32_t next = nic->flow_next;
+	bool l4 = p->l4;
 
 	for (uint16_t i = 0; i < n; i++) {
 		const struct pmd_wire_flow *wf;
@@ -189,6 +190,10 @@ void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n)
 		h->ip.hdr_checksum = wf->ip_cksum;
 		h->udp.src_port = wf->src_port;
 		h->udp.dst_port = wf->dst_port;
+		/* the flow's hash, as a wire that hashes with our key reports it:
+		 * the NIC need not hash the bytes it has just written */
+		f[i]->hash.rss = l4 ? wf->hash_l4 : wf->hash_l3;
+		f[i]->ol_flags = RTE_MBUF_F_RX_RSS_HASH;
 		next = next + 1 == p->cfg.flows ? 0 : next + 1;
 	}
 	nic->flow_next = next;

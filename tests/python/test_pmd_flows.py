@@ -83,13 +83,15 @@ def ipv4_header_ok(frame: bytes) -> bool:
     return s == 0xFFFF
 
 
-@pytest.mark.parametrize("nq", [2, 4])
-def test_few_flows_land_where_the_hash_says(tmp_path, nq):
+# --rss-udp: the NIC hashes addresses and ports, with the flows' hashes it
+# precomputed for that choice
+@pytest.mark.parametrize("nq,rss", [(2, "ip"), (4, "ip"), (4, "udp")])
+def test_few_flows_land_where_the_hash_says(tmp_path, nq, rss):
     flows = 8
     # io forwarding: Rx queue q of net_rxbisect0 goes to Tx queue q of the
     # pcap port, so file q holds what queue q received
     with TestPmd(f"port=net_null0,iface=rxbisect,flows={flows}",
-                 ["--nb-cores=2", f"--rxq={nq}", f"--txq={nq}", "--no-flush-rx"],
+                 ["--nb-cores=2", f"--rxq={nq}", f"--txq={nq}", "--no-flush-rx", f"--rss-{rss}"],
                  lcores=LCORES_2FWD, service="3", pre_vdevs=[pcap_port(tmp_path, nq)]) as t:
         assert t.started, t.log[-3000:]
         out = t.cmd("show port summary all")
@@ -103,7 +105,8 @@ def test_few_flows_land_where_the_hash_says(tmp_path, nq):
     assert len(seen) == flows
     assert all(ipv4_header_ok(f) for fs in received.values() for f in fs[:100])
     # every frame a queue received is one the hash and the RETA send there
-    queue_of = {tu: reta_queue(toeplitz(MS_KEY, tu[0]), nq) for tu in seen}  # IPs: rss_hf ip
+    hashed = (lambda tu: tu[0]) if rss == "ip" else (lambda tu: tu[0] + tu[1])
+    queue_of = {tu: reta_queue(toeplitz(MS_KEY, hashed(tu)), nq) for tu in seen}
     for q, fs in received.items():
         assert len(fs) == xs[f"rx_q{q}_received"]
         assert {queue_of[tuple_of(f)] for f in fs} <= {q}, q
