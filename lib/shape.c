@@ -195,13 +195,6 @@ static struct rxb_src_range bisect_srcs(const struct rxb_iface_config *cfg, uint
 				       .group = g };
 }
 
-/* A port's queue: basic shares its few queues round-robin among the ports
- * (rxb_spool_queue_of), the other modes give each port its own. */
-static uint32_t spool_src(const struct rxb_spool_config *sp, uint32_t port)
-{
-	return sp->mode == RXB_SPOOL_BASIC ? port % or_default(sp->basic_queues, 1) : port;
-}
-
 /* dest and set name something the design has (n_dests destinations): 0,
  * or -EINVAL with the reason. */
 static int check_dest_set(const struct rxb_iface_config *cfg, uint32_t n_dests, uint32_t dest,
@@ -240,7 +233,7 @@ static struct rxb_src_range srcs_of(const struct rxb_iface_config *cfg, uint32_t
 	case RXB_ARCH_RXBISECT:
 		return bisect_srcs(cfg, dest);
 	case RXB_ARCH_SPOOL:
-		return one_src(spool_src(&cfg->spool, dest));
+		return one_src(rxb_spool_cfg_queue_of(&cfg->spool, dest));
 	default: /* privRing, small privRing */
 		return one_src(dest);
 	}

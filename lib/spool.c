@@ -120,9 +120,14 @@ uint32_t rxb_spool_n_queues(const struct rxb_spool *sp)
 	return rxb_privring_n_queues(sp->pr);
 }
 
+uint32_t rxb_spool_cfg_queue_of(const struct rxb_spool_config *cfg, uint32_t port)
+{
+	return cfg->mode == RXB_SPOOL_BASIC ? port % spool_n_queues_of(cfg) : port;
+}
+
 uint32_t rxb_spool_queue_of(const struct rxb_spool *sp, uint32_t port)
 {
-	return sp->cfg.mode == RXB_SPOOL_BASIC ? port % rxb_spool_n_queues(sp) : port;
+	return rxb_spool_cfg_queue_of(&sp->cfg, port);
 }
 
 int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,

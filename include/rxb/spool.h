@@ -50,8 +50,11 @@ struct rxb_spool;
 struct rxb_spool *rxb_spool_create(const struct rxb_spool_config *cfg, struct rxb_err *err);
 void rxb_spool_destroy(struct rxb_spool *sp);
 uint32_t rxb_spool_n_queues(const struct rxb_spool *sp);
-/* The queue that carries port p's packets. */
+/* The queue that carries port p's packets: basic shares its few queues
+ * round-robin among the ports, the other modes give each port its own. */
 uint32_t rxb_spool_queue_of(const struct rxb_spool *sp, uint32_t port);
+/* The same from the configuration alone (shape.h asks before creation). */
+uint32_t rxb_spool_cfg_queue_of(const struct rxb_spool_config *cfg, uint32_t port);
 
 /* NIC: meta->dest is the PORT. 0 delivered, 1 dropped, -EINVAL bad port. */
 int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
