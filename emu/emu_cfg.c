@@ -165,7 +165,7 @@ static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
  * its packets enqueued by one lcore only. */
 static bool queues_within_gen_lcores(const struct rxb_emu_cfg *c, uint32_t g)
 {
-	uint32_t q = rxb_emu_phys_queues(c), cpn = c->scn.system.cores / c->scn.system.nics;
+	uint32_t cpn = c->scn.system.cores / c->scn.system.nics;
 	struct rxb_iface_shape shape;
 	struct rxb_iface_config ic;
 	struct rxb_err err = { 0 };
@@ -175,17 +175,18 @@ static bool queues_within_gen_lcores(const struct rxb_emu_cfg *c, uint32_t g)
 
 	if (!c->scn.arch.emulated) /* a queue per core */
 		return true;
-	owner = malloc(sizeof(*owner) * q);
-	if (owner == NULL || design_shape(c, &shape, &ic) != 0) {
-		free(owner);
+	if (design_shape(c, &shape, &ic) != 0)
 		return false;
-	}
-	for (uint32_t k = 0; k < q; k++)
+	/* a queue per group of sources: never more groups than sources */
+	owner = malloc(sizeof(*owner) * shape.n_srcs);
+	if (owner == NULL)
+		return false;
+	for (uint32_t k = 0; k < shape.n_srcs; k++)
 		owner[k] = UINT32_MAX;
 	for (uint32_t d = 0; ok && d < shape.n_dests; d++) {
 		uint32_t lcore = d / cpn % g;
 
-		ok = rxb_iface_shape_srcs_of(&ic, d, 0, &r, &err) == 0 && r.group < q &&
+		ok = rxb_iface_shape_srcs_of(&ic, d, 0, &r, &err) == 0 && r.group < shape.n_srcs &&
 		     (owner[r.group] == UINT32_MAX || owner[r.group] == lcore);
 		if (ok)
 			owner[r.group] = lcore;

@@ -281,9 +281,21 @@ unsigned emu_pq_avail(const struct emu_pq *pq);
 int emu_nic_main(void *arg); /* arg: its struct emu_nic */
 /* Split the physical queues between the NIC lcores (e->n_nic of e->nic). */
 void emu_nic_shard(struct emu *e);
-/* Counter `field` (offsetof in struct emu_nstats) summed over the NIC lcores. */
-uint64_t emu_ns_sum(const struct emu *e, size_t field);
-#define EMU_NS(e, name) emu_ns_sum((e), offsetof(struct emu_nstats, name))
+/* The counter at byte `field` of each of n records `stride` bytes apart
+ * from `first`, summed: one counter over every lcore of a kind. */
+static inline uint64_t emu_counter_sum(const void *first, size_t stride, uint32_t n, size_t field)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t k = 0; k < n; k++)
+		sum += rxb_counter_read(
+			(const rxb_counter_t *)((const char *)first + k * stride + field));
+	return sum;
+}
+/* Counter `name` of struct emu_nstats summed over the NIC lcores. */
+#define EMU_NS(e, name)                                          \
+	emu_counter_sum((e)->nic, sizeof(*(e)->nic), (e)->n_nic, \
+			offsetof(struct emu_nic, ns) + offsetof(struct emu_nstats, name))
 /* acquire: pairs with the release of each NIC lcore's emu_done increment;
  * every NIC lcore's last deliveries are in the rings, its counters final. */
 static inline bool emu_nics_done(struct emu *e)
@@ -313,10 +325,10 @@ void emu_alloc_endpoint(struct emu_alloc *a, struct rxb_allocator *out);
 /* ---- emu_source.c: the generator lcore ---- */
 int emu_gen_setup(struct emu *e, struct rxb_err *err);
 void emu_gen_destroy(struct emu *e); /* safe without a generator */
-/* Counter `field` (offsetof in struct emu_gen_lcore) summed over the
- * generator lcores. */
-uint64_t emu_gen_counter(const struct emu *e, size_t field);
-#define EMU_GEN(e, name) emu_gen_counter((e), offsetof(struct emu_gen_lcore, name))
+/* Counter `name` of struct emu_gen_lcore summed over the generator lcores. */
+#define EMU_GEN(e, name)                                         \
+	emu_counter_sum((e)->gen, sizeof(*(e)->gen), (e)->n_gen, \
+			offsetof(struct emu_gen_lcore, name))
 int emu_gen_main(void *arg); /* arg: its struct emu_gen_lcore */
 
 /* ---- emu_ports.c ---- */

@@ -627,13 +627,3 @@ void emu_nic_shard(struct emu *e)
 			e->pq[q].nic = j;
 	}
 }
-
-uint64_t emu_ns_sum(const struct emu *e, size_t field)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t j = 0; j < e->n_nic; j++)
-		sum += rxb_counter_read(
-			(const rxb_counter_t *)((const char *)&e->nic[j].ns + field));
-	return sum;
-}

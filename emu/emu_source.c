@@ -185,15 +185,6 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	return 0;
 }
 
-uint64_t emu_gen_counter(const struct emu *e, size_t field)
-{
-	uint64_t sum = 0;
-
-	for (uint32_t k = 0; k < e->n_gen; k++)
-		sum += rxb_counter_read((const rxb_counter_t *)((const char *)&e->gen[k] + field));
-	return sum;
-}
-
 void emu_gen_destroy(struct emu *e)
 {
 	for (uint32_t p = 0; e->wire != NULL && p < e->n_wire; p++) {
@@ -252,7 +243,6 @@ struct gen_ctx {
 	struct rte_mbuf **out; /* [n_pq][EMU_BURST]: the burst's buffers of each queue */
 	unsigned *n_out;       /* per queue: buffers of out written so far */
 	unsigned *want, *got;  /* per queue: packets steered there, buffers taken */
-	unsigned *room;        /* native: free slots left per queue */
 	struct pois *pois;     /* per port: Poisson arrivals */
 	struct beat *beat;     /* per NIC lcore */
 	struct emu_gen_lcore *g;
@@ -368,9 +358,9 @@ static void take_buffers(struct emu *e, struct gen_ctx *x, uint32_t q)
 		x->got[q] = k != 0 && emu_pq_take(&e->pq[q], row, k) == 0 ? k : 0;
 		return;
 	}
-	k = RTE_MIN(x->want[q], x->room[q]);
+	/* this lcore alone enqueues there: the room read now stays */
+	k = RTE_MIN(x->want[q], rte_ring_free_count(e->pq[q].wire));
 	x->got[q] = k != 0 && rte_pktmbuf_alloc_bulk(e->wpool, row, k) == 0 ? k : 0;
-	x->room[q] -= x->got[q];
 }
 
 /* Draw port's burst and steer each packet: its hash, core and queue. */
@@ -426,7 +416,6 @@ static void ctx_free(struct gen_ctx *x)
 {
 	rte_free(x->out);
 	rte_free(x->n_out);
-	rte_free(x->room);
 	rte_free(x->want);
 	rte_free(x->got);
 	rte_free(x->pois);
@@ -443,13 +432,12 @@ static int ctx_alloc(struct emu_gen_lcore *g, struct gen_ctx *x)
 	x->g = g;
 	x->out = rte_zmalloc("rxb_gen_out", sizeof(*x->out) * EMU_BURST * e->n_pq, 0);
 	x->n_out = rte_zmalloc("rxb_gen_nout", sizeof(*x->n_out) * e->n_pq, 0);
-	x->room = rte_zmalloc("rxb_gen_room", sizeof(*x->room) * e->n_pq, 0);
 	x->want = rte_zmalloc("rxb_gen_want", sizeof(*x->want) * e->n_pq, 0);
 	x->got = rte_zmalloc("rxb_gen_got", sizeof(*x->got) * e->n_pq, 0);
 	x->pois = rte_zmalloc("rxb_gen_pois", sizeof(*x->pois) * e->n_wire, 0);
 	x->beat = rte_zmalloc("rxb_gen_beat", sizeof(*x->beat) * RTE_MAX(e->n_nic, 1u), 0);
-	if (x->out == NULL || x->n_out == NULL || x->room == NULL || x->want == NULL ||
-	    x->got == NULL || x->pois == NULL || x->beat == NULL)
+	if (x->out == NULL || x->n_out == NULL || x->want == NULL || x->got == NULL ||
+	    x->pois == NULL || x->beat == NULL)
 		return -ENOMEM;
 	x->direct = e->cfg->scn.arch.emulated && e->n_pq == 1;
 	for (uint32_t p = 0; p < e->n_wire; p++) {
@@ -489,9 +477,6 @@ static uint64_t serve_ports(struct emu *e, struct gen_ctx *x, uint64_t left, uin
 		n = (unsigned)RTE_MIN((uint64_t)n, left - sent);
 		if (n == 0)
 			continue;
-		if (!e->cfg->scn.arch.emulated)
-			for (uint32_t q = 0; q < e->n_pq; q++)
-				x->room[q] = rte_ring_free_count(e->pq[q].wire);
 		if (x->direct)
 			burst_direct(e, x, p, n, now);
 		else
