@@ -3,6 +3,7 @@
 #
 # Builds bench_rings in BUILD_DIR if needed, measures the per-packet cost of
 # every software receive path (table on stdout, $RXB_BENCH_RESULTS/rings.json),
+# then the ns per Toeplitz hash of each rxb_rss implementation ($RXB_BENCH_RESULTS/rss.json),
 # then, when valgrind is installed and RXB_BENCH_CALLGRIND is not 0, counts
 # the instructions per packet of each path with callgrind (deterministic,
 # unlike the clock on a shared machine) into $RXB_BENCH_RESULTS/callgrind.txt and
@@ -21,7 +22,7 @@ BIN="$BUILD/bench/bench_rings"
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$BUILD" --target bench_rings >/dev/null
+cmake --build "$BUILD" --target bench_rings bench_rss >/dev/null
 build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
 sanitize=$(sed -n 's/^RXB_SANITIZE:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
 [[ "$sanitize" =~ ^(OFF|off|0|FALSE|false|NO|no)?$ ]] && sanitize=""
@@ -32,6 +33,7 @@ fi
 mkdir -p "$RESULTS"
 
 "$BIN" --json "$RESULTS/rings.json" "$@"
+"$BUILD/bench/bench_rss" --json "$RESULTS/rss.json"
 
 if [ "${RXB_BENCH_CALLGRIND:-1}" = 0 ] || ! command -v valgrind >/dev/null; then
   exit 0

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "alloc.h"
+#include "rss_gfni.h"
 #include "rxb/rss.h"
 
 const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN] = {
@@ -73,17 +76,56 @@ int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len, struct
 			rss->table[i][v] = rss->table[i][v & (v - 1)] ^
 					   window[7 - __builtin_ctz(v)];
 	}
+	rxb_rss_gfni_matrices(rss->gfni, key);
+	rss->impl = rxb_rss_impl_available(RXB_RSS_GFNI) ? RXB_RSS_GFNI : RXB_RSS_TABLE;
 	return 0;
+}
+
+bool rxb_rss_impl_available(enum rxb_rss_impl impl)
+{
+	/* The CPU check runs once; racing first callers store the same. */
+	static _Atomic int gfni = -1;
+	int g = atomic_load_explicit(&gfni, memory_order_relaxed);
+
+	if (impl == RXB_RSS_TABLE)
+		return true;
+	if (impl != RXB_RSS_GFNI)
+		return false;
+	if (g < 0) {
+		g = rxb_rss_gfni_usable();
+		atomic_store_explicit(&gfni, g, memory_order_relaxed);
+	}
+	return g != 0;
+}
+
+int rxb_rss_select(struct rxb_rss *rss, enum rxb_rss_impl impl, struct rxb_err *err)
+{
+	if (!rxb_rss_impl_available(impl)) {
+		rxb_err_set(err,
+			    "rss.impl = %d: this CPU cannot run it (table = %d always can; gfni = "
+			    "%d needs GFNI with AVX-512 F, BW and VBMI)",
+			    (int)impl, RXB_RSS_TABLE, RXB_RSS_GFNI);
+		return -ENOTSUP;
+	}
+	rss->impl = impl;
+	return 0;
+}
+
+static uint32_t table_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len)
+{
+	uint32_t h = 0;
+
+	for (size_t i = 0; i < len; i++)
+		h ^= rss->table[i][data[i]];
+	return h;
 }
 
 uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len)
 {
-	uint32_t h = 0;
-
 	assert(len <= RXB_RSS_MAX_INPUT);
-	for (size_t i = 0; i < len; i++)
-		h ^= rss->table[i][data[i]];
-	return h;
+	if (rss->impl == RXB_RSS_GFNI)
+		return rxb_rss_gfni_hash(rss->gfni, data, len);
+	return table_hash(rss, data, len);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -121,23 +163,30 @@ uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip, 
 	return rxb_rss_hash(rss, in, sizeof(in));
 }
 
-/* The hash is an XOR of per-position rows, so the address part can be hashed
- * straight from the caller's arrays without copying them together. */
+/* IPv6 addresses (and ports) laid out as the hash reads them. */
+static size_t ipv6_input(uint8_t *in, const uint8_t sip[16], const uint8_t dip[16])
+{
+	memcpy(in, sip, 16);
+	memcpy(in + 16, dip, 16);
+	return 32;
+}
+
 uint32_t rxb_rss_ipv6(const struct rxb_rss *rss, const uint8_t sip[16], const uint8_t dip[16])
 {
-	uint32_t h = 0;
+	uint8_t in[32];
 
-	for (int i = 0; i < 16; i++)
-		h ^= rss->table[i][sip[i]] ^ rss->table[16 + i][dip[i]];
-	return h;
+	return rxb_rss_hash(rss, in, ipv6_input(in, sip, dip));
 }
 
 uint32_t rxb_rss_ipv6_l4(const struct rxb_rss *rss, const uint8_t sip[16], const uint8_t dip[16],
 			 uint16_t sport, uint16_t dport)
 {
-	return rxb_rss_ipv6(rss, sip, dip) ^ rss->table[32][sport >> 8] ^
-	       rss->table[33][sport & 0xff] ^ rss->table[34][dport >> 8] ^
-	       rss->table[35][dport & 0xff];
+	uint8_t in[RXB_RSS_MAX_INPUT];
+	size_t n = ipv6_input(in, sip, dip);
+
+	put_be16(in + n, sport);
+	put_be16(in + n + 2, dport);
+	return rxb_rss_hash(rss, in, n + 4);
 }
 
 static uint16_t get_be16(const uint8_t *p)

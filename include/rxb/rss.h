@@ -17,6 +17,7 @@
 #ifndef RXB_RSS_H
 #define RXB_RSS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,17 +43,40 @@ extern const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN];
  * it is the oracle the table implementation is tested against. */
 uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len, const uint8_t *data, size_t len);
 
-/* Precomputed hash state for one key. The hash is linear in its input bits,
- * so the contribution of byte value v at input position i can be tabulated:
- * hashing then costs one table load and one XOR per input byte instead of
- * eight conditional XORs and shifts. 36 KiB; build once, share read-only. */
+/* The ways rxb_rss_hash() computes the hash; each equals rxb_toeplitz_ref().
+ * The hash is linear in its input bits, so both precompute per key:
+ *  TABLE  the contribution of byte value v at input position i, a 1 KiB
+ *         row per position: one load and one XOR per input byte. Any CPU.
+ *  GFNI   an 8x8 bit matrix per byte position, applied to 8 bytes at once
+ *         by x86's GF2P8AFFINEQB on 512-bit registers: 320 bytes of state,
+ *         a handful of instructions per hash. CPUs with GFNI and AVX-512
+ *         F, BW and VBMI (Intel Ice Lake and later, AMD Zen 4 and later). */
+enum rxb_rss_impl { RXB_RSS_TABLE, RXB_RSS_GFNI };
+
+/* Matrices of the GFNI hash: one per input position plus the three a
+ * result byte reaches past the input, a whole number of registers. */
+#define RXB_RSS_GFNI_LANES 40
+
+/* Precomputed hash state for one key, both implementations' (37 KiB);
+ * build once, share read-only. */
 struct rxb_rss {
 	uint32_t table[RXB_RSS_MAX_INPUT][256];
+	uint64_t gfni[RXB_RSS_GFNI_LANES];
+	enum rxb_rss_impl impl; /* what rxb_rss_hash() uses */
 };
 
-/* Build the tables from a key of exactly RXB_RSS_KEY_LEN bytes.
+/* Build the state from a key of exactly RXB_RSS_KEY_LEN bytes and pick
+ * the fastest implementation this CPU runs (GFNI where it can).
  * Returns 0, or -EINVAL with a message naming rss.key. */
 int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len, struct rxb_err *err);
+
+/* Whether this CPU runs impl (TABLE always). */
+bool rxb_rss_impl_available(enum rxb_rss_impl impl);
+
+/* Make rxb_rss_hash() use impl (tests, benchmarks, comparing the two).
+ * Returns 0, or -ENOTSUP with a message naming rss.impl when this CPU
+ * lacks it (the choice is then unchanged). */
+int rxb_rss_select(struct rxb_rss *rss, enum rxb_rss_impl impl, struct rxb_err *err);
 
 /* Hash len bytes (len <= RXB_RSS_MAX_INPUT). Equals rxb_toeplitz_ref() with
  * the key rss was built from. */
