@@ -87,6 +87,7 @@ struct rxb_bx {
 		uint32_t foreign_written;   /* foreign entries written */
 		uint32_t foreign_cons_seen; /* cached sw.foreign_cons_pub */
 		uint32_t rr;                /* round-robin cursor into assoc */
+		uint64_t rng;               /* xorshift state for RXB_AX_RANDOM */
 		uint32_t pend_head;         /* coalesced notices: FIFO */
 		uint32_t pend_tail;
 		rxb_counter_t linked_uses; /* read by anyone (stats) */
@@ -119,7 +120,6 @@ struct rxb_bisect {
 	struct rxb_bisect_config cfg;
 	struct rxb_ax *ax;
 	struct rxb_bx *bx;
-	uint64_t rng; /* NIC-side xorshift state for RXB_AX_RANDOM */
 };
 
 /* ------------------------------------------------------- configuration */
@@ -220,6 +220,19 @@ static uint32_t pow2_at_least(uint32_t v)
 }
 
 /* Build association sets, links and reservations of every Bx. */
+/* Bx b's own stream of the NIC's random choices: splitmix64's finaliser
+ * of (seed, b), so that neighbouring Bx rings do not start on correlated
+ * states; never 0, xorshift's fixed point. */
+static uint64_t bx_rng_seed(uint64_t seed, uint32_t b)
+{
+	uint64_t z = seed + (b + 1ull) * 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z != 0 ? z : 1;
+}
+
 static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 {
 	const struct rxb_bisect_config *cfg = &bs->cfg;
@@ -277,6 +290,7 @@ static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 			return -EINVAL;
 		}
 		bx->foreign_budget = cfg->bx_size - bx->reserved;
+		bx->nic.rng = bx_rng_seed(cfg->seed, b);
 		bx->pend_mask = pow2_at_least(bx->reserved ? bx->reserved : 1) - 1;
 		bx->pend = rxb_calloc(bx->pend_mask + 1, sizeof(*bx->pend));
 		if (bx->pend == NULL)
@@ -327,7 +341,6 @@ struct rxb_bisect *rxb_bisect_create(const struct rxb_bisect_config *cfg, struct
 	if (bs == NULL)
 		return rxb_fail_null(rxb_err_nomem(err, sizeof(*bs), "rxbisect"));
 	bs->cfg = *cfg;
-	bs->rng = cfg->seed * 0x9E3779B97F4A7C15ull + 1;
 	rc = bisect_alloc_rings(bs, err);
 	if (rc == 0)
 		rc = bisect_build_sets(bs, err);
@@ -373,14 +386,16 @@ static bool ax_nonempty(struct rxb_bisect *bs, uint32_t a)
 	return rxb_descring_nic_avail(&bs->ax[a].ring, false) != 0;
 }
 
-static uint64_t nic_rand(struct rxb_bisect *bs)
+/* Per Bx, like all the NIC's state, so that NIC threads owning disjoint
+ * association sets share nothing (rxbisect.h). */
+static uint64_t nic_rand(struct rxb_bx *bx)
 {
-	uint64_t x = bs->rng;
+	uint64_t x = bx->nic.rng;
 
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
-	bs->rng = x;
+	bx->nic.rng = x;
 	return x;
 }
 
@@ -417,7 +432,7 @@ static uint32_t choose_foreign_ax(struct rxb_bisect *bs, struct rxb_bx *bx, uint
 			}
 			break;
 		default: /* reservoir sampling: uniform among non-empty rings */
-			if (nic_rand(bs) % ++seen == 0)
+			if (nic_rand(bx) % ++seen == 0)
 				best = a;
 			break;
 		}

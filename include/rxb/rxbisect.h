@@ -7,12 +7,19 @@
  * buffer from any Ax of that Bx's association set.
  *
  * Who may call what:
- *   rxb_bisect_nic_* (deliver, fetch, tick)   the NIC thread
+ *   rxb_bisect_nic_* (deliver, fetch, tick)   the NIC thread; or several, each
+ *                                             owning whole association sets
+ *                                             (below), tick excepted
  *   rxb_bisect_rx / prime / free (core c)     the core that owns Bx c and the
  *                                             Ax rings linked to it
  *   stats / occupancy                         anyone, any time
  *   census / create / destroy                 a quiescent point
  * The software side takes no lock and does no atomic read-modify-write.
+ * Several NIC threads: every NIC-side field belongs to one Bx or one Ax (the
+ * random choice of RXB_AX_RANDOM draws from the Bx's own generator), so
+ * threads that each deliver to, and fetch from, whole association sets --
+ * sets closed under links, as the per-NIC and group sets are -- share no
+ * NIC-side state. The coalescing tick walks every Bx: one thread only.
  *
  * THE NOTIFICATION INVARIANT (why no consumption notice is ever lost and
  * replenishment never deadlocks). Let R(b) = Σ |Ax a| over the Ax rings a

@@ -5,9 +5,14 @@
  * thread function, one core thread function, one control thread function
  * (dynamic shRing only) and one checker, all parameterized by the table row.
  *
- *   NIC thread     offers packets in random bursts: random destinations or a
+ *   NIC threads    offer packets in random bursts: random destinations or a
  *                  whole burst to one destination (long ones too), a few
- *                  pipeline drops, rxb_iface_tick() after every burst.
+ *                  pipeline drops, rxb_iface_tick() after every burst. Rows
+ *                  with several NIC threads give each the destinations of
+ *                  whole source groups (rxb_iface_srcs_of: a privRing ring,
+ *                  a shared ring, an association set), group g to thread
+ *                  g mod N, the rule the emulator and the driver shard by;
+ *                  they never tick (coalescing is one thread's).
  *   core threads   (one per allocator endpoint; a spool thread polls every
  *                  queue q with q % n_cores == its core) receive random batch
  *                  sizes, hold a random number of buffers, free them through
@@ -44,6 +49,7 @@
 #include "check.h"
 #include "harness.h"
 #include "rxb/iface.h"
+#include "rxb/shape.h"
 #include "rxb/shring.h"
 
 /* ThreadSanitizer slows this 10-20x, ASan about 2-3x: 10^6 and 3 x 10^6
@@ -70,6 +76,7 @@
 
 #define MAX_CORES           8
 #define MAX_POLLERS         8
+#define MAX_NICS            2
 #define HOLD_MAX            256u        /* buffers a poller may hold unfreed */
 #define POOL_CACHE          32u         /* harness.h: per-core cache of 32 */
 #define DRAIN_MAX_ITERS     20000000ull /* main's bounded wait for the drain */
@@ -86,31 +93,36 @@
 struct stress_case {
 	const char *name;
 	struct rxb_iface_config ic;
-	unsigned plausible; /* CAUSE() mask */
-	bool control;       /* run the dynamic shRing control thread */
+	unsigned plausible;   /* CAUSE() mask */
+	bool control;         /* run the dynamic shRing control thread */
+	uint32_t nic_threads; /* NIC threads */
 };
 
 static struct stress_case *stress_cases(size_t *n)
 {
 	static struct stress_case c[] = {
-		{ "privring", { .arch = RXB_ARCH_PRIVRING, .n_cores = 2 }, PLAUSIBLE_RX, false },
+		{ "privring", { .arch = RXB_ARCH_PRIVRING, .n_cores = 2 }, PLAUSIBLE_RX, false, 1 },
 		{ "small_privring",
 		  { .arch = RXB_ARCH_SMALL_PRIVRING, .n_cores = 2 },
 		  PLAUSIBLE_RX,
-		  false },
-		{ "shring", { .arch = RXB_ARCH_SHRING, .n_cores = 3 }, PLAUSIBLE_RX, false },
+		  false,
+		  1 },
+		{ "shring", { .arch = RXB_ARCH_SHRING, .n_cores = 3 }, PLAUSIBLE_RX, false, 1 },
 		{ "shring_list",
 		  { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3 },
 		  PLAUSIBLE_RX,
-		  false },
+		  false,
+		  1 },
 		{ "shring_list_batch8",
 		  { .arch = RXB_ARCH_SHRING_LIST, .n_cores = 3, .rx_size = 256, .rxlist_slots = 8 },
 		  PLAUSIBLE_RX,
-		  false },
+		  false,
+		  1 },
 		{ "rxbisect",
 		  { .arch = RXB_ARCH_RXBISECT, .n_cores = 3, .ax_size = 64, .bx_size = 512 },
 		  PLAUSIBLE_BISECT,
-		  false },
+		  false,
+		  1 },
 		{ "rxbisect_coalesce",
 		  { .arch = RXB_ARCH_RXBISECT,
 		    .n_cores = 3,
@@ -120,7 +132,8 @@ static struct stress_case *stress_cases(size_t *n)
 		    .coalesce_timeout = COALESCE_TIMEOUT_NS,
 		    .ax_policy = RXB_AX_ROUND_ROBIN },
 		  PLAUSIBLE_BISECT,
-		  false },
+		  false,
+		  1 },
 		{ "rxbisect_2groups",
 		  { .arch = RXB_ARCH_RXBISECT,
 		    .n_cores = 4,
@@ -129,7 +142,8 @@ static struct stress_case *stress_cases(size_t *n)
 		    .n_groups = 2,
 		    .ax_policy = RXB_AX_MOST_AVAILABLE },
 		  PLAUSIBLE_BISECT,
-		  false },
+		  false,
+		  1 },
 		{ "rxbisect_2groups_coalesce",
 		  { .arch = RXB_ARCH_RXBISECT,
 		    .n_cores = 4,
@@ -139,7 +153,28 @@ static struct stress_case *stress_cases(size_t *n)
 		    .coalesce = true,
 		    .coalesce_timeout = COALESCE_TIMEOUT_NS },
 		  PLAUSIBLE_BISECT,
-		  false },
+		  false,
+		  1 },
+		{ "privring_2nics",
+		  { .arch = RXB_ARCH_PRIVRING, .n_cores = 4 },
+		  PLAUSIBLE_RX,
+		  false,
+		  2 },
+		{ "shring_2rings_2nics",
+		  { .arch = RXB_ARCH_SHRING, .n_cores = 4, .share_degree = 2 },
+		  PLAUSIBLE_RX,
+		  false,
+		  2 },
+		{ "rxbisect_2groups_2nics",
+		  { .arch = RXB_ARCH_RXBISECT,
+		    .n_cores = 4,
+		    .ax_size = 32,
+		    .bx_size = 256,
+		    .n_groups = 2,
+		    .ax_policy = RXB_AX_RANDOM },
+		  PLAUSIBLE_BISECT,
+		  false,
+		  2 },
 		{ "dyn_shring",
 		  { .arch = RXB_ARCH_DYN_SHRING,
 		    .n_cores = 2,
@@ -154,13 +189,15 @@ static struct stress_case *stress_cases(size_t *n)
 			     .overload_stddev_over_median = 32,
 			     .sample_period = DYN_PERIOD_NS } },
 		  PLAUSIBLE_RX,
-		  true },
+		  true,
+		  1 },
 		{ "spool_spp",
 		  { .arch = RXB_ARCH_SPOOL,
 		    .n_cores = 2,
 		    .spool = { .n_ports = 4, .mode = RXB_SPOOL_SPP, .low = 32, .high = 256 } },
 		  PLAUSIBLE_RX,
-		  false },
+		  false,
+		  1 },
 	};
 
 	*n = sizeof(c) / sizeof(c[0]);
@@ -190,20 +227,31 @@ struct core_thread {
 	uint64_t polls, stalls, errors;
 };
 
+/* One NIC thread: its destinations and what it counted (read after join). */
+struct nic_thread {
+	pthread_t tid;
+	struct run *run;
+	uint32_t id, n_dests;
+	uint32_t dest[MAX_POLLERS];
+	uint64_t packets; /* its share of run->packets */
+	uint64_t offered, delivered, drops[RXB_DROP_CAUSES], nic_errors;
+};
+
 struct run {
 	const struct stress_case *sc;
 	struct rxb_iface *iface;
 	struct test_pool tp;
-	uint32_t n_dests, n_pollers, n_cores;
+	uint32_t n_dests, n_pollers, n_cores, n_nics;
 	uint64_t packets;
 	_Atomic unsigned char *in_use; /* per buffer: held by a core right now */
 	_Atomic int nic_done;          /* NIC offered everything */
 	_Atomic int stop;              /* cores: free what you hold and leave */
 	struct core_thread core[MAX_CORES];
-	/* NIC thread results, read after join. */
-	pthread_t nic_tid, ctl_tid;
+	struct nic_thread nic[MAX_NICS];
+	pthread_t ctl_tid;
+	/* The NIC threads' counts summed, after join. */
 	uint64_t offered, delivered, drops[RXB_DROP_CAUSES], nic_errors;
-	uint32_t next_seq[MAX_POLLERS]; /* per destination */
+	uint32_t next_seq[MAX_POLLERS]; /* per destination: its NIC thread's */
 	uint64_t samples;               /* control thread: samples fed */
 };
 
@@ -226,50 +274,57 @@ static void spin(uint32_t iters)
 	}
 }
 
+/* One packet to dest, counted by its NIC thread. */
+static void offer(struct nic_thread *n, uint32_t dest, uint64_t now, uint64_t *rnd)
+{
+	struct run *r = n->run;
+	struct rxb_rx_meta m = { .now = now };
+	struct rxb_delivery d;
+	int rc;
+
+	n->offered++;
+	if ((test_rand(rnd) & 4095) == 0) {
+		rxb_iface_drop_pipeline(r->iface, dest);
+		n->drops[RXB_DROP_PIPELINE]++;
+		return;
+	}
+	m.dest = dest;
+	m.hash = r->next_seq[dest];
+	m.len = pkt_len(m.hash);
+	rc = rxb_iface_deliver(r->iface, &m, &d);
+	if (rc == 0) {
+		n->delivered++;
+		r->next_seq[dest]++;
+		n->nic_errors += d.ring != dest || d.buf == RXB_BUF_NONE;
+	} else if (rc == 1 && d.drop >= 0 && d.drop < RXB_DROP_CAUSES) {
+		n->drops[d.drop]++;
+	} else {
+		n->nic_errors++;
+	}
+}
+
 static void *nic_main(void *arg)
 {
-	struct run *r = arg;
-	uint64_t rnd = r->sc->ic.seed * 7919 + 17, now = now_ns();
-	struct rxb_delivery d;
+	struct nic_thread *n = arg;
+	struct run *r = n->run;
+	uint64_t rnd = r->sc->ic.seed * 7919 + 17 + n->id * 104729, now = now_ns();
 
-	while (r->offered < r->packets) {
+	while (n->offered < n->packets) {
 		uint64_t x = test_rand(&rnd);
 		/* Mostly short bursts; one in 16 long (past small rings). */
 		uint32_t len = (x & 15) == 0 ? 64 + (uint32_t)(x >> 8) % 961
 					     : 1 + (uint32_t)(x >> 8) % 64;
 		bool one_dest = ((x >> 4) & 3) == 0;
-		uint32_t dest = test_rand_below(&rnd, r->n_dests);
+		uint32_t dest = n->dest[test_rand_below(&rnd, n->n_dests)];
 
-		if (len > r->packets - r->offered)
-			len = (uint32_t)(r->packets - r->offered);
-		for (uint32_t k = 0; k < len; k++) {
-			struct rxb_rx_meta m = { .now = now };
-			int rc;
-
-			if (!one_dest)
-				dest = test_rand_below(&rnd, r->n_dests);
-			r->offered++;
-			if ((test_rand(&rnd) & 4095) == 0) {
-				rxb_iface_drop_pipeline(r->iface, dest);
-				r->drops[RXB_DROP_PIPELINE]++;
-				continue;
-			}
-			m.dest = dest;
-			m.hash = r->next_seq[dest];
-			m.len = pkt_len(m.hash);
-			rc = rxb_iface_deliver(r->iface, &m, &d);
-			if (rc == 0) {
-				r->delivered++;
-				r->next_seq[dest]++;
-				r->nic_errors += d.ring != dest || d.buf == RXB_BUF_NONE;
-			} else if (rc == 1 && d.drop >= 0 && d.drop < RXB_DROP_CAUSES) {
-				r->drops[d.drop]++;
-			} else {
-				r->nic_errors++;
-			}
-		}
+		if (len > n->packets - n->offered)
+			len = (uint32_t)(n->packets - n->offered);
+		for (uint32_t k = 0; k < len; k++)
+			offer(n, one_dest ? dest : n->dest[test_rand_below(&rnd, n->n_dests)], now,
+			      &rnd);
 		now = now_ns();
-		rxb_iface_tick(r->iface, now);
+		if (r->n_nics == 1)
+			rxb_iface_tick(r->iface, now);
 		/* Let the cores have the CPU now and then: two CPUs, more
 		 * threads, and a NIC that never pauses would make nearly
 		 * every packet a drop. */
@@ -277,10 +332,54 @@ static void *nic_main(void *arg)
 			sched_yield();
 	}
 	/* Write out every coalesced notice still held. */
-	while (rxb_iface_tick(r->iface, UINT64_MAX) != 0)
+	while (r->n_nics == 1 && rxb_iface_tick(r->iface, UINT64_MAX) != 0)
 		;
-	atomic_store_explicit(&r->nic_done, 1, memory_order_release);
 	return NULL;
+}
+
+/* Deal the destinations to the NIC threads by source group and split the
+ * packets; false (with a message) if a thread would get no destination. */
+static bool deal_nics(struct run *r)
+{
+	for (uint32_t t = 0; t < r->n_nics; t++)
+		r->nic[t] = (struct nic_thread){
+			.run = r,
+			.id = t,
+			.packets = r->packets / r->n_nics + (t < r->packets % r->n_nics),
+		};
+	for (uint32_t d = 0; d < r->n_dests; d++) {
+		struct rxb_src_range sr;
+		struct nic_thread *n;
+
+		if (rxb_iface_srcs_of(r->iface, d, 0, &sr) != 0)
+			return false;
+		n = &r->nic[sr.group % r->n_nics];
+		n->dest[n->n_dests++] = d;
+	}
+	for (uint32_t t = 0; t < r->n_nics; t++)
+		if (r->nic[t].n_dests == 0) {
+			fprintf(stderr, "%s: NIC thread %u has no destination\n", r->sc->name, t);
+			return false;
+		}
+	return true;
+}
+
+/* Run the NIC threads to the end; their counts summed into r. */
+static void run_nics(struct run *r)
+{
+	for (uint32_t t = 0; t < r->n_nics; t++)
+		CHECK_EQ(pthread_create(&r->nic[t].tid, NULL, nic_main, &r->nic[t]), 0);
+	for (uint32_t t = 0; t < r->n_nics; t++) {
+		const struct nic_thread *n = &r->nic[t];
+
+		pthread_join(n->tid, NULL);
+		r->offered += n->offered;
+		r->delivered += n->delivered;
+		r->nic_errors += n->nic_errors;
+		for (int c = 0; c < RXB_DROP_CAUSES; c++)
+			r->drops[c] += n->drops[c];
+	}
+	atomic_store_explicit(&r->nic_done, 1, memory_order_release);
 }
 
 /* Check one received packet and mark its buffer held. */
@@ -611,6 +710,10 @@ static void run_case(const struct stress_case *sc)
 	r->n_dests = rxb_iface_n_dests(r->iface);
 	CHECK_EQ(rxb_iface_n_cores(r->iface), r->n_pollers);
 	CHECK_EQ(r->n_dests, r->n_pollers); /* dest q is polled as queue q */
+	r->n_nics = sc->nic_threads;
+	CHECK(r->n_nics >= 1 && r->n_nics <= MAX_NICS && deal_nics(r));
+	if (check_failures_in_test)
+		goto out;
 
 	t0 = now_ns();
 	for (uint32_t c = 0; c < r->n_cores; c++) {
@@ -621,8 +724,7 @@ static void run_case(const struct stress_case *sc)
 	}
 	if (sc->control)
 		CHECK_EQ(pthread_create(&r->ctl_tid, NULL, ctl_main, r), 0);
-	CHECK_EQ(pthread_create(&r->nic_tid, NULL, nic_main, r), 0);
-	pthread_join(r->nic_tid, NULL);
+	run_nics(r);
 	converged = drain(r);
 	CHECK(converged);
 	atomic_store_explicit(&r->stop, 1, memory_order_release);
