@@ -184,12 +184,14 @@ struct pmd {
 
 	/* the NIC threads; thread 0 alone (N0) also runs the port-wide work:
 	 * the link fault, coalesced notices, the dynamic shRing controller */
-	uint16_t n_nics;      /* cfg.nic_threads (C, at probe) */
-	uint32_t nic_unit;    /* destinations per unit of ownership (C, at configure) */
-	_Atomic int nic_on;   /* C -> N: 1 while started */
-	_Atomic int nic_quit; /* C -> dedicated thread: leave the loop */
-	uint64_t hz, t_start; /* C, before nic_on */
-	uint64_t next_dyn;    /* N0 */
+	uint16_t n_nics; /* cfg.nic_threads (C, at probe) */
+	/* the NIC thread owning each destination: its source group's, groups
+	 * dealt in turn (C, at configure) */
+	uint8_t nic_owner[PMD_MAX_QUEUES];
+	_Atomic int nic_on;                           /* C -> N: 1 while started */
+	_Atomic int nic_quit;                         /* C -> dedicated thread: leave the loop */
+	uint64_t hz, t_start;                         /* C, before nic_on */
+	uint64_t next_dyn;                            /* N0 */
 	bool fault_link_applied, fault_link_restored; /* N0 */
 	uint64_t dyn_bytes_seen;                      /* N0 */
 	struct pmd_nic nic[PMD_MAX_NICS];
@@ -205,11 +207,10 @@ static inline struct pmd *pmd_of(struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
-/* The NIC thread that owns destination d: destinations go to threads in
- * units that share a source (a shRing group), units dealt in turn. */
+/* The NIC thread that owns destination d. */
 static inline uint16_t pmd_nic_owner(const struct pmd *p, uint32_t d)
 {
-	return (uint16_t)(d / p->nic_unit % p->n_nics);
+	return p->nic_owner[d];
 }
 
 /* ---- pmd_nic.c: the NIC threads, receive and transmit ---- */

@@ -92,6 +92,9 @@ static int check_design(struct pmd *p, uint16_t nq, struct rxb_err *err)
 	sy->nics = 1;
 	sy->cores_per_nic.n = 0; /* a reconfigure may change the queue count */
 	rxb_scn_split_cores(sy);
+	/* The NIC threads shard "auto" share degree and association as the
+	 * emulator's NIC lcores do: a shared ring or set per thread at least. */
+	p->cfg.scn.emu.nic_lcores = p->cfg.nic_threads;
 	rxb_scn_resolve_arch(&p->cfg.scn, nq);
 	if (rxb_scn_check(&p->cfg.scn, NULL, RXB_ENGINE_EMU, &why) == 0)
 		return 0;
@@ -99,34 +102,70 @@ static int check_design(struct pmd *p, uint16_t nq, struct rxb_err *err)
 			    why.msg);
 }
 
+/* What a source group is called in messages. */
+static const char *group_what(const struct rxb_scn_arch *a)
+{
+	switch (a->name) {
+	case RXB_ARCH_SHRING:
+	case RXB_ARCH_SHRING_LIST:
+		return "share groups";
+	case RXB_ARCH_RXBISECT:
+		return "association sets";
+	default:
+		return "queues";
+	}
+}
+
+/* Each Rx queue's NIC thread: its source group's, groups dealt in turn;
+ * *groups is how many there are. 0, or the library's refusal. */
+static int deal_queues(struct pmd *p, uint16_t nq, uint32_t *groups, struct rxb_err *err)
+{
+	struct rxb_iface_config ic;
+	struct rxb_src_range r;
+
+	*groups = 0;
+	rxb_scn_iface_config(&p->cfg.scn, 0, 1.0, &ic);
+	for (uint16_t q = 0; q < nq; q++) {
+		if (rxb_iface_shape_srcs_of(&ic, q, 0, &r, err) != 0)
+			return -EINVAL;
+		p->nic_owner[q] = (uint8_t)(r.group % p->cfg.nic_threads);
+		*groups = RTE_MAX(*groups, r.group + 1);
+	}
+	return 0;
+}
+
 /* Several NIC threads need sources and destinations that split into
  * disjoint sets, and a wire that brings each thread only frames for its
- * own destinations. Sets: a privRing queue (its Rx ring and CR); a shRing
- * group (its shared ring and the CRs of its cores). Not rxBisect: any Ax
- * of an association set may take a frame for any of its Bx, and the choice
- * of Ax (ax_policy) is one NIC-wide state; not dynamic shRing: its switch
- * between private and shared rings is NIC-wide. Frames: only a net_null
- * wire, whose flows the driver writes per thread (pmd_wire_null_flows). */
+ * own destinations. The sets are the library's source groups
+ * (rxb_iface_shape_srcs_of: a privRing queue's ring, a shRing group's
+ * shared ring, an rxBisect association set), group g to thread g mod N, as
+ * the emulator's NIC lcores split them; each destination goes with its
+ * group. Not dynamic shRing: its switch between private and shared rings
+ * is NIC-wide; nor rxBisect's coalescing, whose timer walks every Bx.
+ * Frames: only a net_null wire, whose flows the driver writes per thread
+ * (pmd_wire_null_flows). */
 static int check_nic_threads(struct pmd *p, uint16_t nq, struct rxb_err *err)
 {
 	const struct rxb_scn_arch *a = &p->cfg.scn.arch;
 	uint16_t n = p->cfg.nic_threads;
-	bool shared = a->name == RXB_ARCH_SHRING || a->name == RXB_ARCH_SHRING_LIST;
+	uint32_t groups;
+	int rc;
 
-	p->nic_unit = shared ? a->share_degree : 1;
+	memset(p->nic_owner, 0, sizeof(p->nic_owner));
 	if (n == 1)
 		return 0;
-	if (!shared && a->name != RXB_ARCH_PRIVRING && a->name != RXB_ARCH_SMALL_PRIVRING)
+	if (a->name == RXB_ARCH_DYN_SHRING || (a->name == RXB_ARCH_RXBISECT && a->coalesce)) {
+		bool bisect = a->name == RXB_ARCH_RXBISECT;
+
 		return rxb_err_fail(
 			err, -EINVAL,
-			"devarg nic_threads=%u: iface %s cannot share its "
-			"NIC among threads (%s); allowed: 1 for this design, or iface "
-			"privring, small_privring, shring, shring_list",
-			n, rxb_arch_name[a->name],
-			a->name == RXB_ARCH_RXBISECT
-				? "any Ax of an association set serves any of its Bx, and the "
-				  "choice of Ax is NIC-wide"
-				: "its switch of ring sets is NIC-wide");
+			"devarg nic_threads=%u: iface %s%s cannot share its NIC among "
+			"threads (%s); allowed: 1 for this design, or iface privring, "
+			"small_privring, shring, shring_list, rxbisect without coalesce",
+			n, rxb_arch_name[a->name], bisect ? " with coalesce" : "",
+			bisect ? "its held notices are flushed by one timer over every Bx"
+			       : "its switch of ring sets is NIC-wide");
+	}
 	if (!p->wire_null)
 		return rxb_err_fail(
 			err, -EINVAL,
@@ -134,12 +173,13 @@ static int check_nic_threads(struct pmd *p, uint16_t nq, struct rxb_err *err)
 			"frames to the thread that owns their queue; allowed: 1 over this "
 			"wire (a net_null wire takes more)",
 			n, p->cfg.port);
-	if (nq / p->nic_unit < n)
+	rc = deal_queues(p, nq, &groups, err);
+	if (rc == 0 && groups < n)
 		return rxb_err_fail(err, -EINVAL,
 				    "devarg nic_threads=%u: the port's %u Rx queues "
 				    "make %u %s; allowed: at most that many threads",
-				    n, nq, nq / p->nic_unit, shared ? "share groups" : "queues");
-	return 0;
+				    n, nq, groups, group_what(a));
+	return rc;
 }
 
 /* Devargs that name queues, against the queue count: a fault on a queue
@@ -803,7 +843,6 @@ static int make_nics(struct pmd *p, struct rxb_err *err)
 	int rc = 0;
 
 	p->n_nics = p->cfg.nic_threads;
-	p->nic_unit = 1;
 	for (uint16_t t = 0; t < p->n_nics; t++) {
 		p->nic[t].p = p;
 		p->nic[t].id = t;

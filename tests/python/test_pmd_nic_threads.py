@@ -1,8 +1,8 @@
 """Several NIC threads per port (devarg nic_threads, docs/pmd.md "NIC threads").
 
 Each thread polls wire queues of its own and delivers only to the Rx queues
-it owns (a privRing queue, a shRing group), so every ring keeps a single
-NIC-side writer. Under testpmd: per-queue conservation, the census at stop,
+it owns (a privRing queue, a shRing group, an rxBisect association set), so
+every ring keeps a single NIC-side writer. Under testpmd: per-queue conservation, the census at stop,
 every mbuf back at close, and every frame in the queue its Toeplitz hash and
 the RETA name, with 2 and 4 threads. Designs and wires that cannot be
 shared among threads are refused with one line saying why.
@@ -20,8 +20,11 @@ from testpmd import TESTPMD, TestPmd, census_lines, conservation_errors, pmd_so,
 
 pytestmark = pytest.mark.skipif(not pmd_so().exists() or not os.path.exists(TESTPMD),
                                 reason="net_rxbisect or dpdk-testpmd not built/installed")
+# shring and rxbisect alone: their "auto" share degree and association give each thread
+# a shared ring / association set of its own, as the emulator's NIC lcores get
 CASES = [("privring", 4, 2), ("privring", 4, 4), ("small_privring", 2, 2),
-         ("shring,share=2", 4, 2), ("shring_list,share=2", 4, 2)]
+         ("shring,share=2", 4, 2), ("shring_list,share=2", 4, 2), ("shring", 4, 2),
+         ("rxbisect", 4, 2), ("rxbisect,assoc=groups,groups=4", 4, 4)]
 
 
 def lcores(nics: int) -> tuple[str, str]:
@@ -97,9 +100,11 @@ def driver_errors(log: str) -> list[str]:
 
 
 @pytest.mark.parametrize("devargs,app,why", [
-    ("port=net_null0,iface=rxbisect,nic_threads=2", ["--rxq=2", "--txq=2"],
-     "devarg nic_threads=2: iface rxbisect cannot share its NIC among threads (any Ax of an "
-     "association set serves any of its Bx, and the choice of Ax is NIC-wide)"),
+    ("port=net_null0,iface=rxbisect,coalesce=true,nic_threads=2", ["--rxq=2", "--txq=2"],
+     "devarg nic_threads=2: iface rxbisect with coalesce cannot share its NIC among threads "
+     "(its held notices are flushed by one timer over every Bx)"),
+    ("port=net_null0,iface=rxbisect,assoc=all,nic_threads=2", ["--rxq=2", "--txq=2"],
+     "devarg nic_threads=2: the port's 2 Rx queues make 1 association sets"),
     ("port=net_null0,iface=dyn_shring,nic_threads=2", ["--rxq=2", "--txq=2"],
      "devarg nic_threads=2: iface dyn_shring cannot share its NIC among threads (its switch "
      "of ring sets is NIC-wide)"),
