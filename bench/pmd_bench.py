@@ -16,7 +16,9 @@ import threading
 import time
 
 IFACES = ["privring", "small_privring", "shring", "shring_list", "dyn_shring", "rxbisect"]
-SHARDABLE = ["privring", "small_privring"]  # several NIC threads, one queue each at least
+# Several NIC threads: each owns a queue, a share group or an association set at least (the
+# driver's "auto" share degree and association give each thread one); not dyn_shring.
+SHARDABLE = ["privring", "small_privring", "shring", "shring_list", "rxbisect"]
 med = statistics.median
 
 
@@ -261,7 +263,7 @@ def main():
     ap.add_argument("--ifaces", default=",".join(IFACES))
     ap.add_argument("--nic-threads", default="1",
                     help="comma-separated NIC thread counts; K > 1 runs the interfaces that "
-                    "can share their NIC (privring, small_privring) with K NIC threads and "
+                    "can share their NIC (all but dyn_shring) with K NIC threads and "
                     "max(queues, K) forwarding lcores and queues, as <iface>/nicK, beside "
                     "direct/nicK on as many forwarding lcores")
     ap.add_argument("--quiet-wait-s", type=float, default=60.0)

@@ -26,8 +26,9 @@
 #   PMD_BENCH_WINDOWS       1 s windows per run (default 2)
 #   PMD_BENCH_IFACES        comma-separated interfaces (default all six)
 #   PMD_BENCH_QUIET_WAIT_S  (default 10)
-#   PMD_BENCH_NIC_THREADS   NIC thread counts, e.g. 1,2,4: K > 1 adds privring and small_privring
-#                           with K NIC threads beside direct on K forwarding lcores
+#   PMD_BENCH_NIC_THREADS   NIC thread counts, e.g. 1,2,4: K > 1 adds each chosen interface but
+#                           dyn_shring with K NIC threads (a queue, share group or association set
+#                           each) beside direct on K forwarding lcores
 #   PMD_BENCH_OUT           the JSON written (default $RXB_BENCH_RESULTS/pmd.json, that folder
 #                           being BUILD_DIR/bench-results unless `make bench` names another)
 #   PMD_BENCH_BASE_SO       a second build of the driver (before a change): measured in the same
