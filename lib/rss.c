@@ -16,6 +16,8 @@ const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN] = {
 	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
+const size_t rxb_rss_state_bytes = sizeof(struct rxb_rss);
+
 /* Key bit n, most significant bit of key[0] first; zero past the end so the
  * reference can hash inputs its key does not fully cover. */
 static unsigned key_bit(const uint8_t *key, size_t key_len, size_t n)

@@ -65,6 +65,10 @@ struct rxb_rss {
 	enum rxb_rss_impl impl; /* what rxb_rss_hash() uses */
 };
 
+/* sizeof(struct rxb_rss), for bindings that allocate one without this
+ * header (ctypes). */
+extern const size_t rxb_rss_state_bytes;
+
 /* Build the state from a key of exactly RXB_RSS_KEY_LEN bytes and pick
  * the fastest implementation this CPU runs (GFNI where it can).
  * Returns 0, or -EINVAL with a message naming rss.key. */

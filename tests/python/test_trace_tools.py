@@ -187,7 +187,7 @@ def test_same_key_and_hash_as_the_c_library():
     """The NIC model's own code (lib/rss.c) on the same frames gives the same hashes."""
     lib = ctypes.CDLL(str(LIB))
     assert bytes((ctypes.c_uint8 * 40).in_dll(lib, "rxb_rss_default_key")) == trace.KEY
-    rss = ctypes.create_string_buffer(36 * 256 * 4)
+    rss = ctypes.create_string_buffer(ctypes.c_size_t.in_dll(lib, "rxb_rss_state_bytes").value)
     err = ctypes.create_string_buffer(512)
     assert lib.rxb_rss_init(rss, (ctypes.c_uint8 * 40).in_dll(lib, "rxb_rss_default_key"),
                             40, err) == 0
