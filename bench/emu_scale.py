@@ -8,7 +8,8 @@ whether a run is limited by the design, the workers or the emulator itself:
   source null   net_null frames as fast as the NIC lcores take them (the emulator's ceiling);
   source gen    the generator at a fixed offered load (traffic.rate_gbps per NIC, frame size
                 given), the study's emulated set-up; with two NICs two NIC ports of half the
-                workers each, played by one generator lcore or by one each (emu.gen_lcores).
+                workers each, played by one generator lcore, by one each, or by two each
+                (emu.gen_lcores = 4: each feeds half of its port's queues).
 
 Worker counts come from the CPUs this process may use (each busy lcore on a CPU of its own:
 main + source + NIC lcores + workers), so the same command runs on a laptop (where it says the
@@ -42,23 +43,21 @@ def point(arch, workers, nic, **keys):
     groups (each gets an equal share), or None when fewer are left than that. The emulator's
     "auto" gives each NIC lcore queues of its own (shRing shared rings, rxBisect association
     sets), as in `rxb-emu --bench`."""
-    unit = math.lcm(nic, keys.get("system.nics", 1))
+    unit = math.lcm(nic, keys.get("system.nics", 1), keys.get("emu.gen_lcores", 1))
     w = workers // unit * unit
     if w == 0:
         return None
     return {"arch.name": arch, "system.cores": w, "emu.nic_lcores": nic, **keys}
 
 
-def gen_keys(arch, nic, frame, nics, gens):
-    """A generator point at 100 Gbps per NIC port. A generator lcore per port needs each
-    physical queue within one port: rxBisect then gets association sets inside the NICs, as
-    many as the NIC lcores need."""
+def gen_keys(frame, nics, gens):
+    """A generator point at 100 Gbps per NIC port. Several generator lcores need each physical
+    queue within one port (and, with more lcores than ports, a queue per lcore at least):
+    the emulator's "auto" share degree and association make them so."""
     keys = {"emu.source": "gen", "system.nics": nics, "traffic.packet_bytes": frame,
             "traffic.rate_gbps": 100}
     if gens > 1:
         keys["emu.gen_lcores"] = gens
-        if arch == "rxbisect":
-            keys |= {"arch.association": "groups", "arch.groups": math.lcm(nic, nics)}
     return keys
 
 
@@ -69,9 +68,10 @@ def points(a, cpus):
         for arch in a.archs.split(","):
             for w in worker_counts(cpus, nic, gens=0):
                 out.append(point(arch, w, nic, **{"emu.source": "null"}))
-            for frame, nics, gens in ((1518, 1, 1), (1518, 2, 1), (1518, 2, 2), (64, 1, 1)):
+            for frame, nics, gens in ((1518, 1, 1), (1518, 2, 1), (1518, 2, 2), (1518, 2, 4),
+                                      (64, 1, 1)):
                 out.append(point(arch, worker_counts(cpus, nic, gens)[-1], nic,
-                                 **gen_keys(arch, nic, frame, nics, gens)))
+                                 **gen_keys(frame, nics, gens)))
     # rounding can make two points one
     out = [p for k, p in enumerate(out) if p is not None and p not in out[:k]]
     return out[:6] if a.quick else out

@@ -78,6 +78,10 @@ void rxb_emu_cfg_print_keys(FILE *f);
 uint32_t rxb_emu_phys_queues(const struct rxb_emu_cfg *c);
 /* lcores the run needs beyond the main one: workers + emulator + source. */
 uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c);
+/* Generator lcores per NIC port ("slices", each feeding part of the port's
+ * physical queues): emu.gen_lcores / system.nics when the lcores outnumber
+ * the ports, else 1 (an lcore plays whole ports). */
+uint32_t rxb_emu_gen_slices(const struct rxb_emu_cfg *c);
 
 /* ---- results ---- */
 
@@ -141,6 +145,7 @@ struct rxb_emu_result {
 
 	/* source */
 	uint64_t gen_late, gen_nombuf_drops, gen_pipeline_drops;
+	uint64_t gen_lcore_offered_min, gen_lcore_offered_max; /* over generator lcores */
 	uint64_t port_imissed, port_rx_nombuf;
 
 	uint64_t in_use_max; /* mempool buffers out, sampled max */

@@ -119,6 +119,13 @@ uint32_t rxb_emu_lcores_needed(const struct rxb_emu_cfg *c)
 	       (c->scn.emu.source == RXB_EMU_SOURCE_GEN ? c->scn.emu.gen_lcores : 0);
 }
 
+uint32_t rxb_emu_gen_slices(const struct rxb_emu_cfg *c)
+{
+	uint32_t g = c->scn.emu.gen_lcores, nics = c->scn.system.nics;
+
+	return g > nics ? g / nics : 1;
+}
+
 /* Set the message and return -EINVAL, in one expression. */
 #define CFG_FAIL(err, ...) (rxb_err_set((err), __VA_ARGS__), -EINVAL)
 
@@ -161,8 +168,9 @@ static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 }
 
 /* Whether each physical queue serves the cores of ports one generator
- * lcore plays (port p on lcore p % g): the queue's buffers are taken and
- * its packets enqueued by one lcore only. */
+ * lcore plays (port p on lcore p % g; with slices, g > nics, the cores of
+ * one port): the queue's buffers are taken and its packets enqueued by one
+ * lcore only. */
 static bool queues_within_gen_lcores(const struct rxb_emu_cfg *c, uint32_t g)
 {
 	uint32_t cpn = c->scn.system.cores / c->scn.system.nics;
@@ -184,7 +192,7 @@ static bool queues_within_gen_lcores(const struct rxb_emu_cfg *c, uint32_t g)
 	for (uint32_t k = 0; k < shape.n_srcs; k++)
 		owner[k] = UINT32_MAX;
 	for (uint32_t d = 0; ok && d < shape.n_dests; d++) {
-		uint32_t lcore = d / cpn % g;
+		uint32_t lcore = d / cpn % RTE_MIN(g, c->scn.system.nics);
 
 		ok = rxb_iface_shape_srcs_of(&ic, d, 0, &r, &err) == 0 && r.group < shape.n_srcs &&
 		     (owner[r.group] == UINT32_MAX || owner[r.group] == lcore);
@@ -195,8 +203,61 @@ static bool queues_within_gen_lcores(const struct rxb_emu_cfg *c, uint32_t g)
 	return ok;
 }
 
-/* Several generator lcores each play their own NIC ports, so each must
- * alone feed the physical queues and destinations of its ports. */
+/* The fewest physical queues a NIC port's cores are served by: what its
+ * generator lcores (slices) split. */
+static uint32_t fewest_port_queues(const struct rxb_emu_cfg *c)
+{
+	uint32_t cpn = c->scn.system.cores / c->scn.system.nics, fewest = UINT32_MAX;
+	struct rxb_iface_shape shape;
+	struct rxb_iface_config ic;
+	struct rxb_err err = { 0 };
+	struct rxb_src_range r;
+	uint32_t *port_of;
+
+	if (!c->scn.arch.emulated) /* a queue per core */
+		return cpn;
+	if (design_shape(c, &shape, &ic) != 0)
+		return 0;
+	port_of = malloc(sizeof(*port_of) * shape.n_srcs);
+	if (port_of == NULL)
+		return 0;
+	for (uint32_t k = 0; k < shape.n_srcs; k++)
+		port_of[k] = UINT32_MAX;
+	for (uint32_t p = 0; p < c->scn.system.nics; p++) {
+		uint32_t n = 0;
+
+		for (uint32_t d = p * cpn; d < (p + 1) * cpn; d++)
+			if (rxb_iface_shape_srcs_of(&ic, d, 0, &r, &err) == 0 &&
+			    r.group < shape.n_srcs && port_of[r.group] != p) {
+				port_of[r.group] = p;
+				n++;
+			}
+		fewest = RTE_MIN(fewest, n);
+	}
+	free(port_of);
+	return fewest;
+}
+
+/* Lcores per port (g > nics) split each port's physical queues: at most
+ * as many lcores per port as it has queues. */
+static int check_gen_slices(const struct rxb_emu_cfg *c, struct rxb_err *err)
+{
+	uint32_t g = c->scn.emu.gen_lcores, nics = c->scn.system.nics;
+	uint32_t slices = rxb_emu_gen_slices(c), q = fewest_port_queues(c);
+	char what[80];
+
+	if (slices <= q)
+		return 0;
+	return CFG_FAIL(err,
+			"emu.gen_lcores = %u: %u generator lcores per NIC port split its "
+			"physical queues, and %s has %u per port here (%s); allowed: 1..%u",
+			g, slices, rxb_arch_name[c->scn.arch.name], q,
+			phys_queues_what(c, what, sizeof(what)), RTE_MAX(q, 1u) * nics);
+}
+
+/* Several generator lcores each play their own NIC ports, or their own
+ * slice of a port's queues, so each must alone feed its physical queues
+ * and the destinations behind them. */
 static int check_gen_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 {
 	uint32_t g = c->scn.emu.gen_lcores, nics = c->scn.system.nics;
@@ -211,11 +272,12 @@ static int check_gen_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 				"emu.gen_lcores = %u with emu.source = %s: only the generator "
 				"source has lcores of its own; allowed: 1",
 				g, rxb_emu_source_name[c->scn.emu.source]);
-	if (g > nics)
+	if (g > nics && g % nics != 0)
 		return CFG_FAIL(err,
-				"emu.gen_lcores = %u: an lcore plays whole NIC ports and there "
-				"are system.nics = %u; allowed: 1..%u",
-				g, nics, nics);
+				"emu.gen_lcores = %u: more lcores than NIC ports split each port "
+				"between the same number of lcores, and there are system.nics = "
+				"%u; allowed: 1..%u or a multiple of %u",
+				g, nics, nics, nics);
 	if (design_shape(c, &shape, &ic) != 0 || shape.queues_per_core > 1)
 		return CFG_FAIL(err,
 				"emu.gen_lcores = %u with arch.name = %s: its ring sets switch "
@@ -233,8 +295,8 @@ static int check_gen_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 				"of NIC ports different generator lcores play (port p on lcore p "
 				"mod %u); allowed: 1, or queues within one NIC (e.g. "
 				"arch.association = per_nic)",
-				g, arch, g);
-	return 0;
+				g, arch, RTE_MIN(g, nics));
+	return check_gen_slices(c, err);
 }
 
 /* What only the emulator limits for spool: the representor ports it drives

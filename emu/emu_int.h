@@ -174,20 +174,29 @@ struct emu_dstats {
  * traffic.rate_gbps, and RSS on port p spreads them over its own block of
  * cores. A packet carries its port in m->port. */
 struct emu_wire {
-	struct rxb_gen *gen;
-	uint32_t *flow_hash; /* per flow of gen: its Toeplitz hash (NULL with KV
+	/* one generator per slice (rxb_emu_gen_slices), each the port's whole
+	 * stream: the same seed draws the same packets in every slice */
+	struct rxb_gen **gen;
+	uint32_t *flow_hash; /* per flow: its Toeplitz hash (NULL with KV
 	                      * requests, whose UDP port varies per request) */
 	double pps;          /* packets per second the pattern asks of the port */
 };
 
-/* A generator lcore (emu.gen_lcores): it plays the NIC ports p with
- * p % n_gen == id, whose cores no other generator lcore's packets reach
- * (emu_cfg.c checks the design's queues allow it), so it alone writes
- * their physical queues and per-destination counters. */
+/* A generator lcore (emu.gen_lcores = G). With G <= system.nics it plays
+ * the NIC ports p with p % G == id. With G a multiple of the ports, each
+ * port has G / nics lcores ("slices"): lcore id plays port id % nics and
+ * writes only the packets bound for its slice of the port's physical
+ * queues (e->pq_gen), drawing the port's whole stream to find them, so the
+ * slices together offer exactly the stream one lcore would. Either way
+ * each physical queue, and the destinations behind it, has one generator
+ * lcore (emu_cfg.c checks the design's queues allow it), which alone
+ * writes the queue and their per-destination counters. */
 struct emu_gen_lcore {
 	struct emu *e;
 	uint32_t id;
+	uint32_t slice;               /* of its port: id / nics, 0 without slices */
 	rxb_counter_t late, pipeline; /* S-written */
+	rxb_counter_t offered;        /* S: packets it put on the wire (fed or dropped) */
 } __rte_cache_aligned;
 
 struct emu {
@@ -231,6 +240,7 @@ struct emu {
 	struct emu_worker *w;
 	uint32_t n_wire;
 	struct emu_wire *wire; /* the generator source: one per NIC port */
+	uint32_t *pq_gen;      /* per physical queue: the generator lcore feeding it */
 	uint32_t n_gen;
 	struct emu_gen_lcore *gen;    /* its lcores (emu.gen_lcores) */
 	_Atomic uint32_t gen_running; /* S: the last one out sets src_done */
@@ -330,6 +340,8 @@ void emu_gen_destroy(struct emu *e); /* safe without a generator */
 	emu_counter_sum((e)->gen, sizeof(*(e)->gen), (e)->n_gen, \
 			offsetof(struct emu_gen_lcore, name))
 int emu_gen_main(void *arg); /* arg: its struct emu_gen_lcore */
+/* The fewest and the most packets one generator lcore offered. */
+void emu_gen_offered_range(const struct emu *e, uint64_t *min, uint64_t *max);
 
 /* ---- emu_ports.c ---- */
 int emu_ports_setup(struct emu *e, struct rxb_err *err);

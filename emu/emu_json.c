@@ -246,6 +246,8 @@ static json_t *emulator(const struct rxb_emu_cfg *c, const struct rxb_emu_result
 	jw_u64(o, "virt_slots", r->virt_slots);
 	jw_u64(o, "gen_late", r->gen_late);
 	jw_u64(o, "pipeline_drops", r->gen_pipeline_drops);
+	jw_u64(o, "gen_lcore_offered_min", r->gen_lcore_offered_min);
+	jw_u64(o, "gen_lcore_offered_max", r->gen_lcore_offered_max);
 	jw_u64(o, "port_imissed", r->port_imissed);
 	jw_u64(o, "port_rx_nombuf", r->port_rx_nombuf);
 	return o;

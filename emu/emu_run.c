@@ -838,6 +838,7 @@ static void fill_memory(struct emu *e, struct rxb_emu_result *r, const struct sn
 		r->phys_slots += e->pq[q].cap;
 	r->gen_late = EMU_GEN(e, late);
 	r->gen_pipeline_drops = EMU_GEN(e, pipeline);
+	emu_gen_offered_range(e, &r->gen_lcore_offered_min, &r->gen_lcore_offered_max);
 	r->in_use_max = e->in_use_max;
 }
 
@@ -1113,10 +1114,11 @@ static int run_prerequisites(struct rxb_emu_cfg *c, struct rxb_err *err)
 	if (rte_lcore_count() - 1 < rxb_emu_lcores_needed(c)) {
 		rxb_err_set(err,
 			    "the EAL has %u lcores besides the main one, the run needs %u "
-			    "(%u workers%s%s): give more with --lcores in --eal",
+			    "(%u workers + %u NIC lcores + %u generator lcores): give more "
+			    "with --lcores in --eal",
 			    rte_lcore_count() - 1, rxb_emu_lcores_needed(c), c->scn.system.cores,
-			    c->scn.arch.emulated ? " + the emulator" : "",
-			    c->scn.emu.source == RXB_EMU_SOURCE_GEN ? " + the generator" : "");
+			    c->scn.arch.emulated ? c->scn.emu.nic_lcores : 0,
+			    c->scn.emu.source == RXB_EMU_SOURCE_GEN ? c->scn.emu.gen_lcores : 0);
 		return -EINVAL;
 	}
 	rc = meta_register(err);

@@ -16,7 +16,10 @@
  * With system.nics > 1 the lcore plays every NIC port in turn (struct
  * emu_wire): each port has its own generator, paced at the per-port rate,
  * offering that port's flows, and its RSS steers them to the port's own
- * block of cores, as the simulator's NICs do.
+ * block of cores, as the simulator's NICs do. Several generator lcores
+ * share out the ports, or slices of each port's queues (struct
+ * emu_gen_lcore): a slice draws the port's whole stream and writes only
+ * its queues' packets.
  */
 #include <errno.h>
 #include <math.h>
@@ -47,7 +50,7 @@ static bool is_target_flow(void *arg, uint32_t flow, const struct rxb_gen_flow *
  * request, so theirs is computed per packet. */
 static int cache_flow_hashes(struct emu *e, struct emu_wire *w, struct rxb_err *err)
 {
-	uint32_t n = rxb_gen_n_flows(w->gen);
+	uint32_t n = rxb_gen_n_flows(w->gen[0]);
 
 	if (e->cfg->scn.workload.nf == RXB_NF_KIND_KVS)
 		return 0;
@@ -55,7 +58,7 @@ static int cache_flow_hashes(struct emu *e, struct emu_wire *w, struct rxb_err *
 	if (w->flow_hash == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: the RSS hashes of %u flows", n);
 	for (uint32_t f = 0; f < n; f++) {
-		const struct rxb_gen_flow *fl = rxb_gen_flow(w->gen, f);
+		const struct rxb_gen_flow *fl = rxb_gen_flow(w->gen[0], f);
 
 		w->flow_hash[f] = rxb_rss_ipv4_l4(&e->rss, fl->src_ip, fl->dst_ip, fl->src_port,
 						  fl->dst_port);
@@ -140,23 +143,70 @@ static double gen_cfg(struct emu *e, struct rxb_gen_cfg *gc)
 	return pps;
 }
 
-/* Port `port`'s wire: g's pattern over the port's own flows. */
+/* Port `port`'s wire: g's pattern over the port's own flows, one
+ * generator per slice. */
 static int wire_create(struct emu *e, struct rxb_gen_cfg g, uint32_t port, double pps,
-		       struct rxb_err *err)
+		       uint32_t slices, struct rxb_err *err)
 {
 	struct emu_wire *w = &e->wire[port];
 
 	g.port = port;
 	w->pps = pps;
-	if (rxb_gen_create(&g, &w->gen, err) != 0)
-		return -EINVAL;
-	if (rxb_gen_max_frame(w->gen) > e->cfg->scn.arch.buffer_bytes) {
+	w->gen = calloc(slices, sizeof(*w->gen));
+	if (w->gen == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: port %u's generators", port);
+	for (uint32_t k = 0; k < slices; k++)
+		if (rxb_gen_create(&g, &w->gen[k], err) != 0)
+			return -EINVAL;
+	if (rxb_gen_max_frame(w->gen[0]) > e->cfg->scn.arch.buffer_bytes) {
 		rxb_err_set(err,
 			    "arch.buffer_bytes = %u: the generator's largest frame is %u bytes",
-			    e->cfg->scn.arch.buffer_bytes, rxb_gen_max_frame(w->gen));
+			    e->cfg->scn.arch.buffer_bytes, rxb_gen_max_frame(w->gen[0]));
 		return -EINVAL;
 	}
 	return cache_flow_hashes(e, w, err);
+}
+
+/* The generator lcore of each physical queue: its port's, port p on lcore
+ * p % G; with S slices per port the port's queues, in the order of the
+ * cores they serve, dealt in S contiguous blocks, block k to lcore
+ * k * nics + p. rank[q]: q's place among its port's queues. */
+static void deal_port_queues(struct emu *e, uint32_t p, uint32_t slices, uint32_t *rank)
+{
+	uint32_t n = 0;
+
+	for (uint32_t c = p * e->cpn; c < (p + 1) * e->cpn; c++) {
+		uint32_t q = emu_pq_of_core(e, c, 0);
+
+		if (rank[q] == UINT32_MAX)
+			rank[q] = n++;
+	}
+	for (uint32_t c = p * e->cpn; c < (p + 1) * e->cpn; c++) {
+		uint32_t q = emu_pq_of_core(e, c, 0);
+
+		e->pq_gen[q] = slices > 1 ? rank[q] * slices / n * e->n_wire + p : p % e->n_gen;
+	}
+}
+
+static int map_gen_queues(struct emu *e, struct rxb_err *err)
+{
+	uint32_t slices = rxb_emu_gen_slices(e->cfg), *rank;
+
+	e->pq_gen = calloc(e->n_pq, sizeof(*e->pq_gen));
+	rank = malloc(sizeof(*rank) * e->n_pq);
+	if (e->pq_gen == NULL || rank == NULL) {
+		free(rank);
+		return rxb_err_fail(err, -ENOMEM, "out of memory: %u queues' generators", e->n_pq);
+	}
+	/* one lcore feeds every queue, spool's (whose destinations are
+	 * ports, not cores) included */
+	for (uint32_t p = 0; e->n_gen > 1 && p < e->n_wire; p++) {
+		for (uint32_t q = 0; q < e->n_pq; q++)
+			rank[q] = UINT32_MAX;
+		deal_port_queues(e, p, slices, rank);
+	}
+	free(rank);
+	return 0;
 }
 
 int emu_gen_setup(struct emu *e, struct rxb_err *err)
@@ -166,20 +216,24 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	double pps = gen_cfg(e, &g);
 	int rc = 0;
 
+	uint32_t slices = rxb_emu_gen_slices(e->cfg);
+
 	e->wire = calloc(n, sizeof(*e->wire));
 	if (e->wire == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: %u NIC ports' generators", n);
 	e->n_wire = n;
+	e->n_gen = e->cfg->scn.emu.gen_lcores;
 	for (uint32_t p = 0; rc == 0 && p < n; p++)
-		rc = wire_create(e, g, p, pps, err);
+		rc = wire_create(e, g, p, pps, slices, err);
+	if (rc == 0)
+		rc = map_gen_queues(e, err);
 	if (rc != 0)
 		return rc;
-	e->n_gen = e->cfg->scn.emu.gen_lcores;
 	e->gen = rte_zmalloc("rxb_gen_lcores", sizeof(*e->gen) * e->n_gen, RTE_CACHE_LINE_SIZE);
 	if (e->gen == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: %u generator lcores", e->n_gen);
 	for (uint32_t k = 0; k < e->n_gen; k++)
-		e->gen[k] = (struct emu_gen_lcore){ .e = e, .id = k };
+		e->gen[k] = (struct emu_gen_lcore){ .e = e, .id = k, .slice = k / n % slices };
 	/* relaxed: before the launch, which publishes it */
 	atomic_store_explicit(&e->gen_running, e->n_gen, memory_order_relaxed);
 	return 0;
@@ -187,13 +241,19 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 
 void emu_gen_destroy(struct emu *e)
 {
+	uint32_t slices = rxb_emu_gen_slices(e->cfg);
+
 	for (uint32_t p = 0; e->wire != NULL && p < e->n_wire; p++) {
-		rxb_gen_destroy(e->wire[p].gen);
+		for (uint32_t k = 0; e->wire[p].gen != NULL && k < slices; k++)
+			rxb_gen_destroy(e->wire[p].gen[k]);
+		free(e->wire[p].gen);
 		free(e->wire[p].flow_hash);
 	}
 	free(e->wire);
 	e->wire = NULL;
 	e->n_wire = 0;
+	free(e->pq_gen);
+	e->pq_gen = NULL;
 	rte_free(e->gen);
 	e->gen = NULL;
 	e->n_gen = 0;
@@ -249,11 +309,17 @@ struct gen_ctx {
 	bool direct; /* one emulated queue: burst_direct() */
 };
 
-static uint32_t flow_core(struct emu *e, uint32_t port, const struct rxb_gen_pkt_info *pi,
-			  uint32_t *hash)
+/* This lcore's generator of port `port` (its slice's). */
+static struct rxb_gen *port_gen(const struct emu *e, const struct gen_ctx *x, uint32_t port)
+{
+	return e->wire[port].gen[x->g->slice];
+}
+
+static uint32_t flow_core(struct emu *e, const struct gen_ctx *x, uint32_t port,
+			  const struct rxb_gen_pkt_info *pi, uint32_t *hash)
 {
 	const struct emu_wire *w = &e->wire[port];
-	const struct rxb_gen_flow *f = rxb_gen_flow(w->gen, pi->flow);
+	const struct rxb_gen_flow *f = rxb_gen_flow(port_gen(e, x, port), pi->flow);
 	uint16_t dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition)
 					: f->dst_port;
 
@@ -308,10 +374,11 @@ static void mark(struct rte_mbuf *m, uint32_t port, uint32_t hash)
 }
 
 /* One queue, emulated: generate port's packets into the queue's own
- * buffers. */
-static void burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n, uint64_t now)
+ * buffers. Returns the packets offered (all n). */
+static unsigned burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n,
+			     uint64_t now)
 {
-	struct rxb_gen *gen = e->wire[port].gen;
+	struct rxb_gen *gen = port_gen(e, x, port);
 	struct emu_pq *pq = &e->pq[0];
 	struct rte_mbuf *bufs[EMU_BURST];
 	unsigned k = RTE_MIN(n, emu_pq_avail(pq)), filled = 0;
@@ -323,7 +390,7 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, unsign
 	if (filled < k) /* cannot happen: frames were checked to fit */
 		rte_mempool_put_bulk(pq->vpool, (void **)(bufs + filled), k - filled);
 	for (unsigned i = 0; i < filled; i++) {
-		uint32_t hash, core = flow_core(e, port, &x->info[i], &hash);
+		uint32_t hash, core = flow_core(e, x, port, &x->info[i], &hash);
 
 		mark(bufs[i], port, hash);
 		count_offered(e, core, bufs[i]->pkt_len);
@@ -335,12 +402,13 @@ static void burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, unsign
 	if (n > filled) {
 		rxb_gen_draw(gen, x->info, n - filled);
 		for (unsigned i = 0; i < n - filled; i++) {
-			uint32_t hash, core = flow_core(e, port, &x->info[i], &hash);
+			uint32_t hash, core = flow_core(e, x, port, &x->info[i], &hash);
 
 			count_offered(e, core, x->info[i].len);
 			count_drop(e, x, pq, core, now);
 		}
 	}
+	return n;
 }
 
 /* Take up to x->want[q] buffers of queue q into its row of x->out, in one
@@ -363,24 +431,38 @@ static void take_buffers(struct emu *e, struct gen_ctx *x, uint32_t q)
 	x->got[q] = k != 0 && rte_pktmbuf_alloc_bulk(e->wpool, row, k) == 0 ? k : 0;
 }
 
-/* Draw port's burst and steer each packet: its hash, core and queue. */
-static void steer_burst(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n, uint32_t mode)
+/* Draw port's burst and steer each packet: its hash, core and queue. The
+ * packets bound for queues another lcore feeds (slices) are left out:
+ * returns how many are this lcore's, first in x, in the order drawn. */
+static unsigned steer_burst(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n,
+			    uint32_t mode)
 {
-	rxb_gen_draw(e->wire[port].gen, x->info, n);
+	unsigned mine = 0;
+
+	rxb_gen_draw(port_gen(e, x, port), x->info, n);
 	for (unsigned i = 0; i < n; i++) {
-		x->core[i] = flow_core(e, port, &x->info[i], &x->hash[i]);
-		x->q[i] = emu_pq_of_core(e, x->core[i], mode);
-		x->want[x->q[i]]++;
+		uint32_t hash, core = flow_core(e, x, port, &x->info[i], &hash);
+		uint32_t q = emu_pq_of_core(e, core, mode);
+
+		if (e->pq_gen[q] != x->g->id)
+			continue;
+		x->info[mine] = x->info[i];
+		x->hash[mine] = hash;
+		x->core[mine] = core;
+		x->q[mine++] = q;
+		x->want[q]++;
 	}
+	return mine;
 }
 
 /* Several queues (or native): draw the packets, take each queue's buffers
  * for them, then write each packet into the next buffer of its queue, in
- * the order drawn; a packet its queue had no buffer for is dropped. */
-static void burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n, uint64_t now,
-			  uint32_t mode)
+ * the order drawn; a packet its queue had no buffer for is dropped.
+ * Returns the packets this lcore offered (its slice's of the n drawn). */
+static unsigned burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n,
+			      uint64_t now, uint32_t mode)
 {
-	steer_burst(e, x, port, n, mode);
+	n = steer_burst(e, x, port, n, mode);
 	for (unsigned i = 0; i < n; i++)
 		if (x->want[x->q[i]] != 0) {
 			take_buffers(e, x, x->q[i]);
@@ -397,7 +479,7 @@ static void burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, unsig
 		}
 		m = x->out[q * EMU_BURST + x->n_out[q]++];
 		/* the frames were checked to fit the buffers at set-up */
-		RTE_VERIFY(rxb_gen_write(e->wire[port].gen, m, now, &x->info[i]));
+		RTE_VERIFY(rxb_gen_write(port_gen(e, x, port), m, now, &x->info[i]));
 		mark(m, port, x->hash[i]);
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -410,6 +492,7 @@ static void burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, unsig
 		x->got[q] = 0;
 		x->n_out[q] = 0;
 	}
+	return n;
 }
 
 static void ctx_free(struct gen_ctx *x)
@@ -464,26 +547,38 @@ static uint32_t follow_mode(struct emu *e, uint32_t mode)
 }
 
 /* One turn over this lcore's ports: each port's packets due now (at most
- * `left` in all) onto its queues. Returns the packets offered. */
+ * `left` in all) drawn, and its own onto its queues. Returns the packets
+ * drawn: a slice draws its port's whole stream, so emu.packets stops every
+ * slice at the same packet. */
 static uint64_t serve_ports(struct emu *e, struct gen_ctx *x, uint64_t left, uint32_t mode)
 {
 	uint64_t now = rte_rdtsc(), sent = 0;
 
-	for (uint32_t p = x->g->id; p < e->n_wire && sent < left; p += e->n_gen) {
+	for (uint32_t p = x->g->id % e->n_wire; p < e->n_wire && sent < left; p += e->n_gen) {
 		unsigned n = e->cfg->scn.traffic.pattern == RXB_PATTERN_POISSON
 				     ? pois_due(&x->pois[p], now, EMU_BURST, &x->g->late)
-				     : rxb_gen_due(e->wire[p].gen, now, EMU_BURST);
+				     : rxb_gen_due(port_gen(e, x, p), now, EMU_BURST);
 
 		n = (unsigned)RTE_MIN((uint64_t)n, left - sent);
 		if (n == 0)
 			continue;
-		if (x->direct)
-			burst_direct(e, x, p, n, now);
-		else
-			burst_steered(e, x, p, n, now, mode);
+		rxb_counter_add(&x->g->offered, x->direct ? burst_direct(e, x, p, n, now)
+							  : burst_steered(e, x, p, n, now, mode));
 		sent += n;
 	}
 	return sent;
+}
+
+void emu_gen_offered_range(const struct emu *e, uint64_t *min, uint64_t *max)
+{
+	*min = e->n_gen != 0 ? UINT64_MAX : 0;
+	*max = 0;
+	for (uint32_t k = 0; k < e->n_gen; k++) {
+		uint64_t n = rxb_counter_read(&e->gen[k].offered);
+
+		*min = RTE_MIN(*min, n);
+		*max = RTE_MAX(*max, n);
+	}
 }
 
 /* emu.packets shared out between the ports, and so between the lcores:
@@ -492,7 +587,7 @@ static uint64_t lcore_cap(const struct emu *e, const struct emu_gen_lcore *g)
 {
 	uint64_t all = e->cfg->scn.emu.packets, cap = 0;
 
-	for (uint32_t p = g->id; p < e->n_wire; p += e->n_gen)
+	for (uint32_t p = g->id % e->n_wire; p < e->n_wire; p += e->n_gen)
 		cap += all / e->n_wire + (p < all % e->n_wire);
 	return cap;
 }
@@ -504,7 +599,7 @@ int emu_gen_main(void *arg)
 	const bool limited = e->cfg->scn.emu.packets != 0;
 	const uint64_t cap = lcore_cap(e, g);
 	struct gen_ctx x;
-	uint64_t offered = 0;
+	uint64_t drawn = 0;
 	uint32_t mode = RXB_DYN_PRIVATE;
 
 	if (ctx_alloc(g, &x) != 0)
@@ -512,19 +607,20 @@ int emu_gen_main(void *arg)
 		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
 	while (!atomic_load_explicit(&e->gen_stop, memory_order_relaxed) &&
 	       !atomic_load_explicit(&e->quit, memory_order_relaxed)) {
-		uint64_t sent;
+		uint64_t n;
 
-		if (limited && offered >= cap)
+		if (limited && drawn >= cap)
 			break;
 		if (e->cfg->scn.arch.name == RXB_ARCH_DYN_SHRING) /* one lcore (emu_cfg.c) */
 			mode = follow_mode(e, mode);
-		sent = serve_ports(e, &x, limited ? cap - offered : UINT64_MAX, mode);
-		if (sent == 0)
+		n = serve_ports(e, &x, limited ? cap - drawn : UINT64_MAX, mode);
+		if (n == 0)
 			rte_pause();
-		offered += sent;
+		drawn += n;
 	}
-	for (uint32_t p = g->id; p < e->n_wire; p += e->n_gen)
-		rxb_counter_add(&g->late, rxb_counter_read(&rxb_gen_stats(e->wire[p].gen)->late));
+	for (uint32_t p = g->id % e->n_wire; p < e->n_wire; p += e->n_gen)
+		rxb_counter_add(&g->late,
+				rxb_counter_read(&rxb_gen_stats(port_gen(e, &x, p))->late));
 	ctx_free(&x);
 	/* acq_rel: each lcore's release pairs with the acquire of the last one
 	 * out, whose release of src_done then pairs with the acquires in

@@ -133,8 +133,9 @@ void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, 
 /* Replace every "auto" of the arch section by its value (the rules of the
  * table's `auto` texts, the same as python/rxbisect/scenario.py resolve()):
  * rx_size, cr_size, share_degree, buffer_bytes, association (an emulated run
- * with emu.nic_lcores > 1 gets shared rings and association sets of its own
- * for each NIC lcore; otherwise all). pool_buffers, ddio_ways and
+ * with emu.nic_lcores > 1 or emu.gen_lcores > 1 gets shared rings and
+ * association sets of its own for each of those lcores, within NIC ports
+ * for generator lcores; otherwise all). pool_buffers, ddio_ways and
  * mlp depend on the engine's machine and stay RXB_SCN_AUTO for it to fill.
  * `min_cores_per_nic` is the fewest cores any NIC has. */
 void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic);

@@ -39,26 +39,33 @@ static uint32_t common_divisor_up_to(const struct rxb_scn_list *cpn, uint32_t mo
 	return 1;
 }
 
-/* The fewest equal blocks of `cores`, at least `least` of them (arch.groups
- * must divide the cores); all cores apart when there are fewer than that. */
-static uint32_t equal_blocks_from(uint32_t cores, uint32_t least)
+/* The fewest equal blocks of `cores` that are at least `least` and a
+ * multiple of `step` (blocks within NIC ports: step = nics); all cores
+ * apart when no such count divides them (arch.groups must divide the
+ * cores). */
+static uint32_t equal_blocks_from(uint32_t cores, uint32_t least, uint32_t step)
 {
-	for (uint32_t g = least; g < cores; g++)
+	for (uint32_t g = (least + step - 1) / step * step; g < cores; g += step)
 		if (cores % g == 0)
 			return g;
 	return cores;
 }
 
-/* An emulated run's M NIC lcores (emu.nic_lcores) each serve a block of the
- * physical queues, and a design has one queue per shared ring or per
- * association set: so with M > 1 "auto" makes at least M of them. A value
- * the user gave stays; the emulator refuses one that leaves a NIC lcore
- * without a queue. Simulated runs keep their "auto": the front end resolves
- * for the simulator with emu.* at its defaults (one NIC lcore). */
-static void shard_nic_lcores(struct rxb_scn *s)
+/* An emulated run's lcores each need physical queues of their own, and a
+ * design has one queue per shared ring or per association set: with M NIC
+ * lcores (emu.nic_lcores) "auto" makes at least M of them; with G > 1
+ * generator lcores (emu.gen_lcores) every queue stays within one NIC port,
+ * and with G above the ports, each port's lcores (G / nics) get one each.
+ * A value the user gave stays; the emulator refuses one that leaves an
+ * lcore without a queue. Simulated runs keep their "auto": the front end
+ * resolves for the simulator with emu.* at its defaults (one lcore each). */
+static void shard_lcores(struct rxb_scn *s)
 {
 	struct rxb_scn_arch *a = &s->arch;
-	uint32_t m = s->emu.nic_lcores, cores = s->system.cores;
+	uint32_t cores = s->system.cores, nics = s->system.nics;
+	uint32_t g = s->emu.source == RXB_EMU_SOURCE_GEN ? s->emu.gen_lcores : 1;
+	uint32_t m = s->emu.nic_lcores > g ? s->emu.nic_lcores : g;
+	uint32_t step = g > 1 ? nics : 1;
 
 	if (!a->emulated || m <= 1)
 		return;
@@ -67,7 +74,7 @@ static void shard_nic_lcores(struct rxb_scn *s)
 						       cores / m > 1 ? cores / m : 1);
 	if (a->association == RXB_ASSOC_AUTO) {
 		a->association = RXB_ASSOC_GROUPS;
-		a->groups = equal_blocks_from(cores, m);
+		a->groups = equal_blocks_from(cores, m, step);
 	}
 }
 
@@ -75,7 +82,7 @@ void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic)
 {
 	struct rxb_scn_arch *a = &s->arch;
 
-	shard_nic_lcores(s);
+	shard_lcores(s);
 	if (a->association == RXB_ASSOC_AUTO)
 		a->association = RXB_ASSOC_ALL;
 	a->rx_size = auto_or(a->rx_size, a->name == RXB_ARCH_SMALL_PRIVRING

@@ -18,7 +18,7 @@
 #include "emu.h"
 #include "pcapio.h"
 
-#define EMU_RT_LCORES 8u /* main + up to 5 workers + emulator + generator */
+#define EMU_RT_LCORES 10u /* main + 5 workers + emulator + generator, or 4 + 1 + 4 */
 #define EMU_RT_OUT    65536u
 
 static struct rte_ring *emu_rt_out;

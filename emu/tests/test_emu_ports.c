@@ -62,7 +62,8 @@ static int expected(const struct rxb_emu_cfg *c, uint32_t port, uint64_t n, uint
 	return 0;
 }
 
-static void run_two_ports(struct rxb_emu_cfg *c, const char *what)
+/* One run over both ports, checked; its result in *out. */
+static void run_two_ports(struct rxb_emu_cfg *c, const char *what, struct rxb_emu_result *out)
 {
 	struct rxb_emu_result r;
 	uint64_t offered[NICS] = { 0 }, want[WORKERS] = { 0 };
@@ -90,6 +91,7 @@ static void run_two_ports(struct rxb_emu_cfg *c, const char *what)
 				(unsigned long long)want[d]);
 		CHECK_EQ(r.ring[d].offered, want[d]);
 	}
+	*out = r;
 }
 
 static void test_each_port_offers_its_flows_to_its_cores(void)
@@ -107,13 +109,14 @@ static void test_each_port_offers_its_flows_to_its_cores(void)
 		  "2 ports rxbisect per_nic" },
 		{ RXB_ARCH_RXBISECT, RXB_ASSOC_ALL, RXB_EMU_RSS_PORT, "2 ports rxbisect all" },
 	};
+	struct rxb_emu_result r;
 	struct rxb_emu_cfg c;
 
 	for (size_t i = 0; i < RTE_DIM(runs); i++) {
 		emu_rt_cfg(&c, runs[i].arch, N_PKTS);
 		c.scn.arch.association = runs[i].assoc;
 		c.scn.emu.rss = runs[i].rss;
-		run_two_ports(&c, runs[i].what);
+		run_two_ports(&c, runs[i].what, &r);
 	}
 }
 
@@ -123,6 +126,7 @@ static void test_a_generator_lcore_per_port(void)
 {
 	static const enum rxb_arch archs[] = { RXB_ARCH_PRIVRING, RXB_ARCH_SHRING,
 					       RXB_ARCH_RXBISECT };
+	struct rxb_emu_result r;
 	struct rxb_emu_cfg c;
 	char what[64];
 
@@ -131,7 +135,42 @@ static void test_a_generator_lcore_per_port(void)
 		c.scn.arch.association = RXB_ASSOC_PER_NIC;
 		c.scn.emu.gen_lcores = NICS;
 		snprintf(what, sizeof(what), "2 gen lcores %s", rxb_arch_name[archs[i]]);
-		run_two_ports(&c, what);
+		run_two_ports(&c, what, &r);
+	}
+}
+
+/* Two generator lcores per port (emu.gen_lcores = 4), each feeding half of
+ * its port's queues and drawing the port's whole stream to find their
+ * packets: together they offer exactly what one lcore per port does, and
+ * each offers its part. */
+static void test_generator_lcores_split_a_port(void)
+{
+	static const struct {
+		enum rxb_arch arch;
+		enum rxb_assoc assoc;
+		uint32_t share, groups;
+	} runs[] = {
+		{ RXB_ARCH_PRIVRING, RXB_ASSOC_PER_NIC, 0, 0 },
+		{ RXB_ARCH_SHRING, RXB_ASSOC_PER_NIC, 1, 0 },
+		{ RXB_ARCH_RXBISECT, RXB_ASSOC_GROUPS, 0, WORKERS },
+	};
+	struct rxb_emu_result r;
+	struct rxb_emu_cfg c;
+	char what[64];
+
+	for (size_t i = 0; i < RTE_DIM(runs); i++) {
+		emu_rt_cfg(&c, runs[i].arch, N_PKTS);
+		c.scn.arch.association = runs[i].assoc;
+		c.scn.arch.groups = runs[i].groups;
+		if (runs[i].share != 0)
+			c.scn.arch.share_degree = runs[i].share;
+		c.scn.emu.gen_lcores = 2 * NICS;
+		snprintf(what, sizeof(what), "4 gen lcores %s", rxb_arch_name[runs[i].arch]);
+		run_two_ports(&c, what, &r);
+		/* every lcore fed its half of a port: a quarter of the packets,
+		 * give or take what RSS puts on each core */
+		CHECK(r.gen_lcore_offered_min >= N_PKTS / (2 * NICS) / 2);
+		CHECK(r.gen_lcore_offered_max <= N_PKTS / (2 * NICS) * 3 / 2);
 	}
 }
 
@@ -145,7 +184,7 @@ static void gen_lcore_per_port(struct rxb_emu_cfg *c)
 	c->scn.emu.gen_lcores = NICS;
 }
 
-/* What two generator lcores cannot feed is refused, naming the key. */
+/* What the generator lcores cannot feed is refused, naming the key. */
 static void test_generator_lcores_refused_where_queues_span_them(void)
 {
 	static const struct {
@@ -155,7 +194,10 @@ static void test_generator_lcores_refused_where_queues_span_them(void)
 		{ "arch.name", "spool", "ports every NIC port shares" },
 		{ "arch.name", "dyn_shring", "ring sets switch at run time" },
 		{ "emu.source", "null", "only the generator source" },
-		{ "system.nics", "1", "there are system.nics = 1" },
+		/* one port, one set: nothing for a second lcore to feed */
+		{ "system.nics", "1", "2 generator lcores per NIC port split its physical" },
+		{ "emu.gen_lcores", "3", "allowed: 1..2 or a multiple of 2" },
+		{ "emu.gen_lcores", "4", "has 1 per port here" },
 	};
 	struct rxb_emu_cfg c;
 	struct rxb_err err;
@@ -167,10 +209,10 @@ static void test_generator_lcores_refused_where_queues_span_them(void)
 		err.msg[0] = '\0';
 		CHECK(rxb_emu_cfg_set(&c, bad[i].key, bad[i].value, &err) == 0);
 		CHECK(rxb_emu_cfg_check(&c, &err) != 0);
-		if (strstr(err.msg, "emu.gen_lcores = 2") == NULL ||
+		if (strstr(err.msg, "emu.gen_lcores = ") == NULL ||
 		    strstr(err.msg, bad[i].why) == NULL)
 			fprintf(stderr, "%s = %s: got \"%s\"\n", bad[i].key, bad[i].value, err.msg);
-		CHECK(strstr(err.msg, "emu.gen_lcores = 2") != NULL);
+		CHECK(strstr(err.msg, "emu.gen_lcores = ") != NULL);
 		CHECK(strstr(err.msg, bad[i].why) != NULL);
 	}
 }
@@ -180,6 +222,7 @@ int main(void)
 	emu_rt_init("emu_ports");
 	RUN(test_each_port_offers_its_flows_to_its_cores);
 	RUN(test_a_generator_lcore_per_port);
+	RUN(test_generator_lcores_split_a_port);
 	RUN(test_generator_lcores_refused_where_queues_span_them);
 	emu_rt_fini();
 	return check_summary();

@@ -229,6 +229,43 @@ static void test_auto_shards_nic_lcores(void)
 	CHECK_EQ(s.arch.association, RXB_ASSOC_ALL);
 }
 
+/* Generator lcores: "auto" keeps every queue within a NIC port, and with
+ * more lcores than ports gives each port's lcores a queue each. */
+static void gen_resolved(struct rxb_scn *s, const char *nics, const char *gen)
+{
+	struct rxb_err err = { 0 };
+
+	rxb_scn_defaults(s, RXB_ENGINE_EMU);
+	CHECK_EQ(rxb_scn_set_text(s, RXB_ENGINE_EMU, "system.cores", "8", &err), 0);
+	CHECK_EQ(rxb_scn_set_text(s, RXB_ENGINE_EMU, "system.nics", nics, &err), 0);
+	CHECK_EQ(rxb_scn_set_text(s, RXB_ENGINE_EMU, "emu.source", "gen", &err), 0);
+	CHECK_EQ(rxb_scn_set_text(s, RXB_ENGINE_EMU, "emu.gen_lcores", gen, &err), 0);
+	rxb_scn_split_cores(&s->system);
+	rxb_scn_resolve_arch(s, s->system.cores_per_nic.v[0]);
+}
+
+static void test_auto_shards_gen_lcores(void)
+{
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	gen_resolved(&s, "2", "2"); /* a generator lcore per port: a set per port */
+	CHECK_EQ(s.arch.share_degree, 4);
+	CHECK_EQ(s.arch.association, RXB_ASSOC_GROUPS);
+	CHECK_EQ(s.arch.groups, 2);
+	gen_resolved(&s, "2", "4"); /* two per port: two rings and sets per port */
+	CHECK_EQ(s.arch.share_degree, 2);
+	CHECK_EQ(s.arch.groups, 4);
+	CHECK_EQ(rxb_scn_check(&s, NULL, RXB_ENGINE_EMU, &err), 0);
+	gen_resolved(&s, "4", "2"); /* an lcore plays two ports: sets stay per port */
+	CHECK_EQ(s.arch.groups, 4);
+	gen_resolved(&s, "2", "6"); /* three per port: 8 cores give 4 per port, 1 each */
+	CHECK_EQ(s.arch.share_degree, 1);
+	CHECK_EQ(s.arch.groups, 8);
+	gen_resolved(&s, "2", "1"); /* one generator lcore: as before */
+	CHECK_EQ(s.arch.association, RXB_ASSOC_ALL);
+}
+
 static void test_iface_mapping(void)
 {
 	static struct rxb_scn s;
@@ -263,6 +300,7 @@ int main(void)
 	RUN(test_keys_without_effect_for_the_design_or_pattern);
 	RUN(test_auto_rules);
 	RUN(test_auto_shards_nic_lcores);
+	RUN(test_auto_shards_gen_lcores);
 	RUN(test_iface_mapping);
 	return check_summary();
 }
