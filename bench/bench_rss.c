@@ -85,8 +85,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		else if (strcmp(argv[i], "--json") == 0 && v != NULL)
 			o->json = v;
 		else {
-			fprintf(stderr, "usage: bench_rss [--reps N (1..%d)] [--ms T (> 0)] "
-					"[--json PATH]\n",
+			fprintf(stderr,
+				"usage: bench_rss [--reps N (1..%d)] [--ms T (> 0)] "
+				"[--json PATH]\n",
 				MAX_REPS);
 			return -1;
 		}
@@ -128,7 +129,8 @@ static void report(const struct opts *o, const bool *have, FILE *json)
 {
 	printf("%-8s %10s %10s %12s\n", "input", "table ns", "gfni ns", "gfni/table");
 	if (json)
-		fprintf(json, "{\n  \"reps\": %u, \"ms\": %g,\n  \"ns_per_hash\": {", o->reps, o->ms);
+		fprintf(json, "{\n  \"reps\": %u, \"ms\": %g,\n  \"ns_per_hash\": {", o->reps,
+			o->ms);
 	for (int l = 0; l < N_LEN; l++) {
 		double med[N_IMPL] = { 0 }, ratio[MAX_REPS];
 

@@ -61,8 +61,8 @@ static const uint8_t first_idx[64] = { LANE(0), LANE(1), LANE(2), LANE(3),
 static const __mmask64 low4 = 0x0f0f0f0f0f0f0f0full;
 static const __mmask64 first_keep = 0x0f0f0f0f0f0e0c08ull;
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi,gfni"))) uint32_t
-rxb_rss_gfni_hash(const uint64_t *mat, const uint8_t *data, size_t len)
+__attribute__((target("avx512f,avx512bw,avx512vbmi,gfni"))) uint32_t rxb_rss_gfni_hash(
+	const uint64_t *mat, const uint8_t *data, size_t len)
 {
 	/* Masked load: no byte past data[len - 1] is read. */
 	__m512i in = _mm512_maskz_loadu_epi8((1ull << len) - 1, data);
@@ -78,7 +78,8 @@ rxb_rss_gfni_hash(const uint64_t *mat, const uint8_t *data, size_t len)
 		idx = _mm512_add_epi8(idx, _mm512_set1_epi8(8));
 		keep = low4;
 	}
-	__m256i h4 = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+	__m256i h4 = _mm256_xor_si256(_mm512_castsi512_si256(acc),
+				      _mm512_extracti64x4_epi64(acc, 1));
 	__m128i h2 = _mm_xor_si128(_mm256_castsi256_si128(h4), _mm256_extracti128_si256(h4, 1));
 	return (uint32_t)(_mm_cvtsi128_si64(h2) ^ _mm_extract_epi64(h2, 1));
 }
