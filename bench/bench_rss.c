@@ -3,12 +3,15 @@
  * bench_rss — nanoseconds per Toeplitz hash of each implementation of
  * rxb_rss_hash() this CPU runs (include/rxb/rss.h: the per-byte table and
  * GFNI), on the inputs NICs hash: IPv4 addresses (8 bytes), IPv4 with
- * ports (12), IPv6 with ports (36). Each run hashes a ring of 4096 random
- * inputs over and over (independent hashes, as a NIC lcore's burst is) for
- * --ms milliseconds per implementation and length, the implementations
- * interleaved; the figure is the median over --reps runs, with the GFNI /
- * table ratio from the same runs. The checksum of the hashes is compared
- * between implementations, so a wrong fast path cannot report a speed.
+ * ports (12), IPv6 with ports (36) as bytes in memory; IPv4 with ports
+ * from values (rxb_rss_ipv4_l4, what code that builds the tuple calls); a
+ * whole IPv4/UDP frame (rxb_rss_frame: parsing, then the hash in place).
+ * Each run hashes a ring of 4096 random inputs over and over (independent
+ * hashes, as a NIC lcore's burst is) for --ms milliseconds per
+ * implementation and case, the implementations interleaved; the figure is
+ * the median over --reps runs, with the GFNI / table ratio from the same
+ * runs. The checksum of the hashes is compared between implementations,
+ * so a wrong fast path cannot report a speed.
  *
  * Usage: bench_rss [--reps N] [--ms T] [--json PATH]
  */
@@ -19,12 +22,71 @@
 
 #include "rxb/rss.h"
 
-enum { INPUTS = 4096, N_LEN = 3, N_IMPL = 2, MAX_REPS = 101 };
-
-static const size_t lens[N_LEN] = { 8, 12, 36 };
-static const char *const len_names[N_LEN] = { "ipv4", "ipv4_l4", "ipv6_l4" };
+enum { INPUTS = 4096, N_CASE = 5, N_IMPL = 2, MAX_REPS = 101, FRAME = 64 };
 
 static uint8_t inputs[INPUTS][RXB_RSS_MAX_INPUT];
+static uint8_t frames[INPUTS][FRAME]; /* Ethernet + IPv4 + UDP, inputs' tuples */
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t raw8(const struct rxb_rss *rss, unsigned i)
+{
+	return rxb_rss_hash(rss, inputs[i], 8);
+}
+
+static uint32_t raw12(const struct rxb_rss *rss, unsigned i)
+{
+	return rxb_rss_hash(rss, inputs[i], 12);
+}
+
+static uint32_t raw36(const struct rxb_rss *rss, unsigned i)
+{
+	return rxb_rss_hash(rss, inputs[i], 36);
+}
+
+static uint32_t values_l4(const struct rxb_rss *rss, unsigned i)
+{
+	const uint8_t *in = inputs[i];
+
+	return rxb_rss_ipv4_l4(rss, be32(in), be32(in + 4), be16(in + 8), be16(in + 10));
+}
+
+static uint32_t frame_l4(const struct rxb_rss *rss, unsigned i)
+{
+	uint16_t dport;
+
+	return rxb_rss_frame(rss, frames[i], FRAME, &dport);
+}
+
+static const struct {
+	const char *name;
+	size_t bytes; /* hash input */
+	uint32_t (*hash)(const struct rxb_rss *rss, unsigned i);
+} cases[N_CASE] = {
+	{ "ipv4", 8, raw8 },
+	{ "ipv4_l4", 12, raw12 },
+	{ "ipv6_l4", 36, raw36 },
+	{ "ipv4_l4_values", 12, values_l4 },
+	{ "frame_ipv4_udp", 12, frame_l4 },
+};
+
+/* An IPv4/UDP frame whose addresses and ports are input i's 12 bytes. */
+static void make_frame(uint8_t *f, const uint8_t *in)
+{
+	memset(f, 0, FRAME);
+	f[12] = 0x08; /* IPv4 */
+	f[14] = 0x45;
+	f[14 + 9] = 17; /* UDP */
+	memcpy(f + 14 + 12, in, 12);
+}
 
 static double now_ns(void)
 {
@@ -34,8 +96,9 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* ns per hash over about ms milliseconds; *sum gets one pass's checksum. */
-static double time_hashes(const struct rxb_rss *rss, size_t len, double ms, uint32_t *sum)
+/* ns per hash of case c over about ms milliseconds; *sum gets one pass's
+ * checksum. */
+static double time_hashes(const struct rxb_rss *rss, int c, double ms, uint32_t *sum)
 {
 	double t0 = now_ns(), t;
 	unsigned long passes = 0;
@@ -43,7 +106,7 @@ static double time_hashes(const struct rxb_rss *rss, size_t len, double ms, uint
 
 	do {
 		for (unsigned i = 0; i < INPUTS; i++)
-			acc += rxb_rss_hash(rss, inputs[i], len);
+			acc += cases[c].hash(rss, i);
 		if (passes++ == 0)
 			*sum = acc;
 		t = now_ns();
@@ -100,24 +163,24 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* ns[impl][len][rep]; NAN-free: an implementation this CPU lacks is skipped. */
-static double ns[N_IMPL][N_LEN][MAX_REPS];
+/* ns[impl][case][rep]; an implementation this CPU lacks is skipped. */
+static double ns[N_IMPL][N_CASE][MAX_REPS];
 
 static int measure(struct rxb_rss *rss, const struct opts *o, const bool *have)
 {
 	for (unsigned r = 0; r < o->reps; r++) {
-		for (int l = 0; l < N_LEN; l++) {
+		for (int l = 0; l < N_CASE; l++) {
 			uint32_t sums[N_IMPL] = { 0 };
 
 			for (int k = 0; k < N_IMPL; k++) {
 				if (!have[k])
 					continue;
 				rxb_rss_select(rss, (enum rxb_rss_impl)k, NULL);
-				ns[k][l][r] = time_hashes(rss, lens[l], o->ms, &sums[k]);
+				ns[k][l][r] = time_hashes(rss, l, o->ms, &sums[k]);
 			}
 			if (have[RXB_RSS_GFNI] && sums[RXB_RSS_GFNI] != sums[RXB_RSS_TABLE]) {
 				fprintf(stderr, "bench_rss: %s: gfni and table hashes differ\n",
-					len_names[l]);
+					cases[l].name);
 				return -1;
 			}
 		}
@@ -127,11 +190,11 @@ static int measure(struct rxb_rss *rss, const struct opts *o, const bool *have)
 
 static void report(const struct opts *o, const bool *have, FILE *json)
 {
-	printf("%-8s %10s %10s %12s\n", "input", "table ns", "gfni ns", "gfni/table");
+	printf("%-16s %10s %10s %12s\n", "input", "table ns", "gfni ns", "gfni/table");
 	if (json)
 		fprintf(json, "{\n  \"reps\": %u, \"ms\": %g,\n  \"ns_per_hash\": {", o->reps,
 			o->ms);
-	for (int l = 0; l < N_LEN; l++) {
+	for (int l = 0; l < N_CASE; l++) {
 		double med[N_IMPL] = { 0 }, ratio[MAX_REPS];
 
 		for (int k = 0; k < N_IMPL; k++)
@@ -139,7 +202,7 @@ static void report(const struct opts *o, const bool *have, FILE *json)
 				med[k] = median(ns[k][l], o->reps);
 		for (unsigned r = 0; have[RXB_RSS_GFNI] && r < o->reps; r++)
 			ratio[r] = ns[RXB_RSS_GFNI][l][r] / ns[RXB_RSS_TABLE][l][r];
-		printf("%-8s %10.2f ", len_names[l], med[RXB_RSS_TABLE]);
+		printf("%-16s %10.2f ", cases[l].name, med[RXB_RSS_TABLE]);
 		if (have[RXB_RSS_GFNI])
 			printf("%10.2f %12.3f\n", med[RXB_RSS_GFNI], median(ratio, o->reps));
 		else
@@ -147,7 +210,7 @@ static void report(const struct opts *o, const bool *have, FILE *json)
 		if (!json)
 			continue;
 		fprintf(json, "%s\n    \"%s\": {\"bytes\": %zu, \"table\": %.3f", l ? "," : "",
-			len_names[l], lens[l], med[RXB_RSS_TABLE]);
+			cases[l].name, cases[l].bytes, med[RXB_RSS_TABLE]);
 		if (have[RXB_RSS_GFNI])
 			fprintf(json, ", \"gfni\": %.3f, \"gfni_over_table\": %.4f",
 				med[RXB_RSS_GFNI], median(ratio, o->reps));
@@ -173,11 +236,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_rss: %s\n", err.msg);
 		return 1;
 	}
-	for (unsigned i = 0; i < INPUTS; i++)
+	for (unsigned i = 0; i < INPUTS; i++) {
 		for (unsigned j = 0; j < RXB_RSS_MAX_INPUT; j++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			inputs[i][j] = (uint8_t)x;
 		}
+		make_frame(frames[i], inputs[i]);
+	}
 	for (int k = 0; k < N_IMPL; k++)
 		have[k] = rxb_rss_impl_available((enum rxb_rss_impl)k);
 	if (!have[RXB_RSS_GFNI])

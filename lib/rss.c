@@ -144,13 +144,22 @@ static void put_be16(uint8_t *p, uint16_t v)
 	p[1] = v;
 }
 
+/* The addresses in network order as the little-endian word of their 8
+ * input bytes (GFNI takes IPv4 inputs in registers: rxb_rss_gfni_hash16). */
+static uint64_t ipv4_word(uint32_t sip, uint32_t dip)
+{
+	return (uint64_t)__builtin_bswap32(dip) << 32 | __builtin_bswap32(sip);
+}
+
 uint32_t rxb_rss_ipv4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip)
 {
 	uint8_t in[8];
 
+	if (rss->impl == RXB_RSS_GFNI)
+		return rxb_rss_gfni_hash16(rss->gfni, ipv4_word(sip, dip), 0, sizeof(in));
 	put_be32(in, sip);
 	put_be32(in + 4, dip);
-	return rxb_rss_hash(rss, in, sizeof(in));
+	return table_hash(rss, in, sizeof(in));
 }
 
 uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip, uint16_t sport,
@@ -158,11 +167,16 @@ uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip, 
 {
 	uint8_t in[12];
 
+	if (rss->impl == RXB_RSS_GFNI)
+		return rxb_rss_gfni_hash16(rss->gfni, ipv4_word(sip, dip),
+					   (uint64_t)__builtin_bswap16(dport) << 16 |
+						   __builtin_bswap16(sport),
+					   sizeof(in));
 	put_be32(in, sip);
 	put_be32(in + 4, dip);
 	put_be16(in + 8, sport);
 	put_be16(in + 10, dport);
-	return rxb_rss_hash(rss, in, sizeof(in));
+	return table_hash(rss, in, sizeof(in));
 }
 
 /* IPv6 addresses (and ports) laid out as the hash reads them. */
@@ -242,6 +256,10 @@ static bool is_tcp_udp(uint8_t proto)
 	return proto == PROTO_TCP || proto == PROTO_UDP;
 }
 
+/* A frame's hash input is hashed where it lies whenever its fields are
+ * contiguous there (addresses, then the ports when no IPv4 option or IPv6
+ * extension header comes between): no copy, and no vector load of bytes
+ * just stored (GFNI; rxb_rss_gfni_hash16). */
 static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len, bool l4,
 			  uint16_t *dport)
 {
@@ -252,10 +270,12 @@ static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 		return 0;
 	if (l4 && !fragment && is_tcp_udp(ip[9]) && len >= ihl + 4) {
 		*dport = get_be16(ip + ihl + 2);
+		if (ihl == 20) /* no options: the ports follow the addresses */
+			return rxb_rss_hash(rss, ip + 12, 12);
 		return rxb_rss_ipv4_l4(rss, get_be32(ip + 12), get_be32(ip + 16),
 				       get_be16(ip + ihl), *dport);
 	}
-	return rxb_rss_ipv4(rss, get_be32(ip + 12), get_be32(ip + 16));
+	return rxb_rss_hash(rss, ip + 12, 8);
 }
 
 static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len, bool l4,
@@ -263,11 +283,11 @@ static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 {
 	if (len < 40)
 		return 0;
-	if (l4 && is_tcp_udp(ip[6]) && len >= 44) {
+	if (l4 && is_tcp_udp(ip[6]) && len >= 44) { /* the ports follow the addresses */
 		*dport = get_be16(ip + 42);
-		return rxb_rss_ipv6_l4(rss, ip + 8, ip + 24, get_be16(ip + 40), *dport);
+		return rxb_rss_hash(rss, ip + 8, 36);
 	}
-	return rxb_rss_ipv6(rss, ip + 8, ip + 24);
+	return rxb_rss_hash(rss, ip + 8, 32);
 }
 
 static uint32_t hash_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len, bool l4,

@@ -61,11 +61,11 @@ static const uint8_t first_idx[64] = { LANE(0), LANE(1), LANE(2), LANE(3),
 static const __mmask64 low4 = 0x0f0f0f0f0f0f0f0full;
 static const __mmask64 first_keep = 0x0f0f0f0f0f0e0c08ull;
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi,gfni"))) uint32_t rxb_rss_gfni_hash(
-	const uint64_t *mat, const uint8_t *data, size_t len)
+#define RXB_GFNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni")))
+
+/* The hash of the len bytes in the low bytes of `in` (the rest zero). */
+static inline RXB_GFNI_TARGET uint32_t hash_vec(const uint64_t *mat, __m512i in, size_t len)
 {
-	/* Masked load: no byte past data[len - 1] is read. */
-	__m512i in = _mm512_maskz_loadu_epi8((1ull << len) - 1, data);
 	__m512i idx = _mm512_loadu_si512(first_idx);
 	__m512i acc = _mm512_setzero_si512();
 	__mmask64 keep = first_keep;
@@ -83,6 +83,19 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni"))) uint32_t rxb_rss_gfn
 	__m128i h2 = _mm_xor_si128(_mm256_castsi256_si128(h4), _mm256_extracti128_si256(h4, 1));
 	return (uint32_t)(_mm_cvtsi128_si64(h2) ^ _mm_extract_epi64(h2, 1));
 }
+
+RXB_GFNI_TARGET uint32_t rxb_rss_gfni_hash(const uint64_t *mat, const uint8_t *data, size_t len)
+{
+	/* Masked load: no byte past data[len - 1] is read. */
+	return hash_vec(mat, _mm512_maskz_loadu_epi8((1ull << len) - 1, data), len);
+}
+
+RXB_GFNI_TARGET uint32_t rxb_rss_gfni_hash16(const uint64_t *mat, uint64_t lo, uint64_t hi,
+					     size_t len)
+{
+	return hash_vec(mat, _mm512_zextsi128_si512(_mm_set_epi64x((long long)hi, (long long)lo)),
+			len);
+}
 #else
 bool rxb_rss_gfni_usable(void)
 {
@@ -93,6 +106,15 @@ uint32_t rxb_rss_gfni_hash(const uint64_t *mat, const uint8_t *data, size_t len)
 {
 	(void)mat;
 	(void)data;
+	(void)len;
+	return 0; /* never called: rxb_rss_gfni_usable() is false */
+}
+
+uint32_t rxb_rss_gfni_hash16(const uint64_t *mat, uint64_t lo, uint64_t hi, size_t len)
+{
+	(void)mat;
+	(void)lo;
+	(void)hi;
 	(void)len;
 	return 0; /* never called: rxb_rss_gfni_usable() is false */
 }

@@ -22,4 +22,10 @@ void rxb_rss_gfni_matrices(uint64_t *mat, const uint8_t *key);
  * rxb_rss_gfni_matrices(); only where rxb_rss_gfni_usable(). */
 uint32_t rxb_rss_gfni_hash(const uint64_t *mat, const uint8_t *data, size_t len);
 
+/* The same for len <= 16 bytes held in registers: byte i of the input is
+ * byte i of lo (i < 8) or of hi, little-endian, the rest zero. For inputs
+ * built from values just computed: a vector load of bytes stored one by
+ * one a moment before waits for the stores to retire (no forwarding). */
+uint32_t rxb_rss_gfni_hash16(const uint64_t *mat, uint64_t lo, uint64_t hi, size_t len);
+
 #endif

@@ -231,6 +231,41 @@ static void test_impls_match_ref(void)
 	CHECK(tested >= KEYS); /* the table at least */
 }
 
+static uint32_t rng_u32(void)
+{
+	return (uint32_t)rng_byte() << 24 | (uint32_t)rng_byte() << 16 | (uint32_t)rng_byte() << 8 |
+	       rng_byte();
+}
+
+/* The IPv4 wrappers (GFNI takes their input in registers, not memory)
+ * against the reference on random addresses and ports, each impl. */
+static void test_ipv4_wrappers_match_ref(void)
+{
+	enum { N = 2000 };
+	const uint8_t *key = rxb_rss_default_key;
+	unsigned mismatches = 0;
+	struct rxb_rss rss;
+
+	CHECK_EQ(rxb_rss_init(&rss, key, RXB_RSS_KEY_LEN, NULL), 0);
+	for (size_t i = 0; i < N_VECTORS(impls); i++) {
+		if (!use_impl(&rss, i))
+			continue;
+		for (int n = 0; n < N; n++) {
+			uint32_t sip = rng_u32(), dip = rng_u32(), ports = rng_u32();
+			uint16_t sport = (uint16_t)(ports >> 16), dport = (uint16_t)ports;
+			uint8_t in[12] = { sip >> 24,  sip >> 16, sip >> 8,   sip,
+					   dip >> 24,  dip >> 16, dip >> 8,   dip,
+					   sport >> 8, sport,     dport >> 8, dport };
+
+			mismatches += rxb_rss_ipv4(&rss, sip, dip) !=
+				      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, 8);
+			mismatches += rxb_rss_ipv4_l4(&rss, sip, dip, sport, dport) !=
+				      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, 12);
+		}
+	}
+	CHECK_EQ(mismatches, 0);
+}
+
 /* rxb_rss_init picks GFNI where the CPU has it, and a selected GFNI hash
  * really reads its matrices (a corrupted one changes the hash). */
 static void test_gfni_is_chosen_and_used(void)
@@ -481,6 +516,72 @@ static void test_frame_vlan_tags(void)
 	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0);
 }
 
+/* A random IPv4 (ihl 5 or 6: with an option) or IPv6 frame with TCP, UDP
+ * or (IPv6) a hop-by-hop header first, and the hash input a NIC takes
+ * from it (addresses, then the ports when it hashes them): *n_in bytes. */
+static uint32_t random_frame(uint8_t *f, bool v6, uint32_t ihl, uint8_t proto, uint8_t *in,
+			     size_t *n_in)
+{
+	uint32_t l3 = 14, addrs = v6 ? 32 : 8, l4 = l3 + (v6 ? 40 : ihl);
+	bool ports = proto != 0;
+
+	memset(f, 0, 128);
+	for (uint32_t i = 0; i < 128; i++)
+		f[i] = i >= l3 ? rng_byte() : 0;
+	f[12] = v6 ? 0x86 : 0x08;
+	f[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		f[l3] = 0x60;
+		f[l3 + 6] = ports ? proto : 0; /* 0: hop-by-hop options first */
+	} else {
+		f[l3] = (uint8_t)(0x40 | ihl / 4);
+		f[l3 + 6] = f[l3 + 7] = 0; /* not a fragment */
+		f[l3 + 9] = ports ? proto : 17;
+	}
+	memcpy(in, f + l3 + (v6 ? 8 : 12), addrs);
+	if (ports)
+		memcpy(in + addrs, f + l4, 4);
+	*n_in = addrs + (ports ? 4 : 0);
+	return 128;
+}
+
+/* Every frame path (in place and from values) against the reference,
+ * each implementation: IPv4 with and without options, IPv6 with L4 and
+ * with an extension header. */
+static void test_frames_match_ref(void)
+{
+	static const struct {
+		bool v6;
+		uint32_t ihl;
+		uint8_t proto;
+	} kinds[] = { { false, 20, 17 }, { false, 20, 6 }, { false, 24, 17 },
+		      { true, 40, 17 },  { true, 40, 6 },  { true, 40, 0 } };
+	const uint8_t *key = rxb_rss_default_key;
+	uint8_t f[128], in[RXB_RSS_MAX_INPUT];
+	unsigned mismatches = 0;
+	struct rxb_rss rss;
+
+	CHECK_EQ(rxb_rss_init(&rss, key, RXB_RSS_KEY_LEN, NULL), 0);
+	for (size_t i = 0; i < N_VECTORS(impls); i++) {
+		if (!use_impl(&rss, i))
+			continue;
+		for (size_t k = 0; k < N_VECTORS(kinds); k++)
+			for (int n = 0; n < 200; n++) {
+				size_t n_in;
+				uint32_t len = random_frame(f, kinds[k].v6, kinds[k].ihl,
+							    kinds[k].proto, in, &n_in);
+				uint16_t dport;
+
+				mismatches += rxb_rss_frame(&rss, f, len, &dport) !=
+					      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, n_in);
+				mismatches += rxb_rss_frame_l3(&rss, f, len) !=
+					      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in,
+							       kinds[k].v6 ? 32 : 8);
+			}
+	}
+	CHECK_EQ(mismatches, 0);
+}
+
 int main(void)
 {
 	RUN(test_ms_vectors_ipv4);
@@ -488,6 +589,7 @@ int main(void)
 	RUN(test_key_is_used);
 	RUN(test_ref_short_key);
 	RUN(test_impls_match_ref);
+	RUN(test_ipv4_wrappers_match_ref);
 	RUN(test_gfni_is_chosen_and_used);
 	RUN(test_select_refuses_unknown);
 	RUN(test_reta_round_robin);
@@ -496,5 +598,6 @@ int main(void)
 	RUN(test_ecmp_independent_of_reta);
 	RUN(test_bad_config);
 	RUN(test_frame_vlan_tags);
+	RUN(test_frames_match_ref);
 	return check_summary();
 }
