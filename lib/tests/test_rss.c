@@ -237,33 +237,44 @@ static uint32_t rng_u32(void)
 	       rng_byte();
 }
 
+/* Mismatches against the reference of `check` run with the default key
+ * under each implementation this CPU runs. */
+static unsigned over_impls(unsigned (*check)(const struct rxb_rss *rss))
+{
+	unsigned mismatches = 0;
+	struct rxb_rss rss;
+
+	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, NULL), 0);
+	for (size_t i = 0; i < N_VECTORS(impls); i++)
+		if (use_impl(&rss, i))
+			mismatches += check(&rss);
+	return mismatches;
+}
+
+static unsigned ipv4_wrapper_mismatches(const struct rxb_rss *rss)
+{
+	const uint8_t *key = rxb_rss_default_key;
+	unsigned mismatches = 0;
+
+	for (int n = 0; n < 2000; n++) {
+		uint32_t sip = rng_u32(), dip = rng_u32(), ports = rng_u32();
+		uint16_t sport = (uint16_t)(ports >> 16), dport = (uint16_t)ports;
+		uint8_t in[12] = { sip >> 24, sip >> 16, sip >> 8,   sip,   dip >> 24,  dip >> 16,
+				   dip >> 8,  dip,       sport >> 8, sport, dport >> 8, dport };
+
+		mismatches += rxb_rss_ipv4(rss, sip, dip) !=
+			      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, 8);
+		mismatches += rxb_rss_ipv4_l4(rss, sip, dip, sport, dport) !=
+			      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, 12);
+	}
+	return mismatches;
+}
+
 /* The IPv4 wrappers (GFNI takes their input in registers, not memory)
  * against the reference on random addresses and ports, each impl. */
 static void test_ipv4_wrappers_match_ref(void)
 {
-	enum { N = 2000 };
-	const uint8_t *key = rxb_rss_default_key;
-	unsigned mismatches = 0;
-	struct rxb_rss rss;
-
-	CHECK_EQ(rxb_rss_init(&rss, key, RXB_RSS_KEY_LEN, NULL), 0);
-	for (size_t i = 0; i < N_VECTORS(impls); i++) {
-		if (!use_impl(&rss, i))
-			continue;
-		for (int n = 0; n < N; n++) {
-			uint32_t sip = rng_u32(), dip = rng_u32(), ports = rng_u32();
-			uint16_t sport = (uint16_t)(ports >> 16), dport = (uint16_t)ports;
-			uint8_t in[12] = { sip >> 24,  sip >> 16, sip >> 8,   sip,
-					   dip >> 24,  dip >> 16, dip >> 8,   dip,
-					   sport >> 8, sport,     dport >> 8, dport };
-
-			mismatches += rxb_rss_ipv4(&rss, sip, dip) !=
-				      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, 8);
-			mismatches += rxb_rss_ipv4_l4(&rss, sip, dip, sport, dport) !=
-				      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, 12);
-		}
-	}
-	CHECK_EQ(mismatches, 0);
+	CHECK_EQ(over_impls(ipv4_wrapper_mismatches), 0);
 }
 
 /* rxb_rss_init picks GFNI where the CPU has it, and a selected GFNI hash
@@ -545,10 +556,7 @@ static uint32_t random_frame(uint8_t *f, bool v6, uint32_t ihl, uint8_t proto, u
 	return 128;
 }
 
-/* Every frame path (in place and from values) against the reference,
- * each implementation: IPv4 with and without options, IPv6 with L4 and
- * with an extension header. */
-static void test_frames_match_ref(void)
+static unsigned frame_mismatches(const struct rxb_rss *rss)
 {
 	static const struct {
 		bool v6;
@@ -559,27 +567,29 @@ static void test_frames_match_ref(void)
 	const uint8_t *key = rxb_rss_default_key;
 	uint8_t f[128], in[RXB_RSS_MAX_INPUT];
 	unsigned mismatches = 0;
-	struct rxb_rss rss;
 
-	CHECK_EQ(rxb_rss_init(&rss, key, RXB_RSS_KEY_LEN, NULL), 0);
-	for (size_t i = 0; i < N_VECTORS(impls); i++) {
-		if (!use_impl(&rss, i))
-			continue;
-		for (size_t k = 0; k < N_VECTORS(kinds); k++)
-			for (int n = 0; n < 200; n++) {
-				size_t n_in;
-				uint32_t len = random_frame(f, kinds[k].v6, kinds[k].ihl,
-							    kinds[k].proto, in, &n_in);
-				uint16_t dport;
+	for (size_t k = 0; k < N_VECTORS(kinds); k++)
+		for (int n = 0; n < 200; n++) {
+			size_t n_in;
+			uint32_t len = random_frame(f, kinds[k].v6, kinds[k].ihl, kinds[k].proto,
+						    in, &n_in);
+			uint16_t dport;
 
-				mismatches += rxb_rss_frame(&rss, f, len, &dport) !=
-					      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, n_in);
-				mismatches += rxb_rss_frame_l3(&rss, f, len) !=
-					      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in,
-							       kinds[k].v6 ? 32 : 8);
-			}
-	}
-	CHECK_EQ(mismatches, 0);
+			mismatches += rxb_rss_frame(rss, f, len, &dport) !=
+				      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in, n_in);
+			mismatches += rxb_rss_frame_l3(rss, f, len) !=
+				      rxb_toeplitz_ref(key, RXB_RSS_KEY_LEN, in,
+						       kinds[k].v6 ? 32 : 8);
+		}
+	return mismatches;
+}
+
+/* Every frame path (in place and from values) against the reference,
+ * each implementation: IPv4 with and without options, IPv6 with L4 and
+ * with an extension header. */
+static void test_frames_match_ref(void)
+{
+	CHECK_EQ(over_impls(frame_mismatches), 0);
 }
 
 int main(void)
