@@ -214,9 +214,8 @@ int emu_gen_setup(struct emu *e, struct rxb_err *err)
 	uint32_t n = e->cfg->scn.system.nics;
 	struct rxb_gen_cfg g;
 	double pps = gen_cfg(e, &g);
-	int rc = 0;
-
 	uint32_t slices = rxb_emu_gen_slices(e->cfg);
+	int rc = 0;
 
 	e->wire = calloc(n, sizeof(*e->wire));
 	if (e->wire == NULL)
