@@ -196,22 +196,27 @@ def test_stalled_queue(iface, cause):
 
 def test_mempool_exhaustion():
     # rxBisect primes 2 x 512 Ax slots from a pool of 1100 (testpmd's least
-    # is 1025) and its Bx rings can hold 2 x 1024 more: refills fail whenever
-    # the core falls behind, and reception must go on at what it frees. One
-    # flow, so one queue: its Ax runs dry and the other's lends it buffers,
-    # so its Bx fills with more than its own Ax held.
-    with TestPmd("port=net_null0,iface=rxbisect,ax=512,flows=1", ["--nb-cores=1", "--rxq=2",
-                 "--txq=2", "--total-num-mbufs=1100", "--mbcache=0"]) as t:
+    # is 1025): refills fail whenever the core falls behind, and reception
+    # must go on at what it frees. One flow, so queue 0 takes all the
+    # traffic; it stalls for 300 ms (fault_stall) so that the core falls
+    # behind for sure: the NIC fills Bx 0 with what Ax 0 held meanwhile, and
+    # catching up, the core re-arms faster than its transmit frees. (Left to
+    # timing alone, a core that kept ahead of the NIC under TSan saw no
+    # failure in 60 s.)
+    with TestPmd("port=net_null0,iface=rxbisect,ax=512,flows=1,fault_stall=0@50+300",
+                 ["--nb-cores=1", "--rxq=2", "--txq=2", "--total-num-mbufs=1100",
+                  "--mbcache=0"]) as t:
         assert t.started, t.log[-3000:]
         t.cmd("start")
         assert "the rings can take the whole pool" in t.log
         xs = t.wait_xstat(lambda x: x["rx_mbuf_allocation_errors"] > 0, "allocation failures")
         # (an empty pool makes receive drop the head packet to re-arm: counted)
-        t.wait_xstat(lambda x: queue_sum(x, "received", 2) > queue_sum(xs, "received", 2) + 5000,
-                     "reception going on after them")
+        t.wait_xstat(lambda x: queue_sum(x, "received", 2) > queue_sum(xs, "received", 2) + 5000
+                     and x["rx_q0_stalled_polls"] > 0, "reception going on after them")
         t.cmd("stop")
         t.cmd(f"port stop {t.port}")
-        assert conservation_errors(t.xstats(), 2) == []
+        xs = t.xstats()
+        assert conservation_errors(xs, 2) == []
         close_and_quit(t)
 
 
