@@ -167,83 +167,56 @@ static int check_nic_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
-/* Whether each physical queue serves the cores of ports one generator
- * lcore plays (port p on lcore p % g; with slices, g > nics, the cores of
- * one port): the queue's buffers are taken and its packets enqueued by one
- * lcore only. */
-static bool queues_within_gen_lcores(const struct rxb_emu_cfg *c, uint32_t g)
+/* Who feeds each physical queue with g generator lcores (port p on lcore
+ * p % g; with slices, g > nics, each port apart): whether every queue
+ * serves the cores of one such lcore's ports, so that one lcore alone
+ * takes its buffers and enqueues its packets, and in *fewest the fewest
+ * queues one port's cores are served by (what a port's slices split). */
+static bool gen_queue_owners(const struct rxb_emu_cfg *c, uint32_t g, uint32_t *fewest)
 {
-	uint32_t cpn = c->scn.system.cores / c->scn.system.nics;
+	uint32_t nics = c->scn.system.nics, cpn = c->scn.system.cores / nics;
 	struct rxb_iface_shape shape;
 	struct rxb_iface_config ic;
 	struct rxb_err err = { 0 };
 	struct rxb_src_range r;
-	uint32_t *owner;
+	uint32_t *owner, *per_port;
 	bool ok = true;
 
+	*fewest = cpn;
 	if (!c->scn.arch.emulated) /* a queue per core */
 		return true;
+	*fewest = 0;
 	if (design_shape(c, &shape, &ic) != 0)
 		return false;
 	/* a queue per group of sources: never more groups than sources */
 	owner = malloc(sizeof(*owner) * shape.n_srcs);
-	if (owner == NULL)
-		return false;
-	for (uint32_t k = 0; k < shape.n_srcs; k++)
+	per_port = calloc(nics, sizeof(*per_port));
+	ok = owner != NULL && per_port != NULL;
+	for (uint32_t k = 0; ok && k < shape.n_srcs; k++)
 		owner[k] = UINT32_MAX;
 	for (uint32_t d = 0; ok && d < shape.n_dests; d++) {
-		uint32_t lcore = d / cpn % RTE_MIN(g, c->scn.system.nics);
+		uint32_t lcore = d / cpn % RTE_MIN(g, nics);
 
 		ok = rxb_iface_shape_srcs_of(&ic, d, 0, &r, &err) == 0 && r.group < shape.n_srcs &&
 		     (owner[r.group] == UINT32_MAX || owner[r.group] == lcore);
+		if (ok && owner[r.group] == UINT32_MAX)
+			per_port[d / cpn]++;
 		if (ok)
 			owner[r.group] = lcore;
 	}
+	for (uint32_t p = 0; ok && p < nics; p++)
+		*fewest = p == 0 ? per_port[0] : RTE_MIN(*fewest, per_port[p]);
 	free(owner);
+	free(per_port);
 	return ok;
 }
 
-/* The fewest physical queues a NIC port's cores are served by: what its
- * generator lcores (slices) split. */
-static uint32_t fewest_port_queues(const struct rxb_emu_cfg *c)
-{
-	uint32_t cpn = c->scn.system.cores / c->scn.system.nics, fewest = UINT32_MAX;
-	struct rxb_iface_shape shape;
-	struct rxb_iface_config ic;
-	struct rxb_err err = { 0 };
-	struct rxb_src_range r;
-	uint32_t *port_of;
-
-	if (!c->scn.arch.emulated) /* a queue per core */
-		return cpn;
-	if (design_shape(c, &shape, &ic) != 0)
-		return 0;
-	port_of = malloc(sizeof(*port_of) * shape.n_srcs);
-	if (port_of == NULL)
-		return 0;
-	for (uint32_t k = 0; k < shape.n_srcs; k++)
-		port_of[k] = UINT32_MAX;
-	for (uint32_t p = 0; p < c->scn.system.nics; p++) {
-		uint32_t n = 0;
-
-		for (uint32_t d = p * cpn; d < (p + 1) * cpn; d++)
-			if (rxb_iface_shape_srcs_of(&ic, d, 0, &r, &err) == 0 &&
-			    r.group < shape.n_srcs && port_of[r.group] != p) {
-				port_of[r.group] = p;
-				n++;
-			}
-		fewest = RTE_MIN(fewest, n);
-	}
-	free(port_of);
-	return fewest;
-}
-
 /* Lcores per port (g > nics) split each port's physical queues: at most
- * as many lcores per port as it has queues. */
-static int check_gen_slices(const struct rxb_emu_cfg *c, struct rxb_err *err)
+ * as many lcores per port as it has queues (the fewest any port has: q). */
+static int check_gen_slices(const struct rxb_emu_cfg *c, uint32_t q, struct rxb_err *err)
 {
 	uint32_t g = c->scn.emu.gen_lcores, nics = c->scn.system.nics;
-	uint32_t slices = rxb_emu_gen_slices(c), q = fewest_port_queues(c);
+	uint32_t slices = rxb_emu_gen_slices(c);
 	char what[80];
 
 	if (slices <= q)
@@ -264,6 +237,7 @@ static int check_gen_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	const char *arch = rxb_arch_name[c->scn.arch.name];
 	struct rxb_iface_shape shape;
 	struct rxb_iface_config ic;
+	uint32_t fewest;
 
 	if (g == 1)
 		return 0;
@@ -289,14 +263,14 @@ static int check_gen_lcores(const struct rxb_emu_cfg *c, struct rxb_err *err)
 				"emu.gen_lcores = %u with arch.name = %s: its destinations are "
 				"ports every NIC port shares; allowed: 1",
 				g, arch);
-	if (!queues_within_gen_lcores(c, g))
+	if (!gen_queue_owners(c, g, &fewest))
 		return CFG_FAIL(err,
 				"emu.gen_lcores = %u: a physical queue of %s here serves cores "
 				"of NIC ports different generator lcores play (port p on lcore p "
 				"mod %u); allowed: 1, or queues within one NIC (e.g. "
 				"arch.association = per_nic)",
 				g, arch, RTE_MIN(g, nics));
-	return check_gen_slices(c, err);
+	return check_gen_slices(c, fewest, err);
 }
 
 /* What only the emulator limits for spool: the representor ports it drives
