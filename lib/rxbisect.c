@@ -219,7 +219,6 @@ static uint32_t pow2_at_least(uint32_t v)
 	return p;
 }
 
-/* Build association sets, links and reservations of every Bx. */
 /* Bx b's own stream of the NIC's random choices: splitmix64's finaliser
  * of (seed, b), so that neighbouring Bx rings do not start on correlated
  * states; never 0, xorshift's fixed point. */
@@ -233,6 +232,7 @@ static uint64_t bx_rng_seed(uint64_t seed, uint32_t b)
 	return z != 0 ? z : 1;
 }
 
+/* Build association sets, links and reservations of every Bx. */
 static int bisect_build_sets(struct rxb_bisect *bs, struct rxb_err *err)
 {
 	const struct rxb_bisect_config *cfg = &bs->cfg;
