@@ -163,9 +163,12 @@ struct pmd {
 	bool wire_created;  /* we rte_vdev_init()ed it: we remove it at close */
 	bool wire_null;     /* net_null: it writes no bytes */
 	bool wire_started;
-	struct rte_mempool *wire_pool; /* frames from it are copied, any other is passed on */
-	bool wire_rss;                 /* the wire hashes with our key (RTE_MBUF_F_RX_RSS_HASH) */
-	bool wire_rss_l4;              /* ... and ports: valid while l4 is the same */
+	struct rte_mempool *wire_pool; /* frames from it are copied */
+	/* frames of any other pool are passed on by pointer (else copied
+	 * too, and no buffer ever carries a frame: the NIC need not look) */
+	bool wire_by_pointer;
+	bool wire_rss;    /* the wire hashes with our key (RTE_MBUF_F_RX_RSS_HASH) */
+	bool wire_rss_l4; /* ... and ports: valid while l4 is the same */
 	uint16_t wire_rxqs, wire_txqs;
 	rte_spinlock_t *wire_tx_locks;
 	struct pmd_wire_flow *wire_flows; /* net_null: cfg.flows of them (C builds, N reads) */
@@ -175,6 +178,9 @@ struct pmd {
 	struct rxb_iface *iface;
 	struct rxb_allocator *allocs;
 	uint32_t max_frame; /* bytes a buffer of every queue's mempool holds */
+	/* where every buffer's frame starts, from the mbuf's address (0: read
+	 * the mbuf): the same in every queue's mempool (C, at start) */
+	uint32_t buf_data_off;
 	struct rxb_rss rss;
 	struct rxb_reta reta; /* N reads, C updates (rte_eth_dev_rss_reta_update) */
 	bool l4;              /* rss_hf asks for TCP/UDP ports (C, while stopped) */

@@ -372,6 +372,30 @@ static void warn_small_pools(const struct pmd *p, const struct rxb_iface_config 
 			p->dev->data->name, pool, rxb_arch_name[ic->arch], rings);
 }
 
+/* Where a buffer's frame starts, counted from its mbuf, when that is the
+ * same for every Rx queue's mempool; else 0. A pktmbuf pool puts the data
+ * room right after the mbuf and its private area (rte_pktmbuf_init), unless
+ * its mbufs point at pinned external memory; and every buffer in the rings
+ * has the default headroom: reset when alloc_get took it from the mempool,
+ * it is not handed to the application before it goes back there. */
+static uint32_t common_data_off(struct rte_eth_dev *dev)
+{
+	uint32_t off = 0;
+
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
+		struct rte_mempool *mp = ((struct pmd_rxq *)dev->data->rx_queues[q])->mp;
+		uint32_t o = sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp) +
+			     RTE_PKTMBUF_HEADROOM;
+
+		if ((rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) != 0 ||
+		    rte_pktmbuf_data_room_size(mp) <= RTE_PKTMBUF_HEADROOM ||
+		    (off != 0 && o != off))
+			return 0;
+		off = o;
+	}
+	return off;
+}
+
 static int build_design(struct pmd *p, struct rxb_err *err)
 {
 	struct rte_eth_dev *dev = p->dev;
@@ -396,6 +420,7 @@ static int build_design(struct pmd *p, struct rxb_err *err)
 		p->max_frame = RTE_MIN(p->max_frame, (uint32_t)(rte_pktmbuf_data_room_size(rq->mp) -
 								RTE_PKTMBUF_HEADROOM));
 	}
+	p->buf_data_off = common_data_off(dev);
 	rxb_scn_iface_config(&p->cfg.scn, 0, (double)p->hz / 1e9, &ic);
 	warn_small_pools(p, &ic);
 	p->iface = rxb_iface_create(&ic, p->allocs, err);

@@ -4,20 +4,23 @@
  *
  * NIC thread (a service, or a dedicated lcore): take frames from the wire,
  * hash them (the wire's hash when it computes ours, a net_null frame's flow
- * hash, else Toeplitz over the frame, rxb_rss_frame), steer by the RETA to a destination core = Rx
- * queue, and deliver through the library, which takes a buffer by the
- * design's rules (privRing: that queue's Rx ring; shRing: its group's ring;
- * rxBisect: the linked Ax, else one of the association set by ax_policy)
- * and calls dma_write() before it publishes the entry. A frame in a mbuf
- * the application may own (the wire filled its mempool's mbufs, or looped
- * its transmits back) moves by pointer: dma_write() parks it in the taken
- * buffer and the receive hands it out instead. Only a frame of the wire's
- * own mempool is copied into the buffer, and freed with the burst.
+ * hash, else Toeplitz over the frame, rxb_rss_frame), steer by the RETA to
+ * a destination core = Rx queue, and deliver through the library, which
+ * takes a buffer by the design's rules (privRing: that queue's Rx ring;
+ * shRing: its group's ring; rxBisect: the linked Ax, else one of the
+ * association set by ax_policy) and calls dma_write() before it publishes
+ * the entry. A frame of the wire's own mempool is copied into the buffer
+ * (the DMA write) and freed with the burst: the wire's mbufs never leave
+ * the NIC thread, and the NIC touches no line of the buffer's mbuf, which
+ * belongs to the core that posted it. A frame in a mbuf of the application
+ * (a wire that loops its transmits back) moves by pointer: dma_write()
+ * parks it in the taken buffer and the receive hands it out instead.
  *
  * Rx burst on queue q = the design's software receive for core q: it
- * returns the mbufs the NIC filled and refills the rings from the queue's
- * mempool (the allocator below). The application frees the mbufs itself,
- * so the library is told they are released.
+ * returns the mbufs the NIC filled, their fields set from the entries, and
+ * refills the rings from the queue's mempool (the allocator below). The
+ * application frees the mbufs itself, so the library is told they are
+ * released.
  */
 #include <errno.h>
 #include <string.h>
@@ -127,44 +130,55 @@ void pmd_rxq_free_spares(struct pmd_rxq *rq)
 /* ------------------------------------------------------------ NIC */
 
 struct dma {
+	const struct pmd *p;
 	struct rte_mbuf *frame;
 	bool by_pointer; /* the frame goes to software in its own mbuf */
 };
 
+/* Where buffer m's frame goes: its data room past the headroom. Like a
+ * NIC, which writes to the address its descriptor holds, the NIC does not
+ * read the mbuf (its lines belong to the core that posted it) when every
+ * queue's mempool puts the room at one offset (pmd_ethdev.c buf_data_off). */
+static void *buf_data(const struct pmd *p, struct rte_mbuf *m)
+{
+	if (likely(p->buf_data_off != 0))
+		return (char *)m + p->buf_data_off;
+	return rte_pktmbuf_mtod(m, void *);
+}
+
 /* The library took `buf` for the frame: write it there (N). The entry that
  * hands buf to software is published after this returns, with release
- * order (lib/ring.h rxb_cr_nic_write, lib/rxbisect.c bx_write): the bytes,
- * the fields and the parked pointer are visible to the receiving core's
- * acquire. */
+ * order (lib/ring.h rxb_cr_nic_write, lib/rxbisect.c bx_write): the bytes
+ * and the parked pointer are visible to the receiving core's acquire. The
+ * mbuf's fields are the receive's to fill from the entry (take_frame), as
+ * a driver fills them from a NIC's completion. */
 static void dma_write(void *arg, rxb_buf_t buf)
 {
 	const struct dma *d = arg;
 	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)buf;
-	struct rte_mbuf **parked = frame_of(m);
 	uint32_t len = rte_pktmbuf_pkt_len(d->frame);
 	void *dst;
 	const void *src;
 
-	if (unlikely(*parked != NULL)) {
-		/* A buffer the design recycled after dropping its packet (an
-		 * empty mempool) still carries that packet's frame. */
-		rte_pktmbuf_free(*parked);
-		*parked = NULL;
+	if (d->p->wire_by_pointer) {
+		struct rte_mbuf **parked = frame_of(m);
+
+		if (unlikely(*parked != NULL)) {
+			/* A buffer the design recycled after dropping its
+			 * packet (an empty mempool) still carries that
+			 * packet's frame. */
+			rte_pktmbuf_free(*parked);
+			*parked = NULL;
+		}
+		if (d->by_pointer) {
+			*parked = d->frame;
+			return;
+		}
 	}
-	if (d->by_pointer) {
-		*parked = d->frame;
-		return;
-	}
-	dst = rte_pktmbuf_mtod(m, void *);
+	dst = buf_data(d->p, m);
 	src = rte_pktmbuf_read(d->frame, 0, len, dst);
 	if (src != dst)
 		rte_memcpy(dst, src, len);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
-	m->port = d->frame->port;
-	m->ol_flags = d->frame->ol_flags;
-	m->hash.rss = d->frame->hash.rss;
-	m->packet_type = RTE_PTYPE_UNKNOWN;
 }
 
 /* The wire's own hash when it computes ours (same key and fields: the
@@ -193,15 +207,11 @@ static bool steer_frame(struct pmd_nic *nic, struct rte_mbuf *f, uint64_t now,
 	struct pmd *p = nic->p;
 	uint32_t len = rte_pktmbuf_pkt_len(f);
 
-	*d = (struct dma){ .frame = f, .by_pointer = f->pool != p->wire_pool };
+	*d = (struct dma){ .p = p,
+			   .frame = f,
+			   .by_pointer = p->wire_by_pointer && f->pool != p->wire_pool };
 	*meta = (struct rxb_rx_meta){ .len = len, .now = now, .write = dma_write, .write_arg = d };
 	meta->hash = frame_hash(p, f);
-	/* the completion's fields, in the frame's header line the NIC has
-	 * already read; dma_write copies them when the frame is copied */
-	f->port = p->port_id;
-	f->ol_flags = RTE_MBUF_F_RX_RSS_HASH;
-	f->hash.rss = meta->hash;
-	f->packet_type = RTE_PTYPE_UNKNOWN;
 	/* relaxed: a RETA entry is one 16-bit word; C updates entries while
 	 * traffic flows, as a NIC's table is updated live. */
 	meta->dest = __atomic_load_n(&p->reta.queue[meta->hash & p->reta.mask], __ATOMIC_RELAXED);
@@ -431,20 +441,33 @@ static bool stalled(const struct pmd_rxq *rq, const struct pmd *p, uint64_t now)
 	       (p->cfg.stall_for_ms < 0 || ms < p->cfg.stall_at_ms + p->cfg.stall_for_ms);
 }
 
-/* The mbuf to give the application for received buffer `buf` (Q): the
- * frame it carries by pointer, buf itself becoming a spare; else buf (the
- * frame was copied into it). */
-static struct rte_mbuf *take_frame(struct pmd_rxq *rq, struct rte_mbuf *buf)
+/* The mbuf to give the application for received entry pk (Q): the frame
+ * its buffer carries by pointer, the buffer becoming a spare; else the
+ * buffer (the frame was copied into it). Its fields come from the entry,
+ * as a driver fills them from a completion, on lines this core owns. */
+static struct rte_mbuf *take_frame(struct pmd_rxq *rq, const struct rxb_pkt *pk)
 {
+	struct rte_mbuf *buf = (struct rte_mbuf *)(uintptr_t)pk->buf;
 	struct rte_mbuf *f = *frame_of(buf);
 
-	if (f == NULL)
-		return buf;
-	*frame_of(buf) = NULL;
-	if (rq->n_spare < PMD_SPARES)
-		rq->spare[rq->n_spare++] = buf;
-	else
-		rte_pktmbuf_free(buf);
+	if (f == NULL) {
+		f = buf;
+		f->data_len = (uint16_t)pk->len;
+		f->pkt_len = pk->len;
+	} else {
+		*frame_of(buf) = NULL;
+		if (rq->n_spare < PMD_SPARES)
+			rq->spare[rq->n_spare++] = buf;
+		else
+			rte_pktmbuf_free(buf);
+	}
+	f->port = rq->p->port_id;
+	/* (a frame by pointer may be a clone or an external buffer: its
+	 * free reads those flags) */
+	f->ol_flags = (f->ol_flags & (RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT)) |
+		      RTE_MBUF_F_RX_RSS_HASH;
+	f->hash.rss = pk->hash;
+	f->packet_type = RTE_PTYPE_UNKNOWN;
 	return f;
 }
 
@@ -475,7 +498,7 @@ uint16_t pmd_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		rxb_dynctl_ivl_note(&rq->ivl, now);
 	got = rxb_iface_rx(p->iface, rq->qid, pk, RTE_MIN(n, RXB_BURST_MAX), now);
 	for (unsigned i = 0; i < got; i++) {
-		pkts[i] = take_frame(rq, (struct rte_mbuf *)(uintptr_t)pk[i].buf);
+		pkts[i] = take_frame(rq, &pk[i]);
 		bytes += pk[i].len;
 	}
 	if (got != 0) {

@@ -4,11 +4,11 @@
  * port is probed (net_null<N> and net_ring<N> are created if absent) and
  * owned by net_rxbisect from then on, so the application's
  * RTE_ETH_FOREACH_DEV does not see it as a port of its own. Its Rx queues
- * fill the application's mbufs where the wire allocates a frame per burst
- * (rx_pool: the NIC passes them on by pointer), else a mempool of its own
- * (frames copied into the application's buffers and freed at once). It
- * gets as many Tx queues as the application has, or as it supports (then
- * Tx queues share one with a lock).
+ * fill a mempool of its own (the NIC copies each frame into the buffer the
+ * design took and frees it, pmd_nic.c; a wire that returns the application's
+ * mbufs, net_ring, has them passed on by pointer). It gets as many Tx
+ * queues as the application has, or as it supports (then Tx queues share
+ * one with a lock).
  */
 #include <errno.h>
 #include <string.h>
@@ -199,40 +199,41 @@ void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n)
 	nic->flow_next = next;
 }
 
+/* The largest data room of the application's Rx mempools: a frame the
+ * buffers can take fits a wire mbuf too, so the copy reads none beyond it. */
+static uint16_t app_data_room(const struct pmd *p)
+{
+	uint16_t room = RTE_MBUF_DEFAULT_BUF_SIZE;
+
+	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++) {
+		const struct pmd_rxq *rq = p->dev->data->rx_queues[q];
+
+		room = RTE_MAX(room, rte_pktmbuf_data_room_size(rq->mp));
+	}
+	return room;
+}
+
+/* The wire's own mempool: every wire Rx queue fills it, and the NIC threads
+ * that take the frames free them, so its mbufs stay in their caches. Made
+ * again when the application's buffers outgrew it (at start: nothing of it
+ * is in use). */
 static int make_pool(struct pmd *p, struct rxb_err *err)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
+	uint16_t room = app_data_room(p);
 
-	if (p->wire_pool != NULL)
+	if (p->wire_pool != NULL && rte_pktmbuf_data_room_size(p->wire_pool) >= room)
 		return 0;
+	rte_mempool_free(p->wire_pool);
 	snprintf(name, sizeof(name), "rxbw_%u", p->port_id);
 	/* its Rx rings (all full), a burst in the NIC's hands, the caches */
 	p->wire_pool = rte_pktmbuf_pool_create(
-		name, PMD_WIRE_RING * PMD_WIRE_MAX_RXQS + 4 * PMD_WIRE_BURST, 32, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_eth_dev_socket_id(p->wire));
+		name, PMD_WIRE_RING * PMD_WIRE_MAX_RXQS + 4 * PMD_WIRE_BURST, 32, 0, room,
+		(int)rte_eth_dev_socket_id(p->wire));
 	if (p->wire_pool == NULL)
 		return rxb_err_fail(err, -ENOMEM, "cannot create the wire's mempool: %s",
 				    rte_strerror(rte_errno));
 	return 0;
-}
-
-/* The mempool wire Rx queue w fills. A wire that makes each frame in a
- * mbuf it allocates per burst (net_null, net_pcap) gets the application's
- * (that of Rx queue w modulo their count): its frames reach the application
- * by pointer. Any other keeps the wire's own, and its frames are copied: a
- * wire with a ring of posted buffers (a real NIC) would hold PMD_WIRE_RING
- * mbufs per queue of a pool the application sized for its own queues
- * (net_ring fills none: it returns the application's transmitted mbufs,
- * passed on by pointer too). */
-static struct rte_mempool *rx_pool(const struct pmd *p, const struct rte_eth_dev_info *info,
-				   uint16_t w)
-{
-	const struct pmd_rxq *rq = p->dev->data->rx_queues[w % p->dev->data->nb_rx_queues];
-
-	if (strcmp(info->driver_name, "net_null") == 0 ||
-	    strcmp(info->driver_name, "net_pcap") == 0)
-		return rq->mp;
-	return p->wire_pool;
 }
 
 /* A wire that can hash what the port hashes, with a 40-byte key, is asked
@@ -269,6 +270,10 @@ static int setup_queues(struct pmd *p, struct rxb_err *err)
 	p->wire_rxqs = RTE_MIN(RTE_MAX(p->wire_txqs, p->n_nics), info.max_rx_queues);
 	p->wire_rxqs = RTE_MIN(p->wire_rxqs, PMD_WIRE_MAX_RXQS);
 	wire_rss(p, &info, &conf);
+	/* net_null returns only the frames it made in the pool it was given;
+	 * another wire may return the application's own mbufs (net_ring
+	 * loops its transmits back) */
+	p->wire_by_pointer = !p->wire_null;
 	rc = rte_eth_dev_configure(p->wire, p->wire_rxqs, p->wire_txqs, &conf);
 	if (rc != 0)
 		return rxb_err_fail(err, rc,
@@ -277,8 +282,7 @@ static int setup_queues(struct pmd *p, struct rxb_err *err)
 				    p->cfg.port, p->wire_rxqs, p->wire_txqs, rte_strerror(-rc));
 	for (uint16_t q = 0; rc == 0 && q < p->wire_rxqs; q++)
 		rc = rte_eth_rx_queue_setup(p->wire, q, PMD_WIRE_RING,
-					    rte_eth_dev_socket_id(p->wire), NULL,
-					    rx_pool(p, &info, q));
+					    rte_eth_dev_socket_id(p->wire), NULL, p->wire_pool);
 	for (uint16_t q = 0; rc == 0 && q < p->wire_txqs; q++)
 		rc = rte_eth_tx_queue_setup(p->wire, q, PMD_WIRE_RING,
 					    rte_eth_dev_socket_id(p->wire), NULL);

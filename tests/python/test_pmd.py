@@ -118,10 +118,10 @@ MS_KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da3
                        "6a42b73bbeac01fa")
 
 
-def udp_frame(i: int) -> tuple[bytes, int]:
+def udp_frame(i: int, payload_words: int = 8) -> tuple[bytes, int]:
     sip, dip = bytes([10, 0, i >> 8 & 255, i & 255]), bytes([192, 168, 1, i % 7])
     sport, dport = 1024 + i, 53 + i % 3
-    payload = struct.pack("!I", i) * 8
+    payload = struct.pack("!I", i) * payload_words
     udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i & 0xFFFF, 0, 64, 17, 0, sip, dip)
     eth = bytes.fromhex("020000000001020000000002") + b"\x08\x00"
@@ -146,18 +146,23 @@ def read_pcap(path):
     return out
 
 
-@pytest.mark.parametrize("iface", ["privring", "rxbisect"])
-def test_pcap_out_equals_in(tmp_path, iface):
+# Jumbo: frames of 3 KiB into the application's 4 KiB mbufs, each copied whole
+# from the wire's mbufs that hold it.
+@pytest.mark.parametrize("iface,payload_words,mbuf_size", [("privring", 8, None),
+                                                           ("rxbisect", 8, None),
+                                                           ("rxbisect", 750, 4096)])
+def test_pcap_out_equals_in(tmp_path, iface, payload_words, mbuf_size):
     n, nq = 300, 2
-    frames = [udp_frame(i) for i in range(n)]
+    frames = [udp_frame(i, payload_words) for i in range(n)]
     write_pcap(tmp_path / "in.pcap", [f for f, _ in frames])
     pre = [f"net_pcap0,rx_pcap={tmp_path / 'in.pcap'},tx_pcap={tmp_path / 'out.pcap'}"]
     # rings deep enough that a burst of the whole trace is not dropped; the
     # trace arrives at port start: testpmd must not flush it at "start"
     sizes = "rx=1024,ax=512,bx=1024"
+    mbufs = [f"--mbuf-size={mbuf_size}", "--max-pkt-len=4000"] if mbuf_size else []
     with TestPmd(f"port=net_pcap0,iface={iface},{sizes}", ["--nb-cores=2", f"--rxq={nq}",
-                 f"--txq={nq}", "--rss-udp", "--no-flush-rx"], lcores=LCORES_2FWD, service="3",
-                 pre_vdevs=pre) as t:
+                 f"--txq={nq}", "--rss-udp", "--no-flush-rx", *mbufs], lcores=LCORES_2FWD,
+                 service="3", pre_vdevs=pre) as t:
         assert t.started, t.log[-3000:]
         t.cmd("set verbose 1")
         t.send("start")
