@@ -173,6 +173,10 @@ struct pmd {
 	rte_spinlock_t *wire_tx_locks;
 	struct pmd_wire_flow *wire_flows; /* net_null: cfg.flows of them (C builds, N reads) */
 	struct pmd_null_hdr wire_hdr;     /* net_null: the frames' header template (C, N reads) */
+	/* net_null with flows: the length of its frames, which the NIC makes
+	 * itself in the buffers (0: it makes none, or the frames come from
+	 * the wire) (C, at start) */
+	uint32_t null_frame_len;
 
 	/* the design (C creates at start; N and Q use it while started) */
 	struct rxb_iface *iface;
@@ -250,9 +254,10 @@ void pmd_wire_stop(struct pmd *p);
 void pmd_wire_detach(struct pmd *p);
 /* The vdev bus is removing this port: leave the wire's device to it. */
 void pmd_wire_leave_to_bus(struct pmd *p);
-/* N: give each of n frames of a net_null wire the next of its flows that
- * steers to a destination NIC thread nic owns (as a wire's RSS would), and
- * that flow's RSS hash (RTE_MBUF_F_RX_RSS_HASH). */
-void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n);
+/* N: the next flow of a net_null wire that steers to a destination NIC
+ * thread nic owns (as a wire's RSS would). */
+const struct pmd_wire_flow *pmd_wire_null_next(struct pmd_nic *nic);
+/* N: the headers of a frame of flow wf, written at `frame`. */
+void pmd_wire_null_write(const struct pmd *p, const struct pmd_wire_flow *wf, void *frame);
 
 #endif /* RXB_PMD_H */

@@ -129,10 +129,13 @@ void pmd_rxq_free_spares(struct pmd_rxq *rq)
 
 /* ------------------------------------------------------------ NIC */
 
+/* What the DMA write puts in the buffer: a wire's frame, or a frame the NIC
+ * makes of a net_null flow. */
 struct dma {
 	const struct pmd *p;
-	struct rte_mbuf *frame;
-	bool by_pointer; /* the frame goes to software in its own mbuf */
+	struct rte_mbuf *frame;           /* the wire's, or NULL: */
+	const struct pmd_wire_flow *flow; /* a frame of this flow */
+	bool by_pointer;                  /* the frame goes to software in its own mbuf */
 };
 
 /* Where buffer m's frame goes: its data room past the headroom. Like a
@@ -156,10 +159,14 @@ static void dma_write(void *arg, rxb_buf_t buf)
 {
 	const struct dma *d = arg;
 	struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)buf;
-	uint32_t len = rte_pktmbuf_pkt_len(d->frame);
+	uint32_t len;
 	void *dst;
 	const void *src;
 
+	if (d->flow != NULL) {
+		pmd_wire_null_write(d->p, d->flow, buf_data(d->p, m));
+		return;
+	}
 	if (d->p->wire_by_pointer) {
 		struct rte_mbuf **parked = frame_of(m);
 
@@ -175,6 +182,7 @@ static void dma_write(void *arg, rxb_buf_t buf)
 			return;
 		}
 	}
+	len = rte_pktmbuf_pkt_len(d->frame);
 	dst = buf_data(d->p, m);
 	src = rte_pktmbuf_read(d->frame, 0, len, dst);
 	if (src != dst)
@@ -189,8 +197,6 @@ static uint32_t frame_hash(const struct pmd *p, const struct rte_mbuf *f)
 	const uint8_t *data = rte_pktmbuf_mtod(f, const uint8_t *);
 	uint16_t dport;
 
-	if (p->wire_flows != NULL) /* pmd_wire_null_flows gave it its flow's */
-		return f->hash.rss;
 	if (p->wire_rss && p->wire_rss_l4 == p->l4 && (f->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
 		return f->hash.rss;
 	if (p->l4)
@@ -198,23 +204,20 @@ static uint32_t frame_hash(const struct pmd *p, const struct rte_mbuf *f)
 	return rxb_rss_frame_l3(&p->rss, data, rte_pktmbuf_data_len(f));
 }
 
-/* Hash and steer one frame (N), filling its delivery's meta and DMA. False
- * when the NIC drops it before the design (larger than the buffers, or for
- * a destination of another NIC thread): the wire's frame stays ours. */
-static bool steer_frame(struct pmd_nic *nic, struct rte_mbuf *f, uint64_t now,
-			struct rxb_rx_meta *meta, struct dma *d)
+/* Steer a frame of len bytes and RSS hash `hash` (N): its delivery's meta,
+ * whose DMA write is d. False when the NIC drops it before the design
+ * (larger than the buffers, or for a destination of another NIC thread). */
+static bool steer(struct pmd_nic *nic, uint32_t len, uint32_t hash, uint64_t now,
+		  struct rxb_rx_meta *meta, struct dma *d)
 {
 	struct pmd *p = nic->p;
-	uint32_t len = rte_pktmbuf_pkt_len(f);
 
-	*d = (struct dma){ .p = p,
-			   .frame = f,
-			   .by_pointer = p->wire_by_pointer && f->pool != p->wire_pool };
-	*meta = (struct rxb_rx_meta){ .len = len, .now = now, .write = dma_write, .write_arg = d };
-	meta->hash = frame_hash(p, f);
+	*meta = (struct rxb_rx_meta){
+		.len = len, .hash = hash, .now = now, .write = dma_write, .write_arg = d
+	};
 	/* relaxed: a RETA entry is one 16-bit word; C updates entries while
 	 * traffic flows, as a NIC's table is updated live. */
-	meta->dest = __atomic_load_n(&p->reta.queue[meta->hash & p->reta.mask], __ATOMIC_RELAXED);
+	meta->dest = __atomic_load_n(&p->reta.queue[hash & p->reta.mask], __ATOMIC_RELAXED);
 	rxb_counter_add(&nic->ns.wire_pkts, 1);
 	rxb_counter_add(&nic->ns.wire_bytes, len);
 	if (p->n_nics > 1 && pmd_nic_owner(p, meta->dest) != nic->id) {
@@ -233,14 +236,24 @@ static bool steer_frame(struct pmd_nic *nic, struct rte_mbuf *f, uint64_t now,
 	return true;
 }
 
+/* Deliver m steered frames with one library call, in order (N): how many
+ * it handled (every destination exists, the RETA's entries are checked:
+ * all m); del[k].drop says which the design dropped. */
+static unsigned deliver(struct pmd_nic *nic, const struct rxb_rx_meta *meta, uint16_t m,
+			struct rxb_delivery *del)
+{
+	return m != 0 ? rxb_iface_deliver_burst(nic->p->iface, NULL, meta, m, del, 0) : 0;
+}
+
 /* A wire burst (N): each frame hashed and steered (its first data line
- * prefetched a few frames ahead), then delivered with one library call, in
- * order. The frames the wire keeps — copied, dropped, not this thread's —
- * are freed together; those passed by pointer are software's now. */
+ * prefetched a few frames ahead), then delivered. The frames the wire keeps
+ * — copied, dropped, not this thread's — are freed together; those passed
+ * by pointer are software's now. */
 #define PMD_PREFETCH_AHEAD 4u
 
-static void deliver_burst(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n, uint64_t now)
+static void deliver_frames(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n, uint64_t now)
 {
+	struct pmd *p = nic->p;
 	struct rxb_rx_meta meta[PMD_WIRE_BURST];
 	struct dma dma[PMD_WIRE_BURST];
 	struct rxb_delivery del[PMD_WIRE_BURST];
@@ -253,19 +266,47 @@ static void deliver_burst(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n, 
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + PMD_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(f[i + PMD_PREFETCH_AHEAD], void *));
-		if (steer_frame(nic, f[i], now, &meta[m], &dma[m]))
+		dma[m] = (struct dma){ .p = p,
+				       .frame = f[i],
+				       .by_pointer = p->wire_by_pointer &&
+						     f[i]->pool != p->wire_pool };
+		if (steer(nic, rte_pktmbuf_pkt_len(f[i]), frame_hash(p, f[i]), now, &meta[m],
+			  &dma[m]))
 			m++;
 		else
 			done[n_done++] = f[i];
 	}
-	/* every destination exists (the RETA's entries are checked): the
-	 * library handles all m */
-	handled = m != 0 ? rxb_iface_deliver_burst(nic->p->iface, NULL, meta, m, del, 0) : 0;
+	handled = deliver(nic, meta, m, del);
 	for (uint16_t k = 0; k < m; k++)
 		if (k >= handled || del[k].drop >= 0 || !dma[k].by_pointer)
 			done[n_done++] = dma[k].frame;
 	if (n_done != 0)
 		rte_pktmbuf_free_bulk(done, n_done);
+}
+
+/* A burst of a net_null wire (N). net_null writes no bytes and makes each
+ * frame in a mbuf only for the NIC to free it: the NIC makes the frame
+ * itself, in the buffer the design takes, as a NIC's DMA writes what comes
+ * off the wire. Each frame is of the next flow this thread owns, with that
+ * flow's hash (computed at start, as a wire that hashes with our key
+ * reports it) and the wire's frame length. */
+static void deliver_null(struct pmd_nic *nic, uint16_t n, uint64_t now)
+{
+	struct pmd *p = nic->p;
+	struct rxb_rx_meta meta[PMD_WIRE_BURST];
+	struct dma dma[PMD_WIRE_BURST];
+	struct rxb_delivery del[PMD_WIRE_BURST];
+	uint16_t m = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct pmd_wire_flow *wf = pmd_wire_null_next(nic);
+
+		dma[m] = (struct dma){ .p = p, .flow = wf };
+		if (steer(nic, p->null_frame_len, p->l4 ? wf->hash_l4 : wf->hash_l3, now, &meta[m],
+			  &dma[m]))
+			m++;
+	}
+	deliver(nic, meta, m, del);
 }
 
 static double ms_since_start(const struct pmd *p, uint64_t now)
@@ -376,11 +417,14 @@ int32_t pmd_nic_service(void *arg)
 	(void)atomic_load_explicit(&nic->passes, memory_order_acquire);
 	if (wire_link_up(nic, now)) {
 		for (uint16_t q = nic->id; q < p->wire_rxqs; q += p->n_nics) {
-			uint16_t n = rte_eth_rx_burst(p->wire, q, f, PMD_WIRE_BURST);
+			uint16_t n = PMD_WIRE_BURST;
 
-			if (p->wire_flows != NULL)
-				pmd_wire_null_flows(nic, f, n);
-			deliver_burst(nic, f, n, now);
+			if (p->null_frame_len != 0) {
+				deliver_null(nic, n, now);
+			} else {
+				n = rte_eth_rx_burst(p->wire, q, f, n);
+				deliver_frames(nic, f, n, now);
+			}
 			work += n;
 		}
 	}
@@ -448,7 +492,7 @@ static bool stalled(const struct pmd_rxq *rq, const struct pmd *p, uint64_t now)
 static struct rte_mbuf *take_frame(struct pmd_rxq *rq, const struct rxb_pkt *pk)
 {
 	struct rte_mbuf *buf = (struct rte_mbuf *)(uintptr_t)pk->buf;
-	struct rte_mbuf *f = *frame_of(buf);
+	struct rte_mbuf *f = rq->p->wire_by_pointer ? *frame_of(buf) : NULL;
 
 	if (f == NULL) {
 		f = buf;

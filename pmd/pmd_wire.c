@@ -171,32 +171,40 @@ static uint32_t owned_flow(const struct pmd_nic *nic, uint32_t next)
 	return next;
 }
 
-void pmd_wire_null_flows(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n)
+const struct pmd_wire_flow *pmd_wire_null_next(struct pmd_nic *nic)
 {
-	struct pmd *p = nic->p;
-	uint32_t next = nic->flow_next;
-	bool l4 = p->l4;
+	const struct pmd *p = nic->p;
+	uint32_t i = owned_flow(nic, nic->flow_next);
 
-	for (uint16_t i = 0; i < n; i++) {
-		const struct pmd_wire_flow *wf;
-		struct pmd_null_hdr *h = rte_pktmbuf_mtod(f[i], struct pmd_null_hdr *);
+	nic->flow_next = i + 1 == p->cfg.flows ? 0 : i + 1;
+	return &p->wire_flows[i];
+}
 
-		next = owned_flow(nic, next);
-		wf = &p->wire_flows[next];
-		/* (every mbuf holds a minimal frame: checked at queue setup) */
-		rte_memcpy(h, &p->wire_hdr, sizeof(*h));
-		h->ip.src_addr = wf->src_ip;
-		h->ip.dst_addr = wf->dst_ip;
-		h->ip.hdr_checksum = wf->ip_cksum;
-		h->udp.src_port = wf->src_port;
-		h->udp.dst_port = wf->dst_port;
-		/* the flow's hash, as a wire that hashes with our key reports it:
-		 * the NIC need not hash the bytes it has just written */
-		f[i]->hash.rss = l4 ? wf->hash_l4 : wf->hash_l3;
-		f[i]->ol_flags = RTE_MBUF_F_RX_RSS_HASH;
-		next = next + 1 == p->cfg.flows ? 0 : next + 1;
-	}
-	nic->flow_next = next;
+void pmd_wire_null_write(const struct pmd *p, const struct pmd_wire_flow *wf, void *frame)
+{
+	struct pmd_null_hdr *h = frame;
+
+	/* (every buffer holds a minimal frame: checked at queue setup) */
+	rte_memcpy(h, &p->wire_hdr, sizeof(*h));
+	h->ip.src_addr = wf->src_ip;
+	h->ip.dst_addr = wf->dst_ip;
+	h->ip.hdr_checksum = wf->ip_cksum;
+	h->udp.src_port = wf->src_port;
+	h->udp.dst_port = wf->dst_port;
+}
+
+/* net_null makes frames of one length (its size devarg), or none (its
+ * no-rx devarg): one frame taken from it at start tells which. */
+static uint32_t null_frame_len(const struct pmd *p)
+{
+	struct rte_mbuf *m;
+	uint32_t len;
+
+	if (rte_eth_rx_burst(p->wire, 0, &m, 1) != 1)
+		return 0;
+	len = rte_pktmbuf_pkt_len(m);
+	rte_pktmbuf_free(m);
+	return len;
 }
 
 /* The largest data room of the application's Rx mempools: a frame the
@@ -335,6 +343,7 @@ int pmd_wire_start(struct pmd *p, struct rxb_err *err)
 				     rte_strerror(-rc));
 	}
 	p->wire_started = rc == 0;
+	p->null_frame_len = rc == 0 && p->wire_flows != NULL ? null_frame_len(p) : 0;
 	return rc;
 }
 

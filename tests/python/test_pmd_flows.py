@@ -117,3 +117,36 @@ def test_few_flows_land_where_the_hash_says(tmp_path, nq, rss):
     for q in range(nq):
         assert abs(xs[f"rx_q{q}_offered"] - total * per_queue[q] / flows) <= per_queue[q], \
             (q, xs[f"rx_q{q}_offered"], total, per_queue)
+
+
+# The NIC makes each net_null frame itself, in the buffer: of the length the
+# wire's frames have (its `size` devarg), or none when the wire makes none
+# (`no-rx`), as one frame taken from the wire at start tells.
+def test_null_frames_take_the_wire_length(tmp_path):
+    nq = 2
+    with TestPmd("port=net_null0,iface=privring,flows=8",
+                 ["--nb-cores=2", f"--rxq={nq}", f"--txq={nq}", "--no-flush-rx"],
+                 lcores=LCORES_2FWD, service="3",
+                 pre_vdevs=["net_null0,size=200", pcap_port(tmp_path, nq)]) as t:
+        assert t.started, t.log[-3000:]
+        out = t.cmd("show port summary all")
+        t.port = int(re.search(r"^(\d+)\s+\S+\s+net_rxbisect0", out, re.M).group(1))
+        t.cmd("start")
+        xs = offered_after_stop(t, nq, 5000)
+        assert xs["rx_wire_bytes"] == 200 * xs["rx_wire_packets"]
+        assert t.quit() == 0
+    received = [f for q in range(nq) for f in read_pcap(tmp_path / f"q{q}.pcap")]
+    assert len(received) == queue_sum(xs, "received", nq) > 0
+    assert {len(f) for f in received} == {200}
+    assert all(ipv4_header_ok(f) for f in received[:100])
+
+
+def test_null_wire_without_frames_carries_none():
+    with TestPmd("port=net_null0,iface=privring", ["--nb-cores=1", "--rxq=1", "--txq=1"],
+                 lcores=LCORES_2FWD, service="3", pre_vdevs=["net_null0,no-rx=1"]) as t:
+        assert t.started, t.log[-3000:]
+        t.cmd("start")
+        xs = t.wait_xstat(lambda x: x["rx_nic_idle_polls"] >= 10000, "the NIC polling")
+        assert xs["rx_wire_packets"] == 0 and xs["rx_q0_received"] == 0
+        t.cmd("stop")
+        t.quit()
