@@ -6,7 +6,8 @@
  * RTE_ETH_FOREACH_DEV does not see it as a port of its own. Its Rx queues
  * fill a mempool of its own (the NIC copies each frame into the buffer the
  * design took and frees it, pmd_nic.c; a wire that returns the application's
- * mbufs, net_ring, has them passed on by pointer). It gets as many Tx
+ * mbufs, net_ring, has them passed on by pointer; a net_null wire's frames
+ * the NIC makes itself, below). It gets as many Tx
  * queues as the application has, or as it supports (then Tx queues share
  * one with a lock).
  */
@@ -64,13 +65,13 @@ int pmd_wire_attach(struct pmd *p, struct rxb_err *err)
 	return 0;
 }
 
-/* net_null writes no bytes: the NIC writes each frame it takes from such a
- * wire as one of `flows` UDP flows, taken in turn, so the wire carries what
- * the devarg says whichever of its buffers come round again. The flows are
- * the emulator generator's (rxb_gen: random 5-tuples, fixed for its seed);
- * a frame gets a fixed Ethernet/IPv4/UDP header (the template) with the
- * flow's addresses, ports and IPv4 checksum, each precomputed here: per
- * frame, a 42-byte copy and five stores into bytes the hash reads next. */
+/* net_null writes no bytes: over such a wire the NIC makes each frame
+ * itself, in the buffer the design took (pmd_nic.c deliver_null), as one of
+ * `flows` UDP flows taken in turn, as long as the wire's frames. The flows
+ * are the emulator generator's (rxb_gen: random 5-tuples, fixed for its
+ * seed); a frame gets a fixed Ethernet/IPv4/UDP header (the template) with
+ * the flow's addresses, ports and IPv4 checksum, and the flow's RSS hash,
+ * each precomputed here: per frame, a 42-byte copy and five stores. */
 
 /* The header of a minimal frame (60 bytes: longer net_null frames carry
  * the rest as padding); UDP checksum 0 (none), valid for IPv4. */
