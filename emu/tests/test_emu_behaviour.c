@@ -35,6 +35,15 @@ static uint64_t ring_drops(const struct rxb_emu_ring_res *d)
 	return n;
 }
 
+static uint64_t worker_bytes(const struct rxb_emu_result *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t w = 0; w < r->n_workers; w++)
+		n += r->worker[w].bytes;
+	return n;
+}
+
 /* 900 packets as fast as the generator goes, all to worker 0, which needs
  * 50 µs per packet. rxBisect (Ax 512 x 2 = 1024 buffers, Bx 1024) holds
  * the whole burst; small privRing has 128 buffers for worker 0. */
@@ -67,6 +76,8 @@ static void test_burst_absorbed_by_rxbisect_not_small_privring(void)
 		} else {
 			CHECK_EQ(ring_drops(&r.ring[0]), 0);
 			CHECK_EQ(r.delivered, 900);
+			/* every byte the source wrote reached the worker's count */
+			CHECK_EQ(worker_bytes(&r), r.dma_bytes);
 		}
 	}
 }
