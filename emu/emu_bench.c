@@ -2,7 +2,7 @@
  *
  * `rxb-emu --bench`: two measurements per interface, one JSON object.
  *
- *  dispatch  the emulator lcore alone on a CPU, fed by net_null (endless
+ *  dispatch  the emulator lcore alone on a CPU, fed by emu.source=null (endless
  *            frames, prefilled with packets of the pattern so software RSS
  *            spreads them), software Toeplitz RSS, workers that free what
  *            they receive (emu.sink). Reported: dispatched Mpps achieved,

@@ -69,6 +69,13 @@ static inline uint32_t emu_src_out(const struct emu_src *s)
 	return s->tail - s->head;
 }
 
+/* The bytes of a frame of traffic.packet_bytes as a port hands it over:
+ * without its 4-byte FCS. */
+static inline uint16_t emu_frame_len(const struct rxb_emu_cfg *c)
+{
+	return (uint16_t)(c->scn.traffic.packet_bytes - 4);
+}
+
 /* One physical Rx queue and its "rxb_virt" mempool. */
 struct emu_pq {
 	struct rte_mempool *vpool; /* the pool the PMD / generator allocates from */

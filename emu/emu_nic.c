@@ -423,6 +423,26 @@ static void held(struct emu_nic *nic, uint64_t t0, unsigned n)
 	rxb_counter_add(&nic->ns.held_pkts, n);
 }
 
+/* emu.source = null: what net_null's receive would do, here — the next
+ * `want` buffers of the physical queue (all or none, as its allocation)
+ * reset as frames of the configured size from the input port — without its
+ * locked add to a statistics counter per burst, which waits for every store
+ * this lcore has in flight to the lines the workers read. */
+static unsigned null_burst(struct emu *e, struct emu_pq *pq, struct rte_mbuf **pkts, unsigned want)
+{
+	uint16_t len = emu_frame_len(e->cfg);
+
+	if (emu_pq_take(pq, pkts, want) != 0)
+		return 0;
+	for (unsigned i = 0; i < want; i++) {
+		rte_pktmbuf_reset(pkts[i]);
+		pkts[i]->data_len = len;
+		pkts[i]->pkt_len = len;
+		pkts[i]->port = e->in_port;
+	}
+	return want;
+}
+
 static unsigned poll_queue(struct emu_nic *nic, struct emu_pq *pq, uint64_t now, uint32_t epoch,
 			   bool spool)
 {
@@ -443,7 +463,9 @@ static unsigned poll_queue(struct emu_nic *nic, struct emu_pq *pq, uint64_t now,
 			return 0;
 	}
 	t0 = rte_rdtsc();
-	n = rte_eth_rx_burst(e->in_port, pq->qid, pkts, (uint16_t)want);
+	n = e->cfg->scn.emu.source == RXB_EMU_SOURCE_NULL
+		    ? null_burst(e, pq, pkts, want)
+		    : rte_eth_rx_burst(e->in_port, pq->qid, pkts, (uint16_t)want);
 	if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_PCAP && n < want)
 		atomic_store_explicit(&pq->eof, true, memory_order_relaxed);
 	if (n == 0)

@@ -169,7 +169,7 @@ static int make_null_input(struct emu *e, struct rxb_err *err)
 {
 	char args[64];
 
-	snprintf(args, sizeof(args), "size=%u", e->cfg->scn.traffic.packet_bytes - 4);
+	snprintf(args, sizeof(args), "size=%u", emu_frame_len(e->cfg));
 	snprintf(e->in_name, sizeof(e->in_name), "net_null_rxbi%u", e->run_id);
 	e->in_vdev = true;
 	e->pmd_allocates = true;

@@ -128,6 +128,10 @@ static void test_null_every_interface(void)
 		EMU_RT_CHECK_CONSERVED(&r, 0, what);
 		CHECK(r.delivered > 0);
 		CHECK_EQ(r.emu_sw_hash, r.emu_dispatched);
+		/* every frame as long as traffic.packet_bytes, less the FCS */
+		for (uint32_t w = 0; w < r.n_workers; w++)
+			CHECK_EQ(r.worker[w].bytes,
+				 r.worker[w].received * (c.scn.traffic.packet_bytes - 4));
 		if (!c.scn.emu.sink)
 			CHECK_EQ(r.nf_drops, 0);
 	}
