@@ -164,11 +164,8 @@ struct pmd {
 	bool wire_null;     /* net_null: it writes no bytes */
 	bool wire_started;
 	struct rte_mempool *wire_pool; /* frames from it are copied */
-	/* frames of any other pool are passed on by pointer (else copied
-	 * too, and no buffer ever carries a frame: the NIC need not look) */
-	bool wire_by_pointer;
-	bool wire_rss;    /* the wire hashes with our key (RTE_MBUF_F_RX_RSS_HASH) */
-	bool wire_rss_l4; /* ... and ports: valid while l4 is the same */
+	bool wire_rss;                 /* the wire hashes with our key (RTE_MBUF_F_RX_RSS_HASH) */
+	bool wire_rss_l4;              /* ... and ports: valid while l4 is the same */
 	uint16_t wire_rxqs, wire_txqs;
 	rte_spinlock_t *wire_tx_locks;
 	struct pmd_wire_flow *wire_flows; /* net_null: cfg.flows of them (C builds, N reads) */
@@ -215,6 +212,16 @@ struct pmd {
 static inline struct pmd *pmd_of(struct rte_eth_dev *dev)
 {
 	return dev->data->dev_private;
+}
+
+/* Whether frames of any pool but the wire's are passed on by pointer: a
+ * wire may return the application's own mbufs (net_ring loops its
+ * transmits back). net_null returns only frames of the pool it was given:
+ * every frame is copied, no buffer ever carries one, and neither the NIC
+ * nor the receive looks. */
+static inline bool pmd_wire_by_pointer(const struct pmd *p)
+{
+	return !p->wire_null;
 }
 
 /* The NIC thread that owns destination d. */

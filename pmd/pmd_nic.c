@@ -167,7 +167,7 @@ static void dma_write(void *arg, rxb_buf_t buf)
 		pmd_wire_null_write(d->p, d->flow, buf_data(d->p, m));
 		return;
 	}
-	if (d->p->wire_by_pointer) {
+	if (pmd_wire_by_pointer(d->p)) {
 		struct rte_mbuf **parked = frame_of(m);
 
 		if (unlikely(*parked != NULL)) {
@@ -268,7 +268,7 @@ static void deliver_frames(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n,
 			rte_prefetch0(rte_pktmbuf_mtod(f[i + PMD_PREFETCH_AHEAD], void *));
 		dma[m] = (struct dma){ .p = p,
 				       .frame = f[i],
-				       .by_pointer = p->wire_by_pointer &&
+				       .by_pointer = pmd_wire_by_pointer(p) &&
 						     f[i]->pool != p->wire_pool };
 		if (steer(nic, rte_pktmbuf_pkt_len(f[i]), frame_hash(p, f[i]), now, &meta[m],
 			  &dma[m]))
@@ -492,7 +492,7 @@ static bool stalled(const struct pmd_rxq *rq, const struct pmd *p, uint64_t now)
 static struct rte_mbuf *take_frame(struct pmd_rxq *rq, const struct rxb_pkt *pk)
 {
 	struct rte_mbuf *buf = (struct rte_mbuf *)(uintptr_t)pk->buf;
-	struct rte_mbuf *f = rq->p->wire_by_pointer ? *frame_of(buf) : NULL;
+	struct rte_mbuf *f = pmd_wire_by_pointer(rq->p) ? *frame_of(buf) : NULL;
 
 	if (f == NULL) {
 		f = buf;

@@ -279,10 +279,6 @@ static int setup_queues(struct pmd *p, struct rxb_err *err)
 	p->wire_rxqs = RTE_MIN(RTE_MAX(p->wire_txqs, p->n_nics), info.max_rx_queues);
 	p->wire_rxqs = RTE_MIN(p->wire_rxqs, PMD_WIRE_MAX_RXQS);
 	wire_rss(p, &info, &conf);
-	/* net_null returns only the frames it made in the pool it was given;
-	 * another wire may return the application's own mbufs (net_ring
-	 * loops its transmits back) */
-	p->wire_by_pointer = !p->wire_null;
 	rc = rte_eth_dev_configure(p->wire, p->wire_rxqs, p->wire_txqs, &conf);
 	if (rc != 0)
 		return rxb_err_fail(err, rc,
