@@ -11,6 +11,8 @@
 #      dispatching from net_null with software RSS to sink workers (achieved_mpps,
 #      capacity_mpps at full bursts, NIC cycles per packet, the latency the NIC lcores add),
 #      and the workers' receive + free cost per packet on one core (rx_ns, free_ns).
+# Both on the same pages: 2 MiB hugepages when the machine has any reserved, else 4 KiB
+# (the JSON's machine.pages; the figures depend on it, testpmd's most).
 # RUNS runs; medians with every sample, each also as a ratio to testpmd measured in the same
 # invocation: dispatch Mpps / testpmd Mpps, and worker (rx + free) ns / testpmd ns per
 # forwarded packet. The lcore map comes from the CPUs this process may use (rxb-emu picks
@@ -40,6 +42,13 @@ if [ ! -x "$BIN" ]; then
   exit 1
 fi
 TPMD=$(command -v dpdk-testpmd || true)
+# testpmd on the memory rxb-emu picks (hugepages when the machine has any reserved, else
+# 4 KiB pages): the baseline pays the same TLB misses as the emulator.
+if awk '/^HugePages_Total:/ { exit !($2 > 0) }' /proc/meminfo; then
+  TPMD_MEM=""
+else
+  TPMD_MEM="--no-huge -m 1024"
+fi
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
 mkdir -p "$(dirname "$OUT")"
 tmp=$(mktemp -d)
@@ -53,7 +62,8 @@ for i in $(seq "$RUNS"); do
   if [ -n "$TPMD" ]; then
     echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s)" >&2
     # exits 124 when the timeout stops it, as intended
-    timeout "$TPMD_S" "$TPMD" --no-huge -m 1024 --no-pci --vdev=net_null0 --vdev=net_null1 \
+    # shellcheck disable=SC2086 # TPMD_MEM: zero or three words
+    timeout "$TPMD_S" "$TPMD" $TPMD_MEM --no-pci --vdev=net_null0 --vdev=net_null1 \
       -l 0-1 --file-prefix="$prefix" --log-level='*:warning' -- \
       --forward-mode=io --stats-period=1 --nb-cores=1 --rxq=1 --txq=1 \
       >"$tmp/tpmd.$i" 2>&1 </dev/null || true
@@ -66,11 +76,12 @@ for i in $(seq "$RUNS"); do
   done
 done
 
-"$PY" - "$tmp" "$OUT" "$RUNS" "$MS" "$TPMD_S" "${TPMD:-}" "$LCORES" <<'PYEOF'
+"$PY" - "$tmp" "$OUT" "$RUNS" "$MS" "$TPMD_S" "${TPMD:-}" "$LCORES" "$TPMD_MEM" <<'PYEOF'
 import datetime, json, os, re, statistics, sys
 tmp, out, tpmd = sys.argv[1], sys.argv[2], sys.argv[6]
 runs, ms, tpmd_s = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 lcores = [int(n) for n in sys.argv[7].split()]
+tpmd_mem = sys.argv[8]
 med = statistics.median
 
 def testpmd(path):
@@ -131,9 +142,10 @@ for d in first[0]["rx_cost"]:
 doc = {
     "testpmd": {"total_mpps": tp_mpps, "ns_per_pkt": round(tp_ns, 3) if tp_ns else None,
                 "runs": base, "seconds": tpmd_s,
-                "command": "timeout %g dpdk-testpmd --no-huge -m 1024 --no-pci --vdev=net_null0 "
+                "command": "timeout %g dpdk-testpmd %s--no-pci --vdev=net_null0 "
                            "--vdev=net_null1 -l 0-1 -- --forward-mode=io --stats-period=1 "
-                           "--nb-cores=1 --rxq=1 --txq=1" % tpmd_s,
+                           "--nb-cores=1 --rxq=1 --txq=1" % (tpmd_s, tpmd_mem + " " if tpmd_mem
+                                                             else ""),
                 "note": ("io forwarding, two net_null ports, one forwarding core: per port the "
                          "median Rx-pps after the first period, summed") if tpmd else
                         "dpdk-testpmd not installed: no baseline, ratios are null"},
@@ -155,7 +167,9 @@ open(out, "a").write("\n")
 tp = f"{tp_mpps:.1f} Mpps ({tp_ns:.1f} ns/packet)" if tp_mpps else "n/a"
 fmt = lambda v, f: format(v, f) if v is not None else "n/a"  # noqa: E731
 times = lambda v: f"{v:.2f}x" if v is not None else "n/a"  # noqa: E731
-print(f"emulator vs dpdk-testpmd io forwarding on one core ({tp}), medians of {runs} runs:")
+pages = (first[0].get("machine") or {}).get("pages", "unknown")
+print(f"emulator vs dpdk-testpmd io forwarding on one core ({tp}), medians of {runs} runs, "
+      f"{pages} pages:")
 for n in lcores:
     print(f"  {n} NIC lcore(s)   {'achieved':>9s} {'capacity':>9s} {'cyc/pkt':>8s} {'ns/pkt':>7s}"
           f" {'cap/tpmd':>9s} {'added ns':>9s}   {'rx+free ns':>10s} {'/tpmd ns':>9s}")
