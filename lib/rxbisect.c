@@ -440,7 +440,7 @@ static uint32_t choose_foreign_ax(struct rxb_bisect *bs, struct rxb_bx *bx, uint
 	return best;
 }
 
-static uint32_t choose_linked_ax(struct rxb_bisect *bs, const struct rxb_bx *bx)
+static inline uint32_t choose_linked_ax(struct rxb_bisect *bs, const struct rxb_bx *bx)
 {
 	for (uint32_t k = 0; k < bx->n_linked; k++)
 		if (ax_nonempty(bs, bx->linked[k]))
@@ -461,8 +461,8 @@ static bool bx_foreign_room(struct rxb_bx *bx)
 	return bx->nic.foreign_written - bx->nic.foreign_cons_seen < bx->foreign_budget;
 }
 
-static void bx_write(struct rxb_bx *bx, rxb_buf_t buf, const struct rxb_rx_meta *meta,
-		     uint32_t flags, uint32_t ax, uint32_t index)
+static inline void bx_write(struct rxb_bx *bx, rxb_buf_t buf, const struct rxb_rx_meta *meta,
+			    uint32_t flags, uint32_t ax, uint32_t index)
 {
 	uint32_t prod = rxb_relaxed_load(&bx->cr.nic.prod);
 	struct rxb_bx_entry *e = (struct rxb_bx_entry *)bx->cr.ent + (prod & bx->cr.mask);
@@ -564,9 +564,13 @@ static void deliver_foreign(struct rxb_bisect *bs, struct rxb_bx *bx, uint32_t a
 }
 
 /* Consume the next buffer of Ax a for a packet to Bx d->ring.
- * Returns d->drop (-1: delivered), so a drop can end the function in one line. */
-static int bisect_consume(struct rxb_bisect *bs, uint32_t a, const struct rxb_rx_meta *meta,
-			  struct rxb_delivery *d)
+ * Returns d->drop (-1: delivered), so a drop can end the function in one line.
+ * Inlined into both deliver entries with bx_write and choose_linked_ax: as
+ * calls, their prologues and recomputed ring addresses were a third of a
+ * delivery's instructions (callgrind, bench_rings: 223 → 158 a packet). */
+static inline __attribute__((always_inline)) int bisect_consume(struct rxb_bisect *bs, uint32_t a,
+								const struct rxb_rx_meta *meta,
+								struct rxb_delivery *d)
 {
 	struct rxb_bx *bx = &bs->bx[d->ring];
 	struct rxb_ax *ax = &bs->ax[a];
@@ -574,8 +578,9 @@ static int bisect_consume(struct rxb_bisect *bs, uint32_t a, const struct rxb_rx
 
 	if (foreign && !bx_foreign_room(bx))
 		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_BX_SLOT);
-	/* Notices held for this Bx precede a consumption of its own Ax. */
-	if (!foreign)
+	/* Notices held for this Bx precede a consumption of its own Ax (the
+	 * call only when some are held: rarely, unless coalescing). */
+	if (!foreign && bx_pending(bx) != 0)
 		d->cmpl_writes += bx_flush_notices(bx, UINT64_MAX);
 	if (!rxb_cr_nic_has_room(&bx->cr))
 		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_BX_SLOT);
