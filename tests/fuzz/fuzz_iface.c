@@ -210,7 +210,7 @@ static uint32_t poller_of(uint32_t dest)
 
 static void check_all(const char *when, bool pool_too)
 {
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 	const struct rxb_dynctl *dc = rxb_iface_dynctl(S.i);
 	struct rxb_shring *sh = rxb_iface_privring(S.i) ? rxb_iface_shring(S.i) : NULL;
 
@@ -493,7 +493,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size, 0 };
 	struct rxb_pool_config pc;
-	struct rxb_err err = { { 0 } };
+	struct rxb_err err = { 0 };
 
 	reset();
 	read_config(&in, &pc);
