@@ -3,16 +3,16 @@
 # bench` adds for rxb-emu; see bench/README.md, "Emulator")
 #
 # Per run, back to back:
-#   1. dpdk-testpmd io forwarding between two net_null vdevs on one forwarding core (the
-#      baseline of docs/emulator.md): per port the median Rx-pps of the 1 s periods after the
-#      first, summed over both ports = packets one core moves through two PMDs;
-#   2. rxb-emu --bench (docs/emulator.md "Benchmark mode") once per NIC lcore count (1, 2, 4):
+#   1. rxb-emu --bench (docs/emulator.md "Benchmark mode") once per NIC lcore count (1, 2, 4):
 #      per interface, the NIC lcores each on a CPU of their own when there are enough,
 #      dispatching from net_null with software RSS to sink workers (achieved_mpps,
 #      capacity_mpps at full bursts, NIC cycles per packet, the latency the NIC lcores add),
-#      and the workers' receive + free cost per packet on one core (rx_ns, free_ns).
-# Both on the same pages: 2 MiB hugepages when the machine has any reserved, else 4 KiB
-# (the JSON's machine.pages; the figures depend on it, testpmd's most).
+#      and the workers' receive + free cost per packet on one core (rx_ns, free_ns);
+#   2. dpdk-testpmd io forwarding between two net_null vdevs on one forwarding core (the
+#      baseline of docs/emulator.md): per port the median Rx-pps of the 1 s periods after the
+#      first, summed over both ports = packets one core moves through two PMDs.
+# Both on the same pages: rxb-emu picks (hugepages when 1 GiB of them is free, else 4 KiB;
+# its record's machine.pages) and testpmd follows; the figures depend on it, testpmd's most.
 # RUNS runs; medians with every sample, each also as a ratio to testpmd measured in the same
 # invocation: dispatch Mpps / testpmd Mpps, and worker (rx + free) ns / testpmd ns per
 # forwarded packet. The lcore map comes from the CPUs this process may use (rxb-emu picks
@@ -42,13 +42,6 @@ if [ ! -x "$BIN" ]; then
   exit 1
 fi
 TPMD=$(command -v dpdk-testpmd || true)
-# testpmd on the memory rxb-emu picks (hugepages when the machine has any reserved, else
-# 4 KiB pages): the baseline pays the same TLB misses as the emulator.
-if awk '/^HugePages_Total:/ { exit !($2 > 0) }' /proc/meminfo; then
-  TPMD_MEM=""
-else
-  TPMD_MEM="--no-huge -m 1024"
-fi
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
 mkdir -p "$(dirname "$OUT")"
 tmp=$(mktemp -d)
@@ -58,22 +51,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
+TPMD_MEM=""
 for i in $(seq "$RUNS"); do
+  for n in $LCORES; do
+    echo "emu_bench: run $i/$RUNS: rxb-emu --bench --bench-ms $MS, $n NIC lcore(s)" >&2
+    "$BIN" --bench --bench-ms "$MS" --set "emu.nic_lcores=$n" >"$tmp/emu.$n.$i.json" \
+      2>"$tmp/emu.$n.$i.err" || { cat "$tmp/emu.$n.$i.err" >&2; exit 1; }
+  done
   if [ -n "$TPMD" ]; then
-    echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s)" >&2
+    # testpmd on the pages rxb-emu ran on (its record says which): the baseline pays the
+    # same TLB misses as the emulator
+    pages=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"]["pages"])' \
+      "$tmp/emu.${LCORES%% *}.$i.json")
+    if [ "$pages" = hugepages ]; then TPMD_MEM="--huge-unlink"; else TPMD_MEM="--no-huge -m 1024"; fi
+    echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s, $pages pages)" >&2
     # exits 124 when the timeout stops it, as intended
-    # shellcheck disable=SC2086 # TPMD_MEM: zero or three words
+    # shellcheck disable=SC2086 # TPMD_MEM: one or three words
     timeout "$TPMD_S" "$TPMD" $TPMD_MEM --no-pci --vdev=net_null0 --vdev=net_null1 \
       -l 0-1 --file-prefix="$prefix" --log-level='*:warning' -- \
       --forward-mode=io --stats-period=1 --nb-cores=1 --rxq=1 --txq=1 \
       >"$tmp/tpmd.$i" 2>&1 </dev/null || true
     rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
   fi
-  for n in $LCORES; do
-    echo "emu_bench: run $i/$RUNS: rxb-emu --bench --bench-ms $MS, $n NIC lcore(s)" >&2
-    "$BIN" --bench --bench-ms "$MS" --set "emu.nic_lcores=$n" >"$tmp/emu.$n.$i.json" \
-      2>"$tmp/emu.$n.$i.err" || { cat "$tmp/emu.$n.$i.err" >&2; exit 1; }
-  done
 done
 
 "$PY" - "$tmp" "$OUT" "$RUNS" "$MS" "$TPMD_S" "${TPMD:-}" "$LCORES" "$TPMD_MEM" <<'PYEOF'

@@ -280,7 +280,8 @@ def main():
     plan, oversub = lcore_plan(cpus, q)
     mi = meminfo()
     huge_kb = mi.get("HugePages_Free", 0) * mi.get("Hugepagesize", 0)
-    mem = ["--no-huge", "-m", "1024"] if huge_kb < 1024 * 1024 else []
+    # hugepages unlinked once mapped: they go back to the pool at exit, however testpmd exits
+    mem = ["--no-huge", "-m", "1024"] if huge_kb < 1024 * 1024 else ["--huge-unlink"]
     eal_common = ["--no-pci", "--file-prefix", a.prefix, "--log-level", "*:notice"]
     fwd_lcores = [plan[1 + i] for i in range(q)]
     nic_cpu = plan[q + 1]
@@ -473,7 +474,7 @@ def main():
         "machine": {"cpu": cpu, "online_cpus": os.cpu_count(), "cpus_used": cpus,
                     "lcores": {str(k): v for k, v in plan.items()},
                     "oversubscribed": oversub,
-                    "hugepages": bool(not mem), "dpdk": dpdk, "kernel": platform.release(),
+                    "hugepages": "--no-huge" not in mem, "dpdk": dpdk, "kernel": platform.release(),
                     "load_avg_after": [round(x, 2) for x in os.getloadavg()]},
         "runs": {k: [{kk: vv for kk, vv in r.items() if kk not in ("tail", "log")} for r in v]
                  for k, v in runs.items()},

@@ -38,9 +38,10 @@ static void usage(FILE *f)
 		   "               [--quiet-keys]\n"
 		   "       rxb-emu --help | --keys\n\n"
 		   "Runs the DPDK software NIC of rxbisect and prints one JSON result record.\n"
-		   "Without --eal it picks options that run here: no hugepages if the machine has\n"
-		   "none, no PCI, virtual devices, and --lcores mapping the lcores it needs onto\n"
-		   "the CPUs it may use. With --eal, missing --lcores / --file-prefix are added.\n"
+		   "Without --eal it picks options that run here: 4 KiB pages unless 1 GiB of\n"
+		   "hugepages is free, no PCI, virtual devices, and --lcores mapping the lcores\n"
+		   "it needs onto the CPUs it may use. With --eal, missing --lcores /\n"
+		   "--file-prefix are added.\n"
 		   "A key set with --set that changes nothing for the chosen design and traffic\n"
 		   "pattern gets a one-line warning; --quiet-keys leaves that to a caller that\n"
 		   "warned already (rxb emu).\n\n"
@@ -77,19 +78,23 @@ static bool has_opt(char **argv, int argc, const char *const *names)
 	return false;
 }
 
-static long hugepages_total(void)
+/* Free hugepage memory in MiB (HugePages_Free x Hugepagesize): what a new
+ * EAL can map. HugePages_Total also counts pages an exited process left
+ * mapped in hugetlbfs files, which no one else can use. */
+static long hugepages_free_mib(void)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	char line[256];
-	long n = 0;
+	long pages = 0, kib = 0;
 
 	if (f == NULL)
 		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "HugePages_Total: %ld", &n) == 1)
-			break;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "HugePages_Free: %ld", &pages);
+		sscanf(line, "Hugepagesize: %ld kB", &kib);
+	}
 	fclose(f);
-	return n;
+	return pages * kib / 1024;
 }
 
 /* lcore 0 = main, 1..cores = workers, then the n_nic NIC lcores from
@@ -278,15 +283,24 @@ static void bench_defaults(struct rxb_emu_cfg *cfg, bool cores_set)
 	cfg->scn.emu.sink = true;
 }
 
-/* Without hugepages the EAL cannot start unless told to use 4 KiB pages. */
+/* Hugepages when 1 GiB of them is free (what a run's mempools and rings
+ * take, as the -m of the 4 KiB case), else 4 KiB pages: without hugepages
+ * the EAL cannot start unless told to use them. */
+#define HUGE_MIN_MIB 1024
+
 static void add_memory_opts(struct cli *o)
 {
-	if (hugepages_total() > 0)
+	if (hugepages_free_mib() >= HUGE_MIN_MIB) {
+		/* Unlinked once mapped: the pages go back to the pool when we
+		 * exit, however we exit (else each run leaves its files in
+		 * hugetlbfs, holding pages no one can use). */
+		o->eal_argv[o->eal_argc++] = "--huge-unlink";
 		return;
+	}
 	if (!o->user_eal)
-		fprintf(stderr, "note: this machine has no hugepages: running with --no-huge -m "
-				"2048 (4 KiB pages: more TLB misses than a tuned server; reserve "
-				"hugepages for measurements)\n");
+		fprintf(stderr, "note: this machine has less than 1 GiB of free hugepages: running "
+				"with --no-huge -m 2048 (4 KiB pages: more TLB misses than a tuned "
+				"server; reserve hugepages for measurements)\n");
 	o->eal_argv[o->eal_argc++] = "--no-huge";
 	o->eal_argv[o->eal_argc++] = "-m";
 	o->eal_argv[o->eal_argc++] = "2048";

@@ -263,8 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     scenario_args(e, "rxb-emu's own (2 workers, 1 Gbps, 1 s); only the keys a file or "
                    "--set names are passed on")
     e.add_argument("--eal", metavar="\"OPTIONS\"", help="DPDK EAL options (default: what "
-                   "rxb-emu picks for this machine: --no-huge if no hugepages, --no-pci, "
-                   "--lcores)")
+                   "rxb-emu picks for this machine: --no-huge unless 1 GiB of hugepages is free, "
+                   "--no-pci, --lcores)")
     e.add_argument("--json", action="store_true", help="print rxb-emu's JSON result record")
     bar_args(e)
     e.add_argument("--timeout", type=seconds, metavar="SECONDS", help="stop rxb-emu after this")
