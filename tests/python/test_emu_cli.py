@@ -7,6 +7,7 @@ option parser only (it rejects a configuration before DPDK starts).
 """
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -234,3 +235,34 @@ def test_bench_record_names_the_pages_it_ran_on(eal):
     fell_back = "free hugepages: running with --no-huge" in p.stderr
     assert json.loads(p.stdout)["machine"]["pages"] == \
         ("4 KiB" if eal or fell_back else "hugepages")
+
+
+def free_hugepage_mib() -> int:
+    info = {}
+    with open("/proc/meminfo") as f:
+        for ln in f:
+            k, v = ln.split(":", 1)
+            info[k] = int(v.split()[0])
+    return info.get("HugePages_Free", 0) * info.get("Hugepagesize", 0) // 1024
+
+
+def hugetlbfs_mounts() -> list[str]:
+    with open("/proc/mounts") as f:
+        return [ln.split()[1] for ln in f if ln.split()[2] == "hugetlbfs"]
+
+
+@needs_bin
+@pytest.mark.skipif(free_hugepage_mib() < 1024 or not hugetlbfs_mounts(),
+                    reason="needs 1 GiB of free hugepages and a hugetlbfs mount")
+def test_a_run_on_hugepages_gives_them_back():
+    """rxb-emu maps its hugepages unlinked: a run leaves no files in hugetlbfs that would
+    hold pages after it exits."""
+    def ours():
+        return {f"{m}/{n}" for m in hugetlbfs_mounts() for n in os.listdir(m)
+                if n.startswith("rxb-emu-")}
+    before = ours()
+    p = subprocess.run([str(BIN), "--bench", "--bench-ms", "20", "--set", "system.cores=2"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["machine"]["pages"] == "hugepages"
+    assert ours() <= before
