@@ -264,5 +264,7 @@ def test_a_run_on_hugepages_gives_them_back():
     p = subprocess.run([str(BIN), "--bench", "--bench-ms", "20", "--set", "system.cores=2"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
+    if "free hugepages: running with --no-huge" in p.stderr:
+        pytest.skip("the free hugepages went between collection and the run")
     assert json.loads(p.stdout)["machine"]["pages"] == "hugepages"
     assert ours() <= before
