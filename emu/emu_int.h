@@ -37,18 +37,23 @@
 #define EMU_FETCH_CHUNK   32u          /* descriptors fetched from one virtual ring per visit */
 #define EMU_OPS_NAME      "rxb_virt"
 
-/* What the emulator records in every buffer it hands a physical queue
- * (an mbuf dynamic field, written at fetch time by E or M). */
+/* What the emulator records in every buffer it hands a physical queue,
+ * written at fetch time by E or M. It lives in the mbuf's private area, a
+ * line of its own between the mbuf and its data (EMU_META_ROOM): a worker
+ * reads and writes the mbuf's two lines (its free reads both), and a
+ * record there would pull a line from the worker's cache to E's and back
+ * for every packet. No PMD writes an application's private area. */
 struct emu_meta {
 	uint32_t src;   /* the virtual ring the buffer came from (struct emu_src index) */
 	uint32_t epoch; /* working-set window in which E last saw it filled */
 	uint64_t t_arr; /* arrival TSC (E), when the packet carries no stamp */
 };
-extern int emu_meta_off;
+#define EMU_META_ROOM RTE_CACHE_LINE_SIZE /* the workers' mempool's priv_size */
+_Static_assert(sizeof(struct emu_meta) <= EMU_META_ROOM, "emu_meta fits its line");
 
 static inline struct emu_meta *emu_meta(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, emu_meta_off, struct emu_meta *);
+	return rte_mbuf_to_priv(m);
 }
 
 /* A virtual ring that supplies buffers to a physical queue: a privRing Rx
@@ -238,6 +243,7 @@ struct emu {
 	bool in_started, out_started;
 	struct rte_ring *dummy_ring;      /* net_ring ports need a ring on the other side */
 	bool pmd_allocates;               /* the PMD takes buffers at rx time (pcap, null) */
+	bool pool_stamps;                 /* a PMD may free a physical queue's buffer: m->pool */
 	char split[64][RXB_EMU_PATH_MAX]; /* per-queue pcap files we wrote */
 	uint32_t n_split;
 

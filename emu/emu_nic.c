@@ -43,6 +43,7 @@
 #include <rte_pause.h>
 
 #include "emu_int.h"
+#include "mbuf_rx.h"
 
 uint32_t emu_port_of(const struct emu *e, const struct rte_mbuf *m, uint32_t hash)
 {
@@ -89,7 +90,8 @@ unsigned emu_refill(struct emu *e, struct emu_pq *pq)
 		for (unsigned i = 0; i < got; i++) {
 			struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)bufs[i];
 
-			m->pool = pq->vpool;
+			if (e->pool_stamps)
+				m->pool = pq->vpool;
 			emu_meta(m)->src = si;
 			s->exp[s->tail++ & s->mask] = bufs[i];
 		}
@@ -206,7 +208,8 @@ static bool classify(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 	struct emu_meta *mt = emu_meta(m);
 	uint32_t hash;
 
-	m->pool = e->wpool;
+	if (e->pool_stamps)
+		m->pool = e->wpool;
 	*src = mt->src;
 	if (*src >= e->n_src) {
 		c->mismatch++;
@@ -351,7 +354,8 @@ static bool return_src_holes(struct emu *e, uint32_t i, struct emu_nstats *ns)
 			struct rte_mbuf *m = (struct rte_mbuf *)(uintptr_t)
 						     s->exp[(s->head + k + j) & s->mask];
 
-			m->pool = pq->vpool;
+			if (e->pool_stamps)
+				m->pool = pq->vpool;
 			bufs[j] = m;
 		}
 		if (rte_ring_sp_enqueue_bulk(pq->fill, bufs, n, NULL) != n)
@@ -425,9 +429,10 @@ static void held(struct emu_nic *nic, uint64_t t0, unsigned n)
 
 /* emu.source = null: what net_null's receive would do, here — the next
  * `want` buffers of the physical queue (all or none, as its allocation)
- * reset as frames of the configured size from the input port — without its
- * locked add to a statistics counter per burst, which waits for every store
- * this lcore has in flight to the lines the workers read. */
+ * made frames of the configured size from the input port (the mbufs' first
+ * lines only: rxb_mbuf_rx_reset) — without its locked add to a statistics
+ * counter per burst, which waits for every store this lcore has in flight
+ * to the lines the workers read. */
 static unsigned null_burst(struct emu *e, struct emu_pq *pq, struct rte_mbuf **pkts, unsigned want)
 {
 	uint16_t len = emu_frame_len(e->cfg);
@@ -435,7 +440,7 @@ static unsigned null_burst(struct emu *e, struct emu_pq *pq, struct rte_mbuf **p
 	if (emu_pq_take(pq, pkts, want) != 0)
 		return 0;
 	for (unsigned i = 0; i < want; i++) {
-		rte_pktmbuf_reset(pkts[i]);
+		rxb_mbuf_rx_reset(pkts[i]);
 		pkts[i]->data_len = len;
 		pkts[i]->pkt_len = len;
 		pkts[i]->port = e->in_port;

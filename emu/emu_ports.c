@@ -160,6 +160,7 @@ static int make_pcap_input(struct emu *e, struct rxb_err *err)
 	snprintf(e->in_name, sizeof(e->in_name), "net_pcap_rxbi%u", e->run_id);
 	e->in_vdev = true;
 	e->pmd_allocates = true;
+	e->pool_stamps = true;
 	return vdev_port(e->in_name, args, &e->in_port, err);
 }
 
@@ -191,6 +192,7 @@ static int use_probed_input(struct emu *e, struct rxb_err *err)
 		return -ENODEV;
 	}
 	e->in_port = port;
+	e->pool_stamps = true;
 	return 0;
 }
 

@@ -27,25 +27,6 @@
 
 #include "emu_int.h"
 
-int emu_meta_off = -1;
-
-static int meta_register(struct rxb_err *err)
-{
-	static const struct rte_mbuf_dynfield desc = {
-		.name = "rxb_emu_meta",
-		.size = sizeof(struct emu_meta),
-		.align = __alignof__(struct emu_meta),
-	};
-
-	if (emu_meta_off < 0)
-		emu_meta_off = rte_mbuf_dynfield_register(&desc);
-	if (emu_meta_off < 0) {
-		return rxb_err_fail(err, -ENOSPC, "cannot register the mbuf dynamic field: %s",
-				    rte_strerror(rte_errno));
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------ set-up */
 
 static uint32_t pow2_at_least(uint32_t v)
@@ -210,7 +191,8 @@ static int make_pools(struct emu *e, struct rxb_err *err)
 	if (cache * 3 / 2 > n)
 		cache = n * 2 / 3;
 	snprintf(name, sizeof(name), "rxbp%u", e->run_id);
-	e->wpool = rte_pktmbuf_pool_create(name, n, cache, 0, room, (int)rte_socket_id());
+	e->wpool = rte_pktmbuf_pool_create(name, n, cache, EMU_META_ROOM, room,
+					   (int)rte_socket_id());
 	if (e->wpool == NULL) {
 		return rxb_err_fail(err, -ENOMEM,
 				    "cannot create the mempool of %u buffers of %u "
@@ -1104,7 +1086,7 @@ static void control_loop(struct emu *e, struct snap *warm, struct snap *stop)
 }
 
 /* What a run needs before any state: a valid configuration, enough
- * lcores, the mbuf field and the mempool driver. */
+ * lcores and the mempool driver. */
 static int run_prerequisites(struct rxb_emu_cfg *c, struct rxb_err *err)
 {
 	int rc = rxb_emu_cfg_check(c, err);
@@ -1121,9 +1103,6 @@ static int run_prerequisites(struct rxb_emu_cfg *c, struct rxb_err *err)
 			    c->scn.emu.source == RXB_EMU_SOURCE_GEN ? c->scn.emu.gen_lcores : 0);
 		return -EINVAL;
 	}
-	rc = meta_register(err);
-	if (rc != 0)
-		return rc;
 	if (emu_virt_register() != 0)
 		return rxb_err_fail(err, -ENOSPC, "cannot register the rxb_virt mempool driver: %s",
 				    rte_strerror(rte_errno));

@@ -10,6 +10,7 @@
 #include <rte_udp.h>
 
 #include "gen.h"
+#include "mbuf_rx.h"
 #include "nf/pkt.h"
 #include "rng.h"
 
@@ -629,8 +630,9 @@ static void draw_packet(struct rxb_gen *g, struct rxb_gen_pkt_info *pi)
 	}
 }
 
-/* The mbuf's metadata, the Ethernet and the IPv4 header of a len-byte frame
- * of flow f; returns the IPv4 header. */
+/* The mbuf's metadata (its first line: rxb_mbuf_rx_reset), the Ethernet
+ * and the IPv4 header of a len-byte frame of flow f; returns the IPv4
+ * header. */
 static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m,
 				       const struct rxb_gen_pkt_info *pi)
 {
@@ -640,12 +642,9 @@ static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m,
 	const struct rxb_gen_flow *f = &g->flows[pi->flow];
 	uint16_t len = pi->len;
 
-	rte_pktmbuf_reset(m);
+	rxb_mbuf_rx_reset(m);
 	m->data_len = len;
 	m->pkt_len = len;
-	m->l2_len = sizeof(*eth);
-	m->l3_len = sizeof(*ip);
-	m->l4_len = l4_hdr_len(c->proto);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
 			 (c->proto == IPPROTO_TCP ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
 
@@ -734,7 +733,8 @@ static void write_packet(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 		((struct rte_udp_hdr *)l4)->dgram_cksum = ck;
 }
 
-/* Can m hold any frame of the pattern (room after rte_pktmbuf_reset())? */
+/* Can m hold any frame of the pattern (room after rxb_mbuf_rx_reset(), which
+ * keeps a chain: a chained mbuf is refused)? */
 static bool fits(const struct rxb_gen *g, const struct rte_mbuf *m)
 {
 	uint32_t room = m->buf_len - RTE_MIN((uint32_t)RTE_PKTMBUF_HEADROOM, m->buf_len);
