@@ -40,9 +40,9 @@
 /* What the emulator records in every buffer it hands a physical queue,
  * written at fetch time by E or M. It lives in the mbuf's private area, a
  * line of its own between the mbuf and its data (EMU_META_ROOM): a worker
- * reads and writes the mbuf's two lines (its free reads both), and a
- * record there would pull a line from the worker's cache to E's and back
- * for every packet. No PMD writes an application's private area. */
+ * reads both of the mbuf's lines whenever it frees it, so a record there
+ * would pull a line from the worker's cache to E's and back for every
+ * packet. No PMD writes an application's private area. */
 struct emu_meta {
 	uint32_t src;   /* the virtual ring the buffer came from (struct emu_src index) */
 	uint32_t epoch; /* working-set window in which E last saw it filled */
