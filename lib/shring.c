@@ -348,10 +348,8 @@ unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *b
 		if (k < chunk)
 			break;
 	}
-	for (unsigned i = 0; i < got; i++)
-		memcpy(&bufs[i << g->batch_shift],
-		       &g->rx.desc[sh->ops->nic_slot(g, first + i) << g->batch_shift],
-		       sizeof(*bufs) << g->batch_shift);
+	if (got != 0)
+		sh->ops->nic_copy(g, first, got, bufs);
 	return got << g->batch_shift;
 }
 
@@ -532,6 +530,12 @@ static uint32_t arr_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
 	return pos & g->rx.mask;
 }
 
+static void arr_nic_copy(const struct rxb_shgroup *g, uint32_t pos, uint32_t n, rxb_buf_t *bufs)
+{
+	for (uint32_t i = 0; i < n; i++)
+		bufs[i] = g->rx.desc[(pos + i) & g->rx.mask];
+}
+
 static void arr_prime(struct rxb_shgroup *g)
 {
 	(void)g; /* ring order needs nothing beyond the filled slots */
@@ -694,6 +698,7 @@ const struct shring_ops rxb_shring_arr_ops = {
 	.nic_fetch = arr_nic_fetch,
 	.nic_fetchable = arr_nic_fetchable,
 	.nic_slot = arr_nic_slot,
+	.nic_copy = arr_nic_copy,
 	.prime = arr_prime,
 	.release = arr_release,
 	.census = arr_census,

@@ -138,6 +138,10 @@ struct shring_ops {
 	bool (*nic_fetchable)(struct rxb_shgroup *g);
 	/* NIC: descriptor at NIC position pos, which must be prefetched. */
 	uint32_t (*nic_slot)(const struct rxb_shgroup *g, uint32_t pos);
+	/* NIC: the buffers of the n prefetched descriptors from NIC position
+	 * pos on, into bufs (batched: every slot of each, in slot order). One
+	 * call per batch: a call per descriptor cost more than the copy. */
+	void (*nic_copy)(const struct rxb_shgroup *g, uint32_t pos, uint32_t n, rxb_buf_t *bufs);
 	/* Set-up: desc[] holds a buffer in every slot; build the variant's
 	 * state (the caller then publishes the posted count). */
 	void (*prime)(struct rxb_shgroup *g);

@@ -23,6 +23,7 @@
  * descriptors whose last slot was received) and the census of the slots.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "shring_internal.h"
 
@@ -84,6 +85,12 @@ static bool list_nic_fetchable(struct rxb_shgroup *g)
 static uint32_t list_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
 {
 	return g->fifo[pos & g->rx.mask];
+}
+
+static void list_nic_copy(const struct rxb_shgroup *g, uint32_t pos, uint32_t n, rxb_buf_t *bufs)
+{
+	for (uint32_t i = 0; i < n; i++)
+		bufs[i] = g->rx.desc[g->fifo[(pos + i) & g->rx.mask]];
 }
 
 /* A fresh list in array order: 0 → 1 → … → size − 1 (the tail). */
@@ -159,6 +166,7 @@ const struct shring_ops rxb_shring_list_ops = {
 	.nic_fetch = list_nic_fetch,
 	.nic_fetchable = list_nic_fetchable,
 	.nic_slot = list_nic_slot,
+	.nic_copy = list_nic_copy,
 	.prime = list_prime,
 	.release = list_release,
 	.census = list_census,
@@ -181,6 +189,14 @@ static int batch_init(struct rxb_shgroup *g, struct rxb_err *err)
 	rxb_free_aligned(g->rx.desc);
 	g->rx.desc = slots;
 	return list_init(g, err);
+}
+
+static void batch_nic_copy(const struct rxb_shgroup *g, uint32_t pos, uint32_t n, rxb_buf_t *bufs)
+{
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(&bufs[i << g->batch_shift],
+		       &g->rx.desc[g->fifo[(pos + i) & g->rx.mask] << g->batch_shift],
+		       sizeof(*bufs) << g->batch_shift);
 }
 
 /* slots[] are buffer slots the core received and re-armed, in its CR's
@@ -256,6 +272,7 @@ const struct shring_ops rxb_shring_batch_ops = {
 	.nic_fetch = list_nic_fetch,
 	.nic_fetchable = list_nic_fetchable,
 	.nic_slot = list_nic_slot,
+	.nic_copy = batch_nic_copy,
 	.prime = list_prime,
 	.release = batch_release,
 	.census = batch_census,
