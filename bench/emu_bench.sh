@@ -63,8 +63,12 @@ for i in $(seq "$RUNS"); do
     # same TLB misses as the emulator
     pages=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"]["pages"])' \
       "$tmp/emu.${LCORES%% *}.$i.json")
-    if [ "$pages" = hugepages ]; then TPMD_MEM="--huge-unlink"; else TPMD_MEM="--no-huge -m 1024"; fi
-    echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s, $pages pages)" >&2
+    if [ "$pages" = hugepages ]; then
+      TPMD_MEM="--huge-unlink" on_pages=hugepages
+    else
+      TPMD_MEM="--no-huge -m 1024" on_pages="$pages pages"
+    fi
+    echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s, on $on_pages)" >&2
     # exits 124 when the timeout stops it, as intended
     # shellcheck disable=SC2086 # TPMD_MEM: one or three words
     timeout "$TPMD_S" "$TPMD" $TPMD_MEM --no-pci --vdev=net_null0 --vdev=net_null1 \
@@ -168,7 +172,7 @@ fmt = lambda v, f: format(v, f) if v is not None else "n/a"  # noqa: E731
 times = lambda v: f"{v:.2f}x" if v is not None else "n/a"  # noqa: E731
 pages = (first[0].get("machine") or {}).get("pages", "unknown")
 print(f"emulator vs dpdk-testpmd io forwarding on one core ({tp}), medians of {runs} runs, "
-      f"{pages} pages:")
+      f"on {pages if pages == 'hugepages' else pages + ' pages'}:")
 for n in lcores:
     print(f"  {n} NIC lcore(s)   {'achieved':>9s} {'capacity':>9s} {'cyc/pkt':>8s} {'ns/pkt':>7s}"
           f" {'cap/tpmd':>9s} {'added ns':>9s}   {'rx+free ns':>10s} {'/tpmd ns':>9s}")
