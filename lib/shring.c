@@ -533,7 +533,7 @@ static uint32_t arr_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
 static void arr_nic_copy(const struct rxb_shgroup *g, uint32_t pos, uint32_t n, rxb_buf_t *bufs)
 {
 	for (uint32_t i = 0; i < n; i++)
-		bufs[i] = g->rx.desc[(pos + i) & g->rx.mask];
+		bufs[i] = g->rx.desc[arr_nic_slot(g, pos + i)];
 }
 
 static void arr_prime(struct rxb_shgroup *g)

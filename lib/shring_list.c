@@ -90,7 +90,7 @@ static uint32_t list_nic_slot(const struct rxb_shgroup *g, uint32_t pos)
 static void list_nic_copy(const struct rxb_shgroup *g, uint32_t pos, uint32_t n, rxb_buf_t *bufs)
 {
 	for (uint32_t i = 0; i < n; i++)
-		bufs[i] = g->rx.desc[g->fifo[(pos + i) & g->rx.mask]];
+		bufs[i] = g->rx.desc[list_nic_slot(g, pos + i)];
 }
 
 /* A fresh list in array order: 0 → 1 → … → size − 1 (the tail). */
@@ -195,7 +195,7 @@ static void batch_nic_copy(const struct rxb_shgroup *g, uint32_t pos, uint32_t n
 {
 	for (uint32_t i = 0; i < n; i++)
 		memcpy(&bufs[i << g->batch_shift],
-		       &g->rx.desc[g->fifo[(pos + i) & g->rx.mask] << g->batch_shift],
+		       &g->rx.desc[list_nic_slot(g, pos + i) << g->batch_shift],
 		       sizeof(*bufs) << g->batch_shift);
 }
 
