@@ -223,6 +223,10 @@ def test_nic_lcores_that_cannot_shard_are_refused_in_one_line(sets, why):
     assert len(errors) == 1 and "emu.nic_lcores" in errors[0] and why in errors[0], p.stderr
 
 
+# What rxb-emu says on stderr when it falls back to 4 KiB pages.
+FALLBACK_NOTE = "free hugepages: running with --no-huge"
+
+
 @needs_bin
 @pytest.mark.parametrize("eal", [(), ("--eal", "--no-huge -m 1024")])
 def test_bench_record_names_the_pages_it_ran_on(eal):
@@ -232,7 +236,7 @@ def test_bench_record_names_the_pages_it_ran_on(eal):
     p = subprocess.run([str(BIN), "--bench", "--bench-ms", "20", "--set", "system.cores=2",
                         *eal], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    fell_back = "free hugepages: running with --no-huge" in p.stderr
+    fell_back = FALLBACK_NOTE in p.stderr
     assert json.loads(p.stdout)["machine"]["pages"] == \
         ("4 KiB" if eal or fell_back else "hugepages")
 
@@ -264,7 +268,7 @@ def test_a_run_on_hugepages_gives_them_back():
     p = subprocess.run([str(BIN), "--bench", "--bench-ms", "20", "--set", "system.cores=2"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    if "free hugepages: running with --no-huge" in p.stderr:
+    if FALLBACK_NOTE in p.stderr:
         pytest.skip("the free hugepages went between collection and the run")
     assert json.loads(p.stdout)["machine"]["pages"] == "hugepages"
     assert ours() <= before
