@@ -33,6 +33,31 @@ def meminfo():
     return out
 
 
+def page_kib(opts):
+    """The pagesize= of a hugetlbfs mount's options in KiB ("2M", "1G"), or None (default size)."""
+    for o in opts.split(","):
+        if o.startswith("pagesize="):
+            v = o[len("pagesize="):]
+            scale = {"K": 1, "M": 1024, "G": 1024 * 1024}.get(v[-1:])
+            return int(v[:-1]) * scale if scale else int(v) // 1024
+    return None
+
+
+def hugepages_usable(mi, mounts_path="/proc/mounts"):
+    """1 GiB of free hugepages of the default size, and a hugetlbfs mount of that size this
+    user can write: without the mount the EAL cannot map the free pages and testpmd fails."""
+    kib = mi.get("Hugepagesize", 0)
+    if mi.get("HugePages_Free", 0) * kib < 1024 * 1024:
+        return False
+    try:
+        with open(mounts_path) as f:
+            mounts = [ln.split() for ln in f]
+    except OSError:
+        return False
+    return any(len(m) > 3 and m[2] == "hugetlbfs" and page_kib(m[3]) in (None, kib)
+               and os.access(m[1].replace("\\040", " "), os.W_OK | os.X_OK) for m in mounts)
+
+
 def cpu_hz():
     """The CPU's clock from /proc/cpuinfo ("cpu MHz"), or None."""
     try:
@@ -278,10 +303,8 @@ def main():
 
     cpus = sorted(os.sched_getaffinity(0))
     plan, oversub = lcore_plan(cpus, q)
-    mi = meminfo()
-    huge_kb = mi.get("HugePages_Free", 0) * mi.get("Hugepagesize", 0)
     # hugepages unlinked once mapped: they go back to the pool at exit, however testpmd exits
-    mem = ["--no-huge", "-m", "1024"] if huge_kb < 1024 * 1024 else ["--huge-unlink"]
+    mem = ["--huge-unlink"] if hugepages_usable(meminfo()) else ["--no-huge", "-m", "1024"]
     eal_common = ["--no-pci", "--file-prefix", a.prefix, "--log-level", "*:notice"]
     fwd_lcores = [plan[1 + i] for i in range(q)]
     nic_cpu = plan[q + 1]

@@ -25,6 +25,7 @@
 #include <rte_lcore.h>
 
 #include "emu.h"
+#include "hugepages.h"
 
 void emu_telemetry_register(void);
 
@@ -76,25 +77,6 @@ static bool has_opt(char **argv, int argc, const char *const *names)
 				return true;
 		}
 	return false;
-}
-
-/* Free hugepage memory in MiB (HugePages_Free x Hugepagesize): what a new
- * EAL can map. HugePages_Total also counts pages an exited process left
- * mapped in hugetlbfs files, which no one else can use. */
-static long hugepages_free_mib(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	long pages = 0, kib = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		sscanf(line, "HugePages_Free: %ld", &pages);
-		sscanf(line, "Hugepagesize: %ld kB", &kib);
-	}
-	fclose(f);
-	return pages * kib / 1024;
 }
 
 /* lcore 0 = main, 1..cores = workers, then the n_nic NIC lcores from
@@ -284,23 +266,35 @@ static void bench_defaults(struct rxb_emu_cfg *cfg, bool cores_set)
 }
 
 /* Hugepages when 1 GiB of them is free (what a run's mempools and rings
- * take, as the -m of the 4 KiB case), else 4 KiB pages: without hugepages
- * the EAL cannot start unless told to use them. */
+ * take, as the -m of the 4 KiB case) and mounted where we may write, else
+ * 4 KiB pages: without usable hugepages the EAL cannot start unless told
+ * to use them. */
 #define HUGE_MIN_MIB 1024
 
 static void add_memory_opts(struct cli *o)
 {
-	if (hugepages_free_mib() >= HUGE_MIN_MIB) {
+	struct rxb_huge_probe hp;
+
+	rxb_huge_probe("/proc/meminfo", "/proc/mounts", &hp);
+	if (hp.free_mib >= HUGE_MIN_MIB && hp.mounted) {
 		/* Unlinked once mapped: the pages go back to the pool when we
 		 * exit, however we exit (else each run leaves its files in
 		 * hugetlbfs, holding pages no one can use). */
 		o->eal_argv[o->eal_argc++] = "--huge-unlink";
 		return;
 	}
-	if (!o->user_eal)
-		fprintf(stderr, "note: this machine has less than 1 GiB of free hugepages: running "
-				"with --no-huge -m 2048 (4 KiB pages: more TLB misses than a tuned "
-				"server; reserve hugepages for measurements)\n");
+	if (!o->user_eal) {
+		if (hp.free_mib >= HUGE_MIN_MIB)
+			fprintf(stderr,
+				"note: this machine's %ld MiB of free hugepages have no hugetlbfs "
+				"mount of their size that this user can write (mount -t hugetlbfs "
+				"nodev /dev/hugepages)",
+				hp.free_mib);
+		else
+			fprintf(stderr, "note: this machine has less than 1 GiB of free hugepages");
+		fprintf(stderr, ": running with --no-huge -m 2048 (4 KiB pages: more TLB misses "
+				"than a tuned server; reserve hugepages for measurements)\n");
+	}
 	o->eal_argv[o->eal_argc++] = "--no-huge";
 	o->eal_argv[o->eal_argc++] = "-m";
 	o->eal_argv[o->eal_argc++] = "2048";

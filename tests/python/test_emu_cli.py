@@ -224,7 +224,7 @@ def test_nic_lcores_that_cannot_shard_are_refused_in_one_line(sets, why):
 
 
 # What rxb-emu says on stderr when it falls back to 4 KiB pages.
-FALLBACK_NOTE = "free hugepages: running with --no-huge"
+FALLBACK_NOTE = ": running with --no-huge -m 2048"
 
 
 @needs_bin
