@@ -50,7 +50,8 @@ static void test_free_pages_and_a_mount(void)
 	struct rxb_huge_probe hp;
 
 	snprintf(text, sizeof(text),
-		 "proc /proc proc rw,nosuid 0 0\nhugetlbfs %s hugetlbfs rw,relatime,pagesize=2M 0 0\n",
+		 "proc /proc proc rw,nosuid 0 0\n"
+		 "hugetlbfs %s hugetlbfs rw,relatime,pagesize=2M 0 0\n",
 		 dir);
 	hp = probe_mounts(text);
 	CHECK_EQ(hp.free_mib, 2200);
