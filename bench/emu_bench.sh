@@ -184,5 +184,8 @@ for n in lcores:
               f"{fmt(r.get('rx_free_ns'), '10.2f')} {times(r.get('rx_free_vs_testpmd_ns')):>9s}")
 print("  achieved: sink workers; capacity: NIC lcores x TSC Hz / cycles per packet of full-burst "
       "loops (cyc/pkt, ns/pkt: one NIC lcore); added: ns a packet spends in a NIC lcore")
+lt = (first[0].get("machine") or {}).get("line_transfer_cycles")
+print(f"  one cache line moved between two CPUs here: {fmt(lt, '.0f')} cycles (every line a packet "
+      "shares between NIC lcore and worker costs this)")
 print(f"wrote {out}")
 PYEOF

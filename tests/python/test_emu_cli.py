@@ -241,6 +241,26 @@ def test_bench_record_names_the_pages_it_ran_on(eal):
         ("4 KiB" if eal or fell_back else "hugepages")
 
 
+@needs_bin
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_bench_record_prices_a_line_moved_between_cpus():
+    """The benchmark measures what one cache line costs to move between two CPUs (the unit of
+    a NIC lcore's cost per packet): a positive figure when an lcore has a CPU other than the
+    main lcore's, none when every lcore shares one (a bounce would then measure the
+    scheduler)."""
+    def transfer(*eal):
+        p = subprocess.run([str(BIN), "--bench", "--bench-ms", "20", *eal],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)["machine"]["line_transfer_cycles"]
+
+    cpus = sorted(os.sched_getaffinity(0))
+    spread = transfer("--eal", f"--no-huge -m 1024 --lcores=0@{cpus[0]},1@{cpus[0]},2@{cpus[1]}")
+    assert spread is not None and 1 < spread < 1e6
+    assert transfer("--eal", f"--no-huge -m 1024 --lcores=0@{cpus[0]},1@{cpus[0]},2@{cpus[0]}") \
+        is None
+
+
 def free_hugepage_mib() -> int:
     info = {}
     with open("/proc/meminfo") as f:
