@@ -23,8 +23,9 @@
  * ones, and STOP ends the partner. Alone on its line so only the bounce
  * moves it. */
 static struct {
-	_Atomic uint64_t turn;
-} bounce __rte_cache_aligned;
+	_Atomic uint64_t turn __rte_cache_aligned; /* aligned and padded to a line */
+} bounce;
+_Static_assert(sizeof(bounce) == RTE_CACHE_LINE_SIZE, "the bounced line is alone on its line");
 
 /* Spin until the line holds v (false: it holds STOP). Without rte_pause():
  * a pause costs as much as a transfer on some CPUs, and would be counted. */
