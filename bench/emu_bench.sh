@@ -119,6 +119,8 @@ def dispatch_of(emu):
                                         "added_latency_ns")}
         m["loaded_ns_per_packet"] = round(m["loaded_cycles_per_packet"] / hz * 1e9, 3) \
             if m["loaded_cycles_per_packet"] else None
+        steps = [r["stage_cycles_per_packet"] for r in rows]
+        m["stage_cycles_per_packet"] = {s: rmed(steps, s) for s in steps[0]}
         m["samples_achieved_mpps"] = [r["achieved_mpps"] for r in rows]
         m["samples_capacity_mpps"] = [r["capacity_mpps"] for r in rows]
         m["achieved_vs_testpmd"] = ratio(m["achieved_mpps"], tp_mpps)
@@ -184,6 +186,11 @@ for n in lcores:
               f"{fmt(r.get('rx_free_ns'), '10.2f')} {times(r.get('rx_free_vs_testpmd_ns')):>9s}")
 print("  achieved: sink workers; capacity: NIC lcores x TSC Hz / cycles per packet of full-burst "
       "loops (cyc/pkt, ns/pkt: one NIC lcore); added: ns a packet spends in a NIC lcore")
+steps = list(next(iter(by_lcores[str(lcores[0])].values()))["stage_cycles_per_packet"])
+print(f"  where one NIC lcore's cycles per packet go ({lcores[0]} NIC lcore(s)):")
+print("  " + " " * 15 + "".join(f"{s:>9s}" for s in steps))
+for a, d in by_lcores[str(lcores[0])].items():
+    print(f"  {a:15s}" + "".join(fmt(d["stage_cycles_per_packet"][s], "9.1f") for s in steps))
 lt = (first[0].get("machine") or {}).get("line_transfer_cycles")
 print(f"  one cache line moved between two CPUs here: {fmt(lt, '.0f')} cycles (every line a packet "
       "shares between NIC lcore and worker costs this)")

@@ -35,6 +35,23 @@ extern "C" {
 #define RXB_EMU_MAX_WORKERS 64u
 #define RXB_EMU_PATH_MAX    512u
 
+/* The steps of a NIC lcore's loop, in the order it runs them, that the
+ * emulation cost is split into: fetching posted descriptors from the
+ * design's rings into the physical queues (refill), the source's receive
+ * (taking frames off the wire), RSS and steering (classify), the library's
+ * NIC verbs (deliver), and the rest of the loop (other: drop holes,
+ * counters, time keeping). */
+enum rxb_emu_stage {
+	RXB_EMU_STAGE_REFILL,
+	RXB_EMU_STAGE_RECEIVE,
+	RXB_EMU_STAGE_CLASSIFY,
+	RXB_EMU_STAGE_DELIVER,
+	RXB_EMU_STAGE_OTHER,
+	RXB_EMU_STAGES
+};
+/* Their names in result records. */
+extern const char *const rxb_emu_stage_name[RXB_EMU_STAGES];
+
 enum rxb_emu_out {
 	RXB_EMU_OUT_NULL = 0, /* net_null: transmitted packets are freed */
 	RXB_EMU_OUT_PCAP,     /* net_pcap writing out_pcap */
@@ -139,6 +156,8 @@ struct rxb_emu_result {
 	uint32_t emu_nic_lcores;
 	double emu_held_ns;
 	uint64_t emu_loaded_pkts;
+	/* Where those loaded cycles go, per packet: emu_stage_name order. */
+	double emu_stage_cyc_per_pkt[RXB_EMU_STAGES];
 	uint64_t phys_slots, virt_slots; /* buffers the rings can hold */
 	uint64_t dma_bytes;              /* bytes written into buffers by the source */
 	double mem_bw_gibps;             /* resctrl MBM, machine-wide; NaN without it */

@@ -176,6 +176,7 @@ static json_t *dispatch_row(enum rxb_arch arch, const struct rxb_emu_result *r, 
 	jw_num(o, "cycles_per_packet", r->emu_cycles_per_pkt);
 	jw_num(o, "ns_per_packet", r->emu_cycles_per_pkt / hz * 1e9);
 	jw_num(o, "loaded_cycles_per_packet", loaded);
+	jw_set(o, "stage_cycles_per_packet", rxb_emu_stages_json(r->emu_stage_cyc_per_pkt));
 	jw_num(o, "loaded_share",
 	       r->emu_dispatched ? (double)r->emu_loaded_pkts / (double)r->emu_dispatched : NAN);
 	jw_num(o, "capacity_mpps", loaded > 0 ? hz / loaded * r->emu_nic_lcores / 1e6 : NAN);

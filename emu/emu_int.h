@@ -155,7 +155,9 @@ struct emu_nstats {
 	rxb_counter_t ws_distinct, ws_max; /* working set: distinct buffers per window */
 	rxb_counter_t full_cyc, full_pkts; /* loops that dispatched >= EMU_BURST / 2
 	                                      * within 200 µs (not preempted) */
-	rxb_counter_t mode_switches;       /* dyn: ring-set switches applied */
+	/* of full_cyc, the measured steps (RXB_EMU_STAGE_OTHER is the rest) */
+	rxb_counter_t stage_cyc[RXB_EMU_STAGE_OTHER];
+	rxb_counter_t mode_switches; /* dyn: ring-set switches applied */
 };
 
 /* One emulator (NIC) lcore: it serves physical queues [pq_first, pq_first +

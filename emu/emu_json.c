@@ -110,17 +110,35 @@ static json_t *params(const struct rxb_emu_cfg *c, const struct rxb_emu_result *
 	return p;
 }
 
+const char *const rxb_emu_stage_name[RXB_EMU_STAGES] = {
+	[RXB_EMU_STAGE_REFILL] = "refill",     [RXB_EMU_STAGE_RECEIVE] = "receive",
+	[RXB_EMU_STAGE_CLASSIFY] = "classify", [RXB_EMU_STAGE_DELIVER] = "deliver",
+	[RXB_EMU_STAGE_OTHER] = "other",
+};
+
+json_t *rxb_emu_stages_json(const double *cyc_per_pkt)
+{
+	json_t *o = json_object();
+
+	for (int s = 0; s < RXB_EMU_STAGES; s++)
+		jw_num(o, rxb_emu_stage_name[s], cyc_per_pkt[s]);
+	return o;
+}
+
 /* What the emulation costs beyond what the NIC it plays would: the NIC
- * thread's cycles and ns per packet (one lcore, full bursts) and the
- * latency it adds (time in a NIC lcore's hands). */
+ * thread's cycles and ns per packet (one lcore, full bursts), where they
+ * go, and the latency it adds (time in a NIC lcore's hands). */
 static json_t *emulation_cost(const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
 {
+	static const double none[RXB_EMU_STAGES] = { [0 ... RXB_EMU_STAGES - 1] = NAN };
 	double hz = (double)r->tsc_hz, cyc = r->emu_loaded_cycles_per_pkt;
 	bool e = c->scn.arch.emulated;
 	json_t *o = json_object();
 
 	jw_num(o, "nic_cycles_per_packet", e ? cyc : NAN);
 	jw_num(o, "nic_ns_per_packet", e && hz > 0 ? cyc / hz * 1e9 : NAN);
+	jw_set(o, "nic_stage_cycles_per_packet",
+	       rxb_emu_stages_json(e ? r->emu_stage_cyc_per_pkt : none));
 	jw_num(o, "capacity_mpps", e && cyc > 0 ? hz / cyc * r->emu_nic_lcores / 1e6 : NAN);
 	jw_num(o, "added_latency_ns", e ? r->emu_held_ns : NAN);
 	return o;

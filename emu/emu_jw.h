@@ -27,4 +27,9 @@ void jw_str(json_t *o, const char *key, const char *v);
  * `what`) when jansson could not encode it. */
 int jw_write(FILE *f, json_t *root, int digits, const char *what);
 
+/* A NIC lcore's cycles per packet by step (rxb_emu_result's
+ * emu_stage_cyc_per_pkt) as an object keyed by rxb_emu_stage_name: the
+ * result record's and the --bench rows' one spelling. */
+json_t *rxb_emu_stages_json(const double *cyc_per_pkt);
+
 #endif

@@ -413,14 +413,12 @@ static inline void prefetch_pkt(struct rte_mbuf *m)
 	rte_prefetch0(rte_pktmbuf_mtod(m, void *));
 }
 
-/* Every packet of a burst of n waited in E's hands from t0 (just before it
- * was taken off the wire) to here, its burst's last completion. Bursts a
- * preemption stretched past 200 µs are left out, as in the loaded cycles:
- * they measure the scheduler. */
-static void held(struct emu_nic *nic, uint64_t t0, unsigned n)
+/* Every packet of a burst of n waited in E's hands for t cycles, from just
+ * before it was taken off the wire to its burst's last completion. Bursts
+ * a preemption stretched past 200 µs are left out, as in the loaded
+ * cycles: they measure the scheduler. */
+static void held(struct emu_nic *nic, uint64_t t, unsigned n)
 {
-	uint64_t t = rte_rdtsc() - t0;
-
 	if (t >= nic->e->hz / 5000)
 		return;
 	rxb_counter_add(&nic->ns.held_cyc, t * n);
@@ -448,8 +446,10 @@ static unsigned null_burst(struct emu *e, struct emu_pq *pq, struct rte_mbuf **p
 	return want;
 }
 
+/* Poll physical queue pq once and dispatch what it gave; adds the cycles
+ * of its receive, classify and deliver steps to stage[]. */
 static unsigned poll_queue(struct emu_nic *nic, struct emu_pq *pq, uint64_t now, uint32_t epoch,
-			   bool spool)
+			   bool spool, uint64_t *stage)
 {
 	struct emu *e = nic->e;
 	struct rte_mbuf *pkts[EMU_BURST];
@@ -457,7 +457,7 @@ static unsigned poll_queue(struct emu_nic *nic, struct emu_pq *pq, uint64_t now,
 	uint32_t src[EMU_BURST];
 	struct burst_cnt c = { 0 };
 	unsigned want = EMU_BURST, n, nv = 0;
-	uint64_t t0;
+	uint64_t t0, t1, t2, t3;
 
 	if (e->pmd_allocates) {
 		/* Ask for no more than there are buffers: net_null fails a burst
@@ -475,6 +475,7 @@ static unsigned poll_queue(struct emu_nic *nic, struct emu_pq *pq, uint64_t now,
 		atomic_store_explicit(&pq->eof, true, memory_order_relaxed);
 	if (n == 0)
 		return 0;
+	t1 = rte_rdtsc();
 	for (unsigned i = 0; i < RTE_MIN(n, EMU_PREFETCH_AHEAD); i++)
 		prefetch_pkt(pkts[i]);
 	for (unsigned i = 0; i < n; i++) {
@@ -483,9 +484,14 @@ static unsigned poll_queue(struct emu_nic *nic, struct emu_pq *pq, uint64_t now,
 		if (classify(e, pq, pkts[i], now, epoch, spool, &meta[nv], &src[nv], &c))
 			pkts[nv++] = pkts[i];
 	}
+	t2 = rte_rdtsc();
 	deliver_all(nic, pkts, src, meta, nv, &c);
+	t3 = rte_rdtsc();
+	stage[RXB_EMU_STAGE_RECEIVE] += t1 - t0;
+	stage[RXB_EMU_STAGE_CLASSIFY] += t2 - t1;
+	stage[RXB_EMU_STAGE_DELIVER] += t3 - t2;
 	burst_cnt_flush(&nic->ns, &c);
-	held(nic, t0, n);
+	held(nic, t3 - t0, n);
 	rxb_counter_add(&pq->received, n);
 	return n;
 }
@@ -500,7 +506,8 @@ static unsigned refill_all(struct emu_nic *nic)
 	return work;
 }
 
-static unsigned poll_all(struct emu_nic *nic, uint64_t now, uint32_t epoch, bool dyn, bool spool)
+static unsigned poll_all(struct emu_nic *nic, uint64_t now, uint32_t epoch, bool dyn, bool spool,
+			 uint64_t *stage)
 {
 	struct emu *e = nic->e;
 	unsigned pkts = 0;
@@ -508,7 +515,7 @@ static unsigned poll_all(struct emu_nic *nic, uint64_t now, uint32_t epoch, bool
 	for (uint32_t q = nic->pq_first; q < nic->pq_first + nic->pq_n; q++) {
 		if (dyn && e->pq[q].set != e->applied_mode)
 			continue; /* not steered to; drained before the switch */
-		pkts += poll_queue(nic, &e->pq[q], now, epoch, spool);
+		pkts += poll_queue(nic, &e->pq[q], now, epoch, spool, stage);
 	}
 	return pkts;
 }
@@ -539,9 +546,10 @@ static void ws_window(struct emu_nic *nic)
 	atomic_store_explicit(&nic->ns.ws_distinct, 0, memory_order_relaxed);
 }
 
-/* Time accounting of one loop from `last` to `t`. */
+/* Time accounting of one loop from `last` to `t`, whose measured steps
+ * took stage[] of it. */
 static void account(struct emu_nic *nic, uint64_t last, uint64_t t, unsigned work, unsigned pkts,
-		    uint64_t *idle_polls)
+		    const uint64_t *stage, uint64_t *idle_polls)
 {
 	struct emu_nstats *ns = &nic->ns;
 
@@ -559,6 +567,8 @@ static void account(struct emu_nic *nic, uint64_t last, uint64_t t, unsigned wor
 	if (pkts >= EMU_BURST / 2 && t - last < nic->e->hz / 5000) {
 		rxb_counter_add(&ns->full_cyc, t - last);
 		rxb_counter_add(&ns->full_pkts, pkts);
+		for (int s = 0; s < RXB_EMU_STAGE_OTHER; s++)
+			rxb_counter_add(&ns->stage_cyc[s], stage[s]);
 	}
 	*idle_polls = 0;
 }
@@ -603,7 +613,7 @@ int emu_nic_main(void *arg)
 	uint64_t last = rte_rdtsc(), idle_polls = 0;
 
 	do {
-		uint64_t now = rte_rdtsc(), t;
+		uint64_t now = rte_rdtsc(), t, stage[RXB_EMU_STAGE_OTHER] = { 0 };
 		unsigned work, pkts;
 		uint32_t ep = atomic_load_explicit(&e->ws_epoch, memory_order_relaxed);
 
@@ -612,7 +622,8 @@ int emu_nic_main(void *arg)
 			epoch = ep;
 		}
 		work = refill_all(nic);
-		pkts = poll_all(nic, now, epoch, dyn, spool);
+		stage[RXB_EMU_STAGE_REFILL] = rte_rdtsc() - now;
+		pkts = poll_all(nic, now, epoch, dyn, spool, stage);
 		work += pkts;
 		if (dyn)
 			dyn_follow(nic);
@@ -621,7 +632,7 @@ int emu_nic_main(void *arg)
 		if (coalesce) /* one NIC lcore (emu_nic_shard) */
 			work += rxb_iface_tick(e->iface, now);
 		t = rte_rdtsc();
-		account(nic, last, t, work, pkts, &idle_polls);
+		account(nic, last, t, work, pkts, stage, &idle_polls);
 		last = t;
 		note_pcap_end(e);
 	} while (!should_stop(nic, idle_polls));

@@ -778,6 +778,24 @@ static void fill_rings(struct emu *e, struct rxb_emu_result *r)
 	r->occ_mean = occ_n ? (double)occ_sum / (double)occ_n : 0;
 }
 
+/* Cycles per packet of each step of the NIC lcores' full-burst loops;
+ * "other" is what the measured steps leave of the loops' cycles. */
+static void fill_stages(const struct emu *e, struct rxb_emu_result *r)
+{
+	uint64_t pkts = EMU_NS(e, full_pkts), rest = EMU_NS(e, full_cyc);
+
+	for (int s = 0; s < RXB_EMU_STAGE_OTHER; s++) {
+		uint64_t cyc = emu_counter_sum(e->nic, sizeof(*e->nic), e->n_nic,
+					       offsetof(struct emu_nic, ns) +
+						       offsetof(struct emu_nstats, stage_cyc) +
+						       (size_t)s * sizeof(rxb_counter_t));
+
+		r->emu_stage_cyc_per_pkt[s] = pkts ? (double)cyc / (double)pkts : NAN;
+		rest -= cyc;
+	}
+	r->emu_stage_cyc_per_pkt[RXB_EMU_STAGE_OTHER] = pkts ? (double)rest / (double)pkts : NAN;
+}
+
 /* The NIC lcores' counters, summed, and what they cost per packet. */
 static void fill_emulator(const struct emu *e, struct rxb_emu_result *r)
 {
@@ -795,6 +813,7 @@ static void fill_emulator(const struct emu *e, struct rxb_emu_result *r)
 	r->emu_loaded_cycles_per_pkt = r->emu_loaded_pkts ? (double)EMU_NS(e, full_cyc) /
 								    (double)r->emu_loaded_pkts
 							  : NAN;
+	fill_stages(e, r);
 	r->emu_nic_lcores = e->n_nic;
 	r->emu_held_ns = EMU_NS(e, held_pkts)
 				 ? (double)EMU_NS(e, held_cyc) / (double)EMU_NS(e, held_pkts) /

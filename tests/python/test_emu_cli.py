@@ -183,6 +183,26 @@ def test_native_baseline_has_no_emulator_block():
     assert p.stdout.startswith("privring (native) on this machine")
     assert "Emulator core                    none (native" in p.stdout
     assert "packets ok, buffers ok" in p.stdout
+    steps = json.loads(emu_cli("--json", *TINY, "--set", "arch.name=privring", "--set",
+                               "arch.emulated=false").stdout)["metrics"]["emulator"]["cost"]
+    assert steps["nic_stage_cycles_per_packet"] == dict.fromkeys(emu.NIC_STAGES)
+
+
+@needs_bin
+def test_the_nic_lcore_cost_is_split_into_the_steps_of_its_loop():
+    """emulator.cost says where a NIC lcore's cycles per packet go: each step of its loop
+    measured, in loop order, and the rest; the measured steps fit inside the loops they were
+    measured in (the rest is never negative), and each did work in a loaded run."""
+    p = emu_cli("--json", "--set", "arch.name=privring", "--set", "emu.source=null",
+                "--set", "emu.sink=true", "--set", "system.cores=1", "--set",
+                "run.duration_ms=200")
+    assert p.returncode == 0, p.stderr
+    cost = json.loads(p.stdout)["metrics"]["emulator"]["cost"]
+    steps = cost["nic_stage_cycles_per_packet"]
+    assert tuple(steps) == emu.NIC_STAGES
+    assert all(steps[s] > 0 for s in emu.NIC_STAGES if s != "other")
+    assert steps["other"] >= 0
+    assert sum(steps.values()) == pytest.approx(cost["nic_cycles_per_packet"], rel=1e-4)
 
 
 def _emu_check_fails(*args: str) -> str:

@@ -113,6 +113,8 @@ def test_emu_record_carries_provenance_of_the_emulator(tmp_path, monkeypatch):
                                   "nic_lcores": 1,
                                   "cost": {"nic_cycles_per_packet": None,
                                            "nic_ns_per_packet": None, "capacity_mpps": None,
+                                           "nic_stage_cycles_per_packet":
+                                               dict.fromkeys(emu.NIC_STAGES),
                                            "added_latency_ns": None}}
     monkeypatch.setattr(emu, "_invoke", lambda *a, **k: (doc, []))
     prov = emu.run(None, ["system.cores=2"]).record["provenance"]

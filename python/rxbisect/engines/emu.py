@@ -35,6 +35,10 @@ from . import engine, provenance
 ENV_BIN = "RXB_EMU_BIN"
 NAME = "rxb-emu"
 
+# The steps a NIC lcore's cycles per packet are split into, in its loop's order (rxb-emu's
+# rxb_emu_stage_name; docs/emulator.md "Emulation cost").
+NIC_STAGES = ("refill", "receive", "classify", "deliver", "other")
+
 # What the emulator record must hold: the simulator's metrics (docs/engine-contract.md §4.1)
 # except that DRAM bandwidth is null without resctrl, plus the emulator's own block (nulls
 # for the native baselines, which have no emulator lcore).
@@ -47,6 +51,7 @@ METRICS: dict[str, Any] = {
                  "nic_lcores": "count",
                  # what the emulation itself costs (docs/emulator.md "Emulation cost")
                  "cost": {"nic_cycles_per_packet": "number?", "nic_ns_per_packet": "number?",
+                          "nic_stage_cycles_per_packet": dict.fromkeys(NIC_STAGES, "number?"),
                           "capacity_mpps": "number?", "added_latency_ns": "number?"}},
 }
 

@@ -87,6 +87,11 @@ def _emulation_cost(c: dict) -> str:
             f"{num(c['capacity_mpps'], 1, 'Mpps')}, +{num(c['added_latency_ns'], 0, 'ns')} latency")
 
 
+def _steps(steps: dict) -> str:
+    """A NIC lcore's cycles per packet by step of its loop, in loop order."""
+    return ", ".join(f"{s} {num(v, 0)}" for s, v in steps.items())
+
+
 def emu(record: dict) -> str:
     """The terminal view of one `rxb-emu` run: the simulator's rows, then the emulator's."""
     m, p = record["metrics"], record["params"]
@@ -110,6 +115,7 @@ def emu(record: dict) -> str:
             ("  idle share", pct(e["idle_share"], 1)),
             ("  NIC lcores", num(e["nic_lcores"])),
             ("  emulation cost", _emulation_cost(e["cost"])),
+            ("  its cycles/packet by step", _steps(e["cost"]["nic_stage_cycles_per_packet"])),
             ("  buffer mismatches / swaps", f"{num(e['buffer_mismatch'])} / {num(e['swaps'])}"),
             ("  RSS software / port hash", f"{num(e['sw_hash'])} / {num(e['port_hash'])}"),
             ("  slots physical / virtual", f"{num(e['phys_slots'])} / {num(e['virt_slots'])}"),
