@@ -72,12 +72,13 @@ test-asan: build-asan
 build-tsan-pmd: deps
 	@$(CMAKE) -S . -B build-tsan-pmd -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=thread -DRXB_BUILD_EMU=ON \
 	   -DRXB_BUILD_SIM=OFF -DBUILD_TESTING=OFF >/dev/null
-	@cmake --build build-tsan-pmd -j $(JOBS) --target rte_net_rxbisect
+	@cmake --build build-tsan-pmd -j $(JOBS) --target rte_net_rxbisect rxb-emu
 
 test-tsan: build-tsan build-tsan-pmd
 	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L concurrent
 	@RXB_PMD_BUILD=build-tsan-pmd RXB_PMD_TSAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py \
 	   tests/python/test_pmd_nic_threads.py
+	@bash tests/tsan_emu.sh build-tsan-pmd
 
 test-fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz 60

@@ -194,5 +194,8 @@ for a, d in by_lcores[str(lcores[0])].items():
 lt = (first[0].get("machine") or {}).get("line_transfer_cycles")
 print(f"  one cache line moved between two CPUs here: {fmt(lt, '.0f')} cycles (every line a packet "
       "shares between NIC lcore and worker costs this)")
+ho = (first[0].get("machine") or {}).get("handoff_cycles_per_packet")
+print(f"  one packet handed from one CPU to another through rings, nothing else: {fmt(ho, '.1f')} "
+      "cycles (the floor of a NIC lcore's cyc/pkt here)")
 print(f"wrote {out}")
 PYEOF

@@ -28,6 +28,7 @@
 
 #include "emu.h"
 #include "emu_jw.h"
+#include "handoff.h"
 #include "line_transfer.h"
 #include "rxb/privring.h"
 #include "rxb/rxbisect.h"
@@ -153,6 +154,8 @@ static json_t *bench_head(const struct rxb_emu_cfg *base, double ms, double hz)
 	jw_str(machine, "pages", rte_eal_has_hugepages() ? "hugepages" : "4 KiB");
 	/* the price of each line a packet moves between NIC lcore and worker */
 	jw_num(machine, "line_transfer_cycles", emu_line_transfer_cycles());
+	/* the least a NIC lcore can pay per packet here */
+	jw_num(machine, "handoff_cycles_per_packet", emu_handoff_cycles_per_packet());
 	jw_set(root, "machine", machine);
 	jw_u64(p, "system.cores", base->scn.system.cores);
 	jw_u64(p, "traffic.packet_bytes", base->scn.traffic.packet_bytes);

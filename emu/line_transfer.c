@@ -61,14 +61,21 @@ static bool shares_cpu(unsigned a, unsigned b)
 	return CPU_COUNT(&both) != 0;
 }
 
-double emu_line_transfer_cycles(void)
+unsigned emu_other_cpu_lcore(void)
 {
 	unsigned main_lc = rte_get_main_lcore(), partner = RTE_MAX_LCORE, lc;
-	uint64_t t0, t1, i, deadline;
 
 	RTE_LCORE_FOREACH_WORKER(lc)
 	if (!shares_cpu(main_lc, lc))
 		partner = lc;
+	return partner;
+}
+
+double emu_line_transfer_cycles(void)
+{
+	unsigned partner = emu_other_cpu_lcore();
+	uint64_t t0, t1, i, deadline;
+
 	if (partner == RTE_MAX_LCORE)
 		return NAN;
 	atomic_store_explicit(&bounce.turn, 0, memory_order_relaxed);

@@ -17,4 +17,8 @@
  * the other lcores idle. */
 double emu_line_transfer_cycles(void);
 
+/* The last lcore whose CPUs the main lcore's do not include, or
+ * RTE_MAX_LCORE when every lcore shares the main lcore's CPU. */
+unsigned emu_other_cpu_lcore(void);
+
 #endif

@@ -263,22 +263,26 @@ def test_bench_record_names_the_pages_it_ran_on(eal):
 
 @needs_bin
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
-def test_bench_record_prices_a_line_moved_between_cpus():
+def test_bench_record_prices_a_line_and_a_packet_moved_between_cpus():
     """The benchmark measures what one cache line costs to move between two CPUs (the unit of
-    a NIC lcore's cost per packet): a positive figure when an lcore has a CPU other than the
-    main lcore's, none when every lcore shares one (a bounce would then measure the
-    scheduler)."""
-    def transfer(*eal):
+    a NIC lcore's cost per packet) and the fewest cycles per packet at which one CPU hands
+    packets to another through rings (the floor of a NIC lcore's cost): positive figures when
+    an lcore has a CPU other than the main lcore's, none when every lcore shares one (they
+    would then measure the scheduler)."""
+    def machine(*eal):
         p = subprocess.run([str(BIN), "--bench", "--bench-ms", "20", *eal],
                            capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
-        return json.loads(p.stdout)["machine"]["line_transfer_cycles"]
+        m = json.loads(p.stdout)["machine"]
+        return m["line_transfer_cycles"], m["handoff_cycles_per_packet"]
 
     cpus = sorted(os.sched_getaffinity(0))
-    spread = transfer("--eal", f"--no-huge -m 1024 --lcores=0@{cpus[0]},1@{cpus[0]},2@{cpus[1]}")
-    assert spread is not None and 1 < spread < 1e6
-    assert transfer("--eal", f"--no-huge -m 1024 --lcores=0@{cpus[0]},1@{cpus[0]},2@{cpus[0]}") \
-        is None
+    line, packet = machine("--eal",
+                           f"--no-huge -m 1024 --lcores=0@{cpus[0]},1@{cpus[0]},2@{cpus[1]}")
+    assert line is not None and 1 < line < 1e6
+    assert packet is not None and 1 < packet < 1e6
+    assert machine("--eal", f"--no-huge -m 1024 --lcores=0@{cpus[0]},1@{cpus[0]},2@{cpus[0]}") \
+        == (None, None)
 
 
 def free_hugepage_mib() -> int:
