@@ -6,8 +6,10 @@
 #   1. rxb-emu --bench (docs/emulator.md "Benchmark mode") once per NIC lcore count (1, 2, 4):
 #      per interface, the NIC lcores each on a CPU of their own when there are enough,
 #      dispatching from net_null with software RSS to sink workers (achieved_mpps,
-#      capacity_mpps at full bursts, NIC cycles per packet, the latency the NIC lcores add),
-#      and the workers' receive + free cost per packet on one core (rx_ns, free_ns);
+#      capacity_mpps at full bursts, NIC cycles per packet and where they go by step of the
+#      loop, the latency the NIC lcores add), the workers' receive + free cost per packet on
+#      one core (rx_ns, free_ns), and the machine's price of a line moved between two CPUs and
+#      its floor for a packet handed from one CPU to another;
 #   2. dpdk-testpmd io forwarding between two net_null vdevs on one forwarding core (the
 #      baseline of docs/emulator.md): per port the median Rx-pps of the 1 s periods after the
 #      first, summed over both ports = packets one core moves through two PMDs.
