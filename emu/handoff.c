@@ -16,9 +16,10 @@
 
 #include "line_transfer.h"
 
-#define RING    1024u /* buffers, completion entries and descriptors: a privRing's default */
-#define BURST   32u
-#define STRIDE  2432u /* bytes from one buffer to the next, as a mbuf with its private
+#define RING  1024u /* buffers, completion entries and descriptors: a privRing's default */
+#define BURST 32u
+#define STRIDE \
+	2432u /* bytes from one buffer to the next, as a mbuf with its private
 		       * line and a 2 KiB data room lie in a mempool */
 #define PACKETS 2000000u
 #define MAX_MS  100u
@@ -106,8 +107,8 @@ static uint64_t nic_run(struct handoff *h, uint64_t deadline)
 			uint8_t *line = h->bufs + (size_t)b * STRIDE;
 			struct entry *e = &h->cr[i % RING];
 
-			*(uint64_t *)(line + 16) = i;      /* data_off, refcnt, nb_segs, port */
-			*(uint64_t *)(line + 32) = 64;     /* packet_type, pkt_len */
+			*(uint64_t *)(line + 16) = i;  /* data_off, refcnt, nb_segs, port */
+			*(uint64_t *)(line + 32) = 64; /* packet_type, pkt_len */
 			e->buf = b;
 			e->len = 64;
 			/* release: pairs with the core's acquire of the entry */
