@@ -16,11 +16,12 @@
 
 #include "line_transfer.h"
 
-#define RING  1024u /* buffers, completion entries and descriptors: a privRing's default */
-#define BURST 32u
-#define STRIDE \
-	2432u /* bytes from one buffer to the next, as a mbuf with its private
-		       * line and a 2 KiB data room lie in a mempool */
+/* Buffers, completion entries and descriptors: a privRing's default. */
+#define RING    1024u
+#define BURST   32u
+/* Bytes from one buffer to the next, as a mbuf with its private line and a
+ * 2 KiB data room lie in a mempool. */
+#define STRIDE  2432u
 #define PACKETS 2000000u
 #define MAX_MS  100u
 
