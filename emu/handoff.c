@@ -36,9 +36,10 @@ struct entry {
 struct handoff {
 	struct entry cr[RING];
 	uint32_t desc[RING]; /* core -> NIC: buffer indices, in the order to fill them */
-	/* the core's descriptor tail (its doorbell) and the end of the run, each
-	 * on a line of its own: only they are shared besides entries and descriptors */
+	/* the core's descriptor tail (its doorbell), on a line of its own: the
+	 * only word written while it runs besides entries, descriptors and buffers */
 	_Atomic uint32_t posted __rte_cache_aligned;
+	/* written only to end the run; with the buffers' address, read-only */
 	_Atomic uint32_t stop __rte_cache_aligned;
 	_Atomic uint32_t stopped;
 	uint8_t *bufs;
