@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Through the generic interface: the stalled-core comparison of the spec,
+ * Through the generic interface: one stalled core under shRing RxArr and
+ * rxBisect (what the healthy cores lose),
  * dynamic shRing switching both ways without loss, names and errors. */
 #include <errno.h>
 #include <string.h>
@@ -72,7 +73,7 @@ static uint64_t healthy_drops_with_stall(struct rxb_iface_config *cfg)
 	return drops;
 }
 
-/* Spec test: with one core stalled, rxBisect keeps delivering to the others
+/* With one core stalled, rxBisect keeps delivering to the others
  * while RxArr starts dropping packets meant for healthy cores. */
 static void test_stalled_core_rxarr_vs_rxbisect(void)
 {
