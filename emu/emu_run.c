@@ -785,10 +785,7 @@ static void fill_stages(const struct emu *e, struct rxb_emu_result *r)
 	uint64_t pkts = EMU_NS(e, full_pkts), rest = EMU_NS(e, full_cyc);
 
 	for (int s = 0; s < RXB_EMU_STAGE_OTHER; s++) {
-		uint64_t cyc = emu_counter_sum(e->nic, sizeof(*e->nic), e->n_nic,
-					       offsetof(struct emu_nic, ns) +
-						       offsetof(struct emu_nstats, stage_cyc) +
-						       (size_t)s * sizeof(rxb_counter_t));
+		uint64_t cyc = EMU_NS(e, stage_cyc[s]);
 
 		r->emu_stage_cyc_per_pkt[s] = pkts ? (double)cyc / (double)pkts : NAN;
 		rest -= cyc;
