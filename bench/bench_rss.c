@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * bench_rss — nanoseconds per Toeplitz hash of each implementation of
- * rxb_rss_hash() this CPU runs (include/rxb/rss.h: the per-byte table and
- * GFNI), on the inputs NICs hash: IPv4 addresses (8 bytes), IPv4 with
+ * rxb_rss_hash() this CPU runs (include/rxb/rss.h: the per-byte table,
+ * GFNI and CLMUL), on the inputs NICs hash: IPv4 addresses (8 bytes), IPv4 with
  * ports (12), IPv6 with ports (36) as bytes in memory; IPv4 with ports
  * from values (rxb_rss_ipv4_l4, what code that builds the tuple calls); a
  * whole IPv4/UDP frame (rxb_rss_frame: parsing, then the hash in place).
  * Each run hashes a ring of 4096 random inputs over and over (independent
  * hashes, as a NIC lcore's burst is) for --ms milliseconds per
  * implementation and case, the implementations interleaved; the figure is
- * the median over --reps runs, with the GFNI / table ratio from the same
+ * the median over --reps runs, with each vector implementation / table ratio from the same
  * runs. The checksum of the hashes is compared between implementations,
  * so a wrong fast path cannot report a speed.
  *
@@ -22,7 +22,10 @@
 
 #include "rxb/rss.h"
 
-enum { INPUTS = 4096, N_CASE = 5, N_IMPL = 2, MAX_REPS = 101, FRAME = 64 };
+enum { INPUTS = 4096, N_CASE = 5, N_IMPL = 3, MAX_REPS = 101, FRAME = 64 };
+
+/* By enum rxb_rss_impl. */
+static const char *const impl_name[N_IMPL] = { "table", "gfni", "clmul" };
 
 static uint8_t inputs[INPUTS][RXB_RSS_MAX_INPUT];
 static uint8_t frames[INPUTS][FRAME]; /* Ethernet + IPv4 + UDP, inputs' tuples */
@@ -178,47 +181,66 @@ static int measure(struct rxb_rss *rss, const struct opts *o, const bool *have)
 				rxb_rss_select(rss, (enum rxb_rss_impl)k, NULL);
 				ns[k][l][r] = time_hashes(rss, l, o->ms, &sums[k]);
 			}
-			if (have[RXB_RSS_GFNI] && sums[RXB_RSS_GFNI] != sums[RXB_RSS_TABLE]) {
-				fprintf(stderr, "bench_rss: %s: gfni and table hashes differ\n",
-					cases[l].name);
-				return -1;
+			for (int k = 1; k < N_IMPL; k++) {
+				if (have[k] && sums[k] != sums[RXB_RSS_TABLE]) {
+					fprintf(stderr,
+						"bench_rss: %s: %s and table hashes differ\n",
+						cases[l].name, impl_name[k]);
+					return -1;
+				}
 			}
 		}
 	}
 	return 0;
 }
 
+/* Median over the runs of impl k's time over the table's in the same run. */
+static double median_ratio(const struct opts *o, int k, int l)
+{
+	double ratio[MAX_REPS];
+
+	for (unsigned r = 0; r < o->reps; r++)
+		ratio[r] = ns[k][l][r] / ns[RXB_RSS_TABLE][l][r];
+	return median(ratio, o->reps);
+}
+
 static void report(const struct opts *o, const bool *have, FILE *json)
 {
-	printf("%-16s %10s %10s %12s\n", "input", "table ns", "gfni ns", "gfni/table");
+	printf("%-16s %10s", "input", "table ns");
+	for (int k = 1; k < N_IMPL; k++)
+		printf(" %8s ns %8s/table", impl_name[k], impl_name[k]);
+	printf("\n");
 	if (json)
 		fprintf(json, "{\n  \"reps\": %u, \"ms\": %g,\n  \"ns_per_hash\": {", o->reps,
 			o->ms);
 	for (int l = 0; l < N_CASE; l++) {
-		double med[N_IMPL] = { 0 }, ratio[MAX_REPS];
-
-		for (int k = 0; k < N_IMPL; k++)
-			if (have[k])
-				med[k] = median(ns[k][l], o->reps);
-		for (unsigned r = 0; have[RXB_RSS_GFNI] && r < o->reps; r++)
-			ratio[r] = ns[RXB_RSS_GFNI][l][r] / ns[RXB_RSS_TABLE][l][r];
-		printf("%-16s %10.2f ", cases[l].name, med[RXB_RSS_TABLE]);
-		if (have[RXB_RSS_GFNI])
-			printf("%10.2f %12.3f\n", med[RXB_RSS_GFNI], median(ratio, o->reps));
-		else
-			printf("%10s %12s\n", "-", "-");
-		if (!json)
-			continue;
-		fprintf(json, "%s\n    \"%s\": {\"bytes\": %zu, \"table\": %.3f", l ? "," : "",
-			cases[l].name, cases[l].bytes, med[RXB_RSS_TABLE]);
-		if (have[RXB_RSS_GFNI])
-			fprintf(json, ", \"gfni\": %.3f, \"gfni_over_table\": %.4f",
-				med[RXB_RSS_GFNI], median(ratio, o->reps));
-		fprintf(json, "}");
+		printf("%-16s %10.2f", cases[l].name, median(ns[RXB_RSS_TABLE][l], o->reps));
+		if (json)
+			fprintf(json, "%s\n    \"%s\": {\"bytes\": %zu, \"table\": %.3f",
+				l ? "," : "", cases[l].name, cases[l].bytes,
+				median(ns[RXB_RSS_TABLE][l], o->reps));
+		for (int k = 1; k < N_IMPL; k++) {
+			if (!have[k]) {
+				printf(" %11s %14s", "-", "-");
+				continue;
+			}
+			printf(" %11.2f %14.3f", median(ns[k][l], o->reps), median_ratio(o, k, l));
+			if (json)
+				fprintf(json, ", \"%s\": %.3f, \"%s_over_table\": %.4f",
+					impl_name[k], median(ns[k][l], o->reps), impl_name[k],
+					median_ratio(o, k, l));
+		}
+		printf("\n");
+		if (json)
+			fprintf(json, "}");
 	}
-	if (json)
-		fprintf(json, "\n  },\n  \"gfni_available\": %s\n}\n",
-			have[RXB_RSS_GFNI] ? "true" : "false");
+	if (!json)
+		return;
+	fprintf(json, "\n  }");
+	for (int k = 1; k < N_IMPL; k++)
+		fprintf(json, ",\n  \"%s_available\": %s", impl_name[k],
+			have[k] ? "true" : "false");
+	fprintf(json, "\n}\n");
 }
 
 int main(int argc, char **argv)
@@ -246,7 +268,9 @@ int main(int argc, char **argv)
 	for (int k = 0; k < N_IMPL; k++)
 		have[k] = rxb_rss_impl_available((enum rxb_rss_impl)k);
 	if (!have[RXB_RSS_GFNI])
-		printf("bench_rss: this CPU has no GFNI with AVX-512 F/BW/VBMI: table only\n");
+		printf("bench_rss: this CPU has no GFNI with AVX-512 F/BW/VBMI\n");
+	if (!have[RXB_RSS_CLMUL])
+		printf("bench_rss: this CPU has no PCLMULQDQ\n");
 	if (measure(&rss, &o, have) < 0)
 		return 1;
 	if (o.json && (json = fopen(o.json, "w")) == NULL) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "rss_clmul.h"
 #include "rss_gfni.h"
 #include "rxb/rss.h"
 
@@ -79,25 +80,39 @@ int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len, struct
 					   window[7 - __builtin_ctz(v)];
 	}
 	rxb_rss_gfni_matrices(rss->gfni, key);
-	rss->impl = rxb_rss_impl_available(RXB_RSS_GFNI) ? RXB_RSS_GFNI : RXB_RSS_TABLE;
+	rxb_rss_clmul_windows(rss->clmul, key);
+	rss->impl = rxb_rss_impl_available(RXB_RSS_GFNI)    ? RXB_RSS_GFNI
+		    : rxb_rss_impl_available(RXB_RSS_CLMUL) ? RXB_RSS_CLMUL
+							    : RXB_RSS_TABLE;
 	return 0;
+}
+
+/* Whether this CPU runs impl; the check runs once per implementation, and
+ * racing first callers store the same. */
+static bool cpu_runs(_Atomic int *known, bool (*usable)(void))
+{
+	int u = atomic_load_explicit(known, memory_order_relaxed);
+
+	if (u < 0) {
+		u = usable();
+		atomic_store_explicit(known, u, memory_order_relaxed);
+	}
+	return u != 0;
 }
 
 bool rxb_rss_impl_available(enum rxb_rss_impl impl)
 {
-	/* The CPU check runs once; racing first callers store the same. */
-	static _Atomic int gfni = -1;
-	int g = atomic_load_explicit(&gfni, memory_order_relaxed);
+	static _Atomic int gfni = -1, clmul = -1;
 
-	if (impl == RXB_RSS_TABLE)
+	switch (impl) {
+	case RXB_RSS_TABLE:
 		return true;
-	if (impl != RXB_RSS_GFNI)
-		return false;
-	if (g < 0) {
-		g = rxb_rss_gfni_usable();
-		atomic_store_explicit(&gfni, g, memory_order_relaxed);
+	case RXB_RSS_GFNI:
+		return cpu_runs(&gfni, rxb_rss_gfni_usable);
+	case RXB_RSS_CLMUL:
+		return cpu_runs(&clmul, rxb_rss_clmul_usable);
 	}
-	return g != 0;
+	return false;
 }
 
 int rxb_rss_select(struct rxb_rss *rss, enum rxb_rss_impl impl, struct rxb_err *err)
@@ -105,8 +120,9 @@ int rxb_rss_select(struct rxb_rss *rss, enum rxb_rss_impl impl, struct rxb_err *
 	if (!rxb_rss_impl_available(impl)) {
 		rxb_err_set(err,
 			    "rss.impl = %d: this CPU cannot run it (table = %d always can; gfni = "
-			    "%d needs GFNI with AVX-512 F, BW and VBMI)",
-			    (int)impl, RXB_RSS_TABLE, RXB_RSS_GFNI);
+			    "%d needs GFNI with AVX-512 F, BW and VBMI; clmul = %d needs "
+			    "PCLMULQDQ)",
+			    (int)impl, RXB_RSS_TABLE, RXB_RSS_GFNI, RXB_RSS_CLMUL);
 		return -ENOTSUP;
 	}
 	rss->impl = impl;
@@ -127,6 +143,8 @@ uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len
 	assert(len <= RXB_RSS_MAX_INPUT);
 	if (rss->impl == RXB_RSS_GFNI)
 		return rxb_rss_gfni_hash(rss->gfni, data, len);
+	if (rss->impl == RXB_RSS_CLMUL)
+		return rxb_rss_clmul_hash(rss->clmul, data, len);
 	return table_hash(rss, data, len);
 }
 
@@ -145,7 +163,8 @@ static void put_be16(uint8_t *p, uint16_t v)
 }
 
 /* The addresses in network order as the little-endian word of their 8
- * input bytes (GFNI takes IPv4 inputs in registers: rxb_rss_gfni_hash16). */
+ * input bytes (GFNI and CLMUL take IPv4 inputs in registers, not through
+ * bytes just stored: rxb_rss_gfni_hash16, rxb_rss_clmul_words). */
 static uint64_t ipv4_word(uint32_t sip, uint32_t dip)
 {
 	return (uint64_t)__builtin_bswap32(dip) << 32 | __builtin_bswap32(sip);
@@ -157,6 +176,8 @@ uint32_t rxb_rss_ipv4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip)
 
 	if (rss->impl == RXB_RSS_GFNI)
 		return rxb_rss_gfni_hash16(rss->gfni, ipv4_word(sip, dip), 0, sizeof(in));
+	if (rss->impl == RXB_RSS_CLMUL)
+		return rxb_rss_clmul_words(rss->clmul, (const uint32_t[]){ sip, dip }, 2);
 	put_be32(in, sip);
 	put_be32(in + 4, dip);
 	return table_hash(rss, in, sizeof(in));
@@ -172,6 +193,10 @@ uint32_t rxb_rss_ipv4_l4(const struct rxb_rss *rss, uint32_t sip, uint32_t dip, 
 					   (uint64_t)__builtin_bswap16(dport) << 16 |
 						   __builtin_bswap16(sport),
 					   sizeof(in));
+	if (rss->impl == RXB_RSS_CLMUL)
+		return rxb_rss_clmul_words(
+			rss->clmul, (const uint32_t[]){ sip, dip, (uint32_t)sport << 16 | dport },
+			3);
 	put_be32(in, sip);
 	put_be32(in + 4, dip);
 	put_be16(in + 8, sport);

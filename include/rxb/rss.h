@@ -44,24 +44,31 @@ extern const uint8_t rxb_rss_default_key[RXB_RSS_KEY_LEN];
 uint32_t rxb_toeplitz_ref(const uint8_t *key, size_t key_len, const uint8_t *data, size_t len);
 
 /* The ways rxb_rss_hash() computes the hash; each equals rxb_toeplitz_ref().
- * The hash is linear in its input bits, so both precompute per key:
+ * The hash is linear in its input bits, so all precompute per key:
  *  TABLE  the contribution of byte value v at input position i, a 1 KiB
  *         row per position: one load and one XOR per input byte. Any CPU.
  *  GFNI   an 8x8 bit matrix per byte position, applied to 8 bytes at once
  *         by x86's GF2P8AFFINEQB on 512-bit registers: 320 bytes of state,
  *         a handful of instructions per hash. CPUs with GFNI and AVX-512
- *         F, BW and VBMI (Intel Ice Lake and later, AMD Zen 4 and later). */
-enum rxb_rss_impl { RXB_RSS_TABLE, RXB_RSS_GFNI };
+ *         F, BW and VBMI (Intel Ice Lake and later, AMD Zen 4 and later).
+ *  CLMUL  one carry-less multiplication (x86's PCLMULQDQ) of each 4 input
+ *         bytes by a 64-bit window of the key: 72 bytes of state. Every
+ *         x86-64 CPU since 2010 (Intel Westmere, AMD Bulldozer). */
+enum rxb_rss_impl { RXB_RSS_TABLE, RXB_RSS_GFNI, RXB_RSS_CLMUL };
 
 /* Matrices of the GFNI hash: one per input position plus the three a
  * result byte reaches past the input, a whole number of registers. */
 #define RXB_RSS_GFNI_LANES 40
 
-/* Precomputed hash state for one key, both implementations' (37 KiB);
+/* Key windows of the CLMUL hash: one per 4 input bytes. */
+#define RXB_RSS_CLMUL_WORDS ((RXB_RSS_MAX_INPUT + 3) / 4)
+
+/* Precomputed hash state for one key, every implementation's (37 KiB);
  * build once, share read-only. */
 struct rxb_rss {
 	uint32_t table[RXB_RSS_MAX_INPUT][256];
 	uint64_t gfni[RXB_RSS_GFNI_LANES];
+	uint64_t clmul[RXB_RSS_CLMUL_WORDS];
 	enum rxb_rss_impl impl; /* what rxb_rss_hash() uses */
 };
 
@@ -70,14 +77,15 @@ struct rxb_rss {
 extern const size_t rxb_rss_state_bytes;
 
 /* Build the state from a key of exactly RXB_RSS_KEY_LEN bytes and pick
- * the fastest implementation this CPU runs (GFNI where it can).
+ * the fastest implementation this CPU runs: GFNI where it can, else CLMUL,
+ * else TABLE.
  * Returns 0, or -EINVAL with a message naming rss.key. */
 int rxb_rss_init(struct rxb_rss *rss, const uint8_t *key, size_t key_len, struct rxb_err *err);
 
 /* Whether this CPU runs impl (TABLE always). */
 bool rxb_rss_impl_available(enum rxb_rss_impl impl);
 
-/* Make rxb_rss_hash() use impl (tests, benchmarks, comparing the two).
+/* Make rxb_rss_hash() use impl (tests, benchmarks, comparing them).
  * Returns 0, or -ENOTSUP with a message naming rss.impl when this CPU
  * lacks it (the choice is then unchanged). */
 int rxb_rss_select(struct rxb_rss *rss, enum rxb_rss_impl impl, struct rxb_err *err);

@@ -66,8 +66,8 @@ static size_t build_input(int family, const struct ms_vector *v, uint8_t *in)
 
 /* The implementations this CPU runs, each tested alike; one missing is
  * said on stderr, not passed over in silence. */
-static const enum rxb_rss_impl impls[] = { RXB_RSS_TABLE, RXB_RSS_GFNI };
-static const char *const impl_names[] = { "table", "gfni" };
+static const enum rxb_rss_impl impls[] = { RXB_RSS_TABLE, RXB_RSS_GFNI, RXB_RSS_CLMUL };
+static const char *const impl_names[] = { "table", "gfni", "clmul" };
 
 static bool use_impl(struct rxb_rss *rss, size_t i)
 {
@@ -270,33 +270,44 @@ static unsigned ipv4_wrapper_mismatches(const struct rxb_rss *rss)
 	return mismatches;
 }
 
-/* The IPv4 wrappers (GFNI takes their input in registers, not memory)
+/* The IPv4 wrappers (GFNI and CLMUL take their input in registers)
  * against the reference on random addresses and ports, each impl. */
 static void test_ipv4_wrappers_match_ref(void)
 {
 	CHECK_EQ(over_impls(ipv4_wrapper_mismatches), 0);
 }
 
-/* rxb_rss_init picks GFNI where the CPU has it, and a selected GFNI hash
- * really reads its matrices (a corrupted one changes the hash). */
-static void test_gfni_is_chosen_and_used(void)
+/* A selected implementation really reads its own state: corrupting one
+ * word of it changes the hash, and the table still gives the right one. */
+static void check_uses_its_state(struct rxb_rss *rss, uint64_t *state)
 {
 	uint8_t in[12] = { 0x42, 0x09, 0x95, 0xbb, 0xa1, 0x8e, 0x64, 0x4f, 0x10, 0x2c, 0x06, 0xe6 };
+	uint32_t h = rxb_rss_hash(rss, in, sizeof(in));
+
+	*state ^= 1ull << 40;
+	CHECK(rxb_rss_hash(rss, in, sizeof(in)) != h);
+	*state ^= 1ull << 40;
+	CHECK_EQ(rxb_rss_select(rss, RXB_RSS_TABLE, NULL), 0);
+	CHECK_EQ(rxb_rss_hash(rss, in, sizeof(in)), h);
+}
+
+/* rxb_rss_init picks GFNI where the CPU has it, else CLMUL, else the
+ * table; each vector implementation, selected, uses its own state. */
+static void test_fastest_is_chosen_and_each_uses_its_state(void)
+{
 	struct rxb_rss rss;
-	uint32_t h;
+	bool gfni = rxb_rss_impl_available(RXB_RSS_GFNI);
+	bool clmul = rxb_rss_impl_available(RXB_RSS_CLMUL);
 
 	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, NULL), 0);
-	if (!rxb_rss_impl_available(RXB_RSS_GFNI)) {
-		CHECK_EQ(rss.impl, RXB_RSS_TABLE);
-		fprintf(stderr, "     rss gfni: not on this CPU, not tested\n");
-		return;
-	}
-	CHECK_EQ(rss.impl, RXB_RSS_GFNI);
-	h = rxb_rss_hash(&rss, in, sizeof(in));
-	rss.gfni[5] ^= 1;
-	CHECK(rxb_rss_hash(&rss, in, sizeof(in)) != h);
-	CHECK_EQ(rxb_rss_select(&rss, RXB_RSS_TABLE, NULL), 0);
-	CHECK_EQ(rxb_rss_hash(&rss, in, sizeof(in)), h);
+	CHECK_EQ(rss.impl, gfni ? RXB_RSS_GFNI : clmul ? RXB_RSS_CLMUL : RXB_RSS_TABLE);
+	if (gfni)
+		check_uses_its_state(&rss, &rss.gfni[1]);
+	if (clmul && rxb_rss_select(&rss, RXB_RSS_CLMUL, NULL) == 0)
+		check_uses_its_state(&rss, &rss.clmul[1]);
+	if (!gfni || !clmul)
+		fprintf(stderr, "     rss: gfni %s, clmul %s on this CPU\n",
+			gfni ? "tested" : "not", clmul ? "tested" : "not");
 }
 
 static void test_select_refuses_unknown(void)
@@ -308,7 +319,7 @@ static void test_select_refuses_unknown(void)
 	CHECK(!rxb_rss_impl_available((enum rxb_rss_impl)7));
 	CHECK_EQ(rxb_rss_select(&rss, (enum rxb_rss_impl)7, &err), -ENOTSUP);
 	CHECK(strstr(err.msg, "rss.impl") != NULL);
-	CHECK(rss.impl == RXB_RSS_TABLE || rss.impl == RXB_RSS_GFNI);
+	CHECK(rss.impl == RXB_RSS_TABLE || rss.impl == RXB_RSS_GFNI || rss.impl == RXB_RSS_CLMUL);
 }
 
 static void test_reta_round_robin(void)
@@ -600,7 +611,7 @@ int main(void)
 	RUN(test_ref_short_key);
 	RUN(test_impls_match_ref);
 	RUN(test_ipv4_wrappers_match_ref);
-	RUN(test_gfni_is_chosen_and_used);
+	RUN(test_fastest_is_chosen_and_each_uses_its_state);
 	RUN(test_select_refuses_unknown);
 	RUN(test_reta_round_robin);
 	RUN(test_reta_lookup);
