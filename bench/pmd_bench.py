@@ -258,7 +258,7 @@ def one_run(a, name, eal, app, tag, log_dir):
                       "drop_share": round(drops / offered, 4) if offered else None,
                       "drops_by_cause": causes,
                       "busy_poll_share": round(busy / (busy + idle), 4) if busy + idle else None,
-                      "alloc_failures": q("alloc_failures")}
+                      "alloc_failures": q("alloc_failures"), **nic_cycles(d)}
     m = re.search(r"mempool (\S+): (\d+) of (\d+) mbufs not back at close", text)
     if m:
         res["mbufs_not_back_at_close"] = int(m.group(2))
@@ -268,6 +268,23 @@ def one_run(a, name, eal, app, tag, log_dir):
     if m:
         res["census_at_stop"] = m.group(1).strip()
     return res
+
+
+# The steps of a NIC thread's wire burst, in order, as the driver's xstats name them
+# (rx_nic_step_cycles_<step>, pmd/pmd.h enum pmd_nic_step); "other" is the rest of its passes.
+NIC_STEPS = ["receive", "classify", "deliver", "free"]
+
+
+def nic_cycles(d):
+    """The NIC threads' TSC cycles per packet over their full passes (at least half a burst,
+    not preempted), in all and by step, from the xstats' differences d; {} without them."""
+    pkts = d.get("rx_nic_full_pass_packets", 0)
+    if not pkts:
+        return {}
+    steps = {k: round(d.get(f"rx_nic_step_cycles_{k}", 0) / pkts, 1) for k in NIC_STEPS}
+    total = round(d["rx_nic_full_pass_cycles"] / pkts, 1)
+    steps["other"] = round(total - sum(steps.values()), 1)
+    return {"cycles_per_packet": total, "step_cycles_per_packet": steps}
 
 
 def main():
@@ -434,6 +451,12 @@ def main():
                         "busy_poll_share": med([n["busy_poll_share"] or 0 for n in nic]),
                         "drops_by_cause": nic[len(nic) // 2]["drops_by_cause"],
                         "alloc_failures": max(n["alloc_failures"] for n in nic)}
+            cyc = [n for n in nic if "cycles_per_packet" in n]
+            if cyc:
+                s["nic"]["cycles_per_packet"] = med([n["cycles_per_packet"] for n in cyc])
+                s["nic"]["step_cycles_per_packet"] = {
+                    k: med([n["step_cycles_per_packet"][k] for n in cyc])
+                    for k in NIC_STEPS + ["other"]}
         nb = [r["mbufs_not_back_at_close"] for r in ok if "mbufs_not_back_at_close" in r]
         if nb:
             s["mbufs_not_back_at_close"] = max(nb)
@@ -492,7 +515,11 @@ def main():
                     "wire, window length from the script's clock), drop_share (dropped by the "
                     "design: no buffer/slot, the forwarding core is behind), busy_poll_share, "
                     "ns_per_offered_frame (NIC threads x 1e3 / offered_mpps: the NIC threads "
-                    "spin, so this bounds the software NIC's cost per frame from above)"),
+                    "spin, so this bounds the software NIC's cost per frame from above), "
+                    "cycles_per_packet (TSC cycles of the NIC threads' passes that handled at "
+                    "least half a burst, per packet: the NIC's own cost) and "
+                    "step_cycles_per_packet (the same by step of a wire burst; other: the rest "
+                    "of those passes); medians over the runs"),
         },
         "machine": {"cpu": cpu, "online_cpus": os.cpu_count(), "cpus_used": cpus,
                     "lcores": {str(k): v for k, v in plan.items()},
@@ -528,6 +555,13 @@ def main():
               f"{f(n['drop_share'] * 100 if n.get('drop_share') is not None else None, '%5.1f%%')}"
               f" {f(s.get('ns_per_packet'), '%7.1f')} {f(s.get('cycles_per_packet'), '%7.0f')}"
               f"  {s.get('samples_mpps')}")
+    print(f"  where the NIC threads' cycles per packet go (full passes, medians):\n"
+          f"  {'interface':15s} {'total':>8s}" + "".join(f" {k:>8s}" for k in NIC_STEPS + ["other"]))
+    for i, s in results.items():
+        c = s.get("nic", {})
+        if "cycles_per_packet" in c:
+            print(f"  {i:15s} {c['cycles_per_packet']:8.1f}" + "".join(
+                f" {c['step_cycles_per_packet'][k]:8.1f}" for k in NIC_STEPS + ["other"]))
     print(f"  goal ratio >= 0.5: "
           f"{'met' if ok_ratios and min(ok_ratios) >= 0.5 else 'NOT met'}"
           f"{' (met by ' + ', '.join(k for k, v in doc['goal_met'].items() if v) + ')' if any(doc['goal_met'].values()) and min(ok_ratios) < 0.5 else ''}")

@@ -125,10 +125,25 @@ struct pmd_txq {
 	_Atomic uint64_t calls;    /* T: as pmd_rxq.calls */
 } __rte_cache_aligned;
 
-/* NIC-wide counters, written by one NIC thread each (summed when read). */
+/* The steps of a NIC thread's wire burst, each timed with the TSC: take
+ * the frames off the wire, hash and steer them, deliver them through the
+ * library (the DMA writes included), free the wire's frames. */
+enum pmd_nic_step {
+	PMD_STEP_RECEIVE,
+	PMD_STEP_CLASSIFY,
+	PMD_STEP_DELIVER,
+	PMD_STEP_FREE,
+	PMD_N_STEPS
+};
+
+/* NIC-wide counters, written by one NIC thread each (summed when read).
+ * full_cyc and full_pkts: the passes that handled at least half a burst
+ * and were not preempted, the NIC's own cost per packet; step_cyc: the
+ * steps of those passes (their sum is at most full_cyc). */
 struct pmd_nstats {
 	rxb_counter_t wire_pkts, wire_bytes, oversize, busy_polls, idle_polls;
 	rxb_counter_t link_down_events, dyn_switches, misrouted;
+	rxb_counter_t full_cyc, full_pkts, step_cyc[PMD_N_STEPS];
 };
 
 /* NIC thread t of a port: it polls the wire Rx queues w with w % n_nics = t

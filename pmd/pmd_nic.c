@@ -248,10 +248,12 @@ static unsigned deliver(struct pmd_nic *nic, const struct rxb_rx_meta *meta, uin
 /* A wire burst (N): each frame hashed and steered (its first data line
  * prefetched a few frames ahead), then delivered. The frames the wire keeps
  * — copied, dropped, not this thread's — are freed together; those passed
- * by pointer are software's now. */
+ * by pointer are software's now. Adds the cycles of its classify, deliver
+ * and free steps to step[]. */
 #define PMD_PREFETCH_AHEAD 4u
 
-static void deliver_frames(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n, uint64_t now)
+static void deliver_frames(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n, uint64_t now,
+			   uint64_t *step)
 {
 	struct pmd *p = nic->p;
 	struct rxb_rx_meta meta[PMD_WIRE_BURST];
@@ -260,6 +262,7 @@ static void deliver_frames(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n,
 	struct rte_mbuf *done[PMD_WIRE_BURST];
 	uint16_t m = 0, n_done = 0;
 	unsigned handled;
+	uint64_t t0 = rte_rdtsc(), t1, t2;
 
 	for (uint16_t i = 0; i < RTE_MIN(n, PMD_PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(f[i], void *));
@@ -276,12 +279,17 @@ static void deliver_frames(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n,
 		else
 			done[n_done++] = f[i];
 	}
+	t1 = rte_rdtsc();
 	handled = deliver(nic, meta, m, del);
+	t2 = rte_rdtsc();
 	for (uint16_t k = 0; k < m; k++)
 		if (k >= handled || del[k].drop >= 0 || !dma[k].by_pointer)
 			done[n_done++] = dma[k].frame;
 	if (n_done != 0)
 		rte_pktmbuf_free_bulk(done, n_done);
+	step[PMD_STEP_CLASSIFY] += t1 - t0;
+	step[PMD_STEP_DELIVER] += t2 - t1;
+	step[PMD_STEP_FREE] += rte_rdtsc() - t2;
 }
 
 /* A burst of a net_null wire (N). net_null writes no bytes and makes each
@@ -289,14 +297,16 @@ static void deliver_frames(struct pmd_nic *nic, struct rte_mbuf **f, uint16_t n,
  * itself, in the buffer the design takes, as a NIC's DMA writes what comes
  * off the wire. Each frame is of the next flow this thread owns, with that
  * flow's hash (computed at start, as a wire that hashes with our key
- * reports it) and the wire's frame length. */
-static void deliver_null(struct pmd_nic *nic, uint16_t n, uint64_t now)
+ * reports it) and the wire's frame length. Adds the cycles of its classify
+ * and deliver steps to step[]; it has no receive nor free. */
+static void deliver_null(struct pmd_nic *nic, uint16_t n, uint64_t now, uint64_t *step)
 {
 	struct pmd *p = nic->p;
 	struct rxb_rx_meta meta[PMD_WIRE_BURST];
 	struct dma dma[PMD_WIRE_BURST];
 	struct rxb_delivery del[PMD_WIRE_BURST];
 	uint16_t m = 0;
+	uint64_t t0 = rte_rdtsc(), t1;
 
 	for (uint16_t i = 0; i < n; i++) {
 		const struct pmd_wire_flow *wf = pmd_wire_null_next(nic);
@@ -306,7 +316,10 @@ static void deliver_null(struct pmd_nic *nic, uint16_t n, uint64_t now)
 			  &dma[m]))
 			m++;
 	}
+	t1 = rte_rdtsc();
 	deliver(nic, meta, m, del);
+	step[PMD_STEP_CLASSIFY] += t1 - t0;
+	step[PMD_STEP_DELIVER] += rte_rdtsc() - t1;
 }
 
 static double ms_since_start(const struct pmd *p, uint64_t now)
@@ -394,6 +407,22 @@ static unsigned port_work(struct pmd *p, uint64_t now)
 	return work;
 }
 
+/* A pass from `start` that handled pkts wire frames, whose steps took
+ * step[] of it: counted as the NIC's own cost when it handled at least
+ * half a burst and was not preempted (a scheduler slice is milliseconds,
+ * such a pass microseconds), as the emulator's full-burst loops are. */
+static void account_pass(struct pmd_nic *nic, uint64_t start, unsigned pkts, const uint64_t *step)
+{
+	uint64_t t = rte_rdtsc() - start;
+
+	if (pkts < PMD_WIRE_BURST / 2 || t >= nic->p->hz / 5000)
+		return;
+	rxb_counter_add(&nic->ns.full_cyc, t);
+	rxb_counter_add(&nic->ns.full_pkts, pkts);
+	for (int s = 0; s < PMD_N_STEPS; s++)
+		rxb_counter_add(&nic->ns.step_cyc[s], step[s]);
+}
+
 /* One pass of NIC thread `arg` over its wire queues. A service callback: 0
  * when it did work, -EAGAIN when idle (rte_service statistics count only
  * the former as busy). */
@@ -402,8 +431,8 @@ int32_t pmd_nic_service(void *arg)
 	struct pmd_nic *nic = arg;
 	struct pmd *p = nic->p;
 	struct rte_mbuf *f[PMD_WIRE_BURST];
-	uint64_t now = rte_rdtsc();
-	unsigned work = 0;
+	uint64_t now = rte_rdtsc(), step[PMD_N_STEPS] = { 0 };
+	unsigned work = 0, pkts;
 
 	/* acquire: pairs with the release in dev_start() (pmd_ethdev.c); the
 	 * iface and queues it built are visible. */
@@ -420,16 +449,21 @@ int32_t pmd_nic_service(void *arg)
 			uint16_t n = PMD_WIRE_BURST;
 
 			if (p->null_frame_len != 0) {
-				deliver_null(nic, n, now);
+				deliver_null(nic, n, now, step);
 			} else {
+				uint64_t t = rte_rdtsc();
+
 				n = rte_eth_rx_burst(p->wire, q, f, n);
-				deliver_frames(nic, f, n, now);
+				step[PMD_STEP_RECEIVE] += rte_rdtsc() - t;
+				deliver_frames(nic, f, n, now, step);
 			}
 			work += n;
 		}
 	}
+	pkts = work;
 	if (nic->id == 0)
 		work += port_work(p, now);
+	account_pass(nic, now, pkts, step);
 	rxb_counter_add(work != 0 ? &nic->ns.busy_polls : &nic->ns.idle_polls, 1);
 	/* release: pairs with the acquires at the next pass's start and in
 	 * quiesce_nic() (pmd_ethdev.c) */

@@ -27,6 +27,12 @@ static const struct port_stat port_stats[] = {
 	{ "rx_wire_link_down_events", offsetof(struct pmd_nstats, link_down_events) },
 	{ "rx_dyn_switch_decisions", offsetof(struct pmd_nstats, dyn_switches) },
 	{ "rx_nic_misrouted", offsetof(struct pmd_nstats, misrouted) },
+	{ "rx_nic_full_pass_cycles", offsetof(struct pmd_nstats, full_cyc) },
+	{ "rx_nic_full_pass_packets", offsetof(struct pmd_nstats, full_pkts) },
+	{ "rx_nic_step_cycles_receive", offsetof(struct pmd_nstats, step_cyc[PMD_STEP_RECEIVE]) },
+	{ "rx_nic_step_cycles_classify", offsetof(struct pmd_nstats, step_cyc[PMD_STEP_CLASSIFY]) },
+	{ "rx_nic_step_cycles_deliver", offsetof(struct pmd_nstats, step_cyc[PMD_STEP_DELIVER]) },
+	{ "rx_nic_step_cycles_free", offsetof(struct pmd_nstats, step_cyc[PMD_STEP_FREE]) },
 };
 #define N_PORT_STATS (sizeof(port_stats) / sizeof(port_stats[0]))
 

@@ -249,6 +249,30 @@ def test_stop_start_close_while_wire_delivers():
         close_and_quit(t)
 
 
+STEPS = ["receive", "classify", "deliver", "free"]
+
+
+@pytest.mark.parametrize("wire", ["net_null0", "net_ring0"])
+def test_nic_thread_cost_is_split_into_its_steps(wire):
+    """The NIC thread's cycles in its full passes, and in each step of them (docs/pmd.md):
+    every step it runs costs cycles, the steps fit in the passes they were timed in, and a
+    net_null wire (the NIC makes each frame in the buffer) has no receive nor free."""
+    ring = wire == "net_ring0"
+    app = ["--nb-cores=1"] + (["--txonly-multi-flow"] if ring else [])
+    with TestPmd(f"port={wire},iface=privring", app) as t:
+        assert t.started, t.log[-3000:]
+        t.cmd("start tx_first 8" if ring else "start")
+        xs = t.wait_xstat(lambda x: x["rx_nic_full_pass_packets"] > 2000, "full passes")
+        t.cmd("stop")
+        step = {s: xs[f"rx_nic_step_cycles_{s}"] for s in STEPS}
+        assert step["classify"] > 0 and step["deliver"] > 0, step
+        assert (step["receive"] > 0 and step["free"] > 0) if ring else \
+            (step["receive"] == 0 and step["free"] == 0), step
+        assert 0 < sum(step.values()) <= xs["rx_nic_full_pass_cycles"], (step, xs)
+        assert xs["rx_nic_full_pass_packets"] <= xs["rx_wire_packets"]
+        close_and_quit(t)
+
+
 def test_wire_goes_down_and_up():
     with TestPmd("port=net_ring0,iface=rxbisect,fault_link_down=300+500",
                  ["--nb-cores=1", "--txonly-multi-flow"]) as t:
