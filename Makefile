@@ -95,7 +95,8 @@ test-py: build
 BENCH_OUT ?= $(BUILD)/bench-results
 bench: build
 	@export RXB_BENCH_RESULTS=$(BENCH_OUT); bash bench/run.sh $(BUILD) && bash bench/sim_bench.sh $(BUILD) \
-	  && bash bench/emu_bench.sh $(BUILD) && .venv/bin/python bench/emu_scale.py --build $(BUILD) \
+	  && bash bench/emu_bench.sh $(BUILD) && RXB_EMU_CG_OUT=$(BENCH_OUT)/emu_callgrind.json \
+	  bash bench/emu_callgrind.sh $(BUILD) && .venv/bin/python bench/emu_scale.py --build $(BUILD) \
 	  && PMD_BENCH_NIC_THREADS=1,2,4 bash bench/pmd_bench.sh $(BUILD)
 	@echo "bench: results in $(BENCH_OUT) (make bench-reference copies them to bench/results)"
 
