@@ -332,12 +332,32 @@ static inline bool emu_nics_done(struct emu *e)
 unsigned emu_refill(struct emu *e, struct emu_pq *pq);
 /* The NIC port packet m (NULL: a frame of a trace) of RSS hash `hash`
  * arrived on: the generator's own (m->port), or where an upstream switch's
- * ECMP sends it when one stream (a trace, an input port) feeds them all. */
-uint32_t emu_port_of(const struct emu *e, const struct rte_mbuf *m, uint32_t hash);
-/* The destination core of a packet arriving at NIC port `port`, and the
- * physical queue it arrives on. */
-uint32_t emu_core_of(const struct emu *e, uint32_t port, uint32_t hash, uint16_t dport,
-		     bool have_dport);
+ * ECMP sends it when one stream (a trace, an input port) feeds them all.
+ * Inline: the NIC lcores call it for every packet. */
+static inline uint32_t emu_port_of(const struct emu *e, const struct rte_mbuf *m, uint32_t hash)
+{
+	if (m != NULL && e->n_wire != 0)
+		return m->port;
+	return rxb_ecmp_port(hash, e->cfg->scn.system.nics);
+}
+
+/* The destination core of a packet arriving at NIC port `port` (inline, as
+ * emu_port_of). */
+static inline uint32_t emu_core_of(const struct emu *e, uint32_t port, uint32_t hash,
+				   uint16_t dport, bool have_dport)
+{
+	/* A port's own block of cores; spool: every port spreads over all the
+	 * representor ports (no RETA), as the simulator's NICs do. */
+	bool spool = e->cfg->scn.arch.name == RXB_ARCH_SPOOL;
+	uint32_t first = spool ? 0 : port * e->cpn;
+
+	/* KV: the NIC steers a request to its partition's core by destination
+	 * port (a flow-director rule, as MICA uses), not by RSS. */
+	if (e->kv_steer && have_dport && dport >= RXB_KV_UDP_PORT)
+		return first + (uint32_t)(dport - RXB_KV_UDP_PORT) % e->cpn;
+	return spool ? rxb_hash_spread(hash, e->cpn) : first + rxb_reta_lookup(&e->reta, hash);
+}
+
 static inline uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32_t dyn_set)
 {
 	return e->pq_of_dest[dyn_set * e->n_dest + core];

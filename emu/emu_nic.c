@@ -45,28 +45,6 @@
 #include "emu_int.h"
 #include "mbuf_rx.h"
 
-uint32_t emu_port_of(const struct emu *e, const struct rte_mbuf *m, uint32_t hash)
-{
-	if (m != NULL && e->n_wire != 0)
-		return m->port;
-	return rxb_ecmp_port(hash, e->cfg->scn.system.nics);
-}
-
-uint32_t emu_core_of(const struct emu *e, uint32_t port, uint32_t hash, uint16_t dport,
-		     bool have_dport)
-{
-	/* A port's own block of cores; spool: every port spreads over all the
-	 * representor ports (no RETA), as the simulator's NICs do. */
-	bool spool = e->cfg->scn.arch.name == RXB_ARCH_SPOOL;
-	uint32_t first = spool ? 0 : port * e->cpn;
-
-	/* KV: the NIC steers a request to its partition's core by destination
-	 * port (a flow-director rule, as MICA uses), not by RSS. */
-	if (e->kv_steer && have_dport && dport >= RXB_KV_UDP_PORT)
-		return first + (uint32_t)(dport - RXB_KV_UDP_PORT) % e->cpn;
-	return spool ? rxb_hash_spread(hash, e->cpn) : first + rxb_reta_lookup(&e->reta, hash);
-}
-
 /* ------------------------------------------------------------ fetching */
 
 unsigned emu_refill(struct emu *e, struct emu_pq *pq)
@@ -206,7 +184,7 @@ static bool classify(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		     struct burst_cnt *c)
 {
 	struct emu_meta *mt = emu_meta(m);
-	uint32_t hash;
+	uint32_t hash, dest, len = rte_pktmbuf_pkt_len(m);
 
 	if (e->pool_stamps)
 		m->pool = e->wpool;
@@ -219,12 +197,11 @@ static bool classify(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 		mt->epoch = epoch;
 		c->ws_distinct++;
 	}
-	*meta = (struct rxb_rx_meta){ .len = rte_pktmbuf_pkt_len(m), .now = now };
-	meta->dest = steer(e, pq, m, spool, &hash, c);
-	meta->hash = hash;
+	dest = steer(e, pq, m, spool, &hash, c);
+	*meta = (struct rxb_rx_meta){ .len = len, .hash = hash, .dest = dest, .now = now };
 	if (e->cfg->scn.emu.source != RXB_EMU_SOURCE_GEN)
 		mt->t_arr = now;
-	c->dma_bytes += meta->len;
+	c->dma_bytes += len;
 	return true;
 }
 
@@ -304,7 +281,10 @@ static void unstage(struct emu *e, const uint32_t *src, unsigned n)
 /* Deliver n classified packets in order: runs of packets in their
  * sources' next buffers as one burst (the common case), stopping after a
  * drop since it leaves a hole the next packets of that source must fill;
- * any other packet alone. */
+ * any other packet alone. While none of this lcore's sources has a hole
+ * (holes_pending clear: a hole sets it), every packet is in its source's
+ * next buffer unless the PMD reordered them, which settle() counts as a
+ * mismatch: the rest of the burst is then one run, without staging. */
 static void deliver_all(struct emu_nic *nic, struct rte_mbuf **pk, const uint32_t *src,
 			const struct rxb_rx_meta *meta, unsigned n, struct burst_cnt *c)
 {
@@ -312,7 +292,8 @@ static void deliver_all(struct emu_nic *nic, struct rte_mbuf **pk, const uint32_
 	struct rxb_delivery d[EMU_BURST];
 
 	for (unsigned k = 0; k < n;) {
-		unsigned run = stage(e, pk + k, src + k, n - k), got;
+		bool staged = nic->holes_pending;
+		unsigned run = staged ? stage(e, pk + k, src + k, n - k) : n - k, got;
 
 		if (run == 0) {
 			deliver_one(nic, pk[k], src[k], &meta[k], c);
@@ -321,7 +302,8 @@ static void deliver_all(struct emu_nic *nic, struct rte_mbuf **pk, const uint32_
 		}
 		got = rxb_iface_deliver_burst(e->iface, src + k, meta + k, run, d,
 					      RXB_BURST_STOP_ON_DROP);
-		unstage(e, src + k, run);
+		if (staged)
+			unstage(e, src + k, run);
 		for (unsigned j = 0; j < got; j++)
 			settle(nic, &e->src[src[k + j]], pk[k + j], &d[j], c);
 		c->dispatched += got;

@@ -138,7 +138,12 @@ static uint32_t table_hash(const struct rxb_rss *rss, const uint8_t *data, size_
 	return h;
 }
 
-uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len)
+/* rxb_rss_hash's body, which this file's frame hash calls directly: the
+ * library is position-independent, so its calls to its own exported
+ * functions are never inlined (they could be interposed), and on the
+ * per-packet path the call and the registers it saves cost more than the
+ * parsing itself. */
+static inline uint32_t hash_impl(const struct rxb_rss *rss, const uint8_t *data, size_t len)
 {
 	assert(len <= RXB_RSS_MAX_INPUT);
 	if (rss->impl == RXB_RSS_GFNI)
@@ -146,6 +151,11 @@ uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len
 	if (rss->impl == RXB_RSS_CLMUL)
 		return rxb_rss_clmul_hash(rss->clmul, data, len);
 	return table_hash(rss, data, len);
+}
+
+uint32_t rxb_rss_hash(const struct rxb_rss *rss, const uint8_t *data, size_t len)
+{
+	return hash_impl(rss, data, len);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -257,7 +267,8 @@ static bool is_vlan(uint16_t type)
 	return type == ETYPE_8021Q || type == ETYPE_8021AD || type == ETYPE_QINQ_OLD;
 }
 
-uint32_t rxb_eth_l3(const uint8_t *frame, uint32_t len, uint16_t *type)
+/* rxb_eth_l3's body, for the frame hash (as hash_impl). */
+static inline uint32_t eth_l3(const uint8_t *frame, uint32_t len, uint16_t *type)
 {
 	uint32_t off = ETH_HDR;
 
@@ -274,6 +285,11 @@ uint32_t rxb_eth_l3(const uint8_t *frame, uint32_t len, uint16_t *type)
 		off += VLAN_TAG;
 	}
 	return off;
+}
+
+uint32_t rxb_eth_l3(const uint8_t *frame, uint32_t len, uint16_t *type)
+{
+	return eth_l3(frame, len, type);
 }
 
 static bool is_tcp_udp(uint8_t proto)
@@ -296,11 +312,11 @@ static uint32_t hash_ipv4(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 	if (l4 && !fragment && is_tcp_udp(ip[9]) && len >= ihl + 4) {
 		*dport = get_be16(ip + ihl + 2);
 		if (ihl == 20) /* no options: the ports follow the addresses */
-			return rxb_rss_hash(rss, ip + 12, 12);
+			return hash_impl(rss, ip + 12, 12);
 		return rxb_rss_ipv4_l4(rss, get_be32(ip + 12), get_be32(ip + 16),
 				       get_be16(ip + ihl), *dport);
 	}
-	return rxb_rss_hash(rss, ip + 12, 8);
+	return hash_impl(rss, ip + 12, 8);
 }
 
 static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t len, bool l4,
@@ -310,16 +326,16 @@ static uint32_t hash_ipv6(const struct rxb_rss *rss, const uint8_t *ip, uint32_t
 		return 0;
 	if (l4 && is_tcp_udp(ip[6]) && len >= 44) { /* the ports follow the addresses */
 		*dport = get_be16(ip + 42);
-		return rxb_rss_hash(rss, ip + 8, 36);
+		return hash_impl(rss, ip + 8, 36);
 	}
-	return rxb_rss_hash(rss, ip + 8, 32);
+	return hash_impl(rss, ip + 8, 32);
 }
 
 static uint32_t hash_frame(const struct rxb_rss *rss, const uint8_t *frame, uint32_t len, bool l4,
 			   uint16_t *dport)
 {
 	uint16_t type;
-	uint32_t l2 = rxb_eth_l3(frame, len, &type);
+	uint32_t l2 = eth_l3(frame, len, &type);
 
 	*dport = 0;
 	if (type == ETYPE_IPV4)

@@ -182,6 +182,8 @@ static inline uint32_t rxb_hash_spread(uint32_t h, uint32_t n)
  * the port is independent of the RETA entry the low bits of h pick. */
 static inline uint32_t rxb_ecmp_port(uint32_t h, uint32_t n)
 {
+	if (n == 1)
+		return 0; /* what the spread gives, without the mix: one port is common */
 	h ^= h >> 16;
 	h *= 0x85ebca6bu;
 	h ^= h >> 13;
