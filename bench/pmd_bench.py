@@ -281,7 +281,7 @@ def nic_cycles(d):
     pkts = d.get("rx_nic_full_pass_packets", 0)
     if not pkts:
         return {}
-    steps = {k: round(d.get(f"rx_nic_step_cycles_{k}", 0) / pkts, 1) for k in NIC_STEPS}
+    steps = {k: round(d[f"rx_nic_step_cycles_{k}"] / pkts, 1) for k in NIC_STEPS}
     total = round(d["rx_nic_full_pass_cycles"] / pkts, 1)
     steps["other"] = round(total - sum(steps.values()), 1)
     return {"cycles_per_packet": total, "step_cycles_per_packet": steps}
