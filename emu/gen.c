@@ -14,6 +14,8 @@
 #include "nf/pkt.h"
 #include "rng.h"
 
+#define GEN_TTL 64 /* every frame's IPv4 time to live */
+
 /* Flow set to draw from: flow ids ranked by popularity (rank r -> ids[r-1]). */
 struct flow_set {
 	uint32_t *ids;
@@ -551,26 +553,79 @@ static uint16_t pick_size(struct rxb_gen *g, bool target)
 	}
 }
 
-/* L4 checksum when only the first nz bytes of the segment can be non-zero:
- * zero words add nothing to a one's-complement sum, so the zero-filled rest
- * of a payload need not be read again. */
-static uint16_t l4_csum_prefix(const struct rte_ipv4_hdr *ip, const void *l4, uint32_t nz)
-{
-	uint32_t sum = rte_raw_cksum(l4, nz) + rte_ipv4_phdr_cksum(ip, 0);
-	uint16_t ck;
+/* ---- checksums, from the values written ---------------------------------- */
 
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	ck = (uint16_t)~sum;
-	if (ck == 0 && ip->next_proto_id == IPPROTO_UDP)
+/* A frame's checksums are summed from the values its fields are written
+ * from, not read back from the frame: a load that spans several stores made
+ * a moment before cannot take its bytes from them and waits for them to
+ * reach the cache. A sum is kept as the 64-bit sum of the fields as they lie
+ * in the frame (network order, as a native load reads them): a 32-bit field
+ * adds its two 16-bit words at once, since 2^16 = 1 modulo 0xffff. Only
+ * bytes written by a bulk copy (a KV request) are read back.
+ *
+ * The fields in network order, for the frame and its sums alike. Not
+ * rte_cpu_to_be_16/32: on x86 they swap a variable with a volatile asm,
+ * which the compiler must run again for every use. */
+static inline uint16_t be16(uint16_t v)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return __builtin_bswap16(v);
+#else
+	return v;
+#endif
+}
+
+static inline uint32_t be32(uint32_t v)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return __builtin_bswap32(v);
+#else
+	return v;
+#endif
+}
+
+/* A field's words, added to a sum. */
+static inline uint64_t csum_be16(uint16_t v)
+{
+	return be16(v);
+}
+
+static inline uint64_t csum_be32(uint32_t v)
+{
+	return be32(v);
+}
+
+/* The one's-complement sum (16 bits, end-around carries) of sum s. */
+static inline uint16_t csum_fold(uint64_t s)
+{
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffu) + (s >> 16);
+	s = (s & 0xffffu) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* The IPv4 pseudo-header of an L4 segment of l4_len bytes of flow f. */
+static inline uint64_t csum_pseudo(const struct rxb_gen_flow *f, uint8_t proto, uint16_t l4_len)
+{
+	return csum_be32(f->src_ip) + csum_be32(f->dst_ip) + csum_be16(proto) + csum_be16(l4_len);
+}
+
+/* The L4 checksum of a segment whose pseudo-header, header and payload sum
+ * to s (zero-filled bytes add nothing, so the payload's zeroed rest need not
+ * be summed). */
+static uint16_t l4_csum(uint64_t s, uint8_t proto)
+{
+	uint16_t ck = (uint16_t)~csum_fold(s);
+
+	if (ck == 0 && proto == IPPROTO_UDP)
 		ck = 0xffff; /* RFC 768: 0 means "no checksum" */
 	return ck;
 }
 
 /* Write the KV request for this packet after the stamp; returns its length
  * from the start of the payload. */
-static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, struct rte_udp_hdr *udp,
-			const struct rxb_gen_pkt_info *pi)
+static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
 	struct rxb_kv_hdr *h = (struct rxb_kv_hdr *)(payload + RXB_KV_OFF);
@@ -581,14 +636,12 @@ static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, struct rte_udp_hdr 
 	h->op = pi->kv_op;
 	h->status = 0;
 	h->reserved = 0;
-	h->val_len = rte_cpu_to_be_16(val_len);
-	h->key_len = rte_cpu_to_be_16(RXB_KV_KEY_LEN);
+	h->val_len = be16(val_len);
+	h->key_len = be16(RXB_KV_KEY_LEN);
 	h->req_id = rte_cpu_to_be_64(pi->kv_req_id);
 	rxb_gen_kv_key(pi->kv_key, key);
 	if (val_len > 0)
 		rxb_gen_kv_value(pi->kv_key, pi->kv_req_id, key + RXB_KV_KEY_LEN, val_len);
-	/* MICA steers by destination port: one port per partition. */
-	udp->dst_port = rte_cpu_to_be_16((uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition));
 	return RXB_KV_MSG_LEN(val_len);
 }
 
@@ -640,7 +693,8 @@ static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m,
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
 	const struct rxb_gen_flow *f = &g->flows[pi->flow];
-	uint16_t len = pi->len;
+	uint16_t len = pi->len, ip_len = (uint16_t)(len - sizeof(*eth));
+	uint16_t ttl_proto = (uint16_t)(GEN_TTL << 8 | c->proto);
 
 	rxb_mbuf_rx_reset(m);
 	m->data_len = len;
@@ -651,95 +705,119 @@ static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m,
 	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	rte_ether_addr_copy(&c->dst_mac, &eth->dst_addr);
 	rte_ether_addr_copy(&c->src_mac, &eth->src_addr);
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	eth->ether_type = be16(RTE_ETHER_TYPE_IPV4);
 
 	ip = (struct rte_ipv4_hdr *)(eth + 1);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = 0;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eth)));
-	ip->packet_id = rte_cpu_to_be_16(pi->ip_id);
+	ip->total_length = be16(ip_len);
+	ip->packet_id = be16(pi->ip_id);
 	ip->fragment_offset = 0;
-	ip->time_to_live = 64;
+	ip->time_to_live = GEN_TTL;
 	ip->next_proto_id = c->proto;
-	ip->src_addr = rte_cpu_to_be_32(f->src_ip);
-	ip->dst_addr = rte_cpu_to_be_32(f->dst_ip);
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	ip->src_addr = be32(f->src_ip);
+	ip->dst_addr = be32(f->dst_ip);
+	/* the header's words, fragment_offset and the checksum itself 0 */
+	ip->hdr_checksum = (uint16_t)~csum_fold(
+		csum_be16(RTE_IPV4_VHL_DEF << 8) + csum_be16(ip_len) + csum_be16(pi->ip_id) +
+		csum_be16(ttl_proto) + csum_be32(f->src_ip) + csum_be32(f->dst_ip));
 	return ip;
 }
 
 /* A TCP segment of the flow's stream: its sequence number (drawn) advances by the
- * payload, so a receiver sees one in-order stream per flow. */
-static void fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp, const struct rxb_gen_pkt_info *pi)
-{
-	const struct rxb_gen_flow *f = &g->flows[pi->flow];
-
-	tcp->src_port = rte_cpu_to_be_16(f->src_port);
-	tcp->dst_port = rte_cpu_to_be_16(f->dst_port);
-	tcp->sent_seq = rte_cpu_to_be_32(pi->tcp_seq);
-	tcp->recv_ack = 0;
-	tcp->data_off = (sizeof(*tcp) / 4) << 4;
-	tcp->tcp_flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
-	tcp->rx_win = rte_cpu_to_be_16(65535);
-	tcp->cksum = 0;
-	tcp->tcp_urp = 0;
-}
-
-/* A UDP datagram, carrying the KV request when KV is on; returns the
- * payload bytes written (0 without KV). */
-static uint32_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t payload_len,
+ * payload, so a receiver sees one in-order stream per flow. Returns the sum
+ * of the header's words. */
+static uint64_t fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp,
 			 const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_flow *f = &g->flows[pi->flow];
+	const uint8_t off = (sizeof(*tcp) / 4) << 4, flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+	const uint16_t win = 65535;
 
-	udp->src_port = rte_cpu_to_be_16(f->src_port);
-	udp->dst_port = rte_cpu_to_be_16(f->dst_port);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + payload_len));
+	tcp->src_port = be16(f->src_port);
+	tcp->dst_port = be16(f->dst_port);
+	tcp->sent_seq = be32(pi->tcp_seq);
+	tcp->recv_ack = 0;
+	tcp->data_off = off;
+	tcp->tcp_flags = flags;
+	tcp->rx_win = be16(win);
+	tcp->cksum = 0;
+	tcp->tcp_urp = 0;
+	return csum_be16(f->src_port) + csum_be16(f->dst_port) + csum_be32(pi->tcp_seq) +
+	       csum_be16((uint16_t)(off << 8 | flags)) + csum_be16(win);
+}
+
+/* A UDP datagram, carrying the KV request when KV is on; returns the sum of
+ * the header's words and of the KV request's. */
+static uint64_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t payload_len,
+			 const struct rxb_gen_pkt_info *pi)
+{
+	const struct rxb_gen_flow *f = &g->flows[pi->flow];
+	uint8_t *payload = (uint8_t *)(udp + 1);
+	uint16_t dgram_len = (uint16_t)(sizeof(*udp) + payload_len), dport = f->dst_port;
+	uint64_t sum = 0;
+
+	if (g->cfg.kv.enabled) {
+		uint32_t written = fill_kv(g, payload, pi);
+
+		/* bytes a bulk copy wrote: read back, in the 16-bit words
+		 * rte_raw_cksum loads (each within one store) */
+		sum = rte_raw_cksum(payload + RXB_KV_OFF, written - RXB_KV_OFF);
+		/* MICA steers by destination port: one port per partition. */
+		dport = (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition);
+	}
+	udp->src_port = be16(f->src_port);
+	udp->dst_port = be16(dport);
+	udp->dgram_len = be16(dgram_len);
 	udp->dgram_cksum = 0;
-	return g->cfg.kv.enabled ? fill_kv(g, (uint8_t *)(udp + 1), udp, pi) : 0;
+	return sum + csum_be16(f->src_port) + csum_be16(dport) + csum_be16(dgram_len);
 }
 
 static void write_packet(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 			 const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
-	uint16_t l4h = l4_hdr_len(c->proto), ck;
+	const struct rxb_gen_flow *f = &g->flows[pi->flow];
+	uint16_t l4h = l4_hdr_len(c->proto), ck, l4_len;
 	struct rte_ipv4_hdr *ip;
-	uint32_t written, payload_len;
+	uint32_t payload_len;
 	uint8_t *l4, *payload;
+	uint64_t sum;
 
 	ip = fill_l2_l3(g, m, pi);
 	l4 = (uint8_t *)(ip + 1);
 	payload = l4 + l4h;
-	payload_len = pi->len - sizeof(struct rte_ether_hdr) - sizeof(*ip) - l4h;
-	/* zero-filled, so the checksum need only read what is written below */
+	l4_len = (uint16_t)(pi->len - sizeof(struct rte_ether_hdr) - sizeof(*ip));
+	payload_len = l4_len - l4h;
+	/* zero-filled: what is not written below adds nothing to the sum */
 	memset(payload, 0, payload_len);
-	if (c->proto == IPPROTO_TCP) {
-		fill_tcp(g, (struct rte_tcp_hdr *)l4, pi);
-		written = 0;
-	} else {
-		written = fill_udp(g, (struct rte_udp_hdr *)l4, payload_len, pi);
-	}
+	sum = csum_pseudo(f, c->proto, l4_len) +
+	      (c->proto == IPPROTO_TCP ? fill_tcp(g, (struct rte_tcp_hdr *)l4, pi)
+				       : fill_udp(g, (struct rte_udp_hdr *)l4, payload_len, pi));
 	if (c->stamp) {
 		uint64_t le = rte_cpu_to_le_64(tsc);
 
 		memcpy(payload + RXB_STAMP_OFF, &le, RXB_STAMP_LEN);
-		written = RTE_MAX(written, RXB_STAMP_OFF + RXB_STAMP_LEN);
+		/* its four 16-bit words, two at a time (RXB_STAMP_OFF is even) */
+		sum += (le & 0xffffffffu) + (le >> 32);
 	}
-	ck = l4_csum_prefix(ip, l4, l4h + written);
+	ck = l4_csum(sum, c->proto);
 	if (c->proto == IPPROTO_TCP)
 		((struct rte_tcp_hdr *)l4)->cksum = ck;
 	else
 		((struct rte_udp_hdr *)l4)->dgram_cksum = ck;
 }
 
-/* Can m hold any frame of the pattern (room after rxb_mbuf_rx_reset(), which
- * keeps a chain: a chained mbuf is refused)? */
+/* Can m hold any frame of the pattern (room after rxb_mbuf_rx_reset())?
+ * Not whether m has a next segment: it was allocated, and a mempool holds
+ * no chained mbuf (DPDK's rule for a free one); reading m->next would take
+ * the mbuf's second line from the worker that freed it, as a store there
+ * would (emu/mbuf_rx.h). */
 static bool fits(const struct rxb_gen *g, const struct rte_mbuf *m)
 {
 	uint32_t room = m->buf_len - RTE_MIN((uint32_t)RTE_PKTMBUF_HEADROOM, m->buf_len);
 
-	return m->next == NULL && room >= g->max_frame;
+	return room >= g->max_frame;
 }
 
 void rxb_gen_draw(struct rxb_gen *g, struct rxb_gen_pkt_info *info, unsigned n)

@@ -429,6 +429,62 @@ static void test_stamp(void)
 	}
 }
 
+/* The checksums the generator sums from the values it writes match DPDK's,
+ * recomputed over the frame: both protocols, with and without a stamp or a
+ * KV request (of odd length too), at stamps whose words carry. */
+static void test_checksums_match_dpdk(void)
+{
+	static const struct rxb_gen_size mix[] = { { 64, 1 }, { 65, 1 }, { 594, 1 }, { 1514, 1 } };
+	static const uint64_t stamps[] = { 1, 0xffff, 0xffffffffffffffffull, 0x8000ffff0000ffffull,
+					   0x0123456789abcdefull };
+	enum { KINDS = 6 };
+
+	for (unsigned kind = 0; kind < KINDS; kind++) {
+		struct rte_mbuf *pkts[32];
+		struct rxb_gen_cfg c;
+		struct rxb_gen *g;
+
+		rxb_gen_cfg_defaults(&c);
+		c.proto = kind & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+		c.stamp = (kind & 2) == 0;
+		c.sizes = mix;
+		c.n_sizes = 4;
+		if (kind >= 4) { /* KV: UDP only */
+			c.proto = IPPROTO_UDP;
+			c.kv.enabled = true;
+			c.kv.val_len = kind == 4 ? 33 : 64;
+			c.kv.get_ratio = 0.5;
+		}
+		g = gen_new(&c);
+		if (g == NULL) {
+			CHECK(0);
+			continue;
+		}
+		for (unsigned k = 0; k < RTE_DIM(stamps); k++) {
+			if (rte_pktmbuf_alloc_bulk(mp, pkts, 32) != 0) {
+				CHECK(0);
+				break;
+			}
+			CHECK_EQ(rxb_gen_fill(g, pkts, 32, stamps[k], NULL), 32);
+			for (unsigned i = 0; i < 32; i++) {
+				struct rxb_pkt_view v = emu_view(pkts[i]);
+				uint16_t ip_ck = v.ip->hdr_checksum,
+					 l4_ck = rxb_pkt_l4_csum_get(&v);
+
+				CHECK(emu_pkt_ok(pkts[i]));
+				v.ip->hdr_checksum = 0;
+				CHECK_EQ(ip_ck, rte_ipv4_cksum(v.ip));
+				v.ip->hdr_checksum = ip_ck;
+				rxb_pkt_l4_csum_set(&v, 0);
+				CHECK_EQ(l4_ck, rte_ipv4_udptcp_cksum(v.ip, v.l4));
+				rxb_pkt_l4_csum_set(&v, l4_ck);
+			}
+			rte_pktmbuf_free_bulk(pkts, 32);
+		}
+		rxb_gen_destroy(g);
+	}
+}
+
 /* What the NIC side writes of a mbuf: its first line, as rte_pktmbuf_reset()
  * leaves it, and not one byte of the second, which the worker that frees the
  * mbuf keeps in its cache (emu/mbuf_rx.h). The generator writes a frame with
@@ -833,6 +889,7 @@ int main(void)
 	RUN(test_bursts_single_flow);
 	RUN(test_kv_requests);
 	RUN(test_stamp);
+	RUN(test_checksums_match_dpdk);
 	RUN(test_first_line_only);
 	RUN(test_small_mbuf);
 	RUN(test_pacer);
