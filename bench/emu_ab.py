@@ -1,0 +1,212 @@
+"""Two builds of rxb-emu, alternated in one run: is a change faster, per design, on this machine?
+
+On a shared machine the same binary moves by tens of percent between runs, so a speed-up is only
+believable as a ratio against the build before the change measured in the same run. This runs
+each measurement once per build per round, the order of the builds flipped every round, and
+prints, per design (or frame size), each build's median, the ratio of the medians and the median
+of the per-round ratios ("paired", which cancels a drift that hits both builds of a round).
+
+  dispatch  rxb-emu --bench, N NIC lcores (docs/emulator.md "Benchmark mode"): the NIC lcores'
+            cycles per packet of full-burst loops, and by step of the loop (lower is better)
+  gen       one generator lcore's capacity: no NIC lcore (arch.emulated=false), one sink
+            worker, an offered load no lcore reaches (800 Gbps): the Mpps it offered, 64 B and
+            1518 B frames (higher is better)
+  study     the study's emulated set-up: two NIC ports at 100 Gbps each of 1518 B frames, 8
+            workers, one NIC lcore per port and as many generator lcores as the CPUs leave: the
+            Mpps carried (higher is better) and the NIC lcores' cycles per packet. It needs every
+            busy lcore on a CPU of its own (12 CPUs at least); on fewer it is skipped, saying so.
+
+    python3 bench/emu_ab.py --base OLD_RXB_EMU [--new NEW_RXB_EMU] [--rounds N]
+                            [--what dispatch,gen,study] [--nic-lcores N] [--ms MS]
+                            [--bench-ms MS] [--out FILE]
+
+--new defaults to $RXB_EMU_BIN, else build/emu/rxb-emu. Either may be a wrapper that runs a
+packed build (bench/packed.sh). The JSON (default build/bench-results/emu_ab.json) is rewritten
+after every run, so an interrupted comparison keeps what it measured.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+WHATS = ("dispatch", "gen", "study")
+GEN_SIZES = (64, 1518)
+STUDY_WORKERS = 8
+STUDY_NICS = 2
+STUDY_NIC_LCORES = STUDY_NICS  # one per port
+
+
+def run_json(binary, args, timeout_s):
+    """rxb-emu's record of one run; SystemExit with its last error line when it fails."""
+    cmd = [binary, *args]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"emu_ab: {' '.join(cmd)} ran longer than {timeout_s:.0f} s")
+    if p.returncode != 0:
+        last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
+        sys.exit(f"emu_ab: {' '.join(cmd)} failed: {last}")
+    return json.loads(p.stdout)
+
+
+def sets(pairs):
+    out = []
+    for k, v in pairs.items():
+        out += ["--set", f"{k}={v}"]
+    return out
+
+
+def full_run_keys(ms):
+    return {"run.duration_ms": ms, "run.warmup_ms": ms // 4, "emu.telemetry": "false"}
+
+
+def measure_dispatch(binary, a):
+    """Per design: the NIC lcores' cycles per packet and their split by step."""
+    rec = run_json(binary, ["--bench", "--bench-ms", str(a.bench_ms),
+                            *sets({"emu.nic_lcores": a.nic_lcores})], 120)
+    return {d["arch"]: {"value": d["loaded_cycles_per_packet"], "lower_is_better": True,
+                        "steps": d.get("stage_cycles_per_packet", {})}
+            for d in rec["dispatch"]}
+
+
+def measure_gen(binary, a):
+    """Per frame size: the Mpps one generator lcore offered, unthrottled."""
+    out = {}
+    for size in GEN_SIZES:
+        rec = run_json(binary, sets({**full_run_keys(a.ms), "arch.name": "privring",
+                                     "arch.emulated": "false", "emu.source": "gen",
+                                     "traffic.packet_bytes": size, "traffic.rate_gbps": 800,
+                                     "system.cores": 1, "emu.sink": "true"}), 120)
+        wire_bits = (size + 20) * 8  # frame + preamble and gap
+        out[f"{size}B"] = {"value": round(rec["metrics"]["offered_gbps"] * 1e3 / wire_bits, 3),
+                           "lower_is_better": False}
+    return out
+
+
+def study_gen_lcores(cpus):
+    """Generator lcores for the study's set-up on `cpus` CPUs, or None: after main, the
+    workers and the NIC lcores, the most that let the workers split evenly (the emulator's
+    rule: workers a multiple of lcm(NIC lcores, ports, generator lcores))."""
+    spare = cpus - 1 - STUDY_WORKERS - STUDY_NIC_LCORES
+    gens = [g for g in range(1, spare + 1)
+            if STUDY_WORKERS % math.lcm(STUDY_NIC_LCORES, STUDY_NICS, g) == 0]
+    return max(gens) if gens else None
+
+
+def measure_study(binary, a, gens):
+    """Per design: Mpps carried, and the NIC lcores' cycles per packet."""
+    out = {}
+    for arch in a.archs.split(","):
+        rec = run_json(binary, sets({**full_run_keys(a.ms), "arch.name": arch,
+                                     "emu.source": "gen", "system.nics": STUDY_NICS,
+                                     "traffic.packet_bytes": 1518, "traffic.rate_gbps": 100,
+                                     "system.cores": STUDY_WORKERS,
+                                     "emu.nic_lcores": STUDY_NIC_LCORES,
+                                     "emu.gen_lcores": gens}), 180)
+        m = rec["metrics"]
+        out[arch] = {"value": m["throughput_mpps"], "lower_is_better": False,
+                     "offered_mpps": round(m["offered_gbps"] * 1e3 / ((1518 + 20) * 8), 3),
+                     "drop_rate": m["drop_rate"]}
+        out[f"{arch} NIC cyc"] = {"value": m["emulator"]["cost"]["nic_cycles_per_packet"],
+                                  "lower_is_better": True}
+    return out
+
+
+def summarise(samples):
+    """Per (what, key): each build's median, new/base of the medians and the median of the
+    per-round ratios."""
+    groups = {}
+    for s in samples:
+        g = groups.setdefault((s["what"], s["key"]),
+                              {"base": {}, "new": {}, "lower": s["lower_is_better"]})
+        g[s["build"]][s["round"]] = s["value"]
+    out = []
+    for (what, key), g in groups.items():
+        if not g["base"] or not g["new"]:
+            continue
+        mb, mn = statistics.median(g["base"].values()), statistics.median(g["new"].values())
+        paired = [g["new"][r] / g["base"][r] for r in g["base"] if r in g["new"] and g["base"][r]]
+        out.append({"what": what, "key": key, "base": round(mb, 3), "new": round(mn, 3),
+                    "new_over_base": round(mn / mb, 3) if mb else None,
+                    "paired": round(statistics.median(paired), 3) if paired else None,
+                    "rounds": len(paired), "lower_is_better": g["lower"]})
+    return out
+
+
+def print_summary(rows):
+    print(f"{'what':9s} {'design/size':15s} {'base':>9s} {'new':>9s} {'new/base':>8s} "
+          f"{'paired':>7s}  better")
+    for r in rows:
+        better = "lower" if r["lower_is_better"] else "higher"
+        print(f"{r['what']:9s} {r['key']:15s} {r['base']:9.2f} {r['new']:9.2f} "
+              f"{r['new_over_base']:8.3f} {r['paired']:7.3f}  {better}")
+
+
+def check_binary(path, flag):
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        sys.exit(f"emu_ab: {flag} {path}: not an executable file (an rxb-emu build, or a "
+                 "wrapper that runs one)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--base", required=True, help="rxb-emu before the change")
+    ap.add_argument("--new", default=os.environ.get("RXB_EMU_BIN") or "build/emu/rxb-emu",
+                    help="rxb-emu after it (default $RXB_EMU_BIN, else build/emu/rxb-emu)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--what", default="dispatch,gen,study")
+    ap.add_argument("--nic-lcores", type=int, default=1, help="dispatch: NIC lcores")
+    ap.add_argument("--archs", default="privring,shring,rxbisect", help="study: designs")
+    ap.add_argument("--ms", type=int, default=800, help="gen, study: run.duration_ms")
+    ap.add_argument("--bench-ms", type=int, default=300, help="dispatch: --bench-ms")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    whats = [w for w in a.what.split(",") if w]
+    bad = [w for w in whats if w not in WHATS]
+    if bad or not whats:
+        sys.exit(f"emu_ab: --what {a.what}: each must be one of {', '.join(WHATS)}")
+    if a.rounds < 1:
+        sys.exit(f"emu_ab: --rounds {a.rounds}: must be at least 1")
+    check_binary(a.base, "--base")
+    check_binary(a.new, "--new")
+    out = a.out or os.path.join(os.environ.get("RXB_BENCH_RESULTS", "build/bench-results"),
+                                "emu_ab.json")
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    cpus = len(os.sched_getaffinity(0))
+    gens = study_gen_lcores(cpus)
+    if "study" in whats and gens is None:
+        print(f"emu_ab: study skipped: {cpus} CPUs, it needs "
+              f"{1 + STUDY_WORKERS + STUDY_NIC_LCORES + 1} (main, {STUDY_WORKERS} workers, "
+              f"{STUDY_NIC_LCORES} NIC lcores and a generator lcore, each on a CPU of its own)",
+              file=sys.stderr)
+        whats.remove("study")
+    builds = {"base": a.base, "new": a.new}
+    doc = {"command": "python3 " + " ".join(sys.argv), "cpus": cpus, "builds": builds,
+           "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "study_lcores": ({"gen": gens, "nic": STUDY_NIC_LCORES, "workers": STUDY_WORKERS}
+                            if gens else None),
+           "samples": [], "summary": []}
+    measure = {"dispatch": lambda b: measure_dispatch(b, a), "gen": lambda b: measure_gen(b, a),
+               "study": lambda b: measure_study(b, a, gens)}
+    for r in range(1, a.rounds + 1):
+        order = ["base", "new"] if r % 2 else ["new", "base"]
+        for what in whats:
+            for build in order:
+                print(f"emu_ab: round {r}/{a.rounds}: {what}, {build}", file=sys.stderr,
+                      flush=True)
+                for key, v in measure[what](builds[build]).items():
+                    doc["samples"].append({"what": what, "key": key, "build": build,
+                                           "round": r, **v})
+                doc["summary"] = summarise(doc["samples"])
+                with open(out, "w") as f:
+                    json.dump(doc, f, indent=1)
+    print_summary(doc["summary"])
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
