@@ -760,8 +760,8 @@ static uint64_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t pa
 	if (g->cfg.kv.enabled) {
 		uint32_t written = fill_kv(g, payload, pi);
 
-		/* bytes a bulk copy wrote: read back, in the 16-bit words
-		 * rte_raw_cksum loads (each within one store) */
+		/* the request's bytes, mostly bulk copies (key, value):
+		 * read back */
 		sum = rte_raw_cksum(payload + RXB_KV_OFF, written - RXB_KV_OFF);
 		/* MICA steers by destination port: one port per partition. */
 		dport = (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition);
