@@ -568,20 +568,12 @@ static uint16_t pick_size(struct rxb_gen *g, bool target)
  * which the compiler must run again for every use. */
 static inline uint16_t be16(uint16_t v)
 {
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	return __builtin_bswap16(v);
-#else
-	return v;
-#endif
+	return RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN ? __builtin_bswap16(v) : v;
 }
 
 static inline uint32_t be32(uint32_t v)
 {
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	return __builtin_bswap32(v);
-#else
-	return v;
-#endif
+	return RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN ? __builtin_bswap32(v) : v;
 }
 
 /* A field's words, added to a sum. */
