@@ -183,6 +183,14 @@ struct emu_dstats {
 	uint64_t posted_sum, posted_max;
 } __rte_cache_aligned;
 
+/* Where the generator's port steers a flow: its Toeplitz hash and the core
+ * it picks (emu_core_of). Both fixed for the run, so computed once per flow:
+ * a slice draws its port's whole stream and steers every packet, its own or
+ * not. */
+struct emu_flow_steer {
+	uint32_t hash, core;
+};
+
 /* The generator source plays system.nics NIC ports ("wires"), as the
  * simulator's NICs: port p offers port p's flows (util/flow.h) at
  * traffic.rate_gbps, and RSS on port p spreads them over its own block of
@@ -191,9 +199,9 @@ struct emu_wire {
 	/* one generator per slice (rxb_emu_gen_slices), each the port's whole
 	 * stream: the same seed draws the same packets in every slice */
 	struct rxb_gen **gen;
-	uint32_t *flow_hash; /* per flow: its Toeplitz hash (NULL with KV
-	                      * requests, whose UDP port varies per request) */
-	double pps;          /* packets per second the pattern asks of the port */
+	struct emu_flow_steer *flow_steer; /* per flow (NULL with KV requests,
+	                                    * whose UDP port varies per request) */
+	double pps;                        /* packets per second the pattern asks of the port */
 };
 
 /* A generator lcore (emu.gen_lcores = G). With G <= system.nics it plays

@@ -44,24 +44,29 @@ static bool is_target_flow(void *arg, uint32_t flow, const struct rxb_gen_flow *
 	return emu_core_of(e, 0, hash, f->dst_port, true) == e->cfg->scn.traffic.target_core;
 }
 
-/* The flows are fixed, and so is their hash: computed once per flow here
- * rather than once per packet (software Toeplitz was the largest part of
- * the generator's cost per packet). KV requests pick their UDP port per
- * request, so theirs is computed per packet. */
-static int cache_flow_hashes(struct emu *e, struct emu_wire *w, struct rxb_err *err)
+/* The flows are fixed, and so is where the port steers them: computed once
+ * per flow here rather than once per packet (software Toeplitz was the
+ * largest part of the generator's cost per packet, and every slice steers
+ * every packet of its port). KV requests pick their UDP port per request, so
+ * theirs are computed per packet. Needs the RETA (emu_core_of). */
+static int cache_flow_steering(struct emu *e, struct emu_wire *w, uint32_t port,
+			       struct rxb_err *err)
 {
 	uint32_t n = rxb_gen_n_flows(w->gen[0]);
 
 	if (e->cfg->scn.workload.nf == RXB_NF_KIND_KVS)
 		return 0;
-	w->flow_hash = malloc(sizeof(*w->flow_hash) * n);
-	if (w->flow_hash == NULL)
+	w->flow_steer = malloc(sizeof(*w->flow_steer) * n);
+	if (w->flow_steer == NULL)
 		return rxb_err_fail(err, -ENOMEM, "out of memory: the RSS hashes of %u flows", n);
 	for (uint32_t f = 0; f < n; f++) {
 		const struct rxb_gen_flow *fl = rxb_gen_flow(w->gen[0], f);
+		uint32_t hash = rxb_rss_ipv4_l4(&e->rss, fl->src_ip, fl->dst_ip, fl->src_port,
+						fl->dst_port);
 
-		w->flow_hash[f] = rxb_rss_ipv4_l4(&e->rss, fl->src_ip, fl->dst_ip, fl->src_port,
-						  fl->dst_port);
+		w->flow_steer[f] = (struct emu_flow_steer){
+			.hash = hash, .core = emu_core_of(e, port, hash, fl->dst_port, true)
+		};
 	}
 	return 0;
 }
@@ -164,7 +169,7 @@ static int wire_create(struct emu *e, struct rxb_gen_cfg g, uint32_t port, doubl
 			    e->cfg->scn.arch.buffer_bytes, rxb_gen_max_frame(w->gen[0]));
 		return -EINVAL;
 	}
-	return cache_flow_hashes(e, w, err);
+	return cache_flow_steering(e, w, port, err);
 }
 
 /* The generator lcore of each physical queue: its port's, port p on lcore
@@ -246,7 +251,7 @@ void emu_gen_destroy(struct emu *e)
 		for (uint32_t k = 0; e->wire[p].gen != NULL && k < slices; k++)
 			rxb_gen_destroy(e->wire[p].gen[k]);
 		free(e->wire[p].gen);
-		free(e->wire[p].flow_hash);
+		free(e->wire[p].flow_steer);
 	}
 	free(e->wire);
 	e->wire = NULL;
@@ -318,13 +323,16 @@ static uint32_t flow_core(struct emu *e, const struct gen_ctx *x, uint32_t port,
 			  const struct rxb_gen_pkt_info *pi, uint32_t *hash)
 {
 	const struct emu_wire *w = &e->wire[port];
-	const struct rxb_gen_flow *f = rxb_gen_flow(port_gen(e, x, port), pi->flow);
-	uint16_t dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition)
-					: f->dst_port;
+	const struct rxb_gen_flow *f;
+	uint16_t dport;
 
-	*hash = w->flow_hash != NULL
-			? w->flow_hash[pi->flow]
-			: rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, dport);
+	if (w->flow_steer != NULL) {
+		*hash = w->flow_steer[pi->flow].hash;
+		return w->flow_steer[pi->flow].core;
+	}
+	f = rxb_gen_flow(port_gen(e, x, port), pi->flow);
+	dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition) : f->dst_port;
+	*hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, dport);
 	return emu_core_of(e, port, *hash, dport, true);
 }
 
