@@ -33,6 +33,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import emu_scale  # noqa: E402  (its full run and summary of one; bench/ is no package)
+
 WHATS = ("dispatch", "gen", "study")
 GEN_SIZES = (64, 1518)
 STUDY_WORKERS = 8
@@ -53,21 +56,22 @@ def run_json(binary, args, timeout_s):
     return json.loads(p.stdout)
 
 
-def sets(pairs):
-    out = []
-    for k, v in pairs.items():
-        out += ["--set", f"{k}={v}"]
-    return out
-
-
-def full_run_keys(ms):
-    return {"run.duration_ms": ms, "run.warmup_ms": ms // 4, "emu.telemetry": "false"}
+def full_run(binary, keys, ms):
+    """bench/emu_scale.py's summary of one full run of ms milliseconds; SystemExit naming the
+    run when it failed."""
+    try:
+        r = emu_scale.run_one(binary, keys, ms)
+    except subprocess.TimeoutExpired as t:
+        sys.exit(f"emu_ab: {' '.join(t.cmd)} ran longer than {t.timeout:.0f} s")
+    if "error" in r:
+        sys.exit(f"emu_ab: {r['command']} failed: {r['error']}")
+    return r
 
 
 def measure_dispatch(binary, a):
     """Per design: the NIC lcores' cycles per packet and their split by step."""
     rec = run_json(binary, ["--bench", "--bench-ms", str(a.bench_ms),
-                            *sets({"emu.nic_lcores": a.nic_lcores})], 120)
+                            "--set", f"emu.nic_lcores={a.nic_lcores}"], 120)
     return {d["arch"]: {"value": d["loaded_cycles_per_packet"], "lower_is_better": True,
                         "steps": d.get("stage_cycles_per_packet", {})}
             for d in rec["dispatch"]}
@@ -77,13 +81,11 @@ def measure_gen(binary, a):
     """Per frame size: the Mpps one generator lcore offered, unthrottled."""
     out = {}
     for size in GEN_SIZES:
-        rec = run_json(binary, sets({**full_run_keys(a.ms), "arch.name": "privring",
-                                     "arch.emulated": "false", "emu.source": "gen",
-                                     "traffic.packet_bytes": size, "traffic.rate_gbps": 800,
-                                     "system.cores": 1, "emu.sink": "true"}), 120)
-        wire_bits = (size + 20) * 8  # frame + preamble and gap
-        out[f"{size}B"] = {"value": round(rec["metrics"]["offered_gbps"] * 1e3 / wire_bits, 3),
-                           "lower_is_better": False}
+        r = full_run(binary, {"arch.name": "privring", "arch.emulated": "false",
+                              "emu.source": "gen", "traffic.packet_bytes": size,
+                              "traffic.rate_gbps": 800, "system.cores": 1,
+                              "emu.sink": "true"}, a.ms)
+        out[f"{size}B"] = {"value": r["offered_mpps"], "lower_is_better": False}
     return out
 
 
@@ -101,18 +103,14 @@ def measure_study(binary, a, gens):
     """Per design: Mpps carried, and the NIC lcores' cycles per packet."""
     out = {}
     for arch in a.archs.split(","):
-        rec = run_json(binary, sets({**full_run_keys(a.ms), "arch.name": arch,
-                                     "emu.source": "gen", "system.nics": STUDY_NICS,
-                                     "traffic.packet_bytes": 1518, "traffic.rate_gbps": 100,
-                                     "system.cores": STUDY_WORKERS,
-                                     "emu.nic_lcores": STUDY_NIC_LCORES,
-                                     "emu.gen_lcores": gens}), 180)
-        m = rec["metrics"]
-        out[arch] = {"value": m["throughput_mpps"], "lower_is_better": False,
-                     "offered_mpps": round(m["offered_gbps"] * 1e3 / ((1518 + 20) * 8), 3),
-                     "drop_rate": m["drop_rate"]}
-        out[f"{arch} NIC cyc"] = {"value": m["emulator"]["cost"]["nic_cycles_per_packet"],
-                                  "lower_is_better": True}
+        r = full_run(binary, {"arch.name": arch, "emu.source": "gen",
+                              "system.nics": STUDY_NICS, "traffic.packet_bytes": 1518,
+                              "traffic.rate_gbps": 100, "system.cores": STUDY_WORKERS,
+                              "emu.nic_lcores": STUDY_NIC_LCORES, "emu.gen_lcores": gens},
+                     a.ms)
+        out[arch] = {"value": r["throughput_mpps"], "lower_is_better": False,
+                     "offered_mpps": r["offered_mpps"], "drop_rate": r["drop_rate"]}
+        out[f"{arch} NIC cyc"] = {"value": r["nic_cycles_per_packet"], "lower_is_better": True}
     return out
 
 
