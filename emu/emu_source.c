@@ -58,7 +58,7 @@ static int cache_flow_steering(struct emu *e, struct emu_wire *w, uint32_t port,
 		return 0;
 	w->flow_steer = malloc(sizeof(*w->flow_steer) * n);
 	if (w->flow_steer == NULL)
-		return rxb_err_fail(err, -ENOMEM, "out of memory: the RSS hashes of %u flows", n);
+		return rxb_err_fail(err, -ENOMEM, "out of memory: the steering of %u flows", n);
 	for (uint32_t f = 0; f < n; f++) {
 		const struct rxb_gen_flow *fl = rxb_gen_flow(w->gen[0], f);
 		uint32_t hash = rxb_rss_ipv4_l4(&e->rss, fl->src_ip, fl->dst_ip, fl->src_port,
