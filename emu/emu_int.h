@@ -32,10 +32,9 @@
 #include "rxb/shring.h"
 #include "rxb/spool.h"
 
-#define EMU_LB_MAX_RANGES (1ull << 20) /* LB flows a worker keeps under generator ranges */
-#define EMU_BURST         32u          /* physical Rx burst */
-#define EMU_FETCH_CHUNK   32u          /* descriptors fetched from one virtual ring per visit */
-#define EMU_OPS_NAME      "rxb_virt"
+#define EMU_BURST       32u /* physical Rx burst */
+#define EMU_FETCH_CHUNK 32u /* descriptors fetched from one virtual ring per visit */
+#define EMU_OPS_NAME    "rxb_virt"
 
 /* What the emulator records in every buffer it hands a physical queue,
  * written at fetch time by E or M. It lives in the mbuf's private area, a

@@ -258,26 +258,51 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 	return 0;
 }
 
-/* Flows one worker's LB remembers. Drawn flows (or a trace): traffic.flows.
- * The generator's ranges: every packet opens a new flow until they wrap, and
- * steering may send them all to one worker, so as many flows as the run can
- * offer (emu.packets, else the rate over the run and a second of drain),
- * capped where the tables still fit the EAL's memory. */
-static uint32_t lb_capacity(const struct emu *e)
+/* Flows the generator steers to each worker (n_dest counts), counted over
+ * its ports' flow tables: the most distinct flows one can see. NULL when
+ * unknown: no generator, KV requests (steered per request), or spool (whose
+ * destinations are ports, not workers). */
+static uint32_t *gen_flows_per_worker(const struct emu *e)
+{
+	uint32_t *n;
+
+	if (e->wire == NULL || e->cfg->scn.arch.name == RXB_ARCH_SPOOL)
+		return NULL;
+	n = calloc(e->n_dest, sizeof(*n));
+	for (uint32_t p = 0; n != NULL && p < e->n_wire; p++) {
+		const struct emu_wire *w = &e->wire[p];
+
+		if (w->flow_steer == NULL) {
+			free(n);
+			return NULL;
+		}
+		for (uint32_t f = 0; f < rxb_gen_n_flows(w->gen[0]); f++)
+			n[w->flow_steer[f].core]++;
+	}
+	return n;
+}
+
+/* Flows one worker's LB remembers, `steered` the most it can see (UINT64_MAX
+ * when unknown). Drawn flows (or a trace): traffic.flows. The generator's
+ * ranges: every packet opens a new flow until they wrap, so the flows
+ * steered to it, at most what the run can offer (emu.packets, else the rate
+ * over the run and a second of drain) and FastClick's per-thread table of
+ * next_pow2(workload.flow_capacity / the port's cores) entries: beyond that,
+ * new flows are dropped ("full"), as there. */
+static uint32_t lb_capacity(const struct emu *e, uint64_t steered)
 {
 	const struct rxb_scn *s = &e->cfg->scn;
-	uint64_t flows = s->traffic.flows, run;
-	struct rxb_flows fm;
+	uint64_t flows = s->traffic.flows, run, table = 1;
 
-	rxb_flows_init(&fm, s->run.seed, 0, IPPROTO_UDP);
-	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s) &&
-	    rxb_flows_ranges(&fm, s->traffic.gen_src_addrs, s->traffic.gen_dst_addrs, NULL) == 0) {
+	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s)) {
 		run = s->emu.packets != 0
 			      ? s->emu.packets
 			      : (uint64_t)(s->traffic.rate_gbps * 1e9 / 8 /
 					   (s->traffic.packet_bytes + 20.0) * s->system.nics *
 					   (s->run.duration_ms + 1000.0) / 1e3);
-		flows = RTE_MIN(RTE_MIN((uint64_t)fm.gen_flows, run), EMU_LB_MAX_RANGES);
+		while (table < (s->workload.flow_capacity + e->cpn - 1) / e->cpn)
+			table <<= 1;
+		flows = RTE_MIN(RTE_MIN(steered, run), table);
 	}
 	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
 }
@@ -287,7 +312,8 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 	const struct rxb_emu_cfg *c = e->cfg;
 	int socket = (int)rte_socket_id();
 	struct rxb_nf_cfg nc;
-	int rc;
+	uint32_t *steered = NULL;
+	int rc = 0;
 
 	e->w = rte_zmalloc("rxb_workers", sizeof(*e->w) * e->cores, RTE_CACHE_LINE_SIZE);
 	e->allocs = rte_zmalloc("rxb_allocs", sizeof(*e->allocs) * e->cores, 0);
@@ -308,7 +334,9 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 			return rxb_err_fail(err, -ENOMEM, "out of memory: %u counters",
 					    c->scn.workload.counter_slots);
 	}
-	for (uint32_t w = 0; w < e->cores; w++) {
+	if (c->scn.workload.nf == RXB_NF_KIND_LB)
+		steered = gen_flows_per_worker(e);
+	for (uint32_t w = 0; rc == 0 && w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];
 		bool target = w % e->cpn == c->scn.traffic.target_core;
 		uint64_t keys = c->scn.workload.kvs_keys / e->cores + 1;
@@ -327,7 +355,7 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.seed = c->scn.run.seed * 7919 + w;
 		nc.lpm = e->lpm;
 		nc.nat.capacity = c->scn.workload.nat_flows;
-		nc.lb.capacity = lb_capacity(e);
+		nc.lb.capacity = lb_capacity(e, steered != NULL ? steered[w] : UINT64_MAX);
 		nc.lb.n_backends = c->scn.workload.lb_backends;
 		nc.synth.buf_bytes = (uint64_t)(c->scn.workload.buffer_mib * 1048576.0);
 		if (nc.synth.buf_bytes < 64)
@@ -343,10 +371,9 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.counter.n_counters = c->scn.workload.counter_slots;
 		nc.counter.shared = e->counters;
 		rc = rxb_nf_create(rxb_nf_kind_name[c->scn.workload.nf], &nc, socket, &wk->nf, err);
-		if (rc != 0)
-			return rc;
 	}
-	return 0;
+	free(steered);
+	return rc;
 }
 
 /* ------------------------------------------------------------ sampling */
@@ -1205,12 +1232,14 @@ static int build(struct emu *e, struct rxb_err *err)
 		rc = create_queues(e, err);
 	if (rc == 0 && c->scn.emu.source == RXB_EMU_SOURCE_NULL)
 		rc = prefill(e, err);
+	/* the generator before the workers: their LB tables are sized from
+	 * the flows it steers to each */
+	if (rc == 0 && c->scn.emu.source == RXB_EMU_SOURCE_GEN)
+		rc = emu_gen_setup(e, err);
 	if (rc == 0)
 		rc = make_workers(e, err);
 	if (rc == 0 && c->scn.arch.emulated)
 		rc = make_iface(e, err);
-	if (rc == 0 && c->scn.emu.source == RXB_EMU_SOURCE_GEN)
-		rc = emu_gen_setup(e, err);
 	if (rc == 0)
 		rc = emu_ports_setup(e, err);
 	return rc;

@@ -114,12 +114,49 @@ static void test_auto_counter(void)
 	run_model(RXB_NF_KIND_COUNTER, RXB_FLOW_MODEL_AUTO, false, "auto, counter");
 }
 
+/* Under the ranges every packet opens a new flow until they wrap, so each
+ * worker's LB must keep every flow the generator steers to it, up to
+ * FastClick's per-thread table of next_pow2(workload.flow_capacity / the
+ * port's cores) entries; a new flow beyond that is dropped ("full") on
+ * each of its packets. 8002 flows over 2 workers (about 4001 each), every
+ * flow offered 3 times. */
+static uint64_t lb_wraps(uint32_t flow_capacity)
+{
+	const uint32_t src = 4001, dst = 2, flows = 8002, passes = 3;
+	struct rxb_emu_cfg c;
+	struct rxb_emu_result r;
+
+	emu_rt_cfg(&c, RXB_ARCH_PRIVRING, (uint64_t)passes * flows);
+	c.scn.workload.nf = RXB_NF_KIND_LB;
+	c.scn.traffic.gen_src_addrs = src;
+	c.scn.traffic.gen_dst_addrs = dst;
+	c.scn.workload.flow_capacity = flow_capacity;
+	c.out = RXB_EMU_OUT_NULL;
+	if (emu_rt_run(&c, &r, "lb, ranges wrapping") != 0) {
+		CHECK(0);
+		return UINT64_MAX;
+	}
+	EMU_RT_CHECK_CONSERVED(&r, (uint64_t)passes * flows, "lb, ranges wrapping");
+	CHECK_EQ(emu_rt_drops(&r), 0);
+	return r.nf_drops;
+}
+
+static void test_lb_keeps_steered_flows(void)
+{
+	/* the default capacity (10 M): a table per worker far above its flows */
+	CHECK_EQ(lb_wraps(10000000), 0);
+	/* 4096: tables of 2048, so about 4001 - 2048 of each worker's flows
+	 * are dropped on every pass (each worker is steered more than 2048) */
+	CHECK_EQ(lb_wraps(4096), 3 * (8002 - 2 * 2048));
+}
+
 int main(void)
 {
 	emu_rt_init("emu_flow_model");
 	RUN(test_generator_profile);
 	RUN(test_auto_lb);
 	RUN(test_auto_counter);
+	RUN(test_lb_keeps_steered_flows);
 	emu_rt_fini();
 	return check_summary();
 }
