@@ -29,6 +29,7 @@
 #include <rte_malloc.h>
 #include <rte_debug.h>
 #include <rte_pause.h>
+#include <rte_prefetch.h>
 
 #include "emu_int.h"
 #include "rng.h"
@@ -380,6 +381,21 @@ static void mark(struct rte_mbuf *m, uint32_t port, uint32_t hash)
 	m->port = (uint16_t)port;
 }
 
+/* The lines the generator touches in each of n buffers it took: the mbuf's
+ * first (rxb_gen_write reads its room and data pointer, then resets it)
+ * and the frame's first (the headers, after the headroom the reset gives).
+ * The worker that freed a buffer holds them last. Without this, each
+ * packet's first load of its mbuf waits for that transfer in turn, before
+ * anything of the next packet starts: on a 16-core server a third of a
+ * generator lcore's time went there. Here a burst's transfers overlap. */
+static void prefetch_taken(struct rte_mbuf *const *m, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		rte_prefetch0(m[i]);
+	for (unsigned i = 0; i < n; i++)
+		rte_prefetch0((char *)m[i]->buf_addr + RTE_PKTMBUF_HEADROOM);
+}
+
 /* One queue, emulated: generate port's packets into the queue's own
  * buffers. Returns the packets offered (all n). */
 static unsigned burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n,
@@ -390,9 +406,10 @@ static unsigned burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, un
 	struct rte_mbuf *bufs[EMU_BURST];
 	unsigned k = RTE_MIN(n, emu_pq_avail(pq)), filled = 0;
 
-	if (k != 0 && emu_pq_take(pq, bufs, k) == 0)
+	if (k != 0 && emu_pq_take(pq, bufs, k) == 0) {
+		prefetch_taken(bufs, k);
 		filled = rxb_gen_fill(gen, bufs, k, now, x->info);
-	else
+	} else
 		k = 0;
 	if (filled < k) /* cannot happen: frames were checked to fit */
 		rte_mempool_put_bulk(pq->vpool, (void **)(bufs + filled), k - filled);
@@ -431,11 +448,12 @@ static void take_buffers(struct emu *e, struct gen_ctx *x, uint32_t q)
 	if (e->cfg->scn.arch.emulated) {
 		k = RTE_MIN(x->want[q], emu_pq_avail(&e->pq[q]));
 		x->got[q] = k != 0 && emu_pq_take(&e->pq[q], row, k) == 0 ? k : 0;
-		return;
+	} else {
+		/* this lcore alone enqueues there: the room read now stays */
+		k = RTE_MIN(x->want[q], rte_ring_free_count(e->pq[q].wire));
+		x->got[q] = k != 0 && rte_pktmbuf_alloc_bulk(e->wpool, row, k) == 0 ? k : 0;
 	}
-	/* this lcore alone enqueues there: the room read now stays */
-	k = RTE_MIN(x->want[q], rte_ring_free_count(e->pq[q].wire));
-	x->got[q] = k != 0 && rte_pktmbuf_alloc_bulk(e->wpool, row, k) == 0 ? k : 0;
+	prefetch_taken(row, x->got[q]);
 }
 
 /* Draw port's burst and steer each packet: its hash, core and queue. The
