@@ -138,10 +138,13 @@ def summarise(samples):
 def print_summary(rows):
     print(f"{'what':9s} {'design/size':15s} {'base':>9s} {'new':>9s} {'new/base':>8s} "
           f"{'paired':>7s}  better")
+    def ratio(v, width):  # None: the base measured 0 (a run that carried nothing)
+        return f"{'n/a':>{width}s}" if v is None else f"{v:{width}.3f}"
+
     for r in rows:
         better = "lower" if r["lower_is_better"] else "higher"
         print(f"{r['what']:9s} {r['key']:15s} {r['base']:9.2f} {r['new']:9.2f} "
-              f"{r['new_over_base']:8.3f} {r['paired']:7.3f}  {better}")
+              f"{ratio(r['new_over_base'], 8)} {ratio(r['paired'], 7)}  {better}")
 
 
 def check_binary(path, flag):

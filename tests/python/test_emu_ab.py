@@ -52,6 +52,16 @@ def test_summary_is_medians_their_ratio_and_the_median_paired_ratio():
     assert g["new_over_base"] == 1.25 and g["paired"] == 1.25 and not g["lower_is_better"]
 
 
+def test_a_base_that_measured_zero_prints_no_ratio(capsys):
+    samples = [sample("study", "rxbisect Mpps", "base", 1, 0.0, lower=False),
+               sample("study", "rxbisect Mpps", "new", 1, 9.5, lower=False)]
+    rows = emu_ab.summarise(samples)
+    assert rows[0]["new_over_base"] is None and rows[0]["paired"] is None
+    emu_ab.print_summary(rows)
+    line = capsys.readouterr().out.splitlines()[1].split()
+    assert line[-3:] == ["n/a", "n/a", "higher"] and line[-5:-3] == ["0.00", "9.50"]
+
+
 def test_study_lcores_fit_the_cpus_and_split_the_workers_evenly():
     assert emu_ab.study_gen_lcores(2) is None
     assert emu_ab.study_gen_lcores(11) is None
