@@ -413,13 +413,20 @@ static inline void prefetch_pkt(const struct emu *e, struct rte_mbuf *m)
 		rte_prefetch0(rte_pktmbuf_mtod(m, void *));
 }
 
+/* Whether t cycles of this lcore were all its own: shorter than 200 µs,
+ * while a preemption takes a scheduler slice of milliseconds and a loop of
+ * this lcore microseconds. What is longer measures the scheduler. */
+static inline bool unpreempted(const struct emu *e, uint64_t t)
+{
+	return t < e->hz / 5000;
+}
+
 /* Every packet of a burst of n waited in E's hands for t cycles, from just
  * before it was taken off the wire to its burst's last completion. Bursts
- * a preemption stretched past 200 µs are left out, as in the loaded
- * cycles: they measure the scheduler. */
+ * a preemption stretched are left out, as in the loaded cycles. */
 static void held(struct emu_nic *nic, uint64_t t, unsigned n)
 {
-	if (t >= nic->e->hz / 5000)
+	if (!unpreempted(nic->e, t))
 		return;
 	rxb_counter_add(&nic->ns.held_cyc, t * n);
 	rxb_counter_add(&nic->ns.held_pkts, n);
@@ -578,10 +585,9 @@ static void account(struct emu_nic *nic, uint64_t last, uint64_t t, unsigned wor
 		return;
 	}
 	rxb_counter_add(&ns->busy_cyc, t - last);
-	/* Full-burst loops that were not preempted (a scheduler slice is
-	 * milliseconds; such a loop takes microseconds): the emulator's own
-	 * cost per packet. */
-	if (pkts >= EMU_BURST / 2 && t - last < nic->e->hz / 5000) {
+	/* Full-burst loops that were not preempted: the emulator's own cost
+	 * per packet. */
+	if (pkts >= EMU_BURST / 2 && unpreempted(nic->e, t - last)) {
 		rxb_counter_add(&ns->full_cyc, t - last);
 		rxb_counter_add(&ns->full_pkts, pkts);
 		for (int s = 0; s < RXB_EMU_STAGE_OTHER; s++)
