@@ -117,6 +117,9 @@ struct rxb_emu_worker_res {
 	uint64_t bytes;
 	uint64_t cyc_rx, cyc_alloc, cyc_app, cyc_idle;
 	uint64_t alloc_fail;
+	/* lb, nat: flows its NF learned before the clock (emu.learn_flows),
+	 * and the new flows it inserted in the run */
+	uint64_t flows_learned, nf_inserts;
 };
 
 struct rxb_emu_result {

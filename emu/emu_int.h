@@ -132,6 +132,10 @@ struct emu_worker {
 	rte_spinlock_t *txlock;        /* when workers share a Tx queue */
 	uint64_t stall_from, stall_to; /* TSC; stall_to 0 = until the drain */
 	uint64_t extra_cyc;            /* per packet: workload.compute_ns + slow_extra_ns */
+	uint64_t steered;              /* M: flows the generator can steer to it in
+	                                * the run (emu_flows.c; 0: not known) */
+	uint64_t learned;              /* W, then M after the wait: flows its NF
+	                                * learned before the clock (emu.learn_flows) */
 	struct emu_wstats st;          /* W */
 	/* W: latency of processed packets, TSC cycles, reset at the warm-up:
 	 * the simulator's histogram, so a p99 has the same precision in both
@@ -384,6 +388,18 @@ void emu_gen_destroy(struct emu *e); /* safe without a generator */
 int emu_gen_main(void *arg); /* arg: its struct emu_gen_lcore */
 /* The fewest and the most packets one generator lcore offered. */
 void emu_gen_offered_range(const struct emu *e, uint64_t *min, uint64_t *max);
+
+/* ---- emu_flows.c: the flows of a worker's flow-state NF (lb, nat) ---- */
+/* Per destination, the generator's flows the run can steer to it: the most
+ * distinct flows a worker can see. NULL when not known (no generator, KV
+ * requests, spool) or out of memory; the caller frees it. */
+uint32_t *emu_flows_per_worker(const struct emu *e);
+/* The flows one worker's LB keeps, `steered` the most it can see
+ * (UINT64_MAX: not known). */
+uint32_t emu_lb_capacity(const struct emu *e, uint64_t steered);
+/* emu.learn_flows: every worker's NF learns the flows steered to it, on
+ * the worker's lcore, before the clock starts. 0, or an error in err. */
+int emu_learn_flows(struct emu *e, struct rxb_err *err);
 
 /* ---- emu_ports.c ---- */
 int emu_ports_setup(struct emu *e, struct rxb_err *err);

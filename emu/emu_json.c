@@ -211,10 +211,13 @@ static void cycles(json_t *m, const struct rxb_emu_result *r)
 static void accounting(json_t *m, const struct rxb_emu_cfg *c, const struct rxb_emu_result *r)
 {
 	json_t *cons = json_object();
-	uint64_t fails = 0;
+	uint64_t fails = 0, learned = 0, inserts = 0;
 
-	for (uint32_t w = 0; w < r->n_workers; w++)
+	for (uint32_t w = 0; w < r->n_workers; w++) {
 		fails += r->worker[w].alloc_fail;
+		learned += r->worker[w].flows_learned;
+		inserts += r->worker[w].nf_inserts;
+	}
 	jw_u64(m, RXB_METRIC_BUFFERS_IN_USE_MAX, r->in_use_max);
 	jw_u64(m, RXB_METRIC_POOL_EXHAUSTED, fails);
 	jw_u64(m, RXB_METRIC_MODE_SWITCHES, r->mode_switches);
@@ -223,6 +226,8 @@ static void accounting(json_t *m, const struct rxb_emu_cfg *c, const struct rxb_
 		jw_str(m, "dyn_mode_end", r->dyn_mode_end);
 	}
 	jw_u64(m, "nf_drops", r->nf_drops);
+	jw_u64(m, "nf_inserts", inserts);
+	jw_u64(m, "flows_learned", learned);
 	jw_u64(m, "tx_packets", r->tx_packets);
 	jw_u64(m, "tx_drops", r->tx_drops);
 	jw_set(cons, FIELD(CONSERVATION, PACKETS_OK), json_boolean(r->packets_ok));
@@ -300,6 +305,8 @@ static json_t *worker_json(const struct rxb_emu_worker_res *o)
 	jw_u64(w, "processed", o->processed);
 	jw_u64(w, "tx", o->tx);
 	jw_u64(w, "nf_drops", o->nf_drops);
+	jw_u64(w, "nf_inserts", o->nf_inserts);
+	jw_u64(w, "flows_learned", o->flows_learned);
 	jw_u64(w, "polls", o->polls);
 	jw_u64(w, "empty_polls", o->empty_polls);
 	jw_u64(w, "alloc_fail", o->alloc_fail);

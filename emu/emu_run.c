@@ -258,55 +258,6 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 	return 0;
 }
 
-/* Flows the generator steers to each worker (n_dest counts), counted over
- * its ports' flow tables: the most distinct flows one can see. NULL when
- * unknown: no generator, KV requests (steered per request), or spool (whose
- * destinations are ports, not workers). */
-static uint32_t *gen_flows_per_worker(const struct emu *e)
-{
-	uint32_t *n;
-
-	if (e->wire == NULL || e->cfg->scn.arch.name == RXB_ARCH_SPOOL)
-		return NULL;
-	n = calloc(e->n_dest, sizeof(*n));
-	for (uint32_t p = 0; n != NULL && p < e->n_wire; p++) {
-		const struct emu_wire *w = &e->wire[p];
-
-		if (w->flow_steer == NULL) {
-			free(n);
-			return NULL;
-		}
-		for (uint32_t f = 0; f < rxb_gen_n_flows(w->gen[0]); f++)
-			n[w->flow_steer[f].core]++;
-	}
-	return n;
-}
-
-/* Flows one worker's LB remembers, `steered` the most it can see (UINT64_MAX
- * when unknown). Drawn flows (or a trace): traffic.flows. The generator's
- * ranges: every packet opens a new flow until they wrap, so the flows
- * steered to it, at most what the run can offer (emu.packets, else the rate
- * over the run and a second of drain) and FastClick's per-thread table of
- * next_pow2(workload.flow_capacity / the port's cores) entries: beyond that,
- * new flows are dropped ("full"), as there. */
-static uint32_t lb_capacity(const struct emu *e, uint64_t steered)
-{
-	const struct rxb_scn *s = &e->cfg->scn;
-	uint64_t flows = s->traffic.flows, run, table = 1;
-
-	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s)) {
-		run = s->emu.packets != 0
-			      ? s->emu.packets
-			      : (uint64_t)(s->traffic.rate_gbps * 1e9 / 8 /
-					   (s->traffic.packet_bytes + 20.0) * s->system.nics *
-					   (s->run.duration_ms + 1000.0) / 1e3);
-		while (table < (s->workload.flow_capacity + e->cpn - 1) / e->cpn)
-			table <<= 1;
-		flows = RTE_MIN(RTE_MIN(steered, run), table);
-	}
-	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
-}
-
 static int make_workers(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
@@ -334,8 +285,8 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 			return rxb_err_fail(err, -ENOMEM, "out of memory: %u counters",
 					    c->scn.workload.counter_slots);
 	}
-	if (c->scn.workload.nf == RXB_NF_KIND_LB)
-		steered = gen_flows_per_worker(e);
+	if (c->scn.workload.nf == RXB_NF_KIND_LB || c->scn.workload.nf == RXB_NF_KIND_NAT)
+		steered = emu_flows_per_worker(e);
 	for (uint32_t w = 0; rc == 0 && w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];
 		bool target = w % e->cpn == c->scn.traffic.target_core;
@@ -355,7 +306,8 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.seed = c->scn.run.seed * 7919 + w;
 		nc.lpm = e->lpm;
 		nc.nat.capacity = c->scn.workload.nat_flows;
-		nc.lb.capacity = lb_capacity(e, steered != NULL ? steered[w] : UINT64_MAX);
+		wk->steered = steered != NULL ? steered[w] : 0;
+		nc.lb.capacity = emu_lb_capacity(e, steered != NULL ? steered[w] : UINT64_MAX);
 		nc.lb.n_backends = c->scn.workload.lb_backends;
 		nc.synth.buf_bytes = (uint64_t)(c->scn.workload.buffer_mib * 1048576.0);
 		if (nc.synth.buf_bytes < 64)
@@ -758,6 +710,10 @@ static void fill_workers(const struct emu *e, struct rxb_emu_result *r)
 		o->cyc_app = rxb_counter_read(&st->cyc_app);
 		o->cyc_idle = rxb_counter_read(&st->cyc_idle);
 		o->alloc_fail = rxb_counter_read(&st->alloc_fail);
+		o->flows_learned = e->w[w].learned;
+		o->nf_inserts = e->w[w].nf != NULL ? rxb_counter_read(&e->w[w].nf->stats.inserts) -
+							     o->flows_learned
+						   : 0;
 		rx += o->cyc_rx;
 		al += o->cyc_alloc;
 		app += o->cyc_app;
@@ -1265,12 +1221,15 @@ static void set_clock(struct emu *e)
 	}
 }
 
-/* Fill the physical queues (they start full, as a driver's do), start the
- * ports, the clock and the lcores. */
+/* The workers learn their flows (emu.learn_flows); fill the physical
+ * queues (they start full, as a driver's do), start the ports, the clock
+ * and the lcores. */
 static int start(struct emu *e, struct rxb_err *err)
 {
-	int rc;
+	int rc = emu_learn_flows(e, err);
 
+	if (rc != 0)
+		return rc;
 	for (uint32_t q = 0; e->cfg->scn.arch.emulated && q < e->n_pq; q++)
 		while (emu_refill(e, &e->pq[q]) != 0)
 			;

@@ -460,6 +460,11 @@ uint32_t rxb_gen_n_flows(const struct rxb_gen *g)
 	return g->n_flows;
 }
 
+uint32_t rxb_gen_first_flow(const struct rxb_gen *g)
+{
+	return g->fm.gen_flows ? rxb_flows_gen_id(&g->fm, 0) : 0;
+}
+
 uint32_t rxb_gen_n_target_flows(const struct rxb_gen *g)
 {
 	return g->has_target ? g->target.n : 0;
@@ -617,7 +622,8 @@ static uint16_t l4_csum(uint64_t s, uint8_t proto)
 
 /* Write the KV request for this packet after the stamp; returns its length
  * from the start of the payload. */
-static uint32_t fill_kv(struct rxb_gen *g, uint8_t *payload, const struct rxb_gen_pkt_info *pi)
+static uint32_t fill_kv(const struct rxb_gen *g, uint8_t *payload,
+			const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
 	struct rxb_kv_hdr *h = (struct rxb_kv_hdr *)(payload + RXB_KV_OFF);
@@ -678,7 +684,7 @@ static void draw_packet(struct rxb_gen *g, struct rxb_gen_pkt_info *pi)
 /* The mbuf's metadata (its first line: rxb_mbuf_rx_reset), the Ethernet
  * and the IPv4 header of a len-byte frame of flow f; returns the IPv4
  * header. */
-static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m,
+static struct rte_ipv4_hdr *fill_l2_l3(const struct rxb_gen *g, struct rte_mbuf *m,
 				       const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
@@ -719,7 +725,7 @@ static struct rte_ipv4_hdr *fill_l2_l3(struct rxb_gen *g, struct rte_mbuf *m,
 /* A TCP segment of the flow's stream: its sequence number (drawn) advances by the
  * payload, so a receiver sees one in-order stream per flow. Returns the sum
  * of the header's words. */
-static uint64_t fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp,
+static uint64_t fill_tcp(const struct rxb_gen *g, struct rte_tcp_hdr *tcp,
 			 const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_flow *f = &g->flows[pi->flow];
@@ -741,7 +747,7 @@ static uint64_t fill_tcp(struct rxb_gen *g, struct rte_tcp_hdr *tcp,
 
 /* A UDP datagram, carrying the KV request when KV is on; returns the sum of
  * the header's words and of the KV request's. */
-static uint64_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t payload_len,
+static uint64_t fill_udp(const struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t payload_len,
 			 const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_flow *f = &g->flows[pi->flow];
@@ -765,7 +771,7 @@ static uint64_t fill_udp(struct rxb_gen *g, struct rte_udp_hdr *udp, uint32_t pa
 	return sum + csum_be16(f->src_port) + csum_be16(dport) + csum_be16(dgram_len);
 }
 
-static void write_packet(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+static void write_packet(const struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 			 const struct rxb_gen_pkt_info *pi)
 {
 	const struct rxb_gen_cfg *c = &g->cfg;
@@ -824,7 +830,7 @@ void rxb_gen_draw(struct rxb_gen *g, struct rxb_gen_pkt_info *info, unsigned n)
 	rxb_counter_add(&g->stats.bytes, bytes);
 }
 
-bool rxb_gen_write(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+bool rxb_gen_write(const struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 		   const struct rxb_gen_pkt_info *pi)
 {
 	if (!fits(g, m))

@@ -36,8 +36,9 @@
  * The flow table depends only on seed, port, n_flows, proto and the address
  * ranges, so changing e.g. target_share keeps the same flows.
  *
- * Threads: a generator belongs to one thread; its statistics may be read by
- * others (relaxed).
+ * Threads: a generator belongs to one thread, which draws and paces;
+ * rxb_gen_write only reads it, so any thread may write packets; its
+ * statistics may be read by others (relaxed).
  */
 #ifndef RXB_EMU_GEN_H
 #define RXB_EMU_GEN_H
@@ -173,6 +174,9 @@ const struct rxb_gen_flow *rxb_gen_flow(const struct rxb_gen *g, uint32_t flow);
 /* Flows rxb_gen_flow() knows: cfg.n_flows, or under the generator ranges
  * every pair they make (their lcm). */
 uint32_t rxb_gen_n_flows(const struct rxb_gen *g);
+/* Under generator ranges, the flow of the pattern's first packet: packet i
+ * is flow (first + i) mod rxb_gen_n_flows(). Drawn flows: 0. */
+uint32_t rxb_gen_first_flow(const struct rxb_gen *g);
 /* Size of the target set (0 without one). */
 uint32_t rxb_gen_n_target_flows(const struct rxb_gen *g);
 /* Largest frame the pattern can produce: mbufs must hold it in one segment. */
@@ -195,9 +199,12 @@ unsigned rxb_gen_fill(struct rxb_gen *g, struct rte_mbuf **pkts, unsigned n, uin
  * rxb_gen_write then writes one of them into m, exactly as rxb_gen_fill
  * would have; packets must be written in the order drawn (TCP sequence
  * numbers, IP ids), and a packet left unwritten is simply skipped. false,
- * m untouched, when m cannot hold rxb_gen_max_frame() bytes. */
+ * m untouched, when m cannot hold rxb_gen_max_frame() bytes. Writing only
+ * reads the generator (everything a packet holds is in pi): several
+ * threads may write packets of one generator at once (the emulator's
+ * workers each write one packet of every flow they learn). */
 void rxb_gen_draw(struct rxb_gen *g, struct rxb_gen_pkt_info *info, unsigned n);
-bool rxb_gen_write(struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
+bool rxb_gen_write(const struct rxb_gen *g, struct rte_mbuf *m, uint64_t tsc,
 		   const struct rxb_gen_pkt_info *pi);
 
 /* The pacer: how many packets may go at `now` (TSC), at most max.

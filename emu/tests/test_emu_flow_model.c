@@ -119,35 +119,82 @@ static void test_auto_counter(void)
  * FastClick's per-thread table of next_pow2(workload.flow_capacity / the
  * port's cores) entries; a new flow beyond that is dropped ("full") on
  * each of its packets. 8002 flows over 2 workers (about 4001 each), every
- * flow offered 3 times. */
-static uint64_t lb_wraps(uint32_t flow_capacity)
-{
-	const uint32_t src = 4001, dst = 2, flows = 8002, passes = 3;
-	struct rxb_emu_cfg c;
-	struct rxb_emu_result r;
+ * flow offered `passes` times (fewer than once: the first packets), slowly
+ * enough that a worker inserting a flow per packet keeps up on a CPU it
+ * shares with the other tests' lcores: the counts below assume no ring
+ * drop. */
+#define WRAP_FLOWS 8002u
 
-	emu_rt_cfg(&c, RXB_ARCH_PRIVRING, (uint64_t)passes * flows);
+static void lb_wraps(uint32_t flow_capacity, bool learn, double passes, struct rxb_emu_result *r)
+{
+	const uint64_t packets = (uint64_t)(passes * WRAP_FLOWS);
+	struct rxb_emu_cfg c;
+
+	emu_rt_cfg(&c, RXB_ARCH_PRIVRING, packets);
+	c.scn.traffic.rate_gbps = 0.1;
 	c.scn.workload.nf = RXB_NF_KIND_LB;
-	c.scn.traffic.gen_src_addrs = src;
-	c.scn.traffic.gen_dst_addrs = dst;
+	c.scn.traffic.gen_src_addrs = WRAP_FLOWS / 2;
+	c.scn.traffic.gen_dst_addrs = 2;
 	c.scn.workload.flow_capacity = flow_capacity;
+	c.scn.emu.learn_flows = learn;
 	c.out = RXB_EMU_OUT_NULL;
-	if (emu_rt_run(&c, &r, "lb, ranges wrapping") != 0) {
+	if (emu_rt_run(&c, r, "lb, ranges wrapping") != 0) {
 		CHECK(0);
-		return UINT64_MAX;
+		memset(r, 0, sizeof(*r));
+		r->nf_drops = UINT64_MAX;
+		return;
 	}
-	EMU_RT_CHECK_CONSERVED(&r, (uint64_t)passes * flows, "lb, ranges wrapping");
-	CHECK_EQ(emu_rt_drops(&r), 0);
-	return r.nf_drops;
+	EMU_RT_CHECK_CONSERVED(r, packets, "lb, ranges wrapping");
+	CHECK_EQ(emu_rt_drops(r), 0);
 }
 
+/* Summed over the workers: flows learned before the clock, inserted in it. */
+static void lb_flows(const struct rxb_emu_result *r, uint64_t *learned, uint64_t *inserted)
+{
+	*learned = *inserted = 0;
+	for (uint32_t w = 0; w < r->n_workers; w++) {
+		*learned += r->worker[w].flows_learned;
+		*inserted += r->worker[w].nf_inserts;
+	}
+}
+
+/* The tables keep what they must, learnt (emu.learn_flows) or not. Learnt:
+ * the workers know every flow the run can bring before the clock starts,
+ * so the run inserts none; not: each flow is inserted by its first
+ * packet. */
 static void test_lb_keeps_steered_flows(void)
 {
-	/* the default capacity (10 M): a table per worker far above its flows */
-	CHECK_EQ(lb_wraps(10000000), 0);
-	/* 4096: tables of 2048, so about 4001 - 2048 of each worker's flows
-	 * are dropped on every pass (each worker is steered more than 2048) */
-	CHECK_EQ(lb_wraps(4096), 3 * (8002 - 2 * 2048));
+	struct rxb_emu_result r;
+	uint64_t learned, inserted;
+
+	for (int learn = 0; learn <= 1; learn++) {
+		/* the default capacity (10 M): a table per worker far above
+		 * its flows */
+		lb_wraps(10000000, learn, 3, &r);
+		CHECK_EQ(r.nf_drops, 0);
+		lb_flows(&r, &learned, &inserted);
+		CHECK_EQ(learned, learn ? WRAP_FLOWS : 0);
+		CHECK_EQ(inserted, learn ? 0 : WRAP_FLOWS);
+		/* 4096: tables of 2048, so about 4001 - 2048 of each worker's
+		 * flows are dropped on every pass (each worker is steered more
+		 * than 2048) */
+		lb_wraps(4096, learn, 3, &r);
+		CHECK_EQ(r.nf_drops, 3 * (WRAP_FLOWS - 2 * 2048));
+	}
+}
+
+/* A run shorter than one pass learns only the flows it meets, in the
+ * generator's order (the pattern starts mid-cycle, at a flow the seed
+ * picks): none is left to insert. */
+static void test_lb_learns_the_flows_it_meets(void)
+{
+	struct rxb_emu_result r;
+	uint64_t learned, inserted;
+
+	lb_wraps(10000000, true, 0.5, &r);
+	lb_flows(&r, &learned, &inserted);
+	CHECK_EQ(learned, WRAP_FLOWS / 2);
+	CHECK_EQ(inserted, 0);
 }
 
 int main(void)
@@ -157,6 +204,7 @@ int main(void)
 	RUN(test_auto_lb);
 	RUN(test_auto_counter);
 	RUN(test_lb_keeps_steered_flows);
+	RUN(test_lb_learns_the_flows_it_meets);
 	emu_rt_fini();
 	return check_summary();
 }

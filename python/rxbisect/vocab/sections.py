@@ -156,5 +156,6 @@ class Emu:
     telemetry: bool = _key("emu", "telemetry")
     progress: bool = _key("emu", "progress")
     sink: bool = _key("emu", "sink")
+    learn_flows: bool = _key("emu", "learn_flows")
     nic_lcores: int = _key("emu", "nic_lcores")
     gen_lcores: int = _key("emu", "gen_lcores")

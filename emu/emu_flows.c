@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The flows a worker's flow-state NF (lb, nat) meets under the generator
+ * source: how many of them the run can steer to it (which sizes its LB's
+ * table), and, with emu.learn_flows, learning them before the clock starts.
+ *
+ * Why learn. Under the study's generator ranges every packet opens a new
+ * flow until the ranges wrap: 8,256,508 flows a port, about a second of
+ * 100 Gbps of 1518 B frames. A run of the emulator's default length would
+ * therefore measure one table insertion per packet, while the study's runs
+ * (minutes of T-Rex traffic) and rxb sim (sim/engine/nf.c: lookups of known
+ * flows) are in the regime where every flow is known. Learning passes one
+ * packet of each flow through the worker's own NF, on the worker's own
+ * lcore, in the order the generator first offers them: the tables end as
+ * one pass of the traffic would leave them (the LB's round-robin backends,
+ * the NAT's ports, a full table's refusals), and the run's packets look up.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "emu_int.h"
+
+/* Learning more flows than this takes a noticeable while: say so. */
+#define EMU_LEARN_NOTE_FLOWS (1u << 20)
+
+/* The source stops this long after the run's end at most (the control
+ * loop's sleep, a preempted main lcore), the pacer's catch-up included. */
+#define EMU_STOP_MARGIN_MS 100.0
+
+/* Flows of port p the run can reach. Under the generator's ranges packet i
+ * of a port is flow i mod the flows, so no more than the packets the port
+ * offers: its share of emu.packets, else its rate over the run, a tenth
+ * more and the stop's margin (a flow beyond would find its LB table full).
+ * Drawn flows may each come at any time: all of them. */
+static uint64_t flows_reached(const struct emu *e, uint32_t p)
+{
+	const struct rxb_scn *s = &e->cfg->scn;
+	uint64_t n = rxb_gen_n_flows(e->wire[p].gen[0]), pkts;
+
+	if (!rxb_scn_generator_ranges(s))
+		return n;
+	pkts = s->emu.packets != 0
+		       ? s->emu.packets / e->n_wire + (p < s->emu.packets % e->n_wire)
+		       : (uint64_t)(e->wire[p].pps *
+				    (s->run.duration_ms * 1.1 + EMU_STOP_MARGIN_MS) / 1e3);
+	return RTE_MIN(n, pkts);
+}
+
+/* The j-th of a generator's n flows in the order the run first meets them
+ * (j < n), `first` its rxb_gen_first_flow(): under the ranges, the cycle
+ * from the pattern's first flow on; drawn flows, in any order, by number. */
+static inline uint32_t nth_flow(uint64_t first, uint64_t n, uint64_t j)
+{
+	return (uint32_t)(first + j >= n ? first + j - n : first + j);
+}
+
+/* Does worker-steered flow state apply: a flow-state NF fed by the
+ * generator, each of whose flows the port steers to one worker (not KV
+ * requests, steered per request; not spool, whose destinations are
+ * ports)? */
+static bool steered_flows_known(const struct emu *e)
+{
+	return e->wire != NULL && e->wire[0].flow_steer != NULL &&
+	       e->cfg->scn.arch.name != RXB_ARCH_SPOOL;
+}
+
+uint32_t *emu_flows_per_worker(const struct emu *e)
+{
+	uint32_t *n;
+
+	if (!steered_flows_known(e))
+		return NULL;
+	n = calloc(e->n_dest, sizeof(*n));
+	for (uint32_t p = 0; n != NULL && p < e->n_wire; p++) {
+		const struct emu_wire *w = &e->wire[p];
+		uint64_t reach = flows_reached(e, p), first = rxb_gen_first_flow(w->gen[0]),
+			 all = rxb_gen_n_flows(w->gen[0]);
+
+		for (uint64_t j = 0; j < reach; j++)
+			n[w->flow_steer[nth_flow(first, all, j)].core]++;
+	}
+	return n;
+}
+
+/* Drawn flows (or a trace): traffic.flows. The generator's ranges: every
+ * packet opens a new flow until they wrap, so every flow steered to it
+ * within the run's reach, at most FastClick's per-thread table of
+ * next_pow2(workload.flow_capacity / the port's cores) entries: beyond
+ * that, new flows are dropped ("full"), as there. */
+uint32_t emu_lb_capacity(const struct emu *e, uint64_t steered)
+{
+	const struct rxb_scn *s = &e->cfg->scn;
+	uint64_t flows = s->traffic.flows, table = 1;
+
+	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s)) {
+		while (table < (s->workload.flow_capacity + e->cpn - 1) / e->cpn)
+			table <<= 1;
+		flows = RTE_MIN(steered, table);
+	}
+	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
+}
+
+/* Worker w's lcore: one packet of each flow steered to it, port by port in
+ * the generator's order, through its NF a burst at a time; the frames are
+ * made in a burst of its own buffers, used over and over (an NF frees
+ * nothing). What the NF drops (a full table) it drops again in the run. */
+static int learn_main(void *arg)
+{
+	struct emu_worker *w = arg;
+	struct emu *e = w->e;
+	struct rte_mbuf *m[EMU_BURST];
+	struct rxb_gen_pkt_info pi = { 0 };
+	unsigned n = 0;
+
+	if (rte_pktmbuf_alloc_bulk(e->wpool, m, EMU_BURST) != 0)
+		return -ENOBUFS;
+	for (uint32_t p = 0; p < e->n_wire; p++) {
+		const struct emu_wire *wi = &e->wire[p];
+		uint64_t reach = flows_reached(e, p), first = rxb_gen_first_flow(wi->gen[0]),
+			 all = rxb_gen_n_flows(wi->gen[0]);
+
+		pi.len = RTE_MIN(rxb_gen_max_frame(wi->gen[0]), 128);
+		for (uint64_t j = 0; j < reach; j++) {
+			pi.flow = nth_flow(first, all, j);
+			if (wi->flow_steer[pi.flow].core != w->id)
+				continue;
+			rxb_gen_write(wi->gen[0], m[n], 0, &pi);
+			if (++n == EMU_BURST) {
+				rxb_nf_process(w->nf, m, (uint16_t)n);
+				n = 0;
+			}
+		}
+	}
+	rxb_nf_process(w->nf, m, (uint16_t)n);
+	rte_pktmbuf_free_bulk(m, EMU_BURST);
+	w->learned = rxb_counter_read(&w->nf->stats.inserts);
+	return 0;
+}
+
+/* Whether this run learns: emu.learn_flows, for lb and nat. */
+static bool learns(const struct emu *e)
+{
+	enum rxb_nf_kind nf = e->cfg->scn.workload.nf;
+
+	return e->cfg->scn.emu.learn_flows && !e->cfg->scn.emu.sink &&
+	       (nf == RXB_NF_KIND_LB || nf == RXB_NF_KIND_NAT) && steered_flows_known(e);
+}
+
+int emu_learn_flows(struct emu *e, struct rxb_err *err)
+{
+	uint64_t total = 0, t0 = rte_get_timer_cycles();
+	unsigned lcore, k = 0;
+	int rc = 0;
+
+	if (!learns(e))
+		return 0;
+	for (uint32_t w = 0; w < e->cores; w++)
+		total += e->w[w].steered;
+	if (total >= EMU_LEARN_NOTE_FLOWS)
+		fprintf(stderr,
+			"rxb-emu: the workers learn %llu flows before the clock starts "
+			"(emu.learn_flows)\n",
+			(unsigned long long)total);
+	/* worker k on the k-th worker lcore, where launch() places it */
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
+		if (k == e->cores)
+			break;
+		e->w[k].lcore = lcore;
+		if (rte_eal_remote_launch(learn_main, &e->w[k], lcore) != 0) {
+			rc = rxb_err_fail(err, -EBUSY, "lcore %u is busy: cannot learn flows",
+					  lcore);
+			break;
+		}
+		k++;
+	}
+	for (uint32_t w = 0; w < k; w++) {
+		/* asleep, not spinning in rte_eal_wait_lcore: on a small
+		 * machine this lcore's CPU is also a worker's */
+		while (rte_eal_get_lcore_state(e->w[w].lcore) == RUNNING)
+			usleep(1000);
+		if (rte_eal_wait_lcore(e->w[w].lcore) != 0 && rc == 0)
+			rc = rxb_err_fail(err, -ENOBUFS,
+					  "emu.learn_flows: no %u buffers for worker %u to learn "
+					  "its flows with (raise arch.pool_buffers, or set "
+					  "emu.learn_flows = false)",
+					  EMU_BURST, w);
+	}
+	if (rc == 0 && total >= EMU_LEARN_NOTE_FLOWS)
+		fprintf(stderr, "rxb-emu: learned in %.1f s\n",
+			(double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
+	return rc;
+}
