@@ -16,6 +16,8 @@
  * the NAT's ports, a full table's refusals), and the run's packets look up.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -106,40 +108,53 @@ uint32_t emu_lb_capacity(const struct emu *e, uint64_t steered)
 	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
 }
 
+/* A learning packet's frame bytes, at most: lb and nat read the headers
+ * only, and a full-size frame would cost a payload's zeroing per flow. */
+#define EMU_LEARN_FRAME 128u
+
+/* What one worker's lcore learns with: its worker, and a burst of buffers
+ * taken for it beforehand (all workers' at once: a pool short of them
+ * fails before any lcore starts, not by which lcore was quicker). */
+struct learn_job {
+	struct emu_worker *w;
+	struct rte_mbuf *m[EMU_BURST];
+	_Atomic bool done;
+};
+
 /* Worker w's lcore: one packet of each flow steered to it, port by port in
- * the generator's order, through its NF a burst at a time; the frames are
- * made in a burst of its own buffers, used over and over (an NF frees
- * nothing). What the NF drops (a full table) it drops again in the run. */
+ * the generator's order, through its NF a burst at a time, made in the
+ * job's buffers over and over (an NF frees nothing). What the NF drops (a
+ * full table) it drops again in the run. */
 static int learn_main(void *arg)
 {
-	struct emu_worker *w = arg;
+	struct learn_job *job = arg;
+	struct emu_worker *w = job->w;
 	struct emu *e = w->e;
-	struct rte_mbuf *m[EMU_BURST];
 	struct rxb_gen_pkt_info pi = { 0 };
 	unsigned n = 0;
 
-	if (rte_pktmbuf_alloc_bulk(e->wpool, m, EMU_BURST) != 0)
-		return -ENOBUFS;
 	for (uint32_t p = 0; p < e->n_wire; p++) {
 		const struct emu_wire *wi = &e->wire[p];
 		uint64_t reach = flows_reached(e, p), first = rxb_gen_first_flow(wi->gen[0]),
 			 all = rxb_gen_n_flows(wi->gen[0]);
 
-		pi.len = RTE_MIN(rxb_gen_max_frame(wi->gen[0]), 128);
+		pi.len = RTE_MIN(rxb_gen_max_frame(wi->gen[0]), EMU_LEARN_FRAME);
 		for (uint64_t j = 0; j < reach; j++) {
 			pi.flow = nth_flow(first, all, j);
 			if (wi->flow_steer[pi.flow].core != w->id)
 				continue;
-			rxb_gen_write(wi->gen[0], m[n], 0, &pi);
+			rxb_gen_write(wi->gen[0], job->m[n], 0, &pi);
 			if (++n == EMU_BURST) {
-				rxb_nf_process(w->nf, m, (uint16_t)n);
+				rxb_nf_process(w->nf, job->m, (uint16_t)n);
 				n = 0;
 			}
 		}
 	}
-	rxb_nf_process(w->nf, m, (uint16_t)n);
-	rte_pktmbuf_free_bulk(m, EMU_BURST);
+	rxb_nf_process(w->nf, job->m, (uint16_t)n);
 	w->learned = rxb_counter_read(&w->nf->stats.inserts);
+	/* release: pairs with the acquire in run_jobs(); the NF's tables,
+	 * w->learned and the buffers are the main lcore's again */
+	atomic_store_explicit(&job->done, true, memory_order_release);
 	return 0;
 }
 
@@ -152,28 +167,21 @@ static bool learns(const struct emu *e)
 	       (nf == RXB_NF_KIND_LB || nf == RXB_NF_KIND_NAT) && steered_flows_known(e);
 }
 
-int emu_learn_flows(struct emu *e, struct rxb_err *err)
+/* Launch learn_main for every job, worker k on the k-th worker lcore
+ * (where launch() places it), and wait for them asleep, not spinning in
+ * rte_eal_wait_lcore: on a small machine this lcore's CPU is also a
+ * worker's. */
+static int run_jobs(struct emu *e, struct learn_job *jobs, struct rxb_err *err)
 {
-	uint64_t total = 0, t0 = rte_get_timer_cycles();
 	unsigned lcore, k = 0;
 	int rc = 0;
 
-	if (!learns(e))
-		return 0;
-	for (uint32_t w = 0; w < e->cores; w++)
-		total += e->w[w].steered;
-	if (total >= EMU_LEARN_NOTE_FLOWS)
-		fprintf(stderr,
-			"rxb-emu: the workers learn %llu flows before the clock starts "
-			"(emu.learn_flows)\n",
-			(unsigned long long)total);
-	/* worker k on the k-th worker lcore, where launch() places it */
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{
 		if (k == e->cores)
 			break;
 		e->w[k].lcore = lcore;
-		if (rte_eal_remote_launch(learn_main, &e->w[k], lcore) != 0) {
+		if (rte_eal_remote_launch(learn_main, &jobs[k], lcore) != 0) {
 			rc = rxb_err_fail(err, -EBUSY, "lcore %u is busy: cannot learn flows",
 					  lcore);
 			break;
@@ -181,17 +189,49 @@ int emu_learn_flows(struct emu *e, struct rxb_err *err)
 		k++;
 	}
 	for (uint32_t w = 0; w < k; w++) {
-		/* asleep, not spinning in rte_eal_wait_lcore: on a small
-		 * machine this lcore's CPU is also a worker's */
-		while (rte_eal_get_lcore_state(e->w[w].lcore) == RUNNING)
+		/* acquire: pairs with the release at the end of learn_main() */
+		while (!atomic_load_explicit(&jobs[w].done, memory_order_acquire))
 			usleep(1000);
-		if (rte_eal_wait_lcore(e->w[w].lcore) != 0 && rc == 0)
-			rc = rxb_err_fail(err, -ENOBUFS,
-					  "emu.learn_flows: no %u buffers for worker %u to learn "
-					  "its flows with (raise arch.pool_buffers, or set "
-					  "emu.learn_flows = false)",
-					  EMU_BURST, w);
+		rte_eal_wait_lcore(e->w[w].lcore);
 	}
+	return rc;
+}
+
+int emu_learn_flows(struct emu *e, struct rxb_err *err)
+{
+	uint64_t total = 0, t0 = rte_get_timer_cycles();
+	struct learn_job *jobs;
+	int rc;
+
+	if (!learns(e))
+		return 0;
+	jobs = calloc(e->cores, sizeof(*jobs));
+	if (jobs == NULL)
+		return rxb_err_fail(err, -ENOMEM, "out of memory: %u workers' learning", e->cores);
+	for (uint32_t w = 0; w < e->cores; w++) {
+		jobs[w].w = &e->w[w];
+		total += e->w[w].steered;
+		if (rte_pktmbuf_alloc_bulk(e->wpool, jobs[w].m, EMU_BURST) != 0) {
+			for (uint32_t k = 0; k < w; k++)
+				rte_pktmbuf_free_bulk(jobs[k].m, EMU_BURST);
+			free(jobs);
+			return rxb_err_fail(
+				err, -ENOBUFS,
+				"emu.learn_flows: the pool has no %u buffers for each of "
+				"the %u workers to learn its flows with (raise "
+				"arch.pool_buffers, or set emu.learn_flows = false)",
+				EMU_BURST, e->cores);
+		}
+	}
+	if (total >= EMU_LEARN_NOTE_FLOWS)
+		fprintf(stderr,
+			"rxb-emu: the workers learn %llu flows before the clock starts "
+			"(emu.learn_flows)\n",
+			(unsigned long long)total);
+	rc = run_jobs(e, jobs, err);
+	for (uint32_t w = 0; w < e->cores; w++)
+		rte_pktmbuf_free_bulk(jobs[w].m, EMU_BURST);
+	free(jobs);
 	if (rc == 0 && total >= EMU_LEARN_NOTE_FLOWS)
 		fprintf(stderr, "rxb-emu: learned in %.1f s\n",
 			(double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());

@@ -76,6 +76,8 @@ static void params_load(json_t *p, const struct rxb_scn *s)
 		jw_str(p, "workload.payload", rxb_payload_name[s->workload.payload]);
 	}
 	jw_num(p, "workload.compute_ns", s->workload.compute_ns);
+	if (s->workload.nf == RXB_NF_KIND_LB || s->workload.nf == RXB_NF_KIND_NAT)
+		jw_set(p, "emu.learn_flows", json_boolean(s->emu.learn_flows));
 }
 
 /* The run, the emulator's own keys and what the run derived from them. */

@@ -92,6 +92,9 @@ def test_scenario_file_keys_pass_and_machine_keys_are_ignored_with_one_warning(t
     (["arch.rx_sise=1024"], "unknown key 'arch.rx_sise' (did you mean 'arch.rx_size'?)"),
     (["system.hog=stream", "system.hog_instances=2"], "system.hog = 'stream'"),
     (["system.cores_per_nic=[1,3]", "system.cores=4"], "system.cores_per_nic = [1, 3]"),
+    # rxBisect's 2 Ax rings hold 256 of the 290 buffers: too few left to learn flows with
+    (["arch.name=rxbisect", "system.cores=2", "arch.pool_buffers=290", "arch.alloc_cache=0",
+      "workload.nf=lb"], "emu.learn_flows: the pool has no 32 buffers"),
 ])
 def test_bad_set_is_exit_2_naming_the_key(sets, named):
     p = run_cli("emu", *[a for s in sets for a in ("--set", s)])
