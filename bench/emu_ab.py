@@ -12,13 +12,15 @@ of the per-round ratios ("paired", which cancels a drift that hits both builds o
             worker, an offered load no lcore reaches (800 Gbps): the Mpps it offered, 64 B and
             1518 B frames (higher is better)
   study     the study's emulated set-up: two NIC ports at 100 Gbps each of 1518 B frames, 8
-            workers, one NIC lcore per port and as many generator lcores as the CPUs leave: the
-            Mpps carried (higher is better) and the NIC lcores' cycles per packet. It needs every
-            busy lcore on a CPU of its own (12 CPUs at least); on fewer it is skipped, saying so.
+            workers, --study-nic-lcores NIC lcores (default one per port) and as many generator
+            lcores as the CPUs leave (--study-gen-lcores to choose): the Mpps carried (higher is
+            better) and the NIC lcores' cycles per packet. It needs every busy lcore on a CPU of
+            its own (12 CPUs at least by default); on fewer it is skipped, saying so.
 
     python3 bench/emu_ab.py --base OLD_RXB_EMU [--new NEW_RXB_EMU] [--rounds N]
                             [--what dispatch,gen,study] [--nic-lcores N] [--ms MS]
-                            [--bench-ms MS] [--out FILE]
+                            [--bench-ms MS] [--study-nic-lcores N] [--study-gen-lcores G]
+                            [--out FILE]
 
 --new defaults to $RXB_EMU_BIN, else build/emu/rxb-emu. Either may be a wrapper that runs a
 packed build (bench/packed.sh). The JSON (default build/bench-results/emu_ab.json) is rewritten
@@ -27,7 +29,6 @@ after every run, so an interrupted comparison keeps what it measured.
 import argparse
 import datetime
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -40,7 +41,6 @@ WHATS = ("dispatch", "gen", "study")
 GEN_SIZES = (64, 1518)
 STUDY_WORKERS = 8
 STUDY_NICS = 2
-STUDY_NIC_LCORES = STUDY_NICS  # one per port
 
 
 def run_json(binary, args, timeout_s):
@@ -89,13 +89,13 @@ def measure_gen(binary, a):
     return out
 
 
-def study_gen_lcores(cpus):
-    """Generator lcores for the study's set-up on `cpus` CPUs, or None: after main, the
-    workers and the NIC lcores, the most that let the workers split evenly (the emulator's
-    rule: workers a multiple of lcm(NIC lcores, ports, generator lcores))."""
-    spare = cpus - 1 - STUDY_WORKERS - STUDY_NIC_LCORES
-    gens = [g for g in range(1, spare + 1)
-            if STUDY_WORKERS % math.lcm(STUDY_NIC_LCORES, STUDY_NICS, g) == 0]
+def study_gen_lcores(cpus, nic_lcores):
+    """Generator lcores for the study's set-up on `cpus` CPUs, or None: the most the CPUs
+    left after main, the workers and the NIC lcores hold, that play the ports whole or split
+    each between the same number of lcores (the emulator's rule: at most the ports, or a
+    multiple of them)."""
+    spare = cpus - 1 - STUDY_WORKERS - nic_lcores
+    gens = [g for g in range(1, spare + 1) if g <= STUDY_NICS or g % STUDY_NICS == 0]
     return max(gens) if gens else None
 
 
@@ -106,7 +106,7 @@ def measure_study(binary, a, gens):
         r = full_run(binary, {"arch.name": arch, "emu.source": "gen",
                               "system.nics": STUDY_NICS, "traffic.packet_bytes": 1518,
                               "traffic.rate_gbps": 100, "system.cores": STUDY_WORKERS,
-                              "emu.nic_lcores": STUDY_NIC_LCORES, "emu.gen_lcores": gens},
+                              "emu.nic_lcores": a.study_nic_lcores, "emu.gen_lcores": gens},
                      a.ms)
         out[arch] = {"value": r["throughput_mpps"], "lower_is_better": False,
                      "offered_mpps": r["offered_mpps"], "drop_rate": r["drop_rate"]}
@@ -164,6 +164,10 @@ def main():
     ap.add_argument("--archs", default="privring,shring,rxbisect", help="study: designs")
     ap.add_argument("--ms", type=int, default=800, help="gen, study: run.duration_ms")
     ap.add_argument("--bench-ms", type=int, default=300, help="dispatch: --bench-ms")
+    ap.add_argument("--study-nic-lcores", type=int, default=STUDY_NICS,
+                    help="study: NIC lcores (default one per port)")
+    ap.add_argument("--study-gen-lcores", type=int, default=0,
+                    help="study: generator lcores (default: as many as the CPUs leave)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     whats = [w for w in a.what.split(",") if w]
@@ -172,23 +176,27 @@ def main():
         sys.exit(f"emu_ab: --what {a.what}: each must be one of {', '.join(WHATS)}")
     if a.rounds < 1:
         sys.exit(f"emu_ab: --rounds {a.rounds}: must be at least 1")
+    if a.study_nic_lcores < 1 or a.study_gen_lcores < 0:
+        sys.exit(f"emu_ab: --study-nic-lcores {a.study_nic_lcores} --study-gen-lcores "
+                 f"{a.study_gen_lcores}: NIC lcores at least 1, generator lcores at least 1 "
+                 "(0: as many as the CPUs leave)")
     check_binary(a.base, "--base")
     check_binary(a.new, "--new")
     out = a.out or os.path.join(os.environ.get("RXB_BENCH_RESULTS", "build/bench-results"),
                                 "emu_ab.json")
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     cpus = len(os.sched_getaffinity(0))
-    gens = study_gen_lcores(cpus)
+    gens = a.study_gen_lcores or study_gen_lcores(cpus, a.study_nic_lcores)
     if "study" in whats and gens is None:
         print(f"emu_ab: study skipped: {cpus} CPUs, it needs "
-              f"{1 + STUDY_WORKERS + STUDY_NIC_LCORES + 1} (main, {STUDY_WORKERS} workers, "
-              f"{STUDY_NIC_LCORES} NIC lcores and a generator lcore, each on a CPU of its own)",
-              file=sys.stderr)
+              f"{1 + STUDY_WORKERS + a.study_nic_lcores + 1} (main, {STUDY_WORKERS} workers, "
+              f"{a.study_nic_lcores} NIC lcores and a generator lcore, each on a CPU of its "
+              "own)", file=sys.stderr)
         whats.remove("study")
     builds = {"base": a.base, "new": a.new}
     doc = {"command": "python3 " + " ".join(sys.argv), "cpus": cpus, "builds": builds,
            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "study_lcores": ({"gen": gens, "nic": STUDY_NIC_LCORES, "workers": STUDY_WORKERS}
+           "study_lcores": ({"gen": gens, "nic": a.study_nic_lcores, "workers": STUDY_WORKERS}
                             if gens else None),
            "samples": [], "summary": []}
     measure = {"dispatch": lambda b: measure_dispatch(b, a), "gen": lambda b: measure_gen(b, a),

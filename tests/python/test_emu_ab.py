@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -62,16 +61,18 @@ def test_a_base_that_measured_zero_prints_no_ratio(capsys):
     assert line[-3:] == ["n/a", "n/a", "higher"] and line[-5:-3] == ["0.00", "9.50"]
 
 
-def test_study_lcores_fit_the_cpus_and_split_the_workers_evenly():
-    assert emu_ab.study_gen_lcores(2) is None
-    assert emu_ab.study_gen_lcores(11) is None
-    assert emu_ab.study_gen_lcores(12) == 1
-    assert emu_ab.study_gen_lcores(16) == 4
-    for cpus in range(12, 65):
-        g = emu_ab.study_gen_lcores(cpus)
-        assert 1 + emu_ab.STUDY_WORKERS + emu_ab.STUDY_NIC_LCORES + g <= cpus
-        assert emu_ab.STUDY_WORKERS % math.lcm(emu_ab.STUDY_NIC_LCORES, emu_ab.STUDY_NICS,
-                                               g) == 0
+def test_study_lcores_fit_the_cpus_and_play_whole_or_evenly_split_ports():
+    assert emu_ab.study_gen_lcores(2, 2) is None
+    assert emu_ab.study_gen_lcores(11, 2) is None
+    assert emu_ab.study_gen_lcores(12, 2) == 1
+    assert emu_ab.study_gen_lcores(16, 2) == 4
+    assert emu_ab.study_gen_lcores(16, 3) == 4
+    assert emu_ab.study_gen_lcores(16, 4) == 2
+    for nic in (1, 2, 3, 4):
+        for cpus in range(11 + nic, 65):
+            g = emu_ab.study_gen_lcores(cpus, nic)
+            assert 1 + emu_ab.STUDY_WORKERS + nic + g <= cpus
+            assert g <= emu_ab.STUDY_NICS or g % emu_ab.STUDY_NICS == 0
 
 
 def run_script(*args: str):
