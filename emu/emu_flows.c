@@ -108,6 +108,23 @@ uint32_t emu_lb_capacity(const struct emu *e, uint64_t steered)
 	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
 }
 
+void emu_note_nat_room(const struct emu *e)
+{
+	uint64_t most = 0;
+
+	if (e->cfg->scn.workload.nf != RXB_NF_KIND_NAT)
+		return;
+	for (uint32_t w = 0; w < e->cores; w++)
+		most = RTE_MAX(most, e->w[w].steered);
+	if (most > e->cfg->scn.workload.nat_flows)
+		fprintf(stderr,
+			"note: workload.nat_flows = %u holds fewer flows than the generator can "
+			"steer to a worker in this run (up to %llu): the NAT drops the others as "
+			"\"full\" (nf_drops); raise workload.nat_flows (at most %u) for a "
+			"table that holds them\n",
+			e->cfg->scn.workload.nat_flows, (unsigned long long)most, RXB_NF_MAX_FLOWS);
+}
+
 /* A learning packet's frame bytes, at most: lb and nat read the headers
  * only, and a full-size frame would cost a payload's zeroing per flow. */
 #define EMU_LEARN_FRAME 128u

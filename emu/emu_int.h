@@ -397,6 +397,9 @@ uint32_t *emu_flows_per_worker(const struct emu *e);
 /* The flows one worker's LB keeps, `steered` the most it can see
  * (UINT64_MAX: not known). */
 uint32_t emu_lb_capacity(const struct emu *e, uint64_t steered);
+/* A note on stderr when a NAT table holds fewer flows than a worker can
+ * be steered in the run (the worker's `steered` set). */
+void emu_note_nat_room(const struct emu *e);
 /* emu.learn_flows: every worker's NF learns the flows steered to it, on
  * the worker's lcore, before the clock starts. 0, or an error in err. */
 int emu_learn_flows(struct emu *e, struct rxb_err *err);

@@ -325,6 +325,8 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		rc = rxb_nf_create(rxb_nf_kind_name[c->scn.workload.nf], &nc, socket, &wk->nf, err);
 	}
 	free(steered);
+	if (rc == 0)
+		emu_note_nat_room(e);
 	return rc;
 }
 
