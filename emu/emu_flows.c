@@ -167,7 +167,8 @@ static int learn_main(void *arg)
 			}
 		}
 	}
-	rxb_nf_process(w->nf, job->m, (uint16_t)n);
+	if (n != 0)
+		rxb_nf_process(w->nf, job->m, (uint16_t)n);
 	w->learned = rxb_counter_read(&w->nf->stats.inserts);
 	/* release: pairs with the acquire in run_jobs(); the NF's tables,
 	 * w->learned and the buffers are the main lcore's again */
