@@ -541,6 +541,39 @@ static void test_frame_vlan_tags(void)
 	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0);
 }
 
+/* The untagged IPv4 frame without options is hashed by a shortcut (lib/rss.c,
+ * plain_ipv4_l4); each of its conditions failing falls back to the general
+ * parse, and both agree: a fragment (offset or more-fragments bit) and a
+ * frame cut before the ports hash the addresses only; a version nibble the
+ * parse does not check hashes as the plain frame. */
+static void test_frame_plain_ipv4_shortcut(void)
+{
+	struct rxb_rss rss;
+	struct rxb_err err;
+	uint8_t f[80];
+	uint16_t dport;
+	uint32_t n;
+
+	CHECK_EQ(rxb_rss_init(&rss, rxb_rss_default_key, RXB_RSS_KEY_LEN, &err), 0);
+	n = tagged_frame(f, NULL, 0);
+	CHECK_EQ(f[14], 0x45);
+	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0x51ccc178u);
+	CHECK_EQ(dport, 1766);
+	CHECK_EQ(rxb_rss_frame(&rss, f, 14 + 20 + 3, &dport), 0x323e8fc2u);
+	CHECK_EQ(dport, 0);
+	f[14] = 0x65;
+	CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0x51ccc178u);
+	f[14] = 0x45;
+	for (int bit = 0; bit < 14; bit++) { /* the offset's 13 bits, then MF */
+		uint16_t frag = (uint16_t)(1u << bit);
+
+		f[14 + 6] = (uint8_t)(frag >> 8);
+		f[14 + 7] = (uint8_t)frag;
+		CHECK_EQ(rxb_rss_frame(&rss, f, n, &dport), 0x323e8fc2u);
+		CHECK_EQ(dport, 0);
+	}
+}
+
 /* A random IPv4 (ihl 5 or 6: with an option) or IPv6 frame with TCP, UDP
  * or (IPv6) a hop-by-hop header first, and the hash input a NIC takes
  * from it (addresses, then the ports when it hashes them): *n_in bytes. */
@@ -622,6 +655,7 @@ int main(void)
 	RUN(test_ecmp_independent_of_reta);
 	RUN(test_bad_config);
 	RUN(test_frame_vlan_tags);
+	RUN(test_frame_plain_ipv4_shortcut);
 	RUN(test_frames_match_ref);
 	return check_summary();
 }
