@@ -54,12 +54,30 @@ static uint64_t flows_reached(const struct emu *e, uint32_t p)
 	return RTE_MIN(n, pkts);
 }
 
-/* The j-th of a generator's n flows in the order the run first meets them
- * (j < n), `first` its rxb_gen_first_flow(): under the ranges, the cycle
- * from the pattern's first flow on; drawn flows, in any order, by number. */
-static inline uint32_t nth_flow(uint64_t first, uint64_t n, uint64_t j)
+/* Port p's flows as the run first meets them: under the ranges, the cycle
+ * from the pattern's first flow on; drawn flows, in any order, by number.
+ * The run reaches the first `reach` of them. */
+struct port_flows {
+	const struct emu_wire *w;
+	uint64_t first, all, reach;
+};
+
+static struct port_flows port_flows(const struct emu *e, uint32_t p)
 {
-	return (uint32_t)(first + j >= n ? first + j - n : first + j);
+	const struct emu_wire *w = &e->wire[p];
+
+	return (struct port_flows){ .w = w,
+				    .first = rxb_gen_first_flow(w->gen[0]),
+				    .all = rxb_gen_n_flows(w->gen[0]),
+				    .reach = flows_reached(e, p) };
+}
+
+/* The j-th of them (j < reach). */
+static inline uint32_t nth_flow(const struct port_flows *pf, uint64_t j)
+{
+	uint64_t f = pf->first + j;
+
+	return (uint32_t)(f >= pf->all ? f - pf->all : f);
 }
 
 /* Does worker-steered flow state apply: a flow-state NF fed by the
@@ -80,12 +98,10 @@ uint32_t *emu_flows_per_worker(const struct emu *e)
 		return NULL;
 	n = calloc(e->n_dest, sizeof(*n));
 	for (uint32_t p = 0; n != NULL && p < e->n_wire; p++) {
-		const struct emu_wire *w = &e->wire[p];
-		uint64_t reach = flows_reached(e, p), first = rxb_gen_first_flow(w->gen[0]),
-			 all = rxb_gen_n_flows(w->gen[0]);
+		struct port_flows pf = port_flows(e, p);
 
-		for (uint64_t j = 0; j < reach; j++)
-			n[w->flow_steer[nth_flow(first, all, j)].core]++;
+		for (uint64_t j = 0; j < pf.reach; j++)
+			n[pf.w->flow_steer[nth_flow(&pf, j)].core]++;
 	}
 	return n;
 }
@@ -151,16 +167,14 @@ static int learn_main(void *arg)
 	unsigned n = 0;
 
 	for (uint32_t p = 0; p < e->n_wire; p++) {
-		const struct emu_wire *wi = &e->wire[p];
-		uint64_t reach = flows_reached(e, p), first = rxb_gen_first_flow(wi->gen[0]),
-			 all = rxb_gen_n_flows(wi->gen[0]);
+		struct port_flows pf = port_flows(e, p);
 
-		pi.len = RTE_MIN(rxb_gen_max_frame(wi->gen[0]), EMU_LEARN_FRAME);
-		for (uint64_t j = 0; j < reach; j++) {
-			pi.flow = nth_flow(first, all, j);
-			if (wi->flow_steer[pi.flow].core != w->id)
+		pi.len = RTE_MIN(rxb_gen_max_frame(pf.w->gen[0]), EMU_LEARN_FRAME);
+		for (uint64_t j = 0; j < pf.reach; j++) {
+			pi.flow = nth_flow(&pf, j);
+			if (pf.w->flow_steer[pi.flow].core != w->id)
 				continue;
-			rxb_gen_write(wi->gen[0], job->m[n], 0, &pi);
+			rxb_gen_write(pf.w->gen[0], job->m[n], 0, &pi);
 			if (++n == EMU_BURST) {
 				rxb_nf_process(w->nf, job->m, (uint16_t)n);
 				n = 0;
@@ -179,10 +193,8 @@ static int learn_main(void *arg)
 /* Whether this run learns: emu.learn_flows, for lb and nat. */
 static bool learns(const struct emu *e)
 {
-	enum rxb_nf_kind nf = e->cfg->scn.workload.nf;
-
 	return e->cfg->scn.emu.learn_flows && !e->cfg->scn.emu.sink &&
-	       (nf == RXB_NF_KIND_LB || nf == RXB_NF_KIND_NAT) && steered_flows_known(e);
+	       rxb_nf_keeps_flows(e->cfg->scn.workload.nf) && steered_flows_known(e);
 }
 
 /* Launch learn_main for every job, worker k on the k-th worker lcore

@@ -76,7 +76,7 @@ static void params_load(json_t *p, const struct rxb_scn *s)
 		jw_str(p, "workload.payload", rxb_payload_name[s->workload.payload]);
 	}
 	jw_num(p, "workload.compute_ns", s->workload.compute_ns);
-	if (s->workload.nf == RXB_NF_KIND_LB || s->workload.nf == RXB_NF_KIND_NAT)
+	if (rxb_nf_keeps_flows(s->workload.nf))
 		jw_set(p, "emu.learn_flows", json_boolean(s->emu.learn_flows));
 }
 

@@ -285,7 +285,7 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 			return rxb_err_fail(err, -ENOMEM, "out of memory: %u counters",
 					    c->scn.workload.counter_slots);
 	}
-	if (c->scn.workload.nf == RXB_NF_KIND_LB || c->scn.workload.nf == RXB_NF_KIND_NAT)
+	if (rxb_nf_keeps_flows(c->scn.workload.nf))
 		steered = emu_flows_per_worker(e);
 	for (uint32_t w = 0; rc == 0 && w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];

@@ -182,6 +182,10 @@ int rxb_scn_resolve(struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb
  * transmit ring. */
 uint64_t rxb_scn_pool_auto(const struct rxb_scn *s);
 
+/* Does NF kind `nf` keep state per flow (a table entry a flow: lb, nat)?
+ * Both engines ask. */
+bool rxb_nf_keeps_flows(enum rxb_nf_kind nf);
+
 /* Does the generator offer the study's address ranges (traffic.gen_src_addrs
  * / gen_dst_addrs) rather than drawn flows? flow_model generator or random
  * says so; auto: for the flow-state NFs (lb, nat) under a plain arrival

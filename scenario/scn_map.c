@@ -169,6 +169,11 @@ uint64_t rxb_scn_pool_auto(const struct rxb_scn *s)
 	return s->system.cores * per_core + ports;
 }
 
+bool rxb_nf_keeps_flows(enum rxb_nf_kind nf)
+{
+	return nf == RXB_NF_KIND_LB || nf == RXB_NF_KIND_NAT;
+}
+
 bool rxb_scn_generator_ranges(const struct rxb_scn *s)
 {
 	const struct rxb_scn_traffic *t = &s->traffic;
@@ -177,7 +182,7 @@ bool rxb_scn_generator_ranges(const struct rxb_scn *s)
 		return t->flow_model == RXB_FLOW_MODEL_GENERATOR;
 	/* targeting and a load change need flow pools steered to cores,
 	 * which drawn flows give */
-	return (s->workload.nf == RXB_NF_KIND_LB || s->workload.nf == RXB_NF_KIND_NAT) &&
+	return rxb_nf_keeps_flows(s->workload.nf) &&
 	       (t->pattern == RXB_PATTERN_CONSTANT || t->pattern == RXB_PATTERN_POISSON ||
 		t->pattern == RXB_PATTERN_ONOFF) &&
 	       !(t->change_at_ms > 0 && t->change_target_share > 0);

@@ -331,7 +331,7 @@ static uint64_t own_line(uint32_t core, uint64_t base, uint64_t stride, uint64_t
 /* Does the NF keep state per flow (lb, nat)? */
 static bool per_flow_state(const struct nf_ctx *nf)
 {
-	return nf->kind == RXB_NF_KIND_LB || nf->kind == RXB_NF_KIND_NAT;
+	return rxb_nf_keeps_flows(nf->kind);
 }
 
 /* The key-store slot (1..entries) of the flow hashed h: its order of
