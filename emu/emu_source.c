@@ -34,15 +34,24 @@
 #include "emu_int.h"
 #include "rng.h"
 
+/* Where NIC port `port` steers a packet of flow f sent to L4 port dport:
+ * its core, and its RSS hash in *hash. */
+static uint32_t steer_flow(const struct emu *e, uint32_t port, const struct rxb_gen_flow *f,
+			   uint16_t dport, uint32_t *hash)
+{
+	*hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, dport);
+	return emu_core_of(e, port, *hash, dport, true);
+}
+
 /* traffic.target_core counts within a port's cores: every port's RSS
  * puts a flow on the same core of its block, so port 0's says. */
 static bool is_target_flow(void *arg, uint32_t flow, const struct rxb_gen_flow *f)
 {
 	const struct emu *e = arg;
-	uint32_t hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, f->dst_port);
+	uint32_t hash;
 
 	(void)flow;
-	return emu_core_of(e, 0, hash, f->dst_port, true) == e->cfg->scn.traffic.target_core;
+	return steer_flow(e, 0, f, f->dst_port, &hash) == e->cfg->scn.traffic.target_core;
 }
 
 /* The flows are fixed, and so is where the port steers them: computed once
@@ -62,12 +71,9 @@ static int cache_flow_steering(struct emu *e, struct emu_wire *w, uint32_t port,
 		return rxb_err_fail(err, -ENOMEM, "out of memory: the steering of %u flows", n);
 	for (uint32_t f = 0; f < n; f++) {
 		const struct rxb_gen_flow *fl = rxb_gen_flow(w->gen[0], f);
-		uint32_t hash = rxb_rss_ipv4_l4(&e->rss, fl->src_ip, fl->dst_ip, fl->src_port,
-						fl->dst_port);
+		struct emu_flow_steer *st = &w->flow_steer[f];
 
-		w->flow_steer[f] = (struct emu_flow_steer){
-			.hash = hash, .core = emu_core_of(e, port, hash, fl->dst_port, true)
-		};
+		st->core = steer_flow(e, port, fl, fl->dst_port, &st->hash);
 	}
 	return 0;
 }
@@ -333,8 +339,7 @@ static uint32_t flow_core(struct emu *e, const struct gen_ctx *x, uint32_t port,
 	}
 	f = rxb_gen_flow(port_gen(e, x, port), pi->flow);
 	dport = pi->kv_op != 0 ? (uint16_t)(RXB_KV_UDP_PORT + pi->kv_partition) : f->dst_port;
-	*hash = rxb_rss_ipv4_l4(&e->rss, f->src_ip, f->dst_ip, f->src_port, dport);
-	return emu_core_of(e, port, *hash, dport, true);
+	return steer_flow(e, port, f, dport, hash);
 }
 
 /* Why a packet found no buffer in physical queue pq: the design's cause
