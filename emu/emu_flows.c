@@ -109,9 +109,10 @@ uint32_t *emu_flows_per_worker(const struct emu *e)
 /* Drawn flows (or a trace): traffic.flows. The generator's ranges: every
  * packet opens a new flow until they wrap, so every flow steered to it
  * within the run's reach, at most FastClick's per-thread table of
- * next_pow2(workload.flow_capacity / the port's cores) entries: beyond
- * that, new flows are dropped ("full"), as there. */
-uint32_t emu_lb_capacity(const struct emu *e, uint64_t steered)
+ * next_pow2(workload.flow_capacity / the port's cores) entries, which the
+ * study's LB and NAT both keep their flows in: beyond that, new flows are
+ * dropped ("full"), as there. */
+uint32_t emu_flow_table(const struct emu *e, uint64_t steered)
 {
 	const struct rxb_scn *s = &e->cfg->scn;
 	uint64_t flows = s->traffic.flows, table = 1;
@@ -132,13 +133,14 @@ void emu_note_nat_room(const struct emu *e)
 		return;
 	for (uint32_t w = 0; w < e->cores; w++)
 		most = RTE_MAX(most, e->w[w].steered);
-	if (most > e->cfg->scn.workload.nat_flows)
-		fprintf(stderr,
-			"note: workload.nat_flows = %u holds fewer flows than the generator can "
-			"steer to a worker in this run (up to %llu): the NAT drops the others as "
-			"\"full\" (nf_drops); raise workload.nat_flows (at most %u) for a "
-			"table that holds them\n",
-			e->cfg->scn.workload.nat_flows, (unsigned long long)most, RXB_NF_MAX_FLOWS);
+	if (most == 0 || emu_flow_table(e, most) <= e->cfg->scn.workload.nat_flows)
+		return;
+	fprintf(stderr,
+		"note: workload.nat_flows = %u holds fewer flows than the generator can steer to "
+		"a worker in this run (up to %u, within FastClick's table): the NAT drops the "
+		"others as \"full\" (nf_drops); raise workload.nat_flows (at most %u) for a "
+		"table that holds them\n",
+		e->cfg->scn.workload.nat_flows, emu_flow_table(e, most), RXB_NF_MAX_FLOWS);
 }
 
 /* A learning packet's frame bytes, at most: lb and nat read the headers

@@ -394,11 +394,12 @@ void emu_gen_offered_range(const struct emu *e, uint64_t *min, uint64_t *max);
  * distinct flows a worker can see. NULL when not known (no generator, KV
  * requests, spool) or out of memory; the caller frees it. */
 uint32_t *emu_flows_per_worker(const struct emu *e);
-/* The flows one worker's LB keeps, `steered` the most it can see
- * (UINT64_MAX: not known). */
-uint32_t emu_lb_capacity(const struct emu *e, uint64_t steered);
-/* A note on stderr when a NAT table holds fewer flows than a worker can
- * be steered in the run (the worker's `steered` set). */
+/* The flows one worker's flow table keeps (lb; nat up to
+ * workload.nat_flows), `steered` the most it can see (UINT64_MAX: not
+ * known). */
+uint32_t emu_flow_table(const struct emu *e, uint64_t steered);
+/* A note on stderr when workload.nat_flows leaves a NAT fewer flows than
+ * its flow table would keep (the workers' `steered` set). */
 void emu_note_nat_room(const struct emu *e);
 /* emu.learn_flows: every worker's NF learns the flows steered to it, on
  * the worker's lcore, before the clock starts. 0, or an error in err. */

@@ -258,6 +258,23 @@ static int make_iface(struct emu *e, struct rxb_err *err)
 	return 0;
 }
 
+/* A flow table the EAL's memory cannot hold: say which keys size it. */
+static int flow_table_enomem(const struct rxb_emu_cfg *c, uint32_t w, struct rxb_err *err)
+{
+	char nf_msg[sizeof(err->msg)];
+
+	snprintf(nf_msg, sizeof(nf_msg), "%s", err->msg);
+	return rxb_err_fail(
+		err, -ENOMEM,
+		"worker %u's flow table does not fit (%s): lower %s, or give the EAL "
+		"more memory (hugepages, or -m in --eal)",
+		w, nf_msg,
+		c->scn.workload.nf == RXB_NF_KIND_NAT
+			? "workload.nat_flows"
+			: "traffic.flows, or workload.flow_capacity under the generator's "
+			  "ranges");
+}
+
 static int make_workers(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
@@ -305,9 +322,11 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.instance = w;
 		nc.seed = c->scn.run.seed * 7919 + w;
 		nc.lpm = e->lpm;
-		nc.nat.capacity = c->scn.workload.nat_flows;
 		wk->steered = steered != NULL ? steered[w] : 0;
-		nc.lb.capacity = emu_lb_capacity(e, steered != NULL ? steered[w] : UINT64_MAX);
+		nc.lb.capacity = emu_flow_table(e, steered != NULL ? steered[w] : UINT64_MAX);
+		/* the same table, within the memory workload.nat_flows allows
+		 * the NAT's two hash entries a flow */
+		nc.nat.capacity = RTE_MIN(nc.lb.capacity, c->scn.workload.nat_flows);
 		nc.lb.n_backends = c->scn.workload.lb_backends;
 		nc.synth.buf_bytes = (uint64_t)(c->scn.workload.buffer_mib * 1048576.0);
 		if (nc.synth.buf_bytes < 64)
@@ -323,6 +342,8 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.counter.n_counters = c->scn.workload.counter_slots;
 		nc.counter.shared = e->counters;
 		rc = rxb_nf_create(rxb_nf_kind_name[c->scn.workload.nf], &nc, socket, &wk->nf, err);
+		if (rc == -ENOMEM && rxb_nf_keeps_flows(c->scn.workload.nf))
+			rc = flow_table_enomem(c, w, err);
 	}
 	free(steered);
 	if (rc == 0)

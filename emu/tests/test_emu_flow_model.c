@@ -115,7 +115,7 @@ static void test_auto_counter(void)
 }
 
 /* Under the ranges every packet opens a new flow until they wrap, so each
- * worker's LB must keep every flow the generator steers to it, up to
+ * worker's LB or NAT must keep every flow the generator steers to it, up to
  * FastClick's per-thread table of next_pow2(workload.flow_capacity / the
  * port's cores) entries; a new flow beyond that is dropped ("full") on
  * each of its packets. 8002 flows over 2 workers (about 4001 each), every
@@ -125,31 +125,34 @@ static void test_auto_counter(void)
  * drop. */
 #define WRAP_FLOWS 8002u
 
-static void lb_wraps(uint32_t flow_capacity, bool learn, double passes, struct rxb_emu_result *r)
+static void wraps(enum rxb_nf_kind nf, uint32_t flow_capacity, uint32_t nat_flows, bool learn,
+		  double passes, struct rxb_emu_result *r)
 {
 	const uint64_t packets = (uint64_t)(passes * WRAP_FLOWS);
 	struct rxb_emu_cfg c;
 
 	emu_rt_cfg(&c, RXB_ARCH_PRIVRING, packets);
 	c.scn.traffic.rate_gbps = 0.1;
-	c.scn.workload.nf = RXB_NF_KIND_LB;
+	c.scn.workload.nf = nf;
 	c.scn.traffic.gen_src_addrs = WRAP_FLOWS / 2;
 	c.scn.traffic.gen_dst_addrs = 2;
 	c.scn.workload.flow_capacity = flow_capacity;
+	if (nat_flows != 0) /* else the default */
+		c.scn.workload.nat_flows = nat_flows;
 	c.scn.emu.learn_flows = learn;
 	c.out = RXB_EMU_OUT_NULL;
-	if (emu_rt_run(&c, r, "lb, ranges wrapping") != 0) {
+	if (emu_rt_run(&c, r, "ranges wrapping") != 0) {
 		CHECK(0);
 		memset(r, 0, sizeof(*r));
 		r->nf_drops = UINT64_MAX;
 		return;
 	}
-	EMU_RT_CHECK_CONSERVED(r, packets, "lb, ranges wrapping");
+	EMU_RT_CHECK_CONSERVED(r, packets, "ranges wrapping");
 	CHECK_EQ(emu_rt_drops(r), 0);
 }
 
 /* Summed over the workers: flows learned before the clock, inserted in it. */
-static void lb_flows(const struct rxb_emu_result *r, uint64_t *learned, uint64_t *inserted)
+static void nf_flows(const struct rxb_emu_result *r, uint64_t *learned, uint64_t *inserted)
 {
 	*learned = *inserted = 0;
 	for (uint32_t w = 0; w < r->n_workers; w++) {
@@ -170,17 +173,38 @@ static void test_lb_keeps_steered_flows(void)
 	for (int learn = 0; learn <= 1; learn++) {
 		/* the default capacity (10 M): a table per worker far above
 		 * its flows */
-		lb_wraps(10000000, learn, 3, &r);
+		wraps(RXB_NF_KIND_LB, 10000000, 0, learn, 3, &r);
 		CHECK_EQ(r.nf_drops, 0);
-		lb_flows(&r, &learned, &inserted);
+		nf_flows(&r, &learned, &inserted);
 		CHECK_EQ(learned, learn ? WRAP_FLOWS : 0);
 		CHECK_EQ(inserted, learn ? 0 : WRAP_FLOWS);
 		/* 4096: tables of 2048, so about 4001 - 2048 of each worker's
 		 * flows are dropped on every pass (each worker is steered more
 		 * than 2048) */
-		lb_wraps(4096, learn, 3, &r);
+		wraps(RXB_NF_KIND_LB, 4096, 0, learn, 3, &r);
 		CHECK_EQ(r.nf_drops, 3 * (WRAP_FLOWS - 2 * 2048));
 	}
+}
+
+/* The NAT keeps its flows in the same table (FastClick's flow manager in
+ * the study), not in a fixed one: 4096 gives each worker 2048 flows, of
+ * the about 4001 steered to it, as the LB above; workload.nat_flows
+ * (10 M by default) only bounds it. One pass: every flow once. */
+static void test_nat_keeps_steered_flows(void)
+{
+	struct rxb_emu_result r;
+	uint64_t learned, inserted;
+
+	wraps(RXB_NF_KIND_NAT, 10000000, 0, true, 1, &r);
+	CHECK_EQ(r.nf_drops, 0);
+	nf_flows(&r, &learned, &inserted);
+	CHECK_EQ(learned, WRAP_FLOWS);
+	CHECK_EQ(inserted, 0);
+	wraps(RXB_NF_KIND_NAT, 4096, 0, true, 1, &r);
+	CHECK_EQ(r.nf_drops, WRAP_FLOWS - 2 * 2048);
+	/* workload.nat_flows below the table: 1024 flows a worker */
+	wraps(RXB_NF_KIND_NAT, 10000000, 1024, true, 1, &r);
+	CHECK_EQ(r.nf_drops, WRAP_FLOWS - 2 * 1024);
 }
 
 /* A run shorter than one pass learns only the flows it meets, in the
@@ -191,8 +215,8 @@ static void test_lb_learns_the_flows_it_meets(void)
 	struct rxb_emu_result r;
 	uint64_t learned, inserted;
 
-	lb_wraps(10000000, true, 0.5, &r);
-	lb_flows(&r, &learned, &inserted);
+	wraps(RXB_NF_KIND_LB, 10000000, 0, true, 0.5, &r);
+	nf_flows(&r, &learned, &inserted);
 	CHECK_EQ(learned, WRAP_FLOWS / 2);
 	CHECK_EQ(inserted, 0);
 	/* a flow learnt out of turn leaves one the run meets to a full table */
@@ -206,6 +230,7 @@ int main(void)
 	RUN(test_auto_lb);
 	RUN(test_auto_counter);
 	RUN(test_lb_keeps_steered_flows);
+	RUN(test_nat_keeps_steered_flows);
 	RUN(test_lb_learns_the_flows_it_meets);
 	emu_rt_fini();
 	return check_summary();

@@ -105,6 +105,21 @@ def test_bad_set_is_exit_2_naming_the_key(sets, named):
 
 
 @needs_bin
+def test_a_nat_table_smaller_than_its_flows_is_noted():
+    """workload.nat_flows only bounds the NAT's table, which otherwise keeps the flows the
+    generator's ranges can steer to its worker (as the LB's): set below them, the run says
+    that the NAT drops the rest as full; at the default it says nothing."""
+    nat = (*TINY, "--set", "workload.nf=nat", "--set", "emu.source=gen",
+           "--set", "traffic.rate_gbps=1")
+    low = emu_cli(*nat, "--set", "workload.nat_flows=1024")
+    assert low.returncode == 0, low.stderr
+    assert "note: workload.nat_flows = 1024 holds fewer flows" in low.stderr
+    default = emu_cli(*nat)
+    assert default.returncode == 0, default.stderr
+    assert "workload.nat_flows" not in default.stderr
+
+
+@needs_bin
 def test_eal_options_reach_rxb_emu_and_its_failure_is_exit_1():
     p = run_cli("emu", "--eal", "--no-such-eal-option", *TINY)
     assert p.returncode == 1
@@ -123,6 +138,19 @@ def test_a_mempool_the_eal_cannot_hold_is_out_of_memory_exit_3():
     assert last.startswith("rxb: error: rxb-emu ran out of memory: cannot create the mempool "
                            "of 16777216 buffers"), last
 
+
+
+@needs_bin
+def test_a_flow_table_the_eal_cannot_hold_names_the_keys_that_size_it():
+    """The NAT's table follows the flows (here 4 M random ones, two hash entries each):
+    more than the EAL's memory holds is out of memory, naming the key to lower."""
+    p = emu_cli(*TINY, "--set", "workload.nf=nat", "--set", "traffic.flow_model=random",
+                "--set", "traffic.flows=4000000", "--eal", "--no-huge -m 300 --no-pci")
+    assert p.returncode == 1, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("rxb: error: rxb-emu ran out of memory: worker 0's flow table "
+                           "does not fit (nat.capacity = 4000000"), last
+    assert "lower workload.nat_flows" in last
 
 def test_eal_value_may_start_with_dashes():
     assert cli._glue_eal(["emu", "--eal", "--no-pci", "--json"]) == \
