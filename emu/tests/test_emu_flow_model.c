@@ -122,8 +122,9 @@ static void test_auto_counter(void)
  * flow offered `passes` times (fewer than once: the first packets), slowly
  * enough that a worker inserting a flow per packet keeps up on a CPU it
  * shares with the other tests' lcores: the counts below assume no ring
- * drop. */
-#define WRAP_FLOWS 8002u
+ * drop (wraps() runs again a run that had some). */
+#define WRAP_FLOWS    8002u
+#define WRAP_ATTEMPTS 3
 
 static void wraps(enum rxb_nf_kind nf, uint32_t flow_capacity, uint32_t nat_flows, bool learn,
 		  double passes, struct rxb_emu_result *r)
@@ -141,13 +142,23 @@ static void wraps(enum rxb_nf_kind nf, uint32_t flow_capacity, uint32_t nat_flow
 		c.scn.workload.nat_flows = nat_flows;
 	c.scn.emu.learn_flows = learn;
 	c.out = RXB_EMU_OUT_NULL;
-	if (emu_rt_run(&c, r, "ranges wrapping") != 0) {
-		CHECK(0);
-		memset(r, 0, sizeof(*r));
-		r->nf_drops = UINT64_MAX;
-		return;
+	/* A ring drop (an lcore kept off its CPU long enough, when other
+	 * tests' lcores share the CPUs) loses packets before their NF, and
+	 * the counts above no longer hold: such a run checks nothing, so it is
+	 * run again, a few times at most. */
+	for (int attempt = 0; attempt < WRAP_ATTEMPTS; attempt++) {
+		if (emu_rt_run(&c, r, "ranges wrapping") != 0) {
+			CHECK(0);
+			memset(r, 0, sizeof(*r));
+			r->nf_drops = UINT64_MAX;
+			return;
+		}
+		EMU_RT_CHECK_CONSERVED(r, packets, "ranges wrapping");
+		if (emu_rt_drops(r) == 0)
+			return;
+		printf("    %llu ring drops: the CPUs were too busy for this run to count\n",
+		       (unsigned long long)emu_rt_drops(r));
 	}
-	EMU_RT_CHECK_CONSERVED(r, packets, "ranges wrapping");
 	CHECK_EQ(emu_rt_drops(r), 0);
 }
 
