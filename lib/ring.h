@@ -221,6 +221,32 @@ static inline uint32_t rxb_cr_nic_free(struct rxb_cr *cr)
 	return cr->size - (rxb_relaxed_load(&cr->nic.prod) - cr->nic.cons_seen);
 }
 
+/* Ask for the line holding p with intent to write (PREFETCHW; CPUs without
+ * it execute it as a no-op), so its ownership is on its way before the
+ * store that needs it. */
+static inline void rxb_prefetch_for_write(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const volatile char *)p));
+#else
+	__builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/* NIC (software NICs): the entry `ahead` entries past prod, asked for
+ * writing. The line the NIC writes is the one software polls, so a CPU
+ * playing the NIC waits for it on each store; the next line is still idle
+ * (software polls it only once this one is done), and asking for it now
+ * lets its transfer overlap this line's writes instead of following them
+ * (docs/pmd.md, "Owning the next line of entries"). */
+static inline void rxb_cr_prefetch_next_line(void *ent, size_t entry_size, uint32_t mask,
+					     uint32_t prod)
+{
+	uint32_t ahead = (uint32_t)(RXB_CACHE_LINE / entry_size);
+
+	rxb_prefetch_for_write((char *)ent + ((prod + ahead) & mask) * entry_size);
+}
+
 /* NIC: write one entry (caller checked room). */
 static inline void rxb_cr_nic_write(struct rxb_cr *cr, uint32_t index, uint32_t len, uint32_t hash)
 {
@@ -228,6 +254,7 @@ static inline void rxb_cr_nic_write(struct rxb_cr *cr, uint32_t index, uint32_t 
 	struct rxb_cr_entry *e = (struct rxb_cr_entry *)cr->ent + (prod & cr->mask);
 
 	RXB_DEBUG_CHECK(prod - cr->nic.cons_seen < cr->size, "CR written while full");
+	rxb_cr_prefetch_next_line(cr->ent, sizeof(*e), cr->mask, prod);
 	e->index = index;
 	e->len = len;
 	e->hash = hash;

@@ -472,6 +472,7 @@ static inline void bx_write(struct rxb_bx *bx, rxb_buf_t buf, const struct rxb_r
 				bx->nic.foreign_written - bx->nic.foreign_cons_seen <
 					bx->foreign_budget,
 			"Bx foreign entries above their budget");
+	rxb_cr_prefetch_next_line(bx->cr.ent, sizeof(*e), bx->cr.mask, prod);
 	e->buf = buf;
 	e->len = meta ? meta->len : 0;
 	e->hash = meta ? meta->hash : 0;
