@@ -233,12 +233,13 @@ static inline void rxb_prefetch_for_write(const void *p)
 #endif
 }
 
-/* NIC (software NICs): the entry `ahead` entries past prod, asked for
- * writing. The line the NIC writes is the one software polls, so a CPU
- * playing the NIC waits for it on each store; the next line is still idle
- * (software polls it only once this one is done), and asking for it now
- * lets its transfer overlap this line's writes instead of following them
- * (docs/pmd.md, "Owning the next line of entries"). */
+/* NIC: ask, for writing, for the line of entries after the one entry prod
+ * is in (entries of entry_size bytes, a divisor of the line). The line
+ * being written is the one software polls, so a CPU playing the NIC waits
+ * for it on each store; the next one is idle until software reaches it,
+ * and asking for it now lets its transfer overlap this line's writes
+ * instead of following them (docs/pmd.md, "Owning the next line of
+ * entries"). */
 static inline void rxb_cr_prefetch_next_line(void *ent, size_t entry_size, uint32_t mask,
 					     uint32_t prod)
 {
