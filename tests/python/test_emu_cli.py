@@ -139,7 +139,6 @@ def test_a_mempool_the_eal_cannot_hold_is_out_of_memory_exit_3():
                            "of 16777216 buffers"), last
 
 
-
 @needs_bin
 def test_a_flow_table_the_eal_cannot_hold_names_the_keys_that_size_it():
     """The NAT's table follows the flows (here 4 M random ones, two hash entries each):
@@ -151,6 +150,7 @@ def test_a_flow_table_the_eal_cannot_hold_names_the_keys_that_size_it():
     assert last.startswith("rxb: error: rxb-emu ran out of memory: worker 0's flow table "
                            "does not fit (nat.capacity = 4000000"), last
     assert "lower workload.nat_flows" in last
+
 
 def test_eal_value_may_start_with_dashes():
     assert cli._glue_eal(["emu", "--eal", "--no-pci", "--json"]) == \
