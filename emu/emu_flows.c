@@ -128,19 +128,21 @@ uint32_t emu_flow_table(const struct emu *e, uint64_t steered)
 void emu_note_nat_room(const struct emu *e)
 {
 	uint64_t most = 0;
+	uint32_t table;
 
 	if (e->cfg->scn.workload.nf != RXB_NF_KIND_NAT)
 		return;
 	for (uint32_t w = 0; w < e->cores; w++)
 		most = RTE_MAX(most, e->w[w].steered);
-	if (most == 0 || emu_flow_table(e, most) <= e->cfg->scn.workload.nat_flows)
+	table = emu_flow_table(e, most);
+	if (most == 0 || table <= e->cfg->scn.workload.nat_flows)
 		return;
 	fprintf(stderr,
 		"note: workload.nat_flows = %u holds fewer flows than the generator can steer to "
 		"a worker in this run (up to %u, within FastClick's table): the NAT drops the "
 		"others as \"full\" (nf_drops); raise workload.nat_flows (at most %u) for a "
 		"table that holds them\n",
-		e->cfg->scn.workload.nat_flows, emu_flow_table(e, most), RXB_NF_MAX_FLOWS);
+		e->cfg->scn.workload.nat_flows, table, RXB_NF_MAX_FLOWS);
 }
 
 /* A learning packet's frame bytes, at most: lb and nat read the headers
