@@ -328,12 +328,6 @@ static uint64_t own_line(uint32_t core, uint64_t base, uint64_t stride, uint64_t
 	return base + core * stride + line * LINE;
 }
 
-/* Does the NF keep state per flow (lb, nat)? */
-static bool per_flow_state(const struct nf_ctx *nf)
-{
-	return rxb_nf_keeps_flows(nf->kind);
-}
-
 /* The key-store slot (1..entries) of the flow hashed h: its order of
  * first arrival at the core when known, else (drawn flows: they first
  * arrive in random order) a second hash of the flow. */
@@ -392,7 +386,7 @@ unsigned nf_flow_state(const struct nf_ctx *nf, uint32_t core, uint32_t flow, ui
 	uint32_t last = nf->kind == RXB_NF_KIND_NAT ? 4 : 3;
 	unsigned n = 0;
 
-	if (!per_flow_state(nf))
+	if (!rxb_nf_keeps_flows(nf->kind))
 		return 0;
 	for (uint32_t i = 1; i <= last; i++)
 		n += flow_state_acc(nf, core, flow_hash(flow), order, i, &a[n]);
