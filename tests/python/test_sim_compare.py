@@ -37,3 +37,11 @@ def test_compare_cli_rejects_bad_set():
     p = run_cli("compare", "--quick", "--set", "arch.ax_size=3")
     assert p.returncode == 2
     assert "arch.ax_size" in p.stderr
+
+
+def test_compare_header_names_the_traffic_the_runs_use():
+    """The header is read from the resolved scenarios, so a --set shows in it."""
+    assert compare.describe(()).startswith("balanced = LB, 1518 B")
+    text = compare.describe(("workload.nf=nat", "traffic.packet_bytes=512"))
+    assert text.startswith("balanced = NAT, 512 B")
+    assert "imbalanced = NAT, 20 % of packets (64 B)" in text and text.endswith("512 B")

@@ -127,8 +127,7 @@ def cmd_compare(args) -> int:
         print_json([p.record for p in points])
     else:
         ref = "quick run (3 ms)" if args.quick else "reference setup"
-        print(f"Receive interfaces, {ref}: balanced = reference traffic (LB, 1518 B); "
-              "imbalanced = traffic-var (20 % of packets, 64 B, to one core per NIC)\n")
+        print(f"Receive interfaces, {ref}: {compare.describe(args.sets)}\n")
         print(compare.table(points))
     _warn_in_flight([p.record for p in points])
     if args.explain:

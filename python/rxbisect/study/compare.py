@@ -66,6 +66,16 @@ def idle_keys(sets: Sequence[str]) -> list[str]:
     return out
 
 
+def describe(sets: Sequence[str] = ()) -> str:
+    """The two traffic scenarios as the runs will see them (after `--set`), for the header."""
+    bal = scenario.load(SCENARIOS["balanced"][0], (*SCENARIOS["balanced"][1], *sets))
+    imb = scenario.load(SCENARIOS["imbalanced"][0], (*SCENARIOS["imbalanced"][1], *sets))
+    t = imb.traffic
+    return (f"balanced = {bal.workload.nf.upper()}, {bal.traffic.packet_bytes} B, even RSS; "
+            f"imbalanced = {imb.workload.nf.upper()}, {100 * t.target_share:g} % of packets "
+            f"({t.target_packet_bytes} B) to one core per NIC, the rest {t.packet_bytes} B")
+
+
 def run(sets: Sequence[str] = (), quick: bool = False, workers: int | None = None,
         archs: Sequence[str] = ARCHS) -> list[Point]:
     """Run every (interface, scenario) pair; results in a fixed order."""
