@@ -302,11 +302,11 @@ def test_unreachable_cluster(capsys, tmp_path):
 
 def test_bad_seeds(capsys, tmp_path):
     line = _one_error(capsys, ["repro", "ring-size", "--seeds", "0", "--out", str(tmp_path)])
-    assert "--seeds 0: must be an integer, at least 1" in line
+    assert "--seeds 0: must be an integer in [1, 1000]" in line
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--jobs", "0"], "--jobs 0: must be an integer, at least 1"),
+    (["--jobs", "0"], "--jobs 0: must be an integer in [1, 1024]"),
     (["--jobs", "2", "--cluster", "tcp://127.0.0.1:1"], "--jobs sets the local pool"),
 ])
 def test_bad_jobs(capsys, tmp_path, extra, message):

@@ -39,9 +39,12 @@ def test_compare_cli_rejects_bad_set():
     assert "arch.ax_size" in p.stderr
 
 
-def test_compare_header_names_the_traffic_the_runs_use():
-    """The header is read from the resolved scenarios, so a --set shows in it."""
-    assert compare.describe(()).startswith("balanced = LB, 1518 B")
-    text = compare.describe(("workload.nf=nat", "traffic.packet_bytes=512"))
-    assert text.startswith("balanced = NAT, 512 B")
+def test_compare_header_names_the_runs_as_resolved():
+    """The header is read from the resolved scenarios, so --quick and --set show in it."""
+    assert compare.describe(()).startswith("10 ms runs, 16 cores, 2 NIC(s) offered 100 Gbps")
+    assert "balanced = LB, 1518 B" in compare.describe(())
+    text = compare.describe(("workload.nf=nat", "traffic.packet_bytes=512",
+                             "run.duration_ms=2", "run.warmup_ms=0.5"), quick=True)
+    assert text.startswith("2 ms runs") and "balanced = NAT, 512 B" in text
     assert "imbalanced = NAT, 20 % of packets (64 B)" in text and text.endswith("512 B")
+    assert compare.describe((), quick=True).startswith("3 ms runs")

@@ -30,7 +30,8 @@ from ..engines import emu, engine
 from ..errors import RxbError, UsageError
 from ..output import text_report
 from ..study import anatomy, calibrate, compare, nf_costs
-from ..study.sweeps import execute, grid_from_args, idle_everywhere, plan, refuse_idle_grid
+from ..study.sweeps import (check_jobs, execute, grid_from_args, idle_everywhere, plan,
+                            refuse_idle_grid)
 from ..study.sweeps import table as sweep_table
 from ..tools import darkpackets, sizing
 from ..version import __version__
@@ -116,8 +117,7 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs {args.jobs}: must be at least 1")
+    check_jobs(args.jobs, None)
     scenario.check_sets(args.sets)
     warn(compare.idle_keys(args.sets))
     if args.plot:  # before the runs: a folder it cannot write fails in seconds, not minutes
@@ -126,8 +126,7 @@ def cmd_compare(args) -> int:
     if args.json:
         print_json([p.record for p in points])
     else:
-        ref = "quick run (3 ms)" if args.quick else "reference setup"
-        print(f"Receive interfaces, {ref}: {compare.describe(args.sets)}\n")
+        print(f"Receive interfaces, {compare.describe(args.sets, args.quick)}\n")
         print(compare.table(points))
     _warn_in_flight([p.record for p in points])
     if args.explain:
@@ -146,9 +145,21 @@ def _check_sweep_keys(args, grid: dict, points: Sequence) -> None:
     warn([w for k in given if (w := idle_everywhere(k, points))])
 
 
+def _refuse_replaced_sets(sets: Sequence[str], grid: dict, seeds: int | None) -> None:
+    """A --set whose key the grid or --seeds sets at every point would be silently lost."""
+    for k in dict.fromkeys(s.partition("=")[0].strip() for s in sets):
+        if k in grid:
+            raise UsageError(f"--set {k}: also a --grid key, whose values replace it; "
+                             "give one of them")
+        if k == "run.seed" and seeds is not None:
+            raise UsageError("--set run.seed: --seeds sets run.seed at every point; "
+                             "give one of them")
+
+
 def cmd_sweep(args) -> int:
     scenario.check_sets(args.sets)
     grid = grid_from_args(args.grid)
+    _refuse_replaced_sets(args.sets, grid, args.seeds)
     points = plan(args.scenario, grid, args.seeds, args.sets)
     _check_sweep_keys(args, grid, points)
     outcome = execute(points, args.out, args.cluster, args.jobs, progress(args))

@@ -23,7 +23,7 @@ from ..engines import engine
 from ..errors import UsageError
 from ..output import text_report
 from ..vocab import scenario
-from . import anatomy
+from . import anatomy, sweeps
 
 ARCHS = ("privring", "small_privring", "shring", "shring_list", "rxbisect", "dyn_shring")
 SCENARIOS: dict[str, tuple[str | None, tuple[str, ...]]] = {
@@ -66,12 +66,18 @@ def idle_keys(sets: Sequence[str]) -> list[str]:
     return out
 
 
-def describe(sets: Sequence[str] = ()) -> str:
-    """The two traffic scenarios as the runs will see them (after `--set`), for the header."""
-    bal = scenario.load(SCENARIOS["balanced"][0], (*SCENARIOS["balanced"][1], *sets))
-    imb = scenario.load(SCENARIOS["imbalanced"][0], (*SCENARIOS["imbalanced"][1], *sets))
-    t = imb.traffic
-    return (f"balanced = {bal.workload.nf.upper()}, {bal.traffic.packet_bytes} B, even RSS; "
+def _with_quick(sets: Sequence[str], quick: bool) -> tuple[str, ...]:
+    return (*(QUICK if quick else ()), *sets)
+
+
+def describe(sets: Sequence[str] = (), quick: bool = False) -> str:
+    """The runs as they will be (after --quick and `--set`), for the table's header."""
+    bal, imb = (scenario.load(ref, (*own, *_with_quick(sets, quick)))
+                for ref, own in SCENARIOS.values())
+    sy, t = bal.system, imb.traffic
+    return (f"{bal.run.duration_ms:g} ms runs, {sy.cores} cores, {sy.nics} NIC(s) offered "
+            f"{bal.traffic.rate_gbps:g} Gbps each; "
+            f"balanced = {bal.workload.nf.upper()}, {bal.traffic.packet_bytes} B, even RSS; "
             f"imbalanced = {imb.workload.nf.upper()}, {100 * t.target_share:g} % of packets "
             f"({t.target_packet_bytes} B) to one core per NIC, the rest {t.packet_bytes} B")
 
@@ -79,11 +85,11 @@ def describe(sets: Sequence[str] = ()) -> str:
 def run(sets: Sequence[str] = (), quick: bool = False, workers: int | None = None,
         archs: Sequence[str] = ARCHS) -> list[Point]:
     """Run every (interface, scenario) pair; results in a fixed order."""
-    all_sets = (*(QUICK if quick else ()), *sets)
+    all_sets = _with_quick(sets, quick)
     for name in SCENARIOS:  # fail fast, in this process, on a bad --set
         scenario.load_resolved(SCENARIOS[name][0], (*SCENARIOS[name][1], *all_sets))
     jobs = [(a, s) for s in SCENARIOS for a in archs]
-    n = workers or min(DEFAULT_WORKERS, os.cpu_count() or 1)
+    n = min(workers or DEFAULT_WORKERS, sweeps.cpus(), len(jobs))
     with cf.ProcessPoolExecutor(max_workers=n) as pool:
         futs = {pool.submit(_one, a, s, all_sets): (a, s) for a, s in jobs}
         done = {futs[f]: f.result() for f in cf.as_completed(futs)}

@@ -522,15 +522,24 @@ class Outcome:
     table: Path | None  # DIR/STEM.parquet, if written
 
 
+# Each seed runs every point again, and each job is a process of its own: beyond these the
+# request is a typing slip (it would plan for ever or fork without end), not a plan.
+MAX_SEEDS = 1000
+MAX_JOBS = 1024
+
+
 def check_seeds(seeds: int | None) -> None:
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
-                              or seeds < 1):
-        raise UsageError(f"--seeds {seeds}: must be an integer, at least 1")
+                              or not 1 <= seeds <= MAX_SEEDS):
+        raise UsageError(f"--seeds {seeds}: must be an integer in [1, {MAX_SEEDS}] "
+                         "(each seed runs every point once more)")
 
 
 def check_jobs(jobs: int | None, cluster: Any) -> None:
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise UsageError(f"--jobs {jobs}: must be an integer, at least 1")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int)
+                             or not 1 <= jobs <= MAX_JOBS):
+        raise UsageError(f"--jobs {jobs}: must be an integer in [1, {MAX_JOBS}] (a process "
+                         f"each; this process may use {cpus()} CPUs)")
     if jobs is not None and cluster is not None:
         raise UsageError("--jobs sets the local pool; a cluster runs as many points at once "
                          "as its workers have threads")
