@@ -185,6 +185,53 @@ static int parse_set(struct cli *o, struct rxb_emu_cfg *cfg, const char *kv)
 	return CLI_RUN;
 }
 
+/* --bench-ms: milliseconds each design dispatches, a whole number without
+ * trailing text, in run.duration_ms's range (the run it sets). */
+#define BENCH_MS_MAX 1e6
+
+static int parse_bench_ms(struct cli *o, const char *s)
+{
+	char *end;
+
+	errno = 0;
+	o->bench_ms = strtod(s, &end);
+	if (end == s || *end != '\0' || errno != 0 || !(o->bench_ms > 0) ||
+	    o->bench_ms > BENCH_MS_MAX) {
+		fprintf(stderr,
+			"error: --bench-ms %s: must be a number of milliseconds; allowed: "
+			"> 0 and <= %g\n",
+			s, BENCH_MS_MAX);
+		return RXB_EXIT_REJECTED;
+	}
+	return CLI_RUN;
+}
+
+/* The one --eal string, split into eal_argv, whose entries point into
+ * eal_buf until rte_eal_cleanup(): a second --eal would overwrite the
+ * first's text, so it is refused, as is one longer than the buffers. */
+static int parse_eal(struct cli *o, const char *s)
+{
+	int n;
+
+	if (o->user_eal)
+		return fail_cfg("--eal is given twice; put every EAL option in one --eal \"...\"");
+	if (strlen(s) >= sizeof(o->eal_buf)) {
+		fprintf(stderr, "error: --eal: %zu characters; allowed: at most %zu\n", strlen(s),
+			sizeof(o->eal_buf) - 1);
+		return RXB_EXIT_REJECTED;
+	}
+	strcpy(o->eal_buf, s);
+	n = split_args(o->eal_buf, o->eal_argv + o->eal_argc, MAX_EAL_ARGS + 1);
+	if (n > MAX_EAL_ARGS) {
+		fprintf(stderr, "error: --eal: more than %d options; allowed: at most %d\n",
+			MAX_EAL_ARGS, MAX_EAL_ARGS);
+		return RXB_EXIT_REJECTED;
+	}
+	o->eal_argc += n;
+	o->user_eal = true;
+	return CLI_RUN;
+}
+
 /* The options that take no value or a value of their own (not --set);
  * *i moves past a value. Returns CLI_RUN, an exit status, or CLI_NOT_FLAG. */
 static int parse_flag(struct cli *o, int argc, char **argv, int *i)
@@ -204,13 +251,9 @@ static int parse_flag(struct cli *o, int argc, char **argv, int *i)
 	} else if (strcmp(a, "--bench") == 0) {
 		o->bench = true;
 	} else if (strcmp(a, "--bench-ms") == 0 && *i + 1 < argc) {
-		o->bench_ms = atof(argv[++*i]);
-		if (!(o->bench_ms > 0))
-			return fail_cfg("--bench-ms: must be a positive number of milliseconds");
+		return parse_bench_ms(o, argv[++*i]);
 	} else if (strcmp(a, "--eal") == 0 && *i + 1 < argc) {
-		snprintf(o->eal_buf, sizeof(o->eal_buf), "%s", argv[++*i]);
-		o->eal_argc += split_args(o->eal_buf, o->eal_argv + o->eal_argc, MAX_EAL_ARGS);
-		o->user_eal = true;
+		return parse_eal(o, argv[++*i]);
 	} else {
 		return CLI_NOT_FLAG;
 	}

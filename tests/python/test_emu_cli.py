@@ -105,6 +105,24 @@ def test_bad_set_is_exit_2_naming_the_key(sets, named):
 
 
 @needs_bin
+@pytest.mark.parametrize("args, named", [
+    (["--eal", "--no-huge", "--eal", "--no-pci"], "--eal is given twice"),
+    (["--eal", " ".join(["--no-pci"] * 129)], "--eal: more than 128 options"),
+    (["--eal", "-" * 5000], "--eal: 5000 characters; allowed: at most 4095"),
+    (["--bench", "--bench-ms", "5xyz"], "--bench-ms 5xyz: must be a number of milliseconds"),
+    (["--bench", "--bench-ms", "1e15"], "allowed: > 0 and <= 1e+06"),
+    (["--bench", "--bench-ms", "inf"], "--bench-ms inf"),
+])
+def test_bad_argument_is_exit_2_before_the_eal(args, named):
+    """The binary's own options: refused with one line, before any DPDK start (a second
+    --eal once overwrote the first's text and, long enough, wrote past its arrays)."""
+    p = subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()] and named in p.stderr
+    assert "EAL: " not in p.stderr  # the EAL never started
+
+
+@needs_bin
 def test_a_nat_table_smaller_than_its_flows_is_noted():
     """workload.nat_flows only bounds the NAT's table, which otherwise keeps the flows the
     generator's ranges can steer to its worker (as the LB's): set below them, the run says
