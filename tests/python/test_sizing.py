@@ -156,4 +156,29 @@ def test_cli_size_json_and_text(capsys):
     assert "CONFLICT: cannot satisfy all three" in out and "Working sets beside it" in out
     assert main(["size", "--cores", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("rxb: error: cores = 1: fewer cores than NICs")
+    assert len(err) == 1 and err[0].startswith("rxb: error: --cores 1: fewer cores than NICs")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--link-gbps", "nan"], "argument --link-gbps: invalid finite value: 'nan'"),
+    (["--link-gbps", "inf"], "argument --link-gbps: invalid finite value: 'inf'"),
+    (["--ddio-mib", "inf"], "argument --ddio-mib: invalid finite value: 'inf'"),
+    (["--traffic-gbps=nan,1"], "'nan,1' is not a comma-separated list of finite values"),
+    (["--traffic-gbps=-1,1"], "--traffic-gbps -1,1: rates must be >= 0"),
+    (["--nics", "0"], "--nics 0: must be at least 1"),
+])
+def test_cli_size_refuses_what_is_not_a_rate(capsys, args, message):
+    """NaN or infinity once crashed the calculator or passed its checks (NaN < 0 is false)."""
+    from rxbisect.commands.cli import main
+    try:
+        rc = main(["size", *args])
+    except SystemExit as e:  # argparse's own refusal of an option's type
+        rc = e.code
+    assert rc == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1] and "Traceback" not in "".join(err)
+
+
+def test_split_cores_survives_rates_whose_sum_overflows():
+    assert sizing.split_cores(16, [1e308, 1e308]) == (8, 8)
+    assert sizing.split_cores(12, [100, 50]) == (8, 4)

@@ -40,6 +40,7 @@ from . import cli_fidelity, cli_repro, cli_tools
 from .options import (
     Parser,
     bar_args,
+    finite,
     list_of,
     pool_args,
     print_json,
@@ -212,6 +213,8 @@ def cmd_list(args) -> int:
 def cmd_sizing(args) -> int:
     prof = profile.load(args.profile)
     link = args.link_gbps if args.link_gbps is not None else prof.nic.link_gbps
+    if args.nics < 1:
+        raise UsageError(f"--nics {args.nics}: must be at least 1")
     if args.cores_per_nic:
         per_nic = tuple(args.cores_per_nic)
     else:
@@ -338,16 +341,16 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("--profile", default="reference", help="hardware profile (name or file) for "
                    "the DDIO capacity and link rate (default: reference)")
     z.add_argument("--nics", type=int, default=2, help="NICs (default 2)")
-    z.add_argument("--link-gbps", type=float, help="line rate per NIC (default: the profile's)")
+    z.add_argument("--link-gbps", type=finite, help="line rate per NIC (default: the profile's)")
     z.add_argument("--cores", type=int, default=16, help="cores to divide among the NICs in "
                    "proportion to --traffic-gbps (default 16)")
-    z.add_argument("--traffic-gbps", type=list_of(float), metavar="R1,R2,...",
+    z.add_argument("--traffic-gbps", type=list_of(finite), metavar="R1,R2,...",
                    help="traffic per NIC (default: line rate on every NIC)")
     z.add_argument("--cores-per-nic", type=list_of(int), metavar="C1,C2,...",
                    help="cores per NIC, instead of --cores/--traffic-gbps")
     z.add_argument("--buffer-bytes", type=int, default=2048, help="buffer size (default 2048)")
     z.add_argument("--ddio-ways", type=int, help="DDIO ways (default: the profile's)")
-    z.add_argument("--ddio-mib", type=float, help="DDIO capacity, instead of the profile's "
+    z.add_argument("--ddio-mib", type=finite, help="DDIO capacity, instead of the profile's "
                    "LLC size x ddio ways / ways")
     z.add_argument("--bx", type=int, help="|Bx| (default: 1024 per 100 Gbps of link, min 1024)")
     z.add_argument("--ax", type=int, help="check this |Ax| instead of choosing one")

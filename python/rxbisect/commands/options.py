@@ -4,6 +4,7 @@ pools and progress bars, with the helpers that read them back."""
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,6 +30,14 @@ def list_of(conv: Callable[[str], float]) -> Callable[[str], list]:
             raise argparse.ArgumentTypeError("empty list")
         return values
     return parse
+
+
+def finite(text: str) -> float:
+    """An argparse type: a float that is a number (argparse names it: 'invalid finite value')."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
 
 
 def seconds(text: str) -> float:

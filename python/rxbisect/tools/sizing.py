@@ -55,11 +55,13 @@ def split_cores(total: int, rates: Sequence[float]) -> tuple[int, ...]:
     """Cores per NIC in proportion to each NIC's traffic (largest remainder, >= 1 each)."""
     n = len(rates)
     if n == 0 or total < n:
-        raise UsageError(f"cores = {total}: fewer cores than NICs ({n}); allowed: at least {n}")
+        raise UsageError(f"--cores {total}: fewer cores than NICs ({n}); allowed: at least {n}")
     if any(r < 0 for r in rates):
-        raise UsageError(f"traffic_gbps = {list(rates)}: rates must be >= 0")
-    s = sum(rates)
-    quota = [total * r / s for r in rates] if s > 0 else [total / n] * n
+        raise UsageError(f"--traffic-gbps {','.join(f'{r:g}' for r in rates)}: rates must be "
+                         ">= 0")
+    top = max(rates)
+    shares = [r / top for r in rates] if top > 0 else [1.0] * n  # no sum overflows to inf
+    quota = [total * x / sum(shares) for x in shares]
     cores = [max(1, math.floor(q)) for q in quota]
     while sum(cores) < total:
         cores[max(range(n), key=lambda i: quota[i] - cores[i])] += 1
