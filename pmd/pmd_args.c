@@ -9,8 +9,10 @@
  * is warned about, as `rxb` does, and kept (a devargs line is often reused
  * across designs).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,11 +111,21 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 	if (*s < '0' || *s > '9')
 		return false;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	/* decimal only: base 0 would read "0200" as octal 128 */
+	v = strtoull(s, &end, 10);
 	if (errno != 0 || *end != '\0' || v > max)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* A finite number of milliseconds at s, *end past it (NaN, infinity and
+ * overflow are none: a fault at such a time would never happen). */
+static bool parse_ms(const char *s, double *ms, char **end)
+{
+	errno = 0;
+	*ms = strtod(s, end);
+	return *end != s && errno == 0 && isfinite(*ms);
 }
 
 /* "MS" or "MS+MS": non-negative milliseconds, the second part optional
@@ -122,17 +134,11 @@ static bool parse_window(const char *s, double *at, double *len)
 {
 	char *end;
 
-	*at = strtod(s, &end);
-	if (end == s || *at < 0)
+	if (!parse_ms(s, at, &end) || *at < 0)
 		return false;
 	*len = -1;
-	if (*end == '+') {
-		const char *l = end + 1;
-
-		*len = strtod(l, &end);
-		if (end == l || *len <= 0)
-			return false;
-	}
+	if (*end == '+' && (!parse_ms(end + 1, len, &end) || *len <= 0))
+		return false;
 	return *end == '\0';
 }
 
@@ -142,11 +148,11 @@ static int parse_hex_key(const char *s, uint8_t *key)
 		return -1;
 	for (unsigned i = 0; i < RXB_RSS_KEY_LEN; i++) {
 		char byte[3] = { s[2 * i], s[2 * i + 1], 0 };
-		char *end;
 
-		key[i] = (uint8_t)strtoul(byte, &end, 16);
-		if (*end != '\0')
+		/* (strtoul alone would take a sign or a blank in a pair) */
+		if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
 			return -1;
+		key[i] = (uint8_t)strtoul(byte, NULL, 16);
 	}
 	return 0;
 }

@@ -298,6 +298,13 @@ def test_wire_goes_down_and_up():
     ("port=net_null0,rss_key=12ab", "devarg rss_key=12ab: not 80 hex digits"),
     ("port=net_null0,reta=100", "devarg reta=100: not a RETA size"),
     ("port=net_null0,fault_stall=x", "devarg fault_stall=x"),
+    # a fault at NaN or infinite milliseconds would never happen
+    ("port=net_null0,fault_stall=0@nan", "devarg fault_stall=0@nan"),
+    ("port=net_null0,fault_stall=0@0+inf", "devarg fault_stall=0@0+inf"),
+    ("port=net_null0,fault_link_down=100+1e400", "devarg fault_link_down=100+1e400"),
+    # decimal only, and hex digits only in the key (strtoul took "-1" as 0xff)
+    ("port=net_null0,reta=0200", "devarg reta=0200: not a RETA size"),
+    ("port=net_null0,rss_key=" + "-1" * 40, "devarg rss_key=-1-1"),
     ("port=net_null0,iface=spool", "devarg iface=spool"),
 ])
 def test_bad_devargs_one_clear_error(devargs, message):
