@@ -39,6 +39,7 @@ static int split_pcap(struct emu *e, struct rxb_err *err)
 		rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, msg);
 		return -EINVAL;
 	}
+	rd.max_frame = c->scn.arch.buffer_bytes;
 	for (uint32_t q = 0; q < e->n_pq; q++) {
 		snprintf(e->split[q], sizeof(e->split[q]), "/tmp/rxb-emu-%d-%u-q%u.pcap",
 			 (int)getpid(), e->run_id, q);
@@ -147,7 +148,8 @@ static int make_pcap_input(struct emu *e, struct rxb_err *err)
 
 		/* Read it whole here: net_pcap stops silently at a cut record and its
 		 * own messages are log lines. */
-		if (rxb_pcap_check(c->scn.traffic.pcap, msg, sizeof(msg)) != 0) {
+		if (rxb_pcap_check(c->scn.traffic.pcap, c->scn.arch.buffer_bytes, msg,
+				   sizeof(msg)) != 0) {
 			rxb_err_set(err, "traffic.pcap = %s: %s", c->scn.traffic.pcap, msg);
 			return -EINVAL;
 		}

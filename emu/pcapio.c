@@ -48,6 +48,14 @@ int rxb_pcap_next(struct rxb_pcap_rd *r, struct rxb_pcap_rec *rec, uint8_t *data
 		snprintf(r->msg, sizeof(r->msg), "%s", err.msg);
 		return rc < 0 ? -1 : 0;
 	}
+	r->records++;
+	if (r->max_frame != 0 && pr.caplen > r->max_frame) {
+		snprintf(r->msg, sizeof(r->msg),
+			 "record %llu holds a frame of %u bytes, more than a buffer's %u "
+			 "(arch.buffer_bytes)",
+			 (unsigned long long)r->records, pr.caplen, r->max_frame);
+		return -1;
+	}
 	rec->ts_ns = pr.sec * 1000000000ull +
 		     (uint64_t)pr.frac * (rxb_pcapread_info(r->rd)->nsec ? 1u : 1000u);
 	rec->len = pr.orig_len;
@@ -62,7 +70,7 @@ void rxb_pcap_close_read(struct rxb_pcap_rd *r)
 	r->rd = NULL;
 }
 
-int rxb_pcap_check(const char *path, char *msg, size_t cap)
+int rxb_pcap_check(const char *path, uint32_t max_frame, char *msg, size_t cap)
 {
 	struct rxb_pcap_rd r;
 	struct rxb_pcap_rec rec;
@@ -71,6 +79,7 @@ int rxb_pcap_check(const char *path, char *msg, size_t cap)
 
 	if (rxb_pcap_open_read(&r, path, msg, cap) != 0)
 		return -1;
+	r.max_frame = max_frame;
 	while ((rc = rxb_pcap_next(&r, &rec, &one, 0)) == 1)
 		;
 	if (rc < 0)

@@ -17,7 +17,9 @@
 
 struct rxb_pcap_rd {
 	struct rxb_pcapread *rd;
-	char msg[256]; /* what rxb_pcap_next's -1 was */
+	uint32_t max_frame; /* 0, or a record holding more bytes is an error */
+	uint64_t records;   /* read so far */
+	char msg[256];      /* what rxb_pcap_next's -1 was */
 };
 
 struct rxb_pcap_rec {
@@ -28,14 +30,15 @@ struct rxb_pcap_rec {
 /* 0, or -1 with a one-line message in msg (size cap). */
 int rxb_pcap_open_read(struct rxb_pcap_rd *r, const char *path, char *msg, size_t cap);
 /* 1 with a record (data truncated to `cap` bytes, rec->caplen the kept
- * length), 0 at the end, -1 for a truncated or corrupt file (r->msg says
- * where and what). */
+ * length), 0 at the end, -1 for a truncated or corrupt file or a frame
+ * above r->max_frame (r->msg says where and what). */
 int rxb_pcap_next(struct rxb_pcap_rd *r, struct rxb_pcap_rec *rec, uint8_t *data, uint32_t cap);
 void rxb_pcap_close_read(struct rxb_pcap_rd *r);
 /* Read every record of the file: 0, or -1 with a one-line message in msg
- * (the first error: open, link type, truncated or corrupt record). For a
- * trace handed whole to net_pcap, which stops at a bad record silently. */
-int rxb_pcap_check(const char *path, char *msg, size_t cap);
+ * (the first error: open, link type, truncated or corrupt record, a frame
+ * above max_frame bytes). For a trace handed whole to net_pcap, which
+ * stops at a bad record silently and chains a frame larger than a buffer. */
+int rxb_pcap_check(const char *path, uint32_t max_frame, char *msg, size_t cap);
 
 /* Microsecond pcap, Ethernet link type. NULL on failure (errno). */
 FILE *rxb_pcap_open_write(const char *path);

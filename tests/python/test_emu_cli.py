@@ -8,6 +8,7 @@ option parser only (it rejects a configuration before DPDK starts).
 
 import json
 import os
+import struct
 import subprocess
 
 import pytest
@@ -120,6 +121,27 @@ def test_bad_argument_is_exit_2_before_the_eal(args, named):
     assert p.returncode == 2, p.stderr
     assert p.stderr.strip().splitlines() == [p.stderr.strip()] and named in p.stderr
     assert "EAL: " not in p.stderr  # the EAL never started
+
+
+def _pcap(path, frame_lens):
+    """A microsecond Ethernet pcap of zero-filled frames of these lengths."""
+    head = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+    recs = b"".join(struct.pack("<IIII", 0, i, n, n) + bytes(n) for i, n in enumerate(frame_lens))
+    path.write_bytes(head + recs)
+    return path
+
+
+@needs_bin
+@pytest.mark.parametrize("arch", ["rxbisect", "privring"])  # one queue; one file per queue
+def test_a_trace_frame_larger_than_a_buffer_is_refused(tmp_path, arch):
+    """net_pcap chains such a frame over several mbufs, which the run then counted as
+    deliveries into the wrong buffer, and exited 0."""
+    trace = _pcap(tmp_path / "big.pcap", [64, 9000, 64])
+    p = emu_cli("--set", "emu.source=pcap", "--set", f"traffic.pcap={trace}",
+                "--set", f"arch.name={arch}", "--set", "system.cores=2")
+    assert p.returncode == 2, p.stderr
+    assert (f"traffic.pcap = {trace}: record 2 holds a frame of 9000 bytes, more than a "
+            "buffer's 2048 (arch.buffer_bytes)") in p.stderr
 
 
 @needs_bin
