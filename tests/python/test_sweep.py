@@ -285,6 +285,23 @@ def test_a_failing_point_is_reported_the_others_recorded_and_a_rerun_retries_it(
     assert sorted(r["seed"] for r in lines(out)) == [1, 2, 3]
 
 
+def test_a_damaged_record_is_run_again_not_reused(tmp_path):
+    """A recorded point whose metrics are gone (a hand edit, another tool) once reached
+    the table and failed there with a KeyError; it is now run again, and said so."""
+    out = tmp_path / "s"
+    args = ["sweep", *SETS, "--seeds", "2", "--out", str(out), "--no-progress"]
+    assert run_cli(*args).returncode == 0
+    path = out / "sweep.jsonl"
+    recs = [json.loads(ln) for ln in path.read_text().splitlines()]
+    recs[0]["metrics"] = {}
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    p = run_cli(*args)
+    assert p.returncode == 0, p.stderr
+    assert "rxb: 1 point re-run: its record is damaged" in p.stderr
+    assert "2 points: 1 run now, 1 already recorded" in p.stdout
+    assert len(records.read(out)) == 2 and all(r["metrics"] for r in records.read(out))
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
