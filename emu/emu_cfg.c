@@ -303,9 +303,38 @@ static int check_spool_ports(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
+/* A file net_pcap opens by name: its devargs are "key=value,key=value",
+ * so a ',' or '=' in the name would cut it (a rejected vdev, with a
+ * message about the device, not the file). */
+static int check_pcap_name(const char *setting, const char *path, struct rxb_err *err)
+{
+	const char *bad = strpbrk(path, ",=");
+
+	if (bad == NULL)
+		return 0;
+	return CFG_FAIL(err,
+			"%s%s: net_pcap's devargs cannot hold '%c' in a file name; allowed: "
+			"a path without ',' or '=' (rename or link the file)",
+			setting, path, *bad);
+}
+
+/* The pcap files the run hands to net_pcap by name: the trace (unless it
+ * is split into files of the emulator's own naming, one per queue) and the
+ * output. */
+static int check_pcap_names(const struct rxb_emu_cfg *c, struct rxb_err *err)
+{
+	if (c->scn.emu.source == RXB_EMU_SOURCE_PCAP && rxb_emu_phys_queues(c) == 1 &&
+	    check_pcap_name("traffic.pcap = ", c->scn.traffic.pcap, err) != 0)
+		return -EINVAL;
+	if (c->out == RXB_EMU_OUT_PCAP && check_pcap_name("emu.out = pcap:", c->out_pcap, err) != 0)
+		return -EINVAL;
+	return 0;
+}
+
 /* The scenario library's rules (the same rules and messages as the front
  * end and the simulator), then what only the emulator limits: spool's
- * ports and queues, the output port, its generator and NIC lcores. */
+ * ports and queues, the output port, pcap names, its generator and NIC
+ * lcores. */
 int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 {
 	rxb_scn_split_cores(&c->scn.system);
@@ -319,7 +348,7 @@ int rxb_emu_cfg_check(struct rxb_emu_cfg *c, struct rxb_err *err)
 				"emu.out = port with emu.source = %s: only a real port can "
 				"send back; allowed: null, pcap:<file>",
 				rxb_emu_source_name[c->scn.emu.source]);
-	if (check_gen_lcores(c, err) != 0)
+	if (check_pcap_names(c, err) != 0 || check_gen_lcores(c, err) != 0)
 		return -EINVAL;
 	return check_nic_lcores(c, err);
 }

@@ -145,6 +145,23 @@ def test_a_trace_frame_larger_than_a_buffer_is_refused(tmp_path, arch):
 
 
 @needs_bin
+@pytest.mark.parametrize("name, sets, said", [
+    ("a,b.pcap", ["emu.source=pcap", "traffic.pcap={f}"], "traffic.pcap = {f}: "),
+    ("x=y.pcap", ["emu.out=pcap:{f}"], "emu.out = pcap:{f}: "),
+])
+def test_a_pcap_name_net_pcap_cannot_take_is_refused(tmp_path, name, sets, said):
+    """net_pcap reads its file names from devargs, which ',' and '=' cut: the run failed
+    with a message about the device; it is now refused by name before the EAL starts."""
+    f = _pcap(tmp_path / name, [64])
+    p = subprocess.run([str(BIN), *[a for s in sets for a in ("--set", s.format(f=f))]],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines() == [
+        f"error: {said.format(f=f)}net_pcap's devargs cannot hold '{name[1]}' in a file name; "
+        "allowed: a path without ',' or '=' (rename or link the file)"]
+
+
+@needs_bin
 def test_a_nat_table_smaller_than_its_flows_is_noted():
     """workload.nat_flows only bounds the NAT's table, which otherwise keeps the flows the
     generator's ranges can steer to its worker (as the LB's): set below them, the run says
