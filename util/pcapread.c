@@ -115,6 +115,10 @@ int rxb_pcapread_open(struct rxb_pcapread **out, const char *path, struct rxb_er
 		rxb_err_set(err, "pcap '%s': cannot open: %s", path, strerror(e));
 		return fail_open(r, f, -e);
 	}
+	if (S_ISDIR(st.st_mode)) {
+		rxb_err_set(err, "pcap '%s': is a directory, not a trace file", path);
+		return fail_open(r, f, -EISDIR);
+	}
 	r->size = (uint64_t)st.st_size;
 	rc = check_head(r, f, &fmt, err);
 	if (rc)

@@ -162,6 +162,17 @@ def test_a_pcap_name_net_pcap_cannot_take_is_refused(tmp_path, name, sets, said)
 
 
 @needs_bin
+def test_a_trace_that_is_a_directory_is_named_so(tmp_path):
+    """The engines' one pcap reader: a directory read as a file gave 'truncated file header
+    (got 4096 of 24 bytes)'."""
+    p = subprocess.run([str(BIN), "--set", "emu.source=pcap", "--set", f"traffic.pcap={tmp_path}",
+                        "--eal", f"--no-huge -m 512 --no-pci --file-prefix rxbt{os.getpid()}"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert f"pcap '{tmp_path}': is a directory, not a trace file" in p.stderr
+
+
+@needs_bin
 def test_a_nat_table_smaller_than_its_flows_is_noted():
     """workload.nat_flows only bounds the NAT's table, which otherwise keeps the flows the
     generator's ranges can steer to its worker (as the LB's): set below them, the run says
