@@ -66,6 +66,7 @@ def test_set_overrides_the_file_and_is_typed_by_the_key(tmp_path):
     assert s.system.slow_cores == (1, 3) and s.system.stalled_cores == (2,)
     assert s.arch.rx_size == AUTO
     assert s.run.seed == 16
+    assert scenario.load(None, ['arch.cr_size="auto"']).arch.cr_size == AUTO  # quoted, as TOML
 
 
 def test_later_set_wins():

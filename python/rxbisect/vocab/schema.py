@@ -282,7 +282,7 @@ _BOOLS = {"true": True, "yes": True, "on": True, "1": True,
 def parse_text(info: KeyInfo, text: str, where: str = "") -> Any:
     """Read a `--set` value according to the key's type, then `check` it."""
     t = text.strip()
-    if info.auto and t == AUTO:
+    if info.auto and t in (AUTO, f'"{AUTO}"', f"'{AUTO}'"):  # quoted as a string key may be
         return AUTO
     k = info.kind
     try:
