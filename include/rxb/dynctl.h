@@ -16,7 +16,7 @@
  * switch is *pending* and every update answers STAY.
  *
  * The rules, with the interpretations this implementation chose where the
- * spec leaves room:
+ * design (docs/interfaces.md, dynamic shRing) leaves room:
  *   - A sample is *high* when it exceeds both thresholds (strictly:
  *     tput_gbps > tput_gbps_threshold and mem_bw_gibps >
  *     mem_bw_gibps_threshold). A sample is *low* when it is not high: "below

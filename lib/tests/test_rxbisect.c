@@ -73,7 +73,7 @@ static uint64_t nic_count(struct rxb_bisect *bs, uint32_t b, int counter)
 	return rxb_counter_read(&rxb_bisect_nic_stats(bs, b)->c[counter]);
 }
 
-/* Spec test: 4 cores, Ax 64, Bx 1024, a 256-packet burst to one core is
+/* Design test: 4 cores, Ax 64, Bx 1024, a 256-packet burst to one core is
  * delivered without loss by rxBisect, while small privRing of 64 drops. */
 static void test_burst_to_one_core(void)
 {
@@ -117,7 +117,7 @@ static void test_burst_to_one_core(void)
 	test_pool_fini(&tp);
 }
 
-/* Spec test: a full Bx never loses a consumption notice. Bx 1 holds the
+/* Design test: a full Bx never loses a consumption notice. Bx 1 holds the
  * most foreign packets the NIC allows plus unread consumptions, its core
  * stalls, and other cores' packets take the rest of Ax 1's buffers: every
  * one of those consumptions reaches Bx 1, which ends exactly full. */
@@ -167,7 +167,7 @@ static void test_full_bx_never_loses_notice(void)
 	test_pool_fini(&tp);
 }
 
-/* Spec test: disjoint association sets never exchange buffers. Two
+/* Design test: disjoint association sets never exchange buffers. Two
  * applications of 2 cores each, each with its own pool (handles of the
  * second are offset so they can be told apart). */
 struct offset_ctx {
