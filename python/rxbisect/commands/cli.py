@@ -30,8 +30,14 @@ from ..engines import emu, engine
 from ..errors import RxbError, UsageError
 from ..output import text_report
 from ..study import anatomy, calibrate, compare, nf_costs
-from ..study.sweeps import (check_jobs, execute, grid_from_args, idle_everywhere, plan,
-                            refuse_idle_grid)
+from ..study.sweeps import (
+    check_jobs,
+    execute,
+    grid_from_args,
+    idle_everywhere,
+    plan,
+    refuse_idle_grid,
+)
 from ..study.sweeps import table as sweep_table
 from ..tools import darkpackets, sizing
 from ..version import __version__
