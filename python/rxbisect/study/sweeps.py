@@ -492,11 +492,11 @@ def expected_build(client: Any) -> str | None:
 
 def reusable(points: list[Point], have: Mapping[str, dict], build: str | None,
              say: Callable[[str], None]) -> dict[str, dict]:
-    """The recorded points this run may reuse: whole records (records.problems: a damaged
-    one would break the table) that are not stale (provenance.stale); one line says how
-    many recorded points run again, and why."""
-    why = {p.point_id: "its record is damaged" if records.problems(have[p.point_id]) else
-           provenance.stale(have[p.point_id], {"engine_build": build, **p.inputs})
+    """The recorded points this run may reuse: not stale (provenance.stale, the reason
+    given first) and whole (records.problems: a damaged record would break the table); one
+    line says how many recorded points run again, and why."""
+    why = {p.point_id: provenance.stale(have[p.point_id], {"engine_build": build, **p.inputs})
+           or ("its record is damaged" if records.problems(have[p.point_id]) else None)
            for p in points if p.point_id in have}
     reasons = collections.Counter(w for w in why.values() if w)
     if reasons:
