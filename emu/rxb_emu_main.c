@@ -185,8 +185,8 @@ static int parse_set(struct cli *o, struct rxb_emu_cfg *cfg, const char *kv)
 	return CLI_RUN;
 }
 
-/* --bench-ms: milliseconds each design dispatches, a whole number without
- * trailing text, in run.duration_ms's range (the run it sets). */
+/* --bench-ms: milliseconds each design dispatches, the whole argument a
+ * number (no trailing text), in run.duration_ms's range (the run it sets). */
 #define BENCH_MS_MAX 1e6
 
 static int parse_bench_ms(struct cli *o, const char *s)
