@@ -216,12 +216,25 @@ class PcapRecord(NamedTuple):
     linktype: int  # as libpcap reports it (raw IP: 12)
 
 
+def _pcap_open(path: str | Path) -> ctypes.c_void_p:
+    """A reader of `path` past its file header; UsageError with the reader's one-line message
+    (file, byte offset, what was wrong)."""
+    err, handle = _Err(), _P()
+    if lib().rxb_pcapread_open(ctypes.byref(handle), str(path).encode(), ctypes.byref(err)) != 0:
+        raise UsageError(err.text())
+    return handle
+
+
+def check_capture(path: str | Path) -> None:
+    """UsageError unless `path` opens as a pcap or pcapng capture (its file header; the
+    records are the engine's to read)."""
+    lib().rxb_pcapread_close(_pcap_open(path))
+
+
 def pcap_records(path: str | Path) -> Iterator[PcapRecord]:
     """Every record of a pcap or pcapng file through util/pcapread (libpcap); UsageError with
     the reader's one-line message (file, byte offset, what was wrong)."""
-    so, err, handle = lib(), _Err(), _P()
-    if so.rxb_pcapread_open(ctypes.byref(handle), str(path).encode(), ctypes.byref(err)) != 0:
-        raise UsageError(err.text())
+    so, err, handle = lib(), _Err(), _pcap_open(path)
     try:
         info = so.rxb_pcapread_info(handle).contents
         ns_per_frac, lt = (1 if info.nsec else 1000), info.linktype

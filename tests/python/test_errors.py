@@ -10,6 +10,7 @@ from rxbisect.vocab import scenario
 
 PROFILE_MISSING_WAYS = "profile_missing"
 PROFILE_BAD_WAYS = "profile_bad"
+PCAP_NOT_A_CAPTURE = "pcap_not_a_capture"
 
 # id: (scenario file text or None, --set list, substrings the message must contain)
 CASES = {
@@ -55,6 +56,9 @@ CASES = {
     "unreadable pcap": (None, ["traffic.pcap=/nonexistent/t.pcap"],
                         ["traffic.pcap = '/nonexistent/t.pcap': cannot read the file"]),
     "pcap is a folder": (None, ["traffic.pcap=/"], ["traffic.pcap = '/': cannot read the file"]),
+    "pcap is not a capture": (None, ["traffic.pattern=trace", PCAP_NOT_A_CAPTURE],
+                              ["traffic.pcap = '", "is neither pcap",
+                               "allowed: a pcap or pcapng capture"]),
     "trace without pcap": (None, ["traffic.pattern=trace"],
                            ["traffic.pcap = '': required when traffic.pattern = 'trace'"]),
     "more cores than the socket": (None, ["system.cores=32"],
@@ -88,7 +92,8 @@ def _prepare(tmp_path, text, sets):
     (tmp_path / "missing.toml").write_text(ref.replace("ways = 11 ", "# no ways "))
     (tmp_path / "bad.toml").write_text(ref.replace("ways = 11 ", "ways = 0 "))
     sets = [{PROFILE_MISSING_WAYS: f"system.profile={tmp_path / 'missing.toml'}",
-             PROFILE_BAD_WAYS: f"system.profile={tmp_path / 'bad.toml'}"}.get(s, s) for s in sets]
+             PROFILE_BAD_WAYS: f"system.profile={tmp_path / 'bad.toml'}",
+             PCAP_NOT_A_CAPTURE: f"traffic.pcap={tmp_path / 'bad.toml'}"}.get(s, s) for s in sets]
     path = None
     if text is not None:
         path = tmp_path / "scenario.toml"

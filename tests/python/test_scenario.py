@@ -1,5 +1,6 @@
 """Scenario loading: defaults = reference setup, TOML merge, typed --set, resolution."""
 
+import struct
 import tomllib
 
 import pytest
@@ -93,7 +94,9 @@ def test_show_toml_round_trips(tmp_path):
 
 def test_relative_paths_are_read_from_the_scenario_folder(tmp_path):
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "t.pcap").write_bytes(b"\xd4\xc3\xb2\xa1")
+    # a pcap file header (magic, version 2.4, snap length, Ethernet) and no record
+    (tmp_path / "sub" / "t.pcap").write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0,
+                                                          65535, 1))
     prof = (scenario.profiles.locate("reference")).read_text()
     (tmp_path / "sub" / "mine.toml").write_text(prof.replace('name = "reference"',
                                                              'name = "mine"'))

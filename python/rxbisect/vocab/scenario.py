@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _native
-from ..errors import ScenarioError
+from ..errors import ScenarioError, UsageError
 from . import costs as cost_profiles
 from . import profile as profiles
 from .schema import AUTO, Schema, as_dict, read_toml, suggest, to_toml
@@ -226,6 +226,7 @@ def resolve(scn: Scenario) -> Resolved:
     prof = profiles.load(scn.system.profile, scn.base)
     c = _native_scn(scn)
     c.resolve(_machine(prof))
+    _check_trace(scn.traffic.pcap)
     sizes: dict[str, Any] = {k: int(c.get(f"arch.{k}")) for k in _ARCH_AUTO}
     arch = dataclasses.replace(scn.arch, association=c.get("arch.association"),
                                groups=int(c.get("arch.groups")), **sizes)
@@ -244,6 +245,18 @@ def resolve(scn: Scenario) -> Resolved:
         profile=sy.profile if sy.profile in profiles.builtin_names() else prof.source)
     return Resolved(dataclasses.replace(scn, arch=arch, system=system, traffic=traffic,
                                         workload=workload), prof)
+
+
+def _check_trace(pcap: str) -> None:
+    """A trace must be a capture the engines can read: checked here, before an engine runs, so
+    that a wrong file is the user's error (exit 2) in both front ends, not an engine failure."""
+    if not pcap:
+        return
+    try:
+        _native.check_capture(pcap)
+    except UsageError as e:
+        raise ScenarioError(f"traffic.pcap = '{pcap}': {e}; allowed: a pcap or pcapng "
+                            "capture") from None
 
 
 # The arch keys whose "auto" the C library resolves from the others
