@@ -154,7 +154,7 @@ def _check_sweep_keys(args, grid: dict, points: Sequence) -> None:
 
 def _refuse_replaced_sets(sets: Sequence[str], grid: dict, seeds: int | None) -> None:
     """A --set whose key the grid or --seeds sets at every point would be silently lost."""
-    for k in dict.fromkeys(s.partition("=")[0].strip() for s in sets):
+    for k in scenario.set_keys(sets):
         if k in grid:
             raise UsageError(f"--set {k}: also a --grid key, whose values replace it; "
                              "give one of them")

@@ -52,14 +52,14 @@ def _one(arch: str, scen: str, sets: tuple[str, ...]) -> Point:
 def idle_keys(sets: Sequence[str]) -> list[str]:
     """A warning for each `--set` key that changes no run of the comparison (every design
     with both traffic scenarios); arch.name is refused: the comparison chooses it."""
-    keys = [s.partition("=")[0].strip() for s in sets]
+    keys = scenario.set_keys(sets)
     if "arch.name" in keys:
         raise UsageError("--set arch.name: rxb compare runs every design itself ("
                          f"{', '.join(ARCHS)}); allowed: any other key (rxb sim runs one design)")
     patterns = [scenario.load(ref, (*own, *sets)).traffic.pattern
                 for ref, own in SCENARIOS.values()]
     out = []
-    for k in dict.fromkeys(keys):
+    for k in keys:
         said = [scenario.no_effect(k, a, p) for a in ARCHS for p in patterns]
         if all(said):
             out.append(f"{said[0]}; it changes no run of rxb compare")

@@ -245,7 +245,8 @@ def evaluate(pts: Points, runs: Sequence[tuple[Point, dict]], quick: bool = Fals
             search = {**search, "resolution": pts.quick_resolution}
         # the NF and the keys this run adds as a one-point grid: they name it in messages
         grid = {k: [v] for k, v in {"workload.nf": p.workload, **(extra or {})}.items()}
-        sets = [s for s in sets_of(p, pts.quick if quick else None) if s.split("=")[0] not in grid]
+        sets = [s for s in sets_of(p, pts.quick if quick else None)
+                if scenario.set_key(s) not in grid]
         planned += plan(None, grid, sets=sets, experiment="fidelity", search=search)
     outcome = execute(planned, jobs=jobs, progress=progress, desc=desc)
     return [(rec["metrics"][MEASURES[p.measure]] * pts.factor, rec)

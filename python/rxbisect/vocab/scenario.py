@@ -83,6 +83,16 @@ def idle_keys(scn: "Scenario", given: Sequence[str], engine: str = "sim") -> lis
     return [w for w in said if w]
 
 
+def set_key(assignment: str) -> str:
+    """The key a `--set KEY=VALUE` names, as written (not checked)."""
+    return assignment.partition("=")[0].strip()
+
+
+def set_keys(sets: Sequence[str]) -> list[str]:
+    """The keys `sets` name, each once, in first-seen order."""
+    return list(dict.fromkeys(set_key(s) for s in sets))
+
+
 def check_sets(sets: Sequence[str]) -> None:
     """A key may be `--set` once: a second value would silently win over the first."""
     seen: dict[str, str] = {}
@@ -153,7 +163,7 @@ def load(ref: str | None = None, sets: Sequence[str] = ()) -> Scenario:
         top = SCHEMA.merge(vals, read_toml(path), f"{path}: ", base)
     for s in sets:
         SCHEMA.apply_set(vals, s)
-        if s.partition("=")[0].strip() == "system.profile":
+        if set_key(s) == "system.profile":
             base = None  # a profile named on the command line is relative to the cwd
     return Scenario(**SCHEMA.instantiate(vals), description=top.get("description", ""),
                     base=base)
@@ -167,7 +177,7 @@ def given_keys(ref: str | None = None, sets: Sequence[str] = ()) -> list[str]:
         raw = read_toml(_locate(ref))
         names += [f"{sec}.{k}" for sec, body in raw.items() if isinstance(body, dict)
                   for k in body]
-    names += [s.partition("=")[0].strip() for s in sets]
+    names += set_keys(sets)
     return list(dict.fromkeys(names))
 
 
@@ -184,7 +194,7 @@ def chosen_keys(ref: str | None = None, sets: Sequence[str] = ()) -> list[str]:
     if ref:
         chosen, plain = load(ref), Scenario()
         names += [k for k in given_keys(ref) if _value(chosen, k) != _value(plain, k)]
-    names += [s.partition("=")[0].strip() for s in sets]
+    names += set_keys(sets)
     return list(dict.fromkeys(names))
 
 
