@@ -45,6 +45,7 @@ struct rxb_scn_limits {
 	const char *why;   /* why this engine differs from the key ("" = it does not) */
 	unsigned archs;    /* bit (1 << enum rxb_arch) of each design the key affects */
 	unsigned patterns; /* bit (1 << enum rxb_pattern) of each pattern it affects */
+	unsigned sources;  /* bit (1 << enum rxb_emu_source) of each emu.source it affects */
 };
 
 struct rxb_scn_key {

@@ -88,6 +88,10 @@ const char *rxb_scn_no_effect(const struct rxb_scn *s, enum rxb_engine e,
 		cat(buf, cap, "%s has no effect for pattern %s (it applies to ", k->full,
 		    rxb_pattern_name[s->traffic.pattern]);
 		names_of(l->patterns, rxb_pattern_name, RXB_PATTERN_COUNT, buf, cap);
+	} else if (!(l->sources & (1u << s->emu.source))) {
+		cat(buf, cap, "%s has no effect for emu.source %s (it applies to ", k->full,
+		    rxb_emu_source_name[s->emu.source]);
+		names_of(l->sources, rxb_emu_source_name, RXB_EMU_SOURCE_COUNT, buf, cap);
 	} else {
 		return NULL;
 	}

@@ -383,6 +383,8 @@ static void dump_key(FILE *f, const struct rxb_scn_key *k)
 		json_names(f, k->lim[e].archs, rxb_arch_name, RXB_ARCHS);
 		fputs(", \"patterns\": ", f);
 		json_names(f, k->lim[e].patterns, rxb_pattern_name, RXB_PATTERN_COUNT);
+		fputs(", \"sources\": ", f);
+		json_names(f, k->lim[e].sources, rxb_emu_source_name, RXB_EMU_SOURCE_COUNT);
 		fputc('}', f);
 	}
 	fputs("}}", f);

@@ -82,14 +82,17 @@ def validate(k: dict) -> None:
             raise TableError(f"{full}.{eng}: an engine override says why")
 
 
-# The keys whose values a key's `archs` and `patterns` name (its scope).
-SCOPES = {"archs": "arch.name", "patterns": "traffic.pattern"}
+# The keys whose values a key's `archs`, `patterns` and `sources` name (its scope).
+SCOPES = {"archs": "arch.name", "patterns": "traffic.pattern", "sources": "emu.source"}
 
 
 def validate_scope(k: dict, chosen: dict[str, dict]) -> None:
-    """`archs` and `patterns` (and an engine's own) name values of arch.name and
-    traffic.pattern, each at most once."""
+    """`archs`, `patterns` and `sources` (and an engine's own) name values of arch.name,
+    traffic.pattern and emu.source, each at most once; `sources` only where the emulator
+    alone reads them (the simulator has no emu.source)."""
     full = f"{k['section']}.{k['name']}"
+    if "sources" in k and "sim" in k["engines"]:
+        raise TableError(f"{full}: sources only in [{full}.emu] or for an emulator-only key")
     for where, body in ((full, k), *((f"{full}.{e}", k[e]) for e in ENGINES if e in k)):
         for field, by in SCOPES.items():
             names = body.get(field)

@@ -138,9 +138,18 @@ static void test_keys_without_effect_for_the_design_or_pattern(void)
 		     "emu.sink has no effect in the simulator (it applies to rxb-emu)") == 0);
 	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("arch.rx_size"), buf,
 				sizeof(buf)) == NULL);
-	/* the emulator's pcap source replays traffic.pcap whatever the pattern */
+	/* the emulator's pcap source replays traffic.pcap whatever the pattern; no other
+	 * source reads it */
+	s.emu.source = RXB_EMU_SOURCE_PCAP;
 	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("traffic.pcap"), buf,
 				sizeof(buf)) == NULL);
+	s.emu.source = RXB_EMU_SOURCE_GEN;
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("traffic.pcap"), buf,
+				       sizeof(buf)),
+		     "traffic.pcap has no effect for emu.source gen (it applies to pcap)") == 0);
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("emu.port"), buf,
+				       sizeof(buf)),
+		     "emu.port has no effect for emu.source gen (it applies to port)") == 0);
 	s.arch.name = RXB_ARCH_RXBISECT;
 	s.traffic.pattern = RXB_PATTERN_TRACE;
 	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("arch.ax_size"), buf,

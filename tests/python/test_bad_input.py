@@ -151,15 +151,22 @@ def test_compare_warns_about_a_key_no_design_it_runs_reads():
 
 
 def test_the_no_effect_rule_reads_the_vocabulary():
-    """Every key's scope names values of arch.name and traffic.pattern, and a key without
-    a scope applies everywhere."""
+    """Every key's scope names values of arch.name, traffic.pattern and emu.source, and a
+    key without a scope applies everywhere."""
     for info in scenario.SCHEMA.keys():
-        archs, patterns = scenario.scope(info.full, "sim")
-        assert archs and set(archs) <= set(scenario.ARCHS), info.full
-        assert patterns and set(patterns) <= set(scenario.PATTERNS), info.full
+        for eng in scenario.ENGINES:
+            archs, patterns, sources = scenario.scope(info.full, eng)
+            assert archs and set(archs) <= set(scenario.ARCHS), info.full
+            assert patterns and set(patterns) <= set(scenario.PATTERNS), info.full
+            assert sources and set(sources) <= set(scenario.SOURCES), info.full
     assert scenario.no_effect("arch.batch", "privring", "trace") is None
-    # the emulator replays traffic.pcap through its pcap source whatever the pattern
-    assert scenario.no_effect("traffic.pcap", "rxbisect", "constant", "emu") is None
+    # the emulator replays traffic.pcap through its pcap source whatever the pattern ...
+    assert scenario.no_effect("traffic.pcap", "rxbisect", "constant", "emu", "pcap") is None
+    # ... and no other source reads it
+    assert scenario.no_effect("traffic.pcap", "rxbisect", "constant", "emu", "gen") == (
+        "traffic.pcap has no effect for emu.source gen (it applies to pcap)")
+    assert scenario.no_effect("emu.port", "rxbisect", "constant", "emu", "null") == (
+        "emu.port has no effect for emu.source null (it applies to port)")
 
 
 @needs_engine

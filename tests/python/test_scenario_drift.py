@@ -4,11 +4,12 @@ scenario_keys.toml, result_metrics.toml, profile_keys.toml and calibration_keys.
 by Python and compiled into rxb-sim, rxb-emu and the rules library (scripts/gen_scenario.py).
 `rxb-sim --keys` prints the key table the engines were built with, and the rules library hands
 over its metric, profile and calibration key tables; any difference in names, kinds, enum names,
-ranges, defaults, engines or the designs and patterns a key applies to, in a metric's
-name, kind or flags, or in a calibration key, fails here. So does a calibration key missing
+ranges, defaults, engines or the designs, patterns and emulator sources a key applies to, in a
+metric's name, kind or flags, or in a calibration key, fails here. So does a calibration key missing
 from the shipped default calibration, or a key there that the table does not define.
 """
 
+import importlib.util
 import json
 import math
 import subprocess
@@ -61,7 +62,21 @@ def test_each_key_agrees(info, compiled):
         assert ce["lo"] == _bound(over.get("lo", info.spec.lo))
         assert ce["hi"] == _bound(over.get("hi", info.spec.hi))
         assert ce["default"] == _native.text(over.get("default", info.default))
-        assert (tuple(ce["archs"]), tuple(ce["patterns"])) == scenario.scope(info.full, eng)
+        assert (tuple(ce["archs"]), tuple(ce["patterns"]), tuple(ce["sources"])) == \
+            scenario.scope(info.full, eng)
+
+
+def test_the_table_refuses_sources_for_a_key_the_simulator_reads():
+    """emu.source exists only in the emulator: a `sources` scope the simulator would read is a
+    table error at build time."""
+    spec = importlib.util.spec_from_file_location("gen_scenario",
+                                                  REPO / "scripts" / "gen_scenario.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    key = {"section": "traffic", "name": "x", "engines": ["sim", "emu"], "sources": ["pcap"]}
+    with pytest.raises(gen.TableError, match=r"traffic.x: sources only in \[traffic.x.emu\]"):
+        gen.validate_scope(key, {})
+    gen.validate_scope({**key, "engines": ["emu"]}, {"emu.source": {"values": ["gen", "pcap"]}})
 
 
 def test_python_checks_the_same_ranges_as_the_engines(compiled):

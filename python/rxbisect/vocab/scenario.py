@@ -47,6 +47,7 @@ def metric_spec(required: bool) -> dict[str, Any]:
 
 ARCHS = tuple(SCENARIO_KEYS["arch"]["name"]["values"])
 PATTERNS = tuple(SCENARIO_KEYS["traffic"]["pattern"]["values"])
+SOURCES = tuple(SCENARIO_KEYS["emu"]["source"]["values"])
 
 
 def honours(full: str, engine: str) -> bool:
@@ -55,31 +56,36 @@ def honours(full: str, engine: str) -> bool:
     return engine in SCENARIO_KEYS[sec][name]["engines"]
 
 
-def scope(full: str, engine: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The arch.name and traffic.pattern values key `full` has an effect for on `engine`
-    (scenario_keys.toml `archs`, `patterns`; an engine's own override first), in enum order."""
+def scope(full: str, engine: str) -> tuple[tuple[str, ...], ...]:
+    """The arch.name, traffic.pattern and emu.source values key `full` has an effect for on
+    `engine` (scenario_keys.toml `archs`, `patterns`, `sources`; an engine's own override
+    first), in enum order."""
     sec, name = full.split(".", 1)
     k = SCENARIO_KEYS[sec][name]
     own = k.get(engine, {})
-    archs = own.get("archs", k.get("archs", ARCHS))
-    patterns = own.get("patterns", k.get("patterns", PATTERNS))
-    return (tuple(a for a in ARCHS if a in archs), tuple(p for p in PATTERNS if p in patterns))
+    return tuple(tuple(v for v in values if v in own.get(field, k.get(field, values)))
+                 for field, values in (("archs", ARCHS), ("patterns", PATTERNS),
+                                       ("sources", SOURCES)))
 
 
-def no_effect(full: str, arch: str, pattern: str, engine: str = "sim") -> str | None:
-    """None when key `full` changes a run of design `arch` with traffic `pattern` on
-    `engine`, else the one warning line both front ends print (the C library's
-    rxb_scn_no_effect, which the engines print too)."""
+def no_effect(full: str, arch: str, pattern: str, engine: str = "sim",
+              source: str | None = None) -> str | None:
+    """None when key `full` changes a run of design `arch` with traffic `pattern` (and, on
+    the emulator, emu.source `source`) on `engine`, else the one warning line both front
+    ends print (the C library's rxb_scn_no_effect, which the engines print too)."""
     c = _native.Scn(engine)
     c.set("arch.name", arch)
     c.set("traffic.pattern", pattern)
+    if source is not None:
+        c.set("emu.source", source)
     return c.no_effect(full)
 
 
 def idle_keys(scn: "Scenario", given: Sequence[str], engine: str = "sim") -> list[str]:
     """The warning of each key in `given` (the keys named explicitly) that changes nothing
     in `scn` on `engine`."""
-    said = (no_effect(k, scn.arch.name, scn.traffic.pattern, engine) for k in given)
+    source = scn.emu.source if engine == "emu" else None
+    said = (no_effect(k, scn.arch.name, scn.traffic.pattern, engine, source) for k in given)
     return [w for w in said if w]
 
 
