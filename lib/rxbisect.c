@@ -680,9 +680,12 @@ bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause 
 int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct rxb_rx_meta *meta,
 				struct rxb_delivery *d)
 {
-	if (ax >= bs->cfg.n_ax || bisect_begin(bs, meta, d) != 0)
+	/* Refused before bisect_begin counts the packet offered: a refused
+	 * call moves no counter (include/rxb/iface.h). */
+	if (ax >= bs->cfg.n_ax ||
+	    (meta->dest < bs->cfg.n_bx && !bx_has_ax(&bs->bx[meta->dest], ax)))
 		return -EINVAL;
-	if (!bx_has_ax(&bs->bx[meta->dest], ax))
+	if (bisect_begin(bs, meta, d) != 0)
 		return -EINVAL;
 	bisect_consume(bs, ax, meta, d);
 	return bisect_end(bs, d);

@@ -79,7 +79,8 @@ static const struct rxb_src_range *range_of(const struct rxb_src_range *r, uint3
 }
 
 /* Every source: deliver_from dest accepts it exactly when it is in one of
- * dest's ranges r[0 .. sets) (dynamic shRing: either set's). */
+ * dest's ranges r[0 .. sets) (dynamic shRing: either set's); a refusal
+ * moves no counter (the packet was never offered). */
 static void check_deliver_from(struct rxb_iface *i, uint32_t dest, const struct rxb_src_range *r,
 			       uint32_t sets, const uint32_t *owner, uint32_t n_bufs)
 {
@@ -88,6 +89,7 @@ static void check_deliver_from(struct rxb_iface *i, uint32_t dest, const struct 
 
 	for (uint32_t src = 0; src < rxb_iface_n_srcs(i); src++) {
 		const struct rxb_src_range *in = range_of(r, sets, src);
+		uint64_t offered = rxb_iface_nic_counter(i, dest, RXB_NIC_OFFERED);
 		int rc = rxb_iface_deliver_from(i, src, &m, &d);
 
 		if (in == NULL) {
@@ -96,6 +98,7 @@ static void check_deliver_from(struct rxb_iface *i, uint32_t dest, const struct 
 					"%s dest %u: source %u accepted, in no range of it\n",
 					rxb_arch_name[rxb_iface_arch(i)], dest, src);
 			CHECK_EQ(rc, -EINVAL);
+			CHECK_EQ(rxb_iface_nic_counter(i, dest, RXB_NIC_OFFERED), offered);
 			continue;
 		}
 		CHECK(rc == 0 || rc == 1);
