@@ -255,10 +255,13 @@ unsigned rxb_iface_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs,
 	return src < i->n_srcs ? i->ops->nic_fetch(i, src, bufs, n) : 0;
 }
 
-void rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest)
+int rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest)
 {
+	if (dest >= i->n_dests)
+		return -EINVAL;
 	rxb_nic_count(&i->pipeline[dest], RXB_NIC_OFFERED, 1);
 	rxb_nic_count(&i->pipeline[dest], RXB_NIC_DROP_FIRST + RXB_DROP_PIPELINE, 1);
+	return 0;
 }
 
 unsigned rxb_iface_tick(struct rxb_iface *i, uint64_t now)
@@ -271,46 +274,42 @@ unsigned rxb_iface_tick(struct rxb_iface *i, uint64_t now)
 unsigned rxb_iface_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
 		      uint64_t now)
 {
-	return i->ops->rx(i, core, out, n, now);
+	return core < i->n_polled ? i->ops->rx(i, core, out, n, now) : 0;
 }
 
 void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, unsigned n)
 {
-	i->ops->free(i, core, bufs, n);
+	if (core < i->n_polled)
+		i->ops->free(i, core, bufs, n);
 }
 
 void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n)
 {
-	rxb_counter_add(&i->core[core].released, n);
+	if (core < i->n_polled)
+		rxb_counter_add(&i->core[core].released, n);
 }
 
 /* --------------------------------------------------------- observability */
 
 const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest)
 {
-	return i->ops->nic_stats(i, dest);
+	return dest < i->n_dests ? i->ops->nic_stats(i, dest) : NULL;
 }
 
 uint64_t rxb_iface_nic_counter(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c)
 {
-	return i->ops->nic_counter(i, dest, c);
+	return dest < i->n_dests && (unsigned)c < RXB_NIC_COUNTERS ? i->ops->nic_counter(i, dest, c)
+								   : 0;
 }
 
 const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core)
 {
-	return i->ops->sw_stats(i, core);
+	return core < i->n_polled ? i->ops->sw_stats(i, core) : NULL;
 }
 
 uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest)
 {
-	uint32_t occ = i->ops->occupancy(i, dest);
-
-	/* A reader other than the NIC loads the producer index, then software
-	 * publishes a consumer index past it before the reader loads that: the
-	 * difference is negative and wraps. Benign (both indexes only grow and
-	 * the ring was emptier than either load says), so it reads as empty;
-	 * no ring holds 2^31 entries, so a set top bit can only mean that. */
-	return occ > INT32_MAX ? 0 : occ;
+	return dest < i->n_dests ? i->ops->occupancy(i, dest) : 0;
 }
 
 uint64_t rxb_iface_posted(struct rxb_iface *i)

@@ -291,22 +291,24 @@ static inline void rxb_cr_sw_publish(struct rxb_cr *cr, uint32_t n)
 	atomic_store_explicit(&cr->sw.cons_pub, cr->sw.cons, memory_order_release);
 }
 
-/* Anyone: entries written and not yet released (approximate while running,
- * always within 0..size). The two indices cannot be read at one instant:
- * the consumer index is read first, so the producer index read after it is
- * never behind it (the other order lets the consumer release entries written
- * after the producer index was read, and the difference wraps to ~4e9); the
- * producer may have run ahead of that consumer index by more than the ring
- * holds, so the result is capped at the ring's size. */
+/* Anyone: entries written and not yet released. The two indices cannot be
+ * read at one instant, so the producer index is read first: both only
+ * grow, so what it gives minus the consumer index read after it is at most
+ * the entries held when that second load ran, never more than the ring
+ * holds. The consumer may meanwhile release entries written after the
+ * first load; the difference is then negative, and reads as 0 (the ring
+ * was nearly empty). The other order (consumer first) can read "full" for
+ * a ring that held one entry: the producer runs ahead between the loads,
+ * or its index is seen behind a consumer that already read the entries
+ * (software acquires the entry's flags, which the NIC stores before prod). */
 static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
 {
-	/* acquire: pairs with the release in rxb_cr_sw_publish(); the software
-	 * had seen nic.prod at least this far before it published, so the
-	 * load below does too. */
-	uint32_t cons = atomic_load_explicit(&cr->sw.cons_pub, memory_order_acquire);
-	uint32_t used = rxb_relaxed_load(&cr->nic.prod) - cons;
+	/* acquire: the consumer index load below stays after this one (no
+	 * release pairs with it: the NIC stores prod relaxed). */
+	uint32_t prod = atomic_load_explicit(&cr->nic.prod, memory_order_acquire);
+	uint32_t used = prod - rxb_relaxed_load(&cr->sw.cons_pub);
 
-	return used < cr->size ? used : cr->size;
+	return used > cr->size ? 0 : used; /* above size: negative, wrapped */
 }
 
 /* ------------------------------------------------------------- helpers */

@@ -111,23 +111,8 @@ static int spool_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shap
 	const struct rxb_spool_config *sp = &cfg->spool;
 	bool spp = sp->mode == RXB_SPOOL_SPP;
 
-	if (sp->n_ports == 0 || (sp->mode != RXB_SPOOL_BASIC && sp->n_ports > RXB_MAX_QUEUES)) {
-		rxb_err_set(err,
-			    "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s "
-			    "(a queue per port)",
-			    sp->n_ports, RXB_MAX_QUEUES,
-			    (unsigned)sp->mode < RXB_SPOOL_MODES ? rxb_spool_mode_name[sp->mode]
-								 : "?");
+	if (rxb_spool_config_check(sp, err) != 0)
 		return -EINVAL;
-	}
-	if (sp->mode == RXB_SPOOL_BASIC &&
-	    (sp->basic_queues > sp->n_ports || sp->basic_queues > RXB_MAX_CORES)) {
-		rxb_err_set(err,
-			    "spool.basic_queues = %u: must be at most spool.n_ports = %u "
-			    "and at most %u (0 = 1)",
-			    sp->basic_queues, sp->n_ports, RXB_MAX_CORES);
-		return -EINVAL;
-	}
 	s->n_dests = sp->n_ports;
 	s->n_srcs = s->n_cores = sp->mode == RXB_SPOOL_BASIC ? or_default(sp->basic_queues, 1)
 							     : sp->n_ports;

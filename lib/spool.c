@@ -22,23 +22,21 @@ struct rxb_spool {
 	struct rxb_nic_stats *port_stats; /* NIC-written, per port */
 };
 
-static int spool_validate(const struct rxb_spool_config *cfg, struct rxb_err *err)
+int rxb_spool_config_check(const struct rxb_spool_config *cfg, struct rxb_err *err)
 {
-	if (cfg->n_ports == 0 || cfg->n_ports > (1u << 20)) {
-		rxb_err_set(err, "spool.n_ports = %u: must be in [1, %u]", cfg->n_ports, 1u << 20);
-		return -EINVAL;
-	}
+	/* none and spp give every port a privRing queue, basic a shared one
+	 * per basic_queues: at most RXB_MAX_QUEUES queues either way. */
+	bool per_port = cfg->mode != RXB_SPOOL_BASIC;
+	uint32_t most = per_port ? RXB_MAX_QUEUES : 1u << 20;
+
 	if ((unsigned)cfg->mode >= RXB_SPOOL_MODES) {
 		rxb_err_set(err, "spool.mode = %d: must be none, basic or spp", (int)cfg->mode);
 		return -EINVAL;
 	}
-	/* none and spp give every port a privRing queue, basic a shared one
-	 * per basic_queues: at most RXB_MAX_QUEUES queues either way. */
-	if (cfg->mode != RXB_SPOOL_BASIC && cfg->n_ports > RXB_MAX_QUEUES) {
-		rxb_err_set(err,
-			    "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s "
-			    "(a queue per port)",
-			    cfg->n_ports, RXB_MAX_QUEUES, rxb_spool_mode_name[cfg->mode]);
+	if (cfg->n_ports == 0 || cfg->n_ports > most) {
+		rxb_err_set(err, "spool.n_ports = %u: must be in [1, %u] with spool.mode = %s%s",
+			    cfg->n_ports, most, rxb_spool_mode_name[cfg->mode],
+			    per_port ? " (a queue per port)" : "");
 		return -EINVAL;
 	}
 	if (cfg->mode == RXB_SPOOL_BASIC &&
@@ -79,7 +77,7 @@ struct rxb_spool *rxb_spool_create(const struct rxb_spool_config *cfg, struct rx
 		rxb_err_set(err, "spool: the configuration is NULL");
 		return rxb_fail_null(-EINVAL);
 	}
-	rc = spool_validate(cfg, err);
+	rc = rxb_spool_config_check(cfg, err);
 	if (rc != 0)
 		return rxb_fail_null(rc);
 	sp = rxb_calloc(1, sizeof(*sp));

@@ -159,12 +159,15 @@ unsigned rxb_iface_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
  * *_nic_fetch). Returns the count (0 for a src that does not exist). */
 unsigned rxb_iface_nic_fetch(struct rxb_iface *i, uint32_t src, rxb_buf_t *bufs, unsigned n);
 /* Count a packet the NIC pipeline itself dropped before steering reached a
- * ring (cause RXB_DROP_PIPELINE), so packet conservation still holds. */
-void rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest);
+ * ring (cause RXB_DROP_PIPELINE), so packet conservation still holds.
+ * Returns 0, or -EINVAL for a dest that does not exist (nothing counted). */
+int rxb_iface_drop_pipeline(struct rxb_iface *i, uint32_t dest);
 /* Time-driven NIC work (coalesced notices). Returns entries written. */
 unsigned rxb_iface_tick(struct rxb_iface *i, uint64_t now);
 
-/* Software side of core c: receive up to n (≤ RXB_BURST_MAX) packets. */
+/* Software side of core c (< rxb_iface_n_cores; another c receives
+ * nothing, frees nothing, counts nothing: its buffers stay the caller's):
+ * receive up to n (≤ RXB_BURST_MAX) packets. */
 unsigned rxb_iface_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, unsigned n,
 		      uint64_t now);
 /* Core c gives processed buffers back (to its own allocator). */
@@ -176,15 +179,18 @@ void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, u
 void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n);
 
 /* Counters of destination d (NIC side; dynamic shRing: of the set steered
- * to now) and of core c (software side). */
+ * to now) and of core c (software side); NULL for one that does not exist. */
 const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest);
 const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core);
 /* NIC counter c of destination d summed over every ring set that serves it
- * (dynamic shRing: both; nic_stats gives the set steered to now). Anyone. */
+ * (dynamic shRing: both; nic_stats gives the set steered to now); 0 for a
+ * dest or counter that does not exist. Anyone. */
 uint64_t rxb_iface_nic_counter(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c);
-/* Entries written to dest and not yet read by software. Anyone; read by
- * a thread other than the NIC and that core it is a snapshot, never above
- * the ring's size (a race that would make it negative reads 0). */
+/* Entries written to dest and not yet read by software (0 for a dest that
+ * does not exist). Anyone; read by a thread other than the NIC and that
+ * core it is a snapshot: never more than the ring held when the reading
+ * ended, so never above the ring's size (a race that would make it
+ * negative reads 0). */
 uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest);
 /* Buffers the interface keeps posted for the NIC now (its working set in
  * buffers, excluding packets in flight to software). */

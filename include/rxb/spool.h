@@ -44,6 +44,9 @@ struct rxb_spool_config {
 
 struct rxb_spool;
 
+/* 0, or -EINVAL naming the field (none and spp need n_ports <=
+ * RXB_MAX_QUEUES: a queue per port): what rxb_spool_create refuses. */
+int rxb_spool_config_check(const struct rxb_spool_config *cfg, struct rxb_err *err);
 /* NULL on failure with errno and err set (common.h): -EINVAL naming the
  * field (none and spp need n_ports <= RXB_MAX_CORES: a queue per port),
  * -ENOMEM naming what could not be allocated. */

@@ -247,7 +247,10 @@ static void test_spool_config(void)
 	} bad[] = {
 		{ { .n_ports = 0, .mode = RXB_SPOOL_NONE, .depth = 64 },
 		  "spool.n_ports = 0",
-		  "[1, 1048576]" },
+		  "[1, 65536] with spool.mode = none" },
+		{ { .n_ports = (1u << 20) + 1, .mode = RXB_SPOOL_BASIC, .depth = 64 },
+		  "spool.n_ports = 1048577",
+		  "[1, 1048576] with spool.mode = basic" },
 		{ { .n_ports = 70000, .mode = RXB_SPOOL_SPP, .low = 8, .high = 64 },
 		  "spool.n_ports = 70000",
 		  "[1, 65536] with spool.mode = spp" },

@@ -335,6 +335,61 @@ static void test_names(void)
 		CHECK(strcmp(rxb_spool_mode_name[k], spool[k]) == 0);
 }
 
+/* A destination, core or counter that does not exist: the NIC verb
+ * refuses it, the others do nothing (ASan in `make test` checks that
+ * nothing outside the interface is touched), and nothing moves. */
+static void check_indexes_that_do_not_exist(struct rxb_iface_config *cfg)
+{
+	struct test_pool tp;
+	struct rxb_iface *i = make(cfg, &tp);
+	struct rxb_rx_meta m = { .len = 64, .dest = 0 };
+	struct rxb_delivery d;
+	struct rxb_pkt pk;
+	uint32_t dests, cores;
+
+	CHECK(i != NULL);
+	if (i == NULL)
+		return;
+	dests = rxb_iface_n_dests(i);
+	cores = rxb_iface_n_cores(i);
+	CHECK_EQ(rxb_iface_deliver(i, &m, &d), 0);
+	CHECK_EQ(rxb_iface_drop_pipeline(i, dests), -EINVAL);
+	CHECK_EQ(rxb_iface_drop_pipeline(i, UINT32_MAX), -EINVAL);
+	CHECK(rxb_iface_nic_stats(i, dests) == NULL);
+	CHECK(rxb_iface_sw_stats(i, cores) == NULL);
+	CHECK_EQ(rxb_iface_nic_counter(i, dests, RXB_NIC_OFFERED), 0);
+	CHECK_EQ(rxb_iface_nic_counter(i, 0, RXB_NIC_COUNTERS), 0);
+	CHECK_EQ(rxb_iface_occupancy(i, dests), 0);
+	CHECK_EQ(rxb_iface_rx(i, cores, &pk, 1, 0), 0);
+	rxb_iface_note_released(i, cores, 1);
+	CHECK_EQ(poll_core(i, 0, 0), 1);
+	rxb_iface_free(i, cores, &pk.buf, 1); /* pk was never received: nothing to free */
+	CHECK_EQ(rxb_iface_nic_counter(i, 0, RXB_NIC_OFFERED), 1);
+	CHECK(checked(i, &tp));
+	rxb_iface_destroy(i);
+	test_pool_fini(&tp);
+}
+
+static void test_indexes_that_do_not_exist(void)
+{
+	struct rxb_iface_config cfgs[] = {
+		{ .arch = RXB_ARCH_PRIVRING, .rx_size = 64 },
+		{ .arch = RXB_ARCH_SMALL_PRIVRING, .rx_size = 64 },
+		{ .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2 },
+		{ .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2 },
+		{ .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 },
+		{ .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 256 },
+		{ .arch = RXB_ARCH_SPOOL,
+		  .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 64 } },
+	};
+
+	for (size_t k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]); k++) {
+		if (cfgs[k].arch == RXB_ARCH_DYN_SHRING)
+			cfgs[k].dyn = rxb_dynctl_config_default();
+		check_indexes_that_do_not_exist(&cfgs[k]);
+	}
+}
+
 static void test_errors(void)
 {
 	struct rxb_err err = { 0 };
@@ -367,6 +422,7 @@ int main(void)
 	RUN(test_sources);
 	RUN(test_dyn_sources);
 	RUN(test_names);
+	RUN(test_indexes_that_do_not_exist);
 	RUN(test_errors);
 	return check_summary();
 }

@@ -76,6 +76,24 @@ static void test_cr_full_then_room_after_publish(void)
 	rxb_cr_fini(&cr);
 }
 
+/* What a reader racing the consumer may load: a consumer index past the
+ * producer index it loaded first (software released entries written after
+ * that load). The ring is nearly empty then: it reads 0, not "full". */
+static void test_cr_occupancy_of_a_racing_reader(void)
+{
+	struct rxb_cr cr;
+
+	rxb_cr_init(&cr, 4, sizeof(struct rxb_cr_entry), "test CR", NULL);
+	for (int i = 0; i < 3; i++)
+		rxb_cr_nic_write(&cr, i, 1, i);
+	CHECK_EQ(rxb_cr_occupancy(&cr), 3);
+	atomic_store(&cr.sw.cons_pub, 2);
+	CHECK_EQ(rxb_cr_occupancy(&cr), 1);
+	atomic_store(&cr.sw.cons_pub, 4); /* one past the producer index */
+	CHECK_EQ(rxb_cr_occupancy(&cr), 0);
+	rxb_cr_fini(&cr);
+}
+
 static void test_prefetch_reads_split_at_wrap(void)
 {
 	struct rxb_descring r;
@@ -123,6 +141,7 @@ int main(void)
 	RUN(test_sense_reversal_many_wraps);
 	RUN(test_sense_reversal_across_u32_wrap);
 	RUN(test_cr_full_then_room_after_publish);
+	RUN(test_cr_occupancy_of_a_racing_reader);
 	RUN(test_prefetch_reads_split_at_wrap);
 	RUN(test_buflist_unique);
 	return check_summary();
