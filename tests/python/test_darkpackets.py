@@ -92,5 +92,24 @@ def test_cli_dark_every_combination(capsys):
     # the two points of the 40 Gbps example above
     assert [(p["cores"], p["keeps_up"], round(p["drop_fraction"], 3)) for p in pts] == \
         [(1, False, 0.576), (3, True, 0.0)]
-    assert main(["dark", "--packet-bytes", "10"]) == 2
-    assert capsys.readouterr().err.startswith("rxb: error: packet_bytes = 10")
+
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--packet-bytes", "10"], "argument --packet-bytes: traffic.packet_bytes = 10: out of "
+                               "range; allowed: an integer from 64 to 9018 (bytes)"),
+    # each option takes the values of the scenario key it stands for: a 1e308 Gbps link
+    # printed 300-digit cells
+    (["--link-gbps", "1e308"], "traffic.rate_gbps = 1e+308: out of range"),
+    (["--cores", "0"], "system.cores = 0: out of range"),
+    (["--accesses", "-1"], "workload.reads = -1: out of range"),
+    (["--compute-ns", "1e20"], "workload.compute_ns = 1e+20: out of range"),
+    (["--dram-ns", "nan"], "'nan' is not a comma-separated list of finite values"),
+])
+def test_cli_dark_refuses_values_no_scenario_takes(capsys, args, message):
+    from rxbisect.commands.cli import main
+    with pytest.raises(SystemExit) as e:  # argparse's refusal of an option's type
+        main(["dark", *args])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("rxb: error: argument --") and message in err[-1]

@@ -160,15 +160,28 @@ def test_cli_size_json_and_text(capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--link-gbps", "nan"], "argument --link-gbps: invalid finite value: 'nan'"),
-    (["--link-gbps", "inf"], "argument --link-gbps: invalid finite value: 'inf'"),
+    (["--link-gbps", "nan"], "argument --link-gbps: traffic.rate_gbps = nan: not a finite number"),
+    (["--link-gbps", "inf"], "argument --link-gbps: traffic.rate_gbps = inf: not a finite number"),
     (["--ddio-mib", "inf"], "argument --ddio-mib: invalid finite value: 'inf'"),
-    (["--traffic-gbps=nan,1"], "'nan,1' is not a comma-separated list of finite values"),
-    (["--traffic-gbps=-1,1"], "--traffic-gbps -1,1: rates must be >= 0"),
-    (["--nics", "0"], "--nics 0: must be at least 1"),
+    (["--traffic-gbps=nan,1"], "traffic.rate_gbps = nan: not a finite number"),
+    (["--traffic-gbps=-1,1"], "traffic.rate_gbps = -1: out of range"),
+    (["--nics", "0"], "argument --nics: system.nics = 0: out of range; allowed: an integer "
+                      "from 1 to 64 (NICs)"),
+    # each option takes the values of the scenario key it stands for, no more: these gave
+    # a |Bx| no scenario accepts, or a sizing for 1-byte buffers
+    (["--link-gbps", "1e6"], "traffic.rate_gbps = 1000000: out of range; allowed: a number > 0 "
+                             "and <= 100000 (Gbps)"),
+    (["--traffic-gbps=1e308,1"], "traffic.rate_gbps = 1e+308: out of range"),
+    (["--buffer-bytes", "1"], "argument --buffer-bytes: arch.buffer_bytes = 1: out of range; "
+                              "allowed: an integer from 64 to 65536 (bytes)"),
+    (["--buffer-bytes", "auto"], "arch.buffer_bytes = 'auto': cannot be read as int"),
+    (["--bx", "1000"], "argument --bx: arch.bx_size = 1000: not a power of two"),
+    (["--ax", "32"], "argument --ax: arch.ax_size = 32: out of range"),
+    (["--cores-per-nic", "8,0"], "system.cores = 0: out of range"),
 ])
 def test_cli_size_refuses_what_is_not_a_rate(capsys, args, message):
-    """NaN or infinity once crashed the calculator or passed its checks (NaN < 0 is false)."""
+    """NaN or infinity once crashed the calculator or passed its checks (NaN < 0 is false);
+    values beyond what a scenario takes gave sizings of nothing."""
     from rxbisect.commands.cli import main
     try:
         rc = main(["size", *args])

@@ -45,6 +45,7 @@ from ..vocab import profile, scenario
 from . import cli_fidelity, cli_repro, cli_tools
 from .options import (
     Parser,
+    as_key,
     bar_args,
     finite,
     list_of,
@@ -219,8 +220,6 @@ def cmd_list(args) -> int:
 def cmd_sizing(args) -> int:
     prof = profile.load(args.profile)
     link = args.link_gbps if args.link_gbps is not None else prof.nic.link_gbps
-    if args.nics < 1:
-        raise UsageError(f"--nics {args.nics}: must be at least 1")
     if args.cores_per_nic:
         per_nic = tuple(args.cores_per_nic)
     else:
@@ -346,20 +345,26 @@ def build_parser() -> argparse.ArgumentParser:
     z = sub.add_parser("size", aliases=["sizing"], help="|Ax| and |Bx| from the sizing rules of docs/interfaces.md §5.5")
     z.add_argument("--profile", default="reference", help="hardware profile (name or file) for "
                    "the DDIO capacity and link rate (default: reference)")
-    z.add_argument("--nics", type=int, default=2, help="NICs (default 2)")
-    z.add_argument("--link-gbps", type=finite, help="line rate per NIC (default: the profile's)")
-    z.add_argument("--cores", type=int, default=16, help="cores to divide among the NICs in "
-                   "proportion to --traffic-gbps (default 16)")
-    z.add_argument("--traffic-gbps", type=list_of(finite), metavar="R1,R2,...",
-                   help="traffic per NIC (default: line rate on every NIC)")
-    z.add_argument("--cores-per-nic", type=list_of(int), metavar="C1,C2,...",
+    # each option takes the values of the scenario key it stands for (as_key)
+    z.add_argument("--nics", type=as_key("system.nics"), default=2, help="NICs (default 2)")
+    z.add_argument("--link-gbps", type=as_key("traffic.rate_gbps"),
+                   help="line rate per NIC (default: the profile's)")
+    z.add_argument("--cores", type=as_key("system.cores"), default=16, help="cores to divide "
+                   "among the NICs in proportion to --traffic-gbps (default 16)")
+    z.add_argument("--traffic-gbps", type=list_of(as_key("traffic.rate_gbps")),
+                   metavar="R1,R2,...", help="traffic per NIC (default: line rate on every NIC)")
+    z.add_argument("--cores-per-nic", type=list_of(as_key("system.cores")), metavar="C1,C2,...",
                    help="cores per NIC, instead of --cores/--traffic-gbps")
-    z.add_argument("--buffer-bytes", type=int, default=2048, help="buffer size (default 2048)")
-    z.add_argument("--ddio-ways", type=int, help="DDIO ways (default: the profile's)")
+    z.add_argument("--buffer-bytes", type=as_key("arch.buffer_bytes"), default=2048,
+                   help="buffer size (default 2048)")
+    z.add_argument("--ddio-ways", type=as_key("system.ddio_ways"),
+                   help="DDIO ways (default: the profile's)")
     z.add_argument("--ddio-mib", type=finite, help="DDIO capacity, instead of the profile's "
                    "LLC size x ddio ways / ways")
-    z.add_argument("--bx", type=int, help="|Bx| (default: 1024 per 100 Gbps of link, min 1024)")
-    z.add_argument("--ax", type=int, help="check this |Ax| instead of choosing one")
+    z.add_argument("--bx", type=as_key("arch.bx_size"),
+                   help="|Bx| (default: 1024 per 100 Gbps of link, min 1024)")
+    z.add_argument("--ax", type=as_key("arch.ax_size"),
+                   help="check this |Ax| instead of choosing one")
     z.add_argument("--prefer", choices=("ddio", "burst"), default="ddio",
                    help="which constraint to keep when DDIO fit and burst absorption conflict")
     z.add_argument("--json", action="store_true")
@@ -367,15 +372,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("dark", aliases=["darkpackets"], help="the analytic dark-packet bound of docs/evaluation.md §4; "
                        "each option takes a comma-separated list and all combinations are shown")
-    d.add_argument("--link-gbps", type=list_of(float), default=[100.0], metavar="L")
-    d.add_argument("--packet-bytes", type=list_of(int), default=[64], metavar="P",
-                   help="Ethernet frame incl. FCS; 20 B of preamble and gap are added")
-    d.add_argument("--cores", type=list_of(int), default=[1], metavar="N")
-    d.add_argument("--accesses", type=list_of(int), default=[1], metavar="M",
-                   help="dependent DRAM accesses per packet")
-    d.add_argument("--dram-ns", type=list_of(float), metavar="T",
+    # each option takes the values of the scenario key it stands for (as_key)
+    d.add_argument("--link-gbps", type=list_of(as_key("traffic.rate_gbps")), default=[100.0],
+                   metavar="L")
+    d.add_argument("--packet-bytes", type=list_of(as_key("traffic.packet_bytes")), default=[64],
+                   metavar="P", help="Ethernet frame incl. FCS; 20 B of preamble and gap are "
+                   "added")
+    d.add_argument("--cores", type=list_of(as_key("system.cores")), default=[1], metavar="N")
+    d.add_argument("--accesses", type=list_of(as_key("workload.reads")), default=[1],
+                   metavar="M", help="dependent DRAM accesses per packet")
+    d.add_argument("--dram-ns", type=list_of(finite), metavar="T",
                    help="DRAM latency (default: the profile's idle latency)")
-    d.add_argument("--compute-ns", type=list_of(float), default=[0.0], metavar="C")
+    d.add_argument("--compute-ns", type=list_of(as_key("workload.compute_ns")), default=[0.0],
+                   metavar="C")
     d.add_argument("--profile", default=darkpackets.DEFAULT_PROFILE,
                    help="hardware profile whose DRAM idle latency --dram-ns defaults to")
     d.add_argument("--json", action="store_true")

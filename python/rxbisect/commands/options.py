@@ -3,11 +3,16 @@ errors, value types (lists, seconds, numbers), and the option groups for scenari
 pools and progress bars, with the helpers that read them back."""
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from ..errors import ScenarioError
+from ..vocab import scenario
+from ..vocab.schema import parse_text
 
 
 class Parser(argparse.ArgumentParser):
@@ -38,6 +43,22 @@ def finite(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(text)
     return value
+
+
+def as_key(full: str) -> Callable[[str], Any]:
+    """An argparse type for an option that stands for scenario key `full` (a calculator's
+    --buffer-bytes is arch.buffer_bytes): read and checked as the key is, so the option
+    accepts exactly the key's values (type, range, power of two), "auto" excepted."""
+    info = dataclasses.replace(scenario.SCHEMA.known(full), auto=False)
+
+    def parse(text: str) -> Any:
+        try:
+            return parse_text(info, text)
+        except ScenarioError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    parse.__name__ = info.type_name()  # list_of's message names it
+    return parse
 
 
 def seconds(text: str) -> float:

@@ -109,7 +109,9 @@ class KeyInfo:
 
 
 def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
+    """Whole numbers without ".0", as TOML integers, but in exponent form (1e+308) beyond
+    what a double holds exactly (2^53), not 309 digits."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 2**53 else repr(float(x))
 
 
 def _range_text(s: Spec) -> str:
