@@ -274,6 +274,12 @@ def test_invalid_plot_table_falls_back_with_a_warning(results, tmp_path, capsys)
     (lambda d: (d / "x.jsonl").write_text('{"metrics": {}}\nnot json\n{"metrics": {}}\n'),
      "x.jsonl line 2: not a result record"),
     (lambda d: (d / "x.jsonl").write_text('[1, 2]\n'), "not a result record"),
+    # a metric edited to a string or NaN: a plot left the point out without a word
+    (lambda d: (d / "x.jsonl").write_text('{"metrics": {"throughput_gbps": 1}}\n'
+                                          '{"metrics": {"throughput_gbps": "fast"}}\n'),
+     "x.jsonl line 2: metrics.throughput_gbps: expected a number, got 'fast'"),
+    (lambda d: (d / "x.jsonl").write_text('{"metrics": {"latency_us_p99": NaN}}\n'),
+     "x.jsonl line 1: metrics.latency_us_p99: expected a number, got nan"),
 ])
 def test_bad_input_is_one_error_line(tmp_path, capsys, setup, words):
     setup(tmp_path)

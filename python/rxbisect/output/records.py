@@ -189,8 +189,11 @@ def read_file(path: Path, strict: bool = False) -> list[dict]:
     the earlier one, as Store does. A cut-off last line is ignored, not repaired: reading
     needs no lock. A record without a point id (written by hand) counts as its own point.
     Another line that is not a record is skipped, or with `strict` an error naming it (a
-    report must not silently leave points out). Not while this process has a Store open on
-    the file: closing any descriptor of a file drops the process's POSIX lock on it."""
+    report must not silently leave points out), as is, with `strict`, a record whose metrics
+    are not numbers where numbers belong (a plot would leave the point out; a hand-written
+    record may give only some metrics). Not while this
+    process has a Store open on the file: closing any descriptor of a file drops the
+    process's POSIX lock on it."""
     try:
         data = path.read_bytes()
     except OSError as e:
@@ -201,6 +204,8 @@ def read_file(path: Path, strict: bool = False) -> list[dict]:
         if rec is None and strict and line.strip():
             raise UsageError(f"{path} line {i + 1}: not a result record (a JSON object with "
                              "a \"metrics\" object)")
+        if rec is not None and strict and (bad := metric_problems(rec["metrics"], False)):
+            raise UsageError(f"{path} line {i + 1}: {'; '.join(bad)}")
         if rec is not None:
             latest[rec.get("point_id") or i] = rec
     return list(latest.values())
@@ -280,10 +285,20 @@ def problems(record: Any) -> list[str]:
         out.append(f"params.arch.name {params.get('arch.name')!r} differs from arch")
     if params.get("run.seed") != record["seed"]:
         out.append(f"params.run.seed {params.get('run.seed')!r} differs from seed")
+    return out + metric_problems(m) + provenance.problems(record.get("provenance"))
+
+
+def metric_problems(m: Mapping[str, Any], complete: bool = True) -> list[str]:
+    """What in a record's metrics is not of its kind: a required metric not a number (null
+    only where the metric may have no value), or, when the record must be `complete`,
+    missing."""
+    out = []
     for name in REQUIRED_METRICS:
         v = m.get(name, ...)
-        if v is ...:
+        if v is ... and complete:
             out.append(f"metrics.{name}: missing")
+        elif v is ...:
+            continue
         elif isinstance(_SPEC[name], dict):
             kinds = _SPEC[name]
             if not isinstance(v, dict) or not all(_number(x) or (x is None and kinds.get(
@@ -294,7 +309,7 @@ def problems(record: Any) -> list[str]:
     for name, kind in OPTIONAL_METRICS.items():
         if name in m and not isinstance(m[name], kind):
             out.append(f"metrics.{name}: expected an object, got {m[name]!r:.40}")
-    return out + provenance.problems(record.get("provenance"))
+    return out
 
 
 def _number(v: Any) -> bool:
