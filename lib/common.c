@@ -50,6 +50,16 @@ int rxb_check_ring_size(const char *field, uint32_t size, struct rxb_err *err)
 	return 0;
 }
 
+int rxb_check_desc_prefetch(const char *field, uint32_t prefetch, struct rxb_err *err)
+{
+	if (prefetch > RXB_DESC_PREFETCH_MAX) {
+		rxb_err_set(err, "%s = %u: must be in [0, %u] (0 = the default)", field, prefetch,
+			    RXB_DESC_PREFETCH_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const char *const rxb_nic_counter_name[RXB_NIC_COUNTERS] = {
 	[RXB_NIC_OFFERED] = "offered",
 	[RXB_NIC_DELIVERED] = "delivered",

@@ -45,6 +45,8 @@ static int privring_validate(const struct rxb_privring_config *cfg, struct rxb_e
 	rc = rxb_check_ring_size("privring.ring_size", cfg->ring_size, err);
 	if (rc == 0 && cfg->cr_size != 0)
 		rc = rxb_check_ring_size("privring.cr_size", cfg->cr_size, err);
+	if (rc == 0)
+		rc = rxb_check_desc_prefetch("privring.desc_prefetch", cfg->desc_prefetch, err);
 	return rc;
 }
 

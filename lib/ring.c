@@ -74,7 +74,8 @@ int rxb_descring_init(struct rxb_descring *r, uint32_t size, uint32_t prefetch, 
 		r->desc[i] = RXB_BUF_NONE;
 	r->size = size;
 	r->mask = size - 1;
-	r->nic.prefetch = prefetch ? prefetch : 1;
+	/* a NIC cannot prefetch more descriptors than the ring holds */
+	r->nic.prefetch = prefetch == 0 ? 1 : prefetch < size ? prefetch : size;
 	return 0;
 }
 

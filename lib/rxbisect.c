@@ -146,6 +146,8 @@ static int bisect_validate_sizes(const struct rxb_bisect_config *cfg, struct rxb
 	rc = rxb_check_ring_size("rxbisect.ax_size", cfg->ax_size, err);
 	if (rc == 0)
 		rc = rxb_check_ring_size("rxbisect.bx_size", cfg->bx_size, err);
+	if (rc == 0)
+		rc = rxb_check_desc_prefetch("rxbisect.desc_prefetch", cfg->desc_prefetch, err);
 	if (rc == 0 && cfg->enforce_vendor_min && cfg->ax_size < RXB_AX_VENDOR_MIN) {
 		rxb_err_set(err, "rxbisect.ax_size = %u: below the vendor minimum of %u",
 			    cfg->ax_size, RXB_AX_VENDOR_MIN);

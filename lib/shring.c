@@ -95,14 +95,8 @@ static int shring_validate(const struct rxb_shring_config *cfg, struct rxb_err *
 	rc = rxb_check_ring_size("shring.ring_size", cfg->ring_size, err);
 	if (rc == 0 && cfg->cr_size != 0)
 		rc = rxb_check_ring_size("shring.cr_size", cfg->cr_size, err);
-	if (rc == 0 &&
-	    (cfg->desc_prefetch > cfg->ring_size || cfg->desc_prefetch > RXB_SHRING_PREFETCH_MAX)) {
-		rxb_err_set(err,
-			    "shring.desc_prefetch = %u: must be at most shring.ring_size "
-			    "= %u and at most %u",
-			    cfg->desc_prefetch, cfg->ring_size, RXB_SHRING_PREFETCH_MAX);
-		rc = -EINVAL;
-	}
+	if (rc == 0)
+		rc = rxb_check_desc_prefetch("shring.desc_prefetch", cfg->desc_prefetch, err);
 	return rc == 0 ? shring_validate_batch(cfg, err) : rc;
 }
 
@@ -337,8 +331,7 @@ unsigned rxb_shring_nic_fetch(struct rxb_shring *sh, uint32_t ring, rxb_buf_t *b
 	n >>= g->batch_shift; /* batched: whole descriptors */
 	/* In chunks, so one chunk's read count fits the uint16_t. */
 	while (got < n) {
-		uint32_t chunk = n - got < RXB_SHRING_PREFETCH_MAX ? n - got
-								   : RXB_SHRING_PREFETCH_MAX;
+		uint32_t chunk = n - got < RXB_DESC_PREFETCH_MAX ? n - got : RXB_DESC_PREFETCH_MAX;
 		uint16_t reads = 0;
 		uint32_t k = nic_fetch(sh, g, chunk, &reads);
 

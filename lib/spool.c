@@ -47,6 +47,8 @@ int rxb_spool_config_check(const struct rxb_spool_config *cfg, struct rxb_err *e
 			    cfg->basic_queues, cfg->n_ports, RXB_MAX_CORES);
 		return -EINVAL;
 	}
+	if (rxb_check_desc_prefetch("spool.desc_prefetch", cfg->desc_prefetch, err) != 0)
+		return -EINVAL;
 	if (cfg->mode != RXB_SPOOL_SPP)
 		return rxb_check_ring_size("spool.depth", cfg->depth, err);
 	if (rxb_check_ring_size("spool.high", cfg->high, err) != 0)

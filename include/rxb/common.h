@@ -239,6 +239,12 @@ int rxb_err_fail(struct rxb_err *err, int code, const char *fmt, ...)
 /* Validate a ring size: non-zero power of two within [RXB_RING_MIN, RXB_RING_MAX].
  * `field` names the configuration key in the message. */
 int rxb_check_ring_size(const char *field, uint32_t size, struct rxb_err *err);
+/* The most descriptors one NIC descriptor read may prefetch. */
+#define RXB_DESC_PREFETCH_MAX 4096u
+/* Validate a descriptor prefetch: 0 (the default) to RXB_DESC_PREFETCH_MAX.
+ * A ring smaller than the prefetch is read whole (rxb_descring_init): one
+ * iface config serves rings of several sizes. */
+int rxb_check_desc_prefetch(const char *field, uint32_t prefetch, struct rxb_err *err);
 
 static inline int rxb_is_pow2(uint32_t v)
 {

@@ -102,7 +102,7 @@ struct rxb_shring_config {
 	uint32_t ring_size;     /* shared Rx ring entries (1024) */
 	uint32_t cr_size;       /* per-core CR entries; 0 = ring_size */
 	uint32_t desc_prefetch; /* descriptors per NIC descriptor read; 0 = default;
-	                         * at most ring_size and RXB_SHRING_PREFETCH_MAX */
+	                         * at most ring_size and RXB_DESC_PREFETCH_MAX */
 	bool list;              /* false: RxArr (bitmap), true: RxList (free list) */
 	uint32_t batch;         /* buffer slots per descriptor: 0 or 1 = not batched;
 	                         * > 1 = batched RxList (list only), a power of two
@@ -110,8 +110,7 @@ struct rxb_shring_config {
 	                         * RXB_RING_MAX. cr_size 0 then means ring_size × batch */
 };
 
-#define RXB_SHRING_PREFETCH_MAX 4096u
-#define RXB_SHRING_BATCH_MAX    64u
+#define RXB_SHRING_BATCH_MAX 64u
 
 struct rxb_shring;
 

@@ -94,6 +94,23 @@ static void test_cr_occupancy_of_a_racing_reader(void)
 	rxb_cr_fini(&cr);
 }
 
+/* One iface config's prefetch serves rings of every size: a ring smaller
+ * than it is read whole, and 0 reads one descriptor at a time. */
+static void test_prefetch_beyond_the_ring_reads_it_whole(void)
+{
+	struct rxb_descring r;
+
+	CHECK_EQ(rxb_descring_init(&r, 4, 16, "test ring", NULL), 0);
+	CHECK_EQ(r.nic.prefetch, 4);
+	rxb_descring_fini(&r);
+	CHECK_EQ(rxb_descring_init(&r, 64, 16, "test ring", NULL), 0);
+	CHECK_EQ(r.nic.prefetch, 16);
+	rxb_descring_fini(&r);
+	CHECK_EQ(rxb_descring_init(&r, 64, 0, "test ring", NULL), 0);
+	CHECK_EQ(r.nic.prefetch, 1);
+	rxb_descring_fini(&r);
+}
+
 static void test_prefetch_reads_split_at_wrap(void)
 {
 	struct rxb_descring r;
@@ -142,6 +159,7 @@ int main(void)
 	RUN(test_sense_reversal_across_u32_wrap);
 	RUN(test_cr_full_then_room_after_publish);
 	RUN(test_cr_occupancy_of_a_racing_reader);
+	RUN(test_prefetch_beyond_the_ring_reads_it_whole);
 	RUN(test_prefetch_reads_split_at_wrap);
 	RUN(test_buflist_unique);
 	return check_summary();

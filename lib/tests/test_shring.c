@@ -914,8 +914,8 @@ static void test_config_errors(void)
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 0 }, "shring.ring_size" },
 		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .cr_size = 3 },
 		  "shring.cr_size = 3" },
-		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .desc_prefetch = 128 },
-		  "shring.desc_prefetch = 128" },
+		{ { .n_cores = 8, .share_degree = 8, .ring_size = 64, .desc_prefetch = 8192 },
+		  "shring.desc_prefetch = 8192" },
 	};
 
 	for (int list = 0; list < 2; list++) {
