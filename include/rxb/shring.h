@@ -102,7 +102,8 @@ struct rxb_shring_config {
 	uint32_t ring_size;     /* shared Rx ring entries (1024) */
 	uint32_t cr_size;       /* per-core CR entries; 0 = ring_size */
 	uint32_t desc_prefetch; /* descriptors per NIC descriptor read; 0 = default;
-	                         * at most ring_size and RXB_DESC_PREFETCH_MAX */
+	                         * at most RXB_DESC_PREFETCH_MAX (above ring_size:
+	                         * the ring is read whole) */
 	bool list;              /* false: RxArr (bitmap), true: RxList (free list) */
 	uint32_t batch;         /* buffer slots per descriptor: 0 or 1 = not batched;
 	                         * > 1 = batched RxList (list only), a power of two
