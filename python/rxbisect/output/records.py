@@ -191,9 +191,8 @@ def read_file(path: Path, strict: bool = False) -> list[dict]:
     Another line that is not a record is skipped, or with `strict` an error naming it (a
     report must not silently leave points out), as is, with `strict`, a record whose metrics
     are not numbers where numbers belong (a plot would leave the point out; a hand-written
-    record may give only some metrics). Not while this
-    process has a Store open on the file: closing any descriptor of a file drops the
-    process's POSIX lock on it."""
+    record may give only some metrics). Not while this process has a Store open on the file:
+    closing any descriptor of a file drops the process's POSIX lock on it."""
     try:
         data = path.read_bytes()
     except OSError as e:

@@ -264,8 +264,9 @@ def resolve(scn: Scenario) -> Resolved:
 
 
 def _check_trace(pcap: str) -> None:
-    """A trace must be a capture the engines can read: checked here, before an engine runs, so
-    that a wrong file is the user's error (exit 2) in both front ends, not an engine failure."""
+    """A trace must be a capture the engines can read: checked here, before the simulator runs,
+    so that a wrong file is the user's error (exit 2), not an engine failure (rxb-emu checks
+    its keys itself, with exit 2 too)."""
     if not pcap:
         return
     try:
