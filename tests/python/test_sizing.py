@@ -163,6 +163,7 @@ def test_cli_size_json_and_text(capsys):
     (["--link-gbps", "nan"], "argument --link-gbps: traffic.rate_gbps = nan: not a finite number"),
     (["--link-gbps", "inf"], "argument --link-gbps: traffic.rate_gbps = inf: not a finite number"),
     (["--ddio-mib", "inf"], "argument --ddio-mib: invalid finite value: 'inf'"),
+    (["--ddio-mib", "-1"], "--ddio-mib -1: a capacity; allowed: >= 0 MiB"),
     (["--traffic-gbps=nan,1"], "traffic.rate_gbps = nan: not a finite number"),
     (["--traffic-gbps=-1,1"], "traffic.rate_gbps = -1: out of range"),
     (["--nics", "0"], "argument --nics: system.nics = 0: out of range; allowed: an integer "

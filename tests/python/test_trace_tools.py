@@ -225,6 +225,12 @@ def test_stats_cli_json_and_bad_cores(tmp_path, capsys):
     assert [c["packets"] for c in s["per_core"]] == expected_cores(FRAMES, 3)
     assert main(["trace", "stats", str(path), "--cores", "0"]) == 2
     assert "--cores 0: must be an integer from 1" in capsys.readouterr().err
+    # 0 is a size like any other (it once meant the profile's 512), and a profile is checked
+    # even when --reta-size replaces its table size
+    assert main(["trace", "stats", str(path), "--reta-size", "0"]) == 2
+    assert "--reta-size 0: must be a power of two from 64 to 4096" in capsys.readouterr().err
+    assert main(["trace", "stats", str(path), "--reta-size", "64", "--profile", "bogus"]) == 2
+    assert "system.profile = 'bogus'" in capsys.readouterr().err
 
 
 # ---- the generator -------------------------------------------------------------------
@@ -261,6 +267,11 @@ def test_gen_errors(tmp_path, capsys):
     assert main(["trace", "gen", out, "--duration-ms", "1", "--flows", "1000000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "at most about" in err[0] and "flows" in err[0]
+    # fewer flows than even the largest flows give: refused, not 119 flows for 50
+    assert main(["trace", "gen", out, "--duration-ms", "2", "--rate-gbps", "5",
+                 "--flows", "50"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--flows 50: at least about" in err[0]
     assert main(["trace", "gen", out, "--sizes", "64-1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("rxb: error: --sizes 64-1: item '64-1' is not "

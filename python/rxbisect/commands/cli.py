@@ -228,6 +228,8 @@ def cmd_sizing(args) -> int:
             raise UsageError(f"--traffic-gbps has {len(rates)} values for --nics {args.nics}")
         per_nic = sizing.split_cores(args.cores, rates)
     if args.ddio_mib is not None:
+        if args.ddio_mib < 0:
+            raise UsageError(f"--ddio-mib {args.ddio_mib:g}: a capacity; allowed: >= 0 MiB")
         ddio = int(args.ddio_mib * 2**20)
     else:
         ways = prof.llc.ddio_ways if args.ddio_ways is None else args.ddio_ways

@@ -81,7 +81,9 @@ def cmd_trace_stats(args) -> int:
     from ..output import text_report
     from ..tools import trace
     from ..vocab import profile
-    size = args.reta_size or profile.load(args.profile).nic.reta_size
+    # the profile is read (and checked) even when --reta-size replaces its table size
+    prof = profile.load(args.profile)
+    size = prof.nic.reta_size if args.reta_size is None else args.reta_size
     s = trace.stats(args.pcap, args.cores, size)
     print(json.dumps(s, indent=2) if args.json else text_report.trace_stats(s), end="\n" if
           args.json else "")
