@@ -88,9 +88,18 @@ def test_compare_runs_cli(folders, tmp_path, capsys):
     (["report", "{tmp}/new", "--experiments", "/nonexistent"],
      "--experiments /nonexistent: not a folder"),
     (["report", "{tmp}/new", "--baseline", "{tmp}/nope"], "baseline {tmp}/nope: not a folder"),
+    # a gate that compared nothing passed (exit 0)
+    (["compare-runs", "{tmp}/new", "{tmp}/other"],
+     "no experiment is in both {tmp}/new (exp) and {tmp}/other (another)"),
+    # a damaged baseline file was skipped when DIR had no such experiment
+    (["compare-runs", "{tmp}/new", "{tmp}/damaged"],
+     "{tmp}/damaged/old-only.jsonl line 1: not a result record"),
 ])
 def test_bad_input_is_one_error_line(folders, tmp_path, capsys, args, words):
     (tmp_path / "empty").mkdir()
+    write(tmp_path / "other", "another", seeds(64, [1]))
+    write(tmp_path / "damaged", "exp", seeds(64, [10]))
+    (tmp_path / "damaged" / "old-only.jsonl").write_text("not a record\n{}\n")
     assert main([a.format(tmp=tmp_path) for a in args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0] == "rxb: error: " + err[0].removeprefix("rxb: error: ")

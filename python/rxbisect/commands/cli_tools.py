@@ -38,6 +38,10 @@ def cmd_report(args) -> int:
 def cmd_compare_runs(args) -> int:
     from ..output import baseline
     c = baseline.compare(args.dir, args.baseline, _experiments_dir(args), _say)
+    if not set(c.new.experiments) & set(c.base.experiments):  # a gate that compared nothing
+        raise UsageError(f"no experiment is in both {args.dir} ({', '.join(c.new.experiments)}) "
+                         f"and {args.baseline} ({', '.join(c.base.experiments)}); allowed: two "
+                         "results folders of the same experiments")
     print(baseline.text(c, every=args.all), end="")
     return 1 if c.flagged else 0
 

@@ -155,14 +155,17 @@ def compare(folder: str | Path, base: str | Path, experiments: str | Path | None
     say = warn or (lambda m: None)
     new_ids, base_ids = _ids(folder, "DIR"), _ids(base, "baseline")
     exp_dir = Path(experiments) if experiments else EXPERIMENTS_DIR
-    rows, new_recs, base_recs = [], [], []
+    rows, new_recs = [], []
+    # every baseline file is read, so a damaged one is an error and its provenance shown
+    # even for an experiment only the baseline has
+    old = {eid: records.read_file(Path(base) / f"{eid}.jsonl", strict=True) for eid in base_ids}
     for eid in new_ids:
         exp = html_report.load(Path(folder), eid, exp_dir, say)
         new_recs += exp.records
-        if eid in base_ids:
-            old = records.read_file(Path(base) / f"{eid}.jsonl", strict=True)
-            base_recs += old
-            rows += _rows(eid, seed_values(exp.records, exp.spec), seed_values(old, exp.spec))
+        if eid in old:
+            rows += _rows(eid, seed_values(exp.records, exp.spec),
+                          seed_values(old[eid], exp.spec))
+    base_recs = [r for recs in old.values() for r in recs]
     return Comparison(Side(Path(folder), new_ids, provenance(new_recs)),
                       Side(Path(base), base_ids, provenance(base_recs)), rows)
 
