@@ -267,11 +267,6 @@ def test_gen_errors(tmp_path, capsys):
     assert main(["trace", "gen", out, "--duration-ms", "1", "--flows", "1000000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "at most about" in err[0] and "flows" in err[0]
-    # fewer flows than even the largest flows give: refused, not 119 flows for 50
-    assert main(["trace", "gen", out, "--duration-ms", "2", "--rate-gbps", "5",
-                 "--flows", "50"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--flows 50: at least about" in err[0]
     assert main(["trace", "gen", out, "--sizes", "64-1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("rxb: error: --sizes 64-1: item '64-1' is not "

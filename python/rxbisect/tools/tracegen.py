@@ -76,11 +76,6 @@ def _min_pkts_for(flows: int, flags: dict[str, Any]) -> float:
         raise UsageError(f"--flows {flows}: at most about {most} flows start at this rate, "
                          "duration and flow-size cap; raise --rate-gbps or --duration-ms")
     lo, hi = 0.0, math.log(float(flags.get("max-pkts") or MAX_PKTS_DEFAULT))
-    fewest = _run(os.devnull, {**flags, "min-pkts": math.exp(hi)})["flows"]  # all largest
-    if fewest > (1 + FLOWS_TOLERANCE) * flows:
-        raise UsageError(f"--flows {flows}: at least about {fewest} flows start at this rate, "
-                         "duration and flow-size cap; lower --rate-gbps or --duration-ms, or "
-                         "raise --max-pkts")
     for _ in range(BISECT_STEPS):
         mid = (lo + hi) / 2
         got = _run(os.devnull, {**flags, "min-pkts": math.exp(mid)})["flows"]
