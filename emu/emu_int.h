@@ -235,6 +235,8 @@ struct emu {
 	struct rxb_iface_shape shape; /* what the design builds (rxb_iface_shape) */
 	uint32_t dest_size;           /* entries of a destination ring (CR / Bx) */
 	bool kv_steer;
+	bool port_rss;  /* steer by the port's hash when it gives one (emu.rss port, no KV) */
+	bool stamp_arr; /* the NIC lcore stamps arrival (the generator stamped it otherwise) */
 
 	struct rte_mempool *wpool; /* the workers' mempool */
 	struct rxb_iface *iface;

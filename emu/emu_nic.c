@@ -140,8 +140,7 @@ static void swap_area(struct rte_mbuf *h, struct rte_mbuf *m)
  * key. */
 static inline bool port_hash_usable(const struct emu *e, const struct rte_mbuf *m)
 {
-	return e->cfg->scn.emu.rss == RXB_EMU_RSS_PORT && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) &&
-	       !e->kv_steer;
+	return e->port_rss && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH);
 }
 
 /* The destination of packet m (RSS, RETA, KV steering), kept within the
@@ -208,7 +207,7 @@ static bool classify(struct emu *e, struct emu_pq *pq, struct rte_mbuf *m, uint6
 	}
 	dest = steer(e, pq, m, spool, &hash, c);
 	*meta = (struct rxb_rx_meta){ .len = len, .hash = hash, .dest = dest, .now = now };
-	if (e->cfg->scn.emu.source != RXB_EMU_SOURCE_GEN)
+	if (e->stamp_arr)
 		mt->t_arr = now;
 	c->dma_bytes += len;
 	return true;

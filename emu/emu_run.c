@@ -1172,6 +1172,8 @@ static int emu_new(struct rxb_emu_cfg *c, struct emu **out, struct rxb_err *err)
 	e->share = c->scn.arch.share_degree;
 	e->dmax = c->scn.arch.name == RXB_ARCH_RXBISECT ? RXB_DROP_NO_AX_BUF : RXB_DROP_NO_RX_DESC;
 	e->kv_steer = c->scn.workload.nf == RXB_NF_KIND_KVS;
+	e->port_rss = c->scn.emu.rss == RXB_EMU_RSS_PORT && !e->kv_steer;
+	e->stamp_arr = c->scn.emu.source != RXB_EMU_SOURCE_GEN;
 	e->dest_size = e->shape.rx_capacity;
 	e->applied_mode = RXB_DYN_PRIVATE;
 	probe_mbm(e);

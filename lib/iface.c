@@ -26,12 +26,6 @@ const char *const rxb_arch_name[RXB_ARCHS] = {
 
 /* ------------------------------------------- shared by the designs' entries */
 
-int iface_refuse(struct rxb_delivery *d, uint32_t dest)
-{
-	rxb_delivery_start(d, dest);
-	return -EINVAL;
-}
-
 unsigned iface_no_tick(struct rxb_iface *i, uint64_t now)
 {
 	(void)i;   /* the shape of the table: nothing to do for this design */
@@ -239,7 +233,7 @@ int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
 			   struct rxb_delivery *d)
 {
 	if (src >= i->n_srcs)
-		return iface_refuse(d, meta->dest);
+		return rxb_delivery_refuse(d, meta->dest);
 	return i->ops->deliver_from(i, src, meta, d);
 }
 

@@ -83,10 +83,6 @@ static inline uint32_t default_u32(uint32_t v, uint32_t dflt)
 	return v ? v : dflt;
 }
 
-/* A delivery refused before the design saw it (a source that destination
- * cannot use): out of line, so the entries stay tail calls. */
-int iface_refuse(struct rxb_delivery *d, uint32_t dest) __attribute__((noinline, cold));
-
 /* The tick of designs without time-driven NIC work. */
 unsigned iface_no_tick(struct rxb_iface *i, uint64_t now);
 
@@ -112,7 +108,7 @@ static inline __attribute__((always_inline)) unsigned burst_loop(
 		else if (srcs[k] < i->n_srcs)
 			rc = one_from(i, srcs[k], &metas[k], &d[k]);
 		else
-			rc = iface_refuse(&d[k], metas[k].dest);
+			rc = rxb_delivery_refuse(&d[k], metas[k].dest);
 		if (rc < 0)
 			break;
 		if (rc > 0 && stop_on_drop)

@@ -48,7 +48,7 @@ int iface_pr_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx
 			  struct rxb_delivery *d)
 {
 	if (src != meta->dest)
-		return iface_refuse(d, meta->dest);
+		return rxb_delivery_refuse(d, meta->dest);
 	return rxb_privring_nic_deliver(i->pr, meta, d);
 }
 
@@ -106,7 +106,15 @@ int iface_pr_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflis
 	return rc;
 }
 
-IFACE_BURST(pr_deliver_burst, pr_deliver, iface_pr_deliver_from)
+/* The library's bulk delivery: the source of a packet to core c must be c's
+ * Rx ring, which privRing checks itself. */
+static unsigned pr_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
+				 const struct rxb_rx_meta *metas, unsigned n,
+				 struct rxb_delivery *d, unsigned flags)
+{
+	return rxb_privring_nic_deliver_burst(i->pr, srcs, metas, n, d,
+					      flags & RXB_BURST_STOP_ON_DROP);
+}
 
 const struct iface_ops iface_privring_ops = {
 	.build = iface_pr_build,

@@ -56,7 +56,7 @@ int iface_sh_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx
 			  struct rxb_delivery *d)
 {
 	if (meta->dest - src * i->share >= i->share)
-		return iface_refuse(d, meta->dest);
+		return rxb_delivery_refuse(d, meta->dest);
 	return rxb_shring_nic_deliver(i->sh, meta, d);
 }
 
@@ -107,7 +107,14 @@ int iface_sh_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflis
 	return rxb_shring_census(i->sh, c, bufs, err);
 }
 
-IFACE_BURST(sh_deliver_burst, sh_deliver, iface_sh_deliver_from)
+/* The library's bulk delivery, which checks the sources itself. */
+static unsigned sh_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
+				 const struct rxb_rx_meta *metas, unsigned n,
+				 struct rxb_delivery *d, unsigned flags)
+{
+	return rxb_shring_nic_deliver_burst(i->sh, srcs, metas, n, d,
+					    flags & RXB_BURST_STOP_ON_DROP);
+}
 
 const struct iface_ops iface_shring_ops = {
 	.build = iface_sh_build,

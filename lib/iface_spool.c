@@ -41,7 +41,7 @@ static int sp_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
 			   struct rxb_delivery *d)
 {
 	if (src != (i->port_mod ? meta->dest % i->port_mod : meta->dest))
-		return iface_refuse(d, meta->dest);
+		return rxb_delivery_refuse(d, meta->dest);
 	return rxb_spool_nic_deliver(i->sp, meta, d);
 }
 

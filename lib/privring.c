@@ -114,36 +114,97 @@ uint32_t rxb_privring_ring_size(const struct rxb_privring *pr)
 
 /* ------------------------------------------------------------- NIC side */
 
-int rxb_privring_nic_deliver(struct rxb_privring *pr, const struct rxb_rx_meta *meta,
-			     struct rxb_delivery *d)
+/* The counters of consecutive deliveries to one queue, added to the queue's
+ * counters once per run instead of once per packet: in a burst steered to
+ * few cores, most packets follow one to the same queue. */
+struct prq_run {
+	struct rxb_prq *q;
+	uint64_t offered, delivered, desc_reads;
+};
+
+static void prq_run_flush(struct prq_run *run)
+{
+	struct rxb_nic_stats *s;
+
+	if (run->offered == 0)
+		return;
+	s = &run->q->nic_stats;
+	rxb_nic_count(s, RXB_NIC_OFFERED, run->offered);
+	rxb_nic_count(s, RXB_NIC_DELIVERED, run->delivered);
+	rxb_nic_count(s, RXB_NIC_CMPL_WRITES, run->delivered); /* one entry per packet */
+	rxb_nic_count(s, RXB_NIC_DESC_READS, run->desc_reads);
+	run->offered = run->delivered = run->desc_reads = 0;
+}
+
+/* A drop: returns 1, as the deliver entries. The run's counts go in first,
+ * so a drop is never counted before the packet was offered. */
+static int prq_drop(struct prq_run *run, struct rxb_delivery *d, enum rxb_drop_cause cause)
+{
+	prq_run_flush(run);
+	rxb_nic_drop(&run->q->nic_stats, d, cause);
+	return 1;
+}
+
+/* One packet of rxb_privring_nic_deliver(_burst), counted in run. Inline:
+ * the burst is a loop around it. */
+static inline __attribute__((always_inline)) int prq_deliver(struct rxb_privring *pr,
+							     const struct rxb_rx_meta *meta,
+							     struct rxb_delivery *d,
+							     struct prq_run *run)
 {
 	struct rxb_prq *q;
 	uint32_t slot;
+	bool ready;
 
-	rxb_delivery_start(d, meta->dest);
 	if (meta->dest >= pr->cfg.n_queues)
-		return -EINVAL;
+		return rxb_delivery_refuse(d, meta->dest);
+	rxb_delivery_start(d, meta->dest);
 	q = &pr->q[meta->dest];
-	rxb_nic_count(&q->nic_stats, RXB_NIC_OFFERED, 1);
-	if (!rxb_descring_nic_ready(&q->rx, &d->desc_reads)) {
-		rxb_nic_drop(&q->nic_stats, d, RXB_DROP_NO_RX_DESC);
-		goto out;
+	if (q != run->q) {
+		prq_run_flush(run);
+		run->q = q;
 	}
-	if (!rxb_cr_nic_has_room(&q->cr)) {
-		rxb_nic_drop(&q->nic_stats, d, RXB_DROP_CR_FULL);
-		goto out;
-	}
+	run->offered++;
+	ready = rxb_descring_nic_ready(&q->rx, &d->desc_reads);
+	run->desc_reads += d->desc_reads;
+	if (!ready)
+		return prq_drop(run, d, RXB_DROP_NO_RX_DESC);
+	if (!rxb_cr_nic_has_room(&q->cr))
+		return prq_drop(run, d, RXB_DROP_CR_FULL);
 	slot = rxb_descring_nic_take(&q->rx, &d->buf);
 	rxb_nic_write_payload(meta, d->buf);
 	rxb_cr_nic_write(&q->cr, slot, meta->len, meta->hash);
 	d->src_ring = meta->dest;
 	d->src_index = slot;
 	d->cmpl_writes = 1;
-	rxb_nic_count(&q->nic_stats, RXB_NIC_DELIVERED, 1);
-	rxb_nic_count(&q->nic_stats, RXB_NIC_CMPL_WRITES, 1);
-out:
-	rxb_nic_count(&q->nic_stats, RXB_NIC_DESC_READS, d->desc_reads);
-	return d->drop >= 0;
+	run->delivered++;
+	return 0;
+}
+
+int rxb_privring_nic_deliver(struct rxb_privring *pr, const struct rxb_rx_meta *meta,
+			     struct rxb_delivery *d)
+{
+	struct prq_run run = { 0 };
+	int rc = prq_deliver(pr, meta, d, &run);
+
+	prq_run_flush(&run);
+	return rc;
+}
+
+unsigned rxb_privring_nic_deliver_burst(struct rxb_privring *pr, const uint32_t *rings,
+					const struct rxb_rx_meta *metas, unsigned n,
+					struct rxb_delivery *d, bool stop_on_drop)
+{
+	struct prq_run run = { 0 };
+	unsigned k = 0;
+
+	while (k < n && rxb_burst_next(rings != NULL && rings[k] != metas[k].dest
+					       ? rxb_delivery_refuse(&d[k], metas[k].dest)
+					       : prq_deliver(pr, &metas[k], &d[k], &run),
+				       stop_on_drop, &k))
+		;
+	prq_run_flush(&run);
+	return k;
 }
 
 bool rxb_privring_nic_room(struct rxb_privring *pr, uint32_t q, enum rxb_drop_cause *cause)

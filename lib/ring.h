@@ -13,6 +13,7 @@
 #ifndef RXB_LIB_RING_H
 #define RXB_LIB_RING_H
 
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -361,6 +362,20 @@ static inline void rxb_nic_write_payload(const struct rxb_rx_meta *meta, rxb_buf
 		meta->write(meta->write_arg, buf);
 }
 
+/* The step of a design's bulk delivery after one packet whose single
+ * entry returned rc (0 delivered, 1 dropped, < 0 refused): counts it into
+ * *handled unless refused, and says whether the burst goes on (not after a
+ * refusal, nor after a drop when stop_on_drop). The loop is then
+ *   while (k < n && rxb_burst_next(one(..., &d[k]), stop_on_drop, &k));
+ * around an inline single entry, as include/rxb/iface.h's burst contract. */
+static inline bool rxb_burst_next(int rc, bool stop_on_drop, unsigned *handled)
+{
+	if (rc < 0)
+		return false;
+	(*handled)++;
+	return rc == 0 || !stop_on_drop;
+}
+
 /* Start a delivery record for a packet steered to `dest`. */
 static inline void rxb_delivery_start(struct rxb_delivery *d, uint32_t dest)
 {
@@ -372,6 +387,15 @@ static inline void rxb_delivery_start(struct rxb_delivery *d, uint32_t dest)
 	d->notify_ring = RXB_NONE;
 	d->desc_reads = 0;
 	d->cmpl_writes = 0;
+}
+
+/* The record of a packet refused (-EINVAL: a source or destination that
+ * does not exist, or a source its destination cannot take buffers from):
+ * nothing delivered, nothing counted. */
+static inline int rxb_delivery_refuse(struct rxb_delivery *d, uint32_t dest)
+{
+	rxb_delivery_start(d, dest);
+	return -EINVAL;
 }
 
 /* The application hands buffers back: count them (for the census) and put

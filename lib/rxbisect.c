@@ -679,18 +679,39 @@ bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause 
 	return true;
 }
 
-int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct rxb_rx_meta *meta,
-				struct rxb_delivery *d)
+/* rxb_bisect_nic_deliver_from, inline in its burst. */
+static inline __attribute__((always_inline)) int bisect_deliver_from(struct rxb_bisect *bs,
+								     uint32_t ax,
+								     const struct rxb_rx_meta *meta,
+								     struct rxb_delivery *d)
 {
 	/* Refused before bisect_begin counts the packet offered: a refused
 	 * call moves no counter (include/rxb/iface.h). */
 	if (ax >= bs->cfg.n_ax ||
 	    (meta->dest < bs->cfg.n_bx && !bx_has_ax(&bs->bx[meta->dest], ax)))
-		return -EINVAL;
+		return rxb_delivery_refuse(d, meta->dest);
 	if (bisect_begin(bs, meta, d) != 0)
 		return -EINVAL;
 	bisect_consume(bs, ax, meta, d);
 	return bisect_end(bs, d);
+}
+
+int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct rxb_rx_meta *meta,
+				struct rxb_delivery *d)
+{
+	return bisect_deliver_from(bs, ax, meta, d);
+}
+
+unsigned rxb_bisect_nic_deliver_burst_from(struct rxb_bisect *bs, const uint32_t *axs,
+					   const struct rxb_rx_meta *metas, unsigned n,
+					   struct rxb_delivery *d, bool stop_on_drop)
+{
+	unsigned k = 0;
+
+	while (k < n &&
+	       rxb_burst_next(bisect_deliver_from(bs, axs[k], &metas[k], &d[k]), stop_on_drop, &k))
+		;
+	return k;
 }
 
 unsigned rxb_bisect_nic_fetch(struct rxb_bisect *bs, uint32_t a, rxb_buf_t *bufs, unsigned n)

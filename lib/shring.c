@@ -295,14 +295,43 @@ static __attribute__((noinline)) int batch_deliver(struct rxb_shring *sh,
 	return nic_deliver(sh, meta, d, true);
 }
 
-int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
-			   struct rxb_delivery *d)
+/* rxb_shring_nic_deliver, inline in its burst. */
+NIC_INLINE int shring_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
+			      struct rxb_delivery *d)
 {
 	/* plain_cores is 0 when batched: the range check sends those out. */
 	if (meta->dest >= sh->plain_cores)
 		return batch_deliver(sh, meta, d);
 	rxb_delivery_start(d, meta->dest);
 	return nic_deliver(sh, meta, d, false);
+}
+
+int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	return shring_deliver(sh, meta, d);
+}
+
+/* May a packet to core dest take a buffer of shared ring r? r must be the
+ * ring of dest's group, tested without a division (r below the rings, so
+ * r × share does not wrap). */
+NIC_INLINE bool ring_serves(const struct rxb_shring *sh, uint32_t r, uint32_t dest)
+{
+	return r < sh->n_rings && dest - r * sh->cfg.share_degree < sh->cfg.share_degree;
+}
+
+unsigned rxb_shring_nic_deliver_burst(struct rxb_shring *sh, const uint32_t *rings,
+				      const struct rxb_rx_meta *metas, unsigned n,
+				      struct rxb_delivery *d, bool stop_on_drop)
+{
+	unsigned k = 0;
+
+	while (k < n && rxb_burst_next(rings != NULL && !ring_serves(sh, rings[k], metas[k].dest)
+					       ? rxb_delivery_refuse(&d[k], metas[k].dest)
+					       : shring_deliver(sh, &metas[k], &d[k]),
+				       stop_on_drop, &k))
+		;
+	return k;
 }
 
 bool rxb_shring_nic_room(struct rxb_shring *sh, uint32_t dest, enum rxb_drop_cause *cause)

@@ -46,6 +46,19 @@ uint32_t rxb_privring_ring_size(const struct rxb_privring *pr);
 int rxb_privring_nic_deliver(struct rxb_privring *pr, const struct rxb_rx_meta *meta,
 			     struct rxb_delivery *d);
 
+/* Deliver metas[0..n) in order into d[0..n), exactly as n calls of
+ * rxb_privring_nic_deliver() would (outcomes, rings, counters), at less
+ * cost: counters are added once per run of packets to one queue. rings:
+ * NULL, or per packet the Rx ring its buffer is in (a software NIC whose
+ * packets already sit in their buffers), which must be its dest's. Stops
+ * before a packet whose dest is out of range or whose ring is not its
+ * dest (d[k] as the single call leaves an out-of-range dest: -EINVAL's)
+ * and, when stop_on_drop, right after the first drop. Returns how many
+ * packets it handled. */
+unsigned rxb_privring_nic_deliver_burst(struct rxb_privring *pr, const uint32_t *rings,
+					const struct rxb_rx_meta *metas, unsigned n,
+					struct rxb_delivery *d, bool stop_on_drop);
+
 /* Would rxb_privring_nic_deliver() deliver a packet to queue q (< n_queues)
  * now? false with the drop's cause in *cause (may be NULL) otherwise. No
  * side effect a caller can see: no counter, no prefetch (the NIC may

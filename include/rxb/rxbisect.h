@@ -106,9 +106,19 @@ bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause 
 
 /* Deliver into the next buffer of a given Ax ring (the emulator, whose
  * physical queue already holds buffers fetched from Ax rings). Returns as
- * deliver; -EINVAL also when ax is not associated with the Bx. */
+ * deliver; -EINVAL also when ax does not exist or is not associated with
+ * the Bx (d then as for an out-of-range dest: nothing delivered). */
 int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct rxb_rx_meta *meta,
 				struct rxb_delivery *d);
+
+/* Deliver metas[k] from Ax axs[k] for k in [0, n) in order, into d[k],
+ * exactly as n calls of rxb_bisect_nic_deliver_from() would (outcomes,
+ * rings, counters), without a call per packet. Stops before a refused
+ * packet (d[k] as that call leaves it) and, when stop_on_drop, right after
+ * the first drop. Returns how many packets it handled. */
+unsigned rxb_bisect_nic_deliver_burst_from(struct rxb_bisect *bs, const uint32_t *axs,
+					   const struct rxb_rx_meta *metas, unsigned n,
+					   struct rxb_delivery *d, bool stop_on_drop);
 
 /* Prefetch up to n posted descriptors of Ax ring ax; returns their buffers
  * in ring order. */

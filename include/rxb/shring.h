@@ -134,6 +134,18 @@ uint32_t rxb_shring_ring_size(const struct rxb_shring *sh);
 int rxb_shring_nic_deliver(struct rxb_shring *sh, const struct rxb_rx_meta *meta,
 			   struct rxb_delivery *d);
 
+/* Deliver metas[0..n) in order into d[0..n), exactly as n calls of
+ * rxb_shring_nic_deliver() would (outcomes, rings, counters), without a
+ * call per packet. rings: NULL, or per packet the shared ring its buffer is
+ * in (a software NIC whose packets already sit in their buffers), which
+ * must be ring_of(dest). Stops before a packet whose dest is out of range
+ * or whose ring is not its dest's (d[k] as the single call leaves an
+ * out-of-range dest: -EINVAL's) and, when stop_on_drop, right after the
+ * first drop. Returns how many packets it handled. */
+unsigned rxb_shring_nic_deliver_burst(struct rxb_shring *sh, const uint32_t *rings,
+				      const struct rxb_rx_meta *metas, unsigned n,
+				      struct rxb_delivery *d, bool stop_on_drop);
+
 /* Would rxb_shring_nic_deliver() deliver a packet to core dest (< n_cores)
  * now? false with the drop's cause in *cause (may be NULL) otherwise. No
  * side effect a caller can see: no counter, no prefetch. */
