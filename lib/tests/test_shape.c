@@ -80,16 +80,16 @@ static const struct rxb_src_range *range_of(const struct rxb_src_range *r, uint3
 
 /* Every source: deliver_from dest accepts it exactly when it is in one of
  * dest's ranges r[0 .. sets) (dynamic shRing: either set's); a refusal
- * moves no counter (the packet was never offered). */
+ * moves no counter (the packet was never offered) and says nothing was
+ * delivered (d as include/rxb/iface.h: no buffer, no source). */
 static void check_deliver_from(struct rxb_iface *i, uint32_t dest, const struct rxb_src_range *r,
 			       uint32_t sets, const uint32_t *owner, uint32_t n_bufs)
 {
 	struct rxb_rx_meta m = { .len = 64, .hash = dest, .dest = dest };
-	struct rxb_delivery d;
-
 	for (uint32_t src = 0; src < rxb_iface_n_srcs(i); src++) {
 		const struct rxb_src_range *in = range_of(r, sets, src);
 		uint64_t offered = rxb_iface_nic_counter(i, dest, RXB_NIC_OFFERED);
+		struct rxb_delivery d = { .buf = (rxb_buf_t)1, .src_ring = 7 }; /* not a refusal's */
 		int rc = rxb_iface_deliver_from(i, src, &m, &d);
 
 		if (in == NULL) {
@@ -99,6 +99,8 @@ static void check_deliver_from(struct rxb_iface *i, uint32_t dest, const struct 
 					rxb_arch_name[rxb_iface_arch(i)], dest, src);
 			CHECK_EQ(rc, -EINVAL);
 			CHECK_EQ(rxb_iface_nic_counter(i, dest, RXB_NIC_OFFERED), offered);
+			CHECK(d.buf == RXB_BUF_NONE);
+			CHECK_EQ(d.src_ring, RXB_NONE);
 			continue;
 		}
 		CHECK(rc == 0 || rc == 1);
