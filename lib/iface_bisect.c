@@ -153,8 +153,8 @@ static int bs_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_bufli
 
 /* From sources (the emulator): the library's bulk delivery. */
 static unsigned bs_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
-				 const struct rxb_rx_meta *metas, unsigned n, struct rxb_delivery *d,
-				 unsigned flags)
+				 const struct rxb_rx_meta *metas, unsigned n,
+				 struct rxb_delivery *d, unsigned flags)
 {
 	if (srcs == NULL)
 		return burst_loop(i, srcs, metas, n, d, flags, bs_deliver, bs_deliver_from);

@@ -89,7 +89,8 @@ static void check_deliver_from(struct rxb_iface *i, uint32_t dest, const struct 
 	for (uint32_t src = 0; src < rxb_iface_n_srcs(i); src++) {
 		const struct rxb_src_range *in = range_of(r, sets, src);
 		uint64_t offered = rxb_iface_nic_counter(i, dest, RXB_NIC_OFFERED);
-		struct rxb_delivery d = { .buf = (rxb_buf_t)1, .src_ring = 7 }; /* not a refusal's */
+		struct rxb_delivery d = { .buf = (rxb_buf_t)1,
+					  .src_ring = 7 }; /* not a refusal's */
 		int rc = rxb_iface_deliver_from(i, src, &m, &d);
 
 		if (in == NULL) {
