@@ -151,15 +151,13 @@ static int bs_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_bufli
 	return rxb_bisect_census(i->bs, c, bufs, err);
 }
 
-/* From sources (the emulator): the library's bulk delivery. */
+/* The library's bulk delivery, which checks the sources itself. */
 static unsigned bs_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
 				 const struct rxb_rx_meta *metas, unsigned n,
 				 struct rxb_delivery *d, unsigned flags)
 {
-	if (srcs == NULL)
-		return burst_loop(i, srcs, metas, n, d, flags, bs_deliver, bs_deliver_from);
-	return rxb_bisect_nic_deliver_burst_from(i->bs, srcs, metas, n, d,
-						 flags & RXB_BURST_STOP_ON_DROP);
+	return rxb_bisect_nic_deliver_burst(i->bs, srcs, metas, n, d,
+					    flags & RXB_BURST_STOP_ON_DROP);
 }
 
 const struct iface_ops iface_rxbisect_ops = {

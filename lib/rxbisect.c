@@ -537,9 +537,12 @@ static void bisect_notify(struct rxb_bisect *bs, uint32_t link, uint32_t ax, uin
 }
 
 /* Write the packet entry for a buffer of a linked Ax: it carries the
- * consumption itself. */
-static void deliver_linked(struct rxb_bx *bx, uint32_t a, const struct rxb_rx_meta *meta,
-			   struct rxb_delivery *d)
+ * consumption itself. Always inline: the common case, and with four
+ * callers of bisect_consume GCC no longer inlined it by itself (15
+ * instructions a packet more). */
+static inline __attribute__((always_inline)) void deliver_linked(struct rxb_bx *bx, uint32_t a,
+								 const struct rxb_rx_meta *meta,
+								 struct rxb_delivery *d)
 {
 	bx_write(bx, d->buf, meta, BX_HAS_PKT | BX_HAS_CONS, a, d->src_index);
 	rxb_counter_add(&bx->nic.linked_uses, 1);
@@ -617,8 +620,10 @@ static int bisect_end(struct rxb_bisect *bs, struct rxb_delivery *d)
 	return d->drop >= 0;
 }
 
-int rxb_bisect_nic_deliver(struct rxb_bisect *bs, const struct rxb_rx_meta *meta,
-			   struct rxb_delivery *d)
+/* rxb_bisect_nic_deliver, inline in its burst. */
+static inline __attribute__((always_inline)) int bisect_deliver(struct rxb_bisect *bs,
+								const struct rxb_rx_meta *meta,
+								struct rxb_delivery *d)
 {
 	struct rxb_bx *bx;
 	uint32_t a;
@@ -640,6 +645,12 @@ int rxb_bisect_nic_deliver(struct rxb_bisect *bs, const struct rxb_rx_meta *meta
 	}
 	bisect_consume(bs, a, meta, d);
 	return bisect_end(bs, d);
+}
+
+int rxb_bisect_nic_deliver(struct rxb_bisect *bs, const struct rxb_rx_meta *meta,
+			   struct rxb_delivery *d)
+{
+	return bisect_deliver(bs, meta, d);
 }
 
 /* Would choose_foreign_ax find an Ax? Asked without its policy state (the
@@ -702,16 +713,29 @@ int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct
 	return bisect_deliver_from(bs, ax, meta, d);
 }
 
-unsigned rxb_bisect_nic_deliver_burst_from(struct rxb_bisect *bs, const uint32_t *axs,
-					   const struct rxb_rx_meta *metas, unsigned n,
-					   struct rxb_delivery *d, bool stop_on_drop)
+/* The burst from sources (`from`) or by steering: a constant in each of
+ * its two instances, so each loop holds one inlined path (one loop with
+ * both took 5 % more instructions a packet from sources). */
+static inline __attribute__((always_inline)) unsigned bisect_burst(
+	struct rxb_bisect *bs, const uint32_t *axs, const struct rxb_rx_meta *metas, unsigned n,
+	struct rxb_delivery *d, bool stop_on_drop, const bool from)
 {
 	unsigned k = 0;
 
-	while (k < n &&
-	       rxb_burst_next(bisect_deliver_from(bs, axs[k], &metas[k], &d[k]), stop_on_drop, &k))
+	while (k < n && rxb_burst_next(from ? bisect_deliver_from(bs, axs[k], &metas[k], &d[k])
+					    : bisect_deliver(bs, &metas[k], &d[k]),
+				       stop_on_drop, &k))
 		;
 	return k;
+}
+
+unsigned rxb_bisect_nic_deliver_burst(struct rxb_bisect *bs, const uint32_t *axs,
+				      const struct rxb_rx_meta *metas, unsigned n,
+				      struct rxb_delivery *d, bool stop_on_drop)
+{
+	if (axs != NULL)
+		return bisect_burst(bs, axs, metas, n, d, stop_on_drop, true);
+	return bisect_burst(bs, NULL, metas, n, d, stop_on_drop, false);
 }
 
 unsigned rxb_bisect_nic_fetch(struct rxb_bisect *bs, uint32_t a, rxb_buf_t *bufs, unsigned n)

@@ -111,14 +111,15 @@ bool rxb_bisect_nic_room(struct rxb_bisect *bs, uint32_t b, enum rxb_drop_cause 
 int rxb_bisect_nic_deliver_from(struct rxb_bisect *bs, uint32_t ax, const struct rxb_rx_meta *meta,
 				struct rxb_delivery *d);
 
-/* Deliver metas[k] from Ax axs[k] for k in [0, n) in order, into d[k],
- * exactly as n calls of rxb_bisect_nic_deliver_from() would (outcomes,
- * rings, counters), without a call per packet. Stops before a refused
- * packet (d[k] as that call leaves it) and, when stop_on_drop, right after
- * the first drop. Returns how many packets it handled. */
-unsigned rxb_bisect_nic_deliver_burst_from(struct rxb_bisect *bs, const uint32_t *axs,
-					   const struct rxb_rx_meta *metas, unsigned n,
-					   struct rxb_delivery *d, bool stop_on_drop);
+/* Deliver metas[0..n) in order into d[0..n), exactly as n calls of
+ * rxb_bisect_nic_deliver() (axs NULL: the NIC chooses each Ax) or of
+ * rxb_bisect_nic_deliver_from() from Ax axs[k] would (outcomes, rings,
+ * counters), without a call per packet. Stops before a refused packet
+ * (d[k] as that call leaves it) and, when stop_on_drop, right after the
+ * first drop. Returns how many packets it handled. */
+unsigned rxb_bisect_nic_deliver_burst(struct rxb_bisect *bs, const uint32_t *axs,
+				      const struct rxb_rx_meta *metas, unsigned n,
+				      struct rxb_delivery *d, bool stop_on_drop);
 
 /* Prefetch up to n posted descriptors of Ax ring ax; returns their buffers
  * in ring order. */
