@@ -81,7 +81,7 @@ REFUSED = [
     (["size", "--traffic-gbps", "100"], 2, "--traffic-gbps"),
     (["dark", "--packet-bytes", "10"], 2, "packet_bytes"),
     (["dark", "--cores", "0"], 2, "cores"),
-    (["dark", "--dram-ns", "-5"], 2, "dram_ns"),
+    (["dark", "--dram-ns", "-5"], 2, "--dram-ns"),
     (["dark", "--link-gbps", "fast"], 2, "--link-gbps"),
     # experiments and the calibration check
     (["repro", "no-such-experiment"], 2, "no-such-experiment"),

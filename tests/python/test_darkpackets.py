@@ -104,7 +104,14 @@ def test_cli_dark_every_combination(capsys):
     (["--cores", "0"], "system.cores = 0: out of range"),
     (["--accesses", "-1"], "workload.reads = -1: out of range"),
     (["--compute-ns", "1e20"], "workload.compute_ns = 1e+20: out of range"),
-    (["--dram-ns", "nan"], "'nan' is not a comma-separated list of finite values"),
+    (["--dram-ns", "nan"], "argument --dram-ns: 'nan': out of range; allowed: a finite "
+                           "number >= 0"),
+    # a negative latency named the calculator's field (dram_ns = -1.0)
+    (["--dram-ns", "-1"], "argument --dram-ns: '-1': out of range; allowed: a finite number"),
+    # an empty item was skipped: 10,,20 gave two rows
+    (["--link-gbps", "10,,20"], "argument --link-gbps: '10,,20': item 2 is empty; allowed: a "
+                                "comma-separated list of float values"),
+    (["--link-gbps", "10,"], "item 2 is empty"),
 ])
 def test_cli_dark_refuses_values_no_scenario_takes(capsys, args, message):
     from rxbisect.commands.cli import main

@@ -162,8 +162,11 @@ def test_cli_size_json_and_text(capsys):
 @pytest.mark.parametrize("args, message", [
     (["--link-gbps", "nan"], "argument --link-gbps: traffic.rate_gbps = nan: not a finite number"),
     (["--link-gbps", "inf"], "argument --link-gbps: traffic.rate_gbps = inf: not a finite number"),
-    (["--ddio-mib", "inf"], "argument --ddio-mib: invalid finite value: 'inf'"),
-    (["--ddio-mib", "-1"], "--ddio-mib -1: a capacity; allowed: >= 0 MiB"),
+    (["--ddio-mib", "inf"], "argument --ddio-mib: 'inf': out of range; allowed: a finite "
+                            "number >= 0"),
+    (["--ddio-mib", "-1"], "argument --ddio-mib: '-1': out of range; allowed: a finite "
+                           "number >= 0"),
+    (["--ddio-mib", "x"], "argument --ddio-mib: 'x' is not a number"),
     (["--traffic-gbps=nan,1"], "traffic.rate_gbps = nan: not a finite number"),
     (["--traffic-gbps=-1,1"], "traffic.rate_gbps = -1: out of range"),
     (["--nics", "0"], "argument --nics: system.nics = 0: out of range; allowed: an integer "
@@ -179,6 +182,16 @@ def test_cli_size_json_and_text(capsys):
     (["--bx", "1000"], "argument --bx: arch.bx_size = 1000: not a power of two"),
     (["--ax", "32"], "argument --ax: arch.ax_size = 32: out of range"),
     (["--cores-per-nic", "8,0"], "system.cores = 0: out of range"),
+    # one value per NIC: an empty item was skipped, a missing one named an internal field
+    (["--cores-per-nic", "8,,8"], "argument --cores-per-nic: '8,,8': item 2 is empty"),
+    (["--cores-per-nic", "8"], "--cores-per-nic has 1 values for --nics 2; allowed: one per NIC"),
+    (["--traffic-gbps", "10"], "--traffic-gbps has 1 values for --nics 2; allowed: one per NIC"),
+    # two ways of saying one thing: one of them silently won
+    (["--cores-per-nic", "8,8", "--cores", "4"], "--cores-per-nic replaces --cores and "
+                                                  "--traffic-gbps; give one or the other"),
+    (["--cores-per-nic", "8,8", "--traffic-gbps", "10,20"], "--cores-per-nic replaces"),
+    (["--ddio-mib", "2", "--ddio-ways", "2"], "argument --ddio-ways: not allowed with argument "
+                                              "--ddio-mib"),
 ])
 def test_cli_size_refuses_what_is_not_a_rate(capsys, args, message):
     """NaN or infinity once crashed the calculator or passed its checks (NaN < 0 is false);

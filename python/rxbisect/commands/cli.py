@@ -47,8 +47,8 @@ from .options import (
     Parser,
     as_key,
     bar_args,
-    finite,
     list_of,
+    nonnegative,
     pool_args,
     print_json,
     progress,
@@ -217,19 +217,30 @@ def cmd_list(args) -> int:
     return 0
 
 
+def _cores_per_nic(args, link: float) -> tuple[int, ...]:
+    """rxb size's cores of each NIC: --cores-per-nic, or --cores split in proportion to
+    --traffic-gbps (each NIC at line rate by default). Mixing the two ways is refused rather
+    than one silently winning."""
+    def one_per_nic(option: str, values: list) -> None:
+        if len(values) != args.nics:
+            raise UsageError(f"{option} has {len(values)} values for --nics {args.nics}; "
+                             "allowed: one per NIC")
+    if args.cores_per_nic:
+        if args.cores is not None or args.traffic_gbps:
+            raise UsageError("--cores-per-nic replaces --cores and --traffic-gbps; "
+                             "give one or the other")
+        one_per_nic("--cores-per-nic", args.cores_per_nic)
+        return tuple(args.cores_per_nic)
+    rates = args.traffic_gbps or [link] * args.nics
+    one_per_nic("--traffic-gbps", rates)
+    return sizing.split_cores(16 if args.cores is None else args.cores, rates)
+
+
 def cmd_sizing(args) -> int:
     prof = profile.load(args.profile)
     link = args.link_gbps if args.link_gbps is not None else prof.nic.link_gbps
-    if args.cores_per_nic:
-        per_nic = tuple(args.cores_per_nic)
-    else:
-        rates = args.traffic_gbps or [link] * args.nics
-        if len(rates) != args.nics:
-            raise UsageError(f"--traffic-gbps has {len(rates)} values for --nics {args.nics}")
-        per_nic = sizing.split_cores(args.cores, rates)
+    per_nic = _cores_per_nic(args, link)
     if args.ddio_mib is not None:
-        if args.ddio_mib < 0:
-            raise UsageError(f"--ddio-mib {args.ddio_mib:g}: a capacity; allowed: >= 0 MiB")
         ddio = int(args.ddio_mib * 2**20)
     else:
         ways = prof.llc.ddio_ways if args.ddio_ways is None else args.ddio_ways
@@ -351,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("--nics", type=as_key("system.nics"), default=2, help="NICs (default 2)")
     z.add_argument("--link-gbps", type=as_key("traffic.rate_gbps"),
                    help="line rate per NIC (default: the profile's)")
-    z.add_argument("--cores", type=as_key("system.cores"), default=16, help="cores to divide "
+    z.add_argument("--cores", type=as_key("system.cores"), help="cores to divide "
                    "among the NICs in proportion to --traffic-gbps (default 16)")
     z.add_argument("--traffic-gbps", type=list_of(as_key("traffic.rate_gbps")),
                    metavar="R1,R2,...", help="traffic per NIC (default: line rate on every NIC)")
@@ -359,10 +370,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cores per NIC, instead of --cores/--traffic-gbps")
     z.add_argument("--buffer-bytes", type=as_key("arch.buffer_bytes"), default=2048,
                    help="buffer size (default 2048)")
-    z.add_argument("--ddio-ways", type=as_key("system.ddio_ways"),
-                   help="DDIO ways (default: the profile's)")
-    z.add_argument("--ddio-mib", type=finite, help="DDIO capacity, instead of the profile's "
-                   "LLC size x ddio ways / ways")
+    ddio = z.add_mutually_exclusive_group()
+    ddio.add_argument("--ddio-ways", type=as_key("system.ddio_ways"),
+                      help="DDIO ways (default: the profile's)")
+    ddio.add_argument("--ddio-mib", type=nonnegative, help="DDIO capacity, instead of the "
+                      "profile's LLC size x ddio ways / ways")
     z.add_argument("--bx", type=as_key("arch.bx_size"),
                    help="|Bx| (default: 1024 per 100 Gbps of link, min 1024)")
     z.add_argument("--ax", type=as_key("arch.ax_size"),
@@ -383,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--cores", type=list_of(as_key("system.cores")), default=[1], metavar="N")
     d.add_argument("--accesses", type=list_of(as_key("workload.reads")), default=[1],
                    metavar="M", help="dependent DRAM accesses per packet")
-    d.add_argument("--dram-ns", type=list_of(finite), metavar="T",
+    d.add_argument("--dram-ns", type=list_of(nonnegative), metavar="T",
                    help="DRAM latency (default: the profile's idle latency)")
     d.add_argument("--compute-ns", type=list_of(as_key("workload.compute_ns")), default=[0.0],
                    metavar="C")

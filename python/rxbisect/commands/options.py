@@ -5,7 +5,6 @@ pools and progress bars, with the helpers that read them back."""
 import argparse
 import dataclasses
 import json
-import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,24 +23,35 @@ class Parser(argparse.ArgumentParser):
 
 
 def list_of(conv: Callable[[str], float]) -> Callable[[str], list]:
-    """An argparse type: a comma-separated list of `conv` values, at least one."""
+    """An argparse type: a comma-separated list of `conv` values, at least one. An empty item
+    ("10,,20", a trailing comma) is refused, not skipped: the values would no longer line up
+    with what they stand for (one per NIC)."""
     def parse(text: str) -> list:
+        allowed = f"allowed: a comma-separated list of {conv.__name__} values"
+        items = [x.strip() for x in text.split(",")]
+        if text.strip() == "":
+            raise argparse.ArgumentTypeError(f"empty list; {allowed}")
+        if "" in items:
+            raise argparse.ArgumentTypeError(f"{text!r}: item {items.index('') + 1} is empty; "
+                                             f"{allowed}")
         try:
-            values = [conv(x) for x in text.split(",") if x.strip()]
+            return [conv(x) for x in items]
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of "
                                              f"{conv.__name__} values") from None
-        if not values:
-            raise argparse.ArgumentTypeError("empty list")
-        return values
     return parse
 
 
-def finite(text: str) -> float:
-    """An argparse type: a float that is a number (argparse names it: 'invalid finite value')."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
+def nonnegative(text: str) -> float:
+    """An argparse type: a finite number >= 0 (a latency, a capacity), with a message that says
+    so for the value given."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; allowed: a finite "
+                                         "number >= 0") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: out of range; allowed: a finite number >= 0")
     return value
 
 
