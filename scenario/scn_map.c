@@ -294,6 +294,9 @@ int rxb_engine_exit_code(int rc)
 	case -ENOBUFS: /* the pool cannot fill the rings */
 	case -ENOENT:  /* a file the scenario names is missing */
 	case -EBADMSG: /* a file the scenario names is malformed */
+	case -EISDIR:  /* a file to write is a directory */
+	case -ENOTDIR: /* a path through something that is not a directory */
+	case -EACCES:  /* a file the user may not read or write */
 		return RXB_EXIT_REJECTED;
 	case -ENOMEM:
 		return RXB_EXIT_NOMEM;

@@ -273,3 +273,13 @@ def test_gen_errors(tmp_path, capsys):
                                                "LEN:WEIGHT")
     assert main(["trace", "gen", out, "--flows", "10", "--min-pkts", "2"]) == 2
     assert "--flows sets --min-pkts" in capsys.readouterr().err
+
+
+def test_gen_into_what_cannot_be_written_is_a_usage_error(tmp_path, capsys):
+    """A directory, or a path through a file, is the user's path to mend (exit 2), not an engine
+    failure (exit 1, as a directory gave)."""
+    (tmp_path / "f").write_text("")
+    for out, why in ((tmp_path, "Is a directory"), (tmp_path / "f" / "g.pcap", "Not a directory")):
+        assert main(["trace", "gen", str(out), "--duration-ms", "1"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"rxb: error: pcap '{out}': cannot create: {why}"]
