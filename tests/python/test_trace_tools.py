@@ -273,6 +273,11 @@ def test_gen_errors(tmp_path, capsys):
                                                "LEN:WEIGHT")
     assert main(["trace", "gen", out, "--flows", "10", "--min-pkts", "2"]) == 2
     assert "--flows sets --min-pkts" in capsys.readouterr().err
+    # fewer flows than carry the rate: the bisection gave its bound, 271 flows (exit 0)
+    assert main(["trace", "gen", out, "--duration-ms", "20", "--flows", "200"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["rxb: error: --flows 200: at least about 271 flows carry this rate at these "
+                   "per-flow rates; lower --rate-gbps or raise --pps-median"]
 
 
 def test_gen_into_what_cannot_be_written_is_a_usage_error(tmp_path, capsys):

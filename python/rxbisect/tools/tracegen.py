@@ -70,12 +70,19 @@ def _text(v: Any) -> str:
 
 
 def _min_pkts_for(flows: int, flags: dict[str, Any]) -> float:
-    """The Pareto scale that makes the generator start about `flows` flows."""
+    """The Pareto scale that makes the generator start about `flows` flows; a count outside
+    what the scale can reach is refused (the bisection would silently give its bound)."""
+    largest = float(flags.get("max-pkts") or MAX_PKTS_DEFAULT)
     most = _run(os.devnull, {**flags, "min-pkts": 1.0})["flows"]  # all flows smallest
     if most < (1 - FLOWS_TOLERANCE) * flows:
         raise UsageError(f"--flows {flows}: at most about {most} flows start at this rate, "
                          "duration and flow-size cap; raise --rate-gbps or --duration-ms")
-    lo, hi = 0.0, math.log(float(flags.get("max-pkts") or MAX_PKTS_DEFAULT))
+    # All flows largest: the flows that carry the rate at the start, none ending in time.
+    fewest = _run(os.devnull, {**flags, "min-pkts": largest})["flows"]
+    if fewest > (1 + FLOWS_TOLERANCE) * flows:
+        raise UsageError(f"--flows {flows}: at least about {fewest} flows carry this rate at "
+                         "these per-flow rates; lower --rate-gbps or raise --pps-median")
+    lo, hi = 0.0, math.log(largest)
     for _ in range(BISECT_STEPS):
         mid = (lo + hi) / 2
         got = _run(os.devnull, {**flags, "min-pkts": math.exp(mid)})["flows"]
