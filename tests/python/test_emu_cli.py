@@ -71,6 +71,17 @@ def test_table_view_and_rxb_emu_notes_pass_through():
 
 
 @needs_bin
+@pytest.mark.parametrize("source, load", [("gen", "x 3 Gbps offered, "),
+                                          ("null", "x offered unpaced, ")])
+def test_the_head_line_gives_a_rate_only_where_the_source_paces_to_it(source, load):
+    """Only the generator paces to traffic.rate_gbps: the head line said "3 Gbps offered" for
+    the null source too, which runs as fast as the NIC lcore takes its frames."""
+    p = emu_cli(*TINY, "--set", f"emu.source={source}", "--set", "traffic.rate_gbps=3")
+    assert p.returncode == 0, p.stderr
+    assert load in p.stdout.splitlines()[0]
+
+
+@needs_bin
 def test_scenario_file_keys_pass_and_machine_keys_are_ignored_with_one_warning(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('[arch]\nname = "small_privring"\n[system]\nprofile = "large"\nddio_ways = 2\n'

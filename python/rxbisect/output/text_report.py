@@ -11,6 +11,7 @@ from typing import Any
 from ..engines.engine import DROP_CAUSES, Result
 from ..tools.darkpackets import DarkPackets
 from ..tools.sizing import Sizing
+from ..vocab import scenario
 from ..vocab.scenario import Resolved
 from ..vocab.schema import KeyInfo, toml_value
 
@@ -97,8 +98,11 @@ def emu(record: dict) -> str:
     m, p = record["metrics"], record["params"]
     e = m["emulator"]
     kind = "emulated" if p.get("arch.emulated", True) else "native"
+    source = p.get("emu.source")
+    paced = source in scenario.scope("traffic.rate_gbps", "emu")[2]
+    load = f"{p.get('traffic.rate_gbps'):g} Gbps offered" if paced else "offered unpaced"
     head = (f"{record['arch']} ({kind}) on this machine: {p.get('system.cores')} workers, "
-            f"{p.get('system.nics')} NIC group(s) x {p.get('traffic.rate_gbps'):g} Gbps offered, "
+            f"{p.get('system.nics')} NIC group(s) x {load}, "
             f"{p.get('traffic.packet_bytes')} B, {p.get('workload.nf')}, "
             f"{p.get('traffic.pattern')}, source {p.get('emu.source')}; "
             f"{m['offered_packets']:,} packets in {record.get('emu_wall_s', 0):.2f} s")
