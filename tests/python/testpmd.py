@@ -172,9 +172,23 @@ class TestPmd:
 
     # -- queries -----------------------------------------------------------
     def xstats(self) -> dict[str, int]:
-        out = self.cmd(f"show port xstats {self.port}")
+        """The port's xstats, read from testpmd's whole answer: the lines between its header
+        and the prompt after it. A prompt that arrives before the answer (the forwarding
+        lcores' output can split one) ends cmd() early, and a number cut at the end of what
+        was read then passed for the value (offered 65922 for 6592216: a false conservation
+        failure under load)."""
+        start = len(self.log)
+        self.cmd(f"show port xstats {self.port}")
+        head = f"NIC extended statistics for port {self.port}"
+        deadline = time.monotonic() + 60
+        while head not in (out := self.log[start:]) or PROMPT not in out[out.index(head):]:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"testpmd's xstats never finished:\n{out[-3000:]}")
+            self._read_until("\n", 1.0)
+        answer = out[out.index(head):]
+        answer = answer[:answer.index(PROMPT)]
         return {m.group(1): int(m.group(2))
-                for m in re.finditer(r"^(\w+): (\d+)\s*$", out, re.M)}
+                for m in re.finditer(r"^(\w+): (\d+)\s*$", answer, re.M)}
 
     def wait_xstat(self, pred, what: str, timeout: float = 60) -> dict[str, int]:
         """Poll xstats until pred(xstats) holds; fail naming `what`."""
