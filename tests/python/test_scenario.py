@@ -1,5 +1,6 @@
 """Scenario loading: defaults = reference setup, TOML merge, typed --set, resolution."""
 
+import re
 import struct
 import tomllib
 
@@ -106,6 +107,19 @@ def test_relative_paths_are_read_from_the_scenario_folder(tmp_path):
     assert r.scenario.traffic.pcap == str(tmp_path / "sub" / "t.pcap")
     assert r.profile.name == "mine"
     assert r.scenario.system.profile == str(tmp_path / "sub" / "mine.toml")
+
+
+def test_a_bad_profile_named_by_a_file_is_an_error_naming_the_file(tmp_path):
+    """Every other key a scenario file gets wrong is named with the file; the profile was not.
+    A --set of the profile is the command line's, and replaces the file's."""
+    f = tmp_path / "s.toml"
+    f.write_text('[system]\nprofile = "bogus"\n')
+    with pytest.raises(ScenarioError, match=f"^{re.escape(str(f))}: system.profile = 'bogus': "
+                       "no built-in profile"):
+        scenario.load_resolved(str(f))
+    with pytest.raises(ScenarioError, match="^system.profile = 'nope': no built-in profile"):
+        scenario.load_resolved(str(f), ["system.profile=nope"])
+    assert scenario.load_resolved(str(f), ["system.profile=large"]).profile.name == "large"
 
 
 @pytest.mark.parametrize("name", scenario.builtin_names())

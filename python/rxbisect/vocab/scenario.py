@@ -125,6 +125,7 @@ class Scenario:
     emu: Emu = field(default_factory=Emu)
     description: str = ""
     base: Path | None = None  # folder of the scenario file: relative profile paths start there
+    profile_named_in: Path | None = None  # the file system.profile comes from (its errors say so)
 
     def sections(self) -> dict[str, dict[str, Any]]:
         return {s: as_dict(getattr(self, s)) for s in SCHEMA.sections}
@@ -163,16 +164,20 @@ def load(ref: str | None = None, sets: Sequence[str] = ()) -> Scenario:
     vals = SCHEMA.defaults()
     top: dict[str, str] = {}
     base = None
+    named: list[str] = []
     if ref:
         path = _locate(ref)
         base = path.resolve().parent
-        top = SCHEMA.merge(vals, read_toml(path), f"{path}: ", base)
+        raw = read_toml(path)
+        top = SCHEMA.merge(vals, raw, f"{path}: ", base)
+        named = [f"system.{k}" for k in raw.get("system", {})]
     for s in sets:
         SCHEMA.apply_set(vals, s)
         if set_key(s) == "system.profile":
             base = None  # a profile named on the command line is relative to the cwd
+            named = []
     return Scenario(**SCHEMA.instantiate(vals), description=top.get("description", ""),
-                    base=base)
+                    base=base, profile_named_in=path if "system.profile" in named else None)
 
 
 def given_keys(ref: str | None = None, sets: Sequence[str] = ()) -> list[str]:
@@ -239,7 +244,12 @@ def resolve(scn: Scenario) -> Resolved:
     """Check the rules that involve several keys or the profile; fill in "auto". The rules,
     their messages and the "auto" sizes are the C library's (scenario/scn_rules.c), the one
     statement the simulator, the emulator and the driver check too."""
-    prof = profiles.load(scn.system.profile, scn.base)
+    try:
+        prof = profiles.load(scn.system.profile, scn.base)
+    except ScenarioError as e:
+        if scn.profile_named_in is None:
+            raise
+        raise ScenarioError(f"{scn.profile_named_in}: {e}") from None
     c = _native_scn(scn)
     c.resolve(_machine(prof))
     _check_trace(scn.traffic.pcap)
