@@ -156,6 +156,11 @@ static void test_keys_without_effect_for_the_design_or_pattern(void)
 	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("emu.learn_flows"), buf,
 				       sizeof(buf)),
 		     "emu.learn_flows has no effect for emu.source null (it applies to gen)") == 0);
+	/* only the generator stops on emu.packets (the null source ran 838384 packets with
+	 * emu.packets = 1000, without a word) */
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("emu.packets"), buf,
+				       sizeof(buf)),
+		     "emu.packets has no effect for emu.source null (it applies to gen)") == 0);
 	s.arch.name = RXB_ARCH_RXBISECT;
 	s.traffic.pattern = RXB_PATTERN_TRACE;
 	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("arch.ax_size"), buf,
