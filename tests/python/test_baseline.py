@@ -112,5 +112,7 @@ def test_report_with_baseline_section(folders, tmp_path):
     assert main(["report", str(new), "--baseline", str(old), "--experiments", str(tmp_path),
                  "--out", str(page)]) == 0
     text = page.read_text()
-    assert "Against the baseline" in text and "commit 1111111 (dirty)" in text
+    # one section, one title (the comparison brought a second one, nested, with the same id)
+    assert text.count('id="baseline"') == 1 and text.count("<h2>Compared with a baseline</h2>") == 1
+    assert "commit 1111111 (dirty)" in text
     assert "experiment old-only only in baseline" in text and "differs" in text

@@ -221,14 +221,13 @@ def text(c: Comparison, every: bool = False) -> str:
 
 
 def html(c: Comparison) -> str:
-    """The page's baseline section: headers, every row (flagged ones marked), summary."""
+    """The body of the page's baseline section (the page's template gives it its section and
+    title): headers, every row (flagged ones marked), summary."""
     e = html_lib.escape
     only = "".join(f"<li>experiment {e(x)} only in {side}</li>"
                    for side in (NEW, BASE) for x in c.only_in(side))
-    return ('<section id="baseline"><h2>Against the baseline</h2>'
-            + "".join(f"<p>{e(line)}</p>" for line in header_lines(c))
+    return ("".join(f"<p>{e(line)}</p>" for line in header_lines(c))
             + (f"<ul>{only}</ul>" if only else "")
             + f"<p>{e(summary(c))}. A point differs when the bootstrap intervals of its "
             "trimmed means over seeds do not overlap.</p>"
-            + html_report._table(HEADERS, [cells(r) for r in c.rows], "num")
-            + "</section>")
+            + html_report._table(HEADERS, [cells(r) for r in c.rows], "num"))
