@@ -70,17 +70,72 @@ static int dyn_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, stru
  * first of a switch the NIC side already made (the emulator moves its
  * physical queues first): apply the switch the controller requested, then
  * deliver into the set the buffer came from. */
+static uint32_t dyn_set_of(const struct rxb_iface *i, uint32_t src)
+{
+	return src < i->cfg.n_cores ? RXB_DYN_PRIVATE : RXB_DYN_SHARED;
+}
+
+/* Before a packet from a source of `set`: the switch to it, if requested. */
+static void dyn_follow(struct iface_dyn *y, uint32_t set)
+{
+	if (set != y->nic_mode && atomic_load_explicit(&y->requested, memory_order_relaxed) == set)
+		dyn_nic_mode(y);
+}
+
 static int dyn_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
 			    struct rxb_delivery *d)
 {
-	struct iface_dyn *y = i->dyn;
-	uint32_t set = src < i->cfg.n_cores ? RXB_DYN_PRIVATE : RXB_DYN_SHARED;
+	uint32_t set = dyn_set_of(i, src);
 
-	if (set != y->nic_mode && atomic_load_explicit(&y->requested, memory_order_relaxed) == set)
-		dyn_nic_mode(y);
+	dyn_follow(i->dyn, set);
 	if (set == RXB_DYN_SHARED)
 		return iface_sh_deliver_from(i, src - i->cfg.n_cores, meta, d);
 	return iface_pr_deliver_from(i, src, meta, d);
+}
+
+/* Packets from n sources of one set (at most DYN_RUN_MAX when shared) as
+ * that set's bulk delivery; the shared rings' sources are renumbered from
+ * 0, as shRing counts them. */
+#define DYN_RUN_MAX 64u
+static unsigned dyn_deliver_run(struct rxb_iface *i, uint32_t set, const uint32_t *srcs,
+				const struct rxb_rx_meta *metas, unsigned n, struct rxb_delivery *d,
+				bool stop_on_drop)
+{
+	uint32_t rings[DYN_RUN_MAX];
+
+	if (set == RXB_DYN_PRIVATE)
+		return rxb_privring_nic_deliver_burst(i->pr, srcs, metas, n, d, stop_on_drop);
+	for (unsigned k = 0; k < n; k++)
+		rings[k] = srcs[k] - i->cfg.n_cores;
+	return rxb_shring_nic_deliver_burst(i->sh, rings, metas, n, d, stop_on_drop);
+}
+
+/* From sources: each run of packets from one set goes to that set's bulk
+ * delivery, after the switch dyn_deliver_from() would make before the
+ * run's first packet (the run's others then find it made). By steering:
+ * one call per packet, each applying a switch requested meanwhile. */
+static unsigned dyn_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
+				  const struct rxb_rx_meta *metas, unsigned n,
+				  struct rxb_delivery *d, unsigned flags)
+{
+	const bool stop_on_drop = flags & RXB_BURST_STOP_ON_DROP;
+	unsigned k = 0;
+
+	if (srcs == NULL)
+		return burst_loop(i, NULL, metas, n, d, flags, dyn_deliver, dyn_deliver_from);
+	while (k < n) {
+		uint32_t set = dyn_set_of(i, srcs[k]);
+		unsigned run = 1, got;
+
+		while (k + run < n && run < DYN_RUN_MAX && dyn_set_of(i, srcs[k + run]) == set)
+			run++;
+		dyn_follow(i->dyn, set);
+		got = dyn_deliver_run(i, set, srcs + k, metas + k, run, d + k, stop_on_drop);
+		k += got;
+		if (got < run || (stop_on_drop && d[k - 1].drop >= 0))
+			break; /* a refusal, or the stop after a drop */
+	}
+	return k;
 }
 
 /* The set the next delivery steers to: the requested one, which
@@ -163,8 +218,6 @@ static int dyn_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_bufl
 
 	return rc == 0 ? iface_sh_census(i, c, bufs, err) : rc;
 }
-
-IFACE_BURST(dyn_deliver_burst, dyn_deliver, dyn_deliver_from)
 
 const struct iface_ops iface_dyn_shring_ops = {
 	.build = dyn_build,

@@ -138,9 +138,9 @@ int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
  *  - equivalence: each handled packet gets exactly the outcome (d[k]) and
  *    the counter, ring and buffer effects of that single call made at that
  *    point; the burst only saves per-packet overhead (privRing, shRing and
- *    rxBisect: the library's bulk entries, one loop around the inlined
- *    single path; the others: one call of the design per packet, no table
- *    look-up). privRing adds a queue's counters once per run of packets to
+ *    rxBisect, and dynamic shRing from sources: the library's bulk entries,
+ *    one loop around the inlined single path; the others: one call of the
+ *    design per packet, no table look-up). privRing adds a queue's counters once per run of packets to
  *    it, so they are exact when the burst returns, not packet by packet;
  *  - returns m ≤ n, the packets handled (delivered or dropped): d[0..m)
  *    tell which; packets from m on are not looked at (no counter moves);

@@ -19,20 +19,28 @@
 struct design {
 	struct rxb_iface_config c;
 	uint32_t group; /* dest d's source is d / group ... */
-	bool any_src;   /* ... or any source (rxBisect, all-to-all) */
+	bool any_src;   /* ... or any source (rxBisect, all-to-all) ... */
+	bool two_sets;  /* ... or also CORES + d / 2 (dynamic shRing's shared set, share 2) */
 };
 
 static const struct design designs[] = {
-	{ { .arch = RXB_ARCH_PRIVRING, .rx_size = 64 }, 1, false },
-	{ { .arch = RXB_ARCH_SMALL_PRIVRING, .rx_size = 32 }, 1, false },
-	{ { .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2 }, 2, false },
-	{ { .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2 }, 2, false },
-	{ { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 }, 1, false },
-	{ { .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 128 }, 1, true },
-	{ { .arch = RXB_ARCH_SPOOL,
-	    .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 64 } },
-	  1,
-	  false },
+	{ .c = { .arch = RXB_ARCH_PRIVRING, .rx_size = 64 }, .group = 1 },
+	{ .c = { .arch = RXB_ARCH_SMALL_PRIVRING, .rx_size = 32 }, .group = 1 },
+	{ .c = { .arch = RXB_ARCH_SHRING, .rx_size = 64, .share_degree = 2 }, .group = 2 },
+	{ .c = { .arch = RXB_ARCH_SHRING_LIST, .rx_size = 64, .share_degree = 2 }, .group = 2 },
+	{ .c = { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .share_degree = 2 },
+	  .group = 1,
+	  .two_sets = true },
+	/* CRs smaller than the rings: deliveries from sources drop too */
+	{ .c = { .arch = RXB_ARCH_DYN_SHRING, .rx_size = 64, .cr_size = 16, .share_degree = 2 },
+	  .group = 1,
+	  .two_sets = true },
+	{ .c = { .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 128 },
+	  .group = 1,
+	  .any_src = true },
+	{ .c = { .arch = RXB_ARCH_SPOOL,
+		 .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 64 } },
+	  .group = 1 },
 };
 
 /* How a run delivers: from sources or by steering, stopping on drops. */
@@ -101,6 +109,8 @@ static bool plan(struct side s[2], const struct design *dz, uint64_t *seed, uint
 				   .hash = (uint32_t)test_rand(seed),
 				   .dest = test_rand_below(seed, dests) };
 	*src = dz->any_src ? test_rand_below(seed, srcs) : m->dest / dz->group;
+	if (dz->two_sets && test_rand_below(seed, 2) == 0)
+		*src = CORES + m->dest / 2; /* the set the NIC may not steer to: both are primed */
 	if (dice < 2)
 		m->dest = dests; /* no such destination */
 	else if (dice < 4)
@@ -143,8 +153,11 @@ static unsigned one_burst(struct side s[2], enum mode mode, const uint32_t *srcs
 		unsigned got = rxb_iface_deliver_burst(s[1].i, from ? from + k : NULL, m + k, n - k,
 						       db + k, flags);
 
-		for (unsigned j = k; j < k + got; j++)
+		for (unsigned j = k; j < k + got; j++) {
 			same_delivery(&da[j], &db[j]);
+			/* stopping on drops, only the burst's last packet may be one */
+			CHECK(flags == 0 || j + 1 == k + got || db[j].drop < 0);
+		}
 		if (flags != 0 && got != 0 && db[k + got - 1].drop >= 0) {
 			k += got; /* stopped after a drop: resume */
 			continue;
