@@ -66,22 +66,22 @@ static int dyn_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, stru
 	return rxb_privring_nic_deliver(i->pr, meta, d);
 }
 
-/* A packet in a buffer of the set the NIC does not steer to yet is the
- * first of a switch the NIC side already made (the emulator moves its
- * physical queues first): apply the switch the controller requested, then
- * deliver into the set the buffer came from. */
+/* The set of source src: the private Rx rings, then the shared rings. */
 static uint32_t dyn_set_of(const struct rxb_iface *i, uint32_t src)
 {
 	return src < i->cfg.n_cores ? RXB_DYN_PRIVATE : RXB_DYN_SHARED;
 }
 
-/* Before a packet from a source of `set`: the switch to it, if requested. */
+/* A packet in a buffer of the set the NIC does not steer to yet is the
+ * first of a switch the NIC side already made (the emulator moves its
+ * physical queues first): apply the switch the controller requested. */
 static void dyn_follow(struct iface_dyn *y, uint32_t set)
 {
 	if (set != y->nic_mode && atomic_load_explicit(&y->requested, memory_order_relaxed) == set)
 		dyn_nic_mode(y);
 }
 
+/* Deliver into the set the buffer came from, after dyn_follow(). */
 static int dyn_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
 			    struct rxb_delivery *d)
 {
@@ -93,10 +93,11 @@ static int dyn_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_
 	return iface_pr_deliver_from(i, src, meta, d);
 }
 
-/* Packets from n sources of one set (at most DYN_RUN_MAX when shared) as
- * that set's bulk delivery; the shared rings' sources are renumbered from
- * 0, as shRing counts them. */
-#define DYN_RUN_MAX 64u
+#define DYN_RUN_MAX 64u /* packets of one run: the shared set's renumbering */
+
+/* Packets from n (≤ DYN_RUN_MAX) sources of one set as that set's bulk
+ * delivery; the shared rings' sources are renumbered from 0, as shRing
+ * counts them. */
 static unsigned dyn_deliver_run(struct rxb_iface *i, uint32_t set, const uint32_t *srcs,
 				const struct rxb_rx_meta *metas, unsigned n, struct rxb_delivery *d,
 				bool stop_on_drop)
