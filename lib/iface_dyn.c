@@ -114,7 +114,7 @@ static unsigned dyn_deliver_run(struct rxb_iface *i, uint32_t set, const uint32_
 /* From sources: each run of packets from one set goes to that set's bulk
  * delivery, after the switch dyn_deliver_from() would make before the
  * run's first packet (the run's others then find it made). By steering:
- * one call per packet, each applying a switch requested meanwhile. */
+ * dyn_deliver() per packet, each applying a switch requested meanwhile. */
 static unsigned dyn_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
 				  const struct rxb_rx_meta *metas, unsigned n,
 				  struct rxb_delivery *d, unsigned flags)
@@ -122,8 +122,11 @@ static unsigned dyn_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
 	const bool stop_on_drop = flags & RXB_BURST_STOP_ON_DROP;
 	unsigned k = 0;
 
-	if (srcs == NULL)
-		return burst_loop(i, NULL, metas, n, d, flags, dyn_deliver, dyn_deliver_from);
+	if (srcs == NULL) {
+		while (k < n && rxb_burst_next(dyn_deliver(i, &metas[k], &d[k]), stop_on_drop, &k))
+			;
+		return k;
+	}
 	while (k < n) {
 		uint32_t set = dyn_set_of(i, srcs[k]);
 		unsigned run = 1, got;

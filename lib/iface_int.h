@@ -86,46 +86,6 @@ static inline uint32_t default_u32(uint32_t v, uint32_t dflt)
 /* The tick of designs without time-driven NIC work. */
 unsigned iface_no_tick(struct rxb_iface *i, uint64_t now);
 
-typedef int deliver_fn(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d);
-typedef int deliver_from_fn(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
-			    struct rxb_delivery *d);
-
-/* rxb_iface_deliver_burst() for one design: instantiated once per design
- * with its own entries as constants, so each packet costs a direct call to
- * the design (no table look-up, no public wrapper) and nothing else. */
-static inline __attribute__((always_inline)) unsigned burst_loop(
-	struct rxb_iface *i, const uint32_t *srcs, const struct rxb_rx_meta *metas, unsigned n,
-	struct rxb_delivery *d, unsigned flags, deliver_fn *one, deliver_from_fn *one_from)
-{
-	const bool stop_on_drop = flags & RXB_BURST_STOP_ON_DROP;
-	unsigned k;
-
-	for (k = 0; k < n; k++) {
-		int rc;
-
-		if (srcs == NULL)
-			rc = one(i, &metas[k], &d[k]);
-		else if (srcs[k] < i->n_srcs)
-			rc = one_from(i, srcs[k], &metas[k], &d[k]);
-		else
-			rc = rxb_delivery_refuse(&d[k], metas[k].dest);
-		if (rc < 0)
-			break;
-		if (rc > 0 && stop_on_drop)
-			return k + 1;
-	}
-	return k;
-}
-
-/* Instantiate the burst entry of a design from its two single entries. */
-#define IFACE_BURST(name, one, one_from)                                                          \
-	static unsigned name(struct rxb_iface *i, const uint32_t *srcs,                           \
-			     const struct rxb_rx_meta *metas, unsigned n, struct rxb_delivery *d, \
-			     unsigned flags)                                                      \
-	{                                                                                         \
-		return burst_loop(i, srcs, metas, n, d, flags, one, one_from);                    \
-	}
-
 /* Each design's table (lib/iface_<design>.c). */
 extern const struct iface_ops iface_privring_ops; /* privRing, small privRing */
 extern const struct iface_ops iface_shring_ops;   /* shRing: RxArr, RxList */

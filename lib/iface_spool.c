@@ -93,7 +93,14 @@ static int sp_census(struct rxb_iface *i, struct rxb_census *c, struct rxb_bufli
 	return rxb_spool_census(i->sp, c, bufs, err);
 }
 
-IFACE_BURST(sp_deliver_burst, sp_deliver, sp_deliver_from)
+/* The library's bulk delivery, which checks the sources itself. */
+static unsigned sp_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
+				 const struct rxb_rx_meta *metas, unsigned n,
+				 struct rxb_delivery *d, unsigned flags)
+{
+	return rxb_spool_nic_deliver_burst(i->sp, srcs, metas, n, d,
+					   flags & RXB_BURST_STOP_ON_DROP);
+}
 
 const struct iface_ops iface_spool_ops = {
 	.build = sp_build,

@@ -130,8 +130,10 @@ uint32_t rxb_spool_queue_of(const struct rxb_spool *sp, uint32_t port)
 	return rxb_spool_cfg_queue_of(&sp->cfg, port);
 }
 
-int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
-			  struct rxb_delivery *d)
+/* rxb_spool_nic_deliver, inline in its burst. */
+static inline __attribute__((always_inline)) int spool_deliver(struct rxb_spool *sp,
+							       const struct rxb_rx_meta *meta,
+							       struct rxb_delivery *d)
 {
 	struct rxb_rx_meta qmeta = *meta;
 	struct rxb_nic_stats *ps;
@@ -150,6 +152,33 @@ int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
 	else
 		rxb_nic_count(ps, RXB_NIC_DROP_FIRST + d->drop, 1);
 	return rc;
+}
+
+int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
+			  struct rxb_delivery *d)
+{
+	return spool_deliver(sp, meta, d);
+}
+
+/* May a packet to `port` take a buffer of queue q? q must be the port's; a
+ * port out of range is spool_deliver's to refuse. */
+static bool queue_serves(const struct rxb_spool *sp, uint32_t q, uint32_t port)
+{
+	return port >= sp->cfg.n_ports || q == rxb_spool_queue_of(sp, port);
+}
+
+unsigned rxb_spool_nic_deliver_burst(struct rxb_spool *sp, const uint32_t *queues,
+				     const struct rxb_rx_meta *metas, unsigned n,
+				     struct rxb_delivery *d, bool stop_on_drop)
+{
+	unsigned k = 0;
+
+	while (k < n && rxb_burst_next(queues != NULL && !queue_serves(sp, queues[k], metas[k].dest)
+					       ? rxb_delivery_refuse(&d[k], metas[k].dest)
+					       : spool_deliver(sp, &metas[k], &d[k]),
+				       stop_on_drop, &k))
+		;
+	return k;
 }
 
 bool rxb_spool_nic_room(struct rxb_spool *sp, uint32_t port, enum rxb_drop_cause *cause)

@@ -137,11 +137,13 @@ int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
  * Invariants:
  *  - equivalence: each handled packet gets exactly the outcome (d[k]) and
  *    the counter, ring and buffer effects of that single call made at that
- *    point; the burst only saves per-packet overhead (privRing, shRing and
- *    rxBisect, and dynamic shRing from sources: the library's bulk entries,
- *    one loop around the inlined single path; the others: one call of the
- *    design per packet, no table look-up). privRing adds a queue's counters once per run of packets to
- *    it, so they are exact when the burst returns, not packet by packet;
+ *    point; the burst only saves per-packet overhead: each design's bulk
+ *    entry in the library is a loop around its inlined single path (dynamic
+ *    shRing: by steering, its single entry per packet, which applies a
+ *    switch requested between any two packets; from sources, each run of
+ *    packets from one set through that set's entry). privRing adds a
+ *    queue's counters once per run of packets to it, so they are exact
+ *    when the burst returns, not packet by packet;
  *  - returns m ≤ n, the packets handled (delivered or dropped): d[0..m)
  *    tell which; packets from m on are not looked at (no counter moves);
  *  - m < n only when packet m was refused (the single call's -EINVAL: a

@@ -63,6 +63,16 @@ uint32_t rxb_spool_cfg_queue_of(const struct rxb_spool_config *cfg, uint32_t por
 int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
 			  struct rxb_delivery *d);
 
+/* NIC: metas[0..n) in order into d[0..n), exactly as n calls of
+ * rxb_spool_nic_deliver() would (outcomes, rings, counters), without a
+ * call per packet. queues: NULL, or per packet the queue its buffer is in,
+ * which must be its port's (rxb_spool_queue_of). Stops before a refused
+ * packet (d[k] as the single call leaves a bad port: -EINVAL's) and, when
+ * stop_on_drop, right after the first drop. Returns the packets handled. */
+unsigned rxb_spool_nic_deliver_burst(struct rxb_spool *sp, const uint32_t *queues,
+				     const struct rxb_rx_meta *metas, unsigned n,
+				     struct rxb_delivery *d, bool stop_on_drop);
+
 /* NIC: would rxb_spool_nic_deliver() deliver a packet to port (< n_ports)
  * now? As rxb_privring_nic_room() for the port's queue. */
 bool rxb_spool_nic_room(struct rxb_spool *sp, uint32_t port, enum rxb_drop_cause *cause);
