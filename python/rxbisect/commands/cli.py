@@ -217,6 +217,9 @@ def cmd_list(args) -> int:
     return 0
 
 
+SIZE_CORES = 16  # rxb size --cores when neither it nor --cores-per-nic is given
+
+
 def _cores_per_nic(args, link: float) -> tuple[int, ...]:
     """rxb size's cores of each NIC: --cores-per-nic, or --cores split in proportion to
     --traffic-gbps (each NIC at line rate by default). Mixing the two ways is refused rather
@@ -233,7 +236,7 @@ def _cores_per_nic(args, link: float) -> tuple[int, ...]:
         return tuple(args.cores_per_nic)
     rates = args.traffic_gbps or [link] * args.nics
     one_per_nic("--traffic-gbps", rates)
-    return sizing.split_cores(16 if args.cores is None else args.cores, rates)
+    return sizing.split_cores(SIZE_CORES if args.cores is None else args.cores, rates)
 
 
 def cmd_sizing(args) -> int:
@@ -363,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     z.add_argument("--link-gbps", type=as_key("traffic.rate_gbps"),
                    help="line rate per NIC (default: the profile's)")
     z.add_argument("--cores", type=as_key("system.cores"), help="cores to divide "
-                   "among the NICs in proportion to --traffic-gbps (default 16)")
+                   f"among the NICs in proportion to --traffic-gbps (default {SIZE_CORES})")
     z.add_argument("--traffic-gbps", type=list_of(as_key("traffic.rate_gbps")),
                    metavar="R1,R2,...", help="traffic per NIC (default: line rate on every NIC)")
     z.add_argument("--cores-per-nic", type=list_of(as_key("system.cores")), metavar="C1,C2,...",
