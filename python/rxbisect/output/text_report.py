@@ -104,7 +104,7 @@ def emu(record: dict) -> str:
     head = (f"{record['arch']} ({kind}) on this machine: {p.get('system.cores')} workers, "
             f"{p.get('system.nics')} NIC group(s) x {load}, "
             f"{p.get('traffic.packet_bytes')} B, {p.get('workload.nf')}, "
-            f"{p.get('traffic.pattern')}, source {p.get('emu.source')}; "
+            f"{p.get('traffic.pattern')}, source {source}; "
             f"{m['offered_packets']:,} packets in {record.get('emu_wall_s', 0):.2f} s")
     rows = _metric_rows(m)
     at = next(i for i, (label, _) in enumerate(rows) if label == "  DRAM bandwidth") + 1
