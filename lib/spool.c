@@ -130,13 +130,21 @@ uint32_t rxb_spool_queue_of(const struct rxb_spool *sp, uint32_t port)
 	return rxb_spool_cfg_queue_of(&sp->cfg, port);
 }
 
-/* rxb_spool_nic_deliver, inline in its burst. */
-static inline __attribute__((always_inline)) int spool_deliver(struct rxb_spool *sp,
-							       const struct rxb_rx_meta *meta,
-							       struct rxb_delivery *d)
+/* A port's counters for packets delivered to it, or dropped with cause
+ * `drop` (d->drop, < 0 when delivered): offered first, so a reader never
+ * sees more delivered or dropped than offered. */
+static void count_port(struct rxb_spool *sp, uint32_t port, int32_t drop, uint64_t n)
+{
+	struct rxb_nic_stats *ps = &sp->port_stats[port];
+
+	rxb_nic_count(ps, RXB_NIC_OFFERED, n);
+	rxb_nic_count(ps, drop < 0 ? RXB_NIC_DELIVERED : RXB_NIC_DROP_FIRST + (uint32_t)drop, n);
+}
+
+int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
+			  struct rxb_delivery *d)
 {
 	struct rxb_rx_meta qmeta = *meta;
-	struct rxb_nic_stats *ps;
 	int rc;
 
 	if (meta->dest >= sp->cfg.n_ports) {
@@ -145,39 +153,64 @@ static inline __attribute__((always_inline)) int spool_deliver(struct rxb_spool 
 	}
 	qmeta.dest = rxb_spool_queue_of(sp, meta->dest);
 	rc = rxb_privring_nic_deliver(sp->pr, &qmeta, d);
-	ps = &sp->port_stats[meta->dest];
-	rxb_nic_count(ps, RXB_NIC_OFFERED, 1);
-	if (rc == 0)
-		rxb_nic_count(ps, RXB_NIC_DELIVERED, 1);
-	else
-		rxb_nic_count(ps, RXB_NIC_DROP_FIRST + d->drop, 1);
+	count_port(sp, meta->dest, d->drop, 1);
 	return rc;
 }
 
-int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
-			  struct rxb_delivery *d)
+/* Would the single call refuse metas[k]: a port out of range, or a buffer
+ * in a queue that is not its port's? */
+static bool refused(const struct rxb_spool *sp, const uint32_t *queues,
+		    const struct rxb_rx_meta *metas, unsigned k)
 {
-	return spool_deliver(sp, meta, d);
+	uint32_t port = metas[k].dest;
+
+	return port >= sp->cfg.n_ports ||
+	       (queues != NULL && queues[k] != rxb_spool_queue_of(sp, port));
 }
 
-/* May a packet to `port` take a buffer of queue q? q must be the port's; a
- * port out of range is spool_deliver's to refuse. */
-static bool queue_serves(const struct rxb_spool *sp, uint32_t q, uint32_t port)
+/* The port counters of packets metas[0..n) delivered as d[0..n) says, one
+ * addition per run of delivered packets to one port. */
+static void count_ports(struct rxb_spool *sp, const struct rxb_rx_meta *metas,
+			const struct rxb_delivery *d, unsigned n)
 {
-	return port >= sp->cfg.n_ports || q == rxb_spool_queue_of(sp, port);
+	for (unsigned k = 0, run; k < n; k += run) {
+		for (run = 1; d[k].drop < 0 && k + run < n && d[k + run].drop < 0 &&
+			      metas[k + run].dest == metas[k].dest;
+		     run++)
+			;
+		count_port(sp, metas[k].dest, d[k].drop, run);
+	}
 }
 
+/* The packets up to the first one spool refuses go to privRing's bulk
+ * delivery, with each port replaced by its queue, a chunk at a time; its
+ * records are what the single call leaves (the queue as the ring). */
 unsigned rxb_spool_nic_deliver_burst(struct rxb_spool *sp, const uint32_t *queues,
 				     const struct rxb_rx_meta *metas, unsigned n,
 				     struct rxb_delivery *d, bool stop_on_drop)
 {
+	struct rxb_rx_meta qm[RXB_BURST_MAX];
 	unsigned k = 0;
 
-	while (k < n && rxb_burst_next(queues != NULL && !queue_serves(sp, queues[k], metas[k].dest)
-					       ? rxb_delivery_refuse(&d[k], metas[k].dest)
-					       : spool_deliver(sp, &metas[k], &d[k]),
-				       stop_on_drop, &k))
-		;
+	while (k < n) {
+		unsigned chunk = 0, got;
+
+		for (; k + chunk < n && chunk < RXB_BURST_MAX &&
+		       !refused(sp, queues, metas, k + chunk);
+		     chunk++) {
+			qm[chunk] = metas[k + chunk];
+			qm[chunk].dest = rxb_spool_queue_of(sp, metas[k + chunk].dest);
+		}
+		if (chunk == 0) {
+			rxb_delivery_refuse(&d[k], metas[k].dest);
+			break;
+		}
+		got = rxb_privring_nic_deliver_burst(sp->pr, NULL, qm, chunk, d + k, stop_on_drop);
+		count_ports(sp, metas + k, d + k, got);
+		k += got;
+		if (got < chunk)
+			break; /* stopped right after a drop */
+	}
 	return k;
 }
 

@@ -12,13 +12,17 @@
 #include "rxb/iface.h"
 #include "rxb/privring.h"
 
-#define CORES  4u
-#define BURST  32u
-#define ROUNDS 3000u
+#define CORES      4u
+#define BURST      32u
+#define ROUNDS     3000u
+/* Every eighth burst may hold this many packets: past two RXB_BURST_MAX,
+ * so a design that delivers a long burst a chunk at a time crosses its
+ * chunks. */
+#define LONG_BURST (2 * RXB_BURST_MAX + 32)
 
 struct design {
 	struct rxb_iface_config c;
-	uint32_t group; /* dest d's source is d / group ... */
+	uint32_t group; /* dest d's source is d / group (spool: its port's queue) ... */
 	bool any_src;   /* ... or any source (rxBisect, all-to-all) ... */
 	bool two_sets;  /* ... or also CORES + d / 2 (dynamic shRing's shared set, share 2) */
 };
@@ -38,9 +42,15 @@ static const struct design designs[] = {
 	{ .c = { .arch = RXB_ARCH_RXBISECT, .ax_size = 64, .bx_size = 128 },
 	  .group = 1,
 	  .any_src = true },
+	/* spool: dest d's source is its port's queue (rxb_spool_queue_of) */
 	{ .c = { .arch = RXB_ARCH_SPOOL,
-		 .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 64 } },
-	  .group = 1 },
+		 .spool = { .n_ports = 8, .mode = RXB_SPOOL_NONE, .depth = 64 } } },
+	/* ports sharing queues: a packet in another port's queue is refused */
+	{ .c = { .arch = RXB_ARCH_SPOOL,
+		 .spool = { .n_ports = 8,
+			    .mode = RXB_SPOOL_BASIC,
+			    .basic_queues = 3,
+			    .depth = 64 } } },
 };
 
 /* How a run delivers: from sources or by steering, stopping on drops. */
@@ -108,7 +118,10 @@ static bool plan(struct side s[2], const struct design *dz, uint64_t *seed, uint
 	*m = (struct rxb_rx_meta){ .len = 64,
 				   .hash = (uint32_t)test_rand(seed),
 				   .dest = test_rand_below(seed, dests) };
-	*src = dz->any_src ? test_rand_below(seed, srcs) : m->dest / dz->group;
+	if (dz->c.arch == RXB_ARCH_SPOOL)
+		*src = rxb_spool_queue_of(rxb_iface_spool(s[0].i), m->dest);
+	else
+		*src = dz->any_src ? test_rand_below(seed, srcs) : m->dest / dz->group;
 	if (dz->two_sets && test_rand_below(seed, 2) == 0)
 		*src = CORES + m->dest / 2; /* the set the NIC may not steer to: both are primed */
 	if (dice < 2)
@@ -136,7 +149,7 @@ static unsigned one_burst(struct side s[2], enum mode mode, const uint32_t *srcs
 {
 	const unsigned flags = mode == FROM_SOURCES_STOP ? RXB_BURST_STOP_ON_DROP : 0;
 	const uint32_t *from = mode == BY_STEERING ? NULL : srcs;
-	struct rxb_delivery da[BURST], db[BURST];
+	struct rxb_delivery da[LONG_BURST], db[LONG_BURST];
 	unsigned handled = 0;
 
 	for (unsigned k = 0; k < n; k++) {
@@ -206,8 +219,9 @@ static void run(const struct design *dz, enum mode mode)
 		return;
 	}
 	for (unsigned r = 0; r < ROUNDS; r++) {
-		struct rxb_rx_meta m[BURST];
-		uint32_t srcs[BURST], want[64] = { 0 }, n = 1 + test_rand_below(&seed, BURST), k;
+		struct rxb_rx_meta m[LONG_BURST];
+		uint32_t srcs[LONG_BURST], want[64] = { 0 }, k;
+		uint32_t n = 1 + test_rand_below(&seed, r % 8 == 0 ? LONG_BURST : BURST);
 
 		for (k = 0; k < n; k++)
 			if (!plan(s, dz, &seed, mode == BY_STEERING ? NULL : avail, want, &m[k],
