@@ -44,8 +44,8 @@ static void dyn_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 	iface_sh_prime(i, want, got);
 }
 
-/* Dynamic shRing, NIC side: apply a requested switch before this packet.
- * release: pairs with the acquire in dyn_rx(); every entry written to the
+/* Dynamic shRing, NIC side: apply a requested switch before this packet
+ * (or burst, by steering). release: pairs with the acquire in dyn_rx(); every entry written to the
  * old set before the switch is visible to a core that sees the new mode,
  * so an empty old CR then means drained for good. */
 static enum rxb_dyn_mode dyn_nic_mode(struct iface_dyn *d)
@@ -111,10 +111,15 @@ static unsigned dyn_deliver_run(struct rxb_iface *i, uint32_t set, const uint32_
 	return rxb_shring_nic_deliver_burst(i->sh, rings, metas, n, d, stop_on_drop);
 }
 
-/* From sources: each run of packets from one set goes to that set's bulk
- * delivery, after the switch dyn_deliver_from() would make before the
- * run's first packet (the run's others then find it made). By steering:
- * dyn_deliver() per packet, each applying a switch requested meanwhile. */
+/* By steering: the whole burst to the set steered to, after the switch
+ * dyn_deliver() would make before its first packet. A switch the control
+ * thread requests while the burst is delivered applies from the next
+ * burst, as single calls would if it had come just after this one: a
+ * delay of one burst, which no ordering of the two threads rules out.
+ * From sources: each run of packets from one
+ * set goes to that set's bulk delivery, after the switch
+ * dyn_deliver_from() would make before the run's first packet (the run's
+ * others then find it made). */
 static unsigned dyn_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
 				  const struct rxb_rx_meta *metas, unsigned n,
 				  struct rxb_delivery *d, unsigned flags)
@@ -122,14 +127,21 @@ static unsigned dyn_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
 	const bool stop_on_drop = flags & RXB_BURST_STOP_ON_DROP;
 	unsigned k = 0;
 
-	if (srcs == NULL) {
-		while (k < n && rxb_burst_next(dyn_deliver(i, &metas[k], &d[k]), stop_on_drop, &k))
-			;
-		return k;
-	}
+	if (srcs == NULL)
+		return dyn_nic_mode(i->dyn) == RXB_DYN_SHARED
+			       ? rxb_shring_nic_deliver_burst(i->sh, NULL, metas, n, d,
+							      stop_on_drop)
+			       : rxb_privring_nic_deliver_burst(i->pr, NULL, metas, n, d,
+								stop_on_drop);
 	while (k < n) {
-		uint32_t set = dyn_set_of(i, srcs[k]);
+		uint32_t set;
 		unsigned run = 1, got;
+
+		if (srcs[k] >= i->n_srcs) { /* refused before it could switch sets */
+			rxb_delivery_refuse(&d[k], metas[k].dest);
+			break;
+		}
+		set = dyn_set_of(i, srcs[k]);
 
 		while (k + run < n && run < DYN_RUN_MAX && dyn_set_of(i, srcs[k + run]) == set)
 			run++;

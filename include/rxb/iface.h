@@ -139,9 +139,11 @@ int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_r
  *    the counter, ring and buffer effects of that single call made at that
  *    point; the burst only saves per-packet overhead: each design's bulk
  *    entry in the library is a loop around its inlined single path (dynamic
- *    shRing: by steering, its single entry per packet, which applies a
- *    switch requested between any two packets; from sources, each run of
- *    packets from one set through that set's entry). privRing adds a
+ *    shRing: by steering, the burst through the entry of the set steered
+ *    to, so a switch requested during the burst applies from the next
+ *    burst, as if requested after this one; from sources, each run of
+ *    packets from one set through that set's entry; the shared page pool:
+ *    privRing's entry with ports replaced by queues). privRing adds a
  *    queue's counters once per run of packets to it, so they are exact
  *    when the burst returns, not packet by packet;
  *  - returns m ≤ n, the packets handled (delivered or dropped): d[0..m)

@@ -69,6 +69,7 @@ static bool side_make(struct side *s, const struct design *dz)
 	cfg.n_cores = CORES;
 	cfg.seed = 7;
 	cfg.dyn = rxb_dynctl_config_default();
+	cfg.dyn.window = 1; /* dynamic shRing: a sample decides (switch_sets()) */
 	if (test_pool_init(&s->tp, 16384, CORES) != 0)
 		return false;
 	s->i = rxb_iface_create(&cfg, s->tp.alloc, &err);
@@ -208,11 +209,29 @@ static void check_side(struct side *s, uint64_t handled)
 		fprintf(stderr, "check: %s\n", err.msg);
 }
 
+/* Dynamic shRing: now and then both sides get the same controller sample,
+ * low or high load in turn, so the NIC switches sets between bursts.
+ * Returns whether side B steers to the shared set now. */
+static bool switch_sets(struct side s[2], unsigned round)
+{
+	static const struct rxb_dynctl_sample load[2] = {
+		{ .tput_gbps = 20, .mem_bw_gibps = 3 },
+		{ .tput_gbps = 190, .mem_bw_gibps = 30 },
+	};
+	const struct rxb_dynctl_sample *smp = &load[round / 100 % 2];
+
+	if (round % 100 == 0)
+		CHECK_EQ(rxb_iface_dyn_sample(s[0].i, smp), rxb_iface_dyn_sample(s[1].i, smp));
+	CHECK_EQ(rxb_iface_dyn_mode(s[0].i), rxb_iface_dyn_mode(s[1].i));
+	return rxb_iface_dyn_mode(s[1].i) == RXB_DYN_SHARED;
+}
+
 static void run(const struct design *dz, enum mode mode)
 {
 	struct side s[2];
 	uint32_t avail[64] = { 0 };
 	uint64_t seed = 0x5eed + (uint64_t)mode, handled = 0, drops = 0;
+	unsigned shared_rounds = 0;
 
 	if (!side_make(&s[0], dz) || !side_make(&s[1], dz)) {
 		CHECK(false);
@@ -228,6 +247,8 @@ static void run(const struct design *dz, enum mode mode)
 				  &srcs[k]))
 				break;
 		handled += one_burst(s, mode, srcs, m, k, avail);
+		if (dz->two_sets)
+			shared_rounds += switch_sets(s, r);
 		/* the cores keep up only now and then: rings fill, packets drop */
 		for (uint32_t c = 0; c < rxb_iface_n_cores(s[0].i); c++)
 			if (test_rand_below(&seed, 12) == 0)
@@ -240,6 +261,9 @@ static void run(const struct design *dz, enum mode mode)
 	 * that may go there) */
 	if (mode == BY_STEERING || dz->c.arch == RXB_ARCH_RXBISECT)
 		CHECK(drops > 0);
+	/* dynamic shRing steered to both sets */
+	if (dz->two_sets)
+		CHECK(shared_rounds > 0 && shared_rounds < ROUNDS);
 	for (uint32_t d = 0; d < rxb_iface_n_dests(s[0].i); d++)
 		for (int c = 0; c < RXB_NIC_COUNTERS; c++)
 			CHECK_EQ(rxb_iface_nic_counter(s[0].i, d, c),
