@@ -7,14 +7,15 @@
 # all a packet costs the NIC lcore past its receive), divided by the packets it dispatched.
 #
 # Usage: bash bench/emu_callgrind.sh [BUILD]      (default build/; ~2 min)
-#   RXB_EMU_CG_ARCHS  designs, comma-separated (default: the five of rxb-emu --bench)
+#   RXB_EMU_CG_ARCHS  designs, comma-separated (default: the five of rxb-emu --bench and the
+#                     shared page pool)
 #   RXB_EMU_CG_MS     run.duration_ms of each run (default 3000; valgrind runs ~50x slower,
 #                     so a run dispatches about 100k packets)
 #   RXB_EMU_CG_OUT    JSON written (default BUILD/bench-results/emu_callgrind.json)
 set -euo pipefail
 BUILD="${1:-build}"
 BIN="$BUILD/emu/rxb-emu"
-ARCHS="${RXB_EMU_CG_ARCHS:-privring,small_privring,shring,shring_list,rxbisect}"
+ARCHS="${RXB_EMU_CG_ARCHS:-privring,small_privring,shring,shring_list,rxbisect,spool}"
 MS="${RXB_EMU_CG_MS:-3000}"
 OUT="${RXB_EMU_CG_OUT:-$BUILD/bench-results/emu_callgrind.json}"
 if ! command -v valgrind >/dev/null; then
