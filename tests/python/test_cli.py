@@ -1,7 +1,10 @@
 """The `rxb` command end to end (subprocesses, as a user runs it)."""
 
 import json
+import math
 import tomllib
+
+import pytest
 
 from conftest import cli_json, run_cli
 from rxbisect.engines import engine
@@ -97,6 +100,42 @@ def test_bad_arguments_exit_2_in_the_same_shape():
     assert p.returncode == 2 and p.stderr.splitlines()[-1].startswith(
         "rxb: error: argument --cores: system.cores = 0: out of range")
     assert "Traceback" not in p.stderr
+
+
+def test_negative_zero_latency_reads_as_zero():
+    """--dram-ns -0 printed a -0 column and "dram_ns": -0.0."""
+    d = cli_json("darkpackets", "--json", "--dram-ns", "-0")
+    assert math.copysign(1.0, d["points"][0]["dram_ns"]) == 1.0
+
+
+@pytest.mark.parametrize("args, option", [
+    # an unset shell variable: the built-in calibration ran, nothing was kept, the sweep's
+    # records went into the current folder, a report covered it
+    (["sim", "--calibration", ""], "--calibration"),
+    (["sim", "--keep-config", " "], "--keep-config"),
+    (["sim", ""], "SCENARIO"),
+    (["sweep", "--grid", "arch.ax_size=64", "--out", ""], "--out"),
+    (["repro", "ring-size", "--quick", "--out", ""], "--out"),
+    (["report", ""], "DIR"),
+    (["report", "results", "--out", ""], "--out"),
+    (["trace", "gen", ""], "OUT.pcap"),
+    (["size", "--profile", ""], "--profile"),
+])
+def test_an_empty_path_is_refused(args, option):
+    p = run_cli(*args)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.splitlines()[-1] == (f"rxb: error: argument {option}: empty; allowed: a "
+                                         "file, folder or name")
+
+
+@pytest.mark.parametrize("args, message", [
+    # argparse's own "invalid int value: 'abc'"
+    (["sweep", "--jobs", "abc"], "argument --jobs: 'abc' is not an integer"),
+    (["repro", "ring-size", "--seeds", "1.5"], "argument --seeds: '1.5' is not an integer"),
+])
+def test_a_count_that_is_no_integer(args, message):
+    p = run_cli(*args)
+    assert p.returncode == 2 and p.stderr.splitlines()[-1] == f"rxb: error: {message}"
 
 
 def test_no_command_prints_help_and_exits_2():

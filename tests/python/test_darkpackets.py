@@ -104,10 +104,12 @@ def test_cli_dark_every_combination(capsys):
     (["--cores", "0"], "system.cores = 0: out of range"),
     (["--accesses", "-1"], "workload.reads = -1: out of range"),
     (["--compute-ns", "1e20"], "workload.compute_ns = 1e+20: out of range"),
-    (["--dram-ns", "nan"], "argument --dram-ns: 'nan': out of range; allowed: a finite "
-                           "number >= 0"),
+    (["--dram-ns", "nan"], "argument --dram-ns: 'nan': out of range; allowed: a number from 0 "
+                           "to 1000000 (ns)"),
     # a negative latency named the calculator's field (dram_ns = -1.0)
-    (["--dram-ns", "-1"], "argument --dram-ns: '-1': out of range; allowed: a finite number"),
+    (["--dram-ns", "-1"], "argument --dram-ns: '-1': out of range; allowed: a number from 0"),
+    # a finite latency past any machine's: M x t_d overflowed into a traceback
+    (["--dram-ns", "1e308", "--accesses", "1000"], "argument --dram-ns: '1e308': out of range"),
     # an empty item was skipped: 10,,20 gave two rows
     (["--link-gbps", "10,,20"], "argument --link-gbps: '10,,20': item 2 is empty; allowed: a "
                                 "comma-separated list of float values"),

@@ -162,10 +162,11 @@ def test_cli_size_json_and_text(capsys):
 @pytest.mark.parametrize("args, message", [
     (["--link-gbps", "nan"], "argument --link-gbps: traffic.rate_gbps = nan: not a finite number"),
     (["--link-gbps", "inf"], "argument --link-gbps: traffic.rate_gbps = inf: not a finite number"),
-    (["--ddio-mib", "inf"], "argument --ddio-mib: 'inf': out of range; allowed: a finite "
-                            "number >= 0"),
-    (["--ddio-mib", "-1"], "argument --ddio-mib: '-1': out of range; allowed: a finite "
-                           "number >= 0"),
+    (["--ddio-mib", "inf"], "argument --ddio-mib: 'inf': out of range; allowed: a number from 0 "
+                            "to 1048576 (MiB)"),
+    (["--ddio-mib", "-1"], "argument --ddio-mib: '-1': out of range; allowed: a number from 0"),
+    # finite, but its bytes overflowed into a traceback
+    (["--ddio-mib", "1e308"], "argument --ddio-mib: '1e308': out of range"),
     (["--ddio-mib", "x"], "argument --ddio-mib: 'x' is not a number"),
     (["--traffic-gbps=nan,1"], "traffic.rate_gbps = nan: not a finite number"),
     (["--traffic-gbps=-1,1"], "traffic.rate_gbps = -1: out of range"),

@@ -44,11 +44,13 @@ from ..version import __version__
 from ..vocab import profile, scenario
 from . import cli_fidelity, cli_repro, cli_tools
 from .options import (
+    INT,
     Parser,
     as_key,
+    at_most,
     bar_args,
     list_of,
-    nonnegative,
+    nonempty,
     pool_args,
     print_json,
     progress,
@@ -285,10 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "time goes: the per-packet stall anatomy per core class (on stderr with "
                    "--json)")
     bar_args(s)
-    s.add_argument("--keep-config", metavar="FILE", help="also write the engine's config JSON here")
+    s.add_argument("--keep-config", type=nonempty, metavar="FILE", help="also write the engine's config JSON here")
     s.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help="stop the engine after this")
-    s.add_argument("--calibration", metavar="FILE", help="software cycle costs to use instead "
+    s.add_argument("--calibration", type=nonempty, metavar="FILE", help="software cycle costs to use instead "
                    "of the built-in ones (a file `rxb calibrate` writes)")
     s.set_defaults(func=cmd_sim)
 
@@ -306,11 +308,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser("calibrate", help="measure this machine's software costs and write a "
                        "calibration file for `rxb sim --calibration`")
-    k.add_argument("--out", default="calibration.json", metavar="FILE",
+    k.add_argument("--out", type=nonempty, default="calibration.json", metavar="FILE",
                    help="where to write it (default calibration.json)")
     k.add_argument("--quick", action="store_true", help="short measurements, no callgrind "
                    "(a few seconds; noisier)")
-    k.add_argument("--costs", metavar="FILE", help="instead: measure each NF on the emulator "
+    k.add_argument("--costs", type=nonempty, metavar="FILE", help="instead: measure each NF on the emulator "
                    "and write a workload cost profile for `--set workload.costs=FILE`")
     bar_args(k)
     k.set_defaults(func=cmd_calibrate)
@@ -323,8 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--explain", action="store_true", help="also print each design's per-packet "
                    "stall anatomy side by side, per traffic and core class (on stderr with "
                    "--json)")
-    c.add_argument("--plot", metavar="DIR", help="also write DIR/compare.png (bar charts)")
-    c.add_argument("--jobs", type=int, metavar="N",
+    c.add_argument("--plot", type=nonempty, metavar="DIR", help="also write DIR/compare.png (bar charts)")
+    c.add_argument("--jobs", type=INT, metavar="N",
                    help=f"engine runs at once (default {compare.DEFAULT_WORKERS}, at most the CPUs)")
     c.set_defaults(func=cmd_compare)
 
@@ -333,9 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
     scenario_args(w)
     w.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="values of one key (repeatable; the points are the cross product)")
-    w.add_argument("--seeds", type=int, metavar="N",
+    w.add_argument("--seeds", type=INT, metavar="N",
                    help="run every point with run.seed = 1..N (default: the scenario's seed)")
-    w.add_argument("--out", default="results/sweep", metavar="DIR",
+    w.add_argument("--out", type=nonempty, default="results/sweep", metavar="DIR",
                    help="folder for sweep.jsonl and sweep.parquet; points already recorded "
                    "there are skipped (default results/sweep)")
     pool_args(w)
@@ -359,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.set_defaults(func=lambda a: _help(sc))
 
     z = sub.add_parser("size", aliases=["sizing"], help="|Ax| and |Bx| from the sizing rules of docs/interfaces.md §5.5")
-    z.add_argument("--profile", default="reference", help="hardware profile (name or file) for "
+    z.add_argument("--profile", type=nonempty, default="reference", help="hardware profile (name or file) for "
                    "the DDIO capacity and link rate (default: reference)")
     # each option takes the values of the scenario key it stands for (as_key)
     z.add_argument("--nics", type=as_key("system.nics"), default=2, help="NICs (default 2)")
@@ -376,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     ddio = z.add_mutually_exclusive_group()
     ddio.add_argument("--ddio-ways", type=as_key("system.ddio_ways"),
                       help="DDIO ways (default: the profile's)")
-    ddio.add_argument("--ddio-mib", type=nonnegative, help="DDIO capacity, instead of the "
+    ddio.add_argument("--ddio-mib", type=at_most(2**20, "MiB"), help="DDIO capacity, instead of the "
                       "profile's LLC size x ddio ways / ways")
     z.add_argument("--bx", type=as_key("arch.bx_size"),
                    help="|Bx| (default: 1024 per 100 Gbps of link, min 1024)")
@@ -398,11 +400,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--cores", type=list_of(as_key("system.cores")), default=[1], metavar="N")
     d.add_argument("--accesses", type=list_of(as_key("workload.reads")), default=[1],
                    metavar="M", help="dependent DRAM accesses per packet")
-    d.add_argument("--dram-ns", type=list_of(nonnegative), metavar="T",
+    d.add_argument("--dram-ns", type=list_of(at_most(1e6, "ns")), metavar="T",
                    help="DRAM latency (default: the profile's idle latency)")
     d.add_argument("--compute-ns", type=list_of(as_key("workload.compute_ns")), default=[0.0],
                    metavar="C")
-    d.add_argument("--profile", default=darkpackets.DEFAULT_PROFILE,
+    d.add_argument("--profile", type=nonempty, default=darkpackets.DEFAULT_PROFILE,
                    help="hardware profile whose DRAM idle latency --dram-ns defaults to")
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_dark)

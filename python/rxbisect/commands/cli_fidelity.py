@@ -12,7 +12,7 @@ import sys
 
 from ..errors import UsageError
 from ..study.sweeps import check_jobs
-from .options import bar_args, progress
+from .options import INT, bar_args, nonempty, progress
 
 
 def _command(args) -> str:
@@ -110,16 +110,16 @@ def register(sub) -> None:
                    "(workload, arch, params, published, simulated, unit)")
     f.add_argument("--quick", action="store_true", help="short runs and a coarse NDR "
                    "search: a smoke test, not a comparison")
-    f.add_argument("--costs", metavar="NAME", help="workload cost profile to check: a "
+    f.add_argument("--costs", type=nonempty, metavar="NAME", help="workload cost profile to check: a "
                    "built-in name or a file (default: the scenario default, study)")
     f.add_argument("--fit", action="store_true", help="find each NF's workload.nf_cycles "
                    "that meets its point, and write a cost profile")
-    f.add_argument("--out", metavar="FILE", help="with --fit: the profile to write (default: "
+    f.add_argument("--out", type=nonempty, metavar="FILE", help="with --fit: the profile to write (default: "
                    "overwrite python/rxbisect/vocab/costs/study.toml)")
     f.add_argument("--seed", type=int, default=1, help="run.seed of every run (default 1)")
-    f.add_argument("--points", metavar="FILE", help="calibration points file (default: the "
+    f.add_argument("--points", type=nonempty, metavar="FILE", help="calibration points file (default: the "
                    "study's, python/rxbisect/study/calibration_points.toml)")
-    f.add_argument("--jobs", type=int, metavar="N", help="engine runs at once (default: "
+    f.add_argument("--jobs", type=INT, metavar="N", help="engine runs at once (default: "
                    "every CPU)")
     bar_args(f)
     f.set_defaults(func=cmd_fidelity)

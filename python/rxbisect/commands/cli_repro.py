@@ -8,7 +8,7 @@
 import json
 import sys
 
-from .options import bar_args, pool_args, progress
+from .options import INT, bar_args, nonempty, pool_args, progress
 
 LIST = "list"
 
@@ -52,15 +52,15 @@ def register(sub) -> None:
     from ..study import reproduce
     r = sub.add_parser("repro", help="run an experiment of the catalogue (experiments/): "
                        "records, table, summary and plot in DIR (docs/experiments.md)")
-    r.add_argument("experiment", metavar="ID", help="a catalogue ID, an experiment file, "
+    r.add_argument("experiment", type=nonempty, metavar="ID", help="a catalogue ID, an experiment file, "
                    "'all' (every experiment) or 'list' (print the catalogue)")
     r.add_argument("--quick", action="store_true", help="the quick variant: same shape, "
                    "fewer points, shorter runs, one seed")
-    r.add_argument("--seeds", type=int, metavar="N", help="seeds per point (default: the "
+    r.add_argument("--seeds", type=INT, metavar="N", help="seeds per point (default: the "
                    "variant's; the full variant reports the trimmed mean of 10)")
-    r.add_argument("--profile", metavar="NAME", help="hardware profile for every point "
+    r.add_argument("--profile", type=nonempty, metavar="NAME", help="hardware profile for every point "
                    "(default: the experiment's, normally 'reference')")
-    r.add_argument("--out", default=reproduce.DEFAULT_OUT, metavar="DIR",
+    r.add_argument("--out", type=nonempty, default=reproduce.DEFAULT_OUT, metavar="DIR",
                    help=f"folder for ID.jsonl/.parquet/.summary.json/.png/.svg; points "
                    f"already recorded there are skipped (default {reproduce.DEFAULT_OUT})")
     pool_args(r)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import FLOAT, INT, Parser
+from .options import FLOAT, INT, Parser, nonempty
 
 
 def _experiments_dir(args) -> Path | None:
@@ -95,7 +95,7 @@ def cmd_trace_stats(args) -> int:
 
 
 def _experiments_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--experiments", metavar="FOLDER", help="where ID.toml experiment files "
+    p.add_argument("--experiments", type=nonempty, metavar="FOLDER", help="where ID.toml experiment files "
                    "are (default: experiments/ of the repository)")
 
 
@@ -103,18 +103,18 @@ def register(sub) -> None:
     """Add the `report`, `compare-runs` and `trace` subcommands to the `rxb` parser."""
     r = sub.add_parser("report", help="one self-contained HTML page for every experiment "
                        "in DIR (figures, tables, parameters, a reading; docs/report.md)")
-    r.add_argument("dir", metavar="DIR", help="results folder with ID.jsonl files")
+    r.add_argument("dir", type=nonempty, metavar="DIR", help="results folder with ID.jsonl files")
     _experiments_arg(r)
-    r.add_argument("--out", metavar="FILE", help="the page to write (default DIR/report.html)")
-    r.add_argument("--baseline", metavar="DIR2", help="add a section comparing DIR with the "
+    r.add_argument("--out", type=nonempty, metavar="FILE", help="the page to write (default DIR/report.html)")
+    r.add_argument("--baseline", type=nonempty, metavar="DIR2", help="add a section comparing DIR with the "
                    "results in DIR2, point by point (docs/regressions.md)")
     r.set_defaults(func=cmd_report)
 
     c = sub.add_parser("compare-runs", help="the same experiments of two results folders "
                        "side by side; exit 1 when a point differs beyond the seed spread "
                        "(docs/regressions.md)")
-    c.add_argument("dir", metavar="DIR", help="results folder to check (e.g. of a change)")
-    c.add_argument("baseline", metavar="DIR2", help="results folder to check it against")
+    c.add_argument("dir", type=nonempty, metavar="DIR", help="results folder to check (e.g. of a change)")
+    c.add_argument("baseline", type=nonempty, metavar="DIR2", help="results folder to check it against")
     _experiments_arg(c)
     c.add_argument("--all", action="store_true", help="show every point, not only those "
                    "that differ or are on one side only")
@@ -126,7 +126,7 @@ def register(sub) -> None:
     t.set_defaults(func=lambda a: (t.print_help(sys.stderr), 2)[1])
     g = tsub.add_parser("gen", help="write a synthetic heavy-tailed trace (the simulator's "
                         "generator, sim/tracegen.h)")
-    g.add_argument("out", metavar="OUT.pcap")
+    g.add_argument("out", type=nonempty, metavar="OUT.pcap")
     g.add_argument("--flows", type=INT, help="about this many flows (sets --min-pkts by "
                    "bisection on the generator's own flow count)")
     for name, conv, text in _GEN_FLAGS:
@@ -135,10 +135,10 @@ def register(sub) -> None:
     g.set_defaults(func=cmd_trace_gen)
     s = tsub.add_parser("stats", help="packets, flows, frame sizes and per-core RSS load of "
                         "a pcap/pcapng")
-    s.add_argument("pcap", metavar="PCAP")
-    s.add_argument("--cores", type=int, default=16, help="cores RSS spreads over (default 16)")
-    s.add_argument("--reta-size", type=int, help="indirection table entries (default: the "
+    s.add_argument("pcap", type=nonempty, metavar="PCAP")
+    s.add_argument("--cores", type=INT, default=16, help="cores RSS spreads over (default 16)")
+    s.add_argument("--reta-size", type=INT, help="indirection table entries (default: the "
                    "profile's nic.reta_size)")
-    s.add_argument("--profile", default="reference", help="hardware profile (default reference)")
+    s.add_argument("--profile", type=nonempty, default="reference", help="hardware profile (default reference)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_trace_stats)

@@ -42,17 +42,30 @@ def list_of(conv: Callable[[str], float]) -> Callable[[str], list]:
     return parse
 
 
-def nonnegative(text: str) -> float:
-    """An argparse type: a finite number >= 0 (a latency, a capacity), with a message that says
-    so for the value given."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; allowed: a finite "
-                                         "number >= 0") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: out of range; allowed: a finite number >= 0")
-    return value
+def at_most(hi: float, unit: str) -> Callable[[str], float]:
+    """An argparse type: a number from 0 to `hi` `unit` (a latency, a capacity: past hi it is no
+    machine's, and a calculator's arithmetic on it would overflow); -0 reads as 0."""
+    allowed = f"allowed: a number from 0 to {int(hi) if hi == int(hi) else hi} ({unit})"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number; {allowed}") from None
+        if not 0 <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text!r}: out of range; {allowed}")
+        return value + 0.0  # -0.0 + 0.0 is 0.0
+
+    parse.__name__ = "number"  # list_of's message names it
+    return parse
+
+
+def nonempty(text: str) -> str:
+    """An argparse type for a file, a folder or a name: not empty. An unset shell variable
+    (`--out "$DIR"`) would otherwise stand for the current folder or the default."""
+    if text.strip() == "":
+        raise argparse.ArgumentTypeError("empty; allowed: a file, folder or name")
+    return text
 
 
 def as_key(full: str) -> Callable[[str], Any]:
@@ -114,7 +127,7 @@ def set_args(p: argparse.ArgumentParser, help: str = "override one key (repeatab
 
 def scenario_args(p: argparse.ArgumentParser, default: str = "the reference setup") -> None:
     """The scenario (a file or built-in name) and its --set overrides."""
-    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+    p.add_argument("scenario", type=nonempty, nargs="?", metavar="SCENARIO",
                    help="scenario TOML file or built-in name (see `rxb scenario list`); "
                         f"default: {default}")
     set_args(p)
@@ -122,9 +135,9 @@ def scenario_args(p: argparse.ArgumentParser, default: str = "the reference setu
 
 def pool_args(p: argparse.ArgumentParser) -> None:
     """Where engine runs go: the local pool (--jobs) or a Dask cluster (--cluster)."""
-    p.add_argument("--jobs", type=int, metavar="N",
+    p.add_argument("--jobs", type=INT, metavar="N",
                    help="engine runs at once on the local pool (default: every CPU)")
-    p.add_argument("--cluster", metavar="ADDRESS",
+    p.add_argument("--cluster", type=nonempty, metavar="ADDRESS",
                    help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
 
 
