@@ -92,7 +92,7 @@ static void params_run(json_t *p, const struct rxb_emu_cfg *c, const struct rxb_
 	       : c->out == RXB_EMU_OUT_PORT ? "port"
 	       : c->out == RXB_EMU_OUT_RING ? "ring"
 					    : "null");
-	jw_str(p, "emu.rss", c->scn.emu.rss == RXB_EMU_RSS_SW ? "sw" : "auto");
+	jw_str(p, "emu.rss", rxb_emu_rss_name[c->scn.emu.rss]);
 	jw_u64(p, "emu.packets", c->scn.emu.packets);
 	jw_u64(p, "emu.gen_lcores", c->scn.emu.gen_lcores);
 	jw_u64(p, "derived.phys_queues", rxb_emu_phys_queues(c));

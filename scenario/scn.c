@@ -335,11 +335,13 @@ static bool parse_u64(const char *t, uint64_t *out, bool *negative)
 	return errno == 0 && *end == '\0';
 }
 
-/* "[1, 2]", "1,2" or "[]" into at most cap integers. */
+/* "[1, 2]", "1,2" or "[]" into at most cap integers. An empty item
+ * ("[0,,1]", "0,") is refused, not skipped, as the front end does: it
+ * would change which cores the list names. */
 static bool parse_list(const char *t, uint64_t *out, size_t cap, size_t *n)
 {
 	char buf[8192];
-	char *p, *save = NULL;
+	char *p, *comma;
 	size_t len;
 
 	while (*t == ' ')
@@ -355,16 +357,20 @@ static bool parse_list(const char *t, uint64_t *out, size_t cap, size_t *n)
 		memmove(buf, buf + 1, len - 1);
 	}
 	*n = 0;
-	for (p = strtok_r(buf, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+	if (strspn(buf, " ") == strlen(buf))
+		return true; /* the empty list */
+	for (p = buf;; p = comma + 1) {
 		bool negative;
 
-		if (strspn(p, " ") == strlen(p))
-			continue;
+		comma = strchr(p, ',');
+		if (comma != NULL)
+			*comma = '\0';
 		if (*n == cap || !parse_u64(p, &out[*n], &negative) || negative)
-			return false;
+			return false; /* parse_u64 refuses a blank item */
 		(*n)++;
+		if (comma == NULL)
+			return true;
 	}
-	return true;
 }
 
 /* 'x' or "x" → x, as the front end reads a --set string; else text itself. */

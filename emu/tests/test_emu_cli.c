@@ -121,6 +121,8 @@ static void test_bad_options(void)
 		{ { "--set", "workload.nf=router" }, "workload.nf" },
 		{ { "--set", "traffic.pattern=trace" }, "traffic.pcap" },
 		{ { "--set", "system.stalled_cores=[7]" }, "system.stalled_cores" },
+		/* an empty item was skipped: [0,,1] stalled cores 0 and 1 */
+		{ { "--set", "system.stalled_cores=[0,,1]" }, "system.stalled_cores" },
 		{ { "--set", "arch.name=dyn_shring", "--set", "emu.source=pcap", "--set",
 		    "traffic.pcap=/tmp/x.pcap" },
 		  "emu.source" },

@@ -72,6 +72,9 @@ static void test_errors_name_key_value_and_what_is_allowed(void)
 		     "out of range; allowed: a number > 0 and <= 100000 (Gbps)");
 	expect_error(RXB_ENGINE_SIM, "arch.rx_sise", "1024", "unknown key");
 	expect_error(RXB_ENGINE_SIM, "system.stalled_cores", "[1,x]", "cannot be read as a list");
+	/* an empty item was skipped: [0,,1] stalled cores 0 and 1 */
+	expect_error(RXB_ENGINE_SIM, "system.stalled_cores", "[0,,1]", "cannot be read as a list");
+	expect_error(RXB_ENGINE_EMU, "system.stalled_cores", "0,", "cannot be read as a list");
 	expect_error(RXB_ENGINE_SIM, "run.seed", "-1", "out of range");
 	/* the emulator's narrower range says why */
 	expect_error(RXB_ENGINE_EMU, "system.cores", "65",
@@ -95,6 +98,8 @@ static void test_text_reads_as_the_front_end_does(void)
 	CHECK_EQ(s.arch.name, RXB_ARCH_PRIVRING);
 	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.coalesce", "yes", &err), 0);
 	CHECK(s.arch.coalesce);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "system.slow_cores", "[]", &err), 0);
+	CHECK_EQ(s.system.slow_cores.n, 0);
 	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "system.slow_cores", "[0, 3]", &err), 0);
 	CHECK_EQ(s.system.slow_cores.n, 2);
 	CHECK(rxb_scn_list_has(&s.system.slow_cores, 3));

@@ -46,6 +46,9 @@ CASES = {
                                   ["traffic.rate_gbps = 0: out of range", "> 0"]),
     "negative list element": (None, ["system.stalled_cores=-1"],
                               ["system.stalled_cores = [-1]: out of range"]),
+    # skipped, it stalled cores 0 and 1
+    "empty list item": (None, ["system.stalled_cores=[0,,1]"],
+                        ["system.stalled_cores = '[0,,1]': item 2 is empty"]),
     "not a power of two": (None, ["arch.bx_size=1000"],
                            ["arch.bx_size = 1000: not a power of two", "power-of-two integer"]),
     "Ax below vendor minimum": (None, ["arch.ax_size=32"],

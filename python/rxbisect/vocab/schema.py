@@ -297,11 +297,24 @@ def parse_text(info: KeyInfo, text: str, where: str = "") -> Any:
         elif k is str:
             value = t[1:-1] if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"" else t
         else:
-            inner = t[1:-1] if t.startswith("[") and t.endswith("]") else t
-            value = tuple(int(x) for x in inner.split(",") if x.strip())
+            value = _list_items(info, t, where)
+    except ScenarioError:
+        raise
     except (KeyError, ValueError):
         raise fail(info, t, f"cannot be read as {_TYPE_NAMES[k]}", where) from None
     return check(info, value, where)
+
+
+def _list_items(info: KeyInfo, t: str, where: str) -> tuple[int, ...]:
+    """The integers of a list value ("[0, 2]", "0,2"; "[]" or "" is the empty list). An empty
+    item ("[0,,1]") is refused, not skipped: it would change which cores the list names."""
+    inner = t[1:-1] if t.startswith("[") and t.endswith("]") else t
+    if inner.strip() == "":
+        return ()
+    items = [x.strip() for x in inner.split(",")]
+    if "" in items:
+        raise fail(info, t, f"item {items.index('') + 1} is empty", where)
+    return tuple(int(x) for x in items)
 
 
 def _kind(hint: Any) -> tuple[type, bool]:
