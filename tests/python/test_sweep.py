@@ -381,3 +381,16 @@ def test_a_damaged_line_before_the_last_is_an_error_not_silently_dropped(tmp_pat
     with pytest.raises(rxbisect.errors.UsageError, match=r"sweep.jsonl line 2 is not a sweep"):
         records.Store(out)
     assert (out / records.FILE).read_text() == f"{good}\nnot json\n{good}\n"  # untouched
+
+
+def test_a_whole_last_line_that_is_no_record_is_an_error_not_dropped(tmp_path):
+    """A line ends in its newline only when written whole: a last line that is no record was
+    edited in, and was deleted as "half-written"."""
+    out = tmp_path / "s"
+    out.mkdir()
+    good = json.dumps({"point_id": "ab", "metrics": {}})
+    text = f'{good}\n{{"experiment": "sweep", "note": "mine"}}\n'
+    (out / records.FILE).write_text(text)
+    with pytest.raises(rxbisect.errors.UsageError, match=r"sweep.jsonl line 2 is not a sweep"):
+        records.Store(out)
+    assert (out / records.FILE).read_text() == text  # untouched

@@ -121,13 +121,13 @@ class Store:
         records: dict[str, dict] = {}
         good = 0  # bytes of whole, valid lines
         for i, line in enumerate(lines):
+            # a record is written with its newline in one go: a whole line that is no
+            # record was edited in, even the last one, and is the user's to mend
             rec = _parse(line)
             if rec is None:
-                if i < len(lines) - 1:
-                    raise UsageError(f"{self.path} line {i + 1} is not a sweep record; the "
-                                     "file was edited or not written by `rxb sweep`: fix or "
-                                     "remove that line, or use another --out")
-                break  # a damaged last line: dropped below like a cut-off one
+                raise UsageError(f"{self.path} line {i + 1} is not a sweep record; the "
+                                 "file was edited or not written by `rxb sweep`: fix or "
+                                 "remove that line, or use another --out")
             records[rec["point_id"]] = rec
             good += len(line) + 1
         if good < len(data):
