@@ -84,7 +84,7 @@ CASES = {
                         ["system.profile = 'refrence'", "(did you mean 'reference'?)"]),
     "profile missing a key": (None, [PROFILE_MISSING_WAYS], ["missing key 'llc.ways'"]),
     "profile with a bad value": (None, [PROFILE_BAD_WAYS],
-                                 ["llc.ways = 0: out of range", "allowed: an integer >= 1"]),
+                                 ["llc.ways = 0: out of range", "allowed: an integer from 1 to 1024"]),
 }
 
 

@@ -84,6 +84,24 @@ def test_a_float_key_beyond_the_float_range_is_not_finite(tmp_path):
     assert "cpu.freq_ghz = 1" + "0" * 400 + ": not a finite number" in msg
 
 
+@pytest.mark.parametrize("old, new, message", [
+    # finite, but past any machine: the calculators overflowed into tracebacks
+    ("size_mib = 22.0", "size_mib = 1e308", "llc.size_mib = 1e+308: out of range"),
+    ("link_gbps = 100.0", "link_gbps = 1e308", "nic.link_gbps = 1e+308: out of range"),
+    # rxb sim ran it and delivered nothing
+    ("freq_ghz = 2.1", "freq_ghz = 1e-300", "cpu.freq_ghz = 1e-300: out of range"),
+    # the engine refused it as an engine failure, naming its own field
+    ("reta_size = 512", "reta_size = 3", "nic.reta_size = 3: out of range; allowed: a "
+                                         "power-of-two integer from 64 to 4096"),
+])
+def test_a_number_no_machine_has_is_refused_naming_the_key(tmp_path, old, new, message):
+    text = profile.locate("reference").read_text()
+    assert old in text
+    f = tmp_path / "odd.toml"
+    f.write_text(text.replace(old, new))
+    assert message in _one_error(f)
+
+
 def test_reference_dram_curve_is_the_fit_of_the_published_curve():
     """idle_ns and service_ns are fitted (scripts/fit_dram.py), not chosen: the profile must
     hold what the script derives from docs/calibration.md's MLC curve."""
