@@ -422,6 +422,23 @@ static int rxlist_slots_fit(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
+/* Every buffer of a core's Ax ring may end up in its Bx (the library
+ * reserves a Bx slot for each: rxb_bisect_create), and each Bx has its own
+ * core's Ax linked to it. */
+static int bx_holds_its_ax(const struct rules_ctx *x, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &x->s->arch;
+
+	if (a->name != RXB_ARCH_RXBISECT || a->bx_size >= a->ax_size)
+		return 0;
+	rxb_err_set(err,
+		    "arch.bx_size = %u: smaller than arch.ax_size = %u, whose buffers the Bx must "
+		    "all be able to take; allowed: %u or more (a power of two), or a smaller "
+		    "arch.ax_size",
+		    a->bx_size, a->ax_size, a->ax_size);
+	return broken();
+}
+
 static int spool_queues_fit(const struct rules_ctx *x, struct rxb_err *err)
 {
 	const struct rxb_scn_arch *a = &x->s->arch;
@@ -615,6 +632,7 @@ static const struct rxb_scn_rule {
 	{ "groups divide the cores", groups_divide_cores, SIM | EMU },
 	{ "per-NIC sets are even", per_nic_sets_even, SIM | EMU },
 	{ "RxList slots fit a ring", rxlist_slots_fit, SIM | EMU },
+	{ "a Bx holds its Ax", bx_holds_its_ax, SIM | EMU },
 	{ "spool queues fit", spool_queues_fit, SIM | EMU },
 	{ "spool low below high", spool_low_below_high, SIM | EMU },
 	{ "native runs are privRing", native_is_privring, EMU },
