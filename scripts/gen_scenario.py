@@ -233,6 +233,10 @@ def validate_calib(k: dict) -> None:
     for field in ("unit", "doc", "source"):
         if not k.get(field):
             raise TableError(f"{name}: {field} is missing (every key says it)")
+    hi = k.get("hi")
+    if not (isinstance(hi, (int, float)) and not isinstance(hi, bool) and 0 < hi < float("inf")):
+        raise TableError(f"{name}: hi {hi!r} is not a finite number > 0 (every key bounds "
+                         "its cost)")
 
 
 def calib_lines(calib: list[dict]) -> list[str]:
@@ -253,7 +257,8 @@ def calib_lines(calib: list[dict]) -> list[str]:
             "struct rxb_calib_key {", "\tconst char *name;",
             "\tsize_t offset; /* of its field in struct rxb_calib_cycles */",
             "\tbool per_arch; /* RXB_ARCHS numbers, named by rxb_arch_name */",
-            "\tconst char *unit;", "\tconst char *kind; /* measured or assumption */", "};",
+            "\tconst char *unit;", "\tconst char *kind; /* measured or assumption */",
+            "\tdouble hi; /* the most a cost may be */", "};",
             "extern const unsigned rxb_n_calib_keys;",
             "extern const struct rxb_calib_key rxb_calib_keys[RXB_N_CALIB_KEYS];", ""]
     return out
@@ -263,7 +268,8 @@ def calib_entry(k: dict) -> str:
     return (f"\t{{ .name = {c_str(k['name'])}, "
             f".offset = offsetof(struct rxb_calib_cycles, {k['name']}),\n"
             f"\t  .per_arch = {'true' if k.get('per_arch') else 'false'}, "
-            f".unit = {c_str(k['unit'])}, .kind = {c_str(k['kind'])} }},")
+            f".unit = {c_str(k['unit'])}, .kind = {c_str(k['kind'])}, "
+            f".hi = {float(k['hi'])!r} }},")
 
 
 def metric_const(name: str) -> str:

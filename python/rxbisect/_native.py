@@ -73,7 +73,7 @@ class _ProfileKey(ctypes.Structure):  # struct rxb_profile_key (scenario/scenari
 class _CalibKey(ctypes.Structure):  # struct rxb_calib_key (generated from calibration_keys.toml)
     _fields_ = [("name", ctypes.c_char_p), ("offset", ctypes.c_size_t),
                 ("per_arch", ctypes.c_bool), ("unit", ctypes.c_char_p),
-                ("kind", ctypes.c_char_p)]
+                ("kind", ctypes.c_char_p), ("hi", ctypes.c_double)]
 
 
 # name: (result type, argument types) of every function the binding calls
@@ -200,10 +200,11 @@ def profile_keys() -> list[tuple[str, str, str]]:
             for k in (_ProfileKey * n).in_dll(lib(), "rxb_profile_keys")]
 
 
-def calib_keys() -> list[tuple[str, bool, str, str]]:
-    """The calibration key table the simulator was built with: (name, per_arch, unit, kind)."""
+def calib_keys() -> list[tuple[str, bool, str, str, float]]:
+    """The calibration key table the simulator was built with: (name, per_arch, unit, kind,
+    hi)."""
     n = ctypes.c_uint.in_dll(lib(), "rxb_n_calib_keys").value
-    return [(k.name.decode(), k.per_arch, k.unit.decode(), k.kind.decode())
+    return [(k.name.decode(), k.per_arch, k.unit.decode(), k.kind.decode(), k.hi)
             for k in (_CalibKey * n).in_dll(lib(), "rxb_calib_keys")]
 
 

@@ -303,13 +303,15 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 /* ------------------------------------------------------- calibration */
 
 /* A cost: a finite number >= 0 (the engine turns it into picoseconds). */
-static double cost(struct rd *r, const char *key, const char *unit)
+/* A cost of calibration key k: a number from 0 to k->hi (a 1e308 cycle cost
+ * overflowed the engine's integer clock and ran faster than a 1e12 one). */
+static double cost(struct rd *r, const char *key, const struct rxb_calib_key *k)
 {
 	double v = num(r, key);
 
-	if (!r->bad && !(isfinite(v) && v >= 0)) {
-		rxb_err_set(r->err, "%s.%s = %g: allowed: a number >= 0 (%s)", r->sec, key, v,
-			    unit);
+	if (!r->bad && !(v >= 0 && v <= k->hi)) {
+		rxb_err_set(r->err, "%s.%s = %g: allowed: a number from 0 to %g (%s)", r->sec, key,
+			    v, k->hi, k->unit);
 		r->bad = 1;
 	}
 	return v;
@@ -359,12 +361,12 @@ static void calib_key(struct rd *cy, const struct rxb_calib_key *k, struct rxb_c
 	struct rd per;
 
 	if (!k->per_arch) {
-		*dst = cost(cy, k->name, k->unit);
+		*dst = cost(cy, k->name, k);
 		return;
 	}
 	per = sub(cy, k->name);
 	for (int a = 0; a < RXB_ARCHS; a++)
-		dst[a] = cost(&per, rxb_arch_name[a], k->unit);
+		dst[a] = cost(&per, rxb_arch_name[a], k);
 	rxb_scn_allowed(rxb_scn_key_find("arch.name"), RXB_ENGINE_SIM, designs, sizeof(designs));
 	no_unknown(&per, is_arch, designs);
 	cy->bad |= per.bad;

@@ -39,7 +39,10 @@ def test_the_shipped_default_is_a_valid_calibration():
     (lambda d: d.pop("cycles"), "no 'cycles' object"),
     (lambda d: d["cycles"].pop("lock"), "cycles.lock = null"),
     (lambda d: d["cycles"]["rx_per_pkt"].pop("rxbisect"), "cycles.rx_per_pkt.rxbisect = null"),
-    (lambda d: d["cycles"].update(doorbell=-3), "cycles.doorbell = -3: allowed: a number >= 0"),
+    (lambda d: d["cycles"].update(doorbell=-3), "cycles.doorbell = -3: allowed: a number from 0"),
+    # past any machine: the engine's clock overflowed, and ran it faster than a smaller cost
+    (lambda d: d["cycles"].update(doorbell=2e7), "cycles.doorbell = 20000000.0: allowed: a number "
+                                                 "from 0 to"),
     (lambda d: d["cycles"].update(emu_per_pkt=5), "cycles.emu_per_pkt is missing or not an"),
 ])
 def test_a_bad_calibration_is_a_usage_error_naming_the_key(tmp_path, mutate, message):

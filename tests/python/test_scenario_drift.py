@@ -149,7 +149,8 @@ def _default_calibration() -> dict:
 
 def test_the_simulator_knows_exactly_the_calibration_tables_keys():
     assert _native.calib_keys() == \
-        [(name, k.get("per_arch", False), k["unit"], k["kind"]) for name, k in CALIB.items()]
+        [(name, k.get("per_arch", False), k["unit"], k["kind"], k["hi"])
+         for name, k in CALIB.items()]
 
 
 def test_the_default_calibration_has_exactly_the_tables_keys():
@@ -233,5 +234,13 @@ def test_a_calibration_with_an_unknown_design_is_refused(tmp_path):
 def test_a_negative_cost_is_refused(tmp_path):
     doc = _default_calibration()
     doc["cycles"]["doorbell"] = -3
-    _both_refuse(tmp_path, doc,
-                 "cycles.doorbell = -3: allowed: a number >= 0 (cycles per doorbell)")
+    _both_refuse(tmp_path, doc, "cycles.doorbell = -3: allowed: a number from 0 to 1e+07 "
+                 "(cycles per doorbell)")
+
+
+def test_a_cost_no_machine_has_is_refused(tmp_path):
+    """A 1e308 cycle cost ran faster than a 1e12 one (the engine's clock overflowed)."""
+    doc = _default_calibration()
+    doc["cycles"][PER_ARCH]["rxbisect"] = 1e308
+    _both_refuse(tmp_path, doc, f"cycles.{PER_ARCH}.rxbisect = 1e+308: allowed: a number from 0 "
+                 "to 1e+07")

@@ -27,7 +27,6 @@ from the uncontended costs.
 
 import datetime
 import json
-import math
 import os
 import platform
 import re
@@ -62,7 +61,8 @@ SHAPE = ("a calibration has the shape of sim/calibration/default.json; write one
 
 def load(path: str | os.PathLike) -> dict:
     """Read and check a calibration file (the shape of sim/calibration/default.json): every
-    key of the calibration table under "cycles", a number >= 0 each, and no other key."""
+    key of the calibration table under "cycles", a number from 0 to the key's `hi` each, and
+    no other key."""
     where = f"--calibration {path}"
     try:
         doc = json.loads(Path(path).read_text())
@@ -78,9 +78,9 @@ def load(path: str | os.PathLike) -> dict:
     for k, spec in CALIBRATION_KEYS.items():
         for name, v in _numbers(where, cycles, k, spec):
             if not (isinstance(v, (int, float)) and not isinstance(v, bool)
-                    and math.isfinite(v) and v >= 0):
+                    and 0 <= v <= spec["hi"]):
                 raise UsageError(f"{where}: cycles.{name} = {json.dumps(v)}: allowed: a number "
-                                 f">= 0 ({spec['unit']}); {SHAPE}")
+                                 f"from 0 to {spec['hi']:g} ({spec['unit']}); {SHAPE}")
     _only_known(where, "cycles", cycles, tuple(CALIBRATION_KEYS))
     return doc
 
