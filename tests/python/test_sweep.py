@@ -339,7 +339,7 @@ def _free_port() -> int:
     (["--cluster", "tcp://127.0.0.1:{port}"], "--cluster tcp://127.0.0.1:{port}: cannot reach "
                                               "a Dask scheduler there"),
     (["--jobs", "2", "--cluster", "tcp://127.0.0.1:1"], "--jobs sets the local pool"),
-    (["--out", "{file}"], "--out {file}: cannot create the folder"),
+    (["--out", "{file}"], "--out {file}: a file, not a folder"),
     (["--out", "{file}/sub"], "--out {file}/sub: cannot create the folder"),
 ])
 def test_each_bad_input_is_one_clear_error_before_anything_runs(tmp_path, capsys, args,

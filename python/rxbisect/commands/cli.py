@@ -13,7 +13,7 @@
     rxb repro ID|all [--quick] [--seeds N] [--out DIR] [--jobs N | --cluster ADDR] ...
     rxb report DIR [--baseline DIR2]
     rxb compare-runs DIR DIR2 [--all]
-    rxb trace gen --out FILE.pcap [...] | rxb trace stats PCAP [--cores N] [--json]
+    rxb trace gen OUT.pcap [...] | rxb trace stats PCAP [--cores N] [--json]
     rxb fidelity [--json] [--quick] [--fit [--out FILE]]
 
 A thin layer: parsing arguments, calling the modules, printing. Every error the

@@ -75,13 +75,14 @@ class Store:
                  stem: str = STEM):
         self.folder = Path(folder)
         self.path = self.folder / f"{stem}.jsonl"
+        if self.folder.exists() and not self.folder.is_dir():
+            raise UsageError(f"--out {folder}: a file, not a folder; allowed: a folder, new or "
+                             "one a sweep wrote")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UsageError(f"--out {folder}: cannot create the folder "
                              f"({e.strerror or e})") from None
-        if not self.folder.is_dir():
-            raise UsageError(f"--out {folder}: not a folder")
         # A POSIX lock excludes other processes (and, unlike flock, is not held on by the
         # workers a sweep forks). It is dropped when this process closes *any* descriptor of
         # the file, so a second Store of this process is turned away by _OPEN before it opens

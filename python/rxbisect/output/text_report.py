@@ -237,7 +237,9 @@ def trace_stats(s: dict) -> str:
                    for c in s["per_core"]), (True,) * 5)
 
     def ratio(v: float | None) -> str:
-        return f"{v:.2f}" if v is not None else "unbounded (a core gets nothing)"
+        if v is not None:
+            return f"{v:.2f}"
+        return "none (no packets)" if s["packets"] == 0 else "unbounded (a core gets nothing)"
     return (f"{head}\n\nFrame sizes (Ethernet frame with FCS):\n{sizes}\n\n"
             f"RSS over {s['cores']} cores (Toeplitz, {s['reta_size']}-entry indirection "
             f"table, round-robin):\n{cores}\n\nmax/min per-core load: packets "

@@ -732,7 +732,8 @@ def table(outcome: Outcome) -> str:
     text = text_report.table((*keys, "seed", "Gbps", "drop %", "in flight %", "p99 us", "mem GiB/s",
                          "DDIO hit", "point"),
                         rows, (*(False,) * len(keys), *(True,) * 7, False))
-    text += f"\n\n{len(outcome.points)} points: {outcome.ran} run now, {outcome.skipped} " \
+    n = len(outcome.points)
+    text += f"\n\n{n} point{'' if n == 1 else 's'}: {outcome.ran} run now, {outcome.skipped} " \
         "already recorded"
     if outcome.file:
         text += f"\nrecords: {outcome.file}"
