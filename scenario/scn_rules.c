@@ -598,6 +598,45 @@ static int samples_fit(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
+/* The dynamic controller samples as the run samples its series: a period
+ * so short that a run takes more samples than that never finishes. */
+static int dyn_samples_fit(const struct rules_ctx *x, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &x->s->arch;
+	double n = x->s->run.duration_ms / a->dyn_sample_ms;
+	char v[32];
+
+	if (a->name != RXB_ARCH_DYN_SHRING || n <= RXB_SCN_MAX_SAMPLES)
+		return 0;
+	rxb_scn_num_text(a->dyn_sample_ms, v, sizeof(v));
+	rxb_err_set(err,
+		    "arch.dyn_sample_ms = %s: run.duration_ms = %g would take %.0f controller "
+		    "samples, more than the simulator's %u; allowed: at least %g (or a shorter "
+		    "run.duration_ms)",
+		    v, x->s->run.duration_ms, n, RXB_SCN_MAX_SAMPLES,
+		    x->s->run.duration_ms / RXB_SCN_MAX_SAMPLES);
+	return broken();
+}
+
+/* A timer interrupt takes the core for system.tick_us every 1/tick_hz: one
+ * that lasts its whole period leaves the core no time, and the run no
+ * progress. */
+static int ticks_leave_time(const struct rules_ctx *x, struct rxb_err *err)
+{
+	const struct rxb_scn_system *sy = &x->s->system;
+	double period_us = 1e6 / sy->tick_hz;
+	char v[32];
+
+	if (sy->tick_hz == 0 || sy->tick_us < period_us)
+		return 0;
+	rxb_scn_num_text(sy->tick_us, v, sizeof(v));
+	rxb_err_set(err,
+		    "system.tick_us = %s: a tick every %g us (system.tick_hz = %g) that lasts "
+		    "this long leaves the core no time; allowed: less than %g",
+		    v, period_us, sy->tick_hz, period_us);
+	return broken();
+}
+
 /* ------------------------------------------------------------- table */
 
 #define SIM RXB_ENGINE_BIT(RXB_ENGINE_SIM)
@@ -643,6 +682,8 @@ static const struct rxb_scn_rule {
 	{ "KV requests have a source", kvs_has_requests, EMU },
 	{ "warm-up ends before the run", warmup_before_end, SIM | EMU },
 	{ "samples fit", samples_fit, SIM },
+	{ "controller samples fit", dyn_samples_fit, SIM },
+	{ "ticks leave the core time", ticks_leave_time, SIM },
 };
 
 unsigned rxb_scn_n_rules(void)

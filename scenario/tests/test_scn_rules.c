@@ -182,6 +182,16 @@ static const struct rule_case cases[] = {
 	  { "run.sample_ms=0.00001" },
 	  "run.sample_ms = 1e-05: run.duration_ms = 10 would take 1000000 samples, more than the "
 	  "simulator's 100000" },
+	{ "controller samples fit",
+	  SIM,
+	  { "arch.name=dyn_shring", "arch.dyn_sample_ms=0.00001" },
+	  "arch.dyn_sample_ms = 1e-05: run.duration_ms = 10 would take 1000000 controller "
+	  "samples" },
+	{ "ticks leave the core time",
+	  SIM,
+	  { "system.tick_us=4000" },
+	  "system.tick_us = 4000: a tick every 4000 us (system.tick_hz = 250) that lasts this long "
+	  "leaves the core no time; allowed: less than 4000" },
 };
 
 static int resolve_with(enum rxb_engine e, const char *const *sets, struct rxb_scn *s,

@@ -177,6 +177,13 @@ RULES = [
          ("run.warmup_ms=1", "run.duration_ms=5"), cannot={DRIVER: NO_RUN}),
     Rule("samples fit", SIM_ONLY, ("run.duration_ms=1000", "run.sample_ms=0.001"),
          ("run.duration_ms=1000", "run.sample_ms=0.01")),
+    # a run that never finished
+    Rule("controller samples fit", SIM_ONLY,
+         ("arch.name=dyn_shring", "run.duration_ms=10", "arch.dyn_sample_ms=0.00001"),
+         ("arch.name=dyn_shring", "run.duration_ms=10", "arch.dyn_sample_ms=0.01")),
+    # a run that hung: the core never got time
+    Rule("ticks leave the core time", SIM_ONLY, ("system.tick_hz=250", "system.tick_us=4000"),
+         ("system.tick_hz=250", "system.tick_us=3999")),
 ]
 
 
