@@ -86,6 +86,18 @@ def test_bad_parameters_are_one_clear_error(lo, hi, res, thr, message):
         ndr.search(lambda rate: 0.0, lo, hi, res, thr)
 
 
+@pytest.mark.parametrize("field, value, message", [
+    # divided by zero estimating the search's trials, a traceback before any run
+    ("resolution", 0.0, "resolution = 0.0: allowed: a finite number > 0"),
+    ("threshold", 2.0, "threshold = 2.0: allowed: a loss fraction"),
+    ("lo", -1.0, "lo = -1.0: allowed: a finite number >= 0"),
+])
+def test_an_experiments_search_is_checked_as_it_is_read(field, value, message):
+    table = {"key": "traffic.rate_gbps", "lo": 1.0, "resolution": 0.5, field: value}
+    with pytest.raises(UsageError, match=message):
+        ndr.spec("ndr.toml: [search]", table)
+
+
 @pytest.mark.parametrize("bad", [1.5, -0.1, math.nan])
 def test_a_loss_that_is_not_a_fraction_is_refused(bad):
     with pytest.raises(UsageError, match="not a fraction from 0 to 1"):

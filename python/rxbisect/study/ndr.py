@@ -52,7 +52,21 @@ def spec(where: str, table: Any, partial: bool = False) -> dict:
         if k != "key" and not (v is None or (isinstance(v, (int, float))
                                              and not isinstance(v, bool))):
             raise UsageError(f"{where}: {k} = {v!r}: expected a number")
+    _check_each(t, f"{where}: ")
     return t
+
+
+def _check_each(t: dict, where: str) -> None:
+    """Each number given, on its own, before anything runs (a resolution of 0 divided by zero
+    in the estimate of the search's trials)."""
+    ranges = {"lo": (lambda v: v >= 0, "a finite number >= 0"),
+              "hi": (lambda v: v > 0, "a finite number > 0"),
+              "resolution": (lambda v: v > 0, "a finite number > 0"),
+              "threshold": (lambda v: 0 <= v < 1, "a loss fraction, 0 <= it < 1")}
+    for k, (ok, allowed) in ranges.items():
+        v = t.get(k)
+        if v is not None and not (math.isfinite(v) and ok(v)):
+            raise UsageError(f"{where}{k} = {v!r}: allowed: {allowed}")
 
 
 @dataclass(frozen=True)
