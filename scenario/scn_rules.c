@@ -333,14 +333,23 @@ static int frames_fit_buffers(const struct rules_ctx *x, struct rxb_err *err)
 	bool target = t->target_packet_bytes > t->packet_bytes;
 	uint32_t biggest = target ? t->target_packet_bytes : t->packet_bytes;
 	int64_t room = (int64_t)a->buffer_bytes - a->headroom_bytes;
+	/* the smallest frame: traffic.packet_bytes's own lower bound */
+	const uint32_t least = (uint32_t)rxb_scn_key_find("traffic.packet_bytes")->lim[x->e].lo;
 
 	if (biggest <= room)
 		return 0;
+	if (room < least) { /* no frame fits: the headroom is what is wrong */
+		rxb_err_set(err,
+			    "arch.headroom_bytes = %u: leaves less than a %u-byte frame of "
+			    "arch.buffer_bytes = %u; allowed: 0 to %u",
+			    a->headroom_bytes, least, a->buffer_bytes, a->buffer_bytes - least);
+		return broken();
+	}
 	rxb_err_set(err,
 		    "%s = %u: does not fit a buffer of arch.buffer_bytes = %u minus "
-		    "arch.headroom_bytes = %u; allowed: 64 to %lld",
+		    "arch.headroom_bytes = %u; allowed: %u to %lld",
 		    target ? "traffic.target_packet_bytes" : "traffic.packet_bytes", biggest,
-		    a->buffer_bytes, a->headroom_bytes, (long long)room);
+		    a->buffer_bytes, a->headroom_bytes, least, (long long)room);
 	return broken();
 }
 

@@ -46,6 +46,10 @@ CASES = {
                                   ["traffic.rate_gbps = 0: out of range", "> 0"]),
     "negative list element": (None, ["system.stalled_cores=-1"],
                               ["system.stalled_cores = [-1]: out of range"]),
+    # said "allowed: 64 to -63488", blaming the frame
+    "headroom leaves no frame": (None, ["arch.headroom_bytes=65536"],
+                                 ["arch.headroom_bytes = 65536: leaves less than a 64-byte frame",
+                                  "allowed: 0 to 1984"]),
     # skipped, it stalled cores 0 and 1
     "empty list item": (None, ["system.stalled_cores=[0,,1]"],
                         ["system.stalled_cores = '[0,,1]': item 2 is empty"]),
