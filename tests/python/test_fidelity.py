@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import needs_engine
+from conftest import needs_engine, run_cli
 from rxbisect.commands import cli, cli_fidelity
 from rxbisect.errors import UsageError
 from rxbisect.study import fidelity_check as fidelity
@@ -133,6 +133,15 @@ def test_unreadable_points_files(tmp_path, rxb):
 def test_bad_options(rxb, args, words):
     code, out, err = rxb("fidelity", *args)
     assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("seed", ["99999999999999999999999", "-1"])
+def test_a_seed_out_of_range_names_the_option(seed):
+    """Past run.seed's range it was blamed on a --grid the user never gave."""
+    p = run_cli("fidelity", "--seed", seed)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.splitlines()[-1].startswith(f"rxb: error: argument --seed: run.seed = {seed}: "
+                                                "out of range")
 
 
 # ---- the bisection, on synthetic curves ---------------------------------------------------

@@ -12,7 +12,7 @@ import sys
 
 from ..errors import UsageError
 from ..study.sweeps import check_jobs
-from .options import INT, bar_args, nonempty, progress
+from .options import INT, as_key, bar_args, nonempty, progress
 
 
 def _command(args) -> str:
@@ -76,8 +76,6 @@ def cmd_fidelity(args) -> int:
         table,
     )
     from ..vocab import costs
-    if args.seed < 0:
-        raise UsageError(f"--seed {args.seed}: must be 0 or more")
     check_jobs(args.jobs, None)
     if args.out and not args.fit:
         raise UsageError("--out is where --fit writes its cost profile; add --fit")
@@ -116,7 +114,8 @@ def register(sub) -> None:
                    "that meets its point, and write a cost profile")
     f.add_argument("--out", type=nonempty, metavar="FILE", help="with --fit: the profile to write (default: "
                    "overwrite python/rxbisect/vocab/costs/study.toml)")
-    f.add_argument("--seed", type=int, default=1, help="run.seed of every run (default 1)")
+    f.add_argument("--seed", type=as_key("run.seed"), default=1,
+                   help="run.seed of every run (default 1)")
     f.add_argument("--points", type=nonempty, metavar="FILE", help="calibration points file (default: the "
                    "study's, python/rxbisect/study/calibration_points.toml)")
     f.add_argument("--jobs", type=INT, metavar="N", help="engine runs at once (default: "
