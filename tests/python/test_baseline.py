@@ -11,7 +11,7 @@ from rxbisect.output import baseline
 PLOT = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"]}
 
 
-def write(folder, eid, points, provenance=None):
+def write(folder, eid, points, provenance=None, profile=None):
     """DIR/ID.jsonl with one record per (rx_size, seed, throughput) and its summary."""
     folder.mkdir(exist_ok=True)
     lines = []
@@ -21,6 +21,8 @@ def write(folder, eid, points, provenance=None):
                "metrics": {"throughput_gbps": gbps}}
         if provenance:
             rec["provenance"] = provenance
+        if profile:
+            rec["profile"] = {"name": profile}
         lines.append(json.dumps(rec))
     (folder / f"{eid}.jsonl").write_text("\n".join(lines) + "\n")
     (folder / f"{eid}.summary.json").write_text(json.dumps({"title": eid, "plot": PLOT}))
@@ -63,6 +65,20 @@ def test_overlapping_seed_spread_is_not_flagged(tmp_path):
     old = write(tmp_path / "old", "exp", seeds(64, [11, 13, 12.5, 10]))
     c = baseline.compare(new, old, experiments=tmp_path)
     assert c.rows[0].new.mean != c.rows[0].base.mean and not c.flagged
+
+
+def test_sides_on_other_hardware_profiles_are_said_so(tmp_path, capsys):
+    """A baseline run on another machine read as a regression without a word."""
+    new = write(tmp_path / "new", "exp", seeds(64, [10, 11, 12]), profile="reference")
+    old = write(tmp_path / "old", "exp", seeds(64, [40, 41, 42]), profile="large")
+    assert main(["compare-runs", str(new), str(old), "--experiments", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("(profile reference)") and out[1].endswith("(profile large)")
+    assert out[2] == ("warning: the sides ran on other hardware profiles (DIR: reference; "
+                      "baseline: large): their differences include the machines'")
+    same = write(tmp_path / "same", "exp", seeds(64, [40, 41, 42]), profile="reference")
+    main(["compare-runs", str(new), str(same), "--experiments", str(tmp_path)])
+    assert "warning" not in capsys.readouterr().out
 
 
 def test_compare_runs_cli(folders, tmp_path, capsys):

@@ -66,6 +66,7 @@ class Side:
     folder: Path
     experiments: list[str]
     provenance: list[str]  # one line per distinct (commit, dirty, engine build) of its records
+    profiles: list[str]  # the hardware profiles its records ran on, by name
 
 
 @dataclass
@@ -81,6 +82,15 @@ class Comparison:
     @property
     def one_sided(self) -> list[Row]:
         return [r for r in self.rows if r.one_sided]
+
+    def profile_mismatch(self) -> str | None:
+        """A line saying the two sides ran on other machines, whose differences are then the
+        machines' and no regression; None when they ran on the same."""
+        if set(self.new.profiles) == set(self.base.profiles):
+            return None
+        return (f"warning: the sides ran on other hardware profiles ({NEW}: "
+                f"{', '.join(self.new.profiles)}; {BASE}: {', '.join(self.base.profiles)}): "
+                "their differences include the machines'")
 
     def only_in(self, side: str) -> list[str]:
         """Experiments of one side (NEW or BASE) that the other side lacks."""
@@ -148,6 +158,12 @@ def provenance(records: Sequence[dict]) -> list[str]:
         for commit, dirty, build in seen]
 
 
+def profiles(records: Sequence[dict]) -> list[str]:
+    """The distinct hardware profiles records ran on, by name."""
+    return list(dict.fromkeys(p.get("name", "?") for r in records
+                              if isinstance(p := r.get("profile"), dict)))
+
+
 def compare(folder: str | Path, base: str | Path, experiments: str | Path | None = None,
             warn: Callable[[str], None] | None = None) -> Comparison:
     """The experiments of `folder` (DIR) next to those of `base` (the baseline folder);
@@ -166,8 +182,9 @@ def compare(folder: str | Path, base: str | Path, experiments: str | Path | None
             rows += _rows(eid, seed_values(exp.records, exp.spec),
                           seed_values(old[eid], exp.spec))
     base_recs = [r for recs in old.values() for r in recs]
-    return Comparison(Side(Path(folder), new_ids, provenance(new_recs)),
-                      Side(Path(base), base_ids, provenance(base_recs)), rows)
+    return Comparison(Side(Path(folder), new_ids, provenance(new_recs), profiles(new_recs)),
+                      Side(Path(base), base_ids, provenance(base_recs), profiles(base_recs)),
+                      rows)
 
 
 # ---- showing -----------------------------------------------------------------------------
@@ -197,10 +214,14 @@ def cells(r: Row) -> tuple[str, ...]:
 
 
 def header_lines(c: Comparison) -> list[str]:
-    """What each side is: its folder and the builds its records name."""
-    return [f"{label}: {side.folder}" + (f" ({'; '.join(side.provenance)})"
-                                         if side.provenance else "")
-            for label, side in ((NEW, c.new), (BASE, c.base))]
+    """What each side is: its folder, the builds its records name and the hardware profiles
+    they ran on; then a warning when the two sides' profiles differ."""
+    lines = [f"{label}: {side.folder}" + (f" ({'; '.join(side.provenance + prof)})"
+                                          if side.provenance or prof else "")
+             for label, side in ((NEW, c.new), (BASE, c.base))
+             for prof in ([f"profile {', '.join(side.profiles)}"] if side.profiles else [],)]
+    mismatch = c.profile_mismatch()
+    return lines + ([mismatch] if mismatch else [])
 
 
 def summary(c: Comparison) -> str:
