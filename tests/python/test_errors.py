@@ -46,6 +46,9 @@ CASES = {
                                   ["traffic.rate_gbps = 0: out of range", "> 0"]),
     "negative list element": (None, ["system.stalled_cores=-1"],
                               ["system.stalled_cores = [-1]: out of range"]),
+    # said "no such file" of a folder that exists
+    "profile is a folder": (None, ["system.profile=/tmp"],
+                            ["system.profile = '/tmp': a folder, not a profile file"]),
     # said "allowed: 64 to -63488", blaming the frame
     "headroom leaves no frame": (None, ["arch.headroom_bytes=65536"],
                                  ["arch.headroom_bytes = 65536: leaves less than a 64-byte frame",

@@ -185,7 +185,8 @@ def load(ref: str) -> Experiment:
                              f"{', '.join(ids())} (or an experiment file)")
         path = DIR / f"{ref}.toml"
     if not path.is_file():
-        raise UsageError(f"experiment file {path}: no such file")
+        raise UsageError(f"experiment file {path}: "
+                         + ("a folder, not a file" if path.is_dir() else "no such file"))
     return parse(read_toml(path, "experiment file"), path)
 
 

@@ -178,8 +178,10 @@ def locate_toml(ref: str, base: Path | None, folder: Path, key: str, noun: str) 
     if p.is_file():
         return p
     hint = suggest(ref, names)
+    what = (f"a folder, not a {noun} file" if p.is_dir()
+            else f"no built-in {noun} of that name and no such file")
     raise ScenarioError(
-        f"{key} = {ref!r}: no built-in {noun} of that name and no such file"
+        f"{key} = {ref!r}: {what}"
         + (f" (did you mean '{hint}'?)" if hint else "")
         + f"; allowed: {', '.join(names)}, or a path to a {noun} TOML file")
 
