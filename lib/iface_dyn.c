@@ -45,9 +45,10 @@ static void dyn_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 }
 
 /* Dynamic shRing, NIC side: apply a requested switch before this packet
- * (or burst, by steering). release: pairs with the acquire in dyn_rx(); every entry written to the
- * old set before the switch is visible to a core that sees the new mode,
- * so an empty old CR then means drained for good. */
+ * (or burst, by steering). release: pairs with the acquire in dyn_rx();
+ * every entry written to the old set before the switch is visible to a
+ * core that sees the new mode, so an empty old CR then means drained for
+ * good. */
 static enum rxb_dyn_mode dyn_nic_mode(struct iface_dyn *d)
 {
 	uint32_t req = atomic_load_explicit(&d->requested, memory_order_relaxed);
@@ -116,10 +117,9 @@ static unsigned dyn_deliver_run(struct rxb_iface *i, uint32_t set, const uint32_
  * thread requests while the burst is delivered applies from the next
  * burst, as single calls would if it had come just after this one: a
  * delay of one burst, which no ordering of the two threads rules out.
- * From sources: each run of packets from one
- * set goes to that set's bulk delivery, after the switch
- * dyn_deliver_from() would make before the run's first packet (the run's
- * others then find it made). */
+ * From sources: each run of packets from one set goes to that set's bulk
+ * delivery, after the switch dyn_deliver_from() would make before the
+ * run's first packet (the run's others then find it made). */
 static unsigned dyn_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
 				  const struct rxb_rx_meta *metas, unsigned n,
 				  struct rxb_delivery *d, unsigned flags)

@@ -208,8 +208,10 @@ unsigned rxb_spool_nic_deliver_burst(struct rxb_spool *sp, const uint32_t *queue
 		got = rxb_privring_nic_deliver_burst(sp->pr, NULL, qm, chunk, d + k, stop_on_drop);
 		count_ports(sp, metas + k, d + k, got);
 		k += got;
-		if (got < chunk)
-			break; /* stopped right after a drop */
+		/* short: a refusal (none: the queues are the ports'); else right
+		 * after a drop, the chunk's last packet or not */
+		if (got < chunk || (stop_on_drop && d[k - 1].drop >= 0))
+			break;
 	}
 	return k;
 }

@@ -181,12 +181,41 @@ static void test_config_errors(void)
 	}
 }
 
+/* The bulk delivery stops right after its first drop, also when that drop
+ * ends one of the chunks it hands privRing (RXB_BURST_MAX packets). */
+static void test_burst_stops_after_a_drop_at_a_chunk_end(void)
+{
+	struct test_pool tp;
+	struct rxb_spool_config c = { .n_ports = 2, .mode = RXB_SPOOL_NONE, .depth = 64 };
+	struct rxb_rx_meta m[2 * RXB_BURST_MAX];
+	struct rxb_delivery d[2 * RXB_BURST_MAX];
+
+	test_pool_init(&tp, 1024, 1);
+	struct rxb_spool *sp = make(&c, &tp);
+	/* port 0's queue takes 63 more packets: the 64th, the first chunk's
+	 * last, is dropped */
+	CHECK_EQ(send(sp, 0, 1), 1);
+	for (unsigned k = 0; k < 2 * RXB_BURST_MAX; k++)
+		m[k] = (struct rxb_rx_meta){ .len = 100, .dest = 0 };
+	CHECK_EQ(rxb_spool_nic_deliver_burst(sp, NULL, m, 2 * RXB_BURST_MAX, d, true),
+		 RXB_BURST_MAX);
+	CHECK(d[RXB_BURST_MAX - 1].drop >= 0 && d[RXB_BURST_MAX - 2].drop < 0);
+	CHECK_EQ(rxb_counter_read(&rxb_spool_port_stats(sp, 0)->c[RXB_NIC_OFFERED]),
+		 1 + RXB_BURST_MAX);
+	/* without the stop the burst goes on: every packet is handled */
+	CHECK_EQ(rxb_spool_nic_deliver_burst(sp, NULL, m, 2 * RXB_BURST_MAX, d, false),
+		 2 * RXB_BURST_MAX);
+	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+}
+
 int main(void)
 {
 	RUN(test_spp_watermarks);
 	RUN(test_spp_idle_refills_to_low_only);
 	RUN(test_none_and_basic);
 	RUN(test_fetch_then_deliver);
+	RUN(test_burst_stops_after_a_drop_at_a_chunk_end);
 	RUN(test_config_errors);
 	return check_summary();
 }
