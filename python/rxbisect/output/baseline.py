@@ -216,12 +216,13 @@ def cells(r: Row) -> tuple[str, ...]:
 def header_lines(c: Comparison) -> list[str]:
     """What each side is: its folder, the builds its records name and the hardware profiles
     they ran on; then a warning when the two sides' profiles differ."""
-    lines = [f"{label}: {side.folder}" + (f" ({'; '.join(side.provenance + prof)})"
-                                          if side.provenance or prof else "")
-             for label, side in ((NEW, c.new), (BASE, c.base))
-             for prof in ([f"profile {', '.join(side.profiles)}"] if side.profiles else [],)]
+    def line(label: str, side: Side) -> str:
+        facts = side.provenance + ([f"profile {', '.join(side.profiles)}"]
+                                   if side.profiles else [])
+        return f"{label}: {side.folder}" + (f" ({'; '.join(facts)})" if facts else "")
+
     mismatch = c.profile_mismatch()
-    return lines + ([mismatch] if mismatch else [])
+    return [line(NEW, c.new), line(BASE, c.base)] + ([mismatch] if mismatch else [])
 
 
 def summary(c: Comparison) -> str:
