@@ -157,15 +157,17 @@ int rxb_spool_nic_deliver(struct rxb_spool *sp, const struct rxb_rx_meta *meta,
 	return rc;
 }
 
-/* Would the single call refuse metas[k]: a port out of range, or a buffer
- * in a queue that is not its port's? */
-static bool refused(const struct rxb_spool *sp, const uint32_t *queues,
-		    const struct rxb_rx_meta *metas, unsigned k)
+/* The queue of packet k's port, or RXB_NONE where the single call would
+ * refuse it: a port out of range, or a buffer in a queue not its port's. */
+static uint32_t queue_taking(const struct rxb_spool *sp, const uint32_t *queues,
+			     const struct rxb_rx_meta *metas, unsigned k)
 {
-	uint32_t port = metas[k].dest;
+	uint32_t port = metas[k].dest, q;
 
-	return port >= sp->cfg.n_ports ||
-	       (queues != NULL && queues[k] != rxb_spool_queue_of(sp, port));
+	if (port >= sp->cfg.n_ports)
+		return RXB_NONE;
+	q = rxb_spool_queue_of(sp, port);
+	return queues == NULL || queues[k] == q ? q : RXB_NONE;
 }
 
 /* The port counters of packets metas[0..n) delivered as d[0..n) says, one
@@ -194,12 +196,13 @@ unsigned rxb_spool_nic_deliver_burst(struct rxb_spool *sp, const uint32_t *queue
 
 	while (k < n) {
 		unsigned chunk = 0, got;
+		uint32_t q;
 
 		for (; k + chunk < n && chunk < RXB_BURST_MAX &&
-		       !refused(sp, queues, metas, k + chunk);
+		       (q = queue_taking(sp, queues, metas, k + chunk)) != RXB_NONE;
 		     chunk++) {
 			qm[chunk] = metas[k + chunk];
-			qm[chunk].dest = rxb_spool_queue_of(sp, metas[k + chunk].dest);
+			qm[chunk].dest = q;
 		}
 		if (chunk == 0) {
 			rxb_delivery_refuse(&d[k], metas[k].dest);

@@ -31,9 +31,12 @@ from pathlib import Path
 
 from .. import _native
 from ..errors import UsageError
+from ..vocab import profile
 
 # Microsoft's RSS verification key, the default of lib/rss.c (rxb_rss_default_key) and of
 # many drivers; tests check it against the library's.
+# the table sizes a profile may give (nic.reta_size: the ring library's RETA sizes)
+RETA_SIZES = profile.SCHEMA.known("nic.reta_size").spec
 KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c"
                     "6a42b73bbeac01fa")
 MAX_INPUT = 36  # IPv6 addresses + ports
@@ -175,8 +178,9 @@ def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = 
     rxbisect.errors.UsageError: ...nonexistent.pcap..."""
     if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 65536:
         raise UsageError(f"--cores {cores}: must be an integer from 1 to 65536")
-    if reta_size not in [1 << i for i in range(6, 13)]:
-        raise UsageError(f"--reta-size {reta_size}: must be a power of two from 64 to 4096")
+    lo, hi = int(RETA_SIZES.lo or 1), int(RETA_SIZES.hi or 1)
+    if reta_size not in [1 << i for i in range(lo.bit_length() - 1, hi.bit_length())]:
+        raise UsageError(f"--reta-size {reta_size}: must be a power of two from {lo} to {hi}")
     toeplitz, table, mask = Toeplitz(key), reta(cores, reta_size), reta_size - 1
     hashes: dict[bytes, int] = {b"": 0}  # per flow, not per packet: the hash is the cost
     flows: set[tuple] = set()
