@@ -4,9 +4,13 @@ Why separate from scenarios: a scenario says *what to run*, a profile says
 *what it runs on*. Profiles hold only vendor or measured quantities, each with
 its source in a comment of the TOML file, so "what about my machine" is a copy
 of `profiles/reference.toml` with other numbers. Every key is mandatory: a
-profile that silently inherited numbers from another machine would be a lie. Each number has
-a range no machine is outside of (a 1e308 MiB LLC overflowed the calculators), and the sizes
-the ring library builds have its ranges.
+profile that silently inherited numbers from another machine would be a lie.
+
+Each key is defined once, in profile_keys.toml (tables.py reads it; the simulator compiles the
+same table): its doc, unit and range. Each number has a range no machine is outside of (a
+1e308 MiB LLC overflowed the calculators), and the sizes the ring library builds have its
+ranges. The classes below give the names and types the package and the type checker rely on;
+tests/python/test_scenario_drift.py checks they list the table's keys in its order and types.
 """
 
 from dataclasses import dataclass
@@ -15,42 +19,44 @@ from typing import Any
 
 from ..errors import ScenarioError
 from .schema import REQUIRED, Schema, as_dict, builtin_toml_names, key, locate_toml, read_toml
+from .tables import PROFILE_KEYS
+
+
+def _key(section: str, name: str) -> Any:
+    """The field of required key section.name, documented and bounded by the table."""
+    k = PROFILE_KEYS[section][name]
+    return key(REQUIRED, k["doc"], unit=k.get("unit", ""), lo=k.get("lo"), hi=k.get("hi"),
+               lo_open=k.get("lo_open", False), pow2=k.get("pow2", False))
 
 
 @dataclass(frozen=True)
 class Cpu:
     """Cores of one socket (applications run on one socket, docs/evaluation.md §2.4)."""
 
-    model: str = key(REQUIRED, "processor model")
-    sockets: int = key(REQUIRED, "sockets in the machine", lo=1, hi=64)
-    cores_per_socket: int = key(REQUIRED, "physical cores per socket", lo=1, hi=4096)
-    freq_ghz: float = key(REQUIRED, "core clock with Turbo off", unit="GHz", lo=0.1, hi=10)
-    mlp: int = key(REQUIRED, "memory-level parallelism: outstanding L1D misses per core", lo=1,
-                   hi=1024)
-    l1d_kib: int = key(REQUIRED, "L1 data cache per core", unit="KiB", lo=1, hi=4096)
-    l1d_ways: int = key(REQUIRED, "L1 data cache associativity", lo=1, hi=256)
-    l1d_latency_cycles: int = key(REQUIRED, "L1D load-to-use latency", unit="cycles", lo=1,
-                                  hi=1000)
-    l2_kib: int = key(REQUIRED, "private L2 per core", unit="KiB", lo=1, hi=1 << 20)
-    l2_ways: int = key(REQUIRED, "L2 associativity", lo=1, hi=256)
-    l2_latency_cycles: int = key(REQUIRED, "L2 load-to-use latency", unit="cycles", lo=1,
-                                 hi=1000)
-    xsocket_ns: float = key(REQUIRED, "a read of a line another socket's core wrote (emulated "
-                            "designs: workers read the emulator's completions)", unit="ns", lo=0,
-                            hi=1e5)
+    model: str = _key("cpu", "model")
+    sockets: int = _key("cpu", "sockets")
+    cores_per_socket: int = _key("cpu", "cores_per_socket")
+    freq_ghz: float = _key("cpu", "freq_ghz")
+    mlp: int = _key("cpu", "mlp")
+    l1d_kib: int = _key("cpu", "l1d_kib")
+    l1d_ways: int = _key("cpu", "l1d_ways")
+    l1d_latency_cycles: int = _key("cpu", "l1d_latency_cycles")
+    l2_kib: int = _key("cpu", "l2_kib")
+    l2_ways: int = _key("cpu", "l2_ways")
+    l2_latency_cycles: int = _key("cpu", "l2_latency_cycles")
+    xsocket_ns: float = _key("cpu", "xsocket_ns")
 
 
 @dataclass(frozen=True)
 class Llc:
     """Shared last-level cache of the socket and its DDIO partition."""
 
-    size_mib: float = key(REQUIRED, "LLC capacity per socket", unit="MiB", lo=0, lo_open=True,
-                          hi=1 << 20)
-    ways: int = key(REQUIRED, "LLC associativity", lo=1, hi=1024)
-    line_bytes: int = key(REQUIRED, "cache line size", unit="bytes", lo=8, hi=4096, pow2=True)
-    latency_cycles: int = key(REQUIRED, "LLC load-to-use latency", unit="cycles", lo=1, hi=10000)
-    ddio_ways: int = key(REQUIRED, "LLC ways DDIO may allocate into by default", lo=0)
-    inclusive: bool = key(REQUIRED, "LLC inclusive of the private caches")
+    size_mib: float = _key("llc", "size_mib")
+    ways: int = _key("llc", "ways")
+    line_bytes: int = _key("llc", "line_bytes")
+    latency_cycles: int = _key("llc", "latency_cycles")
+    ddio_ways: int = _key("llc", "ddio_ways")
+    inclusive: bool = _key("llc", "inclusive")
 
 
 @dataclass(frozen=True)
@@ -58,69 +64,47 @@ class Dram:
     """Memory of the socket the NICs and buffers live on; the loaded-latency
     curve is the M/D/1 queue of sim/dram.h."""
 
-    kind: str = key(REQUIRED, "DIMM type as sold")
-    channels: int = key(REQUIRED, "populated channels per socket", lo=1, hi=1024)
-    dimm_mts: int = key(REQUIRED, "DIMM rating", unit="MT/s", lo=1, hi=100000)
-    cpu_max_mts: int = key(REQUIRED, "highest speed the CPU's memory controller runs (0 = no "
-                           "limit); the memory runs at the lower of the two", unit="MT/s", lo=0,
-                           hi=100000)
-    bus_bytes: int = key(REQUIRED, "data bus width of a channel", unit="bytes", lo=1, hi=1024)
-    capacity_gib: int = key(REQUIRED, "memory per socket", unit="GiB", lo=1, hi=1 << 30)
-    idle_ns: float = key(REQUIRED, "unloaded load-to-use latency, local socket", unit="ns",
-                         lo=0, lo_open=True, hi=1e5)
-    efficiency: float = key(REQUIRED, "sustainable fraction of peak bandwidth", lo=0, hi=1,
-                            lo_open=True)
-    service_ns: float = key(REQUIRED, "effective service time of the memory queue (sets how fast "
-                            "latency rises with load)", unit="ns", lo=0, lo_open=True,
-                            hi=1e5)
-    rho_max: float = key(REQUIRED, "cap of the utilisation in the queueing term", lo=0, hi=1,
-                         lo_open=True)
-    write_penalty: float = key(REQUIRED, "bandwidth lost to writes: the sustainable bandwidth at "
-                               "write share w is efficiency x peak / (1 + write_penalty x w)",
-                               lo=0, hi=4)
+    kind: str = _key("dram", "kind")
+    channels: int = _key("dram", "channels")
+    dimm_mts: int = _key("dram", "dimm_mts")
+    cpu_max_mts: int = _key("dram", "cpu_max_mts")
+    bus_bytes: int = _key("dram", "bus_bytes")
+    capacity_gib: int = _key("dram", "capacity_gib")
+    idle_ns: float = _key("dram", "idle_ns")
+    efficiency: float = _key("dram", "efficiency")
+    service_ns: float = _key("dram", "service_ns")
+    rho_max: float = _key("dram", "rho_max")
+    write_penalty: float = _key("dram", "write_penalty")
 
 
 @dataclass(frozen=True)
 class Pcie:
     """Link between one NIC and the socket."""
 
-    gen: int = key(REQUIRED, "PCIe generation", lo=1, hi=16)
-    lanes: int = key(REQUIRED, "lanes per NIC", lo=1, hi=64)
-    gbps: float = key(REQUIRED, "raw bandwidth per direction after line encoding", unit="Gbps",
-                      lo=0, lo_open=True, hi=1e5)
-    dma_read_ns: float = key(REQUIRED, "round trip of a small DMA read that hits the LLC, "
-                             "extrapolated to 0 bytes", unit="ns", lo=0, lo_open=True, hi=1e6)
-    dma_read_ns_per_byte: float = key(REQUIRED, "added round trip per byte a DMA read returns",
-                                      unit="ns/byte", lo=0, hi=1000)
-    mrrs_bytes: int = key(REQUIRED, "max read request size: larger DMA reads are split",
-                          unit="bytes", lo=64, hi=4096, pow2=True)
-    mps_bytes: int = key(REQUIRED, "max payload size: DMA writes go in TLPs of at most this",
-                         unit="bytes", lo=64, hi=4096, pow2=True)
-    tlp_overhead_bytes: int = key(REQUIRED, "link bytes per TLP beyond its payload (header, "
-                                  "sequence number, LCRC, framing, DLLP share)", unit="bytes",
-                                  lo=0, hi=256)
-    dma_write_ns: float = key(REQUIRED, "a DMA write's trip until the host sees it",
-                              unit="ns", lo=0, hi=1e6)
+    gen: int = _key("pcie", "gen")
+    lanes: int = _key("pcie", "lanes")
+    gbps: float = _key("pcie", "gbps")
+    dma_read_ns: float = _key("pcie", "dma_read_ns")
+    dma_read_ns_per_byte: float = _key("pcie", "dma_read_ns_per_byte")
+    mrrs_bytes: int = _key("pcie", "mrrs_bytes")
+    mps_bytes: int = _key("pcie", "mps_bytes")
+    tlp_overhead_bytes: int = _key("pcie", "tlp_overhead_bytes")
+    dma_write_ns: float = _key("pcie", "dma_write_ns")
 
 
 @dataclass(frozen=True)
 class Nic:
     """The NICs of the machine."""
 
-    model: str = key(REQUIRED, "NIC model")
-    count: int = key(REQUIRED, "NICs attached to the application socket", lo=1, hi=64)
-    link_gbps: float = key(REQUIRED, "line rate per NIC", unit="Gbps", lo=0, lo_open=True,
-                          hi=1e5)
-    desc_bytes: int = key(REQUIRED, "Rx descriptor size", unit="bytes", lo=1, hi=4096)
-    cqe_bytes: int = key(REQUIRED, "completion entry size", unit="bytes", lo=1, hi=4096)
-    desc_prefetch: int = key(REQUIRED, "contiguous descriptors fetched by one PCIe read", lo=1,
-                             hi=4096)
-    dma_read_slots: int = key(REQUIRED, "DMA read requests the NIC keeps outstanding (its read "
-                              "engines: descriptor fetches and transmit reads)", lo=1, hi=4096)
-    # the ring library's RETA sizes (include/rxb/rss.h RXB_RETA_MIN, RXB_RETA_MAX)
-    reta_size: int = key(REQUIRED, "RSS indirection table entries", lo=64, hi=4096, pow2=True)
-    buffer_kib: float = key(REQUIRED, "on-NIC receive packet buffer", unit="KiB", lo=0,
-                            lo_open=True, hi=1 << 30)
+    model: str = _key("nic", "model")
+    count: int = _key("nic", "count")
+    link_gbps: float = _key("nic", "link_gbps")
+    desc_bytes: int = _key("nic", "desc_bytes")
+    cqe_bytes: int = _key("nic", "cqe_bytes")
+    desc_prefetch: int = _key("nic", "desc_prefetch")
+    dma_read_slots: int = _key("nic", "dma_read_slots")
+    reta_size: int = _key("nic", "reta_size")
+    buffer_kib: float = _key("nic", "buffer_kib")
 
 
 SCHEMA = Schema({"cpu": Cpu, "llc": Llc, "dram": Dram, "pcie": Pcie, "nic": Nic},

@@ -25,6 +25,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 SCENARIO_KEYS = _read(KEYS_FILE)  # section -> key -> its definition (scenario_keys.toml)
 METRICS = _read(METRICS_FILE)  # metric -> its definition (result_metrics.toml)
+PROFILE_KEYS = _read(PROFILE_KEYS_FILE)  # section -> key -> its definition (profile_keys.toml)
 # calibration key -> its definition (calibration_keys.toml), in the order documents list them
 CALIBRATION_KEYS = _read(CALIBRATION_KEYS_FILE)
 
