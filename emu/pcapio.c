@@ -82,6 +82,12 @@ int rxb_pcap_check(const char *path, uint32_t max_frame, char *msg, size_t cap)
 	r.max_frame = max_frame;
 	while ((rc = rxb_pcap_next(&r, &rec, &one, 0)) == 1)
 		;
+	if (rc == 0 && r.records == 0) {
+		struct rxb_err err = { 0 };
+
+		rc = rxb_pcapread_no_records(path, &err);
+		snprintf(r.msg, sizeof(r.msg), "%s", err.msg);
+	}
 	if (rc < 0)
 		snprintf(msg, cap, "%s", r.msg);
 	rxb_pcap_close_read(&r);

@@ -36,7 +36,7 @@ int rxb_pcap_next(struct rxb_pcap_rd *r, struct rxb_pcap_rec *rec, uint8_t *data
 void rxb_pcap_close_read(struct rxb_pcap_rd *r);
 /* Read every record of the file: 0, or -1 with a one-line message in msg
  * (the first error: open, link type, truncated or corrupt record, a frame
- * above max_frame bytes). For a trace handed whole to net_pcap, which
+ * above max_frame bytes, no record at all). For a trace handed whole to net_pcap, which
  * stops at a bad record silently and chains a frame larger than a buffer. */
 int rxb_pcap_check(const char *path, uint32_t max_frame, char *msg, size_t cap);
 

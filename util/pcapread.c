@@ -240,3 +240,26 @@ void rxb_pcapread_close(struct rxb_pcapread *r)
 		pcap_close(r->p);
 	free(r);
 }
+
+int rxb_pcapread_no_records(const char *path, struct rxb_err *err)
+{
+	return rxb_err_fail(err, -ENODATA, "pcap '%s': no packets (a trace to replay needs one)",
+			    path);
+}
+
+int rxb_pcapread_scan(const char *path, uint64_t *records, struct rxb_err *err)
+{
+	struct rxb_pcapread *r;
+	struct rxb_pcaprec rec;
+	int rc = rxb_pcapread_open(&r, path, err);
+
+	*records = 0;
+	if (rc)
+		return rc;
+	while ((rc = rxb_pcapread_next(r, &rec, err)) == 1)
+		++*records;
+	rxb_pcapread_close(r);
+	if (rc == 0 && *records == 0)
+		return rxb_pcapread_no_records(path, err);
+	return rc;
+}

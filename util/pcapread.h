@@ -74,6 +74,14 @@ int rxb_pcapread_next(struct rxb_pcapread *r, struct rxb_pcaprec *rec, struct rx
 const struct rxb_pcapread_info *rxb_pcapread_info(const struct rxb_pcapread *r);
 const char *rxb_pcapread_path(const struct rxb_pcapread *r);
 void rxb_pcapread_close(struct rxb_pcapread *r);
+/* Reads the capture at path to its end: 0 with *records (at least 1), or a
+ * negative errno with the reader's message. A capture without a record is
+ * -ENODATA, with the message of rxb_pcapread_no_records. The engines read
+ * a trace while they run; this finds a cut or empty file before they start. */
+int rxb_pcapread_scan(const char *path, uint64_t *records, struct rxb_err *err);
+/* -ENODATA and the one message for a capture that holds no record: a trace
+ * replays its packets, so one without any would run a silent 0 Gbps. */
+int rxb_pcapread_no_records(const char *path, struct rxb_err *err);
 
 #ifdef __cplusplus
 }

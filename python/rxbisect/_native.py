@@ -14,7 +14,7 @@ the repository root; neither there is an error that says to run `make build`.
 import ctypes
 import os
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -93,6 +93,7 @@ _SIGNATURES = {
     "rxb_pcapread_next": (ctypes.c_int, [_P, ctypes.POINTER(_PcapRec), _E]),
     "rxb_pcapread_info": (ctypes.POINTER(_PcapInfo), [_P]),
     "rxb_pcapread_close": (None, [_P]),
+    "rxb_pcapread_scan": (ctypes.c_int, [_S, ctypes.POINTER(ctypes.c_uint64), _E]),
 }
 
 
@@ -226,10 +227,26 @@ def _pcap_open(path: str | Path) -> ctypes.c_void_p:
     return handle
 
 
-def check_capture(path: str | Path) -> None:
-    """UsageError unless `path` opens as a pcap or pcapng capture (its file header; the
-    records are the engine's to read)."""
-    lib().rxb_pcapread_close(_pcap_open(path))
+def check_capture(path: str | Path) -> int:
+    """The number of records of the pcap or pcapng capture at `path`, read to its end;
+    UsageError with the reader's one-line message for a file that does not open, a cut or
+    corrupt record, or a capture without any record."""
+    try:
+        st = os.stat(path)
+        version = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        version = (-1, -1)  # the reader's open names the failure; a failure is not cached
+    return _scan_capture(str(path), *version)
+
+
+@lru_cache(maxsize=16)
+def _scan_capture(path: str, size: int, mtime_ns: int) -> int:
+    """check_capture's read, once per version of a file (a sweep resolves it at every point);
+    size and mtime_ns only key the cache."""
+    err, records = _Err(), ctypes.c_uint64()
+    if lib().rxb_pcapread_scan(path.encode(), ctypes.byref(records), ctypes.byref(err)) != 0:
+        raise UsageError(err.text())
+    return records.value
 
 
 def pcap_records(path: str | Path) -> Iterator[PcapRecord]:

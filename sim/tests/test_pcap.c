@@ -319,6 +319,25 @@ static size_t rec(const struct sim_pkt *p)
 	return 16 + (p->len - 4 < 128 ? p->len - 4 : 128);
 }
 
+/* rxb_pcapread_scan: the front end's check of a whole trace before a run.
+ * `ok` holds ok.pcap of test_errors (3 records), whose cut copies it made. */
+static void test_scan(const uint8_t *ok)
+{
+	struct rxb_err err;
+	uint64_t n;
+
+	CHECK_EQ(rxb_pcapread_scan(tmp("ok.pcap"), &n, &err), 0);
+	CHECK_EQ(n, 3);
+	CHECK_EQ(rxb_pcapread_scan(tmp("cut2.pcap"), &n, &err), -EBADMSG);
+	CHECK(strstr(err.msg, "truncated record header") != NULL);
+	CHECK_EQ(rxb_pcapread_scan(tmp("missing.pcap"), &n, &err), -ENOENT);
+	/* the file header alone: no packets, which would replay as a silent 0 Gbps */
+	write_file(tmp("empty.pcap"), ok, 24);
+	CHECK_EQ(rxb_pcapread_scan(tmp("empty.pcap"), &n, &err), -ENODATA);
+	CHECK_EQ(n, 0);
+	CHECK(strstr(err.msg, "empty.pcap") != NULL && strstr(err.msg, "no packets") != NULL);
+}
+
 static void test_errors(void)
 {
 	struct sim_pcap_writer *w;
@@ -382,6 +401,7 @@ static void test_errors(void)
 	write_file(tmp("huge.pcap"), buf, len);
 	CHECK_EQ(read_all(tmp("huge.pcap"), 0, &err, &n), -EBADMSG);
 	CHECK(strstr(err.msg, "captured length") != NULL && strstr(err.msg, "offset 24") != NULL);
+	test_scan(buf);
 }
 
 /* ---- regressions of bugs fuzz_pcap found (docs/fuzzing.md) ---------------- */

@@ -184,6 +184,16 @@ def test_a_trace_that_is_a_directory_is_named_so(tmp_path):
 
 
 @needs_bin
+def test_a_trace_without_packets_is_refused(tmp_path):
+    """It replayed nothing and reported 0 Gbps with exit 0."""
+    trace = _pcap(tmp_path / "empty.pcap", [])
+    p = emu_cli("--set", "emu.source=pcap", "--set", f"traffic.pcap={trace}")
+    assert p.returncode == 2, p.stderr
+    assert (f"traffic.pcap = {trace}: pcap '{trace}': no packets (a trace to replay needs one)"
+            in p.stderr)
+
+
+@needs_bin
 def test_a_nat_table_smaller_than_its_flows_is_noted():
     """workload.nat_flows only bounds the NAT's table, which otherwise keeps the flows the
     generator's ranges can steer to its worker (as the LB's): set below them, the run says

@@ -2,6 +2,8 @@
 is allowed — in-process as a ScenarioError, and through the CLI as one stderr
 line `rxb: error: ...` with exit code 2 and no traceback."""
 
+import struct
+
 import pytest
 
 from conftest import run_cli
@@ -11,6 +13,8 @@ from rxbisect.vocab import scenario
 PROFILE_MISSING_WAYS = "profile_missing"
 PROFILE_BAD_WAYS = "profile_bad"
 PCAP_NOT_A_CAPTURE = "pcap_not_a_capture"
+PCAP_EMPTY = "pcap_empty"  # a file header and no record
+PCAP_CUT = "pcap_cut"  # a record cut inside its data
 
 # id: (scenario file text or None, --set list, substrings the message must contain)
 CASES = {
@@ -68,7 +72,14 @@ CASES = {
     "pcap is a folder": (None, ["traffic.pcap=/"], ["traffic.pcap = '/': cannot read the file"]),
     "pcap is not a capture": (None, ["traffic.pattern=trace", PCAP_NOT_A_CAPTURE],
                               ["traffic.pcap = '", "is neither pcap",
-                               "allowed: a pcap or pcapng capture"]),
+                               "allowed: a whole pcap or pcapng capture"]),
+    # replayed a silent 0 Gbps
+    "pcap without packets": (None, ["traffic.pattern=trace", PCAP_EMPTY],
+                             ["traffic.pcap = '", "': no packets (a trace to replay needs one)",
+                              "allowed: a whole pcap or pcapng capture with at least one packet"]),
+    # failed as "rxb-sim rejected the configuration", exit 1
+    "pcap cut short": (None, ["traffic.pattern=trace", PCAP_CUT],
+                       ["traffic.pcap = '", "offset 40: truncated packet data"]),
     "trace without pcap": (None, ["traffic.pattern=trace"],
                            ["traffic.pcap = '': required when traffic.pattern = 'trace'"]),
     "more cores than the socket": (None, ["system.cores=32"],
@@ -101,9 +112,14 @@ def _prepare(tmp_path, text, sets):
     ref = profile.locate("reference").read_text()
     (tmp_path / "missing.toml").write_text(ref.replace("ways = 11 ", "# no ways "))
     (tmp_path / "bad.toml").write_text(ref.replace("ways = 11 ", "ways = 0 "))
+    pcap_head = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+    (tmp_path / "empty.pcap").write_bytes(pcap_head)
+    (tmp_path / "cut.pcap").write_bytes(pcap_head + struct.pack("<IIII", 0, 0, 60, 60) + bytes(10))
     sets = [{PROFILE_MISSING_WAYS: f"system.profile={tmp_path / 'missing.toml'}",
              PROFILE_BAD_WAYS: f"system.profile={tmp_path / 'bad.toml'}",
-             PCAP_NOT_A_CAPTURE: f"traffic.pcap={tmp_path / 'bad.toml'}"}.get(s, s) for s in sets]
+             PCAP_NOT_A_CAPTURE: f"traffic.pcap={tmp_path / 'bad.toml'}",
+             PCAP_EMPTY: f"traffic.pcap={tmp_path / 'empty.pcap'}",
+             PCAP_CUT: f"traffic.pcap={tmp_path / 'cut.pcap'}"}.get(s, s) for s in sets]
     path = None
     if text is not None:
         path = tmp_path / "scenario.toml"

@@ -274,16 +274,17 @@ def resolve(scn: Scenario) -> Resolved:
 
 
 def _check_trace(pcap: str) -> None:
-    """A trace must be a capture the engines can read: checked here, before the simulator runs,
-    so that a wrong file is the user's error (exit 2), not an engine failure (rxb-emu checks
-    its keys itself, with exit 2 too)."""
+    """A trace must be a capture the engines can read to its end, with at least one packet:
+    checked here, before the simulator runs, so that a wrong file is the user's error (exit 2),
+    not an engine failure or a silent 0 Gbps (rxb-emu checks its keys itself, with exit 2
+    too)."""
     if not pcap:
         return
     try:
         _native.check_capture(pcap)
     except UsageError as e:
-        raise ScenarioError(f"traffic.pcap = '{pcap}': {e}; allowed: a pcap or pcapng "
-                            "capture") from None
+        raise ScenarioError(f"traffic.pcap = '{pcap}': {e}; allowed: a whole pcap or pcapng "
+                            "capture with at least one packet") from None
 
 
 # The arch keys whose "auto" the C library resolves from the others
