@@ -113,19 +113,28 @@ static int split_adds_up(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
+/* The lists that name cores by id. */
+struct core_list {
+	const char *key;
+	const struct rxb_scn_list *l;
+};
+
+enum { N_CORE_LISTS = 2 };
+
+static void core_id_lists(const struct rxb_scn_system *sy, struct core_list out[N_CORE_LISTS])
+{
+	out[0] = (struct core_list){ "system.stalled_cores", &sy->stalled_cores };
+	out[1] = (struct core_list){ "system.slow_cores", &sy->slow_cores };
+}
+
 static int core_ids_exist(const struct rules_ctx *x, struct rxb_err *err)
 {
 	const struct rxb_scn_system *sy = &x->s->system;
-	const struct {
-		const char *key;
-		const struct rxb_scn_list *l;
-	} lists[] = {
-		{ "system.stalled_cores", &sy->stalled_cores },
-		{ "system.slow_cores", &sy->slow_cores },
-	};
+	struct core_list lists[N_CORE_LISTS];
 	char text[512];
 
-	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+	core_id_lists(sy, lists);
+	for (size_t k = 0; k < N_CORE_LISTS; k++) {
 		for (uint32_t i = 0; i < lists[k].l->n; i++) {
 			if (lists[k].l->v[i] < sy->cores)
 				continue;
@@ -136,6 +145,56 @@ static int core_ids_exist(const struct rules_ctx *x, struct rxb_err *err)
 				    lists[k].l->v[i], sy->cores, sy->cores - 1);
 			return broken();
 		}
+	}
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The list's ids ascending, each once. */
+static void as_set(const struct rxb_scn_list *l, struct rxb_scn_list *set)
+{
+	uint32_t n = 0;
+
+	*set = *l;
+	qsort(set->v, set->n, sizeof(set->v[0]), cmp_u32);
+	for (uint32_t i = 0; i < set->n; i++)
+		if (n == 0 || set->v[i] != set->v[n - 1])
+			set->v[n++] = set->v[i];
+	set->n = n;
+}
+
+/* A core list names a set of cores, so it has one spelling: [1, 0] or
+ * [0, 0, 1] would be a second sweep point, and a second run, of the set
+ * [0, 1]. */
+static int core_ids_ascend(const struct rules_ctx *x, struct rxb_err *err)
+{
+	struct core_list lists[N_CORE_LISTS];
+	struct rxb_scn_list set;
+	char text[512], want[512];
+
+	core_id_lists(&x->s->system, lists);
+	for (size_t k = 0; k < N_CORE_LISTS; k++) {
+		const struct rxb_scn_list *l = lists[k].l;
+		uint32_t i = 1;
+
+		while (i < l->n && l->v[i] > l->v[i - 1])
+			i++;
+		if (i >= l->n)
+			continue;
+		as_set(l, &set);
+		rxb_err_set(err,
+			    "%s = %s: core %u %s (the list names a set of cores); allowed: each "
+			    "core once, in ascending order: %s",
+			    lists[k].key, rxb_scn_list_text(l, text, sizeof(text)), l->v[i],
+			    l->v[i] == l->v[i - 1] ? "is listed twice" : "is out of order",
+			    rxb_scn_list_text(&set, want, sizeof(want)));
+		return broken();
 	}
 	return 0;
 }
@@ -665,6 +724,7 @@ static const struct rxb_scn_rule {
 	{ "NICs share the cores equally", nics_divide_cores, EMU },
 	{ "the split adds up", split_adds_up, SIM | EMU },
 	{ "core ids exist", core_ids_exist, SIM | EMU },
+	{ "core ids ascend", core_ids_ascend, SIM | EMU },
 	{ "DDIO ways exist", ddio_fits_llc, SIM | EMU },
 	{ "CAT leaves a way", cat_leaves_a_way, SIM | EMU },
 	{ "hogs fit the socket", hogs_fit_socket, SIM | EMU },

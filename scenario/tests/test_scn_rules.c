@@ -45,6 +45,11 @@ static const struct rule_case cases[] = {
 	  { "system.slow_cores=[1,16]" },
 	  "system.slow_cores = [1, 16]: core 16 does not exist (system.cores = 16); allowed: "
 	  "core ids 0 to 15" },
+	{ "core ids ascend",
+	  SIM,
+	  { "system.stalled_cores=[3,1,3]" },
+	  "system.stalled_cores = [3, 1, 3]: core 1 is out of order (the list names a set of "
+	  "cores); allowed: each core once, in ascending order: [1, 3]" },
 	{ "DDIO ways exist",
 	  SIM,
 	  { "system.ddio_ways=12" },

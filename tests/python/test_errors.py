@@ -91,6 +91,10 @@ CASES = {
     "cores per NIC": (None, ["system.cores_per_nic=8,4"],
                       ["system.cores_per_nic = [8, 4]", "adding up to system.cores = 16"]),
     "core id": (None, ["system.slow_cores=16"], ["system.slow_cores = [16]: core 16 does not"]),
+    # two spellings of one set were two sweep points
+    "core listed twice": (None, ["system.stalled_cores=[0,1,1]"],
+                          ["system.stalled_cores = [0, 1, 1]: core 1 is listed twice",
+                           "allowed: each core once, in ascending order: [0, 1]"]),
     "frame larger than buffer": (None, ["traffic.packet_bytes=4000"],
                                  ["traffic.packet_bytes = 4000: does not fit", "64 to 2048"]),
     "bursts above link": (None, ["traffic.pattern=onoff", "traffic.burst_duty=0.25"],

@@ -76,6 +76,8 @@ RULES = [
          cannot={DRIVER: ONE_NIC_ONLY}),
     Rule("core ids exist", BOTH, (*FOUR_ON_ONE_NIC, "system.stalled_cores=[9]"),
          (*FOUR_ON_ONE_NIC, "system.stalled_cores=[3]"), cannot={DRIVER: NO_FAULTS}),
+    Rule("core ids ascend", BOTH, (*FOUR_ON_ONE_NIC, "system.slow_cores=[2,2]"),
+         (*FOUR_ON_ONE_NIC, "system.slow_cores=[2]"), cannot={DRIVER: NO_FAULTS}),
     Rule("DDIO ways exist", BOTH, ("system.ddio_ways=12",), ("system.ddio_ways=11",),
          cannot=MACHINE),
     Rule("CAT leaves a way", BOTH, ("system.cat_ways=11",), ("system.cat_ways=10",),

@@ -95,9 +95,10 @@ def test_show_toml_round_trips(tmp_path):
 
 def test_relative_paths_are_read_from_the_scenario_folder(tmp_path):
     (tmp_path / "sub").mkdir()
-    # a pcap file header (magic, version 2.4, snap length, Ethernet) and no record
-    (tmp_path / "sub" / "t.pcap").write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0,
-                                                          65535, 1))
+    # a pcap file header (magic, version 2.4, snap length, Ethernet) and one 60-byte record
+    (tmp_path / "sub" / "t.pcap").write_bytes(
+        struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+        + struct.pack("<IIII", 0, 0, 60, 60) + bytes(60))
     prof = (scenario.profiles.locate("reference")).read_text()
     (tmp_path / "sub" / "mine.toml").write_text(prof.replace('name = "reference"',
                                                              'name = "mine"'))
