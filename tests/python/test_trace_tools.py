@@ -233,6 +233,18 @@ def test_stats_cli_json_and_bad_cores(tmp_path, capsys):
     assert "system.profile = 'bogus'" in capsys.readouterr().err
 
 
+def test_stats_warns_of_cores_the_table_cannot_reach(tmp_path, capsys):
+    """More cores than table entries left the last cores at 0 packets without a word."""
+    path = tmp_path / "t.pcap"
+    write_pcap(path, FRAMES)
+    assert main(["trace", "stats", str(path), "--cores", "70", "--reta-size", "64"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "rxb: warning: --cores 70 is more than the 64 entries of the indirection table: "
+        "cores 64 to 69 get no entry, so no packet"]
+    assert main(["trace", "stats", str(path), "--cores", "64", "--reta-size", "64"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 # ---- the generator -------------------------------------------------------------------
 
 needs_sim = pytest.mark.skipif(not (repo_root() / "build/sim/rxb-tracegen").is_file(),

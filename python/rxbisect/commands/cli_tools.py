@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import FLOAT, INT, Parser, nonempty
+from .options import FLOAT, INT, Parser, nonempty, warn
 
 
 def _experiments_dir(args) -> Path | None:
@@ -89,6 +89,9 @@ def cmd_trace_stats(args) -> int:
     prof = profile.load(args.profile)
     size = prof.nic.reta_size if args.reta_size is None else args.reta_size
     s = trace.stats(args.pcap, args.cores, size)
+    if args.cores > size:
+        warn([f"--cores {args.cores} is more than the {size} entries of the indirection table: "
+              f"cores {size} to {args.cores - 1} get no entry, so no packet"])
     print(json.dumps(s, indent=2) if args.json else text_report.trace_stats(s), end="\n" if
           args.json else "")
     return 0
