@@ -421,6 +421,9 @@ uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter);
 uint64_t emu_dest_drops(struct emu *e, uint32_t d, int cause);
 /* Entries waiting in destination d's ring (CR / Bx; native: the wire ring). */
 uint64_t emu_dest_occupancy(struct emu *e, uint32_t d);
+/* Packets the cores' receive calls took and dropped to re-arm their own
+ * slots, the pool being empty (rxBisect's `recycled`; 0 for the others). */
+uint64_t emu_recycled(struct emu *e);
 
 /* ---- emu_telemetry.c (attached by emu_run.c; reads through emu_stats.c) ---- */
 void emu_telemetry_register(void);

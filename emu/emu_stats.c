@@ -30,3 +30,15 @@ uint64_t emu_dest_occupancy(struct emu *e, uint32_t d)
 		return rxb_iface_occupancy(e->iface, d);
 	return e->pq[d].wire != NULL ? rte_ring_count(e->pq[d].wire) : 0;
 }
+
+uint64_t emu_recycled(struct emu *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t c = 0; e->iface != NULL && c < e->cores; c++) {
+		const struct rxb_sw_stats *sw = rxb_iface_sw_stats(e->iface, c);
+
+		n += sw != NULL ? rxb_counter_read(&sw->c[RXB_SW_RECYCLED]) : 0;
+	}
+	return n;
+}

@@ -203,7 +203,11 @@ static void raw_stats(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 		uint64_t pk = 0, drops = 0;
 
 		if (p->iface != NULL) {
-			pk = rxb_counter_read(&rxb_iface_sw_stats(p->iface, q)->c[RXB_SW_RECEIVED]);
+			const struct rxb_sw_stats *sw = rxb_iface_sw_stats(p->iface, q);
+
+			pk = rxb_counter_read(&sw->c[RXB_SW_RECEIVED]);
+			/* recycled: dropped for want of a buffer, as the NIC's own drops */
+			drops = rxb_counter_read(&sw->c[RXB_SW_RECYCLED]);
 			for (int c = 0; c < RXB_DROP_CAUSES; c++)
 				drops += rxb_iface_nic_counter(p->iface, q, RXB_NIC_DROP_FIRST + c);
 		}

@@ -184,6 +184,22 @@ def test_a_trace_that_is_a_directory_is_named_so(tmp_path):
 
 
 @needs_bin
+def test_packets_rxbisect_recycles_from_an_empty_pool_are_counted_as_drops():
+    """With the pool smaller than the rings and caches hold, rxBisect's receive drops the
+    packet at the head to re-arm its slot (`recycled`). The workers never see those packets;
+    the run counted them nowhere and failed its own conservation check ("library received N
+    != workers received M") in every run here. They are no_ax_buf drops."""
+    p = emu_cli("--json", "--set", "run.duration_ms=50", "--set", "system.cores=2",
+                "--set", "arch.name=rxbisect", "--set", "arch.pool_buffers=400")
+    assert p.returncode == 0, p.stderr
+    m = json.loads(p.stdout)["metrics"]
+    assert m["pool_exhausted"] > 0  # the path ran: the pool did run dry
+    assert m["conservation"]["packets_ok"], p.stderr
+    assert m["offered_packets"] == (m["delivered_packets"] + sum(m["drops_by_cause"].values())
+                                    + m["in_flight_packets"])
+
+
+@needs_bin
 def test_a_trace_without_packets_is_refused(tmp_path):
     """It replayed nothing and reported 0 Gbps with exit 0."""
     trace = _pcap(tmp_path / "empty.pcap", [])
