@@ -119,7 +119,7 @@ uint32_t rxb_privring_ring_size(const struct rxb_privring *pr)
  * few cores, most packets follow one to the same queue. */
 struct prq_run {
 	struct rxb_prq *q;
-	uint64_t offered, delivered, desc_reads;
+	uint64_t offered, delivered, desc_reads, desc_fetched;
 };
 
 static void prq_run_flush(struct prq_run *run)
@@ -133,7 +133,8 @@ static void prq_run_flush(struct prq_run *run)
 	rxb_nic_count(s, RXB_NIC_DELIVERED, run->delivered);
 	rxb_nic_count(s, RXB_NIC_CMPL_WRITES, run->delivered); /* one entry per packet */
 	rxb_nic_count(s, RXB_NIC_DESC_READS, run->desc_reads);
-	run->offered = run->delivered = run->desc_reads = 0;
+	rxb_nic_count(s, RXB_NIC_DESC_FETCHED, run->desc_fetched);
+	run->offered = run->delivered = run->desc_reads = run->desc_fetched = 0;
 }
 
 /* A drop of a packet to dest after `reads` descriptor reads: returns 1, as
@@ -161,7 +162,7 @@ static inline __attribute__((always_inline)) int prq_deliver(struct rxb_privring
 	struct rxb_prq *q;
 	uint16_t reads = 0;
 	rxb_buf_t buf;
-	uint32_t slot;
+	uint32_t slot, fetched;
 	bool ready;
 
 	if (dest >= pr->cfg.n_queues)
@@ -172,8 +173,10 @@ static inline __attribute__((always_inline)) int prq_deliver(struct rxb_privring
 		run->q = q;
 	}
 	run->offered++;
+	fetched = q->rx.nic.fetched;
 	ready = rxb_descring_nic_ready(&q->rx, &reads);
 	run->desc_reads += reads;
+	run->desc_fetched += q->rx.nic.fetched - fetched; /* what those reads brought in */
 	if (!ready)
 		return prq_drop(run, d, dest, reads, RXB_DROP_NO_RX_DESC);
 	if (!rxb_cr_nic_has_room(&q->cr))

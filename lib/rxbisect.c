@@ -580,6 +580,7 @@ static inline __attribute__((always_inline)) int bisect_consume(struct rxb_bisec
 {
 	struct rxb_bx *bx = &bs->bx[d->ring];
 	struct rxb_ax *ax = &bs->ax[a];
+	const uint32_t fetched = ax->ring.nic.fetched;
 	bool foreign = ax->link != d->ring;
 
 	if (foreign && !bx_foreign_room(bx))
@@ -592,6 +593,8 @@ static inline __attribute__((always_inline)) int bisect_consume(struct rxb_bisec
 		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_BX_SLOT);
 	if (!rxb_descring_nic_ready(&ax->ring, &d->desc_reads))
 		return rxb_nic_drop(&bx->nic_stats, d, RXB_DROP_NO_AX_BUF);
+	if (ax->ring.nic.fetched != fetched) /* the read brought these in */
+		rxb_nic_count(&bx->nic_stats, RXB_NIC_DESC_FETCHED, ax->ring.nic.fetched - fetched);
 	d->src_ring = a;
 	d->src_index = rxb_descring_nic_take(&ax->ring, &d->buf);
 	rxb_nic_write_payload(meta, d->buf);
