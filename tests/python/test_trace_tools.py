@@ -265,9 +265,11 @@ def test_gen_then_stats(tmp_path, capsys):
     assert 0.9 * 400 <= s["flows"] <= made["flows"]
     sizes = {b["lo"]: b["packets"] for b in s["size_histogram"] if b["packets"]}
     assert set(sizes) == {64, 1024}  # only 64 B and 1518 B frames
-    # offered load: ~10 Gbps of wire bits = frame bytes + 20 B preamble and gap
+    # offered load: ~10 Gbps of wire bits = frame bytes + 20 B preamble and gap, the rate
+    # stats reports (it reported frame bits: 7.5 "Gbps" for a 10 Gbps trace of 64 B frames)
     wire = 8 * (s["bytes"] + 20 * s["packets"]) / s["duration_s"] / 1e9
     assert 3 < wire < 30
+    assert s["rate_gbps"] == pytest.approx(wire)
 
 
 @needs_sim

@@ -224,7 +224,7 @@ def keys(infos: Sequence[KeyInfo]) -> str:
 
 def trace_stats(s: dict) -> str:
     """`rxb trace stats`: the trace, its frame sizes and its per-core RSS load."""
-    rate = f", {s['rate_gbps']:.3g} Gbps" if s["rate_gbps"] is not None else ""
+    rate = f", {s['rate_gbps']:.3g} Gbps on the wire" if s["rate_gbps"] is not None else ""
     head = (f"{s['file']}: {s['packets']:,} packets ({s['non_ip']:,} not IP), {s['flows']:,} "
             f"flows, {s['bytes']:,} frame bytes over {s['duration_s']:.6g} s{rate}")
     sizes = table(("frame bytes", "packets", "share"),

@@ -26,7 +26,6 @@ from typing import Any
 from ..engines import provenance
 from ..errors import EngineError, UsageError
 from ..output import records, text_report
-from ..tools import darkpackets
 from ..vocab import scenario
 from . import experiments, ndr
 from .experiments import DESIGN, Experiment
@@ -92,7 +91,7 @@ def estimate_s(points: Sequence[Point], jobs: int) -> float:
     for p in points:
         s = p.task["sections"]
         pps = s["system"]["nics"] * s["traffic"]["rate_gbps"] * 1e9 / \
-            (8 * (s["traffic"]["packet_bytes"] + darkpackets.ETH_OVERHEAD_BYTES))
+            (8 * (s["traffic"]["packet_bytes"] + scenario.ETH_OVERHEAD_BYTES))
         runs = 1
         if p.task.get("search"):  # an upper bound: every trial at the point's rate
             q = p.task["search"]

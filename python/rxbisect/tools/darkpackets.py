@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 
 from ..errors import UsageError
 from ..vocab import profile
+from ..vocab.scenario import ETH_OVERHEAD_BYTES
 
-ETH_OVERHEAD_BYTES = 20  # preamble 7 + SFD 1 + inter-frame gap 12
 MIN_FRAME_BYTES = 64  # the shortest Ethernet frame, FCS included
 DEFAULT_PROFILE = "reference"  # the machine whose DRAM latency t_d defaults to
 

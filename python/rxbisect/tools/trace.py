@@ -32,6 +32,7 @@ from pathlib import Path
 from .. import _native
 from ..errors import UsageError
 from ..vocab import profile
+from ..vocab.scenario import ETH_OVERHEAD_BYTES
 
 # Microsoft's RSS verification key, the default of lib/rss.c (rxb_rss_default_key) and of
 # many drivers; tests check it against the library's.
@@ -207,7 +208,9 @@ def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = 
     return {
         "file": str(path), "packets": n, "bytes": total, "non_ip": non_ip, "flows": len(flows),
         "duration_s": duration,
-        "rate_gbps": 8 * total / duration / 1e9 if duration > 0 else None,
+        # on the wire, as traffic.rate_gbps and the generator's --rate-gbps count it
+        "rate_gbps": 8 * (total + ETH_OVERHEAD_BYTES * n) / duration / 1e9 if duration > 0
+        else None,
         "mean_frame_bytes": total / n if n else None,
         "size_histogram": [{"lo": lo, "hi": hi, "packets": c, "share": c / n if n else 0.0}
                            for (lo, hi), c in zip(SIZE_BINS, sizes, strict=True)],
