@@ -54,6 +54,27 @@ def test_emulated_is_its_own_series_and_other_varied_params_split_series():
     assert pts["arch.name=privring, workload.nf=lb"].mean == 7.0
 
 
+def test_a_setting_only_the_resolved_scenario_holds_splits_series_too():
+    """Two sweeps into one folder, one with system.ddio_ways = 1 and one with 8: a sweep's
+    params echo only the main keys and the grid's, so the two were averaged as two seeds of
+    one point, with a confidence interval, though both ran seed 1."""
+    recs = [{**rec("rxbisect", 256, 1, v), "config": {"system": {"ddio_ways": w, "cores": 16}}}
+            for w, v in ((1, 168.0), (8, 201.0))]
+    pts = {p.series: (p.mean, p.n) for p in plot.aggregate(recs, SPEC)}
+    assert pts == {"arch.name=rxbisect, system.ddio_ways=1": (168.0, 1),
+                   "arch.name=rxbisect, system.ddio_ways=8": (201.0, 1)}
+
+
+def test_seeds_of_a_search_stay_one_point_though_each_stops_at_its_own_rate():
+    """An NDR point's record is the run at the rate its search found, which differs by seed:
+    the search's key is not a setting that tells scenarios apart."""
+    search = {"key": "traffic.rate_gbps", "rate": 0.0, "hi": 100.0}
+    recs = [{**rec("privring", 256, seed, ndr, **{"traffic.rate_gbps": ndr / 2}),
+             "search": search, "config": {"traffic": {"rate_gbps": 100.0}}}
+            for seed, ndr in ((1, 80.0), (2, 82.5))]
+    assert [(p.series, p.n) for p in plot.aggregate(recs, SPEC)] == [("arch.name=privring", 2)]
+
+
 def test_nested_metric_and_missing_values():
     recs = [rec("privring", 64, s, None) for s in (1, 2, 3)]
     spec = dict(SPEC, y=["drops_by_cause.no_ax_buf", "throughput_gbps"], ylabels=["d", "t"])

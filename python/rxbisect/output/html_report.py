@@ -74,18 +74,20 @@ class Experiment:
 # ---- inputs ------------------------------------------------------------------------------
 
 def _params(records: Sequence[dict]) -> tuple[dict, dict]:
-    """(fixed {key: value}, varied {key: [values]}) over the records' params, seed aside."""
-    keys = list(dict.fromkeys(k for r in records for k in (r.get("params") or {})))
+    """(fixed {key: value} of the keys the records' params echo, varied {key: [values]} of
+    every setting, plot.settings: a key only the resolved scenarios hold varies too), seed
+    aside."""
+    every = [plot.settings(r) for r in records]
+    echoed = {k for r in records for k in (r.get("params") or {})}
     fixed, varied = {}, {}
-    for k in keys:
+    for k in dict.fromkeys(k for p in every for k in p):
         if k == plot.SEED_KEY:
             continue
-        vals = list(dict.fromkeys(json.dumps((r.get("params") or {}).get(k), sort_keys=True)
-                                  for r in records))
-        if len(vals) == 1:
-            fixed[k] = json.loads(vals[0])
-        else:
+        vals = list(dict.fromkeys(json.dumps(p.get(k), sort_keys=True) for p in every))
+        if len(vals) > 1:
             varied[k] = [json.loads(v) for v in vals]
+        elif k in echoed:
+            fixed[k] = json.loads(vals[0])
     return fixed, varied
 
 
@@ -274,8 +276,14 @@ def _seed(record: dict) -> Any:
     return record.get("seed", (record.get("params") or {}).get(plot.SEED_KEY))
 
 
+def _seed_order(seed: Any) -> tuple:
+    """Whole seeds in numeric order (1, 2, 10), anything else after them as text."""
+    whole = isinstance(seed, int) and not isinstance(seed, bool)
+    return (0, seed, "") if whole else (1, 0, str(seed))
+
+
 def _seeds(records: Sequence[dict], points: Sequence[plot.Point]) -> str:
-    seeds = sorted({_seed(r) for r in records}, key=str)
+    seeds = sorted({_seed(r) for r in records}, key=_seed_order)
     wall = sum(float(r.get("sim_wall_s") or 0) for r in records)
     ns = sorted({p.n for p in points})
     how = "trimmed mean (min and max dropped)" if ns and ns[-1] >= 3 else "mean"
@@ -294,7 +302,7 @@ def _anatomy(records: Sequence[dict]) -> list[dict]:
         anat = anatomy.of(r.get("metrics"))
         if anat is None:
             continue
-        params = r.get("params") or {}
+        params = plot.settings(r)
         label = ", ".join([str(r.get("arch") or params.get(plot.DEFAULT_SERIES))]
                           + [f"{k}={_value(params.get(k))}" for k in varied
                              if k != plot.DEFAULT_SERIES]

@@ -22,7 +22,8 @@ Records with `params["arch.emulated"]` true form their own series ("<label> (emu
 drawn dashed (lines) or hatched (bars) in the colour of the native series. Parameters that
 vary within one (series, x) group other than the seed (e.g. workload.nf in an experiment
 that sweeps two NFs) are added to the series label ("arch.name=privring, workload.nf=nat"),
-so different settings are never averaged together. A value that is only a lower bound (an
+so different settings are never averaged together. Parameters are every key of a record's
+resolved scenario (`settings`), not only the ones its params echo. A value that is only a lower bound (an
 NDR search that passed at the top of its range, ndr.lower_bounds) marks its point
 `at_least`: it is read "≥ X".
 
@@ -185,16 +186,32 @@ def _label(value: Any) -> str:
                                                   if isinstance(value, float) else str(value))
 
 
+def settings(record: dict) -> dict[str, Any]:
+    """Every setting of a record, "section.key": value: its params, then each key of its
+    resolved scenario (`config`) they leave out (a sweep's params echo only the main keys and
+    the grid's: two sweeps on one folder with other --set values differ only in `config`).
+    A search's key is left out: each seed's search stops at a rate of its own."""
+    out = dict(record.get("params") or {})
+    for section, keys in (record.get("config") or {}).items():
+        if isinstance(keys, dict):
+            for k, v in keys.items():
+                out.setdefault(f"{section}.{k}", v)
+    search = record.get("search")
+    if isinstance(search, dict):
+        out.pop(str(search.get("key", ndr.FIELDS["key"])), None)
+    return out
+
+
 def _split_keys(records: Sequence[dict], spec: dict) -> list[str]:
-    """Params besides x, series, emulated and seed that vary inside one (series, x) group."""
+    """Settings besides x, series, emulated and seed that vary inside one (series, x) group."""
     groups: dict[tuple, list[dict]] = {}
     for r in records:
-        p = r.get("params") or {}
+        p = settings(r)
         key = (_label(p.get(spec["series"])), bool(p.get(EMULATED_KEY)),
                _label(p.get(spec["x"])) if spec["x"] != TIME_X else None)
         groups.setdefault(key, []).append(p)
     skip = {spec["x"], spec["series"], EMULATED_KEY, SEED_KEY}
-    keys = sorted({k for r in records for k in (r.get("params") or {})} - skip)
+    keys = sorted({k for p in itertools.chain(*groups.values()) for k in p} - skip)
     return [k for k in keys
             if any(len({repr(p.get(k)) for p in g}) > 1 for g in groups.values())]
 
@@ -235,7 +252,7 @@ def aggregate(records: Iterable[dict], plot_spec: dict) -> list[Point]:
     values: dict[tuple, list[float]] = {}  # (metric, series, emulated, x) -> values
     bounded: set[tuple] = set()  # keys with a value that is only a lower bound
     for r in recs:
-        params, metrics = r.get("params") or {}, r.get("metrics") or {}
+        params, metrics = settings(r), r.get("metrics") or {}
         series, emu = _series_of(params, spec, split)
         lower = ndr.lower_bounds(r)
         for y in spec["y"]:
