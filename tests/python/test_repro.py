@@ -270,6 +270,13 @@ def _bad(text: str, old: str, new: str) -> str:
     (('name = "privring"', 'name = "privring"\nlink = { arch.rx_size = "arch.ax_size" }'),
      "link: arch.rx_size = 'arch.ax_size': not a key of [grid]"),
     (('x = "traffic.rate_gbps"', 'x = "traffic.rate"'), "[plot] x: unknown key"),
+    # each was a TypeError or AttributeError traceback
+    (('title = "tiny"', 'title = "tiny"\nderive = [{a = 1}]'),
+     "derive: unknown derivation {'a': 1}"),
+    (('name = "privring"', 'name = "privring"\nlink = { arch.rx_size = ["traffic.rate_gbps"] }'),
+     "link: arch.rx_size = ['traffic.rate_gbps']: not a key of [grid]"),
+    (("[plot]", '[search]\nlo = 1.0\nresolution = 0.5\nkey = ["x"]\n[plot]'),
+     "[search]: key = ['x']: expected the name of a scenario key"),
     (("title = \"tiny\"", "title = "), "tiny.toml"),  # TOML syntax: read_toml's message
 ])
 def test_a_bad_experiment_file_is_one_clear_error(capsys, tmp_path, change, message):

@@ -290,7 +290,7 @@ def parse(doc: dict, path: Path) -> Experiment:
         scenario.load(ref)  # its own message if it is bad
     derive = doc.get("derive", [])
     for d in derive if isinstance(derive, list) else [derive]:
-        if d not in DERIVE:
+        if not isinstance(d, str) or d not in DERIVE:
             raise UsageError(f"{f}: derive: unknown derivation {d!r}; allowed: "
                              f"{', '.join(DERIVE)}")
     sets = _sets(f"{f}: [set]", doc.get("set", {}), base)
@@ -332,7 +332,7 @@ def parse(doc: dict, path: Path) -> Experiment:
         link = _flat(link)
         for dst, src in link.items():
             _key(f"{w} link", dst)
-            if src not in grid:
+            if not isinstance(src, str) or src not in grid:
                 raise UsageError(f"{w} link: {dst} = {src!r}: not a key of [grid] "
                                  f"({', '.join(grid) or 'none'})")
         own = _grid(f"{w} grid", t.get("grid", {}), base)

@@ -52,6 +52,9 @@ def spec(where: str, table: Any, partial: bool = False) -> dict:
         if k != "key" and not (v is None or (isinstance(v, (int, float))
                                              and not isinstance(v, bool))):
             raise UsageError(f"{where}: {k} = {v!r}: expected a number")
+    if not isinstance(t.get("key", ""), str):
+        raise UsageError(f"{where}: key = {t['key']!r}: expected the name of a scenario key "
+                         f"(default {FIELDS['key']})")
     _check_each(t, f"{where}: ")
     return t
 
