@@ -283,14 +283,26 @@ static void prq_consume(struct rxb_prq *q, unsigned n)
 }
 
 /* Write fresh buffers at the tail and ring the doorbell once. */
-static void prq_post(struct rxb_prq *q, const rxb_buf_t *fresh, unsigned n)
+/* Write n fresh buffers into the descriptors after the tail; the NIC sees
+ * them at the next doorbell. */
+static void prq_write(struct rxb_prq *q, const rxb_buf_t *fresh, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		q->rx.desc[(q->sw.tail + i) & q->rx.mask] = fresh[i];
 	q->sw.tail += n;
-	rxb_descring_doorbell(&q->rx, q->sw.tail);
 	rxb_sw_count(&q->sw_stats, RXB_SW_POSTED, n);
+}
+
+static void prq_doorbell(struct rxb_prq *q)
+{
+	rxb_descring_doorbell(&q->rx, q->sw.tail);
 	rxb_sw_count(&q->sw_stats, RXB_SW_DOORBELLS, 1);
+}
+
+static void prq_post(struct rxb_prq *q, const rxb_buf_t *fresh, unsigned n)
+{
+	prq_write(q, fresh, n);
+	prq_doorbell(q);
 }
 
 static void prq_count_poll(struct rxb_prq *q, unsigned got)
@@ -351,16 +363,21 @@ unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q, const struct rxb
 
 	if (n > room)
 		n = room;
+	/* As much as the pool gives, not all or nothing per chunk: a short
+	 * pool would otherwise leave a drained queue with no descriptor. */
 	while (done < n) {
-		unsigned chunk = n - done < RXB_BURST_MAX ? n - done : RXB_BURST_MAX;
+		unsigned want = n - done < RXB_BURST_MAX ? n - done : RXB_BURST_MAX;
+		unsigned got = rxb_alloc_get_upto(alloc, fresh, want);
 
-		if (alloc->get(alloc->ctx, fresh, chunk) != chunk) {
-			rxb_sw_count(&pq->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+		prq_write(pq, fresh, got);
+		done += got;
+		if (got == 0)
 			break;
-		}
-		prq_post(pq, fresh, chunk);
-		done += chunk;
 	}
+	if (done < n)
+		rxb_sw_count(&pq->sw_stats, RXB_SW_ALLOC_FAIL, 1);
+	if (done != 0)
+		prq_doorbell(pq);
 	return done;
 }
 

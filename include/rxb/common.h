@@ -92,7 +92,7 @@ struct rxb_rx_meta {
 /* Where a delivered packet went, or why it was dropped. */
 struct rxb_delivery {
 	int32_t drop;         /* -1 when delivered, else an enum rxb_drop_cause */
-	uint32_t ring;        /* CR / Bx written (== meta.dest for every design) */
+	uint32_t ring;        /* CR / Bx written: meta.dest, but the spool's queue */
 	uint32_t src_ring;    /* Rx / Ax ring whose descriptor was consumed */
 	uint32_t src_index;   /* index of that descriptor in its ring */
 	rxb_buf_t buf;        /* buffer the packet was written into */

@@ -73,17 +73,19 @@ unsigned rxb_privring_nic_fetch(struct rxb_privring *pr, uint32_t q, rxb_buf_t *
 /* ---- software side (core owning queue q) ---- */
 
 /* Receive up to n (≤ RXB_BURST_MAX) packets and repost a fresh buffer for
- * each, ringing the doorbell once. All or nothing with respect to the
- * allocator: when it cannot supply the buffers, nothing is received, the
- * packets stay in the ring and alloc_fail counts it. Returns packets. */
+ * each, ringing the doorbell once. Takes as many packets as the allocator
+ * gives fresh buffers for (rxb_alloc_get_upto); the rest stay in the ring,
+ * and alloc_fail counts a call cut short. Returns packets. */
 unsigned rxb_privring_rx_burst(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out, unsigned n,
 			       const struct rxb_allocator *alloc);
 
 /* Receive up to n packets without reposting (the spool refills by policy). */
 unsigned rxb_privring_rx_take(struct rxb_privring *pr, uint32_t q, struct rxb_pkt *out, unsigned n);
 
-/* Post up to n fresh buffers (bounded by free descriptor slots) and ring
- * the doorbell once. Returns buffers posted (0 if the allocator is empty). */
+/* Post up to n fresh buffers (bounded by free descriptor slots), as many
+ * as the allocator gives, and ring the doorbell once. Returns buffers
+ * posted (0 if the allocator is empty); fewer than asked counts one
+ * RXB_SW_ALLOC_FAIL. */
 unsigned rxb_privring_post(struct rxb_privring *pr, uint32_t q, const struct rxb_allocator *alloc,
 			   unsigned n);
 

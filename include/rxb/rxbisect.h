@@ -140,8 +140,12 @@ unsigned rxb_bisect_prime(struct rxb_bisect *bs, uint32_t core, const struct rxb
 /* Receive up to n (≤ RXB_BURST_MAX) packets from Bx `core`, acting on every
  * consumption notice met on the way (not capped by n), then publishing the
  * Bx consumer index and ringing each refilled Ax doorbell once. When the
- * allocator cannot supply buffers for the notices, the call stops before the
- * first entry that needs one (nothing is lost) and alloc_fail counts it. */
+ * allocator gives fewer buffers than the notices need, the call stops before
+ * the first notice it has no buffer for, and alloc_fail counts it. When it
+ * gives none at all, the call drops the packet at the head and re-arms its
+ * slot with that packet's buffer (RXB_SW_RECYCLED: the one loss), or acts
+ * on a consumption-only notice without a buffer and tops the Ax ring up
+ * later (RXB_SW_DEFERRED), so a ring that holds the whole pool still moves. */
 unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out, unsigned n,
 		       const struct rxb_allocator *alloc);
 

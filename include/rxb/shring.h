@@ -179,9 +179,9 @@ unsigned rxb_shring_prime(struct rxb_shring *sh, uint32_t ring, const struct rxb
  * NIC (RxArr: the released run at the return index; RxList: this batch;
  * batched RxList: the descriptors whose last slot is in this batch, and no
  * lock when there are none), ringing the doorbell once. `now` is the caller's clock, used only for the
- * descriptor-return wait statistics. All or nothing with respect to the
- * allocator: when it cannot supply the buffers, nothing is received, the
- * packets stay in the CR and alloc_fail counts it. Returns packets. */
+ * descriptor-return wait statistics. Takes as many packets as the
+ * allocator gives fresh buffers for (rxb_alloc_get_upto); the rest stay in
+ * the CR, and alloc_fail counts a call cut short. Returns packets. */
 unsigned rxb_shring_rx_burst(struct rxb_shring *sh, uint32_t core, struct rxb_pkt *out, unsigned n,
 			     const struct rxb_allocator *alloc, uint64_t now);
 

@@ -48,7 +48,7 @@ struct rxb_spool;
  * RXB_MAX_QUEUES: a queue per port): what rxb_spool_create refuses. */
 int rxb_spool_config_check(const struct rxb_spool_config *cfg, struct rxb_err *err);
 /* NULL on failure with errno and err set (common.h): -EINVAL naming the
- * field (none and spp need n_ports <= RXB_MAX_CORES: a queue per port),
+ * field (none and spp need n_ports <= RXB_MAX_QUEUES: a queue per port),
  * -ENOMEM naming what could not be allocated. */
 struct rxb_spool *rxb_spool_create(const struct rxb_spool_config *cfg, struct rxb_err *err);
 void rxb_spool_destroy(struct rxb_spool *sp);

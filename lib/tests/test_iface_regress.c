@@ -6,7 +6,7 @@
  *    dynamic shRing switch takes "the receive call returned 0" for "the old
  *    set is empty" and moves to the new set. A call also returns 0 when its
  *    budget n is 0 or when the allocator cannot supply the fresh buffers
- *    (privRing and shRing receive all-or-nothing), so packets are left behind
+ *    (privRing and shRing then received all or nothing), so packets are left behind
  *    in the old set and the core receives newer packets first (reordering;
  *    the stranded ones come back only after a switch back).
  * 2. lib/ring.c rxb_buflist_check_unique(): qsort(NULL, 0, ...) when the

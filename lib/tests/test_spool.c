@@ -209,6 +209,32 @@ static void test_burst_stops_after_a_drop_at_a_chunk_end(void)
 	test_pool_fini(&tp);
 }
 
+/* A queue a poll drained refills with what the pool has left, not with
+ * nothing: posting was all or nothing per 64 buffers, so 63 free buffers
+ * left the queue empty and it dropped every packet. */
+static void test_refill_takes_what_the_pool_has(void)
+{
+	struct test_pool tp;
+	struct rxb_spool_config c = { .n_ports = 2, .mode = RXB_SPOOL_NONE, .depth = 64 };
+	struct rxb_pkt pk[RXB_BURST_MAX];
+	uint64_t left;
+
+	test_pool_init(&tp, 191, 1);
+	struct rxb_spool *sp = make(&c, &tp);
+	left = rxb_pool_free_count(tp.pool);
+	CHECK_EQ(left, 191 - 2 * 64);
+	CHECK_EQ(send(sp, 0, RXB_BURST_MAX), RXB_BURST_MAX);
+	/* the packets stay with the application: the pool cannot give 64 back */
+	CHECK_EQ(rxb_spool_poll(sp, 0, pk, RXB_BURST_MAX, &tp.alloc[0]), RXB_BURST_MAX);
+	CHECK_EQ(rxb_spool_posted(sp, 0), left);
+	CHECK_EQ(rxb_pool_free_count(tp.pool), 0);
+	CHECK_EQ(send(sp, 0, 10), 10);
+	for (unsigned k = 0; k < RXB_BURST_MAX; k++)
+		rxb_spool_free(sp, 0, &tp.alloc[0], &pk[k].buf, 1);
+	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+}
+
 int main(void)
 {
 	RUN(test_spp_watermarks);
@@ -217,5 +243,6 @@ int main(void)
 	RUN(test_fetch_then_deliver);
 	RUN(test_burst_stops_after_a_drop_at_a_chunk_end);
 	RUN(test_config_errors);
+	RUN(test_refill_takes_what_the_pool_has);
 	return check_summary();
 }
