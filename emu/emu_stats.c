@@ -35,10 +35,7 @@ uint64_t emu_recycled(struct emu *e)
 {
 	uint64_t n = 0;
 
-	for (uint32_t c = 0; e->iface != NULL && c < e->cores; c++) {
-		const struct rxb_sw_stats *sw = rxb_iface_sw_stats(e->iface, c);
-
-		n += sw != NULL ? rxb_counter_read(&sw->c[RXB_SW_RECYCLED]) : 0;
-	}
+	for (uint32_t c = 0; e->iface != NULL && c < e->cores; c++)
+		n += rxb_iface_sw_counter(e->iface, c, RXB_SW_RECYCLED);
 	return n;
 }

@@ -301,6 +301,15 @@ const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_
 	return core < i->n_polled ? i->ops->sw_stats(i, core) : NULL;
 }
 
+uint64_t rxb_iface_sw_counter(const struct rxb_iface *i, uint32_t core, enum rxb_sw_counter c)
+{
+	if (core >= i->n_polled || (unsigned)c >= RXB_SW_COUNTERS)
+		return 0;
+	if (i->ops->sw_counter != NULL)
+		return i->ops->sw_counter(i, core, c);
+	return rxb_counter_read(&i->ops->sw_stats(i, core)->c[c]);
+}
+
 uint32_t rxb_iface_occupancy(struct rxb_iface *i, uint32_t dest)
 {
 	return dest < i->n_dests ? i->ops->occupancy(i, dest) : 0;

@@ -222,6 +222,12 @@ static uint64_t dyn_nic_counter(const struct rxb_iface *i, uint32_t dest, enum r
 	return iface_pr_nic_counter(i, dest, c) + iface_sh_nic_counter(i, dest, c);
 }
 
+static uint64_t dyn_sw_counter(const struct rxb_iface *i, uint32_t core, enum rxb_sw_counter c)
+{
+	return rxb_counter_read(&rxb_privring_sw_stats(i->pr, core)->c[c]) +
+	       rxb_counter_read(&rxb_shring_sw_stats(i->sh, core)->c[c]);
+}
+
 static uint32_t dyn_occupancy(struct rxb_iface *i, uint32_t dest)
 {
 	return rxb_privring_occupancy(i->pr, dest) + rxb_shring_occupancy(i->sh, dest);
@@ -249,6 +255,7 @@ const struct iface_ops iface_dyn_shring_ops = {
 	.nic_stats = dyn_nic_stats,
 	.nic_counter = dyn_nic_counter,
 	.sw_stats = iface_pr_sw_stats, /* frees are counted there (iface_pr_free) */
+	.sw_counter = dyn_sw_counter,
 	.occupancy = dyn_occupancy,
 	.census = dyn_census,
 };

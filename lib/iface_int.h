@@ -51,6 +51,8 @@ struct iface_ops {
 	const struct rxb_nic_stats *(*nic_stats)(const struct rxb_iface *i, uint32_t dest);
 	uint64_t (*nic_counter)(const struct rxb_iface *i, uint32_t dest, enum rxb_nic_counter c);
 	const struct rxb_sw_stats *(*sw_stats)(const struct rxb_iface *i, uint32_t core);
+	/* optional: counter c of core c summed over its ring sets (NULL: sw_stats's) */
+	uint64_t (*sw_counter)(const struct rxb_iface *i, uint32_t core, enum rxb_sw_counter c);
 	uint32_t (*occupancy)(struct rxb_iface *i, uint32_t dest);
 	/* census of the design's rings, added to *c; buffers into bufs */
 	int (*census)(struct rxb_iface *i, struct rxb_census *c, struct rxb_buflist *bufs,

@@ -94,7 +94,7 @@ static uint64_t queue_value(struct pmd *p, uint16_t q, const struct queue_stat *
 	case Q_NIC:
 		return rxb_iface_nic_counter(p->iface, q, s->counter);
 	case Q_SW:
-		return rxb_counter_read(&rxb_iface_sw_stats(p->iface, q)->c[s->counter]);
+		return rxb_iface_sw_counter(p->iface, q, (enum rxb_sw_counter)s->counter);
 	case Q_OCC:
 		return rxb_iface_occupancy(p->iface, q);
 	case Q_FOREIGN:
@@ -203,11 +203,9 @@ static void raw_stats(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 		uint64_t pk = 0, drops = 0;
 
 		if (p->iface != NULL) {
-			const struct rxb_sw_stats *sw = rxb_iface_sw_stats(p->iface, q);
-
-			pk = rxb_counter_read(&sw->c[RXB_SW_RECEIVED]);
+			pk = rxb_iface_sw_counter(p->iface, q, RXB_SW_RECEIVED);
 			/* recycled: dropped for want of a buffer, as the NIC's own drops */
-			drops = rxb_counter_read(&sw->c[RXB_SW_RECYCLED]);
+			drops = rxb_iface_sw_counter(p->iface, q, RXB_SW_RECYCLED);
 			for (int c = 0; c < RXB_DROP_CAUSES; c++)
 				drops += rxb_iface_nic_counter(p->iface, q, RXB_NIC_DROP_FIRST + c);
 		}

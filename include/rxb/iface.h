@@ -186,9 +186,14 @@ void rxb_iface_free(struct rxb_iface *i, uint32_t core, const rxb_buf_t *bufs, u
 void rxb_iface_note_released(struct rxb_iface *i, uint32_t core, unsigned n);
 
 /* Counters of destination d (NIC side; dynamic shRing: of the set steered
- * to now) and of core c (software side); NULL for one that does not exist. */
+ * to now) and of core c (software side; dynamic shRing: of its private set,
+ * where its frees count too); NULL for one that does not exist. */
 const struct rxb_nic_stats *rxb_iface_nic_stats(const struct rxb_iface *i, uint32_t dest);
 const struct rxb_sw_stats *rxb_iface_sw_stats(const struct rxb_iface *i, uint32_t core);
+/* Software counter c of core `core` summed over every ring set it polls
+ * (dynamic shRing: both; sw_stats gives the private set's); 0 for a core or
+ * counter that does not exist. Anyone. */
+uint64_t rxb_iface_sw_counter(const struct rxb_iface *i, uint32_t core, enum rxb_sw_counter c);
 /* NIC counter c of destination d summed over every ring set that serves it
  * (dynamic shRing: both; nic_stats gives the set steered to now); 0 for a
  * dest or counter that does not exist. Anyone. */
