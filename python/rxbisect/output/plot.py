@@ -189,28 +189,32 @@ def _label(value: Any) -> str:
 def settings(record: dict) -> dict[str, Any]:
     """Every setting of a record, "section.key": value: its params, then each key of its
     resolved scenario (`config`) they leave out (a sweep's params echo only the main keys and
-    the grid's: two sweeps on one folder with other --set values differ only in `config`).
-    A search's key is left out: each seed's search stops at a rate of its own."""
+    the grid's: two sweeps on one folder with other --set values differ only in `config`)."""
     out = dict(record.get("params") or {})
     for section, keys in (record.get("config") or {}).items():
         if isinstance(keys, dict):
             for k, v in keys.items():
                 out.setdefault(f"{section}.{k}", v)
-    search = record.get("search")
-    if isinstance(search, dict):
-        out.pop(str(search.get("key", ndr.FIELDS["key"])), None)
     return out
 
 
+def _searched(record: dict) -> str | None:
+    """The key a record's NDR search moved: each seed's search stops at a value of its own,
+    so it does not tell scenarios apart."""
+    search = record.get("search")
+    return str(search.get("key", ndr.FIELDS["key"])) if isinstance(search, dict) else None
+
+
 def _split_keys(records: Sequence[dict], spec: dict) -> list[str]:
-    """Settings besides x, series, emulated and seed that vary inside one (series, x) group."""
+    """Settings besides x, series, emulated, seed and a search's key that vary inside one
+    (series, x) group."""
     groups: dict[tuple, list[dict]] = {}
     for r in records:
         p = settings(r)
         key = (_label(p.get(spec["series"])), bool(p.get(EMULATED_KEY)),
                _label(p.get(spec["x"])) if spec["x"] != TIME_X else None)
         groups.setdefault(key, []).append(p)
-    skip = {spec["x"], spec["series"], EMULATED_KEY, SEED_KEY}
+    skip = {spec["x"], spec["series"], EMULATED_KEY, SEED_KEY, *map(_searched, records)}
     keys = sorted({k for p in itertools.chain(*groups.values()) for k in p} - skip)
     return [k for k in keys
             if any(len({repr(p.get(k)) for p in g}) > 1 for g in groups.values())]
