@@ -9,6 +9,7 @@ script, so "the engine changed" is a copy of it with a byte appended.
 import hashlib
 import json
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -16,9 +17,10 @@ import pytest
 
 from conftest import GOOD_ENGINE, REPO, run_cli, valid_output
 from rxbisect.engines import emu, provenance
+from rxbisect.errors import EngineError
 from rxbisect.output import records
 from rxbisect.study import reproduce
-from rxbisect.study.sweeps import execute, plan
+from rxbisect.study.sweeps import execute, plan, run_point
 from rxbisect.vocab import scenario
 from test_repro import TINY as TINY_EXPERIMENT
 
@@ -55,8 +57,9 @@ def test_sim_json_record_carries_exactly_the_provenance_keys(make_engine):
     assert (prov["commit"], prov["dirty"]) == (None, None)  # the fake lives outside git
     assert "sim --json --no-progress" in prov["command"]
     res = scenario.load_resolved(None, SHORT)
-    assert {k: prov[k] for k in ("profile_hash", "costs_hash")} == \
+    assert {k: prov[k] for k in ("profile_hash", "costs_hash", "trace_hash")} == \
         provenance.inputs(res.scenario, res.profile)
+    assert prov["trace_hash"] is None  # no trace
     assert prov["date"].endswith("+00:00") and prov["host"]
     assert provenance.problems(prov) == []
 
@@ -193,6 +196,46 @@ def test_a_changed_cost_profile_re_runs_the_points(make_engine, tmp_path):
     p = run_cli(*args)
     assert p.returncode == 0, p.stderr
     assert notices(p.stderr) == ["rxb: 3 points re-run: cost profile changed"]
+
+
+def _one_packet_pcap(path: Path, byte: int) -> Path:
+    """A pcap of one 60-byte frame filled with `byte` (the fake engine does not read it)."""
+    path.write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+                     + struct.pack("<IIII", 0, 0, 60, 60) + bytes([byte]) * 60)
+    return path
+
+
+def test_a_trace_written_again_at_its_path_re_runs_the_points(make_engine, tmp_path):
+    """The scenario holds only the trace's path: a new trace at the same path was reused as
+    the old one's results ("0 run now, 3 already recorded")."""
+    make_engine(GOOD_ENGINE)
+    trace, out = _one_packet_pcap(tmp_path / "t.pcap", 1), tmp_path / "o"
+    args = sweep_args(out, "--set", "traffic.pattern=trace", "--set", f"traffic.pcap={trace}")
+    assert run_cli(*args).returncode == 0
+    assert {r["provenance"]["trace_hash"] for r in lines(out / records.FILE)} == \
+        {provenance.trace_hash(str(trace))}
+    _one_packet_pcap(trace, 2)
+    p = run_cli(*args)
+    assert p.returncode == 0, p.stderr
+    assert notices(p.stderr) == ["rxb: 3 points re-run: trace changed"]
+    assert "3 points: 3 run now, 0 already recorded" in p.stdout
+
+
+def test_a_worker_whose_trace_differs_refuses_the_point(tmp_path):
+    trace = _one_packet_pcap(tmp_path / "t.pcap", 1)
+    (point,) = plan(None, {"arch.name": ["rxbisect"]}, None,
+                    [*SHORT, "traffic.pattern=trace", f"traffic.pcap={trace}"])
+    _one_packet_pcap(trace, 2)  # what this "worker" finds at the path
+    with pytest.raises(EngineError, match="reads other files than the plan did "
+                                          r"\(trace changed: a trace or cost profile"):
+        run_point(point.task)
+
+
+def test_records_from_before_trace_hash_are_valid_and_re_run():
+    prov = {k: "x" for k in provenance.KEYS if k not in ("dirty", "trace_hash")}
+    assert provenance.problems({**prov, "dirty": False}) == []
+    assert provenance.stale({"provenance": prov}, {"trace_hash": None}) is None
+    assert provenance.stale({"provenance": prov}, {"trace_hash": "t"}) == "trace changed"
 
 
 def test_reasons_are_counted_per_kind_in_one_line():

@@ -1,8 +1,8 @@
 """Where a result record came from: the `provenance` object every record carries
 (docs/engine-contract.md §6), and the rule that says when a recorded point is stale.
 
-    {"commit", "dirty", "engine_build", "profile_hash", "costs_hash", "command", "host",
-     "date"}
+    {"commit", "dirty", "engine_build", "profile_hash", "costs_hash", "trace_hash",
+     "command", "host", "date"}
 
 This module alone computes these facts, so the simulator's and the emulator's records, a
 sweep's and a repro's, agree on what each one means. Git is asked once per folder per process
@@ -25,11 +25,13 @@ from typing import Any
 
 from ..vocab import costs as cost_profiles
 
-KEYS = ("commit", "dirty", "engine_build", "profile_hash", "costs_hash", "command", "host",
-        "date")
+KEYS = ("commit", "dirty", "engine_build", "profile_hash", "costs_hash", "trace_hash",
+        "command", "host", "date")
+# Keys records written before them lack (still valid records; a resume re-runs them).
+LATER_KEYS = ("trace_hash",)
 # What a recorded point is compared on before it is reused, and what a difference is called.
 INPUTS = (("engine_build", "engine changed"), ("profile_hash", "hardware profile changed"),
-          ("costs_hash", "cost profile changed"))
+          ("costs_hash", "cost profile changed"), ("trace_hash", "trace changed"))
 MISSING = "no provenance (recorded by an older rxb)"
 BUILD_HEX = 12  # engine_build: the first hex digits of the binary's SHA-256
 GIT_TIMEOUT_S = 5  # a git that hangs (a network file system) must not hold a run up
@@ -85,12 +87,22 @@ def profile_values(profile: Mapping[str, Any]) -> dict:
     return {k: v for k, v in profile.items() if k not in PROFILE_LABELS}
 
 
-def inputs(scn: Any, profile: Any) -> dict[str, str]:
+def inputs(scn: Any, profile: Any) -> dict[str, str | None]:
     """The hashes of what a run reads besides its scenario: the hardware profile (resolved,
-    a profiles.Profile) and the cost profile workload.costs names."""
+    a profiles.Profile), the cost profile workload.costs names, and the trace traffic.pcap
+    names (None without one: the scenario holds only its path)."""
     cycles = cost_profiles.load(scn.workload.costs, scn.base).cycles
     return {"profile_hash": digest(profile_values(profile.to_dict())),
-            "costs_hash": digest(cycles)}
+            "costs_hash": digest(cycles), "trace_hash": trace_hash(scn.traffic.pcap)}
+
+
+def trace_hash(pcap: str) -> str | None:
+    """The first BUILD_HEX hex digits of the SHA-256 of a trace file (hashed again only when
+    its size or time changes); None for no trace."""
+    if not pcap:
+        return None
+    st = os.stat(pcap)
+    return _file_hash(str(Path(pcap).resolve()), st.st_size, st.st_mtime_ns)
 
 
 def command_line() -> str:
@@ -113,7 +125,7 @@ def problems(prov: Any) -> list[str]:
     """What makes `prov` not a provenance object (empty when it is one)."""
     if not isinstance(prov, dict):
         return [f"provenance: expected an object, got {prov!r:.40}"]
-    if sorted(prov) != sorted(KEYS):
+    if sorted(prov) not in (sorted(KEYS), sorted(set(KEYS) - set(LATER_KEYS))):
         return [f"provenance: expected exactly the keys {', '.join(KEYS)}; got "
                 f"{', '.join(sorted(prov))}"]
     return [f"provenance.{k}: expected {what}, got {prov[k]!r:.40}"
@@ -124,13 +136,21 @@ def _text(v: Any) -> bool:
     return isinstance(v, str) and v != ""
 
 
+# What each key must be where it is not a non-empty string: git's facts when not known, and
+# trace_hash for a run without a trace, are null.
+_NULLABLE = {"commit": ("a string or null", lambda v: v is None or _text(v)),
+             "dirty": ("a boolean or null", lambda v: v is None or isinstance(v, bool)),
+             "trace_hash": ("a string or null", lambda v: v is None or _text(v))}
+
+
 def _kinds(prov: dict) -> list[tuple[str, str, bool]]:
-    """(key, what it must be, whether it is) for each key: git's facts may be unknown
-    (null), the others never are."""
-    commit, dirty = prov["commit"], prov["dirty"]
-    return [("commit", "a string or null", commit is None or _text(commit)),
-            ("dirty", "a boolean or null", dirty is None or isinstance(dirty, bool)),
-            *((k, "a string", _text(prov[k])) for k in KEYS[2:])]
+    """(key, what it must be, whether it is) for each key the record has."""
+    return [(k, *_check_of(k, prov[k])) for k in KEYS if k in prov]
+
+
+def _check_of(key: str, value: Any) -> tuple[str, bool]:
+    what, ok = _NULLABLE.get(key, ("a string", _text))
+    return what, ok(value)
 
 
 def stale(record: Mapping[str, Any], expected: Mapping[str, str | None]) -> str | None:

@@ -192,14 +192,14 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
             seed = res.scenario.run.seed
             given = {k: value for k, (_, value) in zip(keys, combo, strict=True)}
             # plain JSON data (tuples as lists): a fresh record equals one read back
+            inputs = provenance.inputs(res.scenario, res.profile)
             task = json.loads(json.dumps(
                 {"experiment": experiment, "scenario": ref, "point_id": pid, "grid": given,
                  "seed": seed, "resolved_grid": resolved_grid, "sections": sections,
-                 "profile": res.profile.to_dict(),
+                 "profile": res.profile.to_dict(), "inputs": inputs,
                  "params": dict(params or {}), "search": dict(search) if search else None,
                  "command": provenance.command_line()}))
-            points.append(Point(task["grid"], seed, label, pid, task,
-                                provenance.inputs(res.scenario, res.profile)))
+            points.append(Point(task["grid"], seed, label, pid, task, inputs))
     return points
 
 
@@ -212,7 +212,13 @@ def run_point(task: dict) -> dict:
     pid = records.point_id(res, task.get("search"))
     if pid != task["point_id"]:
         raise EngineError(f"point {task['point_id']}: this worker resolves the scenario "
-                          "differently (a profile or pcap file that differs here?)")
+                          "differently (a profile file that differs here?)")
+    here = provenance.inputs(res.scenario, res.profile)
+    differs = [why for key, why in provenance.INPUTS
+               if key in task.get("inputs", {}) and here.get(key) != task["inputs"][key]]
+    if differs:
+        raise EngineError(f"point {pid}: this worker reads other files than the plan did "
+                          f"({', '.join(differs)}: a trace or cost profile that differs here?)")
     extra: dict = {}
     if task.get("search"):
         from . import ndr  # a search is several runs of this point at other offered rates
