@@ -112,3 +112,14 @@ def test_a_loss_that_is_not_a_fraction_is_refused(bad):
 ])
 def test_a_rate_at_the_top_of_the_range_is_a_lower_bound(search, bound):
     assert ndr.lower_bounds({"search": search} if search else {}) == bound
+
+
+def test_a_range_above_the_link_is_refused_while_planning():
+    """hi defaults to the profile's link rate (100 Gbps on the reference): lo = 150 made a
+    search no point could run, found by each worker in turn (exit 1)."""
+    from rxbisect.study import sweeps
+    spec = ndr.spec("[search]", {"lo": 150.0, "resolution": 1.0})
+    with pytest.raises(UsageError, match=r"--grid grid point arch.ax_size=64: \[search\] "
+                                         "lo = 150, hi = 100: need 0 <= lo < hi"):
+        sweeps.plan(None, {"arch.ax_size": ["64"]}, None, (),
+                    search=spec)

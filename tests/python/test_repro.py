@@ -277,6 +277,9 @@ def _bad(text: str, old: str, new: str) -> str:
      "link: arch.rx_size = ['traffic.rate_gbps']: not a key of [grid]"),
     (("[plot]", '[search]\nlo = 1.0\nresolution = 0.5\nkey = ["x"]\n[plot]'),
      "[search]: key = ['x']: expected the name of a scenario key"),
+    # each point failed in a worker, exit 1, with advice to run the same command again
+    (("[plot]", "[search]\nlo = 1.0\nresolution = 1.0\nhi = 0.5\n[plot]"),
+     "[search]: hi = 0.5: not above lo = 1.0"),
     (("title = \"tiny\"", "title = "), "tiny.toml"),  # TOML syntax: read_toml's message
 ])
 def test_a_bad_experiment_file_is_one_clear_error(capsys, tmp_path, change, message):

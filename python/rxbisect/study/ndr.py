@@ -70,6 +70,9 @@ def _check_each(t: dict, where: str) -> None:
         v = t.get(k)
         if v is not None and not (math.isfinite(v) and ok(v)):
             raise UsageError(f"{where}{k} = {v!r}: allowed: {allowed}")
+    if t.get("lo") is not None and t.get("hi") is not None and t["hi"] <= t["lo"]:
+        raise UsageError(f"{where}hi = {t['hi']!r}: not above lo = {t['lo']!r}; allowed: a "
+                         "range with lo < hi")
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,13 @@ def limits(res: scenario.Resolved, spec: Mapping[str, Any]) -> tuple[float, floa
     """(lo, hi) of a [search] spec for this scenario: hi defaults to the link rate."""
     hi = spec.get("hi")
     return float(spec["lo"]), float(res.profile.nic.link_gbps if hi is None else hi)
+
+
+def check_point(res: scenario.Resolved, spec: Mapping[str, Any], where: str) -> None:
+    """UsageError unless the spec's range makes a search at this point (hi defaults to the
+    profile's link rate, so lo must be below it): checked while planning, not by a worker."""
+    check(*limits(res, spec), float(spec["resolution"]),
+          float(spec.get("threshold", FIELDS["threshold"])), where)
 
 
 def run_point(res: scenario.Resolved, spec: Mapping[str, Any]) -> tuple[engine.Result, dict]:

@@ -181,6 +181,9 @@ def plan(ref: str | None, grid: Mapping[str, Sequence[Any]] | None = None,
                 res = scenario.load_resolved(ref, (*sets, *own))
             except ScenarioError as e:
                 raise ScenarioError(f"grid point {label}: {e}") from None
+            if search:
+                from . import ndr
+                ndr.check_point(res, search, f"{where} grid point {label}: [search] ")
             pid = records.point_id(res, search)
             if pid in seen:
                 raise UsageError(f"grid points {seen[pid]} and {label} are the same scenario "
