@@ -310,6 +310,26 @@ def test_title_and_plot_from_the_repro_summary(results, tmp_path):
     assert "Memory bandwidth (GiB/s)" in (folder / "nf.svg").read_text()
 
 
+def test_a_users_experiment_named_like_the_catalogues_keeps_its_own_title_and_plot(results,
+                                                                                   tmp_path):
+    """The summary names the file that ran: the catalogue's nf.toml described other runs, and
+    its title and plot were put on these records without a word. When the summary names the
+    catalogue's own file, that file still wins (an edited [plot] redraws old records)."""
+    out, _ = results
+    folder, exps = tmp_path / "r", tmp_path / "e"
+    folder.mkdir()
+    exps.mkdir()
+    shutil.copy(out / "nf.jsonl", folder / "nf.jsonl")
+    catalogue = exps / "nf.toml"
+    catalogue.write_text('title = "The catalogue\'s NFs"\ndescription = "x"\n')
+    summary = {"title": "My own NFs", "description": "mine",
+               "plot": {"kind": "bar", "x": "workload.nf", "y": ["mem_bw_gibps"]}}
+    for source, title in ((tmp_path / "mine" / "nf.toml", "My own NFs"),
+                          (catalogue, "The catalogue's NFs")):
+        (folder / "nf.summary.json").write_text(json.dumps({**summary, "source": str(source)}))
+        assert html_report.load(folder, "nf", exps, print).title == title
+
+
 # ---- the page's story: order, captions, statistics, provenance, baseline --------------------
 
 def synthetic(folder, eid, recs):

@@ -132,13 +132,18 @@ def read_summary(path: Path, warn: Callable[[str], None]) -> dict:
 
 def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None]) -> Experiment:
     """One experiment: its records, and title, description and [plot] from
-    experiments/ID.toml, else from DIR/ID.summary.json (the experiment file wins)."""
+    experiments/ID.toml, else from DIR/ID.summary.json (the experiment file wins: an edited
+    [plot] redraws old records). A summary that names another file as the one that ran (a
+    user's experiment named like one of the catalogue's) is that experiment's own."""
     records = records_file.read_file(folder / f"{eid}.jsonl", strict=True)
     if not records:
         raise UsageError(f"{folder / (eid + '.jsonl')}: no records")
     toml_path = experiments / f"{eid}.toml"
-    own = read_toml(toml_path, "experiment file") if toml_path.is_file() else {}
-    doc = {**read_summary(folder / f"{eid}.summary.json", warn), **own}
+    summary = read_summary(folder / f"{eid}.summary.json", warn)
+    ran = summary.get("source")
+    ran_here = not isinstance(ran, str) or Path(ran) == toml_path.resolve()
+    own = read_toml(toml_path, "experiment file") if toml_path.is_file() and ran_here else {}
+    doc = {**summary, **own}
     exp = Experiment(eid, records, {}, False, str(doc.get("title") or eid),
                      str(doc.get("description") or ""), variant=str(doc.get("variant") or ""))
     if "plot" in doc:

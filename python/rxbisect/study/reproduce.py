@@ -162,6 +162,8 @@ def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: 
         summary = folder / f"{exp.id}.summary.json"
         tmp = summary.with_name(f".{summary.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"experiment": exp.id, "title": exp.title,
+                                   "description": exp.description,
+                                   "source": str(Path(exp.path).resolve()),
                                    "variant": "quick" if planned.quick else "full",
                                    "plot": exp.plot, "points": rows}, indent=1) + "\n")
         os.replace(tmp, summary)
