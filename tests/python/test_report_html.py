@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from rxbisect.commands.cli import main
-from rxbisect.output import html_report
+from rxbisect.output import html_report, records
 from rxbisect.output.plot import Point
 from rxbisect.output.reading import reading
 from rxbisect.study.sweeps import execute, plan
@@ -328,6 +328,26 @@ def test_a_users_experiment_named_like_the_catalogues_keeps_its_own_title_and_pl
                           (catalogue, "The catalogue's NFs")):
         (folder / "nf.summary.json").write_text(json.dumps({**summary, "source": str(source)}))
         assert html_report.load(folder, "nf", exps, print).title == title
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    """Pages and figures were written in place: a full disk left a 0-byte ID.png, which later
+    reports took as drawn, and truncated the last good report.html."""
+    path = tmp_path / "report.html"
+    path.write_text("the last good page")
+    with pytest.raises(OSError), records.replacing(path) as tmp:
+        tmp.write_text("half a pa")
+        raise OSError(28, "No space left on device")
+    assert path.read_text() == "the last good page" and list(tmp_path.iterdir()) == [path]
+
+
+def test_an_empty_figure_is_drawn_again(results, tmp_path):
+    out, _ = results
+    folder = tmp_path / "r"
+    folder.mkdir()
+    shutil.copy(out / "nf.jsonl", folder / "nf.jsonl")
+    (folder / "nf.png").write_bytes(b"")
+    assert html_report.load(folder, "nf", tmp_path, print).figure is None
 
 
 # ---- the page's story: order, captions, statistics, provenance, baseline --------------------

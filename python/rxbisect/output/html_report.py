@@ -155,8 +155,9 @@ def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None])
                              "plot is shown.")
     if not exp.own_spec:
         exp.spec = default_spec(records)
+    # an empty file is a figure a full disk cut off (before writes were atomic): drawn again
     exp.figure = next((p for p in (folder / f"{eid}.svg", folder / f"{eid}.png")
-                       if p.is_file()), None)
+                       if p.is_file() and p.stat().st_size > 0), None)
     return exp
 
 
@@ -219,7 +220,8 @@ def _write_panel(folder: Path, exp: Experiment, metric: str, svg: str,
         return None
     path = folder / f"{exp.id}.{metric}.svg"
     try:
-        path.write_text(svg, encoding="utf-8")
+        with records_file.replacing(path) as tmp:
+            tmp.write_text(svg, encoding="utf-8")
     except OSError as e:
         warn(f"rxb: warning: cannot write {path} ({e.strerror or e}); the figure is only "
              "in the report")
@@ -413,7 +415,8 @@ ID.jsonl files, e.g. from `rxb repro --out DIR`)
         anatomy_headers=anatomy.HEADERS)
     path = Path(out) if out else folder / PAGE
     try:
-        path.write_text(page, encoding="utf-8")
+        with records_file.replacing(path) as tmp:
+            tmp.write_text(page, encoding="utf-8")
     except OSError as e:
         raise UsageError(f"cannot write {path} ({e.strerror or e})") from None
     return path

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..study import ndr
+from . import records as records_file
 from . import stats
 
 if TYPE_CHECKING:  # matplotlib loads on the first plot, not with the package
@@ -485,8 +486,10 @@ def experiment(records: Sequence[dict], plot_spec: dict, stem: str | Path) -> li
         paths = [stem.parent / f"{stem.name}.png", stem.parent / f"{stem.name}.svg"]
         try:
             stem.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(paths[0], dpi=200, bbox_inches="tight")
-            paths[1].write_text(_svg_text(fig, titles), encoding="utf-8")
+            with records_file.replacing(paths[0]) as tmp:
+                fig.savefig(tmp, dpi=200, bbox_inches="tight", format="png")
+            with records_file.replacing(paths[1]) as tmp:
+                tmp.write_text(_svg_text(fig, titles), encoding="utf-8")
         except OSError as e:
             raise UsageError(f"cannot write {stem}.png/.svg ({e.strerror or e})") from None
     return paths

@@ -19,13 +19,14 @@ The point id (`point_id`) is what makes a sweep resumable: a stable hash of the 
 scenario exactly as the engine receives it, so a point already in the file is skipped.
 """
 
+import contextlib
 import fcntl
 import json
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -239,15 +240,24 @@ def frame(records: Iterable[dict]):
     return pd.DataFrame([flatten(r) for r in records])
 
 
-def write_table(records: Iterable[dict], folder: str | os.PathLike, stem: str = STEM) -> Path:
-    """DIR/STEM.parquet from the records, written beside and renamed over the old one."""
-    path = Path(folder) / f"{stem}.parquet"
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary name beside `path` to write to, renamed over `path` when the block ends
+    and removed when it fails: a reader never meets a half-written file, and a write that
+    fails (a full disk) leaves the old file, not an empty one a later run takes as done."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        frame(records).to_parquet(tmp, index=False)
+        yield tmp
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_table(records: Iterable[dict], folder: str | os.PathLike, stem: str = STEM) -> Path:
+    """DIR/STEM.parquet from the records, written beside and renamed over the old one."""
+    path = Path(folder) / f"{stem}.parquet"
+    with replacing(path) as tmp:
+        frame(records).to_parquet(tmp, index=False)
     return path
 
 

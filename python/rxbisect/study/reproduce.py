@@ -160,13 +160,12 @@ def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: 
     if out is not None:
         folder = Path(out)
         summary = folder / f"{exp.id}.summary.json"
-        tmp = summary.with_name(f".{summary.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"experiment": exp.id, "title": exp.title,
-                                   "description": exp.description,
-                                   "source": str(Path(exp.path).resolve()),
-                                   "variant": "quick" if planned.quick else "full",
-                                   "plot": exp.plot, "points": rows}, indent=1) + "\n")
-        os.replace(tmp, summary)
+        with records.replacing(summary) as tmp:
+            tmp.write_text(json.dumps({"experiment": exp.id, "title": exp.title,
+                                       "description": exp.description,
+                                       "source": str(Path(exp.path).resolve()),
+                                       "variant": "quick" if planned.quick else "full",
+                                       "plot": exp.plot, "points": rows}, indent=1) + "\n")
         files = [outcome.file, outcome.table, summary]
         try:
             files += _plot(exp, outcome.records, folder / exp.id)
@@ -209,12 +208,11 @@ def trace_file(exp: Experiment, trace: dict, folder: Path) -> Path:
     path = folder / f"{exp.id}-{provenance.digest(trace)[:8]}.pcap"
     if not path.exists():
         from ..tools.tracegen import generate
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            generate(tmp, **trace)
+            with records.replacing(path) as tmp:
+                generate(tmp, **trace)
         except UsageError as e:
             raise UsageError(f"{exp.path}: [trace]: {e}") from None
-        os.replace(tmp, path)
     return path.resolve()
 
 
