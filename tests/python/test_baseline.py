@@ -11,14 +11,15 @@ from rxbisect.output import baseline
 PLOT = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"]}
 
 
-def write(folder, eid, points, provenance=None, profile=None):
+def write(folder, eid, points, provenance=None, profile=None, duration_ms=40.0):
     """DIR/ID.jsonl with one record per (rx_size, seed, throughput) and its summary."""
     folder.mkdir(exist_ok=True)
     lines = []
     for size, seed, gbps in points:
         rec = {"experiment": eid, "arch": "privring", "seed": seed,
                "params": {"arch.name": "privring", "run.seed": seed, "arch.rx_size": size},
-               "metrics": {"throughput_gbps": gbps}}
+               "metrics": {"throughput_gbps": gbps},
+               "config": {"run": {"duration_ms": duration_ms, "seed": seed}}}
         if provenance:
             rec["provenance"] = provenance
         if profile:
@@ -46,6 +47,23 @@ def folders(tmp_path):
     old = write(tmp_path / "old", "exp", seeds(64, [10, 11, 12]) + seeds(256, [20, 20.5, 21]))
     write(old, "old-only", seeds(64, [1]))
     return new, old
+
+
+def test_sides_run_with_other_settings_are_named(tmp_path, capsys):
+    """A quick run against a full one of the same commit: the differences were flagged as
+    regressions without a word that the runs were 40 ms of one seed against 150 ms of ten."""
+    quick = write(tmp_path / "quick", "exp", seeds(64, [10]) + seeds(256, [20]))
+    full = write(tmp_path / "full", "exp", seeds(64, [10, 11, 12]) + seeds(256, [20, 21, 22]),
+                 duration_ms=150.0)
+    c = baseline.compare(quick, full, experiments=tmp_path)
+    assert c.settings == ["warning: exp: the sides ran other settings (DIR vs baseline: "
+                          "run.seed: 1 vs 1, 2, 3; run.duration_ms: 40.0 vs 150.0): their "
+                          "differences include the settings'"]
+    main(["compare-runs", str(quick), str(full), "--experiments", str(tmp_path)])
+    assert c.settings[0] in capsys.readouterr().out
+    # the same settings, a grid widened on one side: nothing to say
+    wider = write(tmp_path / "wider", "exp", seeds(64, [10]) + seeds(256, [20]) + seeds(512, [30]))
+    assert baseline.compare(quick, wider, experiments=tmp_path).settings == []
 
 
 def test_estimates_flags_and_one_sided(folders, tmp_path):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,7 @@ class Comparison:
     new: Side
     base: Side
     rows: list[Row]
+    settings: list[str] = field(default_factory=list)  # setting_mismatch's line per experiment
 
     @property
     def flagged(self) -> list[Row]:
@@ -158,6 +159,42 @@ def provenance(records: Sequence[dict]) -> list[str]:
         for commit, dirty, build in seen]
 
 
+def _values(records: Sequence[dict]) -> dict[str, set[str]]:
+    """Each setting of the records (plot.settings; the seed as its own key) -> the set of its
+    values, as JSON text; a search's key aside (its value is a result: the rate found)."""
+    out: dict[str, set[str]] = {}
+    for r in records:
+        for k, v in plot.settings(r).items():
+            if k != plot.searched(r):
+                out.setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+    return out
+
+
+def setting_mismatch(eid: str, new: Sequence[dict], base: Sequence[dict]) -> str | None:
+    """A line naming the settings one experiment's two sides ran with differently — a quick
+    run against a full one, an edited --set — whose differences are then the settings' and no
+    regression; None when they ran with the same. Compared: the seeds, and each setting that
+    is fixed on both sides (one a grid varies is a point's, and a point on one side only is
+    shown as such)."""
+    mine, theirs = _values(new), _values(base)
+    differ = [k for k in dict.fromkeys([*mine, *theirs]) if mine.get(k) != theirs.get(k)
+              and (k == plot.SEED_KEY or (len(mine.get(k, ())) == 1 == len(theirs.get(k, ()))))]
+    if not differ:
+        return None
+    shown = "; ".join(f"{k}: {_few(mine.get(k))} vs {_few(theirs.get(k))}" for k in differ[:4])
+    more = f"; and {len(differ) - 4} more" if len(differ) > 4 else ""
+    return (f"warning: {eid}: the sides ran other settings ({NEW} vs {BASE}: {shown}{more}): "
+            "their differences include the settings'")
+
+
+def _few(values: set[str] | None) -> str:
+    """A setting's values on one side, in short: "-" when it has none."""
+    if not values:
+        return "-"
+    items = sorted(values, key=lambda v: (len(v), v))
+    return ", ".join(items[:3]) + (", …" if len(items) > 3 else "")
+
+
 def profiles(records: Sequence[dict]) -> list[str]:
     """The distinct hardware profiles records ran on, by name."""
     return list(dict.fromkeys(p.get("name", "?") for r in records
@@ -175,16 +212,18 @@ def compare(folder: str | Path, base: str | Path, experiments: str | Path | None
     # every baseline file is read, so a damaged one is an error and its provenance shown
     # even for an experiment only the baseline has
     old = {eid: records.read_file(Path(base) / f"{eid}.jsonl", strict=True) for eid in base_ids}
+    settings = []
     for eid in new_ids:
         exp = html_report.load(Path(folder), eid, exp_dir, say)
         new_recs += exp.records
         if eid in old:
             rows += _rows(eid, seed_values(exp.records, exp.spec),
                           seed_values(old[eid], exp.spec))
+            settings.append(setting_mismatch(eid, exp.records, old[eid]))
     base_recs = [r for recs in old.values() for r in recs]
     return Comparison(Side(Path(folder), new_ids, provenance(new_recs), profiles(new_recs)),
                       Side(Path(base), base_ids, provenance(base_recs), profiles(base_recs)),
-                      rows)
+                      rows, [s for s in settings if s])
 
 
 # ---- showing -----------------------------------------------------------------------------
@@ -215,14 +254,16 @@ def cells(r: Row) -> tuple[str, ...]:
 
 def header_lines(c: Comparison) -> list[str]:
     """What each side is: its folder, the builds its records name and the hardware profiles
-    they ran on; then a warning when the two sides' profiles differ."""
+    they ran on; then a warning when the two sides' profiles differ, and one per experiment
+    whose two sides ran with other settings."""
     def line(label: str, side: Side) -> str:
         facts = side.provenance + ([f"profile {', '.join(side.profiles)}"]
                                    if side.profiles else [])
         return f"{label}: {side.folder}" + (f" ({'; '.join(facts)})" if facts else "")
 
     mismatch = c.profile_mismatch()
-    return [line(NEW, c.new), line(BASE, c.base)] + ([mismatch] if mismatch else [])
+    return [line(NEW, c.new), line(BASE, c.base)] + ([mismatch] if mismatch else []) \
+        + c.settings
 
 
 def summary(c: Comparison) -> str:

@@ -199,7 +199,7 @@ def settings(record: dict) -> dict[str, Any]:
     return out
 
 
-def _searched(record: dict) -> str | None:
+def searched(record: dict) -> str | None:
     """The key a record's NDR search moved: each seed's search stops at a value of its own,
     so it does not tell scenarios apart."""
     search = record.get("search")
@@ -215,7 +215,7 @@ def _split_keys(records: Sequence[dict], spec: dict) -> list[str]:
         key = (_label(p.get(spec["series"])), bool(p.get(EMULATED_KEY)),
                _label(p.get(spec["x"])) if spec["x"] != TIME_X else None)
         groups.setdefault(key, []).append(p)
-    skip = {spec["x"], spec["series"], EMULATED_KEY, SEED_KEY, *map(_searched, records)}
+    skip = {spec["x"], spec["series"], EMULATED_KEY, SEED_KEY, *map(searched, records)}
     keys = sorted({k for p in itertools.chain(*groups.values()) for k in p} - skip)
     return [k for k in keys
             if any(len({repr(p.get(k)) for p in g}) > 1 for g in groups.values())]
