@@ -237,6 +237,27 @@ def test_a_killed_repro_resumes_without_duplicates(tmp_path, gated):  # noqa: F8
 
 # ---- one clear error per bad input ---------------------------------------------------------
 
+def test_a_resume_gives_recorded_points_an_edited_label_and_derive(tmp_path, capsys):
+    """The label and the derivations are the experiment file's, added in this process: a
+    rerun after editing them reused the records as they were ("0 run now"), old label, and
+    the new derived metric missing from every point."""
+    exp, out = tmp_path / "tiny.toml", tmp_path / "o"
+    exp.write_text(TINY)
+    assert cli.main(["repro", str(exp), "--quick", "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    exp.write_text(TINY.replace('name = "privring"', 'name = "privring"\nlabel = "private"')
+                   .replace('title = "tiny"', 'title = "tiny"\nderive = ["latency_ratio"]'))
+    assert cli.main(["repro", str(exp), "--quick", "--out", str(out), "--no-progress"]) == 0
+    io = capsys.readouterr()
+    assert "0 run now" in io.out + io.err
+    assert "rxb: 4 recorded points given the experiment's labels and derived metrics anew" \
+        in io.err
+    recs = records.read(out, stem="tiny")
+    assert {r["params"]["design"] for r in recs} == {"private", "rxbisect"}
+    assert all("latency_p99_over_mean" in r["metrics"] for r in recs)
+    assert all(records.problems(r) == [] for r in recs)
+
+
 def _one_error(capsys, argv: list[str]) -> str:
     rc = cli.main(argv)
     err = capsys.readouterr().err

@@ -31,6 +31,7 @@ holds whole records of finished points only, and the same command finishes the s
 import collections
 import concurrent.futures as cf
 import contextlib
+import copy
 import ctypes
 import itertools
 import json
@@ -575,7 +576,31 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
         store = stack.enter_context(records.Store(out, say, stem)) if out is not None else None
         fresh = reusable(points, store.records, expected_build(client), say) \
             if store and store.records else {}
+        if store:
+            fresh = _refreshed(points, fresh, store, finish, say)
         return _execute(points, fresh, store, client, jobs, progress, say, stem, finish, desc)
+
+
+def _refreshed(points: list[Point], fresh: dict[str, dict], store: records.Store,
+               finish: Callable[[dict], dict] | None, say: Callable[[str], None]) \
+        -> dict[str, dict]:
+    """The reused records with what this process adds to a record now: the plan's params (a
+    design's label) and finish (the derivations); those that change are appended again (the
+    last record of a point wins), so an edited label or derive is not lost to the resume."""
+    by_id = {p.point_id: p for p in points}
+    out, changed = {}, 0
+    for pid, rec in fresh.items():
+        new = copy.deepcopy(rec)
+        new["params"] = {**new.get("params", {}), **by_id[pid].task.get("params", {})}
+        new = finish(new) if finish else new
+        if new != rec:
+            store.append(new)
+            changed += 1
+        out[pid] = new
+    if changed:
+        say(f"rxb: {changed} recorded point{'s' if changed != 1 else ''} given the experiment's "
+            "labels and derived metrics anew (no run)")
+    return out
 
 
 def _open_client(cluster: Any, stack: contextlib.ExitStack):
