@@ -165,8 +165,14 @@ uint64_t rxb_scn_pool_auto(const struct rxb_scn *s)
 				 ? (uint64_t)a->spool_ports *
 					   (a->rx_size > a->spool_high ? a->rx_size : a->spool_high)
 				 : 0;
+	/* Dynamic shRing keeps its shared set primed beside the private one: a
+	 * shared ring per share_degree cores. */
+	uint64_t shared = a->name == RXB_ARCH_DYN_SHRING && a->share_degree != 0
+				  ? (uint64_t)s->system.cores / a->share_degree * a->rx_size *
+					    slots_per_desc(a)
+				  : 0;
 
-	return s->system.cores * per_core + ports;
+	return s->system.cores * per_core + ports + shared;
 }
 
 bool rxb_nf_keeps_flows(enum rxb_nf_kind nf)

@@ -283,10 +283,36 @@ static void test_reference_resolves(void)
 	CHECK_EQ(resolve_with(EMU, none, &s, &err), 0);
 }
 
+/* "auto" pools fill every ring, at any ring size: dynamic shRing's came
+ * short of its shared set's rings, which large rings no longer hid in the
+ * caches' and Tx rings' share ("could post only ..." from the engine). */
+static void test_auto_pools_hold_the_rings(void)
+{
+	static const char *const archs[] = { "privring",    "small_privring", "shring",
+					     "shring_list", "dyn_shring",     "rxbisect" };
+	static struct rxb_scn s;
+
+	for (size_t a = 0; a < sizeof(archs) / sizeof(archs[0]); a++) {
+		char name[64];
+		const char *sets[] = { name, "arch.rx_size=65536", NULL };
+		struct rxb_iface_shape shape;
+		struct rxb_err err = { 0 };
+
+		snprintf(name, sizeof(name), "arch.name=%s", archs[a]);
+		CHECK_EQ(resolve_with(SIM, sets, &s, &err), 0);
+		CHECK_EQ(rxb_scn_shape(&s, &shape, &err), 0);
+		if (s.arch.pool_buffers < shape.needed)
+			fprintf(stderr, "%s: pool %u < needed %llu\n", archs[a],
+				s.arch.pool_buffers, (unsigned long long)shape.needed);
+		CHECK(s.arch.pool_buffers >= shape.needed);
+	}
+}
+
 int main(void)
 {
 	RUN(test_each_rule_gives_its_message);
 	RUN(test_every_rule_has_a_case);
 	RUN(test_reference_resolves);
+	RUN(test_auto_pools_hold_the_rings);
 	return check_summary();
 }
