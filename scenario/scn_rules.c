@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rxb/shape.h"
 #include "scenario.h"
 
 struct rules_ctx {
@@ -601,6 +602,34 @@ static int cache_fits_pool(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
+/* The simulator's pool must prime the rings: each poller posts its rings'
+ * starting buffers through its own allocator, whose cache keeps up to
+ * alloc_cache more (a refill takes the shortfall plus a cache's worth, as
+ * rte_mempool does). Below that the engine failed at creation ("could post
+ * only"). The emulator's mempool primes from one lcore: not bound. The
+ * spool fills its queues by policy, as far as the pool goes. */
+static int pool_primes_rings(const struct rules_ctx *x, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &x->s->arch;
+	struct rxb_iface_shape shape;
+	struct rxb_err ignored;
+	uint64_t need;
+
+	if (a->pool_buffers == RXB_SCN_AUTO || a->name == RXB_ARCH_SPOOL ||
+	    rxb_scn_shape(x->s, &shape, &ignored) != 0)
+		return 0; /* "auto" fills every ring; a shape the library refuses is its rule's */
+	need = shape.posted + (uint64_t)shape.n_cores * a->alloc_cache;
+	if (a->pool_buffers >= need)
+		return 0;
+	rxb_err_set(err,
+		    "arch.pool_buffers = %u: fewer than the %llu the rings start with (%llu "
+		    "posted, and up to arch.alloc_cache = %u in each of %u pollers' caches); "
+		    "allowed: at least %llu, or \"auto\"",
+		    a->pool_buffers, (unsigned long long)need, (unsigned long long)shape.posted,
+		    a->alloc_cache, shape.n_cores, (unsigned long long)need);
+	return broken();
+}
+
 /* The simulator's model of the emulator has no representor ports. */
 static int emulated_models_design(const struct rules_ctx *x, struct rxb_err *err)
 {
@@ -750,6 +779,7 @@ static const struct rxb_scn_rule {
 	{ "basic queues fit the ports", basic_queues_fit_ports, SIM | EMU },
 	{ "dynamic shRing needs the generator", dyn_needs_generator, EMU },
 	{ "the cache fits the pool", cache_fits_pool, SIM | EMU },
+	{ "the pool primes the rings", pool_primes_rings, SIM },
 	{ "the emulator model has the design", emulated_models_design, SIM },
 	{ "KV requests have a source", kvs_has_requests, EMU },
 	{ "warm-up ends before the run", warmup_before_end, SIM | EMU },

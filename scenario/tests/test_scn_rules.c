@@ -162,6 +162,12 @@ static const struct rule_case cases[] = {
 	  { "arch.alloc_cache=512", "arch.pool_buffers=600" },
 	  "arch.alloc_cache = 512: too large for arch.pool_buffers = 600 (a mempool needs 1.5 x "
 	  "its cache); allowed: 0 to 400" },
+	{ "the pool primes the rings",
+	  SIM,
+	  { "arch.pool_buffers=6143" },
+	  "arch.pool_buffers = 6143: fewer than the 6144 the rings start with (2048 posted, and up "
+	  "to arch.alloc_cache = 256 in each of 16 pollers' caches); allowed: at least 6144, or "
+	  "\"auto\"" },
 	{ "KV requests have a source",
 	  EMU,
 	  { "workload.nf=kvs", "emu.source=null" },

@@ -168,9 +168,12 @@ RULES = [
          cannot={DRIVER: "no devarg sets emu.source: the frames come from the port devarg"}),
     # the simulator failed as an engine, naming the library's pool.cache_size
     Rule("the cache fits the pool", BOTH, ("arch.alloc_cache=256", "arch.pool_buffers=100"),
-         ("arch.alloc_cache=256", "arch.pool_buffers=384"),
+         ("arch.alloc_cache=256", "arch.pool_buffers=6144"),
          cannot={DRIVER: "no devarg sets arch.alloc_cache or arch.pool_buffers: the "
                          "application owns the mempool"}),
+    # the simulator's reference: 16 rxBisect cores post 2048 buffers, caches keep 16 x 256
+    Rule("the pool primes the rings", SIM_ONLY, ("arch.pool_buffers=6143",),
+         ("arch.pool_buffers=6144",)),
     Rule("the emulator model has the design", SIM_ONLY,
          ("arch.name=spool", "arch.emulated=true"), ("arch.name=spool", "arch.emulated=false")),
     Rule("KV requests have a source", EMU_ONLY, ("workload.nf=kvs", "emu.source=null"),

@@ -312,3 +312,15 @@ def test_flow_state_starts_warm(nf):
     late = sim(*sets, "run.warmup_ms=20", "run.duration_ms=22").metrics["l2_hit_rate"]
     assert late > 0.25
     assert early > late - 0.02
+
+
+@pytest.mark.parametrize("arch", ["rxbisect", "dyn_shring", "privring"])
+def test_the_smallest_pool_the_rules_take_primes_the_rings(arch):
+    """A pool below what the rings start with failed in the engine ("could post only ...",
+    exit 1); the rule "the pool primes the rings" refuses it, and the least it allows
+    (read from its own message) is enough for the engine."""
+    with pytest.raises(ScenarioError, match="allowed: at least") as err:
+        scenario.load_resolved(None, (f"arch.name={arch}", "arch.pool_buffers=1024"))
+    least = int(str(err.value).split("allowed: at least ")[1].split(",")[0])
+    sim(f"arch.name={arch}", f"arch.pool_buffers={least}", "run.duration_ms=1",
+        "run.warmup_ms=0.2")
