@@ -341,6 +341,16 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     assert path.read_text() == "the last good page" and list(tmp_path.iterdir()) == [path]
 
 
+def test_a_page_written_elsewhere_links_to_the_results_folder(results, tmp_path):
+    """--out outside DIR: every file link was relative to DIR, so none resolved."""
+    out, _ = results
+    page = tmp_path / "pages" / "elsewhere.html"
+    page.parent.mkdir()
+    html_report.render(out, out=page)
+    hrefs = re.findall(r'href="([^"#]+)"', page.read_text())
+    assert hrefs and all((page.parent / h).resolve().is_file() for h in hrefs), hrefs
+
+
 def test_an_empty_figure_is_drawn_again(results, tmp_path):
     out, _ = results
     folder = tmp_path / "r"

@@ -35,6 +35,7 @@ True
 
 import functools
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -198,7 +199,14 @@ def _inline_svg(text: str, prefix: str) -> str:
     return _SVG_ID.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", text)
 
 
-def _figures(exp: Experiment, folder: Path, first: int, warn: Callable[[str], None]) -> list:
+def _href(base: str, name: str) -> str:
+    """The link to DIR/name from the page: `base` is DIR relative to the page's folder ("."
+    when the page is in DIR)."""
+    return name if base == "." else f"{base}/{name}"
+
+
+def _figures(exp: Experiment, folder: Path, first: int, warn: Callable[[str], None],
+             base: str = ".") -> list:
     """One figure per y metric: inline SVG, caption numbered from `first`, and a link to its
     file in DIR when the experiment has its own [plot] (a default plot leaves nothing)."""
     from markupsafe import Markup
@@ -206,8 +214,9 @@ def _figures(exp: Experiment, folder: Path, first: int, warn: Callable[[str], No
     out = []
     for i, (metric, svg) in enumerate(plot.panel_svgs(exp.records, exp.spec)):
         fid = f"fig-{exp.id}-{i + 1}"
+        name = _write_panel(folder, exp, metric, svg, warn)
         out.append({"id": fid, "number": first + i, "svg": Markup(_inline_svg(svg, fid)),
-                    "href": _write_panel(folder, exp, metric, svg, warn),
+                    "href": _href(base, name) if name else None,
                     "caption": f"{labels[metric]} against {exp.spec['xlabel']}; "
                                f"{exp.title}."})
     return out
@@ -245,9 +254,9 @@ def _ensure_figure(exp: Experiment, folder: Path, warn: Callable[[str], None]) -
         warn(f"rxb: warning: {e}; the figure is only in the report")
 
 
-def _files(folder: Path, eid: str) -> list[tuple[str, str]]:
-    """(label, relative href) of the experiment's files that exist in DIR."""
-    return [(f"{eid}.{ext}", f"{eid}.{ext}") for ext in FILES
+def _files(folder: Path, eid: str, base: str = ".") -> list[tuple[str, str]]:
+    """(label, href from the page) of the experiment's files that exist in DIR."""
+    return [(f"{eid}.{ext}", _href(base, f"{eid}.{ext}")) for ext in FILES
             if (folder / f"{eid}.{ext}").is_file()]
 
 
@@ -349,17 +358,18 @@ def provenance(records: Sequence[dict]) -> dict:
 
 
 def context(exp: Experiment, number: int, first_figure: int, folder: Path,
-            warn: Callable[[str], None]) -> dict:
-    """Everything the experiment's template (templates/experiment.html.j2) shows."""
+            warn: Callable[[str], None], base: str = ".") -> dict:
+    """Everything the experiment's template (templates/experiment.html.j2) shows; `base` is
+    DIR relative to the page's folder, for links to DIR's files."""
     points = plot.aggregate(exp.records, exp.spec)
     fixed, varied = _params(exp.records)
     _ensure_figure(exp, folder, warn)
     hardware, calibrations = _hardware(exp.records)
     return {"id": exp.id, "number": number, "title": exp.title,
             "description": exp.description, "variant": exp.variant,
-            "records": len(exp.records), "files": _files(folder, exp.id),
+            "records": len(exp.records), "files": _files(folder, exp.id, base),
             "commands": _commands(exp.records), "reading": reading(points, exp.spec),
-            "figures": _figures(exp, folder, first_figure, warn), "notes": exp.notes,
+            "figures": _figures(exp, folder, first_figure, warn, base), "notes": exp.notes,
             "varied": [(k, ", ".join(map(_value, v))) for k, v in varied.items()],
             "fixed": [(k, _value(v)) for k, v in fixed.items()],
             "hardware": hardware, "calibrations": calibrations,
@@ -403,9 +413,11 @@ ID.jsonl files, e.g. from `rxb repro --out DIR`)
                          f"{folder}` or `rxb sweep ... --out {folder}` first")
     exp_dir = Path(experiments) if experiments else EXPERIMENTS_DIR
     loaded = [load(folder, eid, exp_dir, say) for eid in order(ids)]
+    path = Path(out) if out else folder / PAGE
+    base = Path(os.path.relpath(folder.resolve(), path.resolve().parent)).as_posix()
     exps, figures = [], 1
     for number, exp in enumerate(loaded, 1):
-        exps.append(context(exp, number, figures, folder, say))
+        exps.append(context(exp, number, figures, folder, say, base))
         figures += len(exps[-1]["figures"])
     page = _env().get_template("report.html.j2").render(
         folder=str(folder), folder_name=folder.name, version=__version__, experiments=exps,
@@ -413,7 +425,6 @@ ID.jsonl files, e.g. from `rxb repro --out DIR`)
         provenance=provenance([r for x in loaded for r in x.records]),
         baseline_html=Markup(baseline_html) if baseline_html is not None else None,
         anatomy_headers=anatomy.HEADERS)
-    path = Path(out) if out else folder / PAGE
     try:
         with records_file.replacing(path) as tmp:
             tmp.write_text(page, encoding="utf-8")
