@@ -69,6 +69,10 @@ def test_uneven_nics_use_the_smallest_nic_for_bursts():
     assert sz.k_nic == 4 and sz.ax_min_burst == 256
 
 
+def test_large_working_sets_in_whole_mib():
+    assert sizing.mib_text(4096 * 2**20) == "4,096 MiB" and sizing.mib_text(2**19) == "0.5 MiB"
+
+
 def test_cores_divided_in_proportion_to_traffic():
     assert sizing.split_cores(16, [100, 100]) == (8, 8)
     assert sizing.split_cores(16, [150, 50]) == (12, 4)
@@ -187,6 +191,9 @@ def test_cli_size_json_and_text(capsys):
     (["--cores-per-nic", "8,,8"], "argument --cores-per-nic: '8,,8': item 2 is empty"),
     (["--cores-per-nic", "8"], "--cores-per-nic has 1 values for --nics 2; allowed: one per NIC"),
     (["--traffic-gbps", "10"], "--traffic-gbps has 1 values for --nics 2; allowed: one per NIC"),
+    # the cores followed a load the NIC cannot carry
+    (["--link-gbps", "100", "--traffic-gbps", "400,50"],
+     "--traffic-gbps 400: above the 100 Gbps link; allowed: 0 to 100 per NIC"),
     # two ways of saying one thing: one of them silently won
     (["--cores-per-nic", "8,8", "--cores", "4"], "--cores-per-nic replaces --cores and "
                                                   "--traffic-gbps; give one or the other"),

@@ -238,6 +238,10 @@ def _cores_per_nic(args, link: float) -> tuple[int, ...]:
         return tuple(args.cores_per_nic)
     rates = args.traffic_gbps or [link] * args.nics
     one_per_nic("--traffic-gbps", rates)
+    over = [r for r in rates if r > link]
+    if over:  # the cores would follow a load the NIC cannot carry
+        raise UsageError(f"--traffic-gbps {over[0]:g}: above the {link:g} Gbps link; allowed: "
+                         f"0 to {link:g} per NIC (--link-gbps or the profile's nic.link_gbps)")
     return sizing.split_cores(SIZE_CORES if args.cores is None else args.cores, rates)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..engines.engine import DROP_CAUSES, Result
 from ..tools.darkpackets import DarkPackets
-from ..tools.sizing import Sizing
+from ..tools.sizing import Sizing, mib_text
 from ..vocab import scenario
 from ..vocab.scenario import Resolved
 from ..vocab.schema import KeyInfo, toml_value
@@ -172,21 +172,21 @@ def sizing(sz: Sizing) -> str:
     yes = {True: "yes", False: "no"}
     head = (f"Sizing (docs/interfaces.md §5.5): {sz.nics} NIC(s) x {sz.link_gbps:g} Gbps, cores per NIC "
             f"{list(sz.cores_per_nic)}, buffer {sz.buffer_bytes} B, DDIO "
-            f"{sz.ddio_bytes / 2**20:.3g} MiB\n"
+            f"{mib_text(sz.ddio_bytes)}\n"
             f"|Bx| = {sz.bx}, k = {sz.k} Ax rings in all, k_nic = {sz.k_nic} on the smallest NIC")
-    rows = [(r.ax, f"{r.working_set_bytes / 2**20:.3g} MiB", yes[r.ddio], yes[r.burst],
+    rows = [(r.ax, mib_text(r.working_set_bytes), yes[r.ddio], yes[r.burst],
              yes[r.vendor], "<- chosen" if r.ax == sz.ax else "") for r in sz.rows]
     cands = table(("|Ax|", "working set", "ddio", "burst", "vendor", ""), rows,
                   (True, True))
     checks = table(("constraint", "rule", "holds", "numbers"),
                    ((c.name, c.rule, yes[c.ok], c.detail) for c in sz.checks))
     beside = table(("interface", "rings", "entries", "I/O working set", "fits DDIO"),
-                   ((b.design, b.rings, b.entries, f"{b.working_set_bytes / 2**20:.3g} MiB",
+                   ((b.design, b.rings, b.entries, mib_text(b.working_set_bytes),
                      yes[b.fits_ddio]) for b in sz.beside), (False, True, True, True))
     return (f"{head}\n\n{cands}\n\nChecks for |Ax| = {sz.ax}:\n{checks}\n\n"
             f"{'CONFLICT: ' if sz.conflict else ''}{sz.verdict}\n\n"
             f"Working sets beside it (same NICs, cores and {sz.buffer_bytes} B buffers; "
-            f"DDIO {sz.ddio_bytes / 2**20:.3g} MiB):\n{beside}\n")
+            f"DDIO {mib_text(sz.ddio_bytes)}):\n{beside}\n")
 
 
 def darkpackets(points: Sequence[DarkPackets]) -> str:

@@ -140,15 +140,17 @@ class Sizing:
         return d
 
 
-def _mib(b: float) -> str:
-    return f"{b / 2**20:.3g} MiB"
+def mib_text(b: float) -> str:
+    """Bytes in MiB, whole MiB from 1000 on (not 4.1e+03)."""
+    mib = b / 2**20
+    return f"{mib:.3g} MiB" if mib < 1000 else f"{mib:,.0f} MiB"
 
 
 def _checks(ax: int, s: dict) -> tuple[Check, ...]:
     ws = s["k"] * ax * s["buffer_bytes"]
     return (
         Check("ddio", "k x |Ax| x buffer <= DDIO", ws <= s["ddio_bytes"],
-              f"{s['k']} x {ax} x {s['buffer_bytes']} B = {_mib(ws)} vs {_mib(s['ddio_bytes'])}"),
+              f"{s['k']} x {ax} x {s['buffer_bytes']} B = {mib_text(ws)} vs {mib_text(s['ddio_bytes'])}"),
         Check("burst", "k_nic x |Ax| >= |Bx|", s["k_nic"] * ax >= s["bx"],
               f"{s['k_nic']} x {ax} = {s['k_nic'] * ax} vs |Bx| = {s['bx']}"),
         Check("vendor", "|Ax| >= vendor minimum", ax >= s["vendor_min"],
@@ -162,7 +164,7 @@ def _consequence(name: str, ax: int, s: dict) -> str:
                 "relies on refills while it lasts")
     if name == "ddio":
         ws = s["k"] * ax * s["buffer_bytes"]
-        return (f"the working set {_mib(ws)} exceeds the DDIO capacity {_mib(s['ddio_bytes'])}, "
+        return (f"the working set {mib_text(ws)} exceeds the DDIO capacity {mib_text(s['ddio_bytes'])}, "
                 "so NIC writes will evict buffers to DRAM")
     return f"|Ax| = {ax} is below what the NIC accepts"
 
