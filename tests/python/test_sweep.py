@@ -285,6 +285,23 @@ def test_a_failing_point_is_reported_the_others_recorded_and_a_rerun_retries_it(
     assert sorted(r["seed"] for r in lines(out)) == [1, 2, 3]
 
 
+def test_a_point_past_its_timeout_fails_and_the_others_are_recorded(tmp_path, make_engine):
+    """A wedged engine held the sweep at 0/N until Ctrl-C: no run had a time limit."""
+    make_engine("""\
+    import time
+    if cfg["run"]["seed"] == 2:
+        time.sleep(600)
+    print(json.dumps(OUT))
+    """)
+    out = tmp_path / "s"
+    p = run_cli("sweep", *SETS, "--seeds", "3", "--out", str(out), "--jobs", "3",
+                "--no-progress", "--timeout", "2")
+    assert p.returncode == 1, p.stderr
+    assert "1 of 3 points failed; first: run.seed=2: rxb-sim did not finish within 2 s and " \
+        "was stopped; 2 of 3 points are recorded" in p.stderr
+    assert sorted(r["seed"] for r in lines(out)) == [1, 3]
+
+
 def test_a_damaged_record_is_run_again_not_reused(tmp_path):
     """A recorded point whose metrics are gone (a hand edit, another tool) once reached
     the table and failed there with a KeyError; it is now run again, and said so."""

@@ -172,7 +172,8 @@ def cmd_sweep(args) -> int:
     _refuse_replaced_sets(args.sets, grid, args.seeds)
     points = plan(args.scenario, grid, args.seeds, args.sets)
     _check_sweep_keys(args, grid, points)
-    outcome = execute(points, args.out, args.cluster, args.jobs, progress(args))
+    outcome = execute(points, args.out, args.cluster, args.jobs, progress(args),
+                      timeout=args.timeout)
     if args.json:
         print_json(outcome.records)
     else:

@@ -40,7 +40,8 @@ def cmd_repro(args) -> int:
         for f in res["files"]:
             print(f"  {f}")
 
-    results = reproduce.run_each(planned, args.out, args.cluster, args.jobs, progress(args), show)
+    results = reproduce.run_each(planned, args.out, args.cluster, args.jobs, progress(args), show,
+                                 timeout=args.timeout)
     if args.json:
         print(json.dumps([{k: v for k, v in r.items() if k != "records"} for r in results],
                          indent=1))

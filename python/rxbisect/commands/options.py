@@ -139,6 +139,9 @@ def pool_args(p: argparse.ArgumentParser) -> None:
                    help="engine runs at once on the local pool (default: every CPU)")
     p.add_argument("--cluster", type=nonempty, metavar="ADDRESS",
                    help="run on this Dask distributed scheduler (tcp://HOST:PORT) instead")
+    p.add_argument("--timeout", type=seconds, metavar="SECONDS",
+                   help="stop a point's engine after this (each trial of a search): the point "
+                   "fails, the others go on, and a rerun retries it")
 
 
 def bar_args(p: argparse.ArgumentParser) -> None:

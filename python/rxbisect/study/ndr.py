@@ -171,9 +171,10 @@ def check_point(res: scenario.Resolved, spec: Mapping[str, Any], where: str) -> 
           float(spec.get("threshold", FIELDS["threshold"])), where)
 
 
-def run_point(res: scenario.Resolved, spec: Mapping[str, Any]) -> tuple[engine.Result, dict]:
+def run_point(res: scenario.Resolved, spec: Mapping[str, Any],
+              timeout: float | None = None) -> tuple[engine.Result, dict]:
     """Search one point with the simulator: every trial is one engine run with `key` set to
-    the trial's rate. Returns the run at the no-drop rate (the lowest trial's when none
+    the trial's rate (at most `timeout` seconds each). Returns the run at the no-drop rate (the lowest trial's when none
     passed) and the extra record fields: metrics `ndr_gbps` (the key's value at the no-drop
     rate times the NICs when the key is the per-NIC rate, else the key's value; 0 when none
     passed) and `ndr_found`, and `search` (the spec and every step)."""
@@ -182,7 +183,7 @@ def run_point(res: scenario.Resolved, spec: Mapping[str, Any]) -> tuple[engine.R
     runs: dict[float, engine.Result] = {}
 
     def loss(rate: float) -> float:
-        runs[rate] = engine.run(_with(res, key, rate), progress=False)
+        runs[rate] = engine.run(_with(res, key, rate), progress=False, timeout=timeout)
         return runs[rate].metrics["drop_rate"]
 
     found = search(loss, lo, hi, float(spec["resolution"]),

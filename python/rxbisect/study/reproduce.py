@@ -149,12 +149,14 @@ def _plot(exp: Experiment, recs: Sequence[dict], stem: Path) -> list[Path]:
 
 
 def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: Any = None,
-        jobs: int | None = None, progress: bool | None = None, say=None) -> dict:
-    """Run one planned experiment; returns {"id", "records", "summary", "files", ...}."""
+        jobs: int | None = None, progress: bool | None = None, say=None,
+        timeout: float | None = None) -> dict:
+    """Run one planned experiment; returns {"id", "records", "summary", "files", ...}.
+    timeout: seconds a point's engine may run (sweeps.execute)."""
     say = say or (lambda m: print(m, file=sys.stderr))
     exp = planned.exp
     outcome = execute(planned.points, out, cluster, jobs, progress, say, stem=exp.id,
-                            finish=_finish(exp), desc=exp.id)
+                      finish=_finish(exp), desc=exp.id, timeout=timeout)
     rows = summarize(exp, outcome.records)
     files, figure_error = [], None
     if out is not None:
@@ -239,7 +241,8 @@ def repro(experiment: str, quick: bool = False, seeds: int | None = None,
 
 def run_each(planned: Sequence[Planned], out: str | os.PathLike | None, cluster: Any,
              jobs: int | None, progress: bool | None,
-             done: Callable[[Planned, dict], None] | None = None) -> list[dict]:
+             done: Callable[[Planned, dict], None] | None = None,
+             timeout: float | None = None) -> list[dict]:
     """Run the experiments one after another, `done(planned, result)` after each. An
     experiment whose points failed, or whose figure could not be drawn, does not stop the
     others (what finished is recorded); EngineError at the end names each one."""
@@ -252,7 +255,7 @@ def run_each(planned: Sequence[Planned], out: str | os.PathLike | None, cluster:
     for p in planned:
         start = time.monotonic()
         try:
-            res = run(p, out, cluster, jobs, progress)
+            res = run(p, out, cluster, jobs, progress, timeout=timeout)
         except EngineError as e:
             fail(p.exp.id, str(e))
             continue

@@ -33,6 +33,7 @@ import concurrent.futures as cf
 import contextlib
 import copy
 import ctypes
+import dataclasses
 import itertools
 import json
 import logging
@@ -226,9 +227,9 @@ def run_point(task: dict) -> dict:
     extra: dict = {}
     if task.get("search"):
         from . import ndr  # a search is several runs of this point at other offered rates
-        result, extra = ndr.run_point(res, task["search"])
+        result, extra = ndr.run_point(res, task["search"], task.get("timeout"))
     else:
-        result = engine.run(res, progress=False)
+        result = engine.run(res, progress=False, timeout=task.get("timeout"))
     params = {**result.params, **task["resolved_grid"], "run.seed": task["seed"],
               **task.get("params", {})}
     return {"experiment": task["experiment"], "arch": result.params.get("arch.name"),
@@ -560,13 +561,16 @@ def check_jobs(jobs: int | None, cluster: Any) -> None:
 def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: Any = None,
             jobs: int | None = None, progress: bool | None = None,
             warn: Callable[[str], None] | None = None, stem: str = records.STEM,
-            finish: Callable[[dict], dict] | None = None, desc: str = "sweep") -> Outcome:
+            finish: Callable[[dict], dict] | None = None, desc: str = "sweep",
+            timeout: float | None = None) -> Outcome:
     """Run the planned points not yet in DIR/STEM.jsonl, or recorded there by another engine
     or with other inputs (reusable); raise EngineError if some failed (the others are
     recorded), KeyboardInterrupt after cleaning up on Ctrl-C.
 
     finish(record) -> record runs in this process on each new record before it is written
-    (the catalogue's Python-side derivations); desc names the progress bar."""
+    (the catalogue's Python-side derivations); desc names the progress bar; timeout: seconds
+    a point's engine may run (each trial of a search), after which the point fails as an
+    engine error does."""
     check_jobs(jobs, cluster)
     say = warn or (lambda m: tqdm.write(m, file=sys.stderr))
     with contextlib.ExitStack() as stack:
@@ -578,6 +582,9 @@ def execute(points: list[Point], out: str | os.PathLike | None = None, cluster: 
             if store and store.records else {}
         if store:
             fresh = _refreshed(points, fresh, store, finish, say)
+        if timeout is not None:
+            points = [dataclasses.replace(p, task={**p.task, "timeout": timeout})
+                      for p in points]
         return _execute(points, fresh, store, client, jobs, progress, say, stem, finish, desc)
 
 
