@@ -19,7 +19,9 @@ static int sp_build(struct rxb_iface *i, struct rxb_err *err)
 	return 0;
 }
 
-/* A queue that posts nothing (an empty allocator) still counts as short. */
+/* The pool's queues fill by its policy as far as the allocator goes: a
+ * queue short of its starting depth is fine (iface.h), one that posts
+ * nothing (an empty allocator) counts as one buffer short. */
 static void sp_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 {
 	for (uint32_t q = 0; q < i->n_polled; q++) {

@@ -100,7 +100,9 @@ struct rxb_iface;
  * NULL on failure with errno and err set (common.h): -EINVAL (this
  * configuration or the design's, its message unchanged), -ENOMEM, or
  * -ENOBUFS when the allocators cannot fill the rings (every buffer taken
- * is given back). Destroying an interface does not give its posted buffers
+ * is given back). The shared page pool is the exception: its queues fill
+ * by its policy as far as the pool goes, and only a queue left with no
+ * buffer at all fails creation (-ENOBUFS, counted as one buffer short). Destroying an interface does not give its posted buffers
  * back: they belong to the caller's pool. */
 struct rxb_iface *rxb_iface_create(const struct rxb_iface_config *cfg,
 				   const struct rxb_allocator *allocs, struct rxb_err *err);
@@ -128,7 +130,12 @@ int rxb_iface_nic_room(struct rxb_iface *i, uint32_t dest, enum rxb_drop_cause *
  * ring, an Ax ring of its association set, its port's queue). Dynamic
  * shRing: a source of the set the NIC does not steer to yet applies the
  * switch the controller requested to that set (the emulator switches its
- * physical side first); the packet goes to the set its buffer came from. */
+ * physical side first); the packet goes to the set its buffer came from.
+ * The caller delivers every buffer it fetched from the old set before the
+ * first one from the new set: a core leaves the old set once its ring there
+ * is empty, so a packet delivered to the old set after that waits there
+ * until the sets switch back (the emulator drains its physical queues of
+ * the old set first). */
 int rxb_iface_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_rx_meta *meta,
 			   struct rxb_delivery *d);
 /* Deliver a burst of n packets, in order: packet k (metas[k]) from source
