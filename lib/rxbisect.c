@@ -1069,7 +1069,9 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 	if (bx->sw.deficit != 0) { /* rare: after the pool ran dry */
 		unsigned topped = ax_fill(bs, bx, alloc, true);
 
-		bx->sw.deficit -= topped;
+		/* an Ax ring short for another reason (a prime cut short) may
+		 * take more than the deficit */
+		bx->sw.deficit -= topped < bx->sw.deficit ? topped : bx->sw.deficit;
 		if (topped != 0 && s.entries == 0)
 			ax_doorbells(bs, bx); /* a top-up alone: publish rings otherwise */
 	}

@@ -775,7 +775,9 @@ uint64_t rxb_shring_wait_quantile(const struct rxb_shring_wait *w, double q)
 		total += w->hist[b];
 	if (total == 0)
 		return 0;
-	rank = (uint64_t)(q * (double)total + 0.5);
+	if (!(q > 0)) /* q <= 0 or NaN: converting it to an integer would be undefined */
+		q = 0;
+	rank = (uint64_t)((q < 1 ? q : 1) * (double)total + 0.5);
 	rank = rank < 1 ? 1 : rank > total ? total : rank;
 	for (unsigned b = 0; b < RXB_SHRING_WAIT_BUCKETS; b++) {
 		seen += w->hist[b];

@@ -245,8 +245,10 @@ static uint32_t spool_target(const struct rxb_spool *sp, uint32_t posted, unsign
 unsigned rxb_spool_prime(struct rxb_spool *sp, uint32_t q, const struct rxb_allocator *alloc)
 {
 	uint32_t fill = sp->cfg.mode == RXB_SPOOL_SPP ? sp->cfg.low : sp->cfg.depth;
+	uint32_t posted = rxb_privring_posted(sp->pr, q);
 
-	return rxb_privring_post(sp->pr, q, alloc, fill - rxb_privring_posted(sp->pr, q));
+	/* a queue spp grew past its starting fill keeps what it holds */
+	return posted < fill ? rxb_privring_post(sp->pr, q, alloc, fill - posted) : 0;
 }
 
 unsigned rxb_spool_poll(struct rxb_spool *sp, uint32_t q, struct rxb_pkt *out, unsigned budget,

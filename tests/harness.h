@@ -3,6 +3,7 @@
  * deterministic PRNG. Header-only so every test stays one file. */
 #ifndef RXB_TEST_HARNESS_H
 #define RXB_TEST_HARNESS_H
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "rxb/pool.h"

@@ -10,6 +10,9 @@
  *   rxb_privring_rx_* / post / free   the core that owns queue q
  *   stats / occupancy             anyone, any time
  *   census / check / create / destroy   a quiescent point
+ * Indexes (queue, core, ring, Ax, port) are the caller's to keep below the
+ * design's counts: these entries do not check them (the generic interface,
+ * iface.h, does).
  */
 #ifndef RXB_PRIVRING_H
 #define RXB_PRIVRING_H

@@ -14,6 +14,9 @@
  *                                             Ax rings linked to it
  *   stats / occupancy                         anyone, any time
  *   census / create / destroy                 a quiescent point
+ * Indexes (queue, core, ring, Ax, port) are the caller's to keep below the
+ * design's counts: these entries do not check them (the generic interface,
+ * iface.h, does).
  * The software side takes no lock and does no atomic read-modify-write.
  * Several NIC threads: every NIC-side field belongs to one Bx or one Ax (the
  * random choice of RXB_AX_RANDOM draws from the Bx's own generator), so

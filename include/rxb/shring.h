@@ -83,6 +83,9 @@
  *   stats / occupancy / wait_stats      anyone, any time (approximate while
  *                                       running)
  *   prime / census / create / destroy   a quiescent point
+ * Indexes (queue, core, ring, Ax, port) are the caller's to keep below the
+ * design's counts: these entries do not check them (the generic interface,
+ * iface.h, does).
  */
 #ifndef RXB_SHRING_H
 #define RXB_SHRING_H
@@ -246,8 +249,9 @@ struct rxb_shring_wait {
 };
 void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring, struct rxb_shring_wait *out);
 
-/* The q-quantile (0 < q ≤ 1) of the waits in w: the upper end of the bucket
- * that holds it, capped at wait_max; 0 when nothing was returned. */
+/* The q-quantile (0 < q ≤ 1; a q outside reads as the nearest end, NaN as
+ * 0) of the waits in w: the upper end of the bucket that holds it, capped
+ * at wait_max; 0 when nothing was returned. */
 uint64_t rxb_shring_wait_quantile(const struct rxb_shring_wait *w, double q);
 
 /* Descriptor fetching of one shared ring (every CR of the group together):

@@ -15,6 +15,9 @@
  *
  * Who may call what: nic_* the NIC thread; poll/free for a port the one core
  * that polls it (the caller's mapping); stats anyone; census quiescent.
+ * Indexes (queue, core, ring, Ax, port) are the caller's to keep below the
+ * design's counts: these entries do not check them (the generic interface,
+ * iface.h, does).
  */
 #ifndef RXB_SPOOL_H
 #define RXB_SPOOL_H

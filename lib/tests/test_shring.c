@@ -7,6 +7,7 @@
  * errors; batched RxList: slot-by-slot filling of a current descriptor per
  * core, return after the last slot, capacity, census, configuration. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -324,6 +325,10 @@ static void test_wait_grows_with_stall(void)
 	CHECK_EQ(long_w.hist[rxb_wait_bucket(1000)], 200);
 	CHECK_EQ(rxb_shring_wait_quantile(&long_w, 0.5), 0);
 	CHECK_EQ(rxb_shring_wait_quantile(&long_w, 0.99), 1000);
+	/* a q outside (0, 1] is its nearest end (NaN and negatives were undefined) */
+	CHECK_EQ(rxb_shring_wait_quantile(&long_w, -1), rxb_shring_wait_quantile(&long_w, 0));
+	CHECK_EQ(rxb_shring_wait_quantile(&long_w, NAN), rxb_shring_wait_quantile(&long_w, 0));
+	CHECK_EQ(rxb_shring_wait_quantile(&long_w, 2), rxb_shring_wait_quantile(&long_w, 1));
 	CHECK_EQ(rxb_shring_wait_quantile(&list_w, 0.99), 0);
 }
 

@@ -85,6 +85,16 @@ static void test_spp_watermarks(void)
 	send(sp, 1, 450);
 	CHECK_EQ(poll_free(sp, 1, 64, &tp), 64);
 	CHECK(rxb_spool_posted(sp, 1) == 512);
+	/* priming a queue above low posts nothing: fill - posted wrapped and
+	 * filled it to the ring's size (an idle poll leaves it below high) */
+	while (poll_free(sp, 1, 64, &tp) != 0)
+		;
+	send(sp, 1, 50);
+	CHECK_EQ(poll_free(sp, 1, 64, &tp), 50);
+	uint32_t above_low = rxb_spool_posted(sp, 1);
+	CHECK(above_low > 128 && above_low < 512);
+	CHECK_EQ(rxb_spool_prime(sp, 1, &tp.alloc[0]), 0);
+	CHECK_EQ(rxb_spool_posted(sp, 1), above_low);
 	rxb_spool_destroy(sp);
 	test_pool_fini(&tp);
 }
