@@ -6,6 +6,7 @@ with a gated engine: a wrapper around the real rxb-sim that runs seed 1 at once 
 every other seed until a file appears, so "killed mid-way" never depends on timing.
 """
 
+import errno
 import json
 import os
 import signal
@@ -375,6 +376,26 @@ def test_each_bad_input_is_one_clear_error_before_anything_runs(tmp_path, capsys
     assert err.splitlines() == [f"rxb: error: {err.splitlines()[0][12:]}"]
     assert message.format(**fill) in err
     assert not out.exists()
+
+
+def test_an_append_the_disk_refuses_leaves_whole_records_only(tmp_path, monkeypatch):
+    """A full disk took part of a line: the file kept it, and the next run blamed "an
+    interrupted run" for the half-written line it dropped."""
+    out = tmp_path / "s"
+    rec = {"point_id": "a" * 16, "metrics": {}}
+    with records.Store(out) as store:
+        store.append(rec)
+        whole = (out / records.FILE).read_bytes()
+        real_write = os.write
+
+        def half_then_full(fd, data):
+            real_write(fd, bytes(data[:len(data) // 2]))
+            raise OSError(errno.ENOSPC, "No space left on device")
+        monkeypatch.setattr(os, "write", half_then_full)
+        with pytest.raises(rxbisect.errors.RxbError, match="cannot append to .*No space left"):
+            store.append({**rec, "point_id": "b" * 16})
+        monkeypatch.undo()
+    assert (out / records.FILE).read_bytes() == whole
 
 
 def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):

@@ -142,17 +142,25 @@ class Store:
         """Write one record as one line, durably; never half of it on a Ctrl-C."""
         data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
         old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        end = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view):]
             os.fdatasync(self._fd)
         except OSError as e:
+            self._cut_back(end)
             raise RxbError(f"cannot append to {self.path} ({e.strerror or e}); the records "
                            "written so far are intact") from None
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
         self.records[record["point_id"]] = record
+
+    def _cut_back(self, end: int) -> None:
+        """Remove what a failed append wrote past `end` (a full disk takes part of a line),
+        so the file holds whole records only; best effort, as the disk may refuse this too."""
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, end)
 
     def close(self) -> None:
         if self._fd >= 0:
