@@ -216,6 +216,20 @@ def test_sigint_leaves_whole_records_and_the_same_command_finishes(tmp_path, gat
     assert sorted(ids(after)) == sorted(clean)
 
 
+def test_a_second_sigint_during_the_cleanup_changes_nothing(tmp_path, gated):
+    """Ctrl-C pressed twice (or a signal to the whole group): the second one cut the cleanup
+    short with a traceback, or killed the process by SIGINT instead of exit 130."""
+    env, _ = gated
+    proc, tree = start_and_wait_for_a_record(tmp_path / "s", env)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert_all_gone(tree)
+
+
 def test_a_killed_worker_stops_the_sweep_cleanly_and_it_resumes(tmp_path, gated, clean):
     env, open_gate = gated
     out = tmp_path / "s"

@@ -23,6 +23,7 @@ user can cause ends as one line `rxb: error: ...` on stderr and exit code 2
 
 import argparse
 import itertools
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -446,6 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rxb: error: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # exiting: a second Ctrl-C changes nothing
         print("rxb: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `rxb scenario keys | head`

@@ -306,6 +306,15 @@ def _run_local(tasks: list[dict], jobs: int, started: Callable[[], None],
             if err is not None and not isinstance(err, RxbError):
                 raise err  # a bug: keep its traceback
             done(futs[f], f.result() if err is None else err)
+    except KeyboardInterrupt:
+        # one Ctrl-C is enough: a second one (a user pressing twice, or a signal to the
+        # whole group) must not cut the cleanup short with a traceback
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            _stop(pool, workers)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        raise
     except BaseException:
         _stop(pool, workers)
         raise
