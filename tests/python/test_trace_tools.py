@@ -233,6 +233,17 @@ def test_stats_cli_json_and_bad_cores(tmp_path, capsys):
     assert "system.profile = 'bogus'" in capsys.readouterr().err
 
 
+def test_stats_shows_a_bar_over_the_file_when_asked(tmp_path, capsys, monkeypatch):
+    """A capture of millions of packets read for minutes without a sign of life."""
+    monkeypatch.setattr(trace, "BAR_EVERY", 1)
+    path = tmp_path / "t.pcap"
+    write_pcap(path, FRAMES)
+    assert main(["trace", "stats", str(path), "--progress"]) == 0
+    assert "trace stats: " in capsys.readouterr().err
+    assert main(["trace", "stats", str(path), "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_stats_warns_of_cores_the_table_cannot_reach(tmp_path, capsys):
     """More cores than table entries left the last cores at 0 packets without a word."""
     path = tmp_path / "t.pcap"

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import FLOAT, INT, Parser, nonempty, warn
+from .options import FLOAT, INT, Parser, bar_args, nonempty, progress, warn
 
 
 def _experiments_dir(args) -> Path | None:
@@ -88,7 +88,7 @@ def cmd_trace_stats(args) -> int:
     # the profile is read (and checked) even when --reta-size replaces its table size
     prof = profile.load(args.profile)
     size = prof.nic.reta_size if args.reta_size is None else args.reta_size
-    s = trace.stats(args.pcap, args.cores, size)
+    s = trace.stats(args.pcap, args.cores, size, progress=progress(args))
     if args.cores > size:
         warn([f"--cores {args.cores} is more than the {size} entries of the indirection table: "
               f"cores {size} to {args.cores - 1} get no entry, so no packet"])
@@ -144,4 +144,5 @@ def register(sub) -> None:
                    "profile's nic.reta_size)")
     s.add_argument("--profile", type=nonempty, default="reference", help="hardware profile (default reference)")
     s.add_argument("--json", action="store_true")
+    bar_args(s)
     s.set_defaults(func=cmd_trace_stats)

@@ -25,6 +25,7 @@ parsed here: link types Ethernet (with up to three 802.1Q/802.1ad tags), raw IP,
 cooked v1 and v2.
 """
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,9 +170,33 @@ def _ratio(values: list[int]) -> float | None:
     return max(values) / min(values) if values and min(values) > 0 else None
 
 
-def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = KEY) -> dict:
+RECORD_HEADER_BYTES = 16  # a classic pcap record's header: what the bar counts besides data
+BAR_EVERY = 4096  # records between updates of the bar (an update per record slowed the read)
+
+
+def _with_bar(records: Iterator[Record], path: str | Path,
+              progress: bool | None) -> Iterator[Record]:
+    """The records, with a bar over the file's bytes on stderr (progress as for `rxb sim`:
+    None shows it on a terminal only). pcapng's blocks are longer than the bar counts: it
+    is closed at the end of the file whatever it reached."""
+    from tqdm import tqdm
+    size = Path(path).stat().st_size if Path(path).is_file() else None
+    with tqdm(total=size, unit="B", unit_scale=True, desc="trace stats", file=sys.stderr,
+              disable=None if progress is None else not progress, dynamic_ncols=True) as bar:
+        done = 0
+        for i, rec in enumerate(records, 1):
+            done += len(rec.data) + RECORD_HEADER_BYTES
+            if i % BAR_EVERY == 0:
+                bar.update(done)
+                done = 0
+            yield rec
+
+
+def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = KEY,
+          progress: bool | None = False) -> dict:
     """Packets, flows, frame sizes and per-core RSS load of a capture (module doc); a
-    generated trace's are in rxbisect.trace_gen's example.
+    generated trace's are in rxbisect.trace_gen's example. progress: a bar over the file on
+    stderr (None: on a terminal only).
 
     >>> stats("/nonexistent.pcap")
     Traceback (most recent call last):
@@ -188,7 +213,7 @@ def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = 
     sizes = [0] * len(SIZE_BINS)
     pk, by = [0] * cores, [0] * cores
     non_ip, t0, t1 = 0, None, None
-    for rec in read(path):
+    for rec in _with_bar(read(path), path, progress):
         p = parse(rec, path)
         h = hashes.get(p.rss_input)
         if h is None:
