@@ -371,6 +371,9 @@ def test_a_cluster_gives_the_records_of_the_local_pool_searches_included(tmp_pat
                                      "--cluster", cluster.scheduler_address),
                            cwd=REPO, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
+    # the estimate is a serial one there: it was said to be the cluster's
+    assert f"on one run at a time (the cluster {cluster.scheduler_address} runs several" \
+        in p.stderr
     want = {r["point_id"]: r for r in lines(tmp_path / "local" / "tiny.jsonl")}
     got = lines(tmp_path / "c" / "tiny.jsonl")
     assert sorted(r["point_id"] for r in got) == sorted(want) == sorted(local["point_id"])

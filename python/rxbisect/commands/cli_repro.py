@@ -25,7 +25,9 @@ def cmd_repro(args) -> int:
                             args.cluster, args.jobs)
     jobs = args.jobs or (None if args.cluster else cpus())
     points = [x for p in planned for x in p.points]
-    where = f"the cluster {args.cluster}" if args.cluster else f"{jobs} local processes"
+    # a cluster's width is its own: the estimate there is for one run at a time
+    where = (f"one run at a time (the cluster {args.cluster} runs several at once)"
+             if args.cluster else f"{jobs} local processes")
     eta = reproduce.duration_text(reproduce.estimate_s(points, jobs or 1))
     print(f"rxb: {len(planned)} experiment(s), {len(points)} points "
           f"({'quick' if args.quick else 'full'} variant); estimated {eta} on {where} "
