@@ -156,7 +156,14 @@ struct rxb_scn_machine {
 	uint32_t nics;
 	uint32_t llc_ways;
 	double link_gbps; /* per NIC */
+	double llc_mib;   /* LLC capacity per socket */
+	uint32_t llc_line_bytes;
 };
+
+/* Sets per group of the simulator's LLC set sampling (run.llc_sample_shift
+ * keeps 1 in 2^shift groups): sim/models/llc.h SIM_LLC_CHUNK_LINES, which a
+ * static assertion in sim/engine/engine.c holds equal. */
+#define RXB_SCN_LLC_GROUP_SETS 32u
 
 /* Every rule that involves several keys (scn_rules.c: one function each, one
  * message each) that binds engine e, in a fixed order: 0, or -EINVAL with the

@@ -681,6 +681,32 @@ static int warmup_before_end(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
+/* Set sampling keeps 1 in 2^shift groups of the profile's LLC sets: a shift
+ * past its groups leaves none (the LLC model refused it at creation). The
+ * sets as the engine builds them: the capacity rounded to bytes over ways x
+ * line. */
+static int llc_sampling_leaves_sets(const struct rules_ctx *x, struct rxb_err *err)
+{
+	const struct rxb_scn_machine *m = x->m;
+	uint32_t shift = x->s->run.llc_sample_shift, most = 0;
+	uint64_t groups;
+
+	if (m->llc_mib <= 0 || m->llc_ways == 0 || m->llc_line_bytes == 0)
+		return 0;
+	groups = (uint64_t)llround(m->llc_mib * 1048576.0) /
+		 ((uint64_t)m->llc_ways * m->llc_line_bytes) / RXB_SCN_LLC_GROUP_SETS;
+	if (shift < 64 && groups >> shift != 0)
+		return 0;
+	while (most < 63 && groups >> (most + 1) != 0)
+		most++;
+	rxb_err_set(err,
+		    "run.llc_sample_shift = %u: profile '%s' LLC has %llu groups of %u sets, and "
+		    "sampling 1 in 2^%u of them leaves none; allowed: 0 to %u",
+		    shift, m->name, (unsigned long long)groups, RXB_SCN_LLC_GROUP_SETS, shift,
+		    groups ? most : 0);
+	return broken();
+}
+
 static int samples_fit(const struct rules_ctx *x, struct rxb_err *err)
 {
 	const struct rxb_scn_run *r = &x->s->run;
@@ -783,6 +809,7 @@ static const struct rxb_scn_rule {
 	{ "the emulator model has the design", emulated_models_design, SIM },
 	{ "KV requests have a source", kvs_has_requests, EMU },
 	{ "warm-up ends before the run", warmup_before_end, SIM | EMU },
+	{ "LLC sampling leaves sets", llc_sampling_leaves_sets, SIM },
 	{ "samples fit", samples_fit, SIM },
 	{ "controller samples fit", dyn_samples_fit, SIM },
 	{ "ticks leave the core time", ticks_leave_time, SIM },
@@ -810,7 +837,7 @@ static uint32_t fewest_cores(const struct rxb_scn_list *cpn)
 int rxb_scn_check(const struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb_engine e,
 		  struct rxb_err *err)
 {
-	static const struct rxb_scn_machine unknown = { "?", 0, 0, 0, 0 };
+	static const struct rxb_scn_machine unknown = { "?", 0, 0, 0, 0, 0, 0 };
 	struct rules_ctx x = {
 		.s = s,
 		.m = m != NULL ? m : &unknown,

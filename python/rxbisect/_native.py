@@ -37,7 +37,8 @@ class _Err(ctypes.Structure):  # struct rxb_err (include/rxb/common.h)
 class _Machine(ctypes.Structure):  # struct rxb_scn_machine (scenario/scenario.h)
     _fields_ = [("name", ctypes.c_char_p), ("cores_per_socket", ctypes.c_uint32),
                 ("nics", ctypes.c_uint32), ("llc_ways", ctypes.c_uint32),
-                ("link_gbps", ctypes.c_double)]
+                ("link_gbps", ctypes.c_double), ("llc_mib", ctypes.c_double),
+                ("llc_line_bytes", ctypes.c_uint32)]
 
 
 class Shape(ctypes.Structure):
@@ -156,10 +157,11 @@ class Scn:
     def resolve(self, machine: dict | None) -> None:
         """Split the cores, resolve "auto", check every cross-key rule; ScenarioError with
         the rule's one message. `machine`: name, cores_per_socket, nics, llc_ways,
-        link_gbps (None: leave the machine's rules to the engine)."""
+        link_gbps, llc_mib, llc_line_bytes (None: leave the machine's rules to the engine)."""
         err = _Err()
         m = _Machine(machine["name"].encode(), machine["cores_per_socket"], machine["nics"],
-                     machine["llc_ways"], machine["link_gbps"]) if machine else None
+                     machine["llc_ways"], machine["link_gbps"], machine["llc_mib"],
+                     machine["llc_line_bytes"]) if machine else None
         if lib().rxb_scn_resolve(self.mem, ctypes.byref(m) if m else None, self.engine,
                                  ctypes.byref(err)) != 0:
             raise ScenarioError(err.text())

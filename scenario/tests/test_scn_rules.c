@@ -12,7 +12,7 @@
 #include "scenario.h"
 
 /* The reference machine: 16 cores per socket, 2 NICs of 100 Gbps, 11 ways. */
-static const struct rxb_scn_machine ref = { "ref", 16, 2, 11, 100.0 };
+static const struct rxb_scn_machine ref = { "ref", 16, 2, 11, 100.0, 22.0, 64 };
 
 struct rule_case {
 	const char *rule;
@@ -188,6 +188,11 @@ static const struct rule_case cases[] = {
 	  SIM,
 	  { "run.warmup_ms=10" },
 	  "run.warmup_ms = 10: not shorter than run.duration_ms = 10; allowed: 0 to below 10" },
+	{ "LLC sampling leaves sets",
+	  SIM,
+	  { "run.llc_sample_shift=11" },
+	  "run.llc_sample_shift = 11: profile 'ref' LLC has 1024 groups of 32 sets, and sampling 1 "
+	  "in 2^11 of them leaves none; allowed: 0 to 10" },
 	{ "samples fit",
 	  SIM,
 	  { "run.sample_ms=0.00001" },

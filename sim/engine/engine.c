@@ -22,6 +22,9 @@
 #include "rxb/shring.h"
 #include "tx.h"
 
+/* The scenario rule "LLC sampling leaves sets" counts the LLC model's groups. */
+_Static_assert(SIM_LLC_CHUNK_LINES == RXB_SCN_LLC_GROUP_SETS, "LLC sampling group size");
+
 #define HORIZON_PS    (1000ull * PS_PER_NS)  /* core may run 1 µs ahead of the event clock */
 #define OCC_PERIOD_PS (10000ull * PS_PER_NS) /* ring occupancy sampled every 10 µs */
 

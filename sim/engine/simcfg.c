@@ -510,6 +510,8 @@ static int check(const struct sim_cfg *c, struct rxb_err *err)
 		.nics = c->nics,
 		.llc_ways = c->llc_ways,
 		.link_gbps = c->link_gbps,
+		.llc_mib = c->llc_mib,
+		.llc_line_bytes = c->llc_line,
 	};
 	int rc = check_profile(c, err);
 

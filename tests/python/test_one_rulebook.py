@@ -181,6 +181,9 @@ RULES = [
          cannot={DRIVER: "no devarg sets workload.*: the application is the network function"}),
     Rule("warm-up ends before the run", BOTH, ("run.warmup_ms=10", "run.duration_ms=5"),
          ("run.warmup_ms=1", "run.duration_ms=5"), cannot={DRIVER: NO_RUN}),
+    # the LLC model refused it at creation, naming its own llc.sample_shift (exit 1)
+    Rule("LLC sampling leaves sets", SIM_ONLY, ("run.llc_sample_shift=11",),
+         ("run.llc_sample_shift=10",)),
     Rule("samples fit", SIM_ONLY, ("run.duration_ms=1000", "run.sample_ms=0.001"),
          ("run.duration_ms=1000", "run.sample_ms=0.01")),
     # a run that never finished

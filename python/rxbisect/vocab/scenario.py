@@ -224,7 +224,8 @@ def rebuild(sections: Mapping[str, Mapping[str, Any]], where: str) -> Resolved:
 def _machine(prof: profiles.Profile) -> dict[str, Any]:
     """What the cross-key rules read of the hardware profile."""
     return {"name": prof.name, "cores_per_socket": prof.cpu.cores_per_socket,
-            "nics": prof.nic.count, "llc_ways": prof.llc.ways, "link_gbps": prof.nic.link_gbps}
+            "nics": prof.nic.count, "llc_ways": prof.llc.ways, "link_gbps": prof.nic.link_gbps,
+            "llc_mib": prof.llc.size_mib, "llc_line_bytes": prof.llc.line_bytes}
 
 
 def _native_scn(scn: Scenario) -> _native.Scn:
