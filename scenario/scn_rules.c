@@ -602,31 +602,29 @@ static int cache_fits_pool(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
-/* The simulator's pool must prime the rings: each poller posts its rings'
- * starting buffers through its own allocator, whose cache keeps up to
- * alloc_cache more (a refill takes the shortfall plus a cache's worth, as
- * rte_mempool does). Below that the engine failed at creation ("could post
- * only"). The emulator's mempool primes from one lcore: not bound. The
- * spool fills its queues by policy, as far as the pool goes. */
+/* The simulator's pool must hold what the rings start with: below that the
+ * engine failed at creation ("could post only"). A bound that never refuses
+ * a pool the engine takes: the caches the priming cores fill on the way
+ * (a refill takes the shortfall plus a cache's worth while the pool has it,
+ * as rte_mempool does) need up to a cache more per priming core, and how
+ * many cores prime depends on the design; a pool in between still fails
+ * with the engine's message. The emulator's mempool primes from one lcore:
+ * not bound. The spool fills its queues by policy, as far as the pool goes. */
 static int pool_primes_rings(const struct rules_ctx *x, struct rxb_err *err)
 {
 	const struct rxb_scn_arch *a = &x->s->arch;
 	struct rxb_iface_shape shape;
 	struct rxb_err ignored;
-	uint64_t need;
 
 	if (a->pool_buffers == RXB_SCN_AUTO || a->name == RXB_ARCH_SPOOL ||
-	    rxb_scn_shape(x->s, &shape, &ignored) != 0)
+	    rxb_scn_shape(x->s, &shape, &ignored) != 0 || a->pool_buffers >= shape.posted)
 		return 0; /* "auto" fills every ring; a shape the library refuses is its rule's */
-	need = shape.posted + (uint64_t)shape.n_cores * a->alloc_cache;
-	if (a->pool_buffers >= need)
-		return 0;
 	rxb_err_set(err,
-		    "arch.pool_buffers = %u: fewer than the %llu the rings start with (%llu "
-		    "posted, and up to arch.alloc_cache = %u in each of %u pollers' caches); "
-		    "allowed: at least %llu, or \"auto\"",
-		    a->pool_buffers, (unsigned long long)need, (unsigned long long)shape.posted,
-		    a->alloc_cache, shape.n_cores, (unsigned long long)need);
+		    "arch.pool_buffers = %u: fewer than the %llu buffers the rings start with; "
+		    "allowed: at least %llu and a cache's worth (arch.alloc_cache = %u) more per "
+		    "core, or \"auto\"",
+		    a->pool_buffers, (unsigned long long)shape.posted,
+		    (unsigned long long)shape.posted, a->alloc_cache);
 	return broken();
 }
 

@@ -164,9 +164,9 @@ static const struct rule_case cases[] = {
 	  "its cache); allowed: 0 to 400" },
 	{ "the pool primes the rings",
 	  SIM,
-	  { "arch.pool_buffers=6143" },
-	  "arch.pool_buffers = 6143: fewer than the 6144 the rings start with (2048 posted, and up "
-	  "to arch.alloc_cache = 256 in each of 16 pollers' caches); allowed: at least 6144, or "
+	  { "arch.pool_buffers=2047" },
+	  "arch.pool_buffers = 2047: fewer than the 2048 buffers the rings start with; allowed: "
+	  "at least 2048 and a cache's worth (arch.alloc_cache = 256) more per core, or "
 	  "\"auto\"" },
 	{ "KV requests have a source",
 	  EMU,

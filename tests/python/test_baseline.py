@@ -11,7 +11,7 @@ from rxbisect.output import baseline
 PLOT = {"kind": "line", "x": "arch.rx_size", "y": ["throughput_gbps"]}
 
 
-def write(folder, eid, points, provenance=None, profile=None, duration_ms=40.0):
+def write(folder, eid, points, provenance=None, profile=None, duration_ms=40.0, pcap=""):
     """DIR/ID.jsonl with one record per (rx_size, seed, throughput) and its summary."""
     folder.mkdir(exist_ok=True)
     lines = []
@@ -19,7 +19,8 @@ def write(folder, eid, points, provenance=None, profile=None, duration_ms=40.0):
         rec = {"experiment": eid, "arch": "privring", "seed": seed,
                "params": {"arch.name": "privring", "run.seed": seed, "arch.rx_size": size},
                "metrics": {"throughput_gbps": gbps},
-               "config": {"run": {"duration_ms": duration_ms, "seed": seed}}}
+               "config": {"run": {"duration_ms": duration_ms, "seed": seed},
+                          "traffic": {"pcap": pcap}}}
         if provenance:
             rec["provenance"] = provenance
         if profile:
@@ -64,6 +65,11 @@ def test_sides_run_with_other_settings_are_named(tmp_path, capsys):
     # the same settings, a grid widened on one side: nothing to say
     wider = write(tmp_path / "wider", "exp", seeds(64, [10]) + seeds(256, [20]) + seeds(512, [30]))
     assert baseline.compare(quick, wider, experiments=tmp_path).settings == []
+    # a trace generated in each folder is named by its own path: the trace experiment warned
+    # on every compare
+    a = write(tmp_path / "a", "exp", seeds(64, [10]), pcap=str(tmp_path / "a" / "t.pcap"))
+    b = write(tmp_path / "b", "exp", seeds(64, [10]), pcap=str(tmp_path / "b" / "t.pcap"))
+    assert baseline.compare(a, b, experiments=tmp_path).settings == []
 
 
 def test_estimates_flags_and_one_sided(folders, tmp_path):

@@ -235,7 +235,10 @@ def test_records_from_before_trace_hash_are_valid_and_re_run():
     prov = {k: "x" for k in provenance.KEYS if k not in ("dirty", "trace_hash")}
     assert provenance.problems({**prov, "dirty": False}) == []
     assert provenance.stale({"provenance": prov}, {"trace_hash": None}) is None
-    assert provenance.stale({"provenance": prov}, {"trace_hash": "t"}) == "trace changed"
+    assert provenance.stale({"provenance": prov}, {"trace_hash": "t"}) == \
+        "no trace_hash (recorded by an older rxb)"
+    assert provenance.stale({"provenance": {**prov, "trace_hash": "s"}},
+                            {"trace_hash": "t"}) == "trace changed"
 
 
 def test_reasons_are_counted_per_kind_in_one_line():

@@ -324,9 +324,13 @@ def test_a_users_experiment_named_like_the_catalogues_keeps_its_own_title_and_pl
     catalogue.write_text('title = "The catalogue\'s NFs"\ndescription = "x"\n')
     summary = {"title": "My own NFs", "description": "mine",
                "plot": {"kind": "bar", "x": "workload.nf", "y": ["mem_bw_gibps"]}}
-    for source, title in ((tmp_path / "mine" / "nf.toml", "My own NFs"),
-                          (catalogue, "The catalogue's NFs")):
-        (folder / "nf.summary.json").write_text(json.dumps({**summary, "source": str(source)}))
+    # the catalogue's entry run in another checkout (results travel) is the catalogue's too
+    for source, catalogued, title in ((tmp_path / "mine" / "nf.toml", False, "My own NFs"),
+                                      (catalogue, False, "The catalogue's NFs"),
+                                      (tmp_path / "other" / "nf.toml", True,
+                                       "The catalogue's NFs")):
+        (folder / "nf.summary.json").write_text(json.dumps(
+            {**summary, "source": str(source), "from_catalogue": catalogued}))
         assert html_report.load(folder, "nf", exps, print).title == title
 
 

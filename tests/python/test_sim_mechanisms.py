@@ -314,13 +314,17 @@ def test_flow_state_starts_warm(nf):
     assert early > late - 0.02
 
 
-@pytest.mark.parametrize("arch", ["rxbisect", "dyn_shring", "privring"])
-def test_the_smallest_pool_the_rules_take_primes_the_rings(arch):
+@pytest.mark.parametrize("arch", ["rxbisect", "dyn_shring", "privring", "shring"])
+def test_the_pool_rule_refuses_only_pools_the_rings_cannot_start_with(arch):
     """A pool below what the rings start with failed in the engine ("could post only ...",
-    exit 1); the rule "the pool primes the rings" refuses it, and the least it allows
-    (read from its own message) is enough for the engine."""
+    exit 1); the rule "the pool primes the rings" refuses it, and no pool the engine takes:
+    the least it allows (from its message) is the rings' own, and with a cache's worth more
+    per core the engine runs."""
     with pytest.raises(ScenarioError, match="allowed: at least") as err:
         scenario.load_resolved(None, (f"arch.name={arch}", "arch.pool_buffers=1024"))
-    least = int(str(err.value).split("allowed: at least ")[1].split(",")[0])
-    sim(f"arch.name={arch}", f"arch.pool_buffers={least}", "run.duration_ms=1",
-        "run.warmup_ms=0.2")
+    least = int(str(err.value).split("allowed: at least ")[1].split(" ")[0])
+    res = scenario.load_resolved(None, (f"arch.name={arch}", f"arch.pool_buffers={least}"))
+    assert least == scenario._native_scn(res.scenario).shape().posted
+    cores, cache = res.scenario.system.cores, res.scenario.arch.alloc_cache
+    sim(f"arch.name={arch}", f"arch.pool_buffers={least + cores * cache}",
+        "run.duration_ms=1", "run.warmup_ms=0.2")

@@ -71,6 +71,7 @@ def test_uneven_nics_use_the_smallest_nic_for_bursts():
 
 def test_large_working_sets_in_whole_mib():
     assert sizing.mib_text(4096 * 2**20) == "4,096 MiB" and sizing.mib_text(2**19) == "0.5 MiB"
+    assert sizing.mib_text(999.7 * 2**20) == "1,000 MiB"  # not 1e+03
 
 
 def test_cores_divided_in_proportion_to_traffic():

@@ -447,7 +447,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rxb: error: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # exiting: a second Ctrl-C changes nothing
+        if argv is None:  # the program, on its way out: a second Ctrl-C changes nothing
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("rxb: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `rxb scenario keys | head`

@@ -88,10 +88,10 @@ def cmd_trace_stats(args) -> int:
     # the profile is read (and checked) even when --reta-size replaces its table size
     prof = profile.load(args.profile)
     size = prof.nic.reta_size if args.reta_size is None else args.reta_size
-    s = trace.stats(args.pcap, args.cores, size, progress=progress(args))
-    if args.cores > size:
+    if args.cores > size:  # said before the read, which may take minutes
         warn([f"--cores {args.cores} is more than the {size} entries of the indirection table: "
               f"cores {size} to {args.cores - 1} get no entry, so no packet"])
+    s = trace.stats(args.pcap, args.cores, size, progress=progress(args))
     print(json.dumps(s, indent=2) if args.json else text_report.trace_stats(s), end="\n" if
           args.json else "")
     return 0

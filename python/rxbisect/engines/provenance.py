@@ -159,5 +159,6 @@ def stale(record: Mapping[str, Any], expected: Mapping[str, str | None]) -> str 
     prov = record.get("provenance")
     if not isinstance(prov, dict):
         return MISSING
-    return next((why for key, why in INPUTS
+    return next((why if key in prov else f"no {key} (recorded by an older rxb)"
+                 for key, why in INPUTS
                  if expected.get(key) is not None and prov.get(key) != expected[key]), None)

@@ -159,13 +159,20 @@ def provenance(records: Sequence[dict]) -> list[str]:
         for commit, dirty, build in seen]
 
 
+# Settings that name a file: the path differs between two checkouts or results folders (a
+# trace generated in each) while the file may not; their contents are the provenance's hashes,
+# and the hardware profiles are compared by name above.
+FILE_KEYS = ("traffic.pcap", "system.profile", "workload.costs")
+
+
 def _values(records: Sequence[dict]) -> dict[str, set[str]]:
     """Each setting of the records (plot.settings; the seed as its own key) -> the set of its
-    values, as JSON text; a search's key aside (its value is a result: the rate found)."""
+    values, as JSON text; a search's key aside (its value is a result: the rate found), and
+    the FILE_KEYS."""
     out: dict[str, set[str]] = {}
     for r in records:
         for k, v in plot.settings(r).items():
-            if k != plot.searched(r):
+            if k != plot.searched(r) and k not in FILE_KEYS:
                 out.setdefault(k, set()).add(json.dumps(v, sort_keys=True))
     return out
 

@@ -142,7 +142,10 @@ def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None])
     toml_path = experiments / f"{eid}.toml"
     summary = read_summary(folder / f"{eid}.summary.json", warn)
     ran = summary.get("source")
-    ran_here = not isinstance(ran, str) or Path(ran) == toml_path.resolve()
+    # the catalogue's own entry (in this checkout or another: results travel), or the file
+    # at hand; a summary written before it named its source is taken to be the catalogue's
+    ran_here = summary.get("from_catalogue", True) is not False or \
+        (isinstance(ran, str) and Path(ran) == toml_path.resolve())
     own = read_toml(toml_path, "experiment file") if toml_path.is_file() and ran_here else {}
     doc = {**summary, **own}
     exp = Experiment(eid, records, {}, False, str(doc.get("title") or eid),
@@ -257,7 +260,7 @@ def _ensure_figure(exp: Experiment, folder: Path, warn: Callable[[str], None]) -
 def _files(folder: Path, eid: str, base: str = ".") -> list[tuple[str, str]]:
     """(label, href from the page) of the experiment's files that exist in DIR."""
     return [(f"{eid}.{ext}", _href(base, f"{eid}.{ext}")) for ext in FILES
-            if (folder / f"{eid}.{ext}").is_file()]
+            if (folder / f"{eid}.{ext}").is_file() and (folder / f"{eid}.{ext}").stat().st_size]
 
 
 def _points(points: Sequence[plot.Point]) -> list[tuple]:

@@ -176,6 +176,11 @@ def ids() -> list[str]:
     return sorted(p.stem for p in DIR.glob("*.toml"))
 
 
+def in_catalogue(path: str | Path) -> bool:
+    """Whether an experiment file is one of the catalogue's (experiments/ of this checkout)."""
+    return Path(path).resolve().parent == DIR.resolve()
+
+
 def load(ref: str) -> Experiment:
     """An experiment by catalogue ID, or a file of the same format."""
     path = Path(ref)

@@ -166,6 +166,7 @@ def run(planned: Planned, out: str | os.PathLike | None = DEFAULT_OUT, cluster: 
             tmp.write_text(json.dumps({"experiment": exp.id, "title": exp.title,
                                        "description": exp.description,
                                        "source": str(Path(exp.path).resolve()),
+                                       "from_catalogue": experiments.in_catalogue(exp.path),
                                        "variant": "quick" if planned.quick else "full",
                                        "plot": exp.plot, "points": rows}, indent=1) + "\n")
         files = [outcome.file, outcome.table, summary]

@@ -143,7 +143,7 @@ class Sizing:
 def mib_text(b: float) -> str:
     """Bytes in MiB, whole MiB from 1000 on (not 4.1e+03)."""
     mib = b / 2**20
-    return f"{mib:.3g} MiB" if mib < 1000 else f"{mib:,.0f} MiB"
+    return f"{mib:.3g} MiB" if mib < 999.5 else f"{mib:,.0f} MiB"
 
 
 def _checks(ax: int, s: dict) -> tuple[Check, ...]:

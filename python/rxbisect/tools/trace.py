@@ -190,6 +190,7 @@ def _with_bar(records: Iterator[Record], path: str | Path,
                 bar.update(done)
                 done = 0
             yield rec
+        bar.update(done)
 
 
 def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = KEY,
