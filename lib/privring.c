@@ -282,7 +282,6 @@ static void prq_consume(struct rxb_prq *q, unsigned n)
 	rxb_sw_count(&q->sw_stats, RXB_SW_RECEIVED, n);
 }
 
-/* Write fresh buffers at the tail and ring the doorbell once. */
 /* Write n fresh buffers into the descriptors after the tail; the NIC sees
  * them at the next doorbell. */
 static void prq_write(struct rxb_prq *q, const rxb_buf_t *fresh, unsigned n)
@@ -299,6 +298,7 @@ static void prq_doorbell(struct rxb_prq *q)
 	rxb_sw_count(&q->sw_stats, RXB_SW_DOORBELLS, 1);
 }
 
+/* Write fresh buffers at the tail and ring the doorbell once. */
 static void prq_post(struct rxb_prq *q, const rxb_buf_t *fresh, unsigned n)
 {
 	prq_write(q, fresh, n);

@@ -585,7 +585,6 @@ static int dyn_needs_generator(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
-/* DPDK's mempool wants at least 1.5 x the per-lcore cache. */
 /* A DPDK mempool needs 1.5 x its per-lcore cache; the simulator models the
  * same application (and its own pool, rxb_pool_create, needs no more than
  * the cache). */
@@ -686,7 +685,7 @@ static int warmup_before_end(const struct rules_ctx *x, struct rxb_err *err)
 static int llc_sampling_leaves_sets(const struct rules_ctx *x, struct rxb_err *err)
 {
 	const struct rxb_scn_machine *m = x->m;
-	uint32_t shift = x->s->run.llc_sample_shift, most = 0;
+	uint32_t shift = x->s->run.llc_sample_shift;
 	uint64_t groups;
 
 	if (m->llc_mib <= 0 || m->llc_ways == 0 || m->llc_line_bytes == 0)
@@ -695,13 +694,11 @@ static int llc_sampling_leaves_sets(const struct rules_ctx *x, struct rxb_err *e
 		 ((uint64_t)m->llc_ways * m->llc_line_bytes) / RXB_SCN_LLC_GROUP_SETS;
 	if (shift < 64 && groups >> shift != 0)
 		return 0;
-	while (most < 63 && groups >> (most + 1) != 0)
-		most++;
 	rxb_err_set(err,
 		    "run.llc_sample_shift = %u: profile '%s' LLC has %llu groups of %u sets, and "
 		    "sampling 1 in 2^%u of them leaves none; allowed: 0 to %u",
 		    shift, m->name, (unsigned long long)groups, RXB_SCN_LLC_GROUP_SETS, shift,
-		    groups ? most : 0);
+		    groups ? 63u - (unsigned)__builtin_clzll(groups) : 0u); /* floor(log2) */
 	return broken();
 }
 

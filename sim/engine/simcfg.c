@@ -302,7 +302,6 @@ static void parse_profile(struct sim_cfg *c, struct rd *r)
 
 /* ------------------------------------------------------- calibration */
 
-/* A cost: a finite number >= 0 (the engine turns it into picoseconds). */
 /* A cost of calibration key k: a number from 0 to k->hi (a 1e308 cycle cost
  * overflowed the engine's integer clock and ran faster than a 1e12 one). */
 static double cost(struct rd *r, const char *key, const struct rxb_calib_key *k)

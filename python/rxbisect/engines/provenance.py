@@ -75,11 +75,16 @@ def _file_hash(path: str, size: int, mtime_ns: int) -> str:
     return h.hexdigest()[:BUILD_HEX]
 
 
+def file_hash(path: str | os.PathLike) -> str:
+    """The first BUILD_HEX hex digits of a file's SHA-256, hashed again only when the file's
+    size or time changes."""
+    st = os.stat(path)
+    return _file_hash(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+
+
 def engine_build(binary: Path) -> str:
-    """A short id of the engine binary: the first BUILD_HEX hex digits of its SHA-256
-    (hashed again only when the file's size or time changes)."""
-    st = os.stat(binary)
-    return _file_hash(str(Path(binary).resolve()), st.st_size, st.st_mtime_ns)
+    """A short id of the engine binary: its file_hash."""
+    return file_hash(binary)
 
 
 def profile_values(profile: Mapping[str, Any]) -> dict:
@@ -97,12 +102,8 @@ def inputs(scn: Any, profile: Any) -> dict[str, str | None]:
 
 
 def trace_hash(pcap: str) -> str | None:
-    """The first BUILD_HEX hex digits of the SHA-256 of a trace file (hashed again only when
-    its size or time changes); None for no trace."""
-    if not pcap:
-        return None
-    st = os.stat(pcap)
-    return _file_hash(str(Path(pcap).resolve()), st.st_size, st.st_mtime_ns)
+    """The file_hash of a trace file; None for no trace."""
+    return file_hash(pcap) if pcap else None
 
 
 def command_line() -> str:

@@ -35,10 +35,10 @@ from ..errors import UsageError
 from ..vocab import profile
 from ..vocab.scenario import ETH_OVERHEAD_BYTES
 
-# Microsoft's RSS verification key, the default of lib/rss.c (rxb_rss_default_key) and of
-# many drivers; tests check it against the library's.
 # the table sizes a profile may give (nic.reta_size: the ring library's RETA sizes)
 RETA_SIZES = profile.SCHEMA.known("nic.reta_size").spec
+# Microsoft's RSS verification key, the default of lib/rss.c (rxb_rss_default_key) and of
+# many drivers; tests check it against the library's.
 KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c"
                     "6a42b73bbeac01fa")
 MAX_INPUT = 36  # IPv6 addresses + ports
