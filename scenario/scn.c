@@ -99,18 +99,32 @@ const char *rxb_scn_no_effect(const struct rxb_scn *s, enum rxb_engine e,
 	return buf;
 }
 
-static void range_text(const struct rxb_scn_limits *l, bool lo_open, char *buf, size_t cap)
+/* A bound as the user writes it. An integer key's bound of 2^64 is the
+ * table's 18446744073709551615, which no double holds exactly. */
+static void bound_text(const struct rxb_scn_key *k, double x, char *buf, size_t cap)
+{
+	if (k->kind != RXB_SCN_F64 && x >= 0x1p64)
+		snprintf(buf, cap, "%llu", (unsigned long long)UINT64_MAX);
+	else
+		rxb_scn_num_text(x, buf, cap);
+}
+
+static void range_text(const struct rxb_scn_key *k, const struct rxb_scn_limits *l, char *buf,
+		       size_t cap)
 {
 	bool lo = isfinite(l->lo), hi = isfinite(l->hi);
+	char lo_s[32], hi_s[32];
 
-	if (lo && hi && lo_open)
-		cat(buf, cap, " > %.17g and <= %.17g", l->lo, l->hi);
+	bound_text(k, l->lo, lo_s, sizeof(lo_s));
+	bound_text(k, l->hi, hi_s, sizeof(hi_s));
+	if (lo && hi && k->lo_open)
+		cat(buf, cap, " > %s and <= %s", lo_s, hi_s);
 	else if (lo && hi)
-		cat(buf, cap, " from %.17g to %.17g", l->lo, l->hi);
+		cat(buf, cap, " from %s to %s", lo_s, hi_s);
 	else if (lo)
-		cat(buf, cap, " %s %.17g", lo_open ? ">" : ">=", l->lo);
+		cat(buf, cap, " %s %s", k->lo_open ? ">" : ">=", lo_s);
 	else if (hi)
-		cat(buf, cap, " <= %.17g", l->hi);
+		cat(buf, cap, " <= %s", hi_s);
 }
 
 void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, size_t cap)
@@ -136,7 +150,7 @@ void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, 
 		    : k->kind == RXB_SCN_LIST ? "a list of integers"
 		    : k->pow2                 ? "a power-of-two integer"
 					      : "an integer");
-		range_text(l, k->lo_open, buf, cap);
+		range_text(k, l, buf, cap);
 	}
 	if (k->unit[0] != '\0')
 		cat(buf, cap, " (%s)", k->unit);

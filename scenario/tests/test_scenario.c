@@ -65,6 +65,9 @@ static void test_errors_name_key_value_and_what_is_allowed(void)
 	expect_error(RXB_ENGINE_SIM, "arch.batch", "100",
 		     "arch.batch = 100: out of range; allowed: an integer from 1 to 64 (packets)");
 	expect_error(RXB_ENGINE_SIM, "arch.rx_size", "1000", "not a power of two");
+	/* 2^64 - 1 in full, not as the double 1.8446744073709552e+19 */
+	expect_error(RXB_ENGINE_EMU, "emu.packets", "-1",
+		     "allowed: an integer from 0 to 18446744073709551615 (packets)");
 	expect_error(RXB_ENGINE_SIM, "arch.ax_policy", "linked_random",
 		     "unknown value; allowed: one of random, round_robin, most_available");
 	expect_error(RXB_ENGINE_SIM, "traffic.rate_gbps", "fast", "cannot be read as a number");

@@ -227,6 +227,13 @@ def test_set_integer_too_long_to_print(tmp_path):
                                      "out of range; allowed: a power-of-two integer")
 
 
+def test_integer_bounds_past_a_double_are_written_in_full():
+    # 2^64 - 1 was "1.8446744073709552e+19": not a number the user can type back.
+    with pytest.raises(ScenarioError) as err:
+        scenario.load_resolved(None, ["run.seed=-1"])
+    assert str(err.value).endswith("allowed: an integer from 0 to 18446744073709551615")
+
+
 def test_cores_per_nic_entries_at_most_1024():
     # The engines' nic_of_core has RXB_MAX_CORES entries; the table bounds each entry.
     with pytest.raises(ScenarioError) as err:

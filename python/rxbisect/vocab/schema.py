@@ -110,7 +110,9 @@ class KeyInfo:
 
 def _num(x: float) -> str:
     """Whole numbers without ".0", as TOML integers, but in exponent form (1e+308) beyond
-    what a double holds exactly (2^53), not 309 digits."""
+    what a double holds exactly (2^53), not 309 digits; an integer bound as written."""
+    if isinstance(x, int):
+        return str(x)
     return str(int(x)) if float(x).is_integer() and abs(x) < 2**53 else repr(float(x))
 
 
