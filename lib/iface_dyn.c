@@ -206,6 +206,7 @@ static unsigned dyn_rx(struct rxb_iface *i, uint32_t core, struct rxb_pkt *out, 
 	if (got != 0 || !dyn_old_set_empty(i, mode, core))
 		return got;
 	rxb_relaxed_store(polling, nic);
+	rxb_counter_add(&i->core[core].moves, 1);
 	return dyn_rx_set(i, nic, core, out, n, now);
 }
 
@@ -222,10 +223,19 @@ static uint64_t dyn_nic_counter(const struct rxb_iface *i, uint32_t dest, enum r
 	return iface_pr_nic_counter(i, dest, c) + iface_sh_nic_counter(i, dest, c);
 }
 
+/* Both sets' counts. A receive that moved polled the empty old set and then
+ * the new one: one poll, empty only if the new set was too, so each move's
+ * first (empty) poll is taken out. Another thread's relaxed reads may see a
+ * move before its first poll; the count then stops at zero for that read. */
 static uint64_t dyn_sw_counter(const struct rxb_iface *i, uint32_t core, enum rxb_sw_counter c)
 {
-	return rxb_counter_read(&rxb_privring_sw_stats(i->pr, core)->c[c]) +
-	       rxb_counter_read(&rxb_shring_sw_stats(i->sh, core)->c[c]);
+	uint64_t moves = c == RXB_SW_POLLS || c == RXB_SW_EMPTY_POLLS
+				 ? rxb_counter_read(&i->core[core].moves)
+				 : 0;
+	uint64_t sum = rxb_counter_read(&rxb_privring_sw_stats(i->pr, core)->c[c]) +
+		       rxb_counter_read(&rxb_shring_sw_stats(i->sh, core)->c[c]);
+
+	return sum > moves ? sum - moves : 0;
 }
 
 static uint32_t dyn_occupancy(struct rxb_iface *i, uint32_t dest)

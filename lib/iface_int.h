@@ -22,6 +22,9 @@ struct iface_dyn; /* dynamic shRing's switch state (iface_dyn.c) */
 struct iface_core {
 	_Atomic uint32_t polling; /* dynamic shRing: the ring set this core polls */
 	rxb_counter_t released;   /* buffers freed by a transmit path (note_released) */
+	/* dynamic shRing: receives that moved to the new set, so polled both
+	 * sets (the old one empty) in one call; the summed counters take them out */
+	rxb_counter_t moves;
 } RXB_CACHE_ALIGNED;
 
 /* One design behind the generic verbs (the public verb of the same name

@@ -193,6 +193,12 @@ static void test_dyn_drain_keeps_old_packets(void)
 	CHECK_EQ(pk[0].hash, 10);
 	for (unsigned k = 0; k < n; k++)
 		rxb_iface_free(i, 1, &pk[k].buf, 1);
+	CHECK_EQ(rxb_iface_rx(i, 1, pk, 32, now), 0);
+	/* Three receives, the last one empty: the one that moved polled both
+	 * sets but is one poll, and it was not empty. */
+	CHECK_EQ(rxb_iface_sw_counter(i, 1, RXB_SW_POLLS), 3);
+	CHECK_EQ(rxb_iface_sw_counter(i, 1, RXB_SW_EMPTY_POLLS), 1);
+	CHECK_EQ(rxb_iface_sw_counter(i, 1, RXB_SW_RECEIVED), 15);
 	CHECK(checked(i, &tp));
 	rxb_iface_destroy(i);
 	test_pool_fini(&tp);
