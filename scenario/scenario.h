@@ -46,6 +46,7 @@ struct rxb_scn_limits {
 	unsigned archs;    /* bit (1 << enum rxb_arch) of each design the key affects */
 	unsigned patterns; /* bit (1 << enum rxb_pattern) of each pattern it affects */
 	unsigned sources;  /* bit (1 << enum rxb_emu_source) of each emu.source it affects */
+	unsigned nfs;      /* bit (1 << enum rxb_nf_kind) of each workload.nf it affects */
 };
 
 struct rxb_scn_key {

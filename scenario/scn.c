@@ -92,6 +92,10 @@ const char *rxb_scn_no_effect(const struct rxb_scn *s, enum rxb_engine e,
 		cat(buf, cap, "%s has no effect for emu.source %s (it applies to ", k->full,
 		    rxb_emu_source_name[s->emu.source]);
 		names_of(l->sources, rxb_emu_source_name, RXB_EMU_SOURCE_COUNT, buf, cap);
+	} else if (!(l->nfs & (1u << s->workload.nf))) {
+		cat(buf, cap, "%s has no effect for workload.nf %s (it applies to ", k->full,
+		    rxb_nf_kind_name[s->workload.nf]);
+		names_of(l->nfs, rxb_nf_kind_name, RXB_NF_KIND_COUNT, buf, cap);
 	} else {
 		return NULL;
 	}

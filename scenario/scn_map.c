@@ -394,6 +394,8 @@ static void dump_key(FILE *f, const struct rxb_scn_key *k)
 		json_names(f, k->lim[e].patterns, rxb_pattern_name, RXB_PATTERN_COUNT);
 		fputs(", \"sources\": ", f);
 		json_names(f, k->lim[e].sources, rxb_emu_source_name, RXB_EMU_SOURCE_COUNT);
+		fputs(", \"nfs\": ", f);
+		json_names(f, k->lim[e].nfs, rxb_nf_kind_name, RXB_NF_KIND_COUNT);
 		fputc('}', f);
 	}
 	fputs("}}", f);

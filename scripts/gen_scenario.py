@@ -82,14 +82,16 @@ def validate(k: dict) -> None:
             raise TableError(f"{full}.{eng}: an engine override says why")
 
 
-# The keys whose values a key's `archs`, `patterns` and `sources` name (its scope).
-SCOPES = {"archs": "arch.name", "patterns": "traffic.pattern", "sources": "emu.source"}
+# The keys whose values a key's `archs`, `patterns`, `sources` and `nfs` name (its scope),
+# in the order of struct rxb_scn_limits.
+SCOPES = {"archs": "arch.name", "patterns": "traffic.pattern", "sources": "emu.source",
+          "nfs": "workload.nf"}
 
 
 def validate_scope(k: dict, chosen: dict[str, dict]) -> None:
-    """`archs`, `patterns` and `sources` (and an engine's own) name values of arch.name,
-    traffic.pattern and emu.source, each at most once; `sources` only where the emulator
-    alone reads them (the simulator has no emu.source)."""
+    """`archs`, `patterns`, `sources` and `nfs` (and an engine's own) name values of
+    arch.name, traffic.pattern, emu.source and workload.nf, each at most once; `sources`
+    only where the emulator alone reads them (the simulator has no emu.source)."""
     full = f"{k['section']}.{k['name']}"
     if "sources" in k and "sim" in k["engines"]:
         raise TableError(f"{full}: sources only in [{full}.emu] or for an emulator-only key")

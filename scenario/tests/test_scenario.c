@@ -160,6 +160,22 @@ static void test_keys_without_effect_for_the_design_or_pattern(void)
 		     "emu.port has no effect for emu.source gen (it applies to port)") == 0);
 	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("emu.learn_flows"), buf,
 				sizeof(buf)) == NULL);
+	/* a key of another network function (a grid of workload.reads under lb was
+	 * the same run at every point, without a word) ... */
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("workload.reads"), buf,
+				       sizeof(buf)),
+		     "workload.reads has no effect for workload.nf lb (it applies to "
+		     "synthetic)") == 0);
+	/* ... and one whose network functions differ by engine: every NF's target
+	 * reads in the simulator, the synthetic NF's in the emulator */
+	s.workload.nf = RXB_NF_KIND_NAT;
+	CHECK(rxb_scn_no_effect(&s, RXB_ENGINE_SIM, rxb_scn_key_find("workload.target_reads"), buf,
+				sizeof(buf)) == NULL);
+	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_EMU,
+				       rxb_scn_key_find("workload.target_reads"), buf, sizeof(buf)),
+		     "workload.target_reads has no effect for workload.nf nat (it applies to "
+		     "synthetic)") == 0);
+	s.workload.nf = RXB_NF_KIND_LB;
 	s.emu.source = RXB_EMU_SOURCE_NULL;
 	CHECK(strcmp(rxb_scn_no_effect(&s, RXB_ENGINE_EMU, rxb_scn_key_find("emu.learn_flows"), buf,
 				       sizeof(buf)),

@@ -102,6 +102,8 @@ WARNED = [
      "emu.sink has no effect in the simulator (it applies to rxb-emu)"),
     (["scenario", "show", "traffic-var", "--set", "traffic.pattern=poisson"],
      "traffic.target_share has no effect for pattern poisson (it applies to target)"),
+    (["scenario", "show", "reference", "--set", "workload.reads=5"],
+     "workload.reads has no effect for workload.nf lb (it applies to synthetic)"),
 ]
 
 
@@ -151,14 +153,15 @@ def test_compare_warns_about_a_key_no_design_it_runs_reads():
 
 
 def test_the_no_effect_rule_reads_the_vocabulary():
-    """Every key's scope names values of arch.name, traffic.pattern and emu.source, and a
-    key without a scope applies everywhere."""
+    """Every key's scope names values of arch.name, traffic.pattern, emu.source and
+    workload.nf, and a key without a scope applies everywhere."""
     for info in scenario.SCHEMA.keys():
         for eng in scenario.ENGINES:
-            archs, patterns, sources = scenario.scope(info.full, eng)
+            archs, patterns, sources, nfs = scenario.scope(info.full, eng)
             assert archs and set(archs) <= set(scenario.ARCHS), info.full
             assert patterns and set(patterns) <= set(scenario.PATTERNS), info.full
             assert sources and set(sources) <= set(scenario.SOURCES), info.full
+            assert nfs and set(nfs) <= set(scenario.NFS), info.full
     assert scenario.no_effect("arch.batch", "privring", "trace") is None
     # the emulator replays traffic.pcap through its pcap source whatever the pattern ...
     assert scenario.no_effect("traffic.pcap", "rxbisect", "constant", "emu", "pcap") is None
@@ -167,6 +170,11 @@ def test_the_no_effect_rule_reads_the_vocabulary():
         "traffic.pcap has no effect for emu.source gen (it applies to pcap)")
     assert scenario.no_effect("emu.port", "rxbisect", "constant", "emu", "null") == (
         "emu.port has no effect for emu.source null (it applies to port)")
+    # the simulator's every NF makes target reads; the emulator's synthetic NF alone
+    assert scenario.no_effect("workload.target_reads", "shring", "target", nf="nat") is None
+    assert scenario.no_effect("workload.target_reads", "shring", "target", "emu", "gen",
+                              "nat") == ("workload.target_reads has no effect for workload.nf "
+                                         "nat (it applies to synthetic)")
 
 
 @needs_engine
@@ -262,3 +270,7 @@ def test_the_python_sweep_refuses_a_grid_without_effect_as_the_cli_does():
                                          r"arch privring .*every point would be the same run"):
         rxbisect.sweep("reference", grid={"arch.ax_size": [64, 128]},
                        sets=["arch.name=privring"])
+    # a key of another network function: the reference runs lb
+    with pytest.raises(UsageError, match=r"^grid workload.reads: workload.reads has no effect "
+                                         r"for workload.nf lb .*every point would be"):
+        rxbisect.sweep("reference", grid={"workload.reads": [1, 2]})

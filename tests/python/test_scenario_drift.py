@@ -61,8 +61,8 @@ def test_each_key_agrees(info, compiled):
         assert ce["lo"] == _bound(over.get("lo", info.spec.lo))
         assert ce["hi"] == _bound(over.get("hi", info.spec.hi))
         assert ce["default"] == _native.text(over.get("default", info.default))
-        assert (tuple(ce["archs"]), tuple(ce["patterns"]), tuple(ce["sources"])) == \
-            scenario.scope(info.full, eng)
+        assert (tuple(ce["archs"]), tuple(ce["patterns"]), tuple(ce["sources"]),
+                tuple(ce["nfs"])) == scenario.scope(info.full, eng)
 
 
 def test_the_table_refuses_sources_for_a_key_the_simulator_reads():

@@ -56,11 +56,11 @@ def idle_keys(sets: Sequence[str]) -> list[str]:
     if "arch.name" in keys:
         raise UsageError("--set arch.name: rxb compare runs every design itself ("
                          f"{', '.join(ARCHS)}); allowed: any other key (rxb sim runs one design)")
-    patterns = [scenario.load(ref, (*own, *sets)).traffic.pattern
-                for ref, own in SCENARIOS.values()]
+    runs = [scenario.load(ref, (*own, *sets)) for ref, own in SCENARIOS.values()]
     out = []
     for k in keys:
-        said = [scenario.no_effect(k, a, p) for a in ARCHS for p in patterns]
+        said = [scenario.no_effect(k, a, s.traffic.pattern, nf=s.workload.nf)
+                for a in ARCHS for s in runs]
         if all(said):
             out.append(f"{said[0]}; it changes no run of rxb compare")
     return out

@@ -736,7 +736,8 @@ def sweep(scenario_ref: str | None = None, grid: Mapping[str, Sequence[Any]] | N
 def idle_everywhere(key: str, points: Sequence[Point]) -> str | None:
     """The warning for `key` at the first point when it changes nothing at any point."""
     said = [scenario.no_effect(key, p.task["sections"]["arch"]["name"],
-                               p.task["sections"]["traffic"]["pattern"]) for p in points]
+                               p.task["sections"]["traffic"]["pattern"],
+                               nf=p.task["sections"]["workload"]["nf"]) for p in points]
     return said[0] if all(said) else None
 
 
@@ -748,8 +749,8 @@ def refuse_idle_grid(grid: Mapping[str, Any], points: Sequence[Point], where: st
         every = "every point would be" if len(idle) == len(grid) else \
             "points that differ only in it would be"
         key, why = next(iter(idle.items()))
-        raise UsageError(f"{where} {key}: {why}: {every} the same run; "
-                         "allowed: keys that apply to the design and pattern swept")
+        raise UsageError(f"{where} {key}: {why}: {every} the same run; allowed: keys "
+                         "that apply to the design, pattern and network function swept")
 
 
 def grid_from_args(texts: Sequence[str]) -> dict[str, list[str]]:

@@ -48,6 +48,7 @@ def metric_spec(required: bool) -> dict[str, Any]:
 ARCHS = tuple(SCENARIO_KEYS["arch"]["name"]["values"])
 PATTERNS = tuple(SCENARIO_KEYS["traffic"]["pattern"]["values"])
 SOURCES = tuple(SCENARIO_KEYS["emu"]["source"]["values"])
+NFS = tuple(SCENARIO_KEYS["workload"]["nf"]["values"])
 
 
 def honours(full: str, engine: str) -> bool:
@@ -57,27 +58,30 @@ def honours(full: str, engine: str) -> bool:
 
 
 def scope(full: str, engine: str) -> tuple[tuple[str, ...], ...]:
-    """The arch.name, traffic.pattern and emu.source values key `full` has an effect for on
-    `engine` (scenario_keys.toml `archs`, `patterns`, `sources`; an engine's own override
-    first), in enum order."""
+    """The arch.name, traffic.pattern, emu.source and workload.nf values key `full` has an
+    effect for on `engine` (scenario_keys.toml `archs`, `patterns`, `sources`, `nfs`; an
+    engine's own override first), in enum order."""
     sec, name = full.split(".", 1)
     k = SCENARIO_KEYS[sec][name]
     own = k.get(engine, {})
     return tuple(tuple(v for v in values if v in own.get(field, k.get(field, values)))
                  for field, values in (("archs", ARCHS), ("patterns", PATTERNS),
-                                       ("sources", SOURCES)))
+                                       ("sources", SOURCES), ("nfs", NFS)))
 
 
 def no_effect(full: str, arch: str, pattern: str, engine: str = "sim",
-              source: str | None = None) -> str | None:
+              source: str | None = None, nf: str | None = None) -> str | None:
     """None when key `full` changes a run of design `arch` with traffic `pattern` (and, on
-    the emulator, emu.source `source`) on `engine`, else the one warning line both front
-    ends print (the C library's rxb_scn_no_effect, which the engines print too)."""
+    the emulator, emu.source `source`; network function `nf`, the default one when None)
+    on `engine`, else the one warning line both front ends print (the C library's
+    rxb_scn_no_effect, which the engines print too)."""
     c = _native.Scn(engine)
     c.set("arch.name", arch)
     c.set("traffic.pattern", pattern)
     if source is not None:
         c.set("emu.source", source)
+    if nf is not None:
+        c.set("workload.nf", nf)
     return c.no_effect(full)
 
 
@@ -85,7 +89,8 @@ def idle_keys(scn: "Scenario", given: Sequence[str], engine: str = "sim") -> lis
     """The warning of each key in `given` (the keys named explicitly) that changes nothing
     in `scn` on `engine`."""
     source = scn.emu.source if engine == "emu" else None
-    said = (no_effect(k, scn.arch.name, scn.traffic.pattern, engine, source) for k in given)
+    said = (no_effect(k, scn.arch.name, scn.traffic.pattern, engine, source, scn.workload.nf)
+            for k in given)
     return [w for w in said if w]
 
 
