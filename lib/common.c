@@ -90,4 +90,5 @@ const char *const rxb_sw_counter_name[RXB_SW_COUNTERS] = {
 	[RXB_SW_ORDER_ERRORS] = "order_errors",
 	[RXB_SW_RECYCLED] = "recycled",
 	[RXB_SW_DEFERRED] = "deferred",
+	[RXB_SW_BX_ENTRIES] = "bx_entries",
 };

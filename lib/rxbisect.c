@@ -1078,6 +1078,7 @@ unsigned rxb_bisect_rx(struct rxb_bisect *bs, uint32_t core, struct rxb_pkt *out
 	if (s.entries != 0)
 		bisect_rx_publish(bs, bx, &s);
 	rxb_sw_count(&bx->sw_stats, RXB_SW_NOTICES, s.notices);
+	rxb_sw_count(&bx->sw_stats, RXB_SW_BX_ENTRIES, s.entries);
 	rxb_sw_count(&bx->sw_stats, RXB_SW_POLLS, 1);
 	rxb_sw_count(&bx->sw_stats, s.pkts ? RXB_SW_RECEIVED : RXB_SW_EMPTY_POLLS,
 		     s.pkts ? s.pkts : 1);

@@ -160,6 +160,8 @@ enum rxb_sw_counter {
 	                           * their own slot, the pool being empty */
 	RXB_SW_DEFERRED,      /* rxBisect: notices acted on without a buffer
 	                           * (pool empty); the slot is refilled later */
+	RXB_SW_BX_ENTRIES,    /* rxBisect: Bx entries read and consumed: the
+	                           * packets', and the notices without a packet */
 	RXB_SW_COUNTERS
 };
 

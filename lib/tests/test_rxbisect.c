@@ -96,10 +96,14 @@ static void test_burst_to_one_core(void)
 		CHECK_EQ(nic_count(bs, b, RXB_NIC_NOTICES), 64);
 	CHECK_EQ(deliver(bs, 0, 0, &d), 1);
 	CHECK_EQ(d.drop, RXB_DROP_NO_AX_BUF);
-	/* Other cores refill from their notices; core 0 receives all 256. */
-	for (uint32_t b = 1; b < 4; b++)
+	/* Other cores refill from their notices; core 0 receives all 256. Each
+	 * core counts the entries it read: the notices alone, or the packets. */
+	for (uint32_t b = 1; b < 4; b++) {
 		CHECK_EQ(drain(bs, b, b, &tp), 0);
+		CHECK_EQ(rxb_counter_read(&rxb_bisect_sw_stats(bs, b)->c[RXB_SW_BX_ENTRIES]), 64);
+	}
 	CHECK_EQ(drain(bs, 0, 0, &tp), 256);
+	CHECK_EQ(rxb_counter_read(&rxb_bisect_sw_stats(bs, 0)->c[RXB_SW_BX_ENTRIES]), 256);
 	census_ok(bs, &tp);
 	rxb_bisect_destroy(bs);
 

@@ -27,7 +27,7 @@ static inline uint64_t sw_read(const struct rxb_sw_stats *st, enum rxb_sw_counte
 
 /* The library's software counters of queue q that the costs follow. */
 struct swsnap {
-	uint64_t db, notices, afail, lock, ors, ret;
+	uint64_t db, notices, afail, lock, ors, ret, entries;
 };
 
 /* The library's counters of queue q: *sw its software side (NULL for the
@@ -56,6 +56,7 @@ static void sw_snap(struct sim *s, uint32_t q, struct swsnap *o)
 	o->lock = sw_read(shs, RXB_SW_LOCK_ACQUIRES);
 	o->ors = sw_read(shs, RXB_SW_BITMAP_ORS);
 	o->ret = sw_read(shs, RXB_SW_RETURNED);
+	o->entries = sw_read(sw, RXB_SW_BX_ENTRIES);
 }
 
 /* shRing synchronisation of one receive call, by mechanism: the bitmap
@@ -135,7 +136,7 @@ static int poll(struct sim *s, struct core *k)
 {
 	const struct sim_cfg *cfg = s->cfg;
 	uint32_t q = k->id;
-	uint64_t t = k->t, rx, db, notices, afail, lock, ors, ret;
+	uint64_t t = k->t, rx, db, notices, afail, lock, ors, ret, entries, only;
 	unsigned n;
 
 	if (s->arch == RXB_ARCH_SPOOL) {
@@ -162,7 +163,7 @@ static int poll(struct sim *s, struct core *k)
 		/* per-queue counters: no deltas kept per queue; doorbells charged
 		 * per non-empty poll */
 		db = k->sw_db + (n ? 1 : 0);
-		notices = afail = lock = ors = ret = 0;
+		notices = afail = lock = ors = ret = entries = 0;
 	} else {
 		/* sw_snap's counters, through the pointers it would look up */
 		db = sw_read(k->sw, RXB_SW_DOORBELLS) + sw_read(k->shs, RXB_SW_DOORBELLS);
@@ -171,10 +172,14 @@ static int poll(struct sim *s, struct core *k)
 		lock = sw_read(k->shs, RXB_SW_LOCK_ACQUIRES);
 		ors = sw_read(k->shs, RXB_SW_BITMAP_ORS);
 		ret = sw_read(k->shs, RXB_SW_RETURNED);
+		entries = sw_read(k->sw, RXB_SW_BX_ENTRIES);
 	}
+	/* rxBisect: the Bx entries that carried only a consumption notice
+	 * (the others carried the n packets). Each is read as a packet's
+	 * completion is, and acted on for half a packet's cycles. */
+	only = entries - k->sw_entries > n ? entries - k->sw_entries - n : 0;
 	rx = n ? s->c.rx_call + n * s->c.rx_pkt : s->c.empty_poll;
-	if (notices - k->sw_notices > n) /* consumption-only Bx entries */
-		rx += (notices - k->sw_notices - n) * s->c.rx_pkt / 2;
+	rx += only * s->c.rx_pkt / 2;
 	an_charge(s, k, n ? AN_RX_CALL : AN_EMPTY_POLL, rx);
 	an_charge(s, k, AN_DOORBELL, (db - k->sw_db) * s->c.doorbell);
 	rx += (db - k->sw_db) * s->c.doorbell;
@@ -190,7 +195,12 @@ static int poll(struct sim *s, struct core *k)
 	k->sw_lock = lock;
 	k->sw_ors = ors;
 	k->sw_ret = ret;
-	if (n == 0)
+	k->sw_entries = entries;
+	k->cq_only += only;
+	/* A call that read only notices is a batch without packets: its
+	 * entries are read now. If the allocator refused it, the retry
+	 * reads them. */
+	if (n == 0 && (k->cq_only == 0 || afail != k->sw_afail))
 		return poll_empty(s, k, afail);
 	k->sw_afail = afail;
 	k->qempty = 0;
@@ -202,15 +212,35 @@ static int poll(struct sim *s, struct core *k)
 	k->ph = PH_CQ;
 	/* Entries the library returned before their DMA latency had passed
 	 * are waited for (the core would have spun on them). */
-	wait_until(s, k, s->pinfo[k->pk[0].buf].vis, AN_DMA_WAIT);
+	if (n != 0)
+		wait_until(s, k, s->pinfo[k->pk[0].buf].vis, AN_DMA_WAIT);
 	return POLL_BATCH;
+}
+
+/* The next completion entry of the batch's ring, in the order the NIC
+ * wrote them: the ring's own read position, as the NIC keeps a write
+ * position per ring (a spool core polls several queues). */
+static void completion_read(struct sim *s, struct core *k, struct acc *a)
+{
+	uint32_t ring = cq_ring(s, k->q);
+
+	a->comp = AN_CQE;
+	if (s->cfg->scn.arch.emulated) {
+		/* the emulator's virtual completions, across the socket */
+		a->cls = ACC_FIXED;
+		a->addr = s->c.xsocket;
+		return;
+	}
+	a->cls = (uint8_t)s->cls_cqrd;
+	a->addr = cq_next(s, cq_ring_base(s, ring), &s->cq_r[ring]);
 }
 
 /* Access idx of the current memory phase:
  *   PH_CQ   the receive call: per packet its completion entry (read) and
  *           its mbuf's first line (written by the driver: pkt_len, ol_flags,
- *           hash...), then the allocator's mbuf touches of the call
- *           (k->mbq: the reposted buffers' first lines, written);
+ *           hash...), rxBisect's entries with only a notice (read), then
+ *           the allocator's mbuf touches of the call (k->mbq: the reposted
+ *           buffers' first lines, written);
  *   PH_HDR  the application, per packet: the frame's first line, the
  *           header (fetched for writing when the NF rewrites it);
  *   PH_MBQ  after the burst's free: the freed mbufs' second lines (read).
@@ -229,27 +259,20 @@ static void phase_acc(struct sim *s, struct core *k, unsigned idx, struct acc *a
 		a->addr = sim_frame_addr(s, k->pk[idx].buf);
 		a->op = s->nf.hdr_write ? SIM_LLC_WR : SIM_LLC_RD;
 		a->comp = AN_HDR;
-	} else if (k->ph == PH_MBQ || idx >= 2 * k->n) {
-		uint64_t e = k->mbq[k->ph == PH_MBQ ? idx : idx - 2 * k->n];
+	} else if (k->ph == PH_MBQ || idx >= 2 * k->n + k->cq_only) {
+		uint64_t e = k->mbq[k->ph == PH_MBQ ? idx : idx - 2 * k->n - k->cq_only];
 
 		a->cls = (uint8_t)s->cls_mbal;
 		a->addr = e & ~(uint64_t)MBQ_WR;
 		a->op = (uint8_t)(e & MBQ_WR);
 		a->comp = a->op == SIM_LLC_WR ? AN_MBUF_ALLOC : AN_MBUF_FREE;
-	} else if (idx & 1) {
+	} else if (idx & 1 && idx < 2 * k->n) {
 		a->cls = (uint8_t)s->cls_mbrx;
 		a->addr = sim_mbuf_line(s, k->pk[idx / 2].buf, 0);
 		a->op = SIM_LLC_WR;
 		a->comp = AN_MBUF_RX;
-	} else if (s->cfg->scn.arch.emulated) {
-		/* the emulator's virtual completions, across the socket */
-		a->cls = ACC_FIXED;
-		a->addr = s->c.xsocket;
-		a->comp = AN_CQE;
 	} else {
-		a->cls = (uint8_t)s->cls_cqrd;
-		a->addr = cq_next(s, cq_ring_base(s, cq_ring(s, k->q)), &k->cq_r);
-		a->comp = AN_CQE;
+		completion_read(s, k, a);
 	}
 }
 
@@ -266,7 +289,7 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 
 	while (k->ph == PH_CQ || k->ph == PH_HDR || k->ph == PH_MBQ) {
 		unsigned total = k->ph == PH_MBQ  ? k->mbq_n
-				 : k->ph == PH_CQ ? 2 * k->n + k->mbq_n
+				 : k->ph == PH_CQ ? 2 * k->n + k->cq_only + k->mbq_n
 						  : k->n;
 		unsigned m = total - k->j < mlp ? total - k->j : mlp;
 		uint64_t l;
@@ -296,6 +319,8 @@ static bool burst_reads(struct sim *s, struct core *k, uint64_t limit)
 			k->j = 0;
 			if (k->ph != PH_HDR)
 				k->mbq_n = 0; /* the allocator's touches are issued */
+			if (k->ph == PH_CQ)
+				k->cq_only = 0; /* and the notices' entries */
 			k->ph = k->ph == PH_CQ ? PH_HDR : k->ph == PH_HDR ? PH_PKT : PH_POLL;
 		}
 	}
@@ -625,6 +650,7 @@ void core_setup(struct sim *s)
 		k->sw_lock = w.lock;
 		k->sw_ors = w.ors;
 		k->sw_ret = w.ret;
+		k->sw_entries = w.entries;
 	}
 }
 

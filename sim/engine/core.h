@@ -43,6 +43,7 @@ struct core {
 	 * reads */
 	struct rxb_pkt pk[RXB_BURST_MAX];
 	unsigned ph, n, i, step, j;
+	unsigned cq_only; /* rxBisect: entries with only a notice, to read in PH_CQ */
 	struct nf_pkt nf; /* packet i in the network function: its next step */
 	uint32_t tr_left; /* target reads left for packet i */
 	uint32_t q;       /* queue of the batch (spool) */
@@ -58,7 +59,7 @@ struct core {
 	bool sleeping_since_poll;
 	/* last seen library counters, for deltas */
 	struct rxb_pool_core_stats ps;
-	uint64_t sw_db, sw_lock, sw_ors, sw_ret, sw_notices, sw_afail;
+	uint64_t sw_db, sw_lock, sw_ors, sw_ret, sw_notices, sw_afail, sw_entries;
 	/* measurements after warm-up */
 	struct ccost cost;
 	uint64_t busy;      /* ps not asleep or stalled, after the warm-up (the
@@ -73,7 +74,6 @@ struct core {
 	double lat_sum;
 	uint64_t lat_n;
 	struct rxb_hist *ivals; /* dyn_shring: receive-call intervals (ns) */
-	uint64_t cq_r;          /* next completion entry to read, mod cq_entries */
 	/* the library's counters of its queue (not spool), read after each call */
 	const struct rxb_sw_stats *sw, *shs;
 };

@@ -105,7 +105,9 @@ uint64_t dma_complete(struct sim *s, struct nic *n, uint64_t t, uint64_t addr, u
 		if (cq_counter) {
 			ca = cq_next(s, cq_base_override, cq_counter);
 		} else {
-			uint32_t ring = cq_ring(s, rings[j < nring ? j : 0]);
+			/* entries past the second are notices the NIC held for
+			 * the notified ring (rxBisect), or with one ring its own */
+			uint32_t ring = cq_ring(s, rings[j < nring ? j : nring - 1]);
 
 			ca = cq_next(s, cq_ring_base(s, ring), &s->cq_w[ring]);
 		}

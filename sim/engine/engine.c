@@ -384,6 +384,7 @@ static uint64_t setup_address_map(struct sim *s)
 	s->pcq_base = next;
 	next = align_up(next + s->cq_ring_bytes * (s->emu.npq + 1), HUGE_ALIGN);
 	s->cq_w = sim_xcalloc(s->nrings + s->emu.npq, sizeof(*s->cq_w));
+	s->cq_r = sim_xcalloc(s->nrings + s->emu.npq, sizeof(*s->cq_r));
 	s->tlp_cqe = tlp_bytes(s, cfg->cqe_bytes);
 	s->sq_base = next;
 	next = align_up(
@@ -678,6 +679,7 @@ void sim_free(struct sim *s)
 	free(s->addr_of);
 	free(s->ws_bits);
 	free(s->cq_w);
+	free(s->cq_r);
 	free(s->dst);
 	free(s->fetched_seen);
 	free(s->occ);

@@ -150,6 +150,7 @@ struct sim {
 	uint64_t sq_base, sq_stride; /* the cores' send queues (tx.c) */
 	uint32_t cq_entries;
 	uint64_t *cq_w; /* next completion entry written per ring, mod cq_entries */
+	uint64_t *cq_r; /* next completion entry read per ring (core.c), mod cq_entries */
 	/* per-packet arithmetic done once */
 	uint64_t nicbuf_bytes; /* profile.nic.buffer_kib in bytes */
 	uint64_t tlp_cqe;      /* PCIe bytes of one completion write */

@@ -328,3 +328,32 @@ def test_the_pool_rule_refuses_only_pools_the_rings_cannot_start_with(arch):
     cores, cache = res.scenario.system.cores, res.scenario.arch.alloc_cache
     sim(f"arch.name={arch}", f"arch.pool_buffers={least + cores * cache}",
         "run.duration_ms=1", "run.warmup_ms=0.2")
+
+
+def _cqe(r: engine.Result, part: str) -> dict:
+    """The completion reads of the anatomy's `part` (main or target)."""
+    return next(c for c in r.metrics["anatomy"][part]["components"] if c["name"] == "cqe")
+
+
+def test_a_core_reads_each_queues_completions_where_the_nic_wrote_them():
+    """A spool core polls 64 queues: it reads each queue's entries where the NIC wrote them
+    (lines DDIO just put in the LLC), not at one position of its own across them (96 % of
+    those reads went to DRAM)."""
+    r = sim("arch.name=spool", "arch.spool_mode=none", "arch.spool_ports=256",
+            "arch.rx_size=256", "arch.spool_high=256", "system.cores=4", "system.nics=1",
+            "traffic.rate_gbps=10", "traffic.packet_bytes=512", "run.duration_ms=1.5",
+            "run.warmup_ms=0.5")
+    cqe = _cqe(r, "main")
+    assert cqe["count"] == pytest.approx(1.0, abs=0.01)
+    assert cqe["dram"] < 0.05, cqe
+
+
+def test_rxbisect_reads_the_entries_that_carry_only_a_notice():
+    """Under imbalance rxBisect's NIC takes other cores' Ax buffers and writes each owner an
+    entry with only the consumption notice. The owner reads every one as it reads a packet's
+    (the lightly loaded target core several a packet): they were neither read nor fully
+    charged, and the core's read position drifted off the ring's writes."""
+    r = sim("arch.name=rxbisect", "workload.costs=study", "run.duration_ms=1.5",
+            "run.warmup_ms=0.5", ref="traffic-var")
+    assert _cqe(r, "target")["count"] > 2.0
+    assert _cqe(r, "main")["count"] > 1.05
