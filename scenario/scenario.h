@@ -81,9 +81,15 @@ extern const struct rxb_metric rxb_metrics[RXB_N_METRICS];
  * float, bool or string. */
 struct rxb_profile_key {
 	const char *section, *name, *type;
+	double lo, hi; /* numbers; +-HUGE_VAL = none */
+	bool lo_open, pow2;
+	const char *unit;
 };
 extern const unsigned rxb_n_profile_keys; /* RXB_N_PROFILE_KEYS, for bindings */
 extern const struct rxb_profile_key rxb_profile_keys[RXB_N_PROFILE_KEYS];
+/* 0 when number x is a value profile key k (int or float) allows, else
+ * -EINVAL with "profile.pcie.mrrs_bytes = 0: out of range; allowed: ...". */
+int rxb_profile_check(const struct rxb_profile_key *k, double x, struct rxb_err *err);
 
 extern const struct rxb_scn_key rxb_scn_keys[RXB_SCN_N_KEYS];
 

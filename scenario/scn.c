@@ -105,29 +105,29 @@ const char *rxb_scn_no_effect(const struct rxb_scn *s, enum rxb_engine e,
 
 /* A bound as the user writes it. An integer key's bound of 2^64 is the
  * table's 18446744073709551615, which no double holds exactly. */
-static void bound_text(const struct rxb_scn_key *k, double x, char *buf, size_t cap)
+static void bound_text(bool integer, double x, char *buf, size_t cap)
 {
-	if (k->kind != RXB_SCN_F64 && x >= 0x1p64)
+	if (integer && x >= 0x1p64)
 		snprintf(buf, cap, "%llu", (unsigned long long)UINT64_MAX);
 	else
 		rxb_scn_num_text(x, buf, cap);
 }
 
-static void range_text(const struct rxb_scn_key *k, const struct rxb_scn_limits *l, char *buf,
-		       size_t cap)
+/* " from lo to hi" and the like, after the noun; nothing without bounds. */
+static void range_text(bool integer, double lo, double hi, bool lo_open, char *buf, size_t cap)
 {
-	bool lo = isfinite(l->lo), hi = isfinite(l->hi);
+	bool has_lo = isfinite(lo), has_hi = isfinite(hi);
 	char lo_s[32], hi_s[32];
 
-	bound_text(k, l->lo, lo_s, sizeof(lo_s));
-	bound_text(k, l->hi, hi_s, sizeof(hi_s));
-	if (lo && hi && k->lo_open)
+	bound_text(integer, lo, lo_s, sizeof(lo_s));
+	bound_text(integer, hi, hi_s, sizeof(hi_s));
+	if (has_lo && has_hi && lo_open)
 		cat(buf, cap, " > %s and <= %s", lo_s, hi_s);
-	else if (lo && hi)
+	else if (has_lo && has_hi)
 		cat(buf, cap, " from %s to %s", lo_s, hi_s);
-	else if (lo)
-		cat(buf, cap, " %s %s", k->lo_open ? ">" : ">=", lo_s);
-	else if (hi)
+	else if (has_lo)
+		cat(buf, cap, " %s %s", lo_open ? ">" : ">=", lo_s);
+	else if (has_hi)
 		cat(buf, cap, " <= %s", hi_s);
 }
 
@@ -154,7 +154,7 @@ void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, 
 		    : k->kind == RXB_SCN_LIST ? "a list of integers"
 		    : k->pow2                 ? "a power-of-two integer"
 					      : "an integer");
-		range_text(k, l, buf, cap);
+		range_text(k->kind != RXB_SCN_F64, l->lo, l->hi, k->lo_open, buf, cap);
 	}
 	if (k->unit[0] != '\0')
 		cat(buf, cap, " (%s)", k->unit);
@@ -176,6 +176,43 @@ static int reject(struct rxb_err *err, enum rxb_engine e, const struct rxb_scn_k
 }
 
 /* --------------------------------------------------------------- checks */
+
+/* Why number x is not one profile key k allows (NULL: it is). */
+static const char *profile_why(const struct rxb_profile_key *k, double x)
+{
+	bool integer = strcmp(k->type, "int") == 0;
+
+	if (!isfinite(x))
+		return "not a finite number";
+	if (x < k->lo || (k->lo_open && x == k->lo) || x > k->hi)
+		return "out of range";
+	if (integer && x != floor(x))
+		return "not an integer";
+	if (k->pow2 && (x < 1 || ((uint64_t)x & ((uint64_t)x - 1)) != 0))
+		return "not a power of two";
+	return NULL;
+}
+
+int rxb_profile_check(const struct rxb_profile_key *k, double x, struct rxb_err *err)
+{
+	bool integer = strcmp(k->type, "int") == 0;
+	const char *why = profile_why(k, x);
+	char value[32], allowed[160] = "";
+
+	if (why == NULL)
+		return 0;
+	rxb_scn_num_text(x, value, sizeof(value));
+	cat(allowed, sizeof(allowed), "%s",
+	    k->pow2   ? "a power-of-two integer"
+	    : integer ? "an integer"
+		      : "a number");
+	range_text(integer, k->lo, k->hi, k->lo_open, allowed, sizeof(allowed));
+	if (k->unit[0] != '\0')
+		cat(allowed, sizeof(allowed), " (%s)", k->unit);
+	rxb_err_set(err, "profile.%s.%s = %s: %s; allowed: %s", k->section, k->name, value, why,
+		    allowed);
+	return -EINVAL;
+}
 
 static const char *val_noun(enum rxb_scn_val_type t)
 {

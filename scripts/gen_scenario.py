@@ -266,6 +266,14 @@ def calib_lines(calib: list[dict]) -> list[str]:
     return out
 
 
+def profile_entry(k: dict) -> str:
+    lo = c_num(k["lo"]) if "lo" in k else "-HUGE_VAL"
+    hi = c_num(k["hi"]) if "hi" in k else "HUGE_VAL"
+    return (f"\t{{ {c_str(k['section'])}, {c_str(k['name'])}, {c_str(k['type'])}, {lo}, {hi}, "
+            f"{'true' if k.get('lo_open') else 'false'}, "
+            f"{'true' if k.get('pow2') else 'false'}, {c_str(k.get('unit', ''))} }},")
+
+
 def calib_entry(k: dict) -> str:
     return (f"\t{{ .name = {c_str(k['name'])}, "
             f".offset = offsetof(struct rxb_calib_cycles, {k['name']}),\n"
@@ -407,8 +415,7 @@ def source(keys: list[dict], metrics: list[dict], profile: list[dict],
     out += [metric_entry(m) for m in metrics]
     out += ["};", "", "const unsigned rxb_n_profile_keys = RXB_N_PROFILE_KEYS;",
             "const struct rxb_profile_key rxb_profile_keys[RXB_N_PROFILE_KEYS] = {"]
-    out += [f"\t{{ {c_str(k['section'])}, {c_str(k['name'])}, {c_str(k['type'])} }},"
-            for k in profile]
+    out += [profile_entry(k) for k in profile]
     out += ["};", "", "const unsigned rxb_n_calib_keys = RXB_N_CALIB_KEYS;",
             "const struct rxb_calib_key rxb_calib_keys[RXB_N_CALIB_KEYS] = {"]
     out += [calib_entry(k) for k in calib]

@@ -68,7 +68,8 @@ class _Metric(ctypes.Structure):  # struct rxb_metric (scenario/scenario.h)
 
 class _ProfileKey(ctypes.Structure):  # struct rxb_profile_key (scenario/scenario.h)
     _fields_ = [("section", ctypes.c_char_p), ("name", ctypes.c_char_p),
-                ("type", ctypes.c_char_p)]
+                ("type", ctypes.c_char_p), ("lo", ctypes.c_double), ("hi", ctypes.c_double),
+                ("lo_open", ctypes.c_bool), ("pow2", ctypes.c_bool), ("unit", ctypes.c_char_p)]
 
 
 class _CalibKey(ctypes.Structure):  # struct rxb_calib_key (generated from calibration_keys.toml)

@@ -471,18 +471,27 @@ static int check_resolved(const struct sim_cfg *c, struct rxb_err *err)
 	return 0;
 }
 
-/* The profile's numbers the models divide by or index with. */
+/* Every number of the profile within its key's limits (profile_keys.toml),
+ * as the front end checks a profile file: the models divide by them, index
+ * with them and loop in steps of them (pcie.mrrs_bytes = 0 never ended). */
+static int check_profile_limits(json_t *profile, struct rxb_err *err)
+{
+	for (unsigned i = 0; i < RXB_N_PROFILE_KEYS; i++) {
+		const struct rxb_profile_key *k = &rxb_profile_keys[i];
+		json_t *v = json_object_get(json_object_get(profile, k->section), k->name);
+
+		/* a value of the wrong type was refused as it was read */
+		if (json_is_number(v) && rxb_profile_check(k, json_number_value(v), err) != 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* What the models need beyond the table's limits. */
 static int check_profile(const struct sim_cfg *c, struct rxb_err *err)
 {
-	if (!(c->freq_ghz > 0) || !(c->pcie_gbps > 0) || !(c->link_gbps > 0))
-		REJECT("profile: cpu.freq_ghz, pcie.gbps and nic.link_gbps must be > 0");
 	if (c->llc_line != 64)
 		REJECT("profile.llc.line_bytes = %u: the LLC model has 64 B lines", c->llc_line);
-	if (c->cqe_bytes == 0 || c->cqe_bytes > 4096 || c->desc_bytes == 0)
-		REJECT("profile.nic.cqe_bytes = %u, desc_bytes = %u: must be in 1..4096",
-		       c->cqe_bytes, c->desc_bytes);
-	if (c->mps_bytes == 0)
-		REJECT("profile.pcie.mps_bytes = 0: must be > 0");
 	return 0;
 }
 
@@ -550,7 +559,7 @@ static int parse_root(struct sim_cfg *c, json_t *root, struct rxb_err *err)
 	d = section(root, "derived", err, &bad);
 	n_noc = u32_list(&d, "nic_of_core", c->nic_of_core, RXB_MAX_CORES);
 	bad |= d.bad;
-	if (bad)
+	if (bad || check_profile_limits(json_object_get(root, "profile"), err) != 0)
 		return -EINVAL;
 	/* the library's rules first: a split that does not add up is the
 	 * scenario's error, whatever list the front end derived from it */

@@ -109,8 +109,43 @@ static void test_cores_per_nic(void)
 	CHECK(strstr(err.msg, "system.cores_per_nic") != NULL && strstr(err.msg, "1024") != NULL);
 }
 
+/* The reference config with its first `from` replaced by `to`. */
+static int parse_edited(const char *from, const char *to, struct rxb_err *err)
+{
+	static char text[sizeof(config_fmt) + 256], edited[sizeof(text) + 64];
+	char *at;
+
+	snprintf(text, sizeof(text), config_fmt, "8", "[4,4]", "[0,0,0,0,1,1,1,1]");
+	at = strstr(text, from);
+	CHECK(at != NULL);
+	if (at == NULL)
+		return 0;
+	snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	memset(err, 0, sizeof(*err));
+	return simcfg_parse(&cfg, edited, err);
+}
+
+/* Every profile number within its key's limits, as the front end checks a
+ * profile file: with pcie.mrrs_bytes = 0 the DMA model's split never ended. */
+static void test_profile_limits(void)
+{
+	struct rxb_err err;
+
+	CHECK_EQ(parse_edited("\"mrrs_bytes\":512", "\"mrrs_bytes\":0", &err), -EINVAL);
+	printf("  %s\n", err.msg);
+	CHECK(strcmp(err.msg, "profile.pcie.mrrs_bytes = 0: out of range; allowed: a "
+			      "power-of-two integer from 64 to 4096 (bytes)") == 0);
+	CHECK_EQ(parse_edited("\"mrrs_bytes\":512", "\"mrrs_bytes\":500", &err), -EINVAL);
+	CHECK(strstr(err.msg, "mrrs_bytes = 500: not a power of two") != NULL);
+	CHECK_EQ(parse_edited("\"freq_ghz\":2.1", "\"freq_ghz\":0", &err), -EINVAL);
+	CHECK(strstr(err.msg, "profile.cpu.freq_ghz = 0: out of range; allowed: a number from "
+			      "0.1 to 10 (GHz)") != NULL);
+	CHECK_EQ(parse_edited("\"mrrs_bytes\":512", "\"mrrs_bytes\":4096", &err), 0);
+}
+
 int main(void)
 {
 	RUN(test_cores_per_nic);
+	RUN(test_profile_limits);
 	return check_summary();
 }

@@ -263,9 +263,16 @@ static void check_rules(json_t *root)
 	v = need_int(root, "profile.nic.cqe_bytes");
 	if (v < 1 || v > 4096 || need_int(root, "profile.nic.desc_bytes") < 1)
 		violation("profile.nic.cqe_bytes / desc_bytes out of 1..4096 accepted");
-	if (at(root, "profile.pcie.mps_bytes") && jint(root, "profile.pcie.mps_bytes", &v) &&
-	    (v < 1 || v > UINT32_MAX))
-		violation("profile.pcie.mps_bytes = %lld accepted", (long long)v);
+	for (unsigned i = 0; i < RXB_N_PROFILE_KEYS; i++) {
+		const struct rxb_profile_key *k = &rxb_profile_keys[i];
+		char path[96];
+		double x;
+
+		snprintf(path, sizeof(path), "profile.%s.%s", k->section, k->name);
+		if (jnum(root, path, &x) && (x < k->lo || x > k->hi || (k->lo_open && x == k->lo)))
+			violation("%s = %g, beyond the table's %g to %g, accepted", path, x, k->lo,
+				  k->hi);
+	}
 
 	/* Traffic. */
 	pkt = need_int(root, "traffic.packet_bytes");
