@@ -14,7 +14,7 @@ void sim_dram_cfg_reference(struct sim_dram_cfg *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->channels = 4;       /* 4 DIMMs, one per channel */
-	cfg->dimm_mts = 2933;    /* DDR4-2933 DIMMs (docs/interfaces.md §2.4) */
+	cfg->dimm_mts = 2933;    /* DDR4-2933 DIMMs (docs/evaluation.md §2.4) */
 	cfg->cpu_max_mts = 2400; /* Xeon Silver 4216: DDR4-2400 max (Intel ARK) */
 	cfg->bus_bytes = 8;      /* 64-bit DDR4 channel */
 	cfg->efficiency = 0.80;  /* assumption, see docs/simulator-models.md */
