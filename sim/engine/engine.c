@@ -463,6 +463,16 @@ int sim_init(struct sim *s, struct sim_cfg *cfg, struct rxb_err *err)
 
 /* --------------------------------------------------------------- run */
 
+/* The windows that close at the end: a sample or controller period due
+ * then. EV_END, scheduled first, pops before them at equal times. */
+static void end_windows(struct sim *s, uint64_t t)
+{
+	if (sim_evq_slot_time(&s->evq, s->slot_base[EV_SAMPLE]) == t)
+		ev_sample(s, t);
+	if (sim_evq_slot_time(&s->evq, s->slot_base[EV_DYN]) == t)
+		ev_dyn(s, t);
+}
+
 static void progress(struct sim *s)
 {
 	double w = wall_now();
@@ -592,6 +602,7 @@ static int dispatch(struct sim *s, uint32_t slot, uint64_t t, struct rxb_err *er
 		ev_warmup(s);
 		break;
 	case EV_END:
+		end_windows(s, t);
 		return 1;
 	}
 	return 0;

@@ -79,6 +79,12 @@ static inline void sim_evq_set(struct sim_evq *q, uint32_t s, uint64_t t)
 	sim_evq__place(q, q->nleaves + s, t, q->seq++ << SIM_EVQ_SLOT_BITS | s);
 }
 
+/* Time of slot s's pending event (UINT64_MAX: none). */
+static inline uint64_t sim_evq_slot_time(const struct sim_evq *q, uint32_t s)
+{
+	return q->nt[q->nleaves + s];
+}
+
 /* Remove slot s's pending event, if any. */
 static inline void sim_evq_clear(struct sim_evq *q, uint32_t s)
 {

@@ -357,3 +357,13 @@ def test_rxbisect_reads_the_entries_that_carry_only_a_notice():
             "run.warmup_ms=0.5", ref="traffic-var")
     assert _cqe(r, "target")["count"] > 2.0
     assert _cqe(r, "main")["count"] > 1.05
+
+
+def test_the_time_series_ends_with_the_run():
+    """The last window closes at the run's end: its sample was due at the same time as the
+    end, which popped first, so a 3 ms run's series stopped at 2 ms (and the I/O working set
+    and dynamic shRing's controller lost that window too)."""
+    r = sim("run.duration_ms=3", "run.warmup_ms=1", "run.sample_ms=1",
+            "arch.name=dyn_shring", "arch.dyn_sample_ms=0.5")
+    assert [p["t_ms"] for p in r.metrics["series"]] == [1.0, 2.0, 3.0]
+    assert r.metrics["dyn_shring"]["samples"][-1]["t_ms"] == 3.0
