@@ -207,6 +207,21 @@ bool rxb_nf_keeps_flows(enum rxb_nf_kind nf);
  * process (constant, poisson, onoff) with no load change. Both engines ask. */
 bool rxb_scn_generator_ranges(const struct rxb_scn *s);
 
+/* The fewest cores any NIC of s has (system.cores_per_nic resolved). */
+uint32_t rxb_scn_fewest_cores(const struct rxb_scn *s);
+
+/* Entries of each core's flow table (lb, nat): workload.flow_capacity over
+ * the fewest cores a NIC has, so every core's table is the same size,
+ * rounded up to a power of two of at least a bucket (RXB_SCN_FLOW_BUCKET
+ * entries), as rte_hash_create sizes it. */
+#define RXB_SCN_FLOW_BUCKET 8u
+uint64_t rxb_scn_flow_table_entries(const struct rxb_scn *s);
+
+/* The flows one NIC's traffic holds: the generator's ranges, incremented
+ * together, repeat after lcm(gen_src_addrs, gen_dst_addrs) packets; drawn
+ * flows are traffic.flows; a trace's are unknown here (0). */
+uint64_t rxb_scn_flows_per_nic(const struct rxb_scn *s);
+
 /* The shape of the interface s builds (rxb_iface_shape over
  * rxb_scn_iface_config): 0, or -EINVAL with the library's message. */
 struct rxb_iface_shape;

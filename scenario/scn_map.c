@@ -194,6 +194,49 @@ bool rxb_scn_generator_ranges(const struct rxb_scn *s)
 	       !(t->change_at_ms > 0 && t->change_target_share > 0);
 }
 
+uint32_t rxb_scn_fewest_cores(const struct rxb_scn *s)
+{
+	uint32_t fewest = UINT32_MAX;
+
+	for (uint32_t i = 0; i < s->system.cores_per_nic.n; i++)
+		if (s->system.cores_per_nic.v[i] != 0 && s->system.cores_per_nic.v[i] < fewest)
+			fewest = s->system.cores_per_nic.v[i];
+	return fewest == UINT32_MAX ? s->system.cores : fewest;
+}
+
+uint64_t rxb_scn_flow_table_entries(const struct rxb_scn *s)
+{
+	uint32_t fewest = rxb_scn_fewest_cores(s);
+	uint64_t per = (s->workload.flow_capacity + fewest - 1) / fewest, e = RXB_SCN_FLOW_BUCKET;
+
+	while (e < per)
+		e <<= 1;
+	return e;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b != 0) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+uint64_t rxb_scn_flows_per_nic(const struct rxb_scn *s)
+{
+	const struct rxb_scn_traffic *t = &s->traffic;
+
+	if (t->pattern == RXB_PATTERN_TRACE)
+		return 0;
+	if (rxb_scn_generator_ranges(s))
+		return t->gen_src_addrs / gcd(t->gen_src_addrs, t->gen_dst_addrs) *
+		       t->gen_dst_addrs;
+	return t->flows;
+}
+
 /* An empty system.cores_per_nic: as even as it gets, the first NICs one
  * core more. */
 void rxb_scn_split_cores(struct rxb_scn_system *sy)

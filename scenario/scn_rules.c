@@ -678,6 +678,31 @@ static int warmup_before_end(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
+/* The simulator's flow tables (lb, nat) hold every flow their core sees:
+ * it places a flow by its order of arrival, and one past the table took
+ * another flow's entry, as no flow manager does (rte_hash refuses the
+ * insert). The bound is the mean over the NIC with the fewest cores; drawn
+ * flows spread unevenly around it. A trace's flows are not known here. The
+ * emulator runs the real tables: it counts a flow that does not fit. */
+static int flow_tables_hold_flows(const struct rules_ctx *x, struct rxb_err *err)
+{
+	const struct rxb_scn *s = x->s;
+	uint64_t flows = rxb_scn_flows_per_nic(s), entries = rxb_scn_flow_table_entries(s);
+	uint32_t fewest = rxb_scn_fewest_cores(s);
+	uint64_t per_core = (flows + fewest - 1) / fewest;
+
+	if (!rxb_nf_keeps_flows(s->workload.nf) || per_core <= entries)
+		return 0;
+	rxb_err_set(err,
+		    "workload.flow_capacity = %llu: each core's flow table has %llu entries "
+		    "(the capacity over the %u cores of a NIC, to a power of two), fewer than the "
+		    "%llu flows a core sees (%llu a NIC); allowed: at least %llu",
+		    (unsigned long long)s->workload.flow_capacity, (unsigned long long)entries,
+		    fewest, (unsigned long long)per_core, (unsigned long long)flows,
+		    (unsigned long long)(per_core * fewest));
+	return broken();
+}
+
 /* Set sampling keeps 1 in 2^shift groups of the profile's LLC sets: a shift
  * past its groups leaves none (the LLC model refused it at creation). The
  * sets as the engine builds them: the capacity rounded to bytes over ways x
@@ -805,6 +830,7 @@ static const struct rxb_scn_rule {
 	{ "KV requests have a source", kvs_has_requests, EMU },
 	{ "warm-up ends before the run", warmup_before_end, SIM | EMU },
 	{ "LLC sampling leaves sets", llc_sampling_leaves_sets, SIM },
+	{ "flow tables hold the flows", flow_tables_hold_flows, SIM },
 	{ "samples fit", samples_fit, SIM },
 	{ "controller samples fit", dyn_samples_fit, SIM },
 	{ "ticks leave the core time", ticks_leave_time, SIM },

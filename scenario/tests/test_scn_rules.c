@@ -193,6 +193,10 @@ static const struct rule_case cases[] = {
 	  { "run.llc_sample_shift=11" },
 	  "run.llc_sample_shift = 11: profile 'ref' LLC has 1024 groups of 32 sets, and sampling 1 "
 	  "in 2^11 of them leaves none; allowed: 0 to 10" },
+	{ "flow tables hold the flows",
+	  SIM,
+	  { "workload.flow_capacity=1000000" },
+	  "workload.flow_capacity = 1000000: each core's flow table has" },
 	{ "samples fit",
 	  SIM,
 	  { "run.sample_ms=0.00001" },

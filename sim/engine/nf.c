@@ -29,7 +29,7 @@
  * manager never frees them, so a flow's slot is its order of first
  * arrival at the core: with the generator's ranges, consecutive packets
  * of a core walk the key store and the blocks in order. */
-#define FM_BUCKET_ENTRIES  8u
+#define FM_BUCKET_ENTRIES  RXB_SCN_FLOW_BUCKET
 #define FM_KEY_ENTRY_BYTES 32u
 
 /* A flow control block's bytes, the array's stride (not line-aligned):
@@ -111,31 +111,6 @@ void nf_critical(const struct nf_ctx *nf, uint32_t cores, uint64_t *base, uint64
 	}
 }
 
-/* The fewest cores any NIC has. */
-static uint32_t fewest_cores(const struct rxb_scn *scn)
-{
-	uint32_t fewest = UINT32_MAX;
-
-	for (uint32_t i = 0; i < scn->system.cores_per_nic.n; i++)
-		if (scn->system.cores_per_nic.v[i] && scn->system.cores_per_nic.v[i] < fewest)
-			fewest = scn->system.cores_per_nic.v[i];
-	return fewest == UINT32_MAX ? scn->system.cores : fewest;
-}
-
-/* rte_hash entries of each core's table: the capacity over the fewest
- * cores a NIC has (every core's table the same size), rounded up to a power
- * of two as rte_hash_create does. */
-static uint64_t fm_entries(uint64_t capacity, const struct rxb_scn *scn)
-{
-	uint32_t fewest = fewest_cores(scn);
-	uint64_t per, e = FM_BUCKET_ENTRIES;
-
-	per = (capacity + fewest - 1) / fewest;
-	while (e < per)
-		e <<= 1;
-	return e;
-}
-
 /* The sizes of the per-core tables: the flow manager's (lb, nat), the
  * KV store's index and items. */
 static void table_sizes(struct nf_ctx *nf, const struct rxb_scn *scn)
@@ -146,7 +121,7 @@ static void table_sizes(struct nf_ctx *nf, const struct rxb_scn *scn)
 	switch (w->nf) {
 	case RXB_NF_KIND_LB:
 	case RXB_NF_KIND_NAT:
-		nf->fm_entries = fm_entries(w->flow_capacity, scn);
+		nf->fm_entries = rxb_scn_flow_table_entries(scn);
 		nf->fcb_bytes = fcb_bytes(w->nf);
 		nf->tbl_lines = (nf->fm_entries * nf->fcb_bytes + LINE - 1) / LINE;
 		nf->bkt_lines = nf->fm_entries / FM_BUCKET_ENTRIES;
@@ -185,7 +160,7 @@ static int place_tables(struct nf_ctx *nf, const struct rxb_scn *scn, uint64_t *
 		nf->key_base = region(next, nf->key_stride * cores);
 	}
 	if (w->nf == RXB_NF_KIND_NAT) {
-		nf->ports = NAT_PORTS / fewest_cores(scn);
+		nf->ports = NAT_PORTS / rxb_scn_fewest_cores(scn);
 		nf->port_stride = (uint64_t)nf->ports * NAT_PORT_OBJ_BYTES;
 		nf->port_base = region(next, nf->port_stride * cores);
 	}
