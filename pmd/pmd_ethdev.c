@@ -412,8 +412,6 @@ static int build_design(struct pmd *p, struct rxb_err *err)
 	for (uint16_t q = 0; q < nq; q++) {
 		struct pmd_rxq *rq = dev->data->rx_queues[q];
 
-		if (rq == NULL)
-			return rxb_err_fail(err, -EINVAL, "Rx queue %u was not set up", q);
 		pmd_allocator(rq, &p->allocs[q]);
 		/* A buffer of any queue may carry any frame (rxBisect lends
 		 * Ax buffers across queues): the smallest room bounds them. */
@@ -493,12 +491,35 @@ static void update_link(struct pmd *p)
 	rte_eth_linkstatus_set(p->dev, &l);
 }
 
+/* DPDK's ethdev layer starts a port whose configured queues were not all
+ * set up: everything below reads every queue, so refuse first. */
+static int check_queues_set_up(const struct rte_eth_dev *dev, struct rxb_err *err)
+{
+	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
+		if (dev->data->rx_queues[q] == NULL)
+			return rxb_err_fail(
+				err, -EINVAL,
+				"Rx queue %u of %u was not set up; allowed: start "
+				"after rte_eth_rx_queue_setup() of every configured queue",
+				q, dev->data->nb_rx_queues);
+	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
+		if (dev->data->tx_queues[q] == NULL)
+			return rxb_err_fail(
+				err, -EINVAL,
+				"Tx queue %u of %u was not set up; allowed: start "
+				"after rte_eth_tx_queue_setup() of every configured queue",
+				q, dev->data->nb_tx_queues);
+	return 0;
+}
+
 static int dev_start(struct rte_eth_dev *dev)
 {
 	struct pmd *p = pmd_of(dev);
 	struct rxb_err err = { 0 };
 	int rc;
 
+	if (check_queues_set_up(dev, &err) != 0)
+		return fail(p, &err, -EINVAL);
 	pmd_stats_restart(p);
 	zero_queue_counters(dev);
 	p->hz = rte_get_tsc_hz();

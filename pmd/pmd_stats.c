@@ -84,11 +84,14 @@ uint32_t pmd_xstats_count(const struct pmd *p, uint16_t nq)
 	return (uint32_t)N_PORT_STATS + per * nq;
 }
 
+/* Counters of a queue configured but not set up (DPDK lets stats be read
+ * then) read 0, as do the library's before the first start. */
 static uint64_t queue_value(struct pmd *p, uint16_t q, const struct queue_stat *s)
 {
-	struct pmd_rxq *rq = p->dev->data->rx_queues[q];
+	const struct pmd_rxq *rq = p->dev->data->rx_queues[q];
+	bool driver_counter = s->src == Q_ALLOC_FAIL || s->src == Q_STALLED || s->src == Q_BYTES;
 
-	if (p->iface == NULL && s->src != Q_ALLOC_FAIL && s->src != Q_STALLED && s->src != Q_BYTES)
+	if (driver_counter ? rq == NULL : p->iface == NULL)
 		return 0;
 	switch (s->src) {
 	case Q_NIC:
@@ -192,6 +195,7 @@ int pmd_xstats_reset(struct rte_eth_dev *dev)
 	return 0;
 }
 
+/* Queues configured but not set up have no counters: skipped. */
 static void raw_stats(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 {
 	struct pmd *p = pmd_of(dev);
@@ -199,9 +203,11 @@ static void raw_stats(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 	memset(st, 0, sizeof(*st));
 
 	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++) {
-		struct pmd_rxq *rq = dev->data->rx_queues[q];
+		const struct pmd_rxq *rq = dev->data->rx_queues[q];
 		uint64_t pk = 0, drops = 0;
 
+		if (rq == NULL)
+			continue;
 		if (p->iface != NULL) {
 			pk = rxb_iface_sw_counter(p->iface, q, RXB_SW_RECEIVED);
 			/* recycled: dropped for want of a buffer, as the NIC's own drops */
@@ -219,8 +225,10 @@ static void raw_stats(struct rte_eth_dev *dev, struct rte_eth_stats *st)
 		}
 	}
 	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++) {
-		struct pmd_txq *tq = dev->data->tx_queues[q];
+		const struct pmd_txq *tq = dev->data->tx_queues[q];
 
+		if (tq == NULL)
+			continue;
 		st->opackets += rxb_counter_read(&tq->pkts);
 		st->obytes += rxb_counter_read(&tq->bytes);
 		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
