@@ -121,17 +121,21 @@ static uint64_t nic_value(const struct pmd *p, size_t off)
 	return v;
 }
 
-/* Every xstat, in name order, raw (before the reset baseline). */
-static uint32_t raw_values(struct pmd *p, uint64_t *v)
+/* Every xstat, in name order, raw; or, for a reset's baseline, with 0 for
+ * the occupancies: an occupancy is a level, not a count, never based. */
+static uint32_t raw_values(struct pmd *p, uint64_t *v, bool for_baseline)
 {
 	uint32_t k = 0;
 
 	for (size_t i = 0; i < N_PORT_STATS; i++)
 		v[k++] = nic_value(p, port_stats[i].off);
 	for (uint16_t q = 0; q < p->dev->data->nb_rx_queues; q++)
-		for (size_t i = 0; i < N_QUEUE_STATS; i++)
-			if (shown(p, &queue_stats[i]))
-				v[k++] = queue_value(p, q, &queue_stats[i]);
+		for (size_t i = 0; i < N_QUEUE_STATS; i++) {
+			const struct queue_stat *s = &queue_stats[i];
+
+			if (shown(p, s))
+				v[k++] = for_baseline && s->src == Q_OCC ? 0 : queue_value(p, q, s);
+		}
 	return k;
 }
 
@@ -175,10 +179,9 @@ int pmd_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned n
 		return (int)total;
 	if (baseline(p) != 0 || (v = rte_malloc(NULL, sizeof(*v) * total, 0)) == NULL)
 		return -ENOMEM;
-	raw_values(p, v);
+	raw_values(p, v, false);
 	for (uint32_t k = 0; k < total; k++) {
 		xs[k].id = k;
-		/* Occupancy is a level, not a count: never based. */
 		xs[k].value = v[k] - (v[k] >= p->xbase[k] ? p->xbase[k] : v[k]);
 	}
 	rte_free(v);
@@ -191,7 +194,7 @@ int pmd_xstats_reset(struct rte_eth_dev *dev)
 
 	if (baseline(p) != 0)
 		return -ENOMEM;
-	raw_values(p, p->xbase);
+	raw_values(p, p->xbase, true);
 	return 0;
 }
 

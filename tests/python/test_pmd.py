@@ -366,3 +366,18 @@ def test_telemetry_xstats():
         assert reply["rx_q0_received"] > 1000 and "rx_q0_foreign_deliveries" in reply
         t.cmd("stop")
         close_and_quit(t)
+
+
+def test_xstats_reset_bases_counts_not_occupancy():
+    """After `clear port xstats` counts start again from zero, while occupancy, a level,
+    still reads the entries in the ring. Nothing polls the queue, so once it drops for want
+    of descriptors its ring stays full and nothing more is delivered."""
+    with TestPmd("port=net_null0,iface=privring", ["--rxq=1", "--txq=1"]) as t:
+        assert t.started, t.log[-3000:]
+        full = t.wait_xstat(lambda x: x["rx_q0_drops_no_rx_desc"] > 0, "a full ring")
+        assert full["rx_q0_occupancy"] > 0 and full["rx_q0_delivered"] > 0
+        t.cmd(f"clear port xstats {t.port}")
+        xs = t.xstats()
+        assert xs["rx_q0_occupancy"] == full["rx_q0_occupancy"], (full, xs)
+        assert xs["rx_q0_delivered"] == 0, xs
+        close_and_quit(t)
