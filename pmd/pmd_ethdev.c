@@ -173,6 +173,14 @@ static int check_nic_threads(struct pmd *p, uint16_t nq, struct rxb_err *err)
 			"frames to the thread that owns their queue; allowed: 1 over this "
 			"wire (a net_null wire takes more)",
 			n, p->cfg.port);
+	if (p->cfg.flows == 0)
+		return rxb_err_fail(
+			err, -EINVAL,
+			"devarg nic_threads=%u: with flows=0 the NIC threads get net_null's own "
+			"frames, all alike, which steer to one queue: every thread but its owner "
+			"would drop what it takes as misrouted; allowed: nic_threads=1 with "
+			"flows=0, or flows from 1 to 1048576",
+			n);
 	rc = deal_queues(p, nq, &groups, err);
 	if (rc == 0 && groups < n)
 		return rxb_err_fail(err, -EINVAL,

@@ -115,6 +115,10 @@ def driver_errors(log: str) -> list[str]:
      "devarg nic_threads=4: the port's 2 Rx queues make 2 queues; allowed: at most that many"),
     ("port=net_null0,iface=shring,share=2,nic_threads=2", ["--rxq=2", "--txq=2"],
      "devarg nic_threads=2: the port's 2 Rx queues make 1 share groups"),
+    ("port=net_null0,iface=privring,flows=0,nic_threads=2", ["--rxq=2", "--txq=2"],
+     "devarg nic_threads=2: with flows=0 the NIC threads get net_null's own frames, all "
+     "alike, which steer to one queue: every thread but its owner would drop what it takes "
+     "as misrouted; allowed: nic_threads=1 with flows=0, or flows from 1 to 1048576"),
 ])
 def test_unshareable_refused_at_configure(devargs, app, why):
     with TestPmd(devargs, app, timeout=30) as t:
