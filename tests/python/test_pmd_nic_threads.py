@@ -141,3 +141,34 @@ def test_bad_thread_count_refused_at_probe(devargs, why):
         errs = driver_errors(t.log)
         assert len(errs) == 1 and why in errs[0], t.log[-2000:]
         assert "rxbisect over" not in t.log
+
+
+def port_stats(t: TestPmd) -> dict[str, int]:
+    out = t.cmd(f"show port stats {t.port}")
+    return {k: int(v) for k, v in re.findall(r"(RX-packets|RX-missed): +(\d+)", out)}
+
+
+def test_misrouted_frames_count_in_imissed():
+    """All RETA entries moved to queue 0 (thread 0's) while 2 threads run: thread 1's
+    frames can no longer be steered to a queue of its own and are dropped as misrouted.
+    Those drops count in imissed, so that ipackets + imissed + the entries still unread are
+    the frames taken off the wire."""
+    lc, svc = lcores(2)
+    nq = 2
+    with TestPmd("port=net_null0,iface=privring,nic_threads=2",
+                 ["--nb-cores=2", f"--rxq={nq}", f"--txq={nq}"], lcores=lc, service=svc) as t:
+        assert t.started, t.log[-3000:]
+        for first in range(0, 128, 12):  # testpmd takes a list of < 128 characters
+            entries = ",".join(f"({i},0)" for i in range(first, min(first + 12, 128)))
+            t.cmd(f"port config {t.port} rss reta {entries}")
+        t.cmd("start")
+        t.wait_xstat(lambda x: x["rx_nic_misrouted"] > 0, "misrouted frames")
+        t.cmd("stop")
+        t.cmd(f"port stop {t.port}")  # the NIC quiesced: the counters hold still
+        xs = t.xstats()
+        st = port_stats(t)
+        unread = queue_sum(xs, "delivered", nq) - queue_sum(xs, "received", nq)
+        assert st["RX-packets"] + st["RX-missed"] + unread == xs["rx_wire_packets"], (st, xs)
+        assert conservation_errors(xs, nq) == []
+        t.cmd(f"port close {t.port}")
+        assert t.quit() == 0
