@@ -162,7 +162,8 @@ struct rxb_emu_result {
 	/* Where those loaded cycles go, per packet: emu_stage_name order. */
 	double emu_stage_cyc_per_pkt[RXB_EMU_STAGES];
 	uint64_t phys_slots, virt_slots; /* buffers the rings can hold */
-	uint64_t dma_bytes;              /* bytes written into buffers by the source */
+	uint64_t dma_bytes;              /* frame bytes the source wrote into buffers */
+	double dma_write_gibps;          /* the same over the measured interval, GiB/s */
 	double mem_bw_gibps;             /* resctrl MBM, machine-wide; NaN without it */
 
 	/* source */

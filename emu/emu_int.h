@@ -222,6 +222,7 @@ struct emu_gen_lcore {
 	uint32_t slice;               /* of its port: id / nics, 0 without slices */
 	rxb_counter_t late, pipeline; /* S-written */
 	rxb_counter_t offered;        /* S: packets it put on the wire (fed or dropped) */
+	rxb_counter_t dma_bytes;      /* S: frame bytes it wrote into buffers (the DMA writes) */
 } __rte_cache_aligned;
 
 struct emu {

@@ -185,8 +185,7 @@ static void memory(json_t *m, const struct rxb_emu_cfg *c, const struct rxb_emu_
 	jw_set(m, RXB_METRIC_DDIO_HIT_RATE, json_null());
 	jw_set(m, RXB_METRIC_LLC_HIT_RATE, json_null());
 	jw_num(m, RXB_METRIC_MEM_BW_GIBPS, r->mem_bw_gibps); /* resctrl MBM when present */
-	jw_num(m, "dma_write_gibps",
-	       r->measured_s > 0 ? r->offered_gbps / 8.0 * 1e9 / 1073741824.0 : 0);
+	jw_num(m, "dma_write_gibps", r->dma_write_gibps);
 }
 
 /* Where the workers' cycles went (sync is not measured here: null). */

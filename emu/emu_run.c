@@ -390,7 +390,8 @@ static int mbm_read(uint64_t *bytes)
 
 struct snap {
 	uint64_t t, offered, offered_bytes, processed, wire_bytes, dispatched, busy, idle;
-	uint64_t mbm; /* resctrl memory traffic, bytes */
+	uint64_t dma_bytes; /* frame bytes the source wrote into buffers (dma_written) */
+	uint64_t mbm;       /* resctrl memory traffic, bytes */
 	bool has_mbm;
 };
 
@@ -418,11 +419,25 @@ static uint64_t src_offered(struct emu *e, uint64_t *bytes)
 	return n;
 }
 
+/* The frame bytes written into buffers: the generator's own writes (a
+ * packet it found no buffer for writes none), or what the source's port
+ * put in its buffers (src_offered). */
+static uint64_t dma_written(struct emu *e)
+{
+	uint64_t b;
+
+	if (e->cfg->scn.emu.source == RXB_EMU_SOURCE_GEN)
+		return EMU_GEN(e, dma_bytes);
+	src_offered(e, &b);
+	return b;
+}
+
 static void take_snap(struct emu *e, struct snap *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = rte_rdtsc();
 	s->offered = src_offered(e, &s->offered_bytes);
+	s->dma_bytes = dma_written(e);
 	for (uint32_t w = 0; w < e->cores; w++) {
 		s->processed += rxb_counter_read(&e->w[w].st.processed);
 		s->wire_bytes += rxb_counter_read(&e->w[w].st.wire_bytes);
@@ -468,10 +483,16 @@ static double offered_gbps(const struct snap *a, const struct snap *b, double dt
 	       8 / dt / 1e9;
 }
 
+/* The rate the source wrote frame bytes into buffers, GiB/s. */
+static double dma_write_gibps(const struct snap *a, const struct snap *b, double dt)
+{
+	return (double)(b->dma_bytes - a->dma_bytes) / dt / 1073741824.0;
+}
+
 /* Dynamic shRing: one controller sample. Memory bandwidth comes from
  * resctrl's MBM when the machine has it; otherwise (this VM: no resctrl, no
- * uncore counters) the controller gets the DMA write rate, the bytes the
- * source wrote into buffers, as a stand-in. */
+ * uncore counters) the controller gets the DMA write rate, the record's
+ * dma_write_gibps, as a stand-in. */
 static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
@@ -483,8 +504,7 @@ static void dyn_sample(struct emu *e, const struct snap *a, const struct snap *b
 		return;
 	s.tput_gbps = offered_gbps(a, b, dt); /* the load received, not what cores delivered */
 	s.mem_bw_gibps = a->has_mbm && b->has_mbm ? (double)(b->mbm - a->mbm) / dt / 1073741824.0
-						  : (double)(b->offered_bytes - a->offered_bytes) /
-							    dt / 1073741824.0;
+						  : dma_write_gibps(a, b, dt);
 	s.overloaded_cores = 0;
 	for (uint32_t w = 0; w < e->cores; w++)
 		s.overloaded_cores += rxb_dynctl_ivl_overloaded(&e->w[w].ivl,
@@ -708,6 +728,7 @@ static void fill_rates(const struct emu *e, struct rxb_emu_result *r, const stru
 		r->throughput_gbps = (double)(b->wire_bytes - a->wire_bytes) * 8 / dt / 1e9;
 		r->throughput_mpps = (double)(b->processed - a->processed) / dt / 1e6;
 		r->emu_mpps = (double)(b->dispatched - a->dispatched) / dt / 1e6;
+		r->dma_write_gibps = dma_write_gibps(a, b, dt);
 	}
 	r->mem_bw_gibps = a->has_mbm && b->has_mbm && dt > 0
 				  ? (double)(b->mbm - a->mbm) / dt / 1073741824.0
@@ -842,7 +863,7 @@ static void fill_emulator(const struct emu *e, struct rxb_emu_result *r)
 /* Buffer slots on both sides, the source's own counters, the pool's peak. */
 static void fill_memory(struct emu *e, struct rxb_emu_result *r, const struct snap *b)
 {
-	r->dma_bytes = src_offered(e, NULL) ? b->offered_bytes : 0;
+	r->dma_bytes = b->dma_bytes;
 	for (uint32_t i = 0; i < e->n_src; i++)
 		r->virt_slots += e->src[i].size;
 	for (uint32_t q = 0; q < e->n_pq; q++)

@@ -410,6 +410,7 @@ static unsigned burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, un
 	struct emu_pq *pq = &e->pq[0];
 	struct rte_mbuf *bufs[EMU_BURST];
 	unsigned k = RTE_MIN(n, emu_pq_avail(pq)), filled = 0;
+	uint64_t written = 0;
 
 	if (k != 0 && emu_pq_take(pq, bufs, k) == 0) {
 		prefetch_taken(bufs, k);
@@ -423,7 +424,9 @@ static unsigned burst_direct(struct emu *e, struct gen_ctx *x, uint32_t port, un
 
 		mark(bufs[i], port, hash);
 		count_offered(e, core, bufs[i]->pkt_len);
+		written += bufs[i]->pkt_len;
 	}
+	rxb_counter_add(&x->g->dma_bytes, written);
 	if (filled != 0)
 		rte_ring_sp_enqueue_bulk(pq->wire, (void **)bufs, filled, NULL);
 	/* What found no buffer still left the wire: draw it to know where
@@ -492,6 +495,8 @@ static unsigned steer_burst(struct emu *e, struct gen_ctx *x, uint32_t port, uns
 static unsigned burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, unsigned n,
 			      uint64_t now, uint32_t mode)
 {
+	uint64_t written = 0;
+
 	n = steer_burst(e, x, port, n, mode);
 	for (unsigned i = 0; i < n; i++)
 		if (x->want[x->q[i]] != 0) {
@@ -511,7 +516,9 @@ static unsigned burst_steered(struct emu *e, struct gen_ctx *x, uint32_t port, u
 		/* the frames were checked to fit the buffers at set-up */
 		RTE_VERIFY(rxb_gen_write(port_gen(e, x, port), m, now, &x->info[i]));
 		mark(m, port, x->hash[i]);
+		written += x->info[i].len;
 	}
+	rxb_counter_add(&x->g->dma_bytes, written);
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t q = x->q[i];
 
