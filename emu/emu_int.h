@@ -289,6 +289,12 @@ struct emu {
 	 *   drain     M -> W      release: stop once the rings are empty
 	 *   quit      any -> all  abort, relaxed */
 	_Atomic int gen_stop, src_done, emu_stop, emu_done, drain, quit;
+	/* any -> M: a lcore that cannot go on (emu_abort). The first one
+	 * claims abort_msg (relaxed exchange: only one writes it), writes it,
+	 * then publishes its error with a release store on abort_rc, which
+	 * pairs with M's acquire load once the lcores are collected. */
+	_Atomic int abort_claimed, abort_rc;
+	char abort_msg[256];
 	/* M -> S -> E (dyn): release/acquire, so the switch the controller
 	 * requested in the library reaches E before its first packet. */
 	_Atomic uint32_t ctl_mode; /* M -> S: dyn ring set to steer to */
@@ -376,6 +382,11 @@ static inline uint32_t emu_pq_of_core(const struct emu *e, uint32_t core, uint32
 {
 	return e->pq_of_dest[dyn_set * e->n_dest + core];
 }
+
+/* ---- emu_run.c ---- */
+/* From any lcore: end the run as failed, with error rc (a negative errno)
+ * and a message; rxb_emu_run() returns them. The first abort wins. */
+void emu_abort(struct emu *e, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- emu_worker.c ---- */
 int emu_worker_main(void *arg);

@@ -13,6 +13,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
@@ -1302,6 +1304,23 @@ static int start(struct emu *e, struct rxb_err *err)
 	return rc;
 }
 
+void emu_abort(struct emu *e, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* relaxed: the exchange only elects the writer of abort_msg */
+	if (atomic_exchange_explicit(&e->abort_claimed, 1, memory_order_relaxed) == 0) {
+		va_start(ap, fmt);
+		vsnprintf(e->abort_msg, sizeof(e->abort_msg), fmt, ap);
+		va_end(ap);
+		/* release: pairs with the acquire in rxb_emu_run(); the
+		 * message is written before the error is seen */
+		atomic_store_explicit(&e->abort_rc, rc, memory_order_release);
+	}
+	/* relaxed: an abort; it hands nothing over */
+	atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
+}
+
 /* Stop the source, let the emulator empty the physical side, then the
  * workers their rings, within emu.drain_ms; collect the lcores. */
 static void stop_and_drain(struct emu *e)
@@ -1385,8 +1404,12 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	stop_and_drain(e);
 	gather(e, res, &warm, &stop);
 	res->wall_s = (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz();
+	/* acquire: pairs with the release in emu_abort() */
+	rc = atomic_load_explicit(&e->abort_rc, memory_order_acquire);
+	if (rc != 0)
+		rxb_err_fail(err, rc, "%s", e->abort_msg);
 	teardown(e);
-	return 0;
+	return rc;
 }
 
 void rxb_emu_remove_runtime_dir(const char *dir)

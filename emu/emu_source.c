@@ -640,8 +640,8 @@ int emu_gen_main(void *arg)
 	uint32_t mode = RXB_DYN_PRIVATE;
 
 	if (ctx_alloc(g, &x) != 0)
-		/* relaxed: an abort; it hands nothing over */
-		atomic_store_explicit(&e->quit, 1, memory_order_relaxed);
+		emu_abort(e, -ENOMEM, "out of memory: generator lcore %u's scratch for %u queues",
+			  g->id, e->n_pq);
 	while (!atomic_load_explicit(&e->gen_stop, memory_order_relaxed) &&
 	       !atomic_load_explicit(&e->quit, memory_order_relaxed)) {
 		uint64_t n;
