@@ -571,6 +571,13 @@ out:
 	return fail(p, &err, rc);
 }
 
+/* A pass takes microseconds (a wire burst of PMD_WIRE_BURST frames): a NIC
+ * service still marked active this long after its runstate went to 0 is not
+ * in a pass. The EAL clears the mark only when that service lcore next looks
+ * at the service, which it never does once the service was unmapped from
+ * it while running: the wait is bounded rather than endless. */
+#define PMD_QUIESCE_MS 1000u
+
 /* Wait until every NIC thread is out of pmd_nic_service() for good. */
 static void quiesce_nic(struct pmd *p)
 {
@@ -582,12 +589,24 @@ static void quiesce_nic(struct pmd *p)
 	}
 	for (uint16_t t = 0; t < p->n_nics; t++) {
 		struct pmd_nic *nic = &p->nic[t];
+		uint64_t deadline = rte_get_timer_cycles() +
+				    rte_get_timer_hz() * PMD_QUIESCE_MS / 1000u;
 
 		rte_service_component_runstate_set(nic->service_id, 0);
 		/* The service framework stops calling it; one call may still
 		 * be in flight on a service lcore. */
-		while (rte_service_may_be_active(nic->service_id) == 1)
+		while (rte_service_may_be_active(nic->service_id) == 1) {
+			if (rte_get_timer_cycles() > deadline) {
+				PMD_LOG(ERR,
+					"%s: NIC service \"%s\" still marked active %u ms after it "
+					"was stopped: no service lcore runs it any more (unmapped "
+					"while the port was started?); the stop goes on",
+					p->dev->data->name, rte_service_get_name(nic->service_id),
+					PMD_QUIESCE_MS);
+				break;
+			}
 			rte_pause();
+		}
 		/* acquire: pairs with the release at the end of its last pass */
 		(void)atomic_load_explicit(&nic->passes, memory_order_acquire);
 	}
