@@ -260,6 +260,19 @@ static int parse_flag(struct cli *o, int argc, char **argv, int *i)
 	return CLI_RUN;
 }
 
+/* What follows an option that takes a value, or NULL for any other
+ * argument: said when the value is missing (the option came last). */
+static const char *needs_value(const char *a)
+{
+	if (strcmp(a, "--set") == 0)
+		return "--set key=value";
+	if (strcmp(a, "--eal") == 0)
+		return "--eal \"EAL arguments\"";
+	if (strcmp(a, "--bench-ms") == 0)
+		return "--bench-ms N";
+	return NULL;
+}
+
 /* Read the command line into o and cfg, then warn about the keys set that
  * change nothing for the design chosen. */
 static int parse_args(struct cli *o, struct rxb_emu_cfg *cfg, int argc, char **argv)
@@ -275,6 +288,11 @@ static int parse_args(struct cli *o, struct rxb_emu_cfg *cfg, int argc, char **a
 			rc = parse_set(o, cfg, argv[++i]);
 		else if (rc == CLI_NOT_FLAG && strncmp(a, "--set=", 6) == 0)
 			rc = parse_set(o, cfg, a + 6);
+		if (rc == CLI_NOT_FLAG && i + 1 == argc && needs_value(a)) {
+			fprintf(stderr, "error: %s needs a value; allowed: %s\n", a,
+				needs_value(a));
+			return RXB_EXIT_REJECTED;
+		}
 		if (rc == CLI_NOT_FLAG) {
 			fprintf(stderr,
 				"error: unknown argument '%s'; allowed: --set key=value, "

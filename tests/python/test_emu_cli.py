@@ -124,6 +124,9 @@ def test_bad_set_is_exit_2_naming_the_key(sets, named):
     (["--bench", "--bench-ms", "5xyz"], "--bench-ms 5xyz: must be a number of milliseconds"),
     (["--bench", "--bench-ms", "1e15"], "allowed: > 0 and <= 1e+06"),
     (["--bench", "--bench-ms", "inf"], "--bench-ms inf"),
+    (["--bench", "--bench-ms"], "error: --bench-ms needs a value; allowed: --bench-ms N"),
+    (["--set"], "error: --set needs a value; allowed: --set key=value"),
+    (["--bench", "--eal"], "error: --eal needs a value; allowed: --eal \"EAL arguments\""),
 ])
 def test_bad_argument_is_exit_2_before_the_eal(args, named):
     """The binary's own options: refused with one line, before any DPDK start (a second
