@@ -575,8 +575,10 @@ out:
  * service still marked active this long after its runstate went to 0 is not
  * in a pass. The EAL clears the mark only when that service lcore next looks
  * at the service, which it never does once the service was unmapped from
- * it while running: the wait is bounded rather than endless. */
-#define PMD_QUIESCE_MS 1000u
+ * it while running: the wait is bounded rather than endless. Ten seconds,
+ * not less: giving up on a pass that is only descheduled (lcores mapped
+ * onto fewer CPUs, a sanitizer's slowdown) would free what it still uses. */
+#define PMD_QUIESCE_MS 10000u
 
 /* Wait until every NIC thread is out of pmd_nic_service() for good. */
 static void quiesce_nic(struct pmd *p)
