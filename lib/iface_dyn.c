@@ -60,11 +60,24 @@ static enum rxb_dyn_mode dyn_nic_mode(struct iface_dyn *d)
 	return (enum rxb_dyn_mode)d->nic_mode;
 }
 
+/* Records d[0..n) of a shared-set delivery name their source as the
+ * interface numbers it: shared ring g is n_cores + g (iface.h). */
+static void dyn_shared_srcs(const struct rxb_iface *i, struct rxb_delivery *d, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (d[k].src_ring != RXB_NONE)
+			d[k].src_ring += i->cfg.n_cores;
+}
+
 static int dyn_deliver(struct rxb_iface *i, const struct rxb_rx_meta *meta, struct rxb_delivery *d)
 {
-	if (dyn_nic_mode(i->dyn) == RXB_DYN_SHARED)
-		return rxb_shring_nic_deliver(i->sh, meta, d);
-	return rxb_privring_nic_deliver(i->pr, meta, d);
+	int rc;
+
+	if (dyn_nic_mode(i->dyn) != RXB_DYN_SHARED)
+		return rxb_privring_nic_deliver(i->pr, meta, d);
+	rc = rxb_shring_nic_deliver(i->sh, meta, d);
+	dyn_shared_srcs(i, d, 1);
+	return rc;
 }
 
 /* The set of source src: the private Rx rings, then the shared rings. */
@@ -87,11 +100,14 @@ static int dyn_deliver_from(struct rxb_iface *i, uint32_t src, const struct rxb_
 			    struct rxb_delivery *d)
 {
 	uint32_t set = dyn_set_of(i, src);
+	int rc;
 
 	dyn_follow(i->dyn, set);
-	if (set == RXB_DYN_SHARED)
-		return iface_sh_deliver_from(i, src - i->cfg.n_cores, meta, d);
-	return iface_pr_deliver_from(i, src, meta, d);
+	if (set != RXB_DYN_SHARED)
+		return iface_pr_deliver_from(i, src, meta, d);
+	rc = iface_sh_deliver_from(i, src - i->cfg.n_cores, meta, d);
+	dyn_shared_srcs(i, d, 1);
+	return rc;
 }
 
 #define DYN_RUN_MAX 64u /* packets of one run: the shared set's renumbering */
@@ -104,12 +120,15 @@ static unsigned dyn_deliver_run(struct rxb_iface *i, uint32_t set, const uint32_
 				bool stop_on_drop)
 {
 	uint32_t rings[DYN_RUN_MAX];
+	unsigned got;
 
 	if (set == RXB_DYN_PRIVATE)
 		return rxb_privring_nic_deliver_burst(i->pr, srcs, metas, n, d, stop_on_drop);
 	for (unsigned k = 0; k < n; k++)
 		rings[k] = srcs[k] - i->cfg.n_cores;
-	return rxb_shring_nic_deliver_burst(i->sh, rings, metas, n, d, stop_on_drop);
+	got = rxb_shring_nic_deliver_burst(i->sh, rings, metas, n, d, stop_on_drop);
+	dyn_shared_srcs(i, d, got);
+	return got;
 }
 
 /* By steering: the whole burst to the set steered to, after the switch
@@ -127,12 +146,13 @@ static unsigned dyn_deliver_burst(struct rxb_iface *i, const uint32_t *srcs,
 	const bool stop_on_drop = flags & RXB_BURST_STOP_ON_DROP;
 	unsigned k = 0;
 
-	if (srcs == NULL)
-		return dyn_nic_mode(i->dyn) == RXB_DYN_SHARED
-			       ? rxb_shring_nic_deliver_burst(i->sh, NULL, metas, n, d,
-							      stop_on_drop)
-			       : rxb_privring_nic_deliver_burst(i->pr, NULL, metas, n, d,
-								stop_on_drop);
+	if (srcs == NULL && dyn_nic_mode(i->dyn) != RXB_DYN_SHARED)
+		return rxb_privring_nic_deliver_burst(i->pr, NULL, metas, n, d, stop_on_drop);
+	if (srcs == NULL) {
+		k = rxb_shring_nic_deliver_burst(i->sh, NULL, metas, n, d, stop_on_drop);
+		dyn_shared_srcs(i, d, k);
+		return k;
+	}
 	while (k < n) {
 		uint32_t set;
 		unsigned run = 1, got;

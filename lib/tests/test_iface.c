@@ -324,9 +324,12 @@ static void test_dyn_sources(void)
 	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_PRIVATE);
 	CHECK_EQ(rxb_iface_deliver_from(i, shared, &m, &d), 0);
 	CHECK_EQ(rxb_iface_dyn_mode(i), RXB_DYN_SHARED);
+	CHECK_EQ(d.src_ring, shared); /* the interface's numbering, not the set's */
+	CHECK_EQ(rxb_iface_deliver(i, &m, &d), 0);
+	CHECK_EQ(d.src_ring, shared);
 	/* both sets' counters, and the current set's alone */
-	CHECK_EQ(rxb_iface_nic_counter(i, 3, RXB_NIC_DELIVERED), 3);
-	CHECK_EQ(rxb_counter_read(&rxb_iface_nic_stats(i, 3)->c[RXB_NIC_DELIVERED]), 2);
+	CHECK_EQ(rxb_iface_nic_counter(i, 3, RXB_NIC_DELIVERED), 4);
+	CHECK_EQ(rxb_counter_read(&rxb_iface_nic_stats(i, 3)->c[RXB_NIC_DELIVERED]), 3);
 	CHECK(drained_and_checked(i, &tp));
 	rxb_iface_destroy(i);
 	test_pool_fini(&tp);

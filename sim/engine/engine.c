@@ -394,6 +394,21 @@ static uint64_t setup_address_map(struct sim *s)
 	return next;
 }
 
+/* The source a destination's first delivery takes from: its own ring where
+ * it is one of its sources (privRing, rxBisect's linked Ax, dynamic
+ * shRing's private set, where the run starts), else the one it has
+ * (shRing's group ring, a spool port's queue). */
+static uint32_t first_src(const struct sim *s, uint32_t dest)
+{
+	struct rxb_src_range r;
+
+	if (rxb_iface_srcs_of(s->ifc, dest, RXB_DYN_PRIVATE, &r) != 0) {
+		fprintf(stderr, "internal error: rxb_iface_srcs_of(dest %u) failed\n", dest);
+		exit(1);
+	}
+	return dest - r.first < r.n ? dest : r.first;
+}
+
 /* The per-buffer packet state and the measurements' arrays. */
 static void setup_measure(struct sim *s)
 {
@@ -404,6 +419,10 @@ static void setup_measure(struct sim *s)
 	s->fetched_seen = sim_xcalloc(s->ndests, sizeof(*s->fetched_seen));
 	for (uint32_t d = 0; d < s->ndests; d++)
 		s->fetched_seen[d] = dest_fetched(s, d);
+	s->src_ready = sim_xcalloc(rxb_iface_n_srcs(s->ifc), sizeof(*s->src_ready));
+	s->last_src = sim_xcalloc(s->ndests, sizeof(*s->last_src));
+	for (uint32_t d = 0; d < s->ndests; d++)
+		s->last_src[d] = first_src(s, d);
 	s->occ = sim_xcalloc(s->nrings, sizeof(*s->occ));
 	if (s->nsh) {
 		s->sh_w0 = sim_xcalloc(s->nsh, sizeof(*s->sh_w0));
@@ -693,6 +712,8 @@ void sim_free(struct sim *s)
 	free(s->cq_r);
 	free(s->dst);
 	free(s->fetched_seen);
+	free(s->src_ready);
+	free(s->last_src);
 	free(s->occ);
 	free(s->sh_w0);
 	free(s->lock);

@@ -173,6 +173,10 @@ struct sim {
 	struct rxb_hist lat;
 	struct dest_stats *dst;
 	uint64_t *fetched_seen; /* descriptors fetched per destination, last read */
+	uint64_t *src_ready;    /* per source ring: when its last fetch is at the NIC */
+	uint32_t *last_src;     /* per destination: the source its last delivery took */
+	uint64_t desc_wait_ps,
+		desc_waited; /* delivered packets' descriptor waits (after warm-up) */
 	struct ring_occ *occ;
 	uint64_t occ_poll_max;
 	uint64_t occ_samples;      /* ev_occ samples after warm-up */

@@ -13,7 +13,6 @@
 struct dest_stats { /* per destination ring / port, packets arrived after warm-up */
 	uint64_t offered, delivered;
 	uint64_t drops[RXB_DROP_CAUSES];
-	uint64_t desc_ready; /* its descriptors fetched last are at the NIC then (any time) */
 };
 
 struct ring_occ { /* per reception ring: periodic samples after warm-up */

@@ -131,7 +131,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 {
 	const struct sim_cfg *cfg = s->cfg;
 	uint32_t h, fid, dma = p->len - SIM_ETH_FCS;
-	uint32_t dest;
+	uint32_t dest, src;
 	bool cohort = t >= s->warm_ps;
 	struct rxb_rx_meta m = { .len = dma, .now = t };
 	struct rxb_delivery d;
@@ -154,9 +154,15 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 		s->offered_wire_bytes += sim_wire_bytes(p->len);
 		s->dst[dest].offered++;
 	}
-	/* The packet waits in the on-NIC buffer for PCIe and for its ring's
-	 * descriptor (the fetch the ring's last one set off: desc_ready). */
-	ready = s->dst[dest].desc_ready > t ? s->dst[dest].desc_ready : t;
+	/* The packet waits in the on-NIC buffer for PCIe and for its
+	 * descriptor: the one the last fetch of its source ring brings, which
+	 * every packet taking from that ring waits for (a shared ring's other
+	 * cores too). Its source is the one the destination's last delivery
+	 * took from: the design's fixed ring, or rxBisect's linked Ax until it
+	 * runs dry; a turn to another Ax is found by the delivery below, after
+	 * the on-NIC buffer's check was made with the Ax expected. */
+	src = s->last_src[dest];
+	ready = s->src_ready[src] > t ? s->src_ready[src] : t;
 	start = n->up_free > ready ? n->up_free : ready;
 	backlog = start > t ? (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte) : 0;
 	if (backlog + dma > s->nicbuf_bytes) {
@@ -180,11 +186,20 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	}
 	rings[0] = d.ring;
 	rings[1] = d.notify_ring;
+	if (d.src_ring != src) { /* rxBisect turned to another Ax */
+		src = s->last_src[dest] = d.src_ring;
+		if (s->src_ready[src] > ready)
+			ready = s->src_ready[src];
+	}
+	if (cohort) {
+		s->desc_wait_ps += ready - t;
+		s->desc_waited++;
+	}
 	if (d.desc_reads) { /* descriptors this delivery's fetch brings in, for later packets */
 		uint64_t f = dest_fetched(s, dest), fetched = f - s->fetched_seen[dest];
 
 		s->fetched_seen[dest] = f;
-		s->dst[dest].desc_ready = nic_dma_read(
+		s->src_ready[src] = nic_dma_read(
 			s, n, ready, 0, (uint32_t)(fetched ? fetched : 1) * cfg->desc_bytes, false);
 	}
 	if (n->up_free < ready) /* the data waits for its descriptor on the NIC */
@@ -512,6 +527,9 @@ static void nic_reads(const struct sim *s, json_t *m)
 	jset(m, "nic_partial_line_reads", jcount(s->partial_reads));
 	jset(m, "nic_dma_read_latency_ns_mean",
 	     reads ? jnum((double)ps / (double)reads / 1e3) : json_null());
+	jset(m, "nic_desc_wait_ns_mean",
+	     s->desc_waited ? jnum((double)s->desc_wait_ps / (double)s->desc_waited / 1e3)
+			    : json_null());
 	jset(m, "nic_pcie_llc_miss_share",
 	     lines ? jfrac((double)missed / (double)lines) : json_null());
 }

@@ -367,3 +367,15 @@ def test_the_time_series_ends_with_the_run():
             "arch.name=dyn_shring", "arch.dyn_sample_ms=0.5")
     assert [p["t_ms"] for p in r.metrics["series"]] == [1.0, 2.0, 3.0]
     assert r.metrics["dyn_shring"]["samples"][-1]["t_ms"] == 3.0
+
+
+def test_a_shared_rings_packets_all_wait_for_its_descriptor_fetches():
+    """A descriptor fetch brings a source ring's next descriptors: every packet that takes
+    one waits for it, whichever core it goes to. A shared ring carries its share_degree cores'
+    packets, so its packets wait longer than a private ring's, not shorter (only the packets
+    of the core whose delivery started a fetch waited for it)."""
+    def wait(arch: str) -> float:
+        return sim(f"arch.name={arch}", "run.duration_ms=3", "run.warmup_ms=1",
+                   ref="reference").metrics["nic_desc_wait_ns_mean"]
+
+    assert wait("shring") > 1.5 * wait("privring")
