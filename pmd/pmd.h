@@ -199,7 +199,9 @@ struct pmd {
 	uint32_t buf_data_off;
 	struct rxb_rss rss;
 	struct rxb_reta reta; /* N reads, C updates (rte_eth_dev_rss_reta_update) */
-	bool l4;              /* rss_hf asks for TCP/UDP ports (C, while stopped) */
+	/* rss_hf asks for TCP/UDP ports: C writes it, also while started
+	 * (rss_hash_update), N reads it per frame; relaxed, a flag alone */
+	_Atomic bool l4;
 	/* the receive reads the clock: the stall fault, shRing's release times,
 	 * dynamic shRing's receive intervals (C, at start) */
 	bool rx_clock;

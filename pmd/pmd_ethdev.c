@@ -532,7 +532,7 @@ static int dev_start(struct rte_eth_dev *dev)
 	zero_queue_counters(dev);
 	p->hz = rte_get_tsc_hz();
 	p->cfg.scn.run.seed = p->port_id;
-	p->l4 = rss_l4(dev);
+	atomic_store_explicit(&p->l4, rss_l4(dev), memory_order_relaxed);
 	p->rx_clock = p->cfg.stall_queue >= 0 || p->cfg.scn.arch.name == RXB_ARCH_SHRING ||
 		      p->cfg.scn.arch.name == RXB_ARCH_SHRING_LIST ||
 		      p->cfg.scn.arch.name == RXB_ARCH_DYN_SHRING;
@@ -844,7 +844,7 @@ static int rss_hash_update(struct rte_eth_dev *dev, struct rte_eth_rss_conf *rss
 			return fail(p, &err, -EINVAL);
 	}
 	dev->data->dev_conf.rx_adv_conf.rss_conf.rss_hf = rss->rss_hf & PMD_RSS_TYPES;
-	p->l4 = rss_l4(dev);
+	atomic_store_explicit(&p->l4, rss_l4(dev), memory_order_relaxed);
 	return 0;
 }
 

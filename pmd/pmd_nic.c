@@ -195,11 +195,13 @@ static void dma_write(void *arg, rxb_buf_t buf)
 static uint32_t frame_hash(const struct pmd *p, const struct rte_mbuf *f)
 {
 	const uint8_t *data = rte_pktmbuf_mtod(f, const uint8_t *);
+	/* relaxed: pairs with nothing; the flag alone (pmd.h) */
+	bool l4 = atomic_load_explicit(&p->l4, memory_order_relaxed);
 	uint16_t dport;
 
-	if (p->wire_rss && p->wire_rss_l4 == p->l4 && (f->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
+	if (p->wire_rss && p->wire_rss_l4 == l4 && (f->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
 		return f->hash.rss;
-	if (p->l4)
+	if (l4)
 		return rxb_rss_frame(&p->rss, data, rte_pktmbuf_data_len(f), &dport);
 	return rxb_rss_frame_l3(&p->rss, data, rte_pktmbuf_data_len(f));
 }
@@ -307,12 +309,14 @@ static void deliver_null(struct pmd_nic *nic, uint16_t n, uint64_t now, uint64_t
 	struct rxb_delivery del[PMD_WIRE_BURST];
 	uint16_t m = 0;
 	uint64_t t0 = rte_rdtsc(), t1;
+	/* relaxed: the flag alone (pmd.h); one read for the burst */
+	bool l4 = atomic_load_explicit(&p->l4, memory_order_relaxed);
 
 	for (uint16_t i = 0; i < n; i++) {
 		const struct pmd_wire_flow *wf = pmd_wire_null_next(nic);
 
 		dma[m] = (struct dma){ .p = p, .flow = wf };
-		if (steer(nic, p->null_frame_len, p->l4 ? wf->hash_l4 : wf->hash_l3, now, &meta[m],
+		if (steer(nic, p->null_frame_len, l4 ? wf->hash_l4 : wf->hash_l3, now, &meta[m],
 			  &dma[m]))
 			m++;
 	}

@@ -381,3 +381,22 @@ def test_xstats_reset_bases_counts_not_occupancy():
         assert xs["rx_q0_occupancy"] == full["rx_q0_occupancy"], (full, xs)
         assert xs["rx_q0_delivered"] == 0, xs
         close_and_quit(t)
+
+
+def test_rss_fields_change_while_the_nic_steers():
+    """rss_hf may change while the port runs: the NIC threads read the L4 choice per frame
+    while the control thread writes it (a data race the TSan run of this file reports
+    without the atomic flag), and traffic goes on."""
+    with TestPmd("port=net_null0,iface=rxbisect", ["--nb-cores=2", "--rxq=2", "--txq=2"],
+                 lcores=LCORES_2FWD, service="3") as t:
+        assert t.started, t.log[-3000:]
+        t.cmd("start")
+        for fields in ("udp", "ip", "tcp", "ip"):
+            t.cmd(f"port config all rss {fields}")
+        before = t.xstats()
+        xs = t.wait_xstat(lambda x: x["rx_q0_received"] + x["rx_q1_received"] >
+                          before["rx_q0_received"] + before["rx_q1_received"] + 5000,
+                          "traffic after the changes")
+        assert xs["rx_q0_received"] > 0
+        t.cmd("stop")
+        close_and_quit(t)
