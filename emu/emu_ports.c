@@ -41,9 +41,9 @@ static int split_pcap(struct emu *e, struct rxb_err *err)
 	}
 	rd.max_frame = c->scn.arch.buffer_bytes;
 	for (uint32_t q = 0; q < e->n_pq; q++) {
-		snprintf(e->split[q], sizeof(e->split[q]), "/tmp/rxb-emu-%d-%u-q%u.pcap",
+		snprintf(e->split[q], sizeof(e->split[q]), "/tmp/rxb-emu-%d-%u-q%u-XXXXXX",
 			 (int)getpid(), e->run_id, q);
-		out[q] = rxb_pcap_open_write(e->split[q]);
+		out[q] = rxb_pcap_create_temp(e->split[q]);
 		if (out[q] == NULL) {
 			rxb_err_set(err, "emu.source = pcap: cannot write %s: %s", e->split[q],
 				    strerror(errno));

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pcapio.h"
 
@@ -94,16 +96,31 @@ int rxb_pcap_check(const char *path, uint32_t max_frame, char *msg, size_t cap)
 	return rc < 0 ? -1 : 0;
 }
 
-FILE *rxb_pcap_open_write(const char *path)
+/* The file header on f; f, or NULL (closed) on failure. */
+static FILE *with_header(FILE *f)
 {
 	struct file_hdr h = { PCAP_MAGIC_US, 2, 4, 0, 0, 65535, RXB_LINK_ETHERNET };
-	FILE *f = fopen(path, "wb");
 
 	if (f != NULL && fwrite(&h, sizeof(h), 1, f) != 1) {
 		fclose(f);
 		return NULL;
 	}
 	return f;
+}
+
+FILE *rxb_pcap_open_write(const char *path)
+{
+	return with_header(fopen(path, "wb"));
+}
+
+FILE *rxb_pcap_create_temp(char *templ)
+{
+	int fd = mkstemp(templ);
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+
+	if (fd >= 0 && f == NULL)
+		close(fd);
+	return with_header(f);
 }
 
 int rxb_pcap_write(FILE *f, uint64_t ts_ns, const void *data, uint32_t len)

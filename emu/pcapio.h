@@ -42,6 +42,10 @@ int rxb_pcap_check(const char *path, uint32_t max_frame, char *msg, size_t cap);
 
 /* Microsecond pcap, Ethernet link type. NULL on failure (errno). */
 FILE *rxb_pcap_open_write(const char *path);
+/* The same in a new file of its own: templ ends in "XXXXXX", which mkstemp
+ * replaces (templ then names the file). Never an existing file or a link
+ * someone placed at a name they could guess. */
+FILE *rxb_pcap_create_temp(char *templ);
 int rxb_pcap_write(FILE *f, uint64_t ts_ns, const void *data, uint32_t len);
 
 #endif /* RXB_EMU_PCAPIO_H */

@@ -8,9 +8,14 @@
  * the port's hash); the two ports offer alike. Designs whose physical
  * queue spans both ports (rxBisect, one association set) included. */
 #define _GNU_SOURCE
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "check.h"
 #include "emu_test.h"
 #include "emu_run_test.h"
+#include "pcapio.h"
 #include "rxb/rss.h"
 
 #define N_PKTS   4000u
@@ -217,9 +222,30 @@ static void test_generator_lcores_refused_where_queues_span_them(void)
 	}
 }
 
+/* The per-queue captures a pcap source splits a trace into are new files
+ * of their own: never an existing file, nor a link placed at a name one
+ * could guess (rxb-emu often runs as root). */
+static void test_split_captures_are_new_files(void)
+{
+	char a[] = "/tmp/rxb-test-split-XXXXXX", b[] = "/tmp/rxb-test-split-XXXXXX";
+	FILE *fa = rxb_pcap_create_temp(a), *fb = rxb_pcap_create_temp(b);
+	struct stat st;
+
+	CHECK(fa != NULL && fb != NULL);
+	CHECK(strcmp(a, b) != 0 && strstr(a, "XXXXXX") == NULL);
+	if (fa != NULL)
+		fclose(fa);
+	if (fb != NULL)
+		fclose(fb);
+	CHECK(lstat(a, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 24); /* the header */
+	unlink(a);
+	unlink(b);
+}
+
 int main(void)
 {
 	emu_rt_init("emu_ports");
+	RUN(test_split_captures_are_new_files);
 	RUN(test_each_port_offers_its_flows_to_its_cores);
 	RUN(test_a_generator_lcore_per_port);
 	RUN(test_generator_lcores_split_a_port);
