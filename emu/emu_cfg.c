@@ -98,13 +98,11 @@ static const char *phys_queues_what(const struct rxb_emu_cfg *c, char *buf, size
 {
 	struct rxb_iface_shape shape;
 	struct rxb_iface_config ic;
-	struct rxb_src_range r;
-	struct rxb_err err = { 0 };
 
 	if (design_shape(c, &shape, &ic) != 0)
 		return "one per destination";
-	/* several sources behind one queue: rxBisect's association sets */
-	if (rxb_iface_shape_srcs_of(&ic, 0, 0, &r, &err) == 0 && r.n > 1)
+	/* rxBisect's queues are its association sets, of one core or more */
+	if (ic.arch == RXB_ARCH_RXBISECT)
 		return "one per association set: arch.association = per_nic or groups makes more";
 	if (shape.n_srcs >= shape.n_dests)
 		return "one per destination";

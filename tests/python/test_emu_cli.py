@@ -373,6 +373,9 @@ def test_quiet_keys_leaves_the_warnings_to_the_front_end():
 @pytest.mark.parametrize("sets, why", [
     (("arch.name=dyn_shring", "emu.nic_lcores=2"), "dyn_shring"),
     (("arch.name=privring", "system.cores=2", "emu.nic_lcores=3"), "allowed: 1..2"),
+    # rxBisect's queues are its association sets, here of one core each
+    (("arch.name=rxbisect", "arch.association=groups", "arch.groups=2", "system.cores=2",
+      "emu.nic_lcores=3"), "2 physical queues here (one per association set"),
 ])
 def test_nic_lcores_that_cannot_shard_are_refused_in_one_line(sets, why):
     p = subprocess.run([str(BIN), *[a for s in sets for a in ("--set", s)]],
