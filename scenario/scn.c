@@ -161,7 +161,7 @@ void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, 
 	if (k->auto_ok)
 		cat(buf, cap, ", or \"auto\"");
 	if (l->why[0] != '\0' && rxb_scn_honours(k, e))
-		cat(buf, cap, " on the %s: %s", e == RXB_ENGINE_EMU ? "emulator" : "simulator",
+		cat(buf, cap, "; on the %s: %s", e == RXB_ENGINE_EMU ? "emulator" : "simulator",
 		    l->why);
 }
 

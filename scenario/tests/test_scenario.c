@@ -81,7 +81,7 @@ static void test_errors_name_key_value_and_what_is_allowed(void)
 	expect_error(RXB_ENGINE_SIM, "run.seed", "-1", "out of range");
 	/* the emulator's narrower range says why */
 	expect_error(RXB_ENGINE_EMU, "system.cores", "65",
-		     "from 1 to 64 (cores) on the emulator: runs on a 2-CPU laptop");
+		     "from 1 to 64 (cores); on the emulator: runs on a 2-CPU laptop");
 	expect_error(RXB_ENGINE_EMU, "arch.rxlist_batch", "2", "simulate batched RxList");
 }
 
