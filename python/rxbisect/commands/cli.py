@@ -46,6 +46,7 @@ from ..vocab import profile, scenario
 from . import cli_fidelity, cli_repro, cli_tools
 from .options import (
     INT,
+    ListDefaults,
     Parser,
     as_key,
     at_most,
@@ -396,22 +397,26 @@ def build_parser() -> argparse.ArgumentParser:
     z.set_defaults(func=cmd_sizing)
 
     d = sub.add_parser("dark", aliases=["darkpackets"], help="the analytic dark-packet bound of docs/evaluation.md §4; "
-                       "each option takes a comma-separated list and all combinations are shown")
+                       "each option takes a comma-separated list and all combinations are shown",
+                       formatter_class=ListDefaults)
     # each option takes the values of the scenario key it stands for (as_key)
     d.add_argument("--link-gbps", type=list_of(as_key("traffic.rate_gbps")), default=[100.0],
-                   metavar="L")
+                   metavar="L", help="link rate (default: %(default)s)")
     d.add_argument("--packet-bytes", type=list_of(as_key("traffic.packet_bytes")), default=[64],
                    metavar="P", help="Ethernet frame incl. FCS; 20 B of preamble and gap are "
-                   "added")
-    d.add_argument("--cores", type=list_of(as_key("system.cores")), default=[1], metavar="N")
+                   "added (default: %(default)s)")
+    d.add_argument("--cores", type=list_of(as_key("system.cores")), default=[1], metavar="N",
+                   help="cores sharing the link (default: %(default)s)")
     d.add_argument("--accesses", type=list_of(as_key("workload.reads")), default=[1],
-                   metavar="M", help="dependent DRAM accesses per packet")
+                   metavar="M", help="dependent DRAM accesses per packet (default: %(default)s)")
     d.add_argument("--dram-ns", type=list_of(at_most(1e6, "ns")), metavar="T",
                    help="DRAM latency (default: the profile's idle latency)")
     d.add_argument("--compute-ns", type=list_of(as_key("workload.compute_ns")), default=[0.0],
-                   metavar="C")
+                   metavar="C", help="compute per packet besides the accesses "
+                   "(default: %(default)s)")
     d.add_argument("--profile", type=nonempty, default=darkpackets.DEFAULT_PROFILE,
-                   help="hardware profile whose DRAM idle latency --dram-ns defaults to")
+                   help="hardware profile whose DRAM idle latency --dram-ns defaults to "
+                   "(default: %(default)s)")
     d.add_argument("--json", action="store_true")
     d.set_defaults(func=cmd_dark)
 

@@ -3,6 +3,7 @@ errors, value types (lists, seconds, numbers), and the option groups for scenari
 pools and progress bars, with the helpers that read them back."""
 
 import argparse
+import copy
 import dataclasses
 import json
 import sys
@@ -20,6 +21,16 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D102 (argparse API)
         self.print_usage(sys.stderr)
         self.exit(2, f"rxb: error: {message}\n")
+
+
+class ListDefaults(argparse.HelpFormatter):
+    """Help that writes a list default as it is typed: "100,25", not "[100.0, 25.0]"."""
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        if isinstance(action.default, list):
+            action = copy.copy(action)
+            action.default = ",".join(f"{v:g}" for v in action.default)
+        return super()._expand_help(action)
 
 
 def list_of(conv: Callable[[str], float]) -> Callable[[str], list]:
