@@ -141,7 +141,7 @@ struct opts {
 static int parse(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .reps = 5, .ms = 100 };
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* each option takes a value */
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (strcmp(argv[i], "--reps") == 0 && v != NULL)
@@ -157,7 +157,6 @@ static int parse(int argc, char **argv, struct opts *o)
 				MAX_REPS);
 			return -1;
 		}
-		i++;
 	}
 	if (o->reps == 0 || o->reps > MAX_REPS || !(o->ms > 0)) {
 		fprintf(stderr, "bench_rss: --reps must be in 1..%d and --ms above 0\n", MAX_REPS);
