@@ -372,11 +372,14 @@ static uint64_t setup_address_map(struct sim *s)
 	s->pool_base = 4ull << 30;
 	next = align_up(s->pool_base + (uint64_t)cfg->scn.arch.pool_buffers * sim_buf_stride(s),
 			HUGE_ALIGN);
+	/* the working set's slots: a buffer's address over the stride from the
+	 * pool's base, the emulator's extras past the alignment gap included */
+	s->ws_slots = cfg->scn.arch.pool_buffers;
 	if (cfg->scn.arch.emulated) {
 		extra = emumodel_setup(s, next);
+		s->ws_slots = (next - s->pool_base) / sim_buf_stride(s) + extra + 1;
 		next = align_up(next + extra * sim_buf_stride(s), HUGE_ALIGN);
 	}
-	s->ws_slots = cfg->scn.arch.pool_buffers + extra;
 	s->ws_bits = sim_xcalloc((s->ws_slots + 63) / 64, sizeof(uint64_t));
 	s->cq_ring_bytes = align_up((uint64_t)s->cq_entries * cfg->cqe_bytes, 4096);
 	s->cq_base = next;
