@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_config.h>
 
@@ -316,6 +318,38 @@ static int check_pcap_name(const char *setting, const char *path, struct rxb_err
 			setting, path, *bad);
 }
 
+/* The output capture can be written: an existing file we may write, or a
+ * new one in a directory we may write. Checked before the EAL starts, so
+ * the run is refused as emu.out's (net_pcap's failure came late, exit 1,
+ * with the errno of rte_vdev_init). */
+static int check_writable(const char *setting, const char *path, struct rxb_err *err)
+{
+	char dir[sizeof(((struct rxb_emu_cfg *)0)->out_pcap)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) == 0) {
+		errno = EISDIR;
+		rc = S_ISDIR(st.st_mode) ? -1 : access(path, W_OK);
+	} else if (errno != ENOENT) {
+		rc = -1;
+	} else { /* a new file: its directory */
+		if (slash == NULL)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path),
+				 path);
+		rc = access(dir, W_OK);
+	}
+	if (rc == 0)
+		return 0;
+	return CFG_FAIL(err,
+			"%s%s: cannot be written (%s); allowed: a file in a directory you can "
+			"write",
+			setting, path, strerror(errno));
+}
+
 /* The pcap files the run hands to net_pcap by name: the trace (unless it
  * is split into files of the emulator's own naming, one per queue) and the
  * output. */
@@ -324,7 +358,9 @@ static int check_pcap_names(const struct rxb_emu_cfg *c, struct rxb_err *err)
 	if (c->scn.emu.source == RXB_EMU_SOURCE_PCAP && rxb_emu_phys_queues(c) == 1 &&
 	    check_pcap_name("traffic.pcap = ", c->scn.traffic.pcap, err) != 0)
 		return -EINVAL;
-	if (c->out == RXB_EMU_OUT_PCAP && check_pcap_name("emu.out = pcap:", c->out_pcap, err) != 0)
+	if (c->out == RXB_EMU_OUT_PCAP &&
+	    (check_pcap_name("emu.out = pcap:", c->out_pcap, err) != 0 ||
+	     check_writable("emu.out = pcap:", c->out_pcap, err) != 0))
 		return -EINVAL;
 	return 0;
 }

@@ -176,6 +176,23 @@ def test_a_pcap_name_net_pcap_cannot_take_is_refused(tmp_path, name, sets, said)
 
 
 @needs_bin
+@pytest.mark.parametrize("where, why", [
+    ("missing/out.pcap", "No such file or directory"),
+    ("", "Is a directory"),
+])
+def test_an_output_capture_that_cannot_be_written_is_refused_by_name(tmp_path, where, why):
+    """net_pcap failed to create it after the EAL had started: exit 1 and 'cannot create the
+    virtual device ... Operation not permitted'."""
+    out = tmp_path / where
+    p = subprocess.run([str(BIN), "--set", f"emu.out=pcap:{out}"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines() == [
+        f"error: emu.out = pcap:{out}: cannot be written ({why}); allowed: a file in a "
+        "directory you can write"]
+
+
+@needs_bin
 def test_a_trace_that_is_a_directory_is_named_so(tmp_path):
     """The engines' one pcap reader: a directory read as a file gave 'truncated file header
     (got 4096 of 24 bytes)'."""
