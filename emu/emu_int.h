@@ -431,6 +431,10 @@ void emu_ports_close(struct emu *e);
 uint64_t emu_lib_nic(struct emu *e, uint32_t d, int counter);
 /* Drops of destination d by `cause`: at the physical queue and in the library. */
 uint64_t emu_dest_drops(struct emu *e, uint32_t d, int cause);
+/* Packets offered to destination d: those the library was offered and
+ * those the physical queue dropped before it (emulated), so that offered =
+ * delivered + drops + in flight in the record and the telemetry alike. */
+uint64_t emu_dest_offered(struct emu *e, uint32_t d);
 /* Entries waiting in destination d's ring (CR / Bx; native: the wire ring). */
 uint64_t emu_dest_occupancy(struct emu *e, uint32_t d);
 /* Packets the cores' receive calls took and dropped to re-arm their own

@@ -794,15 +794,9 @@ static void fill_rings(struct emu *e, struct rxb_emu_result *r)
 
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
 			o->drops[k] = emu_dest_drops(e, d, k);
-		if (e->cfg->scn.arch.emulated) {
-			o->offered = emu_lib_nic(e, d, RXB_NIC_OFFERED);
-			o->delivered = emu_lib_nic(e, d, RXB_NIC_DELIVERED);
-			for (int k = 0; k < RXB_DROP_CAUSES; k++)
-				o->offered += rxb_counter_read(&ds->drops[k]);
-		} else {
-			o->offered = rxb_counter_read(&ds->offered);
-			o->delivered = r->worker[d].received;
-		}
+		o->offered = emu_dest_offered(e, d);
+		o->delivered = e->cfg->scn.arch.emulated ? emu_lib_nic(e, d, RXB_NIC_DELIVERED)
+							 : r->worker[d].received;
 		o->occ_max = ds->occ_max;
 		o->occ_mean = ds->occ_n ? (double)ds->occ_sum / (double)ds->occ_n : 0;
 		o->posted_max = ds->posted_max;

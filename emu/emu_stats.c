@@ -24,6 +24,19 @@ uint64_t emu_dest_drops(struct emu *e, uint32_t d, int cause)
 	return v;
 }
 
+uint64_t emu_dest_offered(struct emu *e, uint32_t d)
+{
+	uint64_t v;
+
+	if (!e->cfg->scn.arch.emulated)
+		return rxb_counter_read(&e->d[d].offered);
+	/* the library's, and what the physical side dropped before it */
+	v = emu_lib_nic(e, d, RXB_NIC_OFFERED);
+	for (int k = 0; k < RXB_DROP_CAUSES; k++)
+		v += rxb_counter_read(&e->d[d].drops[k]);
+	return v;
+}
+
 uint64_t emu_dest_occupancy(struct emu *e, uint32_t d)
 {
 	if (e->cfg->scn.arch.emulated)

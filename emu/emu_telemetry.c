@@ -127,15 +127,11 @@ static int tel_rings(const char *cmd, const char *params, struct rte_tel_data *d
 		if (c == NULL)
 			break;
 		rte_tel_data_start_dict(c);
-		if (e->cfg->scn.arch.emulated) {
-			rte_tel_data_add_dict_u64(c, "offered", emu_lib_nic(e, r, RXB_NIC_OFFERED));
-			rte_tel_data_add_dict_u64(c, "delivered",
-						  emu_lib_nic(e, r, RXB_NIC_DELIVERED));
-		} else {
-			rte_tel_data_add_dict_u64(c, "offered", rxb_counter_read(&e->d[r].offered));
-			rte_tel_data_add_dict_u64(c, "delivered",
-						  rxb_counter_read(&e->w[r].st.received));
-		}
+		rte_tel_data_add_dict_u64(c, "offered", emu_dest_offered(e, r));
+		rte_tel_data_add_dict_u64(c, "delivered",
+					  e->cfg->scn.arch.emulated
+						  ? emu_lib_nic(e, r, RXB_NIC_DELIVERED)
+						  : rxb_counter_read(&e->w[r].st.received));
 		rte_tel_data_add_dict_u64(c, "occupancy", emu_dest_occupancy(e, r));
 		for (int k = 0; k < RXB_DROP_CAUSES; k++)
 			rte_tel_data_add_dict_u64(c, rxb_drop_cause_name[k],
