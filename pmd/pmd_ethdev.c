@@ -499,24 +499,34 @@ static void update_link(struct pmd *p)
 	rte_eth_linkstatus_set(p->dev, &l);
 }
 
+/* The first of n queues that was not set up (n: none). */
+static uint16_t first_missing(void *const *queues, uint16_t n)
+{
+	uint16_t q = 0;
+
+	while (q < n && queues[q] != NULL)
+		q++;
+	return q;
+}
+
 /* DPDK's ethdev layer starts a port whose configured queues were not all
  * set up: everything below reads every queue, so refuse first. */
 static int check_queues_set_up(const struct rte_eth_dev *dev, struct rxb_err *err)
 {
-	for (uint16_t q = 0; q < dev->data->nb_rx_queues; q++)
-		if (dev->data->rx_queues[q] == NULL)
+	static const char *const dir[2] = { "Rx", "Tx" };
+	void *const *queues[2] = { dev->data->rx_queues, dev->data->tx_queues };
+	const uint16_t n[2] = { dev->data->nb_rx_queues, dev->data->nb_tx_queues };
+
+	for (int d = 0; d < 2; d++) {
+		uint16_t q = first_missing(queues[d], n[d]);
+
+		if (q < n[d])
 			return rxb_err_fail(
 				err, -EINVAL,
-				"Rx queue %u of %u was not set up; allowed: start "
-				"after rte_eth_rx_queue_setup() of every configured queue",
-				q, dev->data->nb_rx_queues);
-	for (uint16_t q = 0; q < dev->data->nb_tx_queues; q++)
-		if (dev->data->tx_queues[q] == NULL)
-			return rxb_err_fail(
-				err, -EINVAL,
-				"Tx queue %u of %u was not set up; allowed: start "
-				"after rte_eth_tx_queue_setup() of every configured queue",
-				q, dev->data->nb_tx_queues);
+				"%s queue %u of %u was not set up; allowed: start after "
+				"rte_eth_%s_queue_setup() of every configured queue",
+				dir[d], q, n[d], d == 0 ? "rx" : "tx");
+	}
 	return 0;
 }
 
