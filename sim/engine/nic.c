@@ -158,9 +158,11 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	 * descriptor: the one the last fetch of its source ring brings, which
 	 * every packet taking from that ring waits for (a shared ring's other
 	 * cores too). Its source is the one the destination's last delivery
-	 * took from: the design's fixed ring, or rxBisect's linked Ax until it
-	 * runs dry; a turn to another Ax is found by the delivery below, after
-	 * the on-NIC buffer's check was made with the Ax expected. */
+	 * took from: the design's fixed ring, rxBisect's linked Ax until it
+	 * runs dry, dynamic shRing's set until it switches. A turn to another
+	 * ring is found by the delivery below, which waits for that ring's
+	 * fetch instead, after the on-NIC buffer's check was made with the
+	 * ring expected. */
 	src = s->last_src[dest];
 	ready = s->src_ready[src] > t ? s->src_ready[src] : t;
 	start = n->up_free > ready ? n->up_free : ready;
@@ -186,10 +188,9 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	}
 	rings[0] = d.ring;
 	rings[1] = d.notify_ring;
-	if (d.src_ring != src) { /* rxBisect turned to another Ax */
+	if (d.src_ring != src) { /* another ring than expected: its fetch, not that one's */
 		src = s->last_src[dest] = d.src_ring;
-		if (s->src_ready[src] > ready)
-			ready = s->src_ready[src];
+		ready = s->src_ready[src] > t ? s->src_ready[src] : t;
 	}
 	if (cohort) {
 		s->desc_wait_ps += ready - t;
