@@ -678,28 +678,33 @@ static int warmup_before_end(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
-/* The simulator's flow tables (lb, nat) hold every flow their core sees:
- * it places a flow by its order of arrival, and one past the table took
- * another flow's entry, as no flow manager does (rte_hash refuses the
- * insert). The bound is the mean over the NIC with the fewest cores; drawn
- * flows spread unevenly around it. A trace's flows are not known here. The
+/* The simulator's flow tables (lb, nat) hold every flow their core sees
+ * under the generator's ranges: it places such a flow at its order of
+ * arrival, and one past the table took another flow's entry, as no flow
+ * manager does (rte_hash refuses the insert). The generator's flows spread
+ * evenly over a NIC's cores. (Drawn flows are placed by a hash, sharing an
+ * entry at any capacity; a trace's flows are not known here.) The
  * emulator runs the real tables: it counts a flow that does not fit. */
 static int flow_tables_hold_flows(const struct rules_ctx *x, struct rxb_err *err)
 {
 	const struct rxb_scn *s = x->s;
 	uint64_t flows = rxb_scn_flows_per_nic(s), entries = rxb_scn_flow_table_entries(s);
 	uint32_t fewest = rxb_scn_fewest_cores(s);
-	uint64_t per_core = (flows + fewest - 1) / fewest;
+	uint64_t per_core = (flows + fewest - 1) / fewest, fits = RXB_SCN_FLOW_BUCKET;
 
-	if (!rxb_nf_keeps_flows(s->workload.nf) || per_core <= entries)
+	if (!rxb_nf_keeps_flows(s->workload.nf) || !rxb_scn_generator_ranges(s) ||
+	    per_core <= entries)
 		return 0;
+	while (fits < per_core)
+		fits <<= 1;
+	/* the least capacity whose tables round up to `fits` entries */
 	rxb_err_set(err,
 		    "workload.flow_capacity = %llu: each core's flow table has %llu entries "
 		    "(the capacity over the %u cores of a NIC, to a power of two), fewer than the "
 		    "%llu flows a core sees (%llu a NIC); allowed: at least %llu",
 		    (unsigned long long)s->workload.flow_capacity, (unsigned long long)entries,
 		    fewest, (unsigned long long)per_core, (unsigned long long)flows,
-		    (unsigned long long)(per_core * fewest));
+		    (unsigned long long)(fits / 2 * fewest + 1));
 	return broken();
 }
 
