@@ -120,7 +120,10 @@ FILE *rxb_pcap_create_temp(char *templ)
 
 	if (fd >= 0 && f == NULL)
 		close(fd);
-	return with_header(f);
+	f = with_header(f);
+	if (fd >= 0 && f == NULL)
+		unlink(templ); /* created, but no capture: nobody else would remove it */
+	return f;
 }
 
 int rxb_pcap_write(FILE *f, uint64_t ts_ns, const void *data, uint32_t len)
