@@ -160,6 +160,9 @@ struct pmd_nic {
 	 * the next and by C at stop: the thread's state goes from pass to
 	 * pass (service lcores may take turns) and to the census explicitly. */
 	_Atomic uint64_t passes;
+	/* N inside pmd_nic_service(): what a stop that stops trusting the
+	 * service framework's mark waits for (quiesce_nic) */
+	_Atomic bool in_pass;
 	uint32_t flow_next; /* net_null: the next flow to try */
 	uint64_t next_link_check;
 	bool link_up; /* this thread's view of the wire */

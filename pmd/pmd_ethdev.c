@@ -581,13 +581,13 @@ out:
 	return fail(p, &err, rc);
 }
 
-/* A pass takes microseconds (a wire burst of PMD_WIRE_BURST frames): a NIC
- * service still marked active this long after its runstate went to 0 is not
- * in a pass. The EAL clears the mark only when that service lcore next looks
- * at the service, which it never does once the service was unmapped from
- * it while running: the wait is bounded rather than endless. Ten seconds,
- * not less: giving up on a pass that is only descheduled (lcores mapped
- * onto fewer CPUs, a sanitizer's slowdown) would free what it still uses. */
+/* A pass takes microseconds (a wire burst of PMD_WIRE_BURST frames). The EAL
+ * clears a service's active mark only when that service lcore next looks at
+ * the service, which it never does once the service was unmapped from it
+ * while running: past this long, a service still marked active but not in
+ * a pass (pmd_nic.in_pass) is let go rather than waited for for ever. A pass
+ * still running is waited for: descheduled (lcores mapped onto fewer CPUs,
+ * a sanitizer's slowdown), it would use what the stop frees. */
 #define PMD_QUIESCE_MS 10000u
 
 /* Wait until every NIC thread is out of pmd_nic_service() for good. */
@@ -608,11 +608,15 @@ static void quiesce_nic(struct pmd *p)
 		/* The service framework stops calling it; one call may still
 		 * be in flight on a service lcore. */
 		while (rte_service_may_be_active(nic->service_id) == 1) {
-			if (rte_get_timer_cycles() > deadline) {
+			/* acquire: pairs with the release at the end of a pass; past
+			 * the deadline the stop goes on only outside one */
+			if (rte_get_timer_cycles() > deadline &&
+			    !atomic_load_explicit(&nic->in_pass, memory_order_acquire)) {
 				PMD_LOG(ERR,
 					"%s: NIC service \"%s\" still marked active %u ms after it "
-					"was stopped: no service lcore runs it any more (unmapped "
-					"while the port was started?); the stop goes on",
+					"was stopped, though not in a pass: no service lcore runs "
+					"it any more (unmapped while the port was started?); the "
+					"stop goes on",
 					p->dev->data->name, rte_service_get_name(nic->service_id),
 					PMD_QUIESCE_MS);
 				break;

@@ -438,9 +438,16 @@ int32_t pmd_nic_service(void *arg)
 	uint64_t now = rte_rdtsc(), step[PMD_N_STEPS] = { 0 };
 	unsigned work = 0, pkts;
 
+	/* relaxed: quiesce_nic() reads it only seconds after the stop cleared
+	 * nic_on; a pass that enters after that finds nic_on clear and touches
+	 * nothing the stop frees */
+	atomic_store_explicit(&nic->in_pass, true, memory_order_relaxed);
 	/* acquire: pairs with the release in dev_start() (pmd_ethdev.c); the
 	 * iface and queues it built are visible. */
 	if (!atomic_load_explicit(&p->nic_on, memory_order_acquire)) {
+		/* release: pairs with the acquire in quiesce_nic(); before the
+		 * pass count's release, which the stop's acquire then covers */
+		atomic_store_explicit(&nic->in_pass, false, memory_order_release);
 		/* release: even a pass that found the port stopped ends before
 		 * the stop's acquire (quiesce_nic) */
 		count_release(&nic->passes);
@@ -469,6 +476,9 @@ int32_t pmd_nic_service(void *arg)
 		work += port_work(p, now);
 	account_pass(nic, now, pkts, step);
 	rxb_counter_add(work != 0 ? &nic->ns.busy_polls : &nic->ns.idle_polls, 1);
+	/* release: pairs with the acquire in quiesce_nic(); before the pass
+	 * count's release, the pass's last write to what the close frees */
+	atomic_store_explicit(&nic->in_pass, false, memory_order_release);
 	/* release: pairs with the acquires at the next pass's start and in
 	 * quiesce_nic() (pmd_ethdev.c) */
 	count_release(&nic->passes);
