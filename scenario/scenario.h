@@ -216,6 +216,9 @@ uint32_t rxb_scn_fewest_cores(const struct rxb_scn *s);
  * entries), as rte_hash_create sizes it. */
 #define RXB_SCN_FLOW_BUCKET 8u
 uint64_t rxb_scn_flow_table_entries(const struct rxb_scn *s);
+/* The entries a table sized for `keys` keys gets: the power of two at or
+ * above it, at least a bucket. */
+uint64_t rxb_scn_flow_table_for(uint64_t keys);
 
 /* The flows one NIC's traffic holds: the generator's ranges, incremented
  * together, repeat after lcm(gen_src_addrs, gen_dst_addrs) packets; drawn

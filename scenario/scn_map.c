@@ -204,14 +204,20 @@ uint32_t rxb_scn_fewest_cores(const struct rxb_scn *s)
 	return fewest == UINT32_MAX ? s->system.cores : fewest;
 }
 
+uint64_t rxb_scn_flow_table_for(uint64_t keys)
+{
+	uint64_t e = RXB_SCN_FLOW_BUCKET;
+
+	while (e < keys)
+		e <<= 1;
+	return e;
+}
+
 uint64_t rxb_scn_flow_table_entries(const struct rxb_scn *s)
 {
 	uint32_t fewest = rxb_scn_fewest_cores(s);
-	uint64_t per = (s->workload.flow_capacity + fewest - 1) / fewest, e = RXB_SCN_FLOW_BUCKET;
 
-	while (e < per)
-		e <<= 1;
-	return e;
+	return rxb_scn_flow_table_for((s->workload.flow_capacity + fewest - 1) / fewest);
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)

@@ -690,13 +690,12 @@ static int flow_tables_hold_flows(const struct rules_ctx *x, struct rxb_err *err
 	const struct rxb_scn *s = x->s;
 	uint64_t flows = rxb_scn_flows_per_nic(s), entries = rxb_scn_flow_table_entries(s);
 	uint32_t fewest = rxb_scn_fewest_cores(s);
-	uint64_t per_core = (flows + fewest - 1) / fewest, fits = RXB_SCN_FLOW_BUCKET;
+	uint64_t per_core = (flows + fewest - 1) / fewest;
+	uint64_t fits = rxb_scn_flow_table_for(per_core);
 
 	if (!rxb_nf_keeps_flows(s->workload.nf) || !rxb_scn_generator_ranges(s) ||
 	    per_core <= entries)
 		return 0;
-	while (fits < per_core)
-		fits <<= 1;
 	/* the least capacity whose tables round up to `fits` entries */
 	rxb_err_set(err,
 		    "workload.flow_capacity = %llu: each core's flow table has %llu entries "
