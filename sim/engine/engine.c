@@ -422,7 +422,7 @@ static void setup_measure(struct sim *s)
 	s->fetched_seen = sim_xcalloc(s->ndests, sizeof(*s->fetched_seen));
 	for (uint32_t d = 0; d < s->ndests; d++)
 		s->fetched_seen[d] = dest_fetched(s, d);
-	s->src_ready = sim_xcalloc(rxb_iface_n_srcs(s->ifc), sizeof(*s->src_ready));
+	s->src_fetch = sim_xcalloc(rxb_iface_n_srcs(s->ifc), sizeof(*s->src_fetch));
 	s->last_src = sim_xcalloc(s->ndests, sizeof(*s->last_src));
 	for (uint32_t d = 0; d < s->ndests; d++)
 		s->last_src[d] = first_src(s, d);
@@ -715,7 +715,7 @@ void sim_free(struct sim *s)
 	free(s->cq_r);
 	free(s->dst);
 	free(s->fetched_seen);
-	free(s->src_ready);
+	free(s->src_fetch);
 	free(s->last_src);
 	free(s->occ);
 	free(s->sh_w0);

@@ -84,6 +84,13 @@ struct pinfo {
 	uint8_t cls; /* generator class: 1 = target traffic */
 };
 
+/* A source ring's descriptors at the NIC, which fetches them one batch
+ * ahead (nic.c): when the batch it takes from now arrived, and when the
+ * batch after it will. */
+struct src_fetch {
+	uint64_t cur_ps, ahead_ps;
+};
+
 struct nic;
 struct core;
 struct hog;
@@ -172,9 +179,9 @@ struct sim {
 	uint64_t departures, dep_wire_bytes;
 	struct rxb_hist lat;
 	struct dest_stats *dst;
-	uint64_t *fetched_seen; /* descriptors fetched per destination, last read */
-	uint64_t *src_ready;    /* per source ring: when its last fetch is at the NIC */
-	uint32_t *last_src;     /* per destination: the source its last delivery took */
+	uint64_t *fetched_seen;      /* descriptors fetched per destination, last read */
+	struct src_fetch *src_fetch; /* per source ring (nic.c) */
+	uint32_t *last_src;          /* per destination: the source its last delivery took */
 	uint64_t desc_wait_ps,
 		desc_waited; /* delivered packets' descriptor waits (after warm-up) */
 	struct ring_occ *occ;

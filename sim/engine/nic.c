@@ -126,6 +126,33 @@ static inline void pkt_ids(struct sim *s, struct nic *n, const struct sim_pkt *p
 	*fid = n->memo[id].fid;
 }
 
+static inline uint64_t later(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* A delivery at t took the first descriptor of a new batch from source
+ * ring src (the library fetched it: rxb_delivery.desc_reads). The NIC
+ * fetches a ring's descriptors one batch ahead, so this batch was
+ * requested when the previous one started (the ring's first before
+ * traffic) and the packet waits only for that read; the NIC now requests
+ * the next batch, once this one is in (one read in flight per ring), of
+ * as many descriptors as this one held. Returns when the packet's
+ * descriptor is at the NIC. */
+static uint64_t next_desc_batch(struct sim *s, struct nic *n, uint32_t src, uint32_t dest,
+				uint64_t t)
+{
+	struct src_fetch *f = &s->src_fetch[src];
+	uint64_t fetched = dest_fetched(s, dest), batch = fetched - s->fetched_seen[dest];
+	uint64_t ready = later(f->ahead_ps, t);
+
+	s->fetched_seen[dest] = fetched;
+	f->cur_ps = f->ahead_ps;
+	f->ahead_ps = nic_dma_read(s, n, ready, 0,
+				   (uint32_t)(batch ? batch : 1) * s->cfg->desc_bytes, false);
+	return ready;
+}
+
 /* The NIC receives a packet at time t. */
 void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t)
 {
@@ -155,16 +182,16 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 		s->dst[dest].offered++;
 	}
 	/* The packet waits in the on-NIC buffer for PCIe and for its
-	 * descriptor: the one the last fetch of its source ring brings, which
+	 * descriptor: in the batch of its source ring the NIC holds, which
 	 * every packet taking from that ring waits for (a shared ring's other
 	 * cores too). Its source is the one the destination's last delivery
 	 * took from: the design's fixed ring, rxBisect's linked Ax until it
 	 * runs dry, dynamic shRing's set until it switches. A turn to another
-	 * ring is found by the delivery below, which waits for that ring's
-	 * fetch instead, after the on-NIC buffer's check was made with the
-	 * ring expected. */
+	 * ring, or to the ring's next batch, is found by the delivery below,
+	 * which waits for that batch instead, after the on-NIC buffer's check
+	 * was made with the batch expected. */
 	src = s->last_src[dest];
-	ready = s->src_ready[src] > t ? s->src_ready[src] : t;
+	ready = later(s->src_fetch[src].cur_ps, t);
 	start = n->up_free > ready ? n->up_free : ready;
 	backlog = start > t ? (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte) : 0;
 	if (backlog + dma > s->nicbuf_bytes) {
@@ -188,20 +215,15 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	}
 	rings[0] = d.ring;
 	rings[1] = d.notify_ring;
-	if (d.src_ring != src) { /* another ring than expected: its fetch, not that one's */
+	if (d.src_ring != src) { /* another ring than expected: its batch, not that one's */
 		src = s->last_src[dest] = d.src_ring;
-		ready = s->src_ready[src] > t ? s->src_ready[src] : t;
+		ready = later(s->src_fetch[src].cur_ps, t);
 	}
+	if (d.desc_reads)
+		ready = next_desc_batch(s, n, src, dest, t);
 	if (cohort) {
 		s->desc_wait_ps += ready - t;
 		s->desc_waited++;
-	}
-	if (d.desc_reads) { /* descriptors this delivery's fetch brings in, for later packets */
-		uint64_t f = dest_fetched(s, dest), fetched = f - s->fetched_seen[dest];
-
-		s->fetched_seen[dest] = f;
-		s->src_ready[src] = nic_dma_read(
-			s, n, ready, 0, (uint32_t)(fetched ? fetched : 1) * cfg->desc_bytes, false);
 	}
 	if (n->up_free < ready) /* the data waits for its descriptor on the NIC */
 		n->up_free = ready;
