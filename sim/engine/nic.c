@@ -491,7 +491,9 @@ int trace_next(struct sim *s, struct rxb_err *err)
 		return rc;
 	t = p.t_ps; /* replay time: scaled and looped (replay.h) */
 	n = &s->nic[rxb_ecmp_port(p.rss, s->cfg->scn.system.nics)];
-	/* the link serialises frames: the last bit arrives after the frame */
+	/* a capture time is a last bit's arrival, as a generated packet's; the
+	 * link serialises frames: one cannot end before the previous one's
+	 * end plus its own time on the wire */
 	wire = (uint64_t)llround(8.0 * sim_wire_bytes(p.len) * 1000.0 / s->cfg->link_gbps);
 	if (t < n->link_free + wire)
 		t = n->link_free + wire;
