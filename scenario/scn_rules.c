@@ -689,7 +689,7 @@ static int flow_tables_hold_flows(const struct rules_ctx *x, struct rxb_err *err
 {
 	const struct rxb_scn *s = x->s;
 	uint64_t flows = rxb_scn_flows_per_nic(s), entries = rxb_scn_flow_table_entries(s);
-	uint32_t fewest = rxb_scn_fewest_cores(s);
+	uint32_t fewest = x->min_cpn;
 	uint64_t per_core = (flows + fewest - 1) / fewest;
 	uint64_t fits = rxb_scn_flow_table_for(per_core);
 
@@ -850,15 +850,6 @@ const char *rxb_scn_rule_name(unsigned i)
 	return i < rxb_scn_n_rules() ? rules[i].name : NULL;
 }
 
-static uint32_t fewest_cores(const struct rxb_scn_list *cpn)
-{
-	uint32_t least = UINT32_MAX;
-
-	for (uint32_t n = 0; n < cpn->n; n++)
-		least = cpn->v[n] < least ? cpn->v[n] : least;
-	return cpn->n ? least : 0;
-}
-
 int rxb_scn_check(const struct rxb_scn *s, const struct rxb_scn_machine *m, enum rxb_engine e,
 		  struct rxb_err *err)
 {
@@ -867,7 +858,7 @@ int rxb_scn_check(const struct rxb_scn *s, const struct rxb_scn_machine *m, enum
 		.s = s,
 		.m = m != NULL ? m : &unknown,
 		.e = e,
-		.min_cpn = fewest_cores(&s->system.cores_per_nic),
+		.min_cpn = rxb_scn_fewest_cores(s),
 	};
 
 	for (unsigned i = 0; i < rxb_scn_n_rules(); i++) {
