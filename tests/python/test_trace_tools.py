@@ -256,6 +256,20 @@ def test_stats_warns_of_cores_the_table_cannot_reach(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("args, error", [
+    (["--reta-size", "-1"], "--reta-size -1: must be a power of two"),
+    (["--reta-size", "0"], "--reta-size 0: must be a power of two"),
+    (["--cores", "70000", "--reta-size", "64"], "--cores 70000: must be an integer"),
+])
+def test_stats_refuses_a_bad_spread_before_warning_about_it(tmp_path, capsys, args, error):
+    """--reta-size -1 was warned about ("cores -1 to 15 get no entry") before it was refused."""
+    path = tmp_path / "t.pcap"
+    write_pcap(path, FRAMES)
+    assert main(["trace", "stats", str(path), *args]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("rxb: error: ") and error in err[0], err
+
+
 # ---- the generator -------------------------------------------------------------------
 
 needs_sim = pytest.mark.skipif(not (repo_root() / "build/sim/rxb-tracegen").is_file(),

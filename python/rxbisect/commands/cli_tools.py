@@ -88,6 +88,7 @@ def cmd_trace_stats(args) -> int:
     # the profile is read (and checked) even when --reta-size replaces its table size
     prof = profile.load(args.profile)
     size = prof.nic.reta_size if args.reta_size is None else args.reta_size
+    trace.check_spread(args.cores, size)
     if args.cores > size:  # said before the read, which may take minutes
         warn([f"--cores {args.cores} is more than the {size} entries of the indirection table: "
               f"cores {size} to {args.cores - 1} get no entry, so no packet"])

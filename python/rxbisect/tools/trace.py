@@ -193,6 +193,16 @@ def _with_bar(records: Iterator[Record], path: str | Path,
         bar.update(done)
 
 
+def check_spread(cores: int, reta_size: int) -> None:
+    """UsageError unless `cores` and `reta_size` are a spread stats() can compute (the CLI
+    calls it first, so that no warning about them is said of values it then refuses)."""
+    if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 65536:
+        raise UsageError(f"--cores {cores}: must be an integer from 1 to 65536")
+    lo, hi = int(RETA_SIZES.lo or 1), int(RETA_SIZES.hi or 1)
+    if reta_size not in [1 << i for i in range(lo.bit_length() - 1, hi.bit_length())]:
+        raise UsageError(f"--reta-size {reta_size}: must be a power of two from {lo} to {hi}")
+
+
 def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = KEY,
           progress: bool | None = False) -> dict:
     """Packets, flows, frame sizes and per-core RSS load of a capture (module doc); a
@@ -203,11 +213,7 @@ def stats(path: str | Path, cores: int = 16, reta_size: int = 512, key: bytes = 
     Traceback (most recent call last):
     ...
     rxbisect.errors.UsageError: ...nonexistent.pcap..."""
-    if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 65536:
-        raise UsageError(f"--cores {cores}: must be an integer from 1 to 65536")
-    lo, hi = int(RETA_SIZES.lo or 1), int(RETA_SIZES.hi or 1)
-    if reta_size not in [1 << i for i in range(lo.bit_length() - 1, hi.bit_length())]:
-        raise UsageError(f"--reta-size {reta_size}: must be a power of two from {lo} to {hi}")
+    check_spread(cores, reta_size)
     toeplitz, table, mask = Toeplitz(key), reta(cores, reta_size), reta_size - 1
     hashes: dict[bytes, int] = {b"": 0}  # per flow, not per packet: the hash is the cost
     flows: set[tuple] = set()
