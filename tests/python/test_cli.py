@@ -128,6 +128,20 @@ def test_an_empty_path_is_refused(args, option):
                                          "file, folder or name")
 
 
+@pytest.mark.parametrize("args", [
+    ["dark", "--profile", "refrence"],
+    # --dram-ns replaces the profile's latency, and the profile was not read at all
+    ["dark", "--profile", "refrence", "--dram-ns", "80"],
+    ["size", "--profile", "refrence"],
+])
+def test_a_calculators_unknown_profile_is_blamed_on_profile(args):
+    """The error named only the scenario key system.profile, which the command line lacks."""
+    p = run_cli(*args)
+    assert p.returncode == 2, p.stderr
+    [line] = p.stderr.splitlines()
+    assert line.startswith("rxb: error: --profile refrence: ") and "(did you mean 'reference'?)" in line
+
+
 @pytest.mark.parametrize("args, message", [
     # argparse's own "invalid int value: 'abc'"
     (["sweep", "--jobs", "abc"], "argument --jobs: 'abc' is not an integer"),

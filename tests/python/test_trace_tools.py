@@ -230,7 +230,7 @@ def test_stats_cli_json_and_bad_cores(tmp_path, capsys):
     assert main(["trace", "stats", str(path), "--reta-size", "0"]) == 2
     assert "--reta-size 0: must be a power of two from 64 to 4096" in capsys.readouterr().err
     assert main(["trace", "stats", str(path), "--reta-size", "64", "--profile", "bogus"]) == 2
-    assert "system.profile = 'bogus'" in capsys.readouterr().err
+    assert "rxb: error: --profile bogus: system.profile = 'bogus'" in capsys.readouterr().err
 
 
 def test_stats_shows_a_bar_over_the_file_when_asked(tmp_path, capsys, monkeypatch):

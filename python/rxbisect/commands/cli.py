@@ -53,6 +53,7 @@ from .options import (
     bar_args,
     list_of,
     nonempty,
+    option_blamed,
     pool_args,
     print_json,
     progress,
@@ -249,7 +250,8 @@ def _cores_per_nic(args, link: float) -> tuple[int, ...]:
 
 
 def cmd_sizing(args) -> int:
-    prof = profile.load(args.profile)
+    with option_blamed("--profile", args.profile):
+        prof = profile.load(args.profile)
     link = args.link_gbps if args.link_gbps is not None else prof.nic.link_gbps
     per_nic = _cores_per_nic(args, link)
     if args.ddio_mib is not None:
@@ -271,7 +273,9 @@ def cmd_sizing(args) -> int:
 
 
 def cmd_dark(args) -> int:
-    dram = args.dram_ns or [darkpackets.default_dram_ns(args.profile)]
+    with option_blamed("--profile", args.profile):  # checked even when --dram-ns replaces it
+        idle = darkpackets.default_dram_ns(args.profile)
+    dram = args.dram_ns or [idle]
     points = [darkpackets.compute(*combo) for combo in itertools.product(
         args.link_gbps, args.packet_bytes, args.cores, args.accesses, dram, args.compute_ns)]
     if args.json:

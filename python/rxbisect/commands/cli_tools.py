@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .options import FLOAT, INT, Parser, bar_args, nonempty, progress, warn
+from .options import FLOAT, INT, Parser, bar_args, nonempty, option_blamed, progress, warn
 
 
 def _experiments_dir(args) -> Path | None:
@@ -86,7 +86,8 @@ def cmd_trace_stats(args) -> int:
     from ..tools import trace
     from ..vocab import profile
     # the profile is read (and checked) even when --reta-size replaces its table size
-    prof = profile.load(args.profile)
+    with option_blamed("--profile", args.profile):
+        prof = profile.load(args.profile)
     size = prof.nic.reta_size if args.reta_size is None else args.reta_size
     trace.check_spread(args.cores, size)
     if args.cores > size:  # said before the read, which may take minutes

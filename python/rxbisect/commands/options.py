@@ -3,14 +3,15 @@ errors, value types (lists, seconds, numbers), and the option groups for scenari
 pools and progress bars, with the helpers that read them back."""
 
 import argparse
+import contextlib
 import copy
 import dataclasses
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, UsageError
 from ..vocab import scenario
 from ..vocab.schema import parse_text
 
@@ -118,6 +119,16 @@ def number(conv: type, noun: str) -> Callable[[str], Any]:
 
 
 INT, FLOAT = number(int, "an integer"), number(float, "a number")
+
+
+@contextlib.contextmanager
+def option_blamed(option: str, value: str) -> Iterator[None]:
+    """Errors of the block start with the option the user typed: a missing --profile is
+    otherwise blamed on the scenario key system.profile, which the command line never had."""
+    try:
+        yield
+    except ScenarioError as e:
+        raise UsageError(f"{option} {value}: {e}") from None
 
 
 def print_json(obj: Any) -> None:
