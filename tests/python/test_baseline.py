@@ -120,6 +120,17 @@ def test_compare_runs_cli(folders, tmp_path, capsys):
     assert main(["compare-runs", str(old), str(old), "--experiments", str(tmp_path)]) == 0
 
 
+def test_an_empty_records_file_is_left_out_with_a_warning(folders, tmp_path, capsys):
+    """An ID.jsonl a run left without records made compare-runs refuse the whole folder."""
+    new, old = folders
+    (new / "bursts.jsonl").touch()
+    assert main(["compare-runs", str(new), str(old), "--experiments", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"rxb: warning: {new / 'bursts.jsonl'}: no records yet (a run "
+                                "that recorded no point); left out"]
+    assert "2 points on both sides, 1 differ" in out and "bursts" not in out
+
+
 @pytest.mark.parametrize("args, words", [
     (["compare-runs", "{tmp}/nope", "{tmp}/old"], "DIR {tmp}/nope: not a folder"),
     (["compare-runs", "{tmp}/new", "{tmp}/empty"], "baseline {tmp}/empty: no ID.jsonl"),

@@ -288,6 +288,18 @@ def test_bad_input_is_one_error_line(tmp_path, capsys, setup, words):
     assert len(err) == 1 and err[0].startswith("rxb: error:") and words in err[0]
 
 
+def test_an_empty_records_file_is_left_out_with_a_warning(tmp_path, capsys):
+    """An ID.jsonl a run left without records stopped the report of every other experiment."""
+    synthetic(tmp_path, "mine", throughput_recs([5.0]))
+    (tmp_path / "bursts.jsonl").touch()
+    assert main(["report", str(tmp_path)]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"rxb: warning: {tmp_path / 'bursts.jsonl'}: no records yet (a run that recorded no "
+        "point); left out"]
+    page = (tmp_path / "report.html").read_text()
+    assert "mine" in page and "bursts" not in page
+
+
 def test_missing_folder_is_one_error_line(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err

@@ -302,6 +302,9 @@ def _bad(text: str, old: str, new: str) -> str:
     (("[plot]", "[search]\nlo = 1.0\nresolution = 1.0\nhi = 0.5\n[plot]"),
      "[search]: hi = 0.5: not above lo = 1.0"),
     (("title = \"tiny\"", "title = "), "tiny.toml"),  # TOML syntax: read_toml's message
+    # blamed on --seeds, which was not given, and left an empty o/tiny.jsonl
+    (("[plot]", "[full]\nseeds = 100000\n[plot]"),
+     "[full]: seeds = 100000: expected an integer from 1 to 1000"),
 ])
 def test_a_bad_experiment_file_is_one_clear_error(capsys, tmp_path, change, message):
     exp = tmp_path / "tiny.toml"
@@ -407,6 +410,21 @@ def test_an_experiment_with_failed_points_does_not_stop_the_others(tmp_path, mak
     assert "rxb: warning: a: " in capsys.readouterr().err
     assert {r["arch"] for r in lines(out / "a.jsonl")} == {"privring"}  # recorded anyway
     assert len(lines(out / "b.jsonl")) == 2 and (out / "b.summary.json").exists()
+
+
+def test_an_experiment_that_recorded_no_point_leaves_no_empty_file(tmp_path, make_engine,
+                                                                    capsys):
+    """Every point failed, and the ID.jsonl made for them stayed behind empty: `rxb report`
+    and `rxb compare-runs` then refused the whole folder."""
+    make_engine('sys.stderr.write("error: cursed\\n")\nsys.exit(1)\n')
+    (tmp_path / "tiny.toml").write_text(TINY)
+    out = tmp_path / "o"
+    planned = reproduce.prepare(str(tmp_path / "tiny.toml"), quick=True, out=out, jobs=2)
+    assert not (out / "tiny.jsonl").exists()  # the check that it can be written made none
+    with pytest.raises(EngineError, match=r"tiny \(4 of 4 points failed"):
+        reproduce.run_each(planned, out, None, 2, False)
+    assert not (out / "tiny.jsonl").exists()
+    capsys.readouterr()
 
 
 def test_a_figure_that_fails_leaves_records_and_summary_and_says_so(tmp_path, monkeypatch,

@@ -425,6 +425,15 @@ def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):
     records.Store(out).close()  # the lock went with the first
 
 
+def test_a_store_removes_the_file_it_made_only_while_empty(tmp_path):
+    out = tmp_path / "s"
+    records.Store(out).close()
+    assert out.is_dir() and not (out / records.FILE).exists()
+    (out / records.FILE).touch()  # not the Store's to remove
+    records.Store(out).close()
+    assert (out / records.FILE).exists()
+
+
 def test_a_damaged_line_before_the_last_is_an_error_not_silently_dropped(tmp_path):
     out = tmp_path / "s"
     out.mkdir()

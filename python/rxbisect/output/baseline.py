@@ -101,13 +101,13 @@ class Comparison:
 
 # ---- comparing ---------------------------------------------------------------------------
 
-def _ids(folder: str | Path, what: str) -> list[str]:
+def _ids(folder: str | Path, what: str, warn: Callable[[str], None]) -> list[str]:
     """The experiment ids of a results folder; UsageError when it is not one."""
     path = Path(folder)
     if not path.is_dir():
         raise UsageError(f"{what} {folder}: not a folder; expected a results folder with "
                          "ID.jsonl files (from `rxb repro --out DIR` or `make run`)")
-    ids = html_report.experiment_ids(path)
+    ids = html_report.experiment_ids(path, warn)
     if not ids:
         raise UsageError(f"{what} {folder}: no ID.jsonl result files in it; expected a "
                          "results folder from `rxb repro --out DIR` or `make run`")
@@ -213,7 +213,7 @@ def compare(folder: str | Path, base: str | Path, experiments: str | Path | None
     """The experiments of `folder` (DIR) next to those of `base` (the baseline folder);
     `experiments` is where ID.toml files are (default: the repository's catalogue)."""
     say = warn or (lambda m: None)
-    new_ids, base_ids = _ids(folder, "DIR"), _ids(base, "baseline")
+    new_ids, base_ids = _ids(folder, "DIR", say), _ids(base, "baseline", say)
     exp_dir = Path(experiments) if experiments else EXPERIMENTS_DIR
     rows, new_recs = [], []
     # every baseline file is read, so a damaged one is an error and its provenance shown

@@ -380,8 +380,15 @@ def context(exp: Experiment, number: int, first_figure: int, folder: Path,
             "points": _points(points), "anatomy": _anatomy(exp.records)}
 
 
-def experiment_ids(folder: Path) -> list[str]:
-    return sorted(p.stem for p in folder.glob("*.jsonl") if p.is_file())
+def experiment_ids(folder: Path, warn: Callable[[str], None]) -> list[str]:
+    """The ID of every DIR/ID.jsonl with something in it. An empty one is a run that recorded
+    no point (killed before its first, or every point failed): left out with a warning, so
+    that it does not stop the report of the others."""
+    files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    for p in files:
+        if p.stat().st_size == 0:
+            warn(f"rxb: warning: {p}: no records yet (a run that recorded no point); left out")
+    return [p.stem for p in files if p.stat().st_size > 0]
 
 
 def render(folder: str | Path, experiments: str | Path | None = None,
@@ -410,7 +417,7 @@ ID.jsonl files, e.g. from `rxb repro --out DIR`)
     if not folder.is_dir():
         raise UsageError(f"{folder}: not a folder (expected a results folder with ID.jsonl "
                          "files, e.g. from `rxb repro --out DIR`)")
-    ids = experiment_ids(folder)
+    ids = experiment_ids(folder, say)
     if not ids:
         raise UsageError(f"{folder}: no ID.jsonl result files; run `rxb repro ID --out "
                          f"{folder}` or `rxb sweep ... --out {folder}` first")

@@ -93,6 +93,7 @@ class Store:
         with _OPEN_LOCK:
             if self._key in _OPEN:
                 raise self._busy()
+            self._created = not self.path.exists()
             try:
                 self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
             except OSError as e:
@@ -164,10 +165,19 @@ class Store:
 
     def close(self) -> None:
         if self._fd >= 0:
+            self._remove_if_unused()
             os.close(self._fd)  # releases the lock
             self._fd = -1
             with _OPEN_LOCK:
                 _OPEN.discard(self._key)
+
+    def _remove_if_unused(self) -> None:
+        """Remove the file this Store created when no record went into it (a check before a
+        plan, a run whose every point failed): an empty ID.jsonl is no result, and reports
+        would have to tell it from one. Done under the lock, so no other run is writing it."""
+        if self._created and os.fstat(self._fd).st_size == 0:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
     def __enter__(self) -> "Store":
         return self

@@ -32,7 +32,7 @@ from ..output import plot
 from ..tools import darkpackets
 from ..vocab import scenario
 from ..vocab.schema import check, fields, read_toml, unknown
-from . import ndr
+from . import ndr, sweeps
 
 DIR = checkout.repo_root() / "experiments"
 # Keys an experiment may not set or vary itself: they come from [[interface]] and the seeds.
@@ -240,8 +240,9 @@ def _grid(where: str, table: Any, base: Path) -> dict[str, list]:
 
 
 def _seeds(where: str, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise UsageError(f"{where}: seeds = {v!r}: expected an integer, at least 1")
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= sweeps.MAX_SEEDS:
+        raise UsageError(f"{where}: seeds = {v!r}: expected an integer from 1 to "
+                         f"{sweeps.MAX_SEEDS} (each seed runs every point once more)")
     return v
 
 
