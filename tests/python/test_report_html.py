@@ -269,6 +269,28 @@ def test_invalid_plot_table_falls_back_with_a_warning(results, tmp_path, capsys)
     assert "is invalid" in (folder / "report.html").read_text()
 
 
+@pytest.mark.parametrize("y, panels, warning", [
+    # stopped the whole report (exit 2), after a warning saying the figure was in it
+    (["throughput_gpbs"], [],  # a default plot writes no panel file
+     "rxb: warning: mine: [plot] y: no record has a value for throughput_gpbs (did you mean "
+     "'throughput_gbps'?); using a default plot"),
+    # a ZeroDivisionError traceback while drawing the empty panel
+    (["throughput_gbps", "mem_bw_gibps"], ["mine.throughput_gbps.svg"],
+     "rxb: warning: mine: [plot] y: no record has a value for mem_bw_gibps; left out of the "
+     "figures"),
+])
+def test_a_plot_metric_no_record_has_is_left_out_with_a_warning(tmp_path, capsys, y, panels,
+                                                                warning):
+    synthetic(tmp_path, "mine", throughput_recs([5.0, 6.0]))
+    (tmp_path / "mine.summary.json").write_text(json.dumps(
+        {"title": "mine", "plot": {"kind": "bar", "x": "arch.rx_size", "y": y}}))
+    assert main(["report", str(tmp_path)]) == 0
+    assert capsys.readouterr().err.splitlines() == [warning]
+    page = (tmp_path / "report.html").read_text()
+    assert "no record has a value for" in page  # the note on the page
+    assert sorted(p.name for p in tmp_path.glob("mine.*.svg")) == panels
+
+
 @pytest.mark.parametrize("setup, words", [
     (lambda d: None, "no ID.jsonl result files"),
     (lambda d: (d / "x.jsonl").write_text('{"metrics": {}}\nnot json\n{"metrics": {}}\n'),

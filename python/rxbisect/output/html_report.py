@@ -49,7 +49,7 @@ from ..study.experiments import DIR as EXPERIMENTS_DIR
 from ..study.experiments import NARRATIVE
 from ..version import __version__
 from ..vocab import profile
-from ..vocab.schema import read_toml
+from ..vocab.schema import read_toml, suggest
 from . import plot, stats
 from . import records as records_file
 from .reading import fmt, reading
@@ -157,12 +157,36 @@ def load(folder: Path, eid: str, experiments: Path, warn: Callable[[str], None])
             warn(f"rxb: warning: {eid}: {e}; using a default plot")
             exp.notes.append(f"The experiment's [plot] table is invalid ({e}); a default "
                              "plot is shown.")
+    if exp.own_spec:
+        _leave_out_unplotted(exp, warn)
     if not exp.own_spec:
         exp.spec = default_spec(records)
     # an empty file is a figure a full disk cut off (before writes were atomic): drawn again
     exp.figure = next((p for p in (folder / f"{eid}.svg", folder / f"{eid}.png")
                        if p.is_file() and p.stat().st_size > 0), None)
     return exp
+
+
+def _leave_out_unplotted(exp: Experiment, warn: Callable[[str], None]) -> None:
+    """A [plot] y that no record has a value for (a misspelt metric) is left out of the
+    figures with a warning and a note, as an invalid [plot] is: when none is left, the
+    experiment falls back to a default plot."""
+    missing = plot.unplotted(exp.records, exp.spec)
+    if not missing:
+        return
+    names = sorted({k for r in exp.records for k in r.get("metrics", {})})
+    hints = [f"{m} (did you mean '{h}'?)" if (h := suggest(m, names)) else m for m in missing]
+    why = f"[plot] y: no record has a value for {', '.join(hints)}"
+    kept = [(y, label) for y, label in zip(exp.spec["y"], exp.spec["ylabels"], strict=True)
+            if y not in missing]
+    if kept:
+        exp.spec = {**exp.spec, "y": [y for y, _ in kept], "ylabels": [lab for _, lab in kept]}
+        warn(f"rxb: warning: {exp.id}: {why}; left out of the figures")
+        exp.notes.append(f"The experiment's {why}; left out of the figures.")
+    else:
+        exp.own_spec = False
+        warn(f"rxb: warning: {exp.id}: {why}; using a default plot")
+        exp.notes.append(f"The experiment's {why}; a default plot is shown.")
 
 
 # ---- the page ----------------------------------------------------------------------------

@@ -463,6 +463,14 @@ def _svg_text(fig, titles: dict[str, str]) -> str:
     return text
 
 
+def unplotted(records: Sequence[dict], plot_spec: dict) -> list[str]:
+    """The y metrics of the spec that no record has a value for (a misspelt name), in order:
+    their panels would be empty."""
+    spec = check_spec(plot_spec)
+    have = {p.metric for p in aggregate(records, spec)}
+    return [y for y in spec["y"] if y not in have]
+
+
 def _points(records: Sequence[dict], plot_spec: dict) -> tuple[dict, list[Point]]:
     spec = check_spec(plot_spec)
     points = aggregate(records, spec)
