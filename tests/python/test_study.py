@@ -1,6 +1,8 @@
 """`make run`'s job (rxbisect/study/headline.py): the headline experiments, their report and a
 reading per experiment, into one folder; a second run resumes."""
 
+import subprocess
+import sys
 
 from conftest import needs_engine
 from rxbisect.study import headline
@@ -47,3 +49,22 @@ def test_bursts_that_outrun_their_core_overflow_small_privring_only():
     assert drop_rate("small_privring") > 0.3
     for design in ("privring", "rxbisect"):
         assert drop_rate(design) < 0.001, design
+
+
+def test_ctrl_c_ends_the_study_in_one_line_and_130(tmp_path, monkeypatch, capsys):
+    """It ended in a KeyboardInterrupt traceback and a death by SIGINT."""
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(headline, "run", interrupted)
+    assert headline.main([str(tmp_path)]) == 130
+    assert capsys.readouterr().err == "rxb: interrupted\n"
+
+
+def test_an_empty_folder_argument_is_refused_not_taken_for_the_current_folder(tmp_path):
+    """`python -m rxbisect.study "$OUT"` with OUT unset ran the whole study into the cwd."""
+    p = subprocess.run([sys.executable, "-m", "rxbisect.study", ""], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.splitlines()[-1] == ("rxb: error: argument out: empty; allowed: a file, "
+                                         "folder or name")
+    assert list(tmp_path.iterdir()) == []

@@ -23,12 +23,11 @@ user can cause ends as one line `rxb: error: ...` on stderr and exit code 2
 
 import argparse
 import itertools
-import signal
 import sys
 from collections.abc import Sequence
 
 from ..engines import emu, engine
-from ..errors import RxbError, UsageError
+from ..errors import UsageError
 from ..output import text_report
 from ..study import anatomy, calibrate, compare, nf_costs
 from ..study.sweeps import (
@@ -51,6 +50,7 @@ from .options import (
     as_key,
     at_most,
     bar_args,
+    exit_status,
     list_of,
     nonempty,
     option_blamed,
@@ -450,19 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(_glue_eal(list(sys.argv[1:] if argv is None else argv)))
     if not hasattr(args, "func"):
         return _help(parser)
-    try:
-        return args.func(args)
-    except RxbError as e:
-        print(f"rxb: error: {e}", file=sys.stderr)
-        return e.exit_code
-    except KeyboardInterrupt:
-        if argv is None:  # the program, on its way out: a second Ctrl-C changes nothing
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-        print("rxb: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `rxb scenario keys | head`
-        sys.stderr.close()
-        return 0
+    return exit_status(lambda: args.func(args), program=argv is None)
 
 
 if __name__ == "__main__":

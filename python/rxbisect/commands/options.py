@@ -1,17 +1,19 @@
 """The arguments several `rxb` commands share, defined once: the parser class with one-line
 errors, value types (lists, seconds, numbers), and the option groups for scenarios, engine
-pools and progress bars, with the helpers that read them back."""
+pools and progress bars, with the helpers that read them back; and exit_status, how every
+command line of the package (`rxb`, `python -m rxbisect.study`) ends."""
 
 import argparse
 import contextlib
 import copy
 import dataclasses
 import json
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..errors import ScenarioError, UsageError
+from ..errors import RxbError, ScenarioError, UsageError
 from ..vocab import scenario
 from ..vocab.schema import parse_text
 
@@ -22,6 +24,25 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D102 (argparse API)
         self.print_usage(sys.stderr)
         self.exit(2, f"rxb: error: {message}\n")
+
+
+def exit_status(command: Callable[[], int], program: bool) -> int:
+    """Run `command` and return its exit status; an RxbError is one line `rxb: error: ...`
+    and its exit code, Ctrl-C `rxb: interrupted` and 130, never a traceback. program: this
+    is the process's own command line, on its way out (a second Ctrl-C changes nothing)."""
+    try:
+        return command()
+    except RxbError as e:
+        print(f"rxb: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        if program:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print("rxb: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `rxb scenario keys | head`
+        sys.stderr.close()
+        return 0
 
 
 class ListDefaults(argparse.HelpFormatter):

@@ -12,12 +12,11 @@ terminal shows, per experiment, the sentences the report computes from the data,
 table is never canned.
 """
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
-from ..errors import RxbError
+from ..commands.options import INT, Parser, exit_status, nonempty
 from ..output import html_report, plot, reading
 from . import experiments, reproduce
 
@@ -50,18 +49,18 @@ def readings(results: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m rxbisect.study", description=__doc__.split(
-        "\n\n")[0])
-    ap.add_argument("out", nargs="?", default=DEFAULT_OUT, help=f"results folder ({DEFAULT_OUT})")
+    ap = Parser(prog="python -m rxbisect.study", description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", nargs="?", type=nonempty, default=DEFAULT_OUT,
+                    help=f"results folder ({DEFAULT_OUT})")
     ap.add_argument("--full", action="store_true", help="the full variants (seeds, all points)")
-    ap.add_argument("--jobs", type=int, help="engine runs at once (default: every CPU)")
+    ap.add_argument("--jobs", type=INT, help="engine runs at once (default: every CPU)")
     args = ap.parse_args(argv)
+    return exit_status(lambda: _study(args), program=argv is None)
+
+
+def _study(args) -> int:
     start = time.monotonic()
-    try:
-        results, page = run(args.out, quick=not args.full, jobs=args.jobs)
-    except RxbError as e:
-        print(f"rxb: error: {e}", file=sys.stderr)
-        return e.exit_code
+    results, page = run(args.out, quick=not args.full, jobs=args.jobs)
     print(readings(results))
     print(f"\n{len(results)} experiments in {time.monotonic() - start:.0f} s; "
           f"report: {page}")
