@@ -441,6 +441,20 @@ def test_a_figure_that_fails_leaves_records_and_summary_and_says_so(tmp_path, mo
     assert len(lines(out / "tiny.jsonl")) == 4 and (out / "tiny.summary.json").exists()
 
 
+def test_json_shows_the_experiments_that_finished_when_one_did_not(tmp_path, monkeypatch,
+                                                                   capsys):
+    """stdout stayed empty: the JSON was printed only when every experiment finished."""
+    def broken(*args, **kwargs):
+        raise ValueError("no ink")
+    monkeypatch.setattr(plot, "experiment", broken)
+    (tmp_path / "tiny.toml").write_text(TINY)
+    assert cli.main(["repro", str(tmp_path / "tiny.toml"), "--quick", "--json", "--jobs", "2",
+                     "--out", str(tmp_path / "o"), "--no-progress"]) == 1
+    out, err = capsys.readouterr()
+    assert [r["id"] for r in json.loads(out)] == ["tiny"]
+    assert "rxb: error: 1 of 1 experiments did not finish cleanly: tiny" in err
+
+
 def test_an_interface_grid_keeps_its_values_in_full_and_is_narrowed_in_quick(tmp_path):
     exp = tmp_path / "tiny.toml"
     exp.write_text(_bad(TINY, 'name = "rxbisect"\n',

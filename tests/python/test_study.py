@@ -20,7 +20,8 @@ def test_the_study_writes_every_headline_experiment_and_the_report(tmp_path, cap
     assert (tmp_path / "report.html").exists()
     assert f"report: {tmp_path / 'report.html'}" in out
     # resumable: nothing left to run the second time
-    results, _ = headline.run(str(tmp_path))
+    results, _, failure = headline.run(str(tmp_path))
+    assert failure is None
     assert all(r["ran"] == 0 and r["skipped"] > 0 for r in results)
 
 
@@ -68,3 +69,20 @@ def test_an_empty_folder_argument_is_refused_not_taken_for_the_current_folder(tm
     assert p.stderr.splitlines()[-1] == ("rxb: error: argument out: empty; allowed: a file, "
                                          "folder or name")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_experiment_leaves_the_report_and_readings_of_the_others(tmp_path,
+                                                                         monkeypatch, capsys):
+    """Neither the report nor a reading came out when one experiment had failed."""
+    from rxbisect.errors import UsageError
+    from rxbisect.output import plot
+
+    def broken(*args, **kwargs):
+        raise UsageError("no ink")  # the report draws around it, warning
+    monkeypatch.setattr(headline, "HEADLINE", ("ring-size",))
+    monkeypatch.setattr(plot, "experiment", broken)
+    assert headline.main([str(tmp_path), "--jobs", "2"]) == 1
+    out, err = capsys.readouterr()
+    assert "[ring-size, " in out and f"report: {tmp_path / 'report.html'}" in out
+    assert (tmp_path / "report.html").exists()
+    assert "rxb: error: 1 of 1 experiments did not finish cleanly: ring-size" in err

@@ -42,11 +42,16 @@ def cmd_repro(args) -> int:
         for f in res["files"]:
             print(f"  {f}")
 
-    results = reproduce.run_each(planned, args.out, args.cluster, args.jobs, progress(args), show,
-                                 timeout=args.timeout)
+    try:
+        results, failure = reproduce.run_each(planned, args.out, args.cluster, args.jobs,
+                                              progress(args), show, timeout=args.timeout), None
+    except reproduce.Unfinished as e:  # the experiments that finished are shown all the same
+        results, failure = e.results, e
     if args.json:
         print(json.dumps([{k: v for k, v in r.items() if k != "records"} for r in results],
                          indent=1))
+    if failure:
+        raise failure
     return 0
 
 

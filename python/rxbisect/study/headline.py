@@ -27,13 +27,17 @@ DEFAULT_OUT = "results/study"
 
 
 def run(out: str = DEFAULT_OUT, quick: bool = True, jobs: int | None = None,
-        progress: bool | None = None) -> tuple[list[dict], Path]:
+        progress: bool | None = None) -> tuple[list[dict], Path, reproduce.Unfinished | None]:
     """Run the headline experiments into `out` and render its report; returns the results
-    (reproduce.run's) and the report's path."""
+    (reproduce.run's) of those that finished, the report's path, and the failure of the
+    others, if any (the report covers what finished all the same)."""
     planned = [p for eid in HEADLINE for p in reproduce.prepare(eid, quick=quick, out=out,
                                                            jobs=jobs)]
-    results = reproduce.run_each(planned, out, None, jobs, progress)
-    return results, html_report.render(out)
+    try:
+        results, failure = reproduce.run_each(planned, out, None, jobs, progress), None
+    except reproduce.Unfinished as e:
+        results, failure = e.results, e
+    return results, html_report.render(out), failure
 
 
 def readings(results: list[dict]) -> str:
@@ -60,10 +64,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _study(args) -> int:
     start = time.monotonic()
-    results, page = run(args.out, quick=not args.full, jobs=args.jobs)
+    results, page, failure = run(args.out, quick=not args.full, jobs=args.jobs)
     print(readings(results))
     print(f"\n{len(results)} experiments in {time.monotonic() - start:.0f} s; "
           f"report: {page}")
+    if failure:
+        raise failure
     return 0
 
 

@@ -240,13 +240,22 @@ def repro(experiment: str, quick: bool = False, seeds: int | None = None,
     return records.frame([r for res in results for r in res["records"]])
 
 
+class Unfinished(EngineError):
+    """Some experiments of run_each failed; `results` are those that finished, which a
+    command still shows (its --json, the study's report) before it fails."""
+
+    def __init__(self, message: str, results: list[dict]):
+        super().__init__(message)
+        self.results = results
+
+
 def run_each(planned: Sequence[Planned], out: str | os.PathLike | None, cluster: Any,
              jobs: int | None, progress: bool | None,
              done: Callable[[Planned, dict], None] | None = None,
              timeout: float | None = None) -> list[dict]:
     """Run the experiments one after another, `done(planned, result)` after each. An
     experiment whose points failed, or whose figure could not be drawn, does not stop the
-    others (what finished is recorded); EngineError at the end names each one."""
+    others (what finished is recorded); Unfinished at the end names each one."""
     results, failed = [], []
 
     def fail(exp_id: str, why: str) -> None:
@@ -267,6 +276,6 @@ def run_each(planned: Sequence[Planned], out: str | os.PathLike | None, cluster:
         if res["figure_error"]:
             fail(p.exp.id, res["figure_error"])
     if failed:
-        raise EngineError(f"{len(failed)} of {len(planned)} experiments did not finish "
-                          "cleanly: " + "; ".join(failed))
+        raise Unfinished(f"{len(failed)} of {len(planned)} experiments did not finish "
+                         "cleanly: " + "; ".join(failed), results)
     return results
