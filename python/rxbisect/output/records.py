@@ -74,6 +74,10 @@ class Store:
 
     def __init__(self, folder: str | os.PathLike, warn: Callable[[str], None] = _stderr,
                  stem: str = STEM):
+        if isinstance(folder, str) and folder.strip() == "":
+            # Path("") is the current folder: out=os.environ.get("OUT", "") wrote there
+            raise UsageError(f"--out {folder!r}: empty; allowed: a folder, new or one a sweep "
+                             "wrote")
         self.folder = Path(folder)
         self.path = self.folder / f"{stem}.jsonl"
         if self.folder.exists() and not self.folder.is_dir():

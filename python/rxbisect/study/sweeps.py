@@ -726,6 +726,9 @@ def sweep(scenario_ref: str | None = None, grid: Mapping[str, Sequence[Any]] | N
     >>> df["params.arch.ax_size"].tolist(), df.attrs["grid"]
     ([64, 128], ['params.arch.ax_size'])
     """
+    if grid is not None and not isinstance(grid, Mapping):  # a list of pairs failed later
+        raise UsageError(f"grid: expected a mapping {{key: [values]}}, got "
+                         f"{type(grid).__name__}")
     points = plan(scenario_ref, grid, seeds, sets, experiment, where="grid")
     refuse_idle_grid(grid or {}, points, "grid")
     outcome = execute(points, out, cluster, jobs, progress)
