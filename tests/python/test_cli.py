@@ -178,3 +178,28 @@ def test_sim_warns_about_keys_only_the_emulator_honours():
     assert p.returncode == 0, p.stderr
     assert "rxb: warning: emu.sink has no effect in the simulator (it applies to rxb-emu)\n" \
         in p.stderr
+
+
+@pytest.mark.parametrize("args, measuring, line", [
+    (["calibrate", "--quick", "--out", "/proc/x.json", "--no-progress"],
+     ("rxbisect.study.calibrate", "_bench_rings"),
+     "rxb: error: --out /proc/x.json: cannot write it (No such file or directory)"),
+    (["calibrate", "--costs", "/proc/x.toml", "--quick", "--no-progress"],
+     ("rxbisect.study.nf_costs", "measure_one"),
+     "rxb: error: --costs /proc/x.toml: cannot write it (No such file or directory)"),
+    (["fidelity", "--fit", "--quick", "--out", "/proc/x.toml", "--jobs", "1"],
+     ("rxbisect.study.fidelity_fit", "fit"),
+     "rxb: error: --out /proc/x.toml: cannot write it (No such file or directory)"),
+])
+def test_a_file_that_cannot_be_written_is_refused_before_measuring(args, measuring, line,
+                                                                   monkeypatch, capsys):
+    """The measurements (seconds to minutes) ran first and were thrown away."""
+    import importlib
+
+    from rxbisect.commands.cli import main
+
+    def measured(*a, **kw):
+        raise AssertionError("measured before the output file was checked")
+    monkeypatch.setattr(importlib.import_module(measuring[0]), measuring[1], measured)
+    assert main(args) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == line

@@ -30,6 +30,7 @@ def _command(args) -> str:
 def _fit(args, pts) -> int:
     from pathlib import Path
 
+    from ..output import records
     from ..study import fidelity_fit as ff
     from ..vocab import costs
     if args.costs:
@@ -40,6 +41,7 @@ def _fit(args, pts) -> int:
         raise UsageError("--fit --quick is a smoke test with short runs: give --out FILE "
                          f"(only a full fit may write {ff.STUDY_FILE.name})")
     out = Path(args.out) if args.out else ff.STUDY_FILE
+    records.check_writable(out, "--out")  # before the fit's minutes of runs
 
     def say(m: str) -> None:
         print(m, file=sys.stderr)

@@ -25,6 +25,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -260,6 +261,21 @@ def frame(records: Iterable[dict]):
     """A pandas DataFrame, one row per record (see flatten)."""
     import pandas as pd
     return pd.DataFrame([flatten(r) for r in records])
+
+
+def check_writable(path: Path, option: str) -> None:
+    """Make sure file `path` can be written (its folder created) before the work whose result
+    it holds: a measurement of minutes is otherwise lost to a typo in the name."""
+    if path.is_dir():
+        raise UsageError(f"{option} {path}: is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as e:
+        raise UsageError(f"{option} {path}: cannot write it ({e.strerror or e})") from None
 
 
 @contextlib.contextmanager

@@ -41,6 +41,7 @@ from tqdm import tqdm
 from .. import checkout
 from ..engines import emu, engine
 from ..errors import EngineError, UsageError
+from ..output import records
 from ..vocab import scenario
 from ..vocab.tables import CALIBRATION_KEYS
 
@@ -249,8 +250,7 @@ def run(out: str | os.PathLike, quick: bool = False, progress: bool | None = Non
         command: str = "rxb calibrate") -> dict:
     """Measure, convert, write `out`; returns the document."""
     out = Path(out)
-    if out.is_dir():
-        raise UsageError(f"--out {out}: is a folder; give a file name")
+    records.check_writable(out, "--out")
     steps = {"bench_rings": 0.6, "rxb-emu --bench": 0.4} if quick else \
         {"bench_rings": 0.55, "callgrind": 0.15, "rxb-emu --bench": 0.3}
     bar = _Bar(progress, steps)

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..engines import emu
-from ..errors import EngineError, UsageError
+from ..errors import EngineError
+from ..output import records
 from ..vocab import costs
 
 # The native privRing path at the emulator's own load: the NF, not the software NIC.
@@ -38,8 +39,7 @@ def measure(out: str | Path, quick: bool = False,
             report: Callable[[str, int, int], None] = lambda nf, i, n: None) -> dict[str, int]:
     """Measure every NF, write the cost profile to `out`, return its cycles."""
     out = Path(out)
-    if out.is_dir():
-        raise UsageError(f"--costs {out}: is a folder; give a file name")
+    records.check_writable(out, "--costs")
     nfs = costs.nf_names()
     cycles = {}
     for i, nf in enumerate(nfs):
