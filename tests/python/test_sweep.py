@@ -434,6 +434,28 @@ def test_a_store_removes_the_file_it_made_only_while_empty(tmp_path):
     assert (out / records.FILE).exists()
 
 
+def test_a_store_does_not_keep_a_file_another_run_removed_under_it(tmp_path, monkeypatch):
+    """A run that held the lock removes its empty file as it closes; one that had opened that
+    file meanwhile would take the lock on a name no one reads again, and its records would be
+    lost. It opens the file anew."""
+    out = tmp_path / "s"
+    out.mkdir()
+    path = out / records.FILE
+    path.touch()
+    lockf = records.fcntl.lockf
+
+    def removed_first(fd: int, how: int) -> None:
+        monkeypatch.setattr(records.fcntl, "lockf", lockf)
+        path.unlink()  # the other run's close, between this one's open and its lock
+        lockf(fd, how)
+
+    monkeypatch.setattr(records.fcntl, "lockf", removed_first)
+    with records.Store(out) as store:
+        store.append({"point_id": "ab", "metrics": {}})
+    with records.Store(out) as again:
+        assert list(again.records) == ["ab"]
+
+
 def test_a_damaged_line_before_the_last_is_an_error_not_silently_dropped(tmp_path):
     out = tmp_path / "s"
     out.mkdir()

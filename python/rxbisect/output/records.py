@@ -98,24 +98,39 @@ class Store:
         with _OPEN_LOCK:
             if self._key in _OPEN:
                 raise self._busy()
-            self._created = not self.path.exists()
-            try:
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-            except OSError as e:
-                raise UsageError(f"--out {folder}: cannot write {self.path} "
-                                 f"({e.strerror or e})") from None
-            try:
-                fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(self._fd)
-                self._fd = -1
-                raise self._busy() from None
+            # a run that held the lock may have removed its empty file (close) after this one
+            # opened it: the lock is then on a file no one will read again; open anew
+            while self._fd < 0:
+                self._fd = self._open_locked(folder)
             _OPEN.add(self._key)
         try:
             self.records = self._read(warn)
         except BaseException:
             self.close()
             raise
+
+    def _open_locked(self, folder: str | os.PathLike) -> int:
+        """The records file opened and locked; -1 when the file it opened was removed
+        meanwhile (try again)."""
+        self._created = not self.path.exists()
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as e:
+            raise UsageError(f"--out {folder}: cannot write {self.path} "
+                             f"({e.strerror or e})") from None
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise self._busy() from None
+        try:
+            same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:
+            os.close(fd)
+            return -1
+        return fd
 
     def _busy(self) -> UsageError:
         return UsageError(f"{self.path} is being written by another `rxb sweep` or `rxb repro`; "
