@@ -316,6 +316,18 @@ def test_a_bad_experiment_file_is_one_clear_error(capsys, tmp_path, change, mess
         experiments.load(str(exp))
 
 
+def test_a_search_whose_bottom_trial_the_key_refuses_is_refused_while_planning(capsys,
+                                                                             tmp_path):
+    """lo = 0 passes the [search] table's checks, but traffic.rate_gbps must be above 0: a
+    search in which no rate passes ran its last trial there, and the point failed after all
+    its runs (and again on every rerun)."""
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(_bad(TINY, "[plot]", "[search]\nlo = 0.0\nresolution = 20.0\n[plot]"))
+    line = _one_error(capsys, ["repro", str(exp), "--out", str(tmp_path / "o")])
+    assert "lo = 0: a trial at it is refused" in line and "traffic.rate_gbps = 0" in line, line
+    assert not (tmp_path / "o" / "tiny.jsonl").exists()
+
+
 def test_unwritable_out(capsys, tmp_path):
     exp = tmp_path / "tiny.toml"
     exp.write_text(TINY)

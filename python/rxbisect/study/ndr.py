@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..engines import engine
-from ..errors import UsageError
+from ..errors import ScenarioError, UsageError
 from ..vocab import scenario
 from ..vocab.schema import fields
 
@@ -166,9 +166,19 @@ def limits(res: scenario.Resolved, spec: Mapping[str, Any]) -> tuple[float, floa
 
 def check_point(res: scenario.Resolved, spec: Mapping[str, Any], where: str) -> None:
     """UsageError unless the spec's range makes a search at this point (hi defaults to the
-    profile's link rate, so lo must be below it): checked while planning, not by a worker."""
-    check(*limits(res, spec), float(spec["resolution"]),
-          float(spec.get("threshold", FIELDS["threshold"])), where)
+    profile's link rate, so lo must be below it) whose every trial is a scenario the key
+    allows (a search with no passing trial runs its last one at lo): checked while
+    planning, not by a worker after the other trials."""
+    lo, hi = limits(res, spec)
+    check(lo, hi, float(spec["resolution"]), float(spec.get("threshold", FIELDS["threshold"])),
+          where)
+    key = spec.get("key", FIELDS["key"])
+    for name, value in (("lo", lo), ("hi", hi)):
+        try:
+            _with(res, key, value)
+        except ScenarioError as e:
+            raise UsageError(f"{where}{name} = {value:g}: a trial at it is refused: {e}") \
+                from None
 
 
 def run_point(res: scenario.Resolved, spec: Mapping[str, Any],
