@@ -25,7 +25,7 @@ from conftest import REPO, run_cli
 from rxbisect.commands import cli
 from rxbisect.engines import engine
 from rxbisect.output import records
-from rxbisect.study.sweeps import plan
+from rxbisect.study.sweeps import idle_in_part, plan
 
 TINY = ["run.duration_ms=0.5", "run.warmup_ms=0.1", "system.cores=2", "system.nics=1",
         "traffic.rate_gbps=10"]
@@ -423,6 +423,17 @@ def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):
         assert p.stderr == f"rxb: error: {out / records.FILE} is being written by another " \
             "`rxb sweep` or `rxb repro`; wait for it to finish, or use another --out\n"
     records.Store(out).close()  # the lock went with the first
+
+
+def test_a_grid_key_that_changes_nothing_at_some_points_is_warned():
+    """arch.ax_size is rxBisect's: in a grid of designs, privRing's points repeat one run
+    under as many point ids as it has values, which a plot draws as a flat line."""
+    designs = {"arch.name": ["privring", "rxbisect"], "arch.ax_size": [64, 128]}
+    assert idle_in_part(designs, plan(None, designs), "--grid") == [
+        "--grid arch.ax_size: arch.ax_size has no effect for arch privring (it applies to "
+        "rxbisect): at those 2 of the 4 points its values repeat the same run"]
+    alone = {"arch.ax_size": [64, 128]}
+    assert idle_in_part(alone, plan(None, alone, sets=["arch.name=rxbisect"]), "--grid") == []
 
 
 def test_a_store_removes_the_file_it_made_only_while_empty(tmp_path):

@@ -35,6 +35,7 @@ from ..study.sweeps import (
     execute,
     grid_from_args,
     idle_everywhere,
+    idle_in_part,
     plan,
     refuse_idle_grid,
 )
@@ -152,8 +153,10 @@ def cmd_compare(args) -> int:
 
 def _check_sweep_keys(args, grid: dict, points: Sequence) -> None:
     """Refuse grid keys that change nothing at any point (their values would be the same
-    run again); warn for such keys given by the scenario file or --set."""
+    run again), warn for those that change nothing at some; warn for such keys given by the
+    scenario file or --set."""
     refuse_idle_grid(grid, points, "--grid")
+    warn(idle_in_part(grid, points, "--grid"))
     given = [k for k in scenario.chosen_keys(args.scenario, args.sets) if k not in grid]
     warn([w for k in given if (w := idle_everywhere(k, points))])
 

@@ -731,17 +731,39 @@ def sweep(scenario_ref: str | None = None, grid: Mapping[str, Sequence[Any]] | N
                          f"{type(grid).__name__}")
     points = plan(scenario_ref, grid, seeds, sets, experiment, where="grid")
     refuse_idle_grid(grid or {}, points, "grid")
+    for line in idle_in_part(grid or {}, points, "grid"):
+        print(f"rxb: warning: {line}", file=sys.stderr)
     outcome = execute(points, out, cluster, jobs, progress)
     df = records.frame(outcome.records)
     df.attrs["grid"] = [f"params.{k}" for k in (grid or {})]
     return df
 
-def idle_everywhere(key: str, points: Sequence[Point]) -> str | None:
-    """The warning for `key` at the first point when it changes nothing at any point."""
-    said = [scenario.no_effect(key, p.task["sections"]["arch"]["name"],
+def _no_effect_at(key: str, points: Sequence[Point]) -> list[str | None]:
+    """scenario.no_effect of `key` at each point: its warning where it changes nothing."""
+    return [scenario.no_effect(key, p.task["sections"]["arch"]["name"],
                                p.task["sections"]["traffic"]["pattern"],
                                nf=p.task["sections"]["workload"]["nf"]) for p in points]
+
+
+def idle_everywhere(key: str, points: Sequence[Point]) -> str | None:
+    """The warning for `key` at the first point when it changes nothing at any point."""
+    said = _no_effect_at(key, points)
     return said[0] if all(said) else None
+
+
+def idle_in_part(grid: Mapping[str, Any], points: Sequence[Point], where: str) -> list[str]:
+    """A warning per grid key that changes nothing at some points only (arch.ax_size in a
+    grid of designs): there its values run the same scenario again, under other point ids,
+    and a plot draws the repeats as a flat, measured-looking line."""
+    out = []
+    for key in grid:
+        said = _no_effect_at(key, points)
+        idle = [w for w in said if w]
+        if idle and len(idle) < len(said):
+            whys = "; ".join(dict.fromkeys(idle))
+            out.append(f"{where} {key}: {whys}: at those {len(idle)} of the {len(said)} "
+                       "points its values repeat the same run")
+    return out
 
 
 def refuse_idle_grid(grid: Mapping[str, Any], points: Sequence[Point], where: str) -> None:
