@@ -342,7 +342,11 @@ static void gen_target(const struct sim_cfg *cfg, const struct nic *n, struct si
 				   : cfg->scn.traffic.target_rate_gbps > 0
 					   ? 0.0
 					   : cfg->scn.traffic.target_share;
+		/* a fixed target rate is part of the NIC's rate: the other
+		 * cores get the rest (as the emulator's generator sends it) */
 		tc->target.rate_bps = (uint64_t)llround(cfg->scn.traffic.target_rate_gbps * 1e9);
+		tc->main.rate_bps -= tc->target.rate_bps < tc->main.rate_bps ? tc->target.rate_bps
+									     : tc->main.rate_bps;
 		tc->target.arrival = SIM_ARRIVAL_CONST;
 		sim_size_fixed(&tc->target.size, cfg->scn.traffic.target_packet_bytes
 							 ? cfg->scn.traffic.target_packet_bytes

@@ -404,3 +404,12 @@ def test_the_emulators_extra_buffers_count_in_the_io_working_set():
                    "run.duration_ms=3", "run.warmup_ms=1").metrics["io_working_set_mib"]
 
     assert working_set("true") > working_set("false") + 0.9
+
+
+def test_a_fixed_target_rate_is_part_of_the_nics_rate():
+    """traffic.target_rate_gbps goes to the target core out of traffic.rate_gbps, the other
+    cores getting the rest, as the emulator's generator sends it: added on top, 50 + 20 Gbps
+    offered 140 Gbps on two NICs, and the built-in proc-var asked 101 Gbps of a 100 Gbps link."""
+    m = sim("traffic.pattern=target", "traffic.rate_gbps=50", "traffic.target_rate_gbps=20",
+            "run.duration_ms=2", "run.warmup_ms=1").metrics
+    assert m["offered_gbps"] == pytest.approx(100, rel=0.01)
