@@ -243,10 +243,20 @@ static void stream_prepare(struct sim_traffic *g, int i)
 		s->next_ps = g->cfg.start_ps + sim_bits_to_ps(s->bits, s->ps_per_bit_q32);
 		s->bits += wbits;
 		break;
-	case SIM_ARRIVAL_POISSON:
+	case SIM_ARRIVAL_POISSON: {
+		/* frames arrive at the rate of the mean frame: the main
+		 * sizes' and, with a share to the target, the target's mixed
+		 * in (its size often differs; the main mean alone offered a
+		 * third of the rate with 90 % of 64 B frames) */
+		double bits = i == ST_MAIN && share > 0.0
+				      ? share * g->tmean_wire_bits +
+						(1.0 - share) * s->mean_wire_bits
+				      : s->mean_wire_bits;
+
 		s->next_ps = (uint64_t)s->tq;
-		s->tq += sim_rng_exp(&g->rng, s->mean_wire_bits * 1e12 / (double)s->rate_bps);
+		s->tq += sim_rng_exp(&g->rng, bits * 1e12 / (double)s->rate_bps);
 		break;
+	}
 	case SIM_ARRIVAL_ONOFF:
 		s->next_ps = (uint64_t)s->tq;
 		s->tq += (double)wbits * 1e12 / (double)s->rate_bps;
@@ -465,6 +475,7 @@ static int init_pops(struct sim_traffic *g, const struct sim_traffic_cfg *cfg, s
 	if (cfg->target_queue >= 0) {
 		g->tsize = cfg->target.size;
 		size_cdf(&g->tsize, g->tcdf);
+		g->tmean_wire_bits = 8.0 * (sim_size_mean(&g->tsize) + SIM_ETH_OVERHEAD);
 		if (cfg->target.flow_pop == SIM_POP_ZIPF) {
 			rc = sim_zipf_init(&g->tz, cfg->target.flows, cfg->target.flow_zipf_s, err);
 			if (rc)

@@ -244,6 +244,7 @@ struct sim_traffic {
 	struct sim_tstream st[2];   /* [0] main, [1] target stream (rate mode) */
 	struct sim_size_dist tsize; /* sizes of share-mode target packets */
 	double tcdf[SIM_SIZE_MAX];
+	double tmean_wire_bits;       /* their mean on the wire (Poisson's gaps) */
 	struct sim_zipf tz;           /* target flow popularity */
 	struct sim_zipf kz;           /* key popularity */
 	uint64_t link_free_ps;        /* end of the previous frame's wire slot */

@@ -168,6 +168,36 @@ static void test_onoff(void)
 	sim_traffic_free(&g);
 }
 
+/* Poisson with a target class of another size: the bits come at the rate
+ * (the gaps were the main size's mean whatever frame was drawn, so 90 %
+ * of 64 B frames offered a third of the rate). */
+static void test_poisson_target_sizes(void)
+{
+	struct sim_traffic_cfg cfg;
+	struct sim_traffic g;
+	struct sim_pkt p;
+	uint32_t nq = 8;
+	double rate;
+
+	sim_traffic_cfg_default(&cfg);
+	steer(&cfg, &nq);
+	cfg.main.arrival = SIM_ARRIVAL_POISSON;
+	cfg.main.rate_bps = 40000000000ull;
+	cfg.target_queue = 3;
+	cfg.target_share = 0.9;
+	sim_size_fixed(&cfg.target.size, 64);
+	cfg.target.flows = 16;
+	cfg.max_pkts = 400000;
+	CHECK_EQ(sim_traffic_init(&g, &cfg, NULL), 0);
+	while (sim_traffic_next(&g, &p))
+		;
+	rate = (double)(g.stats.wire_bytes[0] + g.stats.wire_bytes[1]) * 8.0 /
+	       ((double)g.stats.last_ps * 1e-12);
+	printf("  poisson, 90 %% of 64 B frames: %.4g b/s (want 4e10)\n", rate);
+	CHECK(fabs(rate / 40e9 - 1.0) < 0.02);
+	sim_traffic_free(&g);
+}
+
 static void test_target_share(void)
 {
 	struct sim_traffic_cfg cfg;
@@ -452,6 +482,7 @@ int main(void)
 {
 	RUN(test_constant_rate);
 	RUN(test_poisson);
+	RUN(test_poisson_target_sizes);
 	RUN(test_onoff);
 	RUN(test_target_share);
 	RUN(test_target_rate);
