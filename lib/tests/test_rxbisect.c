@@ -254,6 +254,29 @@ static void test_disjoint_sets_never_mix(void)
 	test_pool_fini(&pb);
 }
 
+/* Deliver n packets to Bx dest from Ax ax (not the NIC's choice). */
+static void take_from(struct rxb_bisect *bs, uint32_t ax, int n, uint32_t dest)
+{
+	struct rxb_rx_meta m = { .len = 1500, .hash = dest, .dest = dest };
+	struct rxb_delivery d;
+
+	for (int k = 0; k < n; k++)
+		CHECK_EQ(rxb_bisect_nic_deliver_from(bs, ax, &m, &d), 0);
+}
+
+/* The most buffers any Ax holds, as the NIC sees them. */
+static uint32_t ax_avail_max(struct rxb_bisect *bs, uint32_t n_ax)
+{
+	uint32_t most = 0;
+
+	for (uint32_t a = 0; a < n_ax; a++) {
+		uint32_t avail = rxb_bisect_nic_ax_avail(bs, a);
+
+		most = avail > most ? avail : most;
+	}
+	return most;
+}
+
 /* Linked Ax first; then the policy picks among the others. */
 static void test_ax_policies(void)
 {
@@ -277,18 +300,22 @@ static void test_ax_policies(void)
 	rxb_bisect_destroy(bs);
 	test_pool_fini(&tp);
 
-	/* most available: empty Ax 0, then drain Ax 2 a bit; the NIC prefers 1/3. */
+	/* most available: with Ax 0 empty and the others at distinct levels,
+	 * every foreign choice for Bx 0 is a fullest Ax. Nothing is received,
+	 * so nothing is refilled: the chosen Ax holds one buffer less after. */
 	test_pool_init(&tp, 4096, 4);
 	c.policy = RXB_AX_MOST_AVAILABLE;
 	bs = make(&c, &tp);
-	for (int i = 0; i < 64 + 20; i++)
-		deliver(bs, 2, 0, &d); /* Ax 2 linked: 64 from Ax 2, then 20 foreign */
 	for (int i = 0; i < 64; i++)
-		deliver(bs, 0, 0, &d); /* empties Ax 0 */
-	uint32_t a2 = rxb_bisect_nic_ax_avail(bs, 2);
-	deliver(bs, 0, 0, &d);
-	CHECK(d.src_ring != 2 || a2 >= rxb_bisect_nic_ax_avail(bs, 1) + 1);
-	CHECK(d.src_ring != 0);
+		deliver(bs, 0, 0, &d); /* empties Ax 0, the linked one */
+	take_from(bs, 1, 10, 0);       /* Ax 1 54, Ax 2 64, Ax 3 59 */
+	take_from(bs, 3, 5, 0);
+	for (int i = 0; i < 40; i++) {
+		uint32_t most = ax_avail_max(bs, c.n_ax);
+
+		CHECK_EQ(deliver(bs, 0, 0, &d), 0);
+		CHECK_EQ(rxb_bisect_nic_ax_avail(bs, d.src_ring) + 1, most);
+	}
 	rxb_bisect_destroy(bs);
 	test_pool_fini(&tp);
 
