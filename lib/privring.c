@@ -399,9 +399,14 @@ const struct rxb_sw_stats *rxb_privring_sw_stats(const struct rxb_privring *pr, 
 	return &pr->q[q].sw_stats;
 }
 
+struct rxb_cr *rxb_privring_cr(struct rxb_privring *pr, uint32_t q)
+{
+	return &pr->q[q].cr;
+}
+
 uint32_t rxb_privring_occupancy(struct rxb_privring *pr, uint32_t q)
 {
-	return rxb_cr_occupancy(&pr->q[q].cr);
+	return rxb_cr_occupancy(rxb_privring_cr(pr, q));
 }
 
 int rxb_privring_census(struct rxb_privring *pr, uint32_t q, struct rxb_census *c,

@@ -292,25 +292,45 @@ static inline void rxb_cr_sw_publish(struct rxb_cr *cr, uint32_t n)
 	atomic_store_explicit(&cr->sw.cons_pub, cr->sw.cons, memory_order_release);
 }
 
-/* Anyone: entries written and not yet released. The two indices cannot be
- * read at one instant, so the producer index is read first: both only
- * grow, so what it gives minus the consumer index read after it is at most
- * the entries held when that second load ran, never more than the ring
- * holds. The consumer may meanwhile release entries written after the
- * first load; the difference is then negative, and reads as 0 (the ring
- * was nearly empty). The other order (consumer first) can read "full" for
- * a ring that held one entry: the producer runs ahead between the loads,
- * or its index is seen behind a consumer that already read the entries
- * (software acquires the entry's flags, which the NIC stores before prod). */
-static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
+/* Anyone: entries written and not yet released, as a signed difference.
+ * The two indices cannot be read at one instant, so the producer index is
+ * read first: both only grow, so what it gives minus the consumer index
+ * read after it is at most the entries held when that second load ran,
+ * never more than the ring holds. The consumer may meanwhile release
+ * entries written after the first load; the difference is then negative
+ * (the ring was nearly empty). The other order (consumer first) can read
+ * "full" for a ring that held one entry, or more than the ring holds: the
+ * producer runs ahead between the loads, or its index is seen behind a
+ * consumer that already read the entries (software acquires the entry's
+ * flags, which the NIC stores before prod). Tests check the order on this
+ * value: rxb_cr_occupancy() would turn a reading above the size into 0. */
+static inline int32_t rxb_cr_occupancy_raw(struct rxb_cr *cr)
 {
 	/* acquire: the consumer index load below stays after this one (no
 	 * release pairs with it: the NIC stores prod relaxed). */
 	uint32_t prod = atomic_load_explicit(&cr->nic.prod, memory_order_acquire);
-	uint32_t used = prod - rxb_relaxed_load(&cr->sw.cons_pub);
 
-	return used > cr->size ? 0 : used; /* above size: negative, wrapped */
+	return (int32_t)(prod - rxb_relaxed_load(&cr->sw.cons_pub));
 }
+
+/* Anyone: rxb_cr_occupancy_raw() within 0 .. size, the bound callers rely
+ * on (a negative reading means the ring was nearly empty: 0). */
+static inline uint32_t rxb_cr_occupancy(struct rxb_cr *cr)
+{
+	int32_t used = rxb_cr_occupancy_raw(cr);
+
+	return used < 0 || (uint32_t)used > cr->size ? 0 : (uint32_t)used;
+}
+
+/* The completion rings behind rxb_privring_occupancy(),
+ * rxb_shring_occupancy() and rxb_bisect_occupancy(): the concurrent tests
+ * read them with rxb_cr_occupancy_raw(). */
+struct rxb_privring;
+struct rxb_shring;
+struct rxb_bisect;
+struct rxb_cr *rxb_privring_cr(struct rxb_privring *pr, uint32_t q);
+struct rxb_cr *rxb_shring_cr(struct rxb_shring *sh, uint32_t core);
+struct rxb_cr *rxb_bisect_cr(struct rxb_bisect *bs, uint32_t bx);
 
 /* ------------------------------------------------------------- helpers */
 

@@ -1103,9 +1103,14 @@ const struct rxb_sw_stats *rxb_bisect_sw_stats(const struct rxb_bisect *bs, uint
 	return &bs->bx[core].sw_stats;
 }
 
+struct rxb_cr *rxb_bisect_cr(struct rxb_bisect *bs, uint32_t bx)
+{
+	return &bs->bx[bx].cr;
+}
+
 uint32_t rxb_bisect_occupancy(struct rxb_bisect *bs, uint32_t bx)
 {
-	return rxb_cr_occupancy(&bs->bx[bx].cr);
+	return rxb_cr_occupancy(rxb_bisect_cr(bs, bx));
 }
 
 uint64_t rxb_bisect_linked_uses(const struct rxb_bisect *bs, uint32_t bx)

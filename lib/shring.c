@@ -738,21 +738,36 @@ const struct rxb_sw_stats *rxb_shring_sw_stats(const struct rxb_shring *sh, uint
 	return &sh->c[core].sw_stats;
 }
 
-uint32_t rxb_shring_occupancy(struct rxb_shring *sh, uint32_t core)
+struct rxb_cr *rxb_shring_cr(struct rxb_shring *sh, uint32_t core)
 {
-	return rxb_cr_occupancy(&sh->c[core].cr);
+	return &sh->c[core].cr;
 }
 
-uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring)
+uint32_t rxb_shring_occupancy(struct rxb_shring *sh, uint32_t core)
+{
+	return rxb_cr_occupancy(rxb_shring_cr(sh, core));
+}
+
+int32_t rxb_shring_ring_occupancy_raw(struct rxb_shring *sh, uint32_t ring)
 {
 	struct rxb_shgroup *g = &sh->g[ring];
 	/* acquire: pairs with the doorbell release; the NIC had consumed every
 	 * descriptor that store returned, so the head read next is at least
 	 * the returned count and the difference cannot go negative. */
 	uint32_t returned = atomic_load_explicit(&g->rx.db.tail, memory_order_acquire) - g->primed;
-	uint32_t used = rxb_relaxed_load(&g->rx.nic.head) - returned;
 
-	return used <= g->rx.size ? used : 0;
+	return (int32_t)(rxb_relaxed_load(&g->rx.nic.head) - returned);
+}
+
+uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring)
+{
+	int32_t used = rxb_shring_ring_occupancy_raw(sh, ring);
+
+	/* Above the size: descriptors returned after the first load were
+	 * consumed again before the second; the ring never held more. */
+	if (used < 0)
+		return 0;
+	return (uint32_t)used < sh->g[ring].rx.size ? (uint32_t)used : sh->g[ring].rx.size;
 }
 
 void rxb_shring_wait_stats(const struct rxb_shring *sh, uint32_t ring, struct rxb_shring_wait *out)

@@ -83,6 +83,12 @@ struct rxb_shgroup {
 	uint32_t batch_shift;
 };
 
+/* rxb_shring_ring_occupancy() before its clamp: never negative (the
+ * returned count is read first); above the ring size when descriptors were
+ * returned and consumed again between the two loads. The concurrent tests
+ * check the order on it. */
+int32_t rxb_shring_ring_occupancy_raw(struct rxb_shring *sh, uint32_t ring);
+
 /* Buffer slots of a shared ring: ring size × batch. */
 static inline uint32_t shring_n_slots(const struct rxb_shgroup *g)
 {

@@ -202,7 +202,9 @@ uint32_t rxb_shring_occupancy(struct rxb_shring *sh, uint32_t core);
 /* Descriptors of shared ring `ring` the NIC has consumed and software has
  * not yet returned (held in CRs, by receiving cores, or released and held
  * back behind an earlier descriptor; batched: also the cores' current
- * descriptors and descriptors not yet received up to their last slot). */
+ * descriptors and descriptors not yet received up to their last slot).
+ * At most the ring size: a reading taken while descriptors are returned
+ * and consumed again is capped there. */
 uint32_t rxb_shring_ring_occupancy(struct rxb_shring *sh, uint32_t ring);
 
 /* Descriptor-return waits are also counted in a log-linear histogram: exact
