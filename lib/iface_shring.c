@@ -33,14 +33,17 @@ int iface_sh_build(struct rxb_iface *i, struct rxb_err *err)
 	return 0;
 }
 
-/* Shared ring r is primed from the allocator of its group's first core. */
+/* Shared ring r is primed from the allocator of its group's first core.
+ * Counted in buffers (batched: slots), which is what the pool is short of;
+ * priming is all or nothing per ring. */
 void iface_sh_prime(struct rxb_iface *i, uint64_t *want, uint64_t *got)
 {
-	uint32_t rings = rxb_shring_n_rings(i->sh);
+	uint32_t rings = rxb_shring_n_rings(i->sh), slots = rxb_shring_ring_slots(i->sh);
 
 	for (uint32_t r = 0; r < rings; r++) {
-		*want += rxb_shring_ring_size(i->sh);
-		*got += rxb_shring_prime(i->sh, r, &i->allocs[r * (i->cfg.n_cores / rings)]);
+		*want += slots;
+		if (rxb_shring_prime(i->sh, r, &i->allocs[r * (i->cfg.n_cores / rings)]) != 0)
+			*got += slots;
 	}
 }
 

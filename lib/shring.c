@@ -200,6 +200,11 @@ uint32_t rxb_shring_ring_size(const struct rxb_shring *sh)
 	return sh->cfg.ring_size;
 }
 
+uint32_t rxb_shring_ring_slots(const struct rxb_shring *sh)
+{
+	return shring_n_slots(&sh->g[0]);
+}
+
 static struct rxb_shgroup *group_of(struct rxb_shring *sh, uint32_t core)
 {
 	return &sh->g[core / sh->cfg.share_degree];

@@ -125,6 +125,8 @@ void rxb_shring_destroy(struct rxb_shring *sh);
 uint32_t rxb_shring_n_rings(const struct rxb_shring *sh); /* n_cores / share_degree */
 uint32_t rxb_shring_ring_of(const struct rxb_shring *sh, uint32_t core); /* core / share_degree */
 uint32_t rxb_shring_ring_size(const struct rxb_shring *sh);
+/* Buffers one primed shared ring holds: ring_size × batch (unbatched: ring_size). */
+uint32_t rxb_shring_ring_slots(const struct rxb_shring *sh);
 
 /* ---- NIC side ---- */
 

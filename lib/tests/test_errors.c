@@ -443,6 +443,25 @@ static void test_iface_enobufs(void)
 	}
 }
 
+/* Batched RxList: the message counts buffers (ring_size × rxlist_slots per
+ * ring), not descriptors; the first ring is primed, the second is not. */
+static void test_iface_enobufs_batched(void)
+{
+	struct test_pool tp;
+	struct rxb_err err = { 0 };
+	struct rxb_iface_config c = { .arch = RXB_ARCH_SHRING_LIST,
+				      .n_cores = 2,
+				      .share_degree = 1,
+				      .rx_size = 64,
+				      .rxlist_slots = 8 };
+
+	test_pool_init(&tp, 600, 2); /* one ring's 512, not two */
+	CHECK_FAILED(rxb_iface_create(&c, tp.alloc, &err), err, -ENOBUFS,
+		     "could post only 512 of the 1024 buffers", "give the pool more buffers");
+	CHECK_EQ(rxb_pool_free_count(tp.pool), 600);
+	test_pool_fini(&tp);
+}
+
 /* ------------------------------------------------------------ -ENOMEM */
 
 /* Run make() with the k-th allocation failing, k = 1, 2, ... until it
@@ -741,6 +760,7 @@ int main(void)
 	RUN(test_rss_config);
 	RUN(test_iface_config);
 	RUN(test_iface_enobufs);
+	RUN(test_iface_enobufs_batched);
 	RUN(test_designs_out_of_memory);
 	RUN(test_iface_out_of_memory);
 	RUN(test_check_out_of_memory);
