@@ -229,7 +229,9 @@ unsigned rxb_spool_nic_fetch(struct rxb_spool *sp, uint32_t q, rxb_buf_t *bufs, 
 	return rxb_privring_nic_fetch(sp->pr, q, bufs, n);
 }
 
-/* Buffers queue q should hold after a poll that received `got` of `budget`. */
+/* Buffers queue q should hold after a poll that received `got` of `budget`.
+ * A zero budget asked for nothing, so getting nothing says nothing about
+ * the load: idle, or an idle port would grow to `high` on such calls. */
 static uint32_t spool_target(const struct rxb_spool *sp, uint32_t posted, unsigned got,
 			     unsigned budget)
 {
@@ -237,7 +239,7 @@ static uint32_t spool_target(const struct rxb_spool *sp, uint32_t posted, unsign
 
 	if (cfg->mode != RXB_SPOOL_SPP)
 		return cfg->depth;
-	if (got == budget)
+	if (budget != 0 && got == budget)
 		return cfg->high;                     /* busy: the port needs a deeper queue */
 	return posted < cfg->low ? cfg->low : posted; /* idle: keep at least low */
 }

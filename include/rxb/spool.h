@@ -8,8 +8,9 @@
  *          queues of `depth` (little memory; one busy port can starve all);
  *   spp    every port keeps its own queue (capacity `high`), buffers come
  *          from one shared pool, and the filled depth adapts: start at `low`;
- *          a busy poll (it used its whole budget) refills up to `high`; an
- *          idle poll refills only when below `low`, and only up to `low`.
+ *          a busy poll (it used its whole, non-zero budget) refills up to
+ *          `high`; an idle poll (a zero budget included) refills only when
+ *          below `low`, and only up to `low`.
  * The NIC counts offered/delivered/dropped per port in every mode, so the
  * simulator can measure fairness even where a real PF queue could not.
  *
@@ -88,7 +89,8 @@ unsigned rxb_spool_nic_fetch(struct rxb_spool *sp, uint32_t q, rxb_buf_t *bufs, 
 unsigned rxb_spool_prime(struct rxb_spool *sp, uint32_t q, const struct rxb_allocator *alloc);
 
 /* Software: poll queue q with a budget (≤ RXB_BURST_MAX), then refill by the
- * mode's policy. Returns packets received. */
+ * mode's policy; a budget of 0 receives nothing and counts as an idle poll
+ * (spp: refills up to `low` only). Returns packets received. */
 unsigned rxb_spool_poll(struct rxb_spool *sp, uint32_t q, struct rxb_pkt *out, unsigned budget,
 			const struct rxb_allocator *alloc);
 void rxb_spool_free(struct rxb_spool *sp, uint32_t q, const struct rxb_allocator *alloc,

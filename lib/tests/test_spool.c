@@ -7,6 +7,7 @@
 #include "check.h"
 #include "harness.h"
 #include "ring.h"
+#include "rxb/iface.h"
 #include "rxb/spool.h"
 
 static struct rxb_spool *make(struct rxb_spool_config *c, struct test_pool *tp)
@@ -113,6 +114,30 @@ static void test_spp_idle_refills_to_low_only(void)
 	CHECK_EQ(rxb_spool_posted(sp, 0), 64);
 	rxb_spool_free(sp, 0, &tp.alloc[0], &pk[0].buf, 1);
 	rxb_spool_destroy(sp);
+	test_pool_fini(&tp);
+}
+
+/* A zero budget received all it asked for, but the port is not busy: the
+ * queue stays at low, directly and through the generic interface. */
+static void test_spp_zero_budget_is_idle(void)
+{
+	struct test_pool tp;
+	struct rxb_spool_config c = { .n_ports = 1, .mode = RXB_SPOOL_SPP, .low = 64, .high = 256 };
+	struct rxb_iface_config ic = { .arch = RXB_ARCH_SPOOL, .n_cores = 1, .spool = c };
+	struct rxb_err err = { 0 };
+	struct rxb_pkt pk[1];
+
+	test_pool_init(&tp, 4096, 1);
+	struct rxb_spool *sp = make(&c, &tp);
+	CHECK_EQ(poll_free(sp, 0, 0, &tp), 0);
+	CHECK_EQ(rxb_spool_posted(sp, 0), 64);
+	rxb_spool_destroy(sp);
+
+	struct rxb_iface *i = rxb_iface_create(&ic, tp.alloc, &err);
+	CHECK(i != NULL);
+	CHECK_EQ(rxb_iface_rx(i, 0, pk, 0, 0), 0);
+	CHECK_EQ(rxb_spool_posted(rxb_iface_spool(i), 0), 64);
+	rxb_iface_destroy(i);
 	test_pool_fini(&tp);
 }
 
@@ -249,6 +274,7 @@ int main(void)
 {
 	RUN(test_spp_watermarks);
 	RUN(test_spp_idle_refills_to_low_only);
+	RUN(test_spp_zero_budget_is_idle);
 	RUN(test_none_and_basic);
 	RUN(test_fetch_then_deliver);
 	RUN(test_burst_stops_after_a_drop_at_a_chunk_end);
