@@ -42,7 +42,13 @@ _Static_assert(offsetof(struct rxb_shcore, nic_stats) % RXB_CACHE_LINE == 0,
 
 /* Batched RxList: batch 0 or 1 is unbatched; more only with the list, a
  * power of two within RXB_SHRING_BATCH_MAX and ring_size × batch slots
- * within RXB_RING_MAX (also the largest CR: the default CR holds them all). */
+ * within RXB_RING_MAX (also the largest CR: the default CR holds them all).
+ * And ring_size > share_degree: each core of a group keeps its current
+ * descriptor until every slot is filled, which for a core that gets no
+ * more packets is never; the list hands out ring_size − 1 descriptors, so
+ * with share_degree − 1 cores idle on theirs one is still left for the
+ * core that has traffic, and it gets it back each time it has received
+ * all its slots. */
 static int shring_validate_batch(const struct rxb_shring_config *cfg, struct rxb_err *err)
 {
 	uint64_t slots = (uint64_t)cfg->ring_size * cfg->batch;
@@ -61,6 +67,15 @@ static int shring_validate_batch(const struct rxb_shring_config *cfg, struct rxb
 			    "shring.batch = %u: batched descriptors need shring.list = true "
 			    "(batched RxList)",
 			    cfg->batch);
+		return -EINVAL;
+	}
+	if (cfg->ring_size <= cfg->share_degree) {
+		rxb_err_set(
+			err,
+			"shring.ring_size = %u: batched RxList needs more descriptors than "
+			"shring.share_degree = %u (each core holds one until it is full; the list "
+			"hands out ring_size - 1); allowed: a power of two above %u",
+			cfg->ring_size, cfg->share_degree, cfg->share_degree);
 		return -EINVAL;
 	}
 	if (slots > RXB_RING_MAX) {

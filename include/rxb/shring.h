@@ -47,7 +47,9 @@
  * keeps its own handle, freeing needs no reference count on a shared
  * buffer. The free list threads whole descriptors (same list, same sentinel
  * rule: usable capacity (ring_size − 1) descriptors, i.e. (ring_size − 1) ×
- * batch packets). The NIC keeps one current descriptor per core (CR): a
+ * batch packets). Since a core that gets no more packets keeps its current
+ * descriptor for good, ring_size must exceed share_degree: then at most
+ * share_degree − 1 of the usable descriptors sit with idle cores. The NIC keeps one current descriptor per core (CR): a
  * packet to core c goes into the next slot of c's current descriptor; when
  * that is full (or c has none) the NIC takes the next descriptor of the list,
  * and drops the packet as no_rx_desc when there is none. A CR entry names
@@ -111,7 +113,9 @@ struct rxb_shring_config {
 	uint32_t batch;         /* buffer slots per descriptor: 0 or 1 = not batched;
 	                         * > 1 = batched RxList (list only), a power of two
 	                         * ≤ RXB_SHRING_BATCH_MAX with ring_size × batch ≤
-	                         * RXB_RING_MAX. cr_size 0 then means ring_size × batch */
+	                         * RXB_RING_MAX and ring_size > share_degree (an
+	                         * idle core keeps its current descriptor). cr_size
+	                         * 0 then means ring_size × batch */
 };
 
 #define RXB_SHRING_BATCH_MAX 64u

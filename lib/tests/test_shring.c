@@ -901,6 +901,36 @@ static void test_batch_random_sequences(void)
 	random_run(&w, 302, 20000);
 }
 
+/* At the bound, ring_size = share_degree + 1 (the list hands out
+ * share_degree descriptors): the two cores that got one packet each keep
+ * their current descriptors, and the core with traffic still gets the
+ * third, again and again as it receives all its slots. */
+static void test_batch_idle_cores_do_not_starve(void)
+{
+	struct test_pool tp;
+	struct rxb_shring_config c = {
+		.n_cores = 3, .share_degree = 3, .ring_size = 4, .list = true, .batch = 8
+	};
+	struct rxb_shring *sh = make(&c, &tp, 4096);
+	struct rxb_pkt pk[8];
+	struct rxb_delivery d;
+
+	for (uint32_t core = 0; core < 2; core++) {
+		struct rxb_rx_meta m = { .len = 64, .dest = core };
+
+		CHECK_EQ(rxb_shring_nic_deliver(sh, &m, &d), 0);
+		CHECK_EQ(rxb_shring_rx_burst(sh, core, pk, 8, &tp.alloc[core], 0), 1);
+	}
+	for (int k = 0; k < 1000; k++) {
+		struct rxb_rx_meta m = { .len = 64, .dest = 2 };
+
+		CHECK_EQ(rxb_shring_nic_deliver(sh, &m, &d), 0);
+		CHECK_EQ(rxb_shring_rx_burst(sh, 2, pk, 8, &tp.alloc[2], 0), 1);
+		rxb_shring_free(sh, 2, &tp.alloc[2], &pk[0].buf, 1);
+	}
+	done(sh, &tp);
+}
+
 static void test_config_errors(void)
 {
 	struct rxb_err err;
@@ -949,6 +979,9 @@ static void test_config_errors(void)
 		    .list = true,
 		    .batch = 2 },
 		  "shring.batch = 2: shring.ring_size × shring.batch = 2097152" },
+		{ { .n_cores = 4, .share_degree = 4, .ring_size = 4, .list = true, .batch = 64 },
+		  "shring.ring_size = 4: batched RxList needs more descriptors than "
+		  "shring.share_degree = 4" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad_batch) / sizeof(bad_batch[0]); i++) {
@@ -993,6 +1026,7 @@ int main(void)
 	RUN(test_batch_returns_after_last_slot);
 	RUN(test_batch_capacity);
 	RUN(test_batch_random_sequences);
+	RUN(test_batch_idle_cores_do_not_starve);
 	RUN(test_config_errors);
 	return check_summary();
 }
