@@ -7,11 +7,10 @@
 
 static struct rxb_shring *make_shring(const struct rxb_iface_config *cfg, struct rxb_err *err)
 {
-	uint32_t share = cfg->n_cores < RXB_DEFAULT_SHARE_DEGREE ? cfg->n_cores
-								 : RXB_DEFAULT_SHARE_DEGREE;
 	struct rxb_shring_config sc = {
 		.n_cores = cfg->n_cores,
-		.share_degree = default_u32(cfg->share_degree, share),
+		.share_degree = default_u32(cfg->share_degree,
+					    rxb_share_degree_default(cfg->n_cores)),
 		.ring_size = default_u32(cfg->rx_size, RXB_DEFAULT_RX_SIZE),
 		.cr_size = cfg->cr_size,
 		.desc_prefetch = cfg->desc_prefetch,

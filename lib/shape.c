@@ -38,13 +38,28 @@ static uint32_t shring_slots(const struct rxb_iface_config *cfg)
 	return cfg->arch == RXB_ARCH_SHRING_LIST ? or_default(cfg->rxlist_slots, 1) : 1;
 }
 
+uint32_t rxb_share_degree_up_to(const uint32_t *counts, uint32_t n, uint32_t most)
+{
+	for (uint32_t d = most; d > 1; d--) {
+		uint32_t k = 0;
+
+		while (k < n && counts[k] % d == 0)
+			k++;
+		if (k == n)
+			return d;
+	}
+	return 1;
+}
+
+uint32_t rxb_share_degree_default(uint32_t n_cores)
+{
+	return rxb_share_degree_up_to(&n_cores, 1, RXB_DEFAULT_SHARE_DEGREE);
+}
+
 /* Cores per shared ring. */
 static uint32_t shring_share(const struct rxb_iface_config *cfg)
 {
-	uint32_t n = cfg->n_cores;
-
-	return or_default(cfg->share_degree,
-			  n < RXB_DEFAULT_SHARE_DEGREE ? n : RXB_DEFAULT_SHARE_DEGREE);
+	return or_default(cfg->share_degree, rxb_share_degree_default(cfg->n_cores));
 }
 
 static int shring_shape(const struct rxb_iface_config *cfg, struct rxb_iface_shape *s,
@@ -54,8 +69,10 @@ static int shring_shape(const struct rxb_iface_config *cfg, struct rxb_iface_sha
 	uint32_t share = shring_share(cfg);
 
 	if (n % share != 0) {
-		rxb_err_set(err, "shring.share_degree = %u: must divide shring.n_cores = %u", share,
-			    n);
+		rxb_err_set(err,
+			    "shring.share_degree = %u: must divide shring.n_cores = %u; allowed: "
+			    "a divisor of %u, or 0 for the default (%u)",
+			    share, n, n, rxb_share_degree_default(n));
 		return -EINVAL;
 	}
 	s->n_srcs = n / share;

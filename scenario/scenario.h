@@ -145,7 +145,8 @@ void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, 
  * association sets of its own for each of those lcores, within NIC ports
  * for generator lcores; otherwise all). pool_buffers, ddio_ways and
  * mlp depend on the engine's machine and stay RXB_SCN_AUTO for it to fill.
- * `min_cores_per_nic` is the fewest cores any NIC has. */
+ * `min_cores_per_nic` is the fewest cores any NIC has: the cap of the share
+ * degree's "auto" (rxb_share_degree_up_to over the NICs' core counts). */
 void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic);
 
 /* The one mapping from a scenario to the ring library's configuration, for

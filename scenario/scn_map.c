@@ -24,19 +24,14 @@ static uint32_t slots_per_desc(const struct rxb_scn_arch *a)
 	return a->name == RXB_ARCH_SHRING_LIST ? a->rxlist_batch : 1;
 }
 
-/* The largest common divisor of the NICs' core counts that is at most `most`
- * (arch.share_degree must divide each NIC's cores). */
-static uint32_t common_divisor_up_to(const struct rxb_scn_list *cpn, uint32_t most)
+/* arch.share_degree "auto": the library's rule for a default share degree
+ * (rxb_share_degree_up_to), over the NICs' core counts, since it must
+ * divide each NIC's cores; `most` is the scenario's cap. */
+static uint32_t share_auto(const struct rxb_scn *s, uint32_t most)
 {
-	for (uint32_t d = most; d > 1; d--) {
-		uint32_t n = 0;
+	const struct rxb_scn_list *cpn = &s->system.cores_per_nic;
 
-		while (n < cpn->n && cpn->v[n] % d == 0)
-			n++;
-		if (n == cpn->n)
-			return d;
-	}
-	return 1;
+	return rxb_share_degree_up_to(cpn->v, cpn->n, most);
 }
 
 /* The fewest equal blocks of `cores` that are at least `least` and a
@@ -70,8 +65,7 @@ static void shard_lcores(struct rxb_scn *s)
 	if (!a->emulated || m <= 1)
 		return;
 	if (a->share_degree == RXB_SCN_AUTO)
-		a->share_degree = common_divisor_up_to(&s->system.cores_per_nic,
-						       cores / m > 1 ? cores / m : 1);
+		a->share_degree = share_auto(s, cores / m > 1 ? cores / m : 1);
 	if (a->association == RXB_ASSOC_AUTO) {
 		a->association = RXB_ASSOC_GROUPS;
 		a->groups = equal_blocks_from(cores, m, step);
@@ -89,7 +83,8 @@ void rxb_scn_resolve_arch(struct rxb_scn *s, uint32_t min_cores_per_nic)
 						 ? RXB_DEFAULT_SMALL_RX_SIZE
 						 : RXB_DEFAULT_RX_SIZE);
 	a->cr_size = auto_or(a->cr_size, a->rx_size * slots_per_desc(a));
-	a->share_degree = auto_or(a->share_degree, min_cores_per_nic);
+	if (a->share_degree == RXB_SCN_AUTO)
+		a->share_degree = share_auto(s, min_cores_per_nic);
 	a->buffer_bytes = auto_or(a->buffer_bytes, a->name == RXB_ARCH_SPOOL ? 4096 : 2048);
 }
 

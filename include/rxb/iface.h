@@ -67,13 +67,24 @@ extern const char *const rxb_arch_name[RXB_ARCHS];
 #define RXB_DEFAULT_AX_SIZE       128u
 #define RXB_DEFAULT_BX_SIZE       1024u
 
+/* The largest divisor common to counts[0 .. n) that is at most `most`; 1
+ * when there is none above 1. A share degree it gives leaves each set of
+ * cores counted (the interface's, or each NIC's) whole shared rings: the
+ * one rule behind the "auto"/default share degree here and in the
+ * scenario layer (arch.share_degree). */
+uint32_t rxb_share_degree_up_to(const uint32_t *counts, uint32_t n, uint32_t most);
+/* What share_degree 0 means: the largest divisor of n_cores up to
+ * RXB_DEFAULT_SHARE_DEGREE (8 → 8, 12 → 6, 9 → 3, 7 → 7, 11 → 1). */
+uint32_t rxb_share_degree_default(uint32_t n_cores);
+
 struct rxb_iface_config {
 	enum rxb_arch arch;
 	uint32_t n_cores;       /* cores (= destinations except for spool) */
 	uint32_t rx_size;       /* privRing / shRing Rx ring; 0 = default */
 	uint32_t cr_size;       /* CR entries; 0 = rx_size (× rxlist_slots if batched) */
 	uint32_t desc_prefetch; /* 0 = RXB_DESC_PREFETCH_DEFAULT */
-	uint32_t share_degree;  /* shRing cores per ring; 0 = min(8, n_cores) */
+	uint32_t share_degree;  /* shRing cores per ring; 0 = rxb_share_degree_default():
+				  * the largest divisor of n_cores up to 8 */
 	uint32_t rxlist_slots;  /* shring_list: buffer slots per descriptor
 				  * (batched RxList; scenario key
 				  * arch.rxlist_batch); 0 or 1 = not batched;

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "harness.h"
 #include "rxb/shape.h"
+#include "rxb/shring.h"
 
 static const uint32_t cores_grid[] = { 1, 2, 3, 4, 8, 12 };
 static const uint32_t share_grid[] = { 0, 1, 2, 4 };
@@ -316,6 +317,35 @@ static void test_refused(void)
 	CHECK_EQ(rxb_iface_shape(&cfg, &s, &err), -EINVAL);
 }
 
+/* share_degree 0 is the largest divisor of n_cores up to 8, so every core
+ * count builds (9 to 15 did not with min(8, n_cores)); an explicit value
+ * that does not divide is refused with what would do. */
+static void test_default_share_degree(void)
+{
+	static const uint32_t want[] = { 1, 2, 3, 4, 5, 6, 7, 8, 3, 5, 1, 6, 1, 7, 5, 8 };
+	struct rxb_iface_config cfg = { .arch = RXB_ARCH_SHRING, .n_cores = 12, .share_degree = 5 };
+	struct rxb_iface_shape s;
+	struct rxb_err err;
+	struct test_pool tp;
+
+	for (uint32_t n = 1; n <= 16; n++)
+		CHECK_EQ(rxb_share_degree_default(n), want[n - 1]);
+	CHECK_EQ(rxb_iface_shape(&cfg, &s, &err), -EINVAL);
+	CHECK(strstr(err.msg, "shring.share_degree = 5: must divide shring.n_cores = 12; "
+			      "allowed: a divisor of 12, or 0 for the default (6)") != NULL);
+	cfg.share_degree = 0;
+	for (enum rxb_arch a = RXB_ARCH_SHRING; a <= RXB_ARCH_DYN_SHRING; a++) {
+		cfg.arch = a;
+		CHECK_EQ(test_pool_init(&tp, 32768, 12), 0); /* dyn: 12 private rings too */
+		struct rxb_iface *i = rxb_iface_create(&cfg, tp.alloc, &err);
+
+		CHECK(i != NULL);
+		CHECK_EQ(rxb_shring_n_rings(rxb_iface_shring(i)), 2); /* 12 / 6 */
+		rxb_iface_destroy(i);
+		test_pool_fini(&tp);
+	}
+}
+
 /* A destination or ring set the design does not have. */
 static void test_srcs_refused(void)
 {
@@ -358,6 +388,7 @@ int main(void)
 	RUN(test_spool);
 	RUN(test_capacity);
 	RUN(test_refused);
+	RUN(test_default_share_degree);
 	RUN(test_srcs_refused);
 	RUN(test_uneven_sets);
 	return check_summary();

@@ -212,6 +212,16 @@ static void test_auto_rules(void)
 	rxb_scn_resolve_arch(&s, 8);
 	CHECK_EQ(s.arch.rx_size, 128);
 	CHECK_EQ(s.arch.cr_size, 128);
+	/* NICs of 6 and 4 cores: "auto" is their largest common divisor (the
+	 * library's rxb_share_degree_up_to), not the fewest (4), which does
+	 * not divide 6 and was refused */
+	rxb_scn_defaults(&s, RXB_ENGINE_SIM);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "arch.name", "shring", &err), 0);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "system.cores", "10", &err), 0);
+	CHECK_EQ(rxb_scn_set_text(&s, RXB_ENGINE_SIM, "system.cores_per_nic", "[6, 4]", &err), 0);
+	rxb_scn_resolve_arch(&s, 4);
+	CHECK_EQ(s.arch.share_degree, 2);
+	CHECK_EQ(rxb_scn_check(&s, NULL, RXB_ENGINE_SIM, &err), 0);
 }
 
 /* An emulator scenario of `cores` workers, `lcores` NIC lcores and one more
