@@ -491,6 +491,23 @@ static int rxlist_slots_fit(const struct rules_ctx *x, struct rxb_err *err)
 	return broken();
 }
 
+/* Batched RxList: each core of a shared ring keeps its current descriptor
+ * until every slot of it is filled (for a core without traffic, never),
+ * and the list hands out rx_size - 1 descriptors (lib/shring.c). */
+static int rxlist_batches_leave_one(const struct rules_ctx *x, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &x->s->arch;
+
+	if (a->name != RXB_ARCH_SHRING_LIST || a->rxlist_batch <= 1 || a->rx_size > a->share_degree)
+		return 0;
+	rxb_err_set(err,
+		    "arch.rx_size = %u: batched RxList (arch.rxlist_batch = %u) needs more "
+		    "descriptors than arch.share_degree = %u, as each core holds one until it is "
+		    "full; allowed: a power of two above %u",
+		    a->rx_size, a->rxlist_batch, a->share_degree, a->share_degree);
+	return broken();
+}
+
 /* Every buffer of a core's Ax ring may end up in its Bx (the library
  * reserves a Bx slot for each: rxb_bisect_create), and each Bx has its own
  * core's Ax linked to it. */
@@ -822,6 +839,7 @@ static const struct rxb_scn_rule {
 	{ "groups divide the cores", groups_divide_cores, SIM | EMU },
 	{ "per-NIC sets are even", per_nic_sets_even, SIM | EMU },
 	{ "RxList slots fit a ring", rxlist_slots_fit, SIM | EMU },
+	{ "RxList batches leave each core one", rxlist_batches_leave_one, SIM | EMU },
 	{ "a Bx holds its Ax", bx_holds_its_ax, SIM | EMU },
 	{ "spool queues fit", spool_queues_fit, SIM | EMU },
 	{ "spool low below high", spool_low_below_high, SIM | EMU },

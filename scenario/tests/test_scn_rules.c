@@ -114,6 +114,11 @@ static const struct rule_case cases[] = {
 	  SIM,
 	  { "arch.name=shring_list", "arch.rx_size=1048576", "arch.rxlist_batch=2" },
 	  "arch.rxlist_batch = 2: arch.rx_size x arch.rxlist_batch = 2097152 buffer slots" },
+	{ "RxList batches leave each core one",
+	  SIM,
+	  { "arch.name=shring_list", "arch.rx_size=8", "arch.rxlist_batch=4" },
+	  "arch.rx_size = 8: batched RxList (arch.rxlist_batch = 4) needs more descriptors than "
+	  "arch.share_degree = 8" },
 	{ "a Bx holds its Ax",
 	  SIM,
 	  { "arch.name=rxbisect", "arch.ax_size=2048", "arch.bx_size=1024" },
