@@ -114,8 +114,11 @@ static int check_dist(const char *field, enum rxb_gen_dist d, double s, struct r
 		rxb_err_set(err, "%s = %d: must be uniform (0) or zipf (1)", field, (int)d);
 		return -EINVAL;
 	}
-	if (d == RXB_GEN_ZIPF && !(s > 0 && s < 100)) {
-		rxb_err_set(err, "%s zipf exponent = %g: must be in (0, 100)", field, s);
+	/* sim_zipf_init's own range (its result is not checked where the sets
+	 * are made: this check is what keeps it from failing) */
+	if (d == RXB_GEN_ZIPF && !(s > 0 && s <= SIM_ZIPF_S_MAX)) {
+		rxb_err_set(err, "%s zipf exponent = %g: must be in (0, %g]", field, s,
+			    SIM_ZIPF_S_MAX);
 		return -EINVAL;
 	}
 	return 0;

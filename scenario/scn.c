@@ -131,6 +131,16 @@ static void range_text(bool integer, double lo, double hi, bool lo_open, char *b
 		cat(buf, cap, " <= %s", hi_s);
 }
 
+/* Whether engine e takes other values for k than the other engine does. */
+static bool range_differs(const struct rxb_scn_key *k, enum rxb_engine e)
+{
+	const struct rxb_scn_limits *l = &k->lim[e];
+	const struct rxb_scn_limits *o =
+		&k->lim[e == RXB_ENGINE_SIM ? RXB_ENGINE_EMU : RXB_ENGINE_SIM];
+
+	return l->lo != o->lo || l->hi != o->hi;
+}
+
 void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, size_t cap)
 {
 	const struct rxb_scn_limits *l = &k->lim[e];
@@ -160,7 +170,9 @@ void rxb_scn_allowed(const struct rxb_scn_key *k, enum rxb_engine e, char *buf, 
 		cat(buf, cap, " (%s)", k->unit);
 	if (k->auto_ok)
 		cat(buf, cap, ", or \"auto\"");
-	if (l->why[0] != '\0' && rxb_scn_honours(k, e))
+	/* the engine's reason, where it is the reason for these values: an
+	 * override may differ only in scope (the designs, sources it affects) */
+	if (l->why[0] != '\0' && rxb_scn_honours(k, e) && range_differs(k, e))
 		cat(buf, cap, "; on the %s: %s", e == RXB_ENGINE_EMU ? "emulator" : "simulator",
 		    l->why);
 }

@@ -54,8 +54,8 @@ int sim_zipf_init(struct sim_zipf *z, uint64_t n, double s, struct rxb_err *err)
 		rxb_err_set(err, "zipf.n = %llu: must be in [1, 2^53]", (unsigned long long)n);
 		return -EINVAL;
 	}
-	if (!(s >= 0.0 && s <= 10.0)) {
-		rxb_err_set(err, "zipf.s = %g: must be in [0, 10]", s);
+	if (!(s >= 0.0 && s <= SIM_ZIPF_S_MAX)) {
+		rxb_err_set(err, "zipf.s = %g: must be in [0, %g]", s, SIM_ZIPF_S_MAX);
 		return -EINVAL;
 	}
 	z->n = n;

@@ -154,6 +154,9 @@ struct sim_zipf {
 	double accept; /* squeeze: 2 − H⁻¹(H(2.5) − h(2)) */
 };
 
+/* The largest exponent sim_zipf_init takes (traffic.zipf_s's upper bound;
+ * at 10 rank 1 already takes 99.9 % of draws). */
+#define SIM_ZIPF_S_MAX 10.0
 int sim_zipf_init(struct sim_zipf *z, uint64_t n, double s, struct rxb_err *err);
 
 /* A rank in [1, n]; rank 1 is the most popular. */
