@@ -259,15 +259,18 @@ static int bursts_fit_link(const struct rules_ctx *x, struct rxb_err *err)
 {
 	const struct rxb_scn_traffic *t = &x->s->traffic;
 	double link = x->m->link_gbps, peak = t->rate_gbps / t->burst_duty;
-	char v[32];
+	char v[32], p[32];
 
-	if (link == 0 || t->pattern != RXB_PATTERN_ONOFF || peak <= link * (1 + 1e-9))
+	/* the traffic model's own bound (sim/models/traffic.c check_stream): a
+	 * peak it would refuse must not pass here */
+	if (link == 0 || t->pattern != RXB_PATTERN_ONOFF || peak <= link * (1 + 1e-12))
 		return 0;
 	rxb_scn_num_text(t->burst_duty, v, sizeof(v));
+	rxb_scn_num_text(peak, p, sizeof(p)); /* all its digits: it may be just above */
 	rxb_err_set(err,
 		    "traffic.burst_duty = %s: bursts would arrive at rate_gbps / burst_duty "
-		    "= %g Gbps, above the %g Gbps link; allowed: %g to 1",
-		    v, peak, link, t->rate_gbps / link);
+		    "= %s Gbps, above the %g Gbps link; allowed: %g to 1",
+		    v, p, link, t->rate_gbps / link);
 	return broken();
 }
 

@@ -72,6 +72,13 @@ static const struct rule_case cases[] = {
 	  { "traffic.pattern=onoff", "traffic.burst_duty=0.25" },
 	  "traffic.burst_duty = 0.25: bursts would arrive at rate_gbps / burst_duty = 400 Gbps, "
 	  "above the 100 Gbps link; allowed: 1 to 1" },
+	/* just above the link: refused here, not by the traffic model's tighter
+	 * bound after the front end passed it, and said with all its digits */
+	{ "bursts fit the link",
+	  SIM,
+	  { "traffic.pattern=onoff", "traffic.rate_gbps=50", "traffic.burst_duty=0.4999999999" },
+	  "traffic.burst_duty = 0.4999999999: bursts would arrive at rate_gbps / burst_duty = "
+	  "100.00000002 Gbps" },
 	{ "a trace names its file",
 	  SIM,
 	  { "traffic.pattern=trace" },

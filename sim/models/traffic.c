@@ -164,6 +164,8 @@ static int check_stream(const char *field, const struct sim_stream_cfg *s, uint6
 			rxb_err_set(err, "%s.duty = %g: must be in (0, 1]", field, s->duty);
 			return -EINVAL;
 		}
+		/* as the scenario rule "bursts fit the link" bounds it: rounding
+		 * within it is clamped to the line rate (stream_init) */
 		if ((double)s->rate_bps / s->duty > (double)line_bps * (1.0 + 1e-12)) {
 			rxb_err_set(err,
 				    "%s.duty = %g: bursts at rate_bps / duty = %.4g b/s exceed "
