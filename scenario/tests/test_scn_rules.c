@@ -257,6 +257,18 @@ static void test_each_rule_gives_its_message(void)
 	}
 }
 
+/* arch.headroom_bytes is the simulator's (the emulator warns that it
+ * ignores it): it takes room from a buffer there only. */
+static void test_a_key_an_engine_ignores_breaks_no_rule_there(void)
+{
+	static const char *const sets[] = { "arch.headroom_bytes=1000", NULL };
+	static struct rxb_scn s;
+	struct rxb_err err = { 0 };
+
+	CHECK_EQ(resolve_with(SIM, sets, &s, &err), -EINVAL);
+	CHECK_EQ(resolve_with(EMU, sets, &s, &err), 0);
+}
+
 static void test_every_rule_has_a_case(void)
 {
 	for (unsigned r = 0; r < rxb_scn_n_rules(); r++) {
@@ -338,6 +350,7 @@ static void test_auto_pools_hold_the_rings(void)
 int main(void)
 {
 	RUN(test_each_rule_gives_its_message);
+	RUN(test_a_key_an_engine_ignores_breaks_no_rule_there);
 	RUN(test_every_rule_has_a_case);
 	RUN(test_reference_resolves);
 	RUN(test_auto_pools_hold_the_rings);
