@@ -481,6 +481,22 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 	return trace ? replay_setup(s, err) : 0;
 }
 
+/* A replayed frame longer than a buffer holds (the rule "frames fit
+ * buffers" bounds the generated sizes before a run; a trace's are known as
+ * it is read): the NIC would write it over the next buffers. */
+static int frame_too_big(const struct sim *s, const struct sim_pkt *p, struct rxb_err *err)
+{
+	const struct rxb_scn_arch *a = &s->cfg->scn.arch;
+
+	rxb_err_set(err,
+		    "traffic.pcap = '%s': a %u-byte frame (FCS included) does not fit a buffer "
+		    "of arch.buffer_bytes = %u minus arch.headroom_bytes = %u; allowed: frames up "
+		    "to %u bytes, or an arch.buffer_bytes of at least %u",
+		    s->cfg->scn.traffic.pcap, p->len, a->buffer_bytes, a->headroom_bytes,
+		    a->buffer_bytes - a->headroom_bytes, p->len + a->headroom_bytes);
+	return -EINVAL;
+}
+
 /* The trace's next packet into s->trace_next, on the NIC an upstream
  * switch's ECMP would pick: 1, 0 at the end (or past the run), or a
  * negative errno. */
@@ -493,6 +509,8 @@ int trace_next(struct sim *s, struct rxb_err *err)
 
 	if (rc <= 0)
 		return rc;
+	if (p.len > s->cfg->scn.arch.buffer_bytes - s->cfg->scn.arch.headroom_bytes)
+		return frame_too_big(s, &p, err);
 	t = p.t_ps; /* replay time: scaled and looped (replay.h) */
 	n = &s->nic[rxb_ecmp_port(p.rss, s->cfg->scn.system.nics)];
 	/* a capture time is a last bit's arrival, as a generated packet's; the

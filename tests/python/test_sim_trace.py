@@ -102,3 +102,17 @@ def test_looping_a_single_packet_capture_is_refused(tmp_path):
     with pytest.raises(EngineError, match="looping it needs at least two packets"):
         run("traffic.pattern=trace", f"traffic.pcap={tmp_path / 'one.pcap'}",
             "traffic.pcap_loop=true", "run.duration_ms=1", "run.warmup_ms=0")
+
+
+def test_a_frame_larger_than_a_buffer_is_refused(tmp_path):
+    """A 9018 B jumbo frame (FCS included) in 2 KiB buffers: the NIC wrote it over the next
+    buffers' lines, silently. Bigger buffers take it."""
+    small = ipv6_tcp_frame(0)[0]
+    jumbo = small + bytes(9014 - len(small))
+    write_pcap(tmp_path / "jumbo.pcap", [small, jumbo, small], gap_ns=1000)
+    trace = ("traffic.pattern=trace", f"traffic.pcap={tmp_path / 'jumbo.pcap'}",
+             "run.duration_ms=1", "run.warmup_ms=0")
+    with pytest.raises(EngineError, match="a 9018-byte frame .FCS included. does not fit a "
+                       "buffer of arch.buffer_bytes = 2048"):
+        run(*trace)
+    assert run(*trace, "arch.buffer_bytes=10240")["offered_packets"] == 3
