@@ -13,7 +13,8 @@ of the per-round ratios ("paired", which cancels a drift that hits both builds o
             1518 B frames (higher is better)
   study     the study's emulated set-up: two NIC ports at 100 Gbps each of 1518 B frames, 8
             workers, --study-nic-lcores NIC lcores (default one per port) and as many generator
-            lcores as the CPUs leave (--study-gen-lcores to choose): the Mpps carried (higher is
+            lcores as the CPUs leave, up to one per worker (the most the emulator accepts:
+            one per physical queue; --study-gen-lcores to choose): the Mpps carried (higher is
             better) and the NIC lcores' cycles per packet. It needs every busy lcore on a CPU of
             its own (12 CPUs at least by default); on fewer it is skipped, saying so.
 
@@ -93,8 +94,11 @@ def study_gen_lcores(cpus, nic_lcores):
     """Generator lcores for the study's set-up on `cpus` CPUs, or None: the most the CPUs
     left after main, the workers and the NIC lcores hold, that play the ports whole or split
     each between the same number of lcores (the emulator's rule: at most the ports, or a
-    multiple of them)."""
-    spare = cpus - 1 - STUDY_WORKERS - nic_lcores
+    multiple of them), and no more than the workers: a port has at most one physical queue per
+    worker behind it (one per destination), and the emulator gives each generator lcore whole
+    queues (at most one lcore per queue: scenario key emu.gen_lcores), so a many-core server
+    gets STUDY_WORKERS, not every CPU left."""
+    spare = min(cpus - 1 - STUDY_WORKERS - nic_lcores, STUDY_WORKERS)
     gens = [g for g in range(1, spare + 1) if g <= STUDY_NICS or g % STUDY_NICS == 0]
     return max(gens) if gens else None
 

@@ -75,6 +75,30 @@ def test_study_lcores_fit_the_cpus_and_play_whole_or_evenly_split_ports():
             assert g <= emu_ab.STUDY_NICS or g % emu_ab.STUDY_NICS == 0
 
 
+def test_study_lcores_on_a_big_server_stay_within_what_the_emulator_accepts():
+    # one generator lcore per physical queue at most, and a port has at most one queue per
+    # worker: a many-core server must not ask for every CPU left (rxb-emu refuses 10 and more)
+    for nic in (1, 2, 4):
+        for cpus in (21, 32, 64, 128, 512):
+            g = emu_ab.study_gen_lcores(cpus, nic)
+            assert g == emu_ab.STUDY_WORKERS, (cpus, nic, g)
+
+
+@pytest.mark.skipif(BIN is None, reason="rxb-emu is not built")
+def test_the_big_server_study_set_up_passes_the_emulators_checks():
+    # the emulator's own check, not a copy of it: the bound it names when refusing more is the
+    # cap (a config error stops before the EAL starts, so this costs no run)
+    g = emu_ab.study_gen_lcores(64, emu_ab.STUDY_NICS)
+    for arch in ("privring", "shring", "rxbisect"):
+        base = [str(BIN), "--set", f"arch.name={arch}", "--set", "emu.source=gen",
+                "--set", f"system.nics={emu_ab.STUDY_NICS}",
+                "--set", f"system.cores={emu_ab.STUDY_WORKERS}",
+                "--set", f"emu.nic_lcores={emu_ab.STUDY_NICS}"]
+        over = subprocess.run([*base, "--set", f"emu.gen_lcores={2 * g}"], capture_output=True,
+                              text=True, timeout=60)
+        assert over.returncode != 0 and f"allowed: 1..{g}" in over.stderr, over.stderr
+
+
 def run_script(*args: str):
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
