@@ -12,9 +12,11 @@ whether a run is limited by the design, the workers or the emulator itself:
                 (emu.gen_lcores = 4: each feeds half of its port's queues).
 
 Worker counts come from the CPUs this process may use (each busy lcore on a CPU of its own:
-main + source + NIC lcores + workers), so the same command runs on a laptop (where it says the
-threads share CPUs) and a many-core server. Writes one JSON (rows appended as they finish, so
-an interrupted run keeps what it measured) and prints a table.
+main + source + NIC lcores + workers), capped at the most system.cores rxb-emu accepts (read
+from `rxb-emu --keys`), so the same command runs on a laptop (where it says the threads share
+CPUs) and a many-core server. Writes one JSON (rows appended as they finish, so an interrupted
+run keeps what it measured) and prints a table. A point that fails or hangs is an error row;
+the script then exits 1 after the last point.
 
     python3 bench/emu_scale.py [--build DIR] [--out FILE] [--archs a,b] [--nic-lcores 1,2,4]
                                [--ms N] [--quick]
@@ -25,16 +27,34 @@ import datetime
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
 ARCHS = "privring,shring,rxbisect"
 
 
-def worker_counts(cpus, nic_lcores, gens):
+def key_range(binary, key):
+    """(lo, hi) of an integer scenario key as rxb-emu itself states it (`rxb-emu --keys`: "an
+    integer from LO to HI"); SystemExit when it does not say."""
+    try:
+        p = subprocess.run([binary, "--keys"], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"emu_scale: {binary} --keys ran longer than 60 s")
+    lines = p.stdout.splitlines()
+    for k, line in enumerate(lines):
+        if line.split()[:1] == [key]:
+            m = re.search(r"an integer from (\d+) to (\d+)", " ".join(lines[k:k + 2]))
+            if m:
+                return int(m.group(1)), int(m.group(2))
+    sys.exit(f"emu_scale: {binary} --keys (exit {p.returncode}) states no integer range of "
+             f"{key}: {(p.stderr.strip().splitlines() or ['no output'])[-1]}")
+
+
+def worker_counts(cpus, nic_lcores, gens, most):
     """8 workers and all the CPUs left after main, the generator lcores and the NIC lcores (at
-    least 1)."""
-    left = max(1, cpus - 1 - nic_lcores - gens)
+    least 1, at most `most`: the emulator's limit on system.cores)."""
+    left = min(most, max(1, cpus - 1 - nic_lcores - gens))
     return sorted({min(8, left), left})
 
 
@@ -61,16 +81,16 @@ def gen_keys(frame, nics, gens):
     return keys
 
 
-def points(a, cpus):
+def points(a, cpus, most_workers):
     """The grid: the --set pairs of each point, in the order they run."""
     out = []
     for nic in [int(n) for n in a.nic_lcores.split(",")]:
         for arch in a.archs.split(","):
-            for w in worker_counts(cpus, nic, gens=0):
+            for w in worker_counts(cpus, nic, 0, most_workers):
                 out.append(point(arch, w, nic, **{"emu.source": "null"}))
             for frame, nics, gens in ((1518, 1, 1), (1518, 2, 1), (1518, 2, 2), (1518, 2, 4),
                                       (64, 1, 1)):
-                out.append(point(arch, worker_counts(cpus, nic, gens)[-1], nic,
+                out.append(point(arch, worker_counts(cpus, nic, gens, most_workers)[-1], nic,
                                  **gen_keys(frame, nics, gens)))
     # rounding can make two points one
     out = [p for k, p in enumerate(out) if p is not None and p not in out[:k]]
@@ -82,7 +102,11 @@ def run_one(binary, sets, ms):
            "--set", "emu.telemetry=false"]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60 + ms / 1e3 * 4)
+    timeout_s = 60 + ms / 1e3 * 4
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"error": f"ran longer than {timeout_s:.0f} s", "command": " ".join(cmd)}
     if p.returncode != 0:
         return {"error": p.stderr.strip().splitlines()[-1] if p.stderr.strip() else
                 f"exit {p.returncode}", "command": " ".join(cmd)}
@@ -127,8 +151,10 @@ def main():
                                 "emu_scale.json")
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     cpus = len(os.sched_getaffinity(0))
-    grid = points(a, cpus)
+    most_workers = key_range(binary, "system.cores")[1]
+    grid = points(a, cpus, most_workers)
     doc = {"command": "python3 " + " ".join(sys.argv), "cpus": cpus, "ms": a.ms,
+           "max_workers": most_workers,
            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "rows": []}
     print(f"{'arch':14s} {'source':10s} {'nics':>4s} {'workers':>7s} {'nic':>3s} {'gen':>3s}"
@@ -143,6 +169,10 @@ def main():
             json.dump(doc, f, indent=1)
         print_row(row)
     print(f"wrote {out}")
+    failed = [r for r in doc["rows"] if "error" in r]
+    if failed:
+        sys.exit(f"emu_scale: {len(failed)} of {len(grid)} points failed, first: "
+                 f"{failed[0]['command']}: {failed[0]['error']}")
 
 
 def print_row(r):
