@@ -18,7 +18,11 @@
 # RUNS runs; medians with every sample, each also as a ratio to testpmd measured in the same
 # invocation: dispatch Mpps / testpmd Mpps, and worker (rx + free) ns / testpmd ns per
 # forwarded packet. The lcore map comes from the CPUs this process may use (rxb-emu picks
-# it), so the script runs unchanged on a laptop and a many-core server.
+# it; testpmd's main lcore goes on the first of them and its forwarding lcore on the last,
+# where rxb-emu puts its NIC lcore), so the script runs unchanged on a laptop, in a cpuset
+# and on a many-core server. A testpmd that fails (any exit but the timeout's 124, or no
+# Rx-pps figures) stops the script with the tail of its log. The JSON is rewritten after
+# every run ("complete": false until the last), so an interrupted benchmark keeps its runs.
 #   RXB_EMU_BENCH_RUNS       runs (default 3)
 #   RXB_EMU_BENCH_MS         rxb-emu --bench-ms per interface (default 300)
 #   RXB_EMU_BENCH_TESTPMD_S  seconds testpmd runs, start-up included (default 8)
@@ -53,40 +57,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-TPMD_MEM=""
-for i in $(seq "$RUNS"); do
-  for n in $LCORES; do
-    echo "emu_bench: run $i/$RUNS: rxb-emu --bench --bench-ms $MS, $n NIC lcore(s)" >&2
-    "$BIN" --bench --bench-ms "$MS" --set "emu.nic_lcores=$n" >"$tmp/emu.$n.$i.json" \
-      2>"$tmp/emu.$n.$i.err" || { cat "$tmp/emu.$n.$i.err" >&2; exit 1; }
-  done
-  if [ -n "$TPMD" ]; then
-    # testpmd on the pages rxb-emu ran on (its record says which): the baseline pays the
-    # same TLB misses as the emulator
-    pages=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"]["pages"])' \
-      "$tmp/emu.${LCORES%% *}.$i.json")
-    if [ "$pages" = hugepages ]; then
-      TPMD_MEM="--huge-unlink" on_pages=hugepages
-    else
-      TPMD_MEM="--no-huge -m 1024" on_pages="$pages pages"
-    fi
-    echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s, on $on_pages)" >&2
-    # exits 124 when the timeout stops it, as intended
-    # shellcheck disable=SC2086 # TPMD_MEM: one or three words
-    timeout "$TPMD_S" "$TPMD" $TPMD_MEM --no-pci --vdev=net_null0 --vdev=net_null1 \
-      -l 0-1 --file-prefix="$prefix" --log-level='*:warning' -- \
-      --forward-mode=io --stats-period=1 --nb-cores=1 --rxq=1 --txq=1 \
-      >"$tmp/tpmd.$i" 2>&1 </dev/null || true
-    rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
-  fi
-done
+# testpmd's lcores: main on the first CPU this process may use, forwarding on the last (the
+# CPU rxb-emu gives its NIC lcore); one CPU: both on it
+cpu_span=$("$PY" -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[-1])')
+TPMD_LCORES="0@${cpu_span% *},1@${cpu_span#* }"
 
-"$PY" - "$tmp" "$OUT" "$RUNS" "$MS" "$TPMD_S" "${TPMD:-}" "$LCORES" "$TPMD_MEM" <<'PYEOF'
+# The JSON and (on stdout) the table from the first DONE runs; the last argument says whether
+# they are all of them. Called after every run, so an interrupted benchmark keeps its runs.
+summarise() {
+  "$PY" - "$tmp" "$OUT" "$1" "$MS" "$TPMD_S" "${TPMD:-}" "$LCORES" "$TPMD_MEM" "$TPMD_LCORES" \
+    "$([ "$1" -eq "$RUNS" ] && echo true || echo false)" <<'PYEOF'
 import datetime, json, os, re, statistics, sys
 tmp, out, tpmd = sys.argv[1], sys.argv[2], sys.argv[6]
 runs, ms, tpmd_s = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 lcores = [int(n) for n in sys.argv[7].split()]
-tpmd_mem = sys.argv[8]
+tpmd_mem, tpmd_lcores, complete = sys.argv[8], sys.argv[9], sys.argv[10] == "true"
 med = statistics.median
 
 def testpmd(path):
@@ -101,7 +86,11 @@ def testpmd(path):
             "periods": [len(p) for p in ports]}
 
 base = [testpmd(f"{tmp}/tpmd.{i}") for i in range(1, runs + 1)] if tpmd else []
-base = [b for b in base if b]
+for i, b in enumerate(base, 1):
+    if b is None:  # the baseline of every ratio: never silently null
+        tail = open(f"{tmp}/tpmd.{i}", errors="replace").read().splitlines()[-20:]
+        sys.exit(f"emu_bench: run {i}: dpdk-testpmd printed no Rx-pps figures for both ports; "
+                 "the end of its output:\n" + "\n".join(tail))
 tp_mpps = med([b["total_mpps"] for b in base]) if base else None
 tp_ns = 1e3 / tp_mpps if tp_mpps else None
 hz = None
@@ -150,9 +139,9 @@ doc = {
     "testpmd": {"total_mpps": tp_mpps, "ns_per_pkt": round(tp_ns, 3) if tp_ns else None,
                 "runs": base, "seconds": tpmd_s,
                 "command": "timeout %g dpdk-testpmd %s--no-pci --vdev=net_null0 "
-                           "--vdev=net_null1 -l 0-1 -- --forward-mode=io --stats-period=1 "
+                           "--vdev=net_null1 --lcores=%s -- --forward-mode=io --stats-period=1 "
                            "--nb-cores=1 --rxq=1 --txq=1" % (tpmd_s, tpmd_mem + " " if tpmd_mem
-                                                             else ""),
+                                                             else "", tpmd_lcores),
                 "note": ("io forwarding, two net_null ports, one forwarding core: per port the "
                          "median Rx-pps after the first period, summed") if tpmd else
                         "dpdk-testpmd not installed: no baseline, ratios are null"},
@@ -163,14 +152,16 @@ doc = {
                            "testpmd total_mpps",
                "rx_cost": "(rx_ns + free_ns) / testpmd ns_per_pkt (= 1000 / total_mpps: one "
                           "core's cost to receive, forward and free a packet through PMDs)"},
-    "runs": runs, "bench_ms": ms, "nic_lcores": lcores,
+    "runs": runs, "complete": complete, "bench_ms": ms, "nic_lcores": lcores,
     "setup": first[0].get("params"), "machine": first[0].get("machine"),
     "online_cpus": os.cpu_count(),
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "command": "bash bench/emu_bench.sh",
 }
-json.dump(doc, open(out, "w"), indent=2)
-open(out, "a").write("\n")
+with open(out + ".tmp", "w") as f:  # replaced whole: a reader never sees half a file
+    json.dump(doc, f, indent=2)
+    f.write("\n")
+os.replace(out + ".tmp", out)
 tp = f"{tp_mpps:.1f} Mpps ({tp_ns:.1f} ns/packet)" if tp_mpps else "n/a"
 fmt = lambda v, f: format(v, f) if v is not None else "n/a"  # noqa: E731
 times = lambda v: f"{v:.2f}x" if v is not None else "n/a"  # noqa: E731
@@ -201,3 +192,42 @@ print(f"  one packet handed from one CPU to another through rings, nothing else:
       "cycles (the floor of a NIC lcore's cyc/pkt here)")
 print(f"wrote {out}")
 PYEOF
+}
+
+TPMD_MEM=""
+for i in $(seq "$RUNS"); do
+  for n in $LCORES; do
+    echo "emu_bench: run $i/$RUNS: rxb-emu --bench --bench-ms $MS, $n NIC lcore(s)" >&2
+    "$BIN" --bench --bench-ms "$MS" --set "emu.nic_lcores=$n" >"$tmp/emu.$n.$i.json" \
+      2>"$tmp/emu.$n.$i.err" || { cat "$tmp/emu.$n.$i.err" >&2; exit 1; }
+  done
+  if [ -n "$TPMD" ]; then
+    # testpmd on the pages rxb-emu ran on (its record says which): the baseline pays the
+    # same TLB misses as the emulator
+    pages=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"]["pages"])' \
+      "$tmp/emu.${LCORES%% *}.$i.json")
+    if [ "$pages" = hugepages ]; then
+      TPMD_MEM="--huge-unlink" on_pages=hugepages
+    else
+      TPMD_MEM="--no-huge -m 1024" on_pages="$pages pages"
+    fi
+    echo "emu_bench: run $i/$RUNS: dpdk-testpmd io forwarding (${TPMD_S} s, on $on_pages)" >&2
+    # exits 124 when the timeout stops it, as intended; any other status is a failure
+    rc=0
+    # shellcheck disable=SC2086 # TPMD_MEM: one or three words
+    timeout "$TPMD_S" "$TPMD" $TPMD_MEM --no-pci --vdev=net_null0 --vdev=net_null1 \
+      --lcores="$TPMD_LCORES" --file-prefix="$prefix" --log-level='*:warning' -- \
+      --forward-mode=io --stats-period=1 --nb-cores=1 --rxq=1 --txq=1 \
+      >"$tmp/tpmd.$i" 2>&1 </dev/null || rc=$?
+    rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
+    if [ "$rc" -ne 124 ]; then
+      echo "emu_bench: run $i/$RUNS: dpdk-testpmd failed (exit $rc, the baseline of every" \
+           "ratio); the end of its output:" >&2
+      tail -n 20 "$tmp/tpmd.$i" >&2
+      exit 1
+    fi
+  fi
+  summarise "$i" >/dev/null
+done
+summarise "$RUNS"
+
