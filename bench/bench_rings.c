@@ -14,7 +14,9 @@
  * empty timed region is subtracted per round; rounds longer than
  * --outlier-us (the thread lost its CPU) are left out and counted.
  *
- * Two threads (rows NAME_2threads): two core threads on two CPUs, each
+ * Two threads (rows NAME_2threads): two core threads on two CPUs of the
+ * affinity mask (choose_cpus: not CPU 0 when others are free, distinct
+ * physical cores when the topology says so; the JSON names them), each
  * playing the NIC for itself (one at a time) and receiving its own rounds,
  * so that what the design shares between cores (RxArr: ring, bitmap, repost
  * lock, doorbell) is really shared while the timed path stays the same.
@@ -588,14 +590,84 @@ static void run_core(struct core_run *cr)
 	}
 }
 
-static void pin_to_cpu(unsigned cpu)
+/* The CPUs the 2-thread rows run on, chosen from the CPUs this process may
+ * use (choose_cpus), and whether every thread could be pinned there. */
+static int pin_cpu[MAX_THREADS];
+static unsigned n_allowed_cpus;
+static atomic_bool pin_failed;
+
+/* A topology attribute of a CPU from sysfs; -1 when it cannot be read. */
+static long cpu_topology(int cpu, const char *what)
+{
+	char path[96];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Two CPUs for the 2-thread rows out of the affinity mask: the first one
+ * that is not CPU 0 when there are three or more (CPU 0 takes the
+ * housekeeping and interrupts of many servers), then another physical core
+ * of the same package (not its SMT sibling), else another core, else any
+ * other CPU. A cpuset without CPUs 0 and 1 works as any other. */
+static void choose_cpus(void)
+{
+	cpu_set_t set;
+	int cpus[CPU_SETSIZE];
+	unsigned n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[n++] = c;
+	n_allowed_cpus = n;
+	if (n == 0) {
+		pin_cpu[0] = pin_cpu[1] = -1;
+		return;
+	}
+	pin_cpu[0] = n >= 3 && cpus[0] == 0 ? cpus[1] : cpus[0];
+	pin_cpu[1] = -1;
+	for (int pass = 0; pass < 3 && pin_cpu[1] < 0; pass++) {
+		long pkg = cpu_topology(pin_cpu[0], "physical_package_id");
+		long core = cpu_topology(pin_cpu[0], "core_id");
+
+		for (unsigned k = 0; k < n && pin_cpu[1] < 0; k++) {
+			int c = cpus[k];
+			bool other_core = cpu_topology(c, "core_id") != core ||
+					  cpu_topology(c, "physical_package_id") != pkg;
+
+			if (c == pin_cpu[0] || (n >= 3 && c == 0 && pass < 2))
+				continue;
+			if ((pass == 0 && other_core &&
+			     cpu_topology(c, "physical_package_id") == pkg) ||
+			    (pass == 1 && other_core) || pass == 2)
+				pin_cpu[1] = c;
+		}
+	}
+}
+
+static void pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
 
+	if (cpu < 0) {
+		atomic_store(&pin_failed, true);
+		return;
+	}
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	/* Best effort: a container may forbid it; the run stays valid. */
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	/* A container may forbid it: the run goes on unpinned, and the JSON
+	 * and the table say so. */
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+		atomic_store(&pin_failed, true);
 }
 
 struct thread_arg {
@@ -608,7 +680,7 @@ static void *core_thread(void *p)
 {
 	struct thread_arg *ta = p;
 
-	pin_to_cpu(ta->cr->core);
+	pin_to_cpu(pin_cpu[ta->cr->core]);
 	pthread_barrier_wait(ta->start);
 	/* Same deadline for both: taken after the barrier, so they overlap. */
 	if (ta->cr->max_rounds == 0)
@@ -980,9 +1052,11 @@ static int write_json(const char *path, struct config *cfg, unsigned n, const st
 		1.0 / clk.ns_per_tick, (unsigned long long)o->outlier_us, RING_SIZE, AX_SIZE,
 		POOL_CACHE);
 	fprintf(f,
-		"  \"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"compiler\": \"%s\", "
+		"  \"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"allowed_cpus\": %u, "
+		"\"two_thread_cpus\": [%d, %d], \"two_thread_pinned\": %s, \"compiler\": \"%s\", "
 		"\"build_type\": \"%s\", \"tsc\": %s}\n}\n",
-		model, sysconf(_SC_NPROCESSORS_ONLN), __VERSION__, RXB_BENCH_BUILD_TYPE,
+		model, sysconf(_SC_NPROCESSORS_ONLN), n_allowed_cpus, pin_cpu[0], pin_cpu[1],
+		atomic_load(&pin_failed) ? "false" : "true", __VERSION__, RXB_BENCH_BUILD_TYPE,
 		HAVE_TSC ? "true" : "false");
 	return fclose(f) == 0 ? 0 : -1;
 }
@@ -1004,8 +1078,10 @@ static void print_table(struct config *cfg, unsigned n)
 		       ratio(ns.median, median_of(base)), paired_ratio(c, base), excluded_pct(c),
 		       (unsigned long long)c->drops);
 	}
-	printf("2-thread rows compare with privring_2threads. NIC side (not timed), median "
-	       "ns/pkt:");
+	printf("2-thread rows compare with privring_2threads (CPUs %d and %d%s). NIC side (not "
+	       "timed), median ns/pkt:",
+	       pin_cpu[0], pin_cpu[1],
+	       atomic_load(&pin_failed) ? ", NOT pinned: affinity refused" : "");
 	for (unsigned i = 0; i < n; i++)
 		if (cfg[i].ok)
 			printf(" %s %.1f", cfg[i].name, stats_of(cfg[i].nic, cfg[i].n).median);
@@ -1017,8 +1093,10 @@ static void print_table(struct config *cfg, unsigned n)
  * controls for what two threads cost on this machine without sharing. */
 static unsigned setup(struct config *cfg, const struct opts *o)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = 0;
+	unsigned n = 0, cpus;
+
+	choose_cpus();
+	cpus = n_allowed_cpus;
 
 	for (unsigned t = 1; t <= MAX_THREADS; t++) {
 		for (unsigned a = 0; a < N_ARCH; a++) {
@@ -1037,6 +1115,11 @@ static unsigned setup(struct config *cfg, const struct opts *o)
 			c->ok = true;
 			n++;
 		}
+	}
+	if (n == 0 && o->only && strstr(o->only, "_2threads") && o->threads && cpus < 2) {
+		fprintf(stderr, "bench_rings: %s needs 2 CPUs this process may use; it has %u\n",
+			o->only, cpus);
+		exit(1);
 	}
 	if (n == 0)
 		usage();
