@@ -54,9 +54,22 @@ pairs=()
 for arch in privring rxbisect shring_arr shring_list; do
   echo "bench: callgrind $arch" >&2
   out="$tmp/cg.$arch"
-  pkts=$(valgrind --tool=callgrind --toggle-collect="rx_round_$arch" --callgrind-out-file="$out" \
-           "$BIN" --only "$arch" --rounds "$ROUNDS" 2>/dev/null | awk '/packets through/ {print $2}')
+  rc=0
+  valgrind --tool=callgrind --toggle-collect="rx_round_$arch" --callgrind-out-file="$out" \
+    "$BIN" --only "$arch" --rounds "$ROUNDS" >"$out.stdout" 2>"$out.stderr" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "bench: callgrind $arch failed (exit $rc); the end of its stderr:" >&2
+    tail -n 20 "$out.stderr" >&2
+    exit 1
+  fi
+  pkts=$(awk '/packets through/ {print $2}' "$out.stdout")
   total=$(callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  if ! [[ "$pkts" =~ ^[1-9][0-9]*$ && "$total" =~ ^[0-9]+$ ]]; then
+    echo "bench: callgrind $arch: no packet count ('packets through') or no instruction" \
+         "total in its output (packets '$pkts', total '$total'); its stdout:" >&2
+    tail -n 20 "$out.stdout" >&2
+    exit 1
+  fi
   per=$(awk -v t="$total" -v p="$pkts" 'BEGIN {printf "%.1f", t / p}')
   pairs+=("\"$arch\": $per")
   {
