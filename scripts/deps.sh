@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
               llvm dpdk dpdk-dev libdpdk-dev libpcap-dev libjansson-dev
               python3 python3-venv python3-pip spin
+              git        # scripts/lint.sh lists the tracked C files; test_provenance.py commits
               valgrind   # make bench's instructions per packet (callgrind: bench/*.sh)
               chromium)  # headless rendering test of `rxb report` (tests/python/test_report_html.py)
 
