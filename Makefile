@@ -8,6 +8,8 @@ JOBS    ?= $(shell nproc)
 BUILD   ?= build
 CMAKE   := cmake -G Ninja
 FUZZ_SECONDS ?= 600
+# ctest's limit for a test that sets no TIMEOUT of its own (ctest's default is 1500 s)
+CTEST   := ctest --output-on-failure --timeout 300
 
 .PHONY: all demo deps pmd-install build build-debug build-tsan build-tsan-pmd build-asan build-fuzz run test test-c test-tsan \
         test-asan test-fuzz test-py lint bench bench-reference fuzz clean
@@ -57,13 +59,13 @@ test: deps
 
 # The model check (ctest label model) checks the protocol, not a build: it runs once, in $(BUILD).
 test-c: build build-debug
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@cd build-debug && ctest --output-on-failure -j $(JOBS) -LE model
+	@cd $(BUILD) && $(CTEST) -j $(JOBS)
+	@cd build-debug && $(CTEST) -j $(JOBS) -LE model
 
 # net_rxbisect's testpmd tests again, with the AddressSanitizer build of the driver
 # (preloaded into Debian's testpmd).
 test-asan: build-asan
-	@cd build-asan && ctest --output-on-failure -j $(JOBS) -LE model
+	@cd build-asan && $(CTEST) -j $(JOBS) -LE model
 	@RXB_PMD_BUILD=build-asan RXB_PMD_ASAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py \
 	   tests/python/test_pmd_devargs.py tests/python/test_pmd_flows.py tests/python/test_pmd_nic_threads.py
 
@@ -75,7 +77,7 @@ build-tsan-pmd: deps
 	@cmake --build build-tsan-pmd -j $(JOBS) --target rte_net_rxbisect rxb-emu
 
 test-tsan: build-tsan build-tsan-pmd
-	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -L concurrent
+	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(CTEST) -L concurrent
 	@RXB_PMD_BUILD=build-tsan-pmd RXB_PMD_TSAN=1 .venv/bin/python -m pytest -q tests/python/test_pmd.py \
 	   tests/python/test_pmd_nic_threads.py
 	@bash tests/tsan_emu.sh build-tsan-pmd
