@@ -12,6 +12,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "eal_runtime_dir.h"
+
 #include "gen.h"
 #include "nf/nf.h"
 #include "nf/pkt.h"
@@ -19,7 +21,8 @@
 #define EMU_TEST_POOL 4095u
 
 /* Start the EAL the way every emulator test does: no hugepages, no PCI,
- * 512 MiB, and a file prefix of its own so tests run in parallel. Exits on
+ * 512 MiB, and a file prefix of its own so tests run in parallel, its
+ * runtime directory removed at exit. Exits on
  * failure: nothing else can run without it. */
 static inline struct rte_mempool *emu_test_init(const char *prefix)
 {
@@ -35,6 +38,7 @@ static inline struct rte_mempool *emu_test_init(const char *prefix)
 		fprintf(stderr, "%s: rte_eal_init failed\n", prefix);
 		exit(2);
 	}
+	rxb_test_eal_dir_remove_at_exit();
 	mp = rte_pktmbuf_pool_create("emu_test_pool", EMU_TEST_POOL, 0, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	if (mp == NULL) {

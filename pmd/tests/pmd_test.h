@@ -15,6 +15,8 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 
+#include "eal_runtime_dir.h"
+
 static char *pmd_test_log;
 static size_t pmd_test_log_len;
 static FILE *pmd_test_log_f;
@@ -71,6 +73,7 @@ static inline struct rte_mempool *pmd_test_init(const char *prefix, const char *
 			pmd_test_log ? pmd_test_log : "");
 		exit(2);
 	}
+	rxb_test_eal_dir_remove_at_exit();
 	mp = rte_pktmbuf_pool_create("pmd_test", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     SOCKET_ID_ANY);
 	if (mp == NULL) {
