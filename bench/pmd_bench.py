@@ -89,6 +89,21 @@ def lcore_plan(cpus, q, nics=1):
     return plan, n < busy
 
 
+def nic_thread_counts(cpus, q, requested):
+    """The NIC thread counts K > 1 to measure, and why each other one is not: rxbisect/nicK
+    runs max(Q, K) forwarding lcores and K NIC lcores, all busy; on fewer CPUs they would
+    time-slice, and their Mpps would measure the scheduler, not the driver."""
+    kept, skipped = [], {}
+    for k in requested:
+        need = max(q, k) + k
+        if need <= len(cpus):
+            kept.append(k)
+        else:
+            skipped[f"nic{k}"] = (f"needs {need} CPUs ({max(q, k)} forwarding + {k} NIC "
+                                  f"lcores, all busy); this process may use {len(cpus)}")
+    return kept, skipped
+
+
 def lcores_arg(plan):
     return ",".join(f"{lc}@{cpu}" for lc, cpu in sorted(plan.items()))
 
@@ -314,11 +329,14 @@ def main():
     q = a.queues
     ifaces = [i for i in a.ifaces.split(",") if i]
     designs = ifaces + ([f"{i}@base" for i in ifaces] if a.so_base else [])
-    nic_counts = [int(k) for k in a.nic_threads.split(",") if k and int(k) > 1]
+    cpus = sorted(os.sched_getaffinity(0))
+    nic_counts, nic_skipped = nic_thread_counts(
+        cpus, q, [int(k) for k in a.nic_threads.split(",") if k and int(k) > 1])
+    for k, why in nic_skipped.items():
+        print(f"pmd_bench: nic_threads={k[3:]} skipped: {why}", file=sys.stderr)
     designs += [f"{i}/nic{k}" for k in nic_counts for i in ifaces if i in SHARDABLE]
     hz = cpu_hz()
 
-    cpus = sorted(os.sched_getaffinity(0))
     plan, oversub = lcore_plan(cpus, q)
     # hugepages unlinked once mapped: they go back to the pool at exit, however testpmd exits
     mem = ["--huge-unlink"] if hugepages_usable(meminfo()) else ["--no-huge", "-m", "1024"]
@@ -493,6 +511,7 @@ def main():
             "design's whole CPU budget"), command=cmdline("direct_equal_cpus")),
         "direct_nic_threads": {f"direct/nic{k}": dict(v or {}, command=cmdline(f"direct/nic{k}"))
                                for k, v in direct_nic.items()},
+        "nic_threads_skipped": nic_skipped,
         "interfaces": results,
         "design_cpu_budget": (f"{q} forwarding lcore(s) on CPU(s) {fwd_lcores} + the NIC "
                               f"service lcore on CPU {nic_cpu}"),

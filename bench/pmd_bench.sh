@@ -59,9 +59,12 @@ if [ -z "$TPMD" ] || [ ! -x "$TPMD" ]; then
   exit 0
 fi
 # The EAL refuses a -d path with a world-writable directory above it (a
-# checkout under /tmp): load a copy from a private directory.
-so_dir="$HOME/.cache/rxbisect/pmd-bench"
-mkdir -p -m 700 "$so_dir" && cp "$SO" "$so_dir/librte_net_rxbisect.so"
+# checkout under /tmp): load a copy from a private directory, one per run, so
+# that two runs (two checkouts, an A/B) never load, or overwrite under a
+# running testpmd, each other's driver.
+mkdir -p -m 700 "$HOME/.cache/rxbisect"
+so_dir=$(mktemp -d "$HOME/.cache/rxbisect/pmd-bench.XXXXXX")
+cp "$SO" "$so_dir/librte_net_rxbisect.so"
 SO="$so_dir/librte_net_rxbisect.so"
 base=()
 if [ -n "${PMD_BENCH_BASE_SO:-}" ]; then
@@ -78,7 +81,7 @@ cleanup() {
     pg=$(cat "$tmp/running.pgid")
     if grep -qs -- "$prefix" "/proc/$pg/cmdline"; then kill -KILL -- "-$pg" 2>/dev/null || true; fi
   fi
-  rm -rf "$tmp" "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
+  rm -rf "$tmp" "$so_dir" "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"
 }
 trap cleanup EXIT
 

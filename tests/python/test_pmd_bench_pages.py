@@ -44,3 +44,16 @@ def test_needs_a_gib_of_free_pages(tmp_path):
     line = f"hugetlbfs {d} hugetlbfs rw,pagesize=2M 0 0\n"
     assert not usable(tmp_path, line, {"Hugepagesize": 2048, "HugePages_Free": 511})
     assert not usable(tmp_path, line, {})
+
+
+def test_nic_thread_counts_that_would_time_slice_are_skipped():
+    """rxbisect/nicK needs max(Q, K) forwarding and K NIC lcores, all busy: on 2 CPUs the
+    /nic2 and /nic4 runs put 4 and 8 spinning threads on 2 CPUs, and their figures (written
+    as if nothing was shared) measured the scheduler."""
+    kept, skipped = pmd_bench.nic_thread_counts([0, 1], 1, [2, 4])
+    assert kept == [] and set(skipped) == {"nic2", "nic4"}
+    assert "needs 4 CPUs (2 forwarding + 2 NIC lcores" in skipped["nic2"]
+    assert pmd_bench.nic_thread_counts(list(range(16)), 1, [2, 4]) == ([2, 4], {})
+    assert pmd_bench.nic_thread_counts(list(range(6)), 1, [2, 4]) == (
+        [2], {"nic4": "needs 8 CPUs (4 forwarding + 4 NIC lcores, all busy); this process "
+                      "may use 6"})
