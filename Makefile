@@ -102,9 +102,16 @@ bench: build
 	  && PMD_BENCH_NIC_THREADS=1,2,4 bash bench/pmd_bench.sh $(BUILD)
 	@echo "bench: results in $(BENCH_OUT) (make bench-reference copies them to bench/results)"
 
+# The files one whole `make bench` writes: a run cut short leaves some missing, and copying
+# what is there would mix new figures with old ones in bench/results.
+BENCH_FILES := rings.json rss.json callgrind.txt sim.json emu.json emu_callgrind.json \
+               emu_scale.json pmd.json
 bench-reference:
 	@test -d $(BENCH_OUT) || { echo "bench-reference: no $(BENCH_OUT); run make bench first" >&2; exit 1; }
-	@cp -v $(BENCH_OUT)/*.json $(BENCH_OUT)/*.txt bench/results/ 2>/dev/null || true
+	@for f in $(BENCH_FILES); do test -f $(BENCH_OUT)/$$f || { \
+	  echo "bench-reference: $(BENCH_OUT)/$$f is missing (make bench did not finish it, or skipped it); nothing copied" >&2; \
+	  exit 1; }; done
+	@cd $(BENCH_OUT) && cp -v $(BENCH_FILES) $(CURDIR)/bench/results/
 
 fuzz: build-fuzz
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)

@@ -16,7 +16,8 @@
 # windows of 1 s, each ended by 'show port stats all'; its value is the median window's Tx-pps
 # (testpmd's "throughput since last show", timed by testpmd: packets forwarded per second).
 # PMD_BENCH_REPS repetitions of every configuration, interleaved (direct between every two
-# interfaces), medians into bench/results/pmd.json with every sample: Mpps, the ratio to direct
+# interfaces), medians into $RXB_BENCH_RESULTS/pmd.json (default BUILD/bench-results; make
+# bench-reference copies it to bench/results) with every sample: Mpps, the ratio to direct
 # measured in the same invocation (and the per-repetition "paired" ratio), the NIC's offered
 # rate and drop share (xstats), the CPU budget of each side and the command lines.
 # Only one testpmd at a time: a run waits (up to PMD_BENCH_QUIET_WAIT_S) while someone else's

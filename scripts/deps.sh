@@ -28,10 +28,13 @@ if [ ! -x .venv/bin/python ]; then
   echo "deps: creating .venv"
   "$PY" -m venv .venv
 fi
+# The stamp holds the checkout's path: the editable install and the scripts' shebangs name
+# it, so a checkout moved or copied with its .venv (a restored CI cache) installs again
+# rather than importing the old tree.
 stamp=.venv/.rxb-deps-stamp
-if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ python/pyproject.toml -nt "$stamp" ] || [ "$(cat "$stamp")" != "$PWD" ]; then
   echo "deps: installing Python packages"
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q -e "python[test]"
-  touch "$stamp"
+  echo "$PWD" >"$stamp"
 fi

@@ -30,6 +30,12 @@ deb_ver=$(dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null) ||
 pc_ver=$(pkg-config --modversion libdpdk 2>/dev/null) ||
 	die "pkg-config does not know libdpdk (is libdpdk-dev broken?)"
 
+# Two configures at once (make -j over build trees) share OUTDIR: the second waits for the
+# first, then reuses what it made, rather than racing on removing and copying the headers.
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock 9
+
 if [ -f "$out/version" ] && [ "$(cat "$out/version")" = "$deb_ver" ]; then
 	echo "$out/include"
 	exit 0
