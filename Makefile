@@ -8,6 +8,9 @@ JOBS    ?= $(shell nproc)
 BUILD   ?= build
 CMAKE   := cmake -G Ninja
 FUZZ_SECONDS ?= 600
+# The emulator and the driver must build (scripts/deps.sh installs DPDK and jansson): OFF builds
+# the rest without them where DPDK cannot be installed (their tests then do not run).
+REQUIRE_EMU ?= ON
 # ctest's limit for a test that sets no TIMEOUT of its own (ctest's default is 1500 s)
 CTEST   := ctest --output-on-failure --timeout 300
 
@@ -20,11 +23,12 @@ deps:
 	@bash scripts/deps.sh
 
 build: deps
-	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRXB_BUILD_SIM=ON -DRXB_BUILD_EMU=ON >/dev/null
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRXB_BUILD_SIM=ON -DRXB_BUILD_EMU=ON \
+	   -DRXB_REQUIRE_EMU=$(REQUIRE_EMU) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 build-debug: deps
-	@$(CMAKE) -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@$(CMAKE) -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug -DRXB_REQUIRE_EMU=$(REQUIRE_EMU) >/dev/null
 	@cmake --build build-debug -j $(JOBS)
 
 build-tsan: deps
@@ -32,7 +36,8 @@ build-tsan: deps
 	@cmake --build build-tsan -j $(JOBS)
 
 build-asan: deps
-	@$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=address -DRXB_BUILD_EMU=ON >/dev/null
+	@$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRXB_SANITIZE=address -DRXB_BUILD_EMU=ON \
+	   -DRXB_REQUIRE_EMU=$(REQUIRE_EMU) >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 
 build-fuzz: deps
