@@ -481,3 +481,20 @@ def test_an_interface_grid_keeps_its_values_in_full_and_is_narrowed_in_quick(tmp
         return out
     assert rates(False) == {"privring": {5.0, 10.0}, "rxbisect": {5.0, 10.0, 20.0}}
     assert rates(True) == {"privring": {5.0}, "rxbisect": {5.0}}
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_dynamic_shring_is_measured_after_its_controller_can_decide(quick):
+    """Dynamic shRing starts as privRing and decides on a window of arch.dyn_window samples of
+    arch.dyn_sample_ms (160 ms): proc-var, traffic-var and trace measured it from 30 or 80 ms,
+    so its series was privRing's under another name. (dyn-switch plots the controller's own
+    time series from the start: its point is the switching, not a measured interval.)"""
+    for eid in experiments.ids():
+        exp = experiments.load(eid)
+        if eid == "dyn-switch" or not any(i.name == "dyn_shring" for i in exp.interfaces):
+            continue
+        for p in reproduce.plan(exp, quick=quick).points:
+            s = p.task["sections"]
+            if s["arch"]["name"] == "dyn_shring":
+                window = s["arch"]["dyn_window"] * s["arch"]["dyn_sample_ms"]
+                assert s["run"]["warmup_ms"] >= window, (eid, quick, s["run"])
