@@ -309,7 +309,10 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 	for (uint32_t w = 0; rc == 0 && w < e->cores; w++) {
 		struct emu_worker *wk = &e->w[w];
 		bool target = w % e->cpn == c->scn.traffic.target_core;
-		uint64_t keys = c->scn.workload.kvs_keys / e->cores + 1;
+		/* a KV request goes to its partition among its port's cores
+		 * (the generator's and the steering's rule, emu_int.h): each
+		 * port's cores split the key space among themselves */
+		uint64_t keys = c->scn.workload.kvs_keys / e->cpn + 1;
 
 		wk->e = e;
 		wk->id = w;
@@ -336,11 +339,12 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.synth.reads = c->scn.workload.reads +
 				 (target ? c->scn.workload.target_reads : 0);
 		nc.synth.payload = (enum rxb_nf_payload)c->scn.workload.payload;
-		/* One partition per worker; the value array is capacity x 1088
-		 * bytes, so it is capped to what -m 2048 can hold. */
+		/* One partition per worker of its port; the value array is
+		 * capacity x 1088 bytes, so it is capped to what -m 2048 can
+		 * hold. */
 		nc.kvs.capacity = (uint32_t)RTE_MIN(keys + keys / 4 + 64, 131072ull);
-		nc.kvs.partition = w;
-		nc.kvs.n_partitions = e->cores;
+		nc.kvs.partition = w % e->cpn;
+		nc.kvs.n_partitions = e->cpn;
 		nc.counter.n_counters = c->scn.workload.counter_slots;
 		nc.counter.shared = e->counters;
 		rc = rxb_nf_create(rxb_nf_kind_name[c->scn.workload.nf], &nc, socket, &wk->nf, err);

@@ -173,6 +173,11 @@ static void test_stalled_worker_blocks_shring_not_rxbisect(void)
 	}
 }
 
+/* Whether check_kv compares values: with several ports each port's cores
+ * hold their own copy of the key space, and a GET on one port does not see
+ * a PUT on another (only fields and counts are checked then). */
+static bool kv_one_store;
+
 /* KV responses, in output order (one worker per partition, so per key they
  * come out in request order): a GET hit carries exactly the value of the
  * last PUT of its key that came out before it. */
@@ -206,6 +211,8 @@ static void check_kv(struct rte_mbuf *m, struct emu_rt_out_stats *s)
 		return;
 	}
 	s->rev.key[0]++; /* GETs seen */
+	if (!kv_one_store)
+		return;
 	if (s->aux[k] == 0) {
 		if (h->status != RXB_KV_NOT_FOUND)
 			s->inconsistent++;
@@ -218,21 +225,31 @@ static void check_kv(struct rte_mbuf *m, struct emu_rt_out_stats *s)
 		s->rev.val[0]++; /* GET hits checked */
 }
 
+/* Two ports: each port's cores split the key space, as the generator and
+ * the steering do (the NFs once partitioned it over all cores: half the
+ * requests of a 2-port run were dropped as another core's); values are
+ * compared with one port. */
 static void test_kvs(void)
 {
 	struct rxb_emu_result r;
 	struct rxb_emu_cfg c;
-	static const enum rxb_arch archs[] = { RXB_ARCH_RXBISECT, RXB_ARCH_SHRING };
+	static const struct {
+		enum rxb_arch arch;
+		uint32_t nics;
+	} cases[] = { { RXB_ARCH_RXBISECT, 1 }, { RXB_ARCH_SHRING, 1 }, { RXB_ARCH_PRIVRING, 2 } };
 
-	for (size_t i = 0; i < RTE_DIM(archs); i++) {
+	for (size_t i = 0; i < RTE_DIM(cases); i++) {
 		char what[64];
 
-		emu_rt_cfg(&c, archs[i], 4000);
+		emu_rt_cfg(&c, cases[i].arch, 4000);
+		c.scn.system.nics = cases[i].nics;
+		kv_one_store = cases[i].nics == 1;
 		c.scn.workload.nf = RXB_NF_KIND_KVS;
 		c.scn.workload.kvs_keys = 200;
 		c.scn.workload.kvs_put_share = 0.5;
 		c.scn.workload.kvs_value_bytes = 256;
-		snprintf(what, sizeof(what), "kvs %s", rxb_arch_name[archs[i]]);
+		snprintf(what, sizeof(what), "kvs %s, %u NIC(s)", rxb_arch_name[cases[i].arch],
+			 cases[i].nics);
 		memset(&out, 0, sizeof(out));
 		out.check = check_kv;
 		c.out_done = emu_rt_out_done;
@@ -249,8 +266,8 @@ static void test_kvs(void)
 		CHECK_EQ(out.bad_csum, 0);
 		CHECK_EQ(out.bad_field, 0);
 		CHECK_EQ(out.inconsistent, 0);
-		CHECK_EQ(r.nf_drops, 0);    /* steering put every key on its partition */
-		CHECK(out.rev.val[0] > 20); /* some GET hits were checked */
+		CHECK_EQ(r.nf_drops, 0); /* steering put every key on its partition */
+		CHECK(!kv_one_store || out.rev.val[0] > 20); /* some GET hits were checked */
 	}
 }
 
