@@ -498,3 +498,16 @@ def test_dynamic_shring_is_measured_after_its_controller_can_decide(quick):
             if s["arch"]["name"] == "dyn_shring":
                 window = s["arch"]["dyn_window"] * s["arch"]["dyn_sample_ms"]
                 assert s["run"]["warmup_ms"] >= window, (eid, quick, s["run"])
+
+
+def test_the_dark_packet_bound_counts_the_nfs_compute():
+    """darkpackets.md's bound is 1 - g / (M t_d + compute): with the NF's 2100 cycles at
+    2.1 GHz (1000 ns), 4 reads of 100 ns and a 123.04 ns gap (1518 B at 100 G on one core)
+    it is 1 - 123.04 / 1400; without the compute it read 1 - 123.04 / 400."""
+    rec = {"config": {"system": {"cores": 1, "nics": 1},
+                      "traffic": {"rate_gbps": 100.0, "packet_bytes": 1518},
+                      "workload": {"reads": 4, "nf_cycles": 2100, "compute_ns": 0.0}},
+           "profile": {"cpu": {"freq_ghz": 2.1}, "dram": {"idle_ns": 100.0}},
+           "metrics": {"dram_latency_ns_mean": None}}
+    bound = experiments.DERIVE["dark_bound"](rec)["dark_bound_drop_rate"]
+    assert bound == pytest.approx(1 - 8 * 1538 / 100 / 1400)

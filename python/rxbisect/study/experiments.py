@@ -83,17 +83,20 @@ def _spool(rec: dict) -> dict:
 def _dark_bound(rec: dict) -> dict:
     """The analytic dark-packet bound (darkpackets.py) at this point: link = the per-NIC
     offered rate, N = cores per NIC, M = the synthetic NF's dependent reads, t_d = the
-    profile's idle DRAM latency (and, second, the latency the simulator measured)."""
+    profile's idle DRAM latency (and, second, the latency the simulator measured), c = the
+    NF's compute: its cycles at the profile's clock plus workload.compute_ns."""
     cfg = rec["config"]
     cores = math.ceil(cfg["system"]["cores"] / cfg["system"]["nics"])
     args = (cfg["traffic"]["rate_gbps"], cfg["traffic"]["packet_bytes"], cores,
             cfg["workload"]["reads"])
+    compute = (cfg["workload"]["nf_cycles"] / rec["profile"]["cpu"]["freq_ghz"]
+               + cfg["workload"]["compute_ns"])
     out: dict[str, float | None] = {}
     out["dark_bound_drop_rate"] = darkpackets.compute(  # the profile the point ran with
-        *args, rec["profile"]["dram"]["idle_ns"], cfg["workload"]["compute_ns"]).drop_fraction
+        *args, rec["profile"]["dram"]["idle_ns"], compute).drop_fraction
     loaded = rec["metrics"].get("dram_latency_ns_mean")
     out["dark_bound_drop_rate_loaded"] = darkpackets.compute(
-        *args, loaded, cfg["workload"]["compute_ns"]).drop_fraction if loaded else None
+        *args, loaded, compute).drop_fraction if loaded else None
     return out
 
 
