@@ -195,11 +195,20 @@ static int check_hops(const struct rxb_nf_cfg *cfg, struct rxb_err *err)
 	return 0;
 }
 
+/* The default table's routes beyond drawn flows' 198.19.0.0/16: the
+ * generator ranges' destinations (util/flow.h: from 48.1.1.1, up to 2^30
+ * addresses, so within 32.0.0.0 - 127.255.255.255), whose packets l3fwd
+ * and synthetic otherwise dropped as unrouted, every one. */
+static const struct rxb_nf_route gen_routes[] = {
+	{ .prefix = RXB_IPV4(32, 0, 0, 0), .depth = 3 },
+	{ .prefix = RXB_IPV4(64, 0, 0, 0), .depth = 2 },
+};
+
 int rxb_nf_lpm_create(const struct rxb_nf_cfg *cfg, int socket, struct rte_lpm **out,
 		      struct rxb_err *err)
 {
 	struct rte_lpm_config lc = { 0 };
-	uint32_t n_hops, n_routes = cfg->routes != NULL ? cfg->n_routes : 256;
+	uint32_t n_hops, n_routes = cfg->routes != NULL ? cfg->n_routes : RTE_DIM(gen_routes) + 256;
 	uint32_t deep = 0;
 	char name[RTE_LPM_NAMESIZE];
 	struct rte_lpm *lpm;
@@ -236,6 +245,10 @@ int rxb_nf_lpm_create(const struct rxb_nf_cfg *cfg, int socket, struct rte_lpm *
 			.hop = i % n_hops,
 		};
 
+		if (cfg->routes == NULL && i >= 256) {
+			def.prefix = gen_routes[i - 256].prefix;
+			def.depth = gen_routes[i - 256].depth;
+		}
 		rc = add_route(lpm, cfg->routes != NULL ? &cfg->routes[i] : &def, i, n_hops, err);
 		if (rc < 0) {
 			rte_lpm_free(lpm);

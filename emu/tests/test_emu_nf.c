@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "emu_test.h"
+#include "flow.h"
 #include "rng.h"
 
 static struct rte_mempool *mp;
@@ -374,6 +375,29 @@ static void test_l3fwd_default_routes(void)
 	rxb_nf_destroy(nf);
 }
 
+/* Default table: the generator ranges' destinations (48.1.1.1 onwards, up
+ * to 2^30 addresses) are routed too; l3fwd and synthetic dropped every
+ * packet of traffic.flow_model = generator as unrouted. */
+static void test_default_routes_cover_the_generator_ranges(void)
+{
+	struct rxb_err err = { 0 };
+	struct rxb_nf_cfg cfg;
+	struct rte_lpm *lpm;
+	uint32_t hop;
+
+	rxb_nf_cfg_defaults(&cfg);
+	if (rxb_nf_lpm_create(&cfg, SOCKET_ID_ANY, &lpm, &err) != 0) {
+		CHECK(0);
+		return;
+	}
+	CHECK_EQ(rte_lpm_lookup(lpm, RXB_FLOW_GEN_DST_BASE, &hop), 0);
+	CHECK_EQ(rte_lpm_lookup(lpm, RXB_FLOW_GEN_DST_BASE + (1u << 30) - 1, &hop), 0);
+	CHECK_EQ(rte_lpm_lookup(lpm, RXB_IPV4(198, 19, 5, 7), &hop), 0);
+	CHECK_EQ(hop, 5 % cfg.n_ports);
+	CHECK(rte_lpm_lookup(lpm, RXB_IPV4(10, 0, 0, 1), &hop) != 0); /* still a miss */
+	rte_lpm_free(lpm);
+}
+
 static void test_synthetic(void)
 {
 	struct rxb_gen_cfg g;
@@ -626,6 +650,7 @@ int main(void)
 	RUN(test_corrupted_input);
 	RUN(test_l3fwd);
 	RUN(test_l3fwd_default_routes);
+	RUN(test_default_routes_cover_the_generator_ranges);
 	RUN(test_synthetic);
 	RUN(test_synthetic_chain);
 	RUN(test_largest_burst);
