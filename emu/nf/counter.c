@@ -11,6 +11,7 @@
 #include <rte_malloc.h>
 
 #include "nf_impl.h"
+#include "rng.h"
 
 struct counter {
 	struct rxb_nf base;
@@ -18,6 +19,16 @@ struct counter {
 	bool own;
 	uint32_t n;
 };
+
+uint32_t rxb_nf_counter_slot(const struct rxb_pkt_view *v, uint32_t n)
+{
+	/* UDP and TCP put their ports first: the UDP header's view reads both */
+	const struct rte_udp_hdr *l4 = v->l4;
+	uint64_t addrs = (uint64_t)v->ip->src_addr << 32 | v->ip->dst_addr;
+	uint64_t ports = (uint64_t)l4->src_port << 16 | l4->dst_port;
+
+	return (uint32_t)(sim_mix64(addrs ^ sim_mix64(ports)) % n);
+}
 
 static void counter_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint8_t *verdict,
 			  struct rxb_nf_tally *t)
@@ -39,7 +50,7 @@ static void counter_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n,
 			verdict[i] = RXB_NF_VERDICT(RXB_NF_DROP_REQUEST);
 			continue;
 		}
-		which = rte_be_to_cpu_16(((struct rte_udp_hdr *)v.l4)->src_port) % c->n;
+		which = rxb_nf_counter_slot(&v, c->n);
 		/* Relaxed: the counter is the only shared datum and a
 		 * read-modify-write on one location is atomic in any order,
 		 * so every packet gets a distinct value. Nothing else is

@@ -14,8 +14,8 @@
  *   "synthetic" R random reads (dependent or independent) in S bytes, a
  *               route lookup, optional payload read or overwrite
  *   "kvs"       MICA-style GET/PUT (nf/wire.h), request -> response in place
- *   "counter"   atomic add on a counter picked by the L4 source port, value
- *               written into the payload
+ *   "counter"   atomic add on a counter picked by a hash of the flow
+ *               (rxb_nf_counter_slot), value written into the payload
  *
  * Threads: an instance belongs to one core; process() is called only by
  * that core, and only it writes the instance's statistics. Any thread may
@@ -225,6 +225,12 @@ void rxb_nf_destroy(struct rxb_nf *nf);
  * included; for dependent reads, of the chain positions reached). Lets tests
  * see that the reads happened and where a chain went. */
 uint64_t rxb_nf_synthetic_sink(const struct rxb_nf *nf);
+
+/* The counter NF's counter for a parsed UDP/TCP packet: a hash of its
+ * addresses and ports mod n, as the simulator picks it by the flow's hash
+ * (the source port alone put every generator-range flow, port 53, on one). */
+struct rxb_pkt_view;
+uint32_t rxb_nf_counter_slot(const struct rxb_pkt_view *v, uint32_t n);
 
 /* Build a read-only route table from cfg (routes, or the default table) to
  * share between instances through cfg.lpm. Free with rte_lpm_free(). */

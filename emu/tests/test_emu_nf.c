@@ -559,7 +559,8 @@ static void test_counter(void)
 
 		CHECK_EQ(rxb_nf_process(nf, pkts + base, 32), 32);
 		for (unsigned i = base; i < base + 32; i++) {
-			unsigned c = emu_tuple_of(pkts[i]).src_port % C;
+			struct rxb_pkt_view v = emu_view(pkts[i]);
+			unsigned c = rxb_nf_counter_slot(&v, C);
 
 			CHECK_EQ(counter_value(pkts[i]), last[c] + 1);
 			last[c] = counter_value(pkts[i]);
@@ -580,6 +581,32 @@ out:
 	rxb_nf_destroy(a);
 	rxb_nf_destroy(b);
 	rte_free(shared);
+}
+
+/* Flows of the generator ranges all leave from port 53: they still spread
+ * over the counters (picked by the source port, they all took one). */
+static void test_counter_spreads_generator_flows(void)
+{
+	enum { N = 256, C = 64 };
+	struct rxb_gen_cfg g;
+	struct rte_mbuf *pkts[N];
+	uint64_t used = 0;
+
+	gen_defaults(&g, IPPROTO_UDP, 64);
+	g.gen_src = 64;
+	g.gen_dst = 4;
+	if (emu_gen(mp, &g, pkts, N, NULL) != 0) {
+		CHECK(0);
+		return;
+	}
+	for (unsigned i = 0; i < N; i++) {
+		struct rxb_pkt_view v = emu_view(pkts[i]);
+
+		CHECK_EQ(emu_tuple_of(pkts[i]).src_port, RXB_FLOW_GEN_PORT);
+		used |= 1ull << rxb_nf_counter_slot(&v, C);
+	}
+	CHECK(__builtin_popcountll(used) > C / 2);
+	rte_pktmbuf_free_bulk(pkts, N);
 }
 
 /* Two threads, two instances, one shared array: every increment lands. */
@@ -655,6 +682,7 @@ int main(void)
 	RUN(test_synthetic_chain);
 	RUN(test_largest_burst);
 	RUN(test_counter);
+	RUN(test_counter_spreads_generator_flows);
 	RUN(test_counter_threads);
 	CHECK_EQ(rte_mempool_in_use_count(mp), 0);
 	emu_test_fini();
