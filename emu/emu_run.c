@@ -277,6 +277,24 @@ static int flow_table_enomem(const struct rxb_emu_cfg *c, uint32_t w, struct rxb
 			  "ranges");
 }
 
+/* A KV partition's table: its value array is capacity x 1088 bytes, so it
+ * is capped to what -m 2048 holds for a few cores. */
+#define EMU_KVS_MAX_KEYS 131072ull
+
+/* Said once a run: a partition with more keys than its table can hold
+ * answers the rest FULL (PUT) or not found (GET), where the simulator
+ * stores every key. */
+static void kvs_capped(uint64_t keys)
+{
+	if (keys + keys / 4 + 64 <= EMU_KVS_MAX_KEYS)
+		return;
+	fprintf(stderr,
+		"warning: workload.kvs_keys: each core's partition has %llu keys, more than the "
+		"emulator's table of %llu holds (its values fit -m 2048): PUTs beyond it answer "
+		"FULL and GETs of those keys miss; more cores or fewer keys avoid it\n",
+		(unsigned long long)keys, EMU_KVS_MAX_KEYS);
+}
+
 static int make_workers(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
@@ -339,10 +357,10 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		nc.synth.reads = c->scn.workload.reads +
 				 (target ? c->scn.workload.target_reads : 0);
 		nc.synth.payload = (enum rxb_nf_payload)c->scn.workload.payload;
-		/* One partition per worker of its port; the value array is
-		 * capacity x 1088 bytes, so it is capped to what -m 2048 can
-		 * hold. */
-		nc.kvs.capacity = (uint32_t)RTE_MIN(keys + keys / 4 + 64, 131072ull);
+		/* One partition per worker of its port, capped (kvs_capped) */
+		nc.kvs.capacity = (uint32_t)RTE_MIN(keys + keys / 4 + 64, EMU_KVS_MAX_KEYS);
+		if (w == 0 && c->scn.workload.nf == RXB_NF_KIND_KVS)
+			kvs_capped(keys);
 		nc.kvs.partition = w % e->cpn;
 		nc.kvs.n_partitions = e->cpn;
 		nc.counter.n_counters = c->scn.workload.counter_slots;

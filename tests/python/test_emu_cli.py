@@ -489,3 +489,17 @@ def test_each_rings_offered_packets_are_delivered_or_dropped():
     assert m["in_flight_packets"] == 0
     for ring in m["per_ring"]:
         assert ring["offered"] == ring["delivered"] + sum(ring["drops"].values()), ring
+
+
+@needs_bin
+@pytest.mark.parametrize("keys, warned", [(1_000_000, True), (1000, False)])
+def test_a_kv_partition_larger_than_its_table_is_warned_about(keys, warned):
+    """The emulator's KV table holds 131072 keys a core (its values must fit -m 2048): with the
+    default million keys on 2 cores most PUTs answered FULL and GETs missed, silently."""
+    p = subprocess.run([str(BIN), "--set", "workload.nf=kvs", "--set", "system.cores=2",
+                        "--set", f"workload.kvs_keys={keys}", "--set", "traffic.rate_gbps=0.1",
+                        "--set", "emu.packets=200", "--set", "run.duration_ms=200"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert ("partition has 500001 keys, more than the emulator's table of 131072"
+            in p.stderr) == warned, p.stderr
