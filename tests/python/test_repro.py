@@ -87,8 +87,11 @@ def test_quick_has_the_shape_of_full(exp_id):
         {p.task["params"][design] for p in full.points} == {i.label for i in exp.interfaces}
     assert exp.variant(True).grid.keys() == exp.variant(False).grid.keys()
     assert 0 < len(quick.points) <= len(full.points)
-    assert max(p.task["sections"]["run"]["duration_ms"] for p in quick.points) <= \
-        min(p.task["sections"]["run"]["duration_ms"] for p in full.points)
+    for label in {i.label for i in exp.interfaces}:  # a design may run longer (dynamic shRing)
+        def runs(plan: reproduce.Planned, label: str = label) -> list[float]:
+            return [p.task["sections"]["run"]["duration_ms"] for p in plan.points
+                    if p.task["params"][design] == label]
+        assert max(runs(quick)) <= min(runs(full)), label
     assert exp.variant(False).seeds >= 3
     assert reproduce.estimate_s(full.points, 2) > 0
 
@@ -511,3 +514,16 @@ def test_the_dark_packet_bound_counts_the_nfs_compute():
            "metrics": {"dram_latency_ns_mean": None}}
     bound = experiments.DERIVE["dark_bound"](rec)["dark_bound_drop_rate"]
     assert bound == pytest.approx(1 - 8 * 1538 / 100 / 1400)
+
+
+def test_the_allocator_share_is_split_between_target_and_other_cores():
+    """traffic-var's catalogue metric is the allocator's share per core: the system-wide mean
+    hid the target core's (0.035 against the others' 0.005 for rxBisect at a 1 % share)."""
+    rec = {"metrics": {"per_core": [
+        {"core": 0, "target": True, "alloc_cycle_share": 0.04},
+        {"core": 1, "target": False, "alloc_cycle_share": 0.004},
+        {"core": 2, "target": False, "alloc_cycle_share": 0.006},
+        {"core": 3, "target": False, "alloc_cycle_share": None}]}}
+    got = experiments.DERIVE["alloc_by_target"](rec)
+    assert got == pytest.approx({"alloc_cycle_share_target": 0.04,
+                                 "alloc_cycle_share_others": 0.005})

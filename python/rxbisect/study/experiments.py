@@ -114,6 +114,20 @@ def _flat_metrics(rec: dict) -> dict:
             for sub, x in v.items() if isinstance(x, (int, float)) and not isinstance(x, bool)}
 
 
+def _alloc_by_target(rec: dict) -> dict:
+    """The allocator's share of cycles on the target cores and, averaged, on the others
+    (per_core[].target): rxBisect's frees land on other cores than its allocations, and the
+    system-wide share hides where (at a 1 % share the target's is several times the others')."""
+    cores = [c for c in rec["metrics"].get("per_core") or []
+             if c.get("alloc_cycle_share") is not None]
+
+    def mean(group: list[dict]) -> float | None:
+        return sum(c["alloc_cycle_share"] for c in group) / len(group) if group else None
+
+    return {"alloc_cycle_share_target": mean([c for c in cores if c.get("target")]),
+            "alloc_cycle_share_others": mean([c for c in cores if not c.get("target")])}
+
+
 def _mode_numeric(rec: dict) -> dict:
     """Dynamic shRing's mode in each time-series sample as a number a plot can draw:
     `shared` = 1 in shared mode, 0 in private mode (the samples are changed in place)."""
@@ -125,7 +139,8 @@ def _mode_numeric(rec: dict) -> dict:
 
 DERIVE: dict[str, Callable[[dict], dict]] = {
     "flat": _flat_metrics, "cycles_split": _cycles_split, "spool": _spool,
-    "dark_bound": _dark_bound, "latency_ratio": _latency_ratio, "mode_numeric": _mode_numeric}
+    "dark_bound": _dark_bound, "latency_ratio": _latency_ratio, "mode_numeric": _mode_numeric,
+    "alloc_by_target": _alloc_by_target}
 
 
 # ---- the file -----------------------------------------------------------------------------
