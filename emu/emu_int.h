@@ -274,7 +274,8 @@ struct emu {
 	struct emu_gen_lcore *gen;    /* its lcores (emu.gen_lcores) */
 	_Atomic uint32_t gen_running; /* S: the last one out sets src_done */
 	struct rte_lpm *lpm;
-	_Atomic uint64_t *counters; /* counter NF: shared array */
+	_Atomic uint64_t *counters;      /* counter NF: shared array */
+	struct rxb_nf_lb_load *lb_loads; /* lb: backends' loads, lb_backends a NIC port */
 
 	/* Phases. The flags that hand data over are release/acquire pairs,
 	 * the others relaxed (each access says which and why):

@@ -295,6 +295,20 @@ static void kvs_capped(uint64_t keys)
 		(unsigned long long)keys, EMU_KVS_MAX_KEYS);
 }
 
+/* Worker w's LB shares its port's backend loads, and its round-robin
+ * starts at its own backend: FastClick's thread i of T starts at i x
+ * (backends / T) (docs/workloads.md). spool's cores serve every port. */
+static void lb_port_share(const struct emu *e, uint32_t w, struct rxb_nf_cfg *nc)
+{
+	bool spool = e->cfg->scn.arch.name == RXB_ARCH_SPOOL;
+	uint32_t threads = spool ? e->cores : e->cpn, port = spool ? 0 : w / e->cpn;
+
+	if (e->lb_loads == NULL)
+		return;
+	nc->lb.load = e->lb_loads + (size_t)port * nc->lb.n_backends;
+	nc->lb.first_backend = w % threads * (nc->lb.n_backends / threads);
+}
+
 static int make_workers(struct emu *e, struct rxb_err *err)
 {
 	const struct rxb_emu_cfg *c = e->cfg;
@@ -321,6 +335,16 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		if (e->counters == NULL)
 			return rxb_err_fail(err, -ENOMEM, "out of memory: %u counters",
 					    c->scn.workload.counter_slots);
+	}
+	if (c->scn.workload.nf == RXB_NF_KIND_LB) {
+		/* the backends' loads, one set per NIC port, shared by its cores */
+		e->lb_loads = rte_zmalloc("rxb_lb_loads",
+					  sizeof(*e->lb_loads) * c->scn.workload.lb_backends *
+						  c->scn.system.nics,
+					  RTE_CACHE_LINE_SIZE);
+		if (e->lb_loads == NULL)
+			return rxb_err_fail(err, -ENOMEM, "out of memory: %u backend loads",
+					    c->scn.workload.lb_backends * c->scn.system.nics);
 	}
 	if (rxb_nf_keeps_flows(c->scn.workload.nf))
 		steered = emu_flows_per_worker(e);
@@ -351,6 +375,7 @@ static int make_workers(struct emu *e, struct rxb_err *err)
 		 * the NAT's two hash entries a flow */
 		nc.nat.capacity = RTE_MIN(nc.lb.capacity, c->scn.workload.nat_flows);
 		nc.lb.n_backends = c->scn.workload.lb_backends;
+		lb_port_share(e, w, &nc);
 		nc.synth.buf_bytes = (uint64_t)(c->scn.workload.buffer_mib * 1048576.0);
 		if (nc.synth.buf_bytes < 64)
 			nc.synth.buf_bytes = 64;
@@ -959,6 +984,7 @@ static void teardown(struct emu *e)
 	if (e->lpm != NULL)
 		rte_lpm_free(e->lpm);
 	rte_free(e->counters);
+	rte_free(e->lb_loads);
 	rte_mempool_free(e->wpool);
 	rxb_reta_free(&e->reta);
 	rte_free(e->w);

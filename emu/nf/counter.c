@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Atomic counter: per packet, add one to the counter that the L4 source
- * port picks from a small array (port % n_counters) and write the new value
+ * Atomic counter: per packet, add one to the counter a hash of the flow
+ * picks from a small array (rxb_nf_counter_slot) and write the new value
  * into the payload at RXB_COUNTER_OFF (big-endian), keeping the L4 checksum
  * valid. The array is plain contiguous uint64_t, as a real program's would
  * be: when instances share it (cfg.counter.shared), cores contend for its

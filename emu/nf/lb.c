@@ -4,7 +4,10 @@
  * of the flow gets the backend's address and MAC as destination. Like the
  * NAT, flows are not expired and new flows beyond capacity are dropped
  * ("full"): silently balancing them without memory would break the
- * stickiness the workload is about.
+ * stickiness the workload is about. As FastClick's FlowIPLoadBalancer with
+ * track_load (docs/workloads.md), every packet adds to its backend's load,
+ * two atomic adds on a line the port's cores share, and each instance's
+ * round-robin starts at its own backend.
  */
 #include <errno.h>
 
@@ -21,6 +24,8 @@ struct lb {
 	uint32_t next; /* round-robin cursor */
 	uint32_t capacity;
 	uint32_t n_flows;
+	struct rxb_nf_lb_load *load; /* n_backends, shared or this instance's */
+	bool own_load;
 	rte_be32_t ip[RXB_NF_LB_MAX_BACKENDS];
 	struct rte_ether_addr mac[RXB_NF_LB_MAX_BACKENDS];
 };
@@ -51,6 +56,11 @@ static void lb_chunk(struct rxb_nf *nf, struct rte_mbuf **pkts, unsigned n, uint
 			t->inserts++;
 			fc.inserted = true;
 		}
+		/* Relaxed: the loads are statistics nothing is published
+		 * through; the adds are what costs (a line other cores write) */
+		atomic_fetch_add_explicit(&lb->load[b].packets, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&lb->load[b].bytes, rte_pktmbuf_pkt_len(pkts[fc.idx[j]]),
+					  memory_order_relaxed);
 		rxb_pkt_rewrite(pv, &pv->ip->dst_addr, &lb->ip[b], 4, incr);
 		rte_ether_addr_copy(&lb->mac[b], &pv->eth->dst_addr);
 		rxb_nf_finish(nf, pv);
@@ -67,6 +77,8 @@ static void lb_destroy(struct rxb_nf *nf)
 	struct lb *lb = (struct lb *)nf;
 
 	rte_hash_free(lb->h);
+	if (lb->own_load)
+		rte_free(lb->load);
 	rte_free(lb);
 }
 
@@ -94,6 +106,17 @@ static int lb_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **out
 	}
 	lb->n_backends = cfg->lb.n_backends;
 	lb->capacity = cfg->lb.capacity;
+	lb->next = cfg->lb.first_backend % lb->n_backends;
+	lb->load = cfg->lb.load;
+	lb->own_load = lb->load == NULL;
+	if (lb->own_load)
+		lb->load = rte_zmalloc_socket("lb_load", sizeof(*lb->load) * lb->n_backends,
+					      RTE_CACHE_LINE_SIZE, socket);
+	if (lb->load == NULL) {
+		rxb_err_set(err, "lb: out of DPDK memory for the backends' loads");
+		rte_free(lb);
+		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < lb->n_backends; i++) {
 		uint32_t ip = cfg->lb.backend_ips ? cfg->lb.backend_ips[i]
 						  : RXB_IPV4(10, 10, 0, 1) + i;
@@ -113,6 +136,8 @@ static int lb_init(const struct rxb_nf_cfg *cfg, int socket, struct rxb_nf **out
 	if (lb->h == NULL) {
 		rxb_err_set(err, "lb.capacity = %u: rte_hash_create failed: %s", cfg->lb.capacity,
 			    rte_strerror(rte_errno));
+		if (lb->own_load)
+			rte_free(lb->load);
 		rte_free(lb);
 		return -ENOMEM;
 	}

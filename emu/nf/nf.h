@@ -113,6 +113,12 @@ struct rxb_nf_hop {
 /* Configuration of one instance. rxb_nf_cfg_defaults() fills every field;
  * each NF reads the common part and its own section. Addresses are host
  * byte order. */
+/* One LB backend's load, as FastClick's track_load keeps it: two counters
+ * on a line of their own that every core of a port updates per packet. */
+struct rxb_nf_lb_load {
+	_Atomic uint64_t packets, bytes;
+} __rte_cache_aligned;
+
 struct rxb_nf_cfg {
 	uint32_t instance; /* 0-based core index: default NAT public
 	                         * addresses and the KV partition derive from it */
@@ -151,6 +157,11 @@ struct rxb_nf_cfg {
 		uint32_t n_backends;         /* 1..RXB_NF_LB_MAX_BACKENDS; default 32 */
 		const uint32_t *backend_ips; /* NULL: 10.10.0.1 + i */
 		const struct rte_ether_addr *backend_macs; /* NULL: 02:00:00:00:02:<i> */
+		uint32_t first_backend;                    /* the round-robin cursor's start */
+		/* NULL: private loads. Else n_backends loads shared with the
+		 * port's other instances (one cache line each, the workload's
+		 * contention: FastClick's track_load) */
+		struct rxb_nf_lb_load *load;
 	} lb;
 
 	struct {

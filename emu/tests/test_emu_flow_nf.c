@@ -3,6 +3,8 @@
  * (sticky per flow, round-robin across new flows). */
 #include <errno.h>
 
+#include <rte_malloc.h>
+
 #include "check.h"
 #include "emu_test.h"
 
@@ -210,6 +212,8 @@ static void test_lb(void)
 	struct emu_tuple in[N];
 	int backend_of[FLOWS];
 	unsigned new_flows = 0;
+	uint64_t packets = 0, bytes = 0, frame_bytes = 0;
+	struct rxb_nf_lb_load *loads = rte_zmalloc("test_lb_loads", 32 * sizeof(*loads), 64);
 	struct rxb_nf *lb;
 
 	rxb_gen_cfg_defaults(&g);
@@ -217,10 +221,13 @@ static void test_lb(void)
 	g.frame_size = 200;
 	g.proto = IPPROTO_TCP;
 	rxb_nf_cfg_defaults(&cfg);
+	cfg.lb.first_backend = 5; /* FastClick: thread i of T starts at i x (32 / T) */
+	cfg.lb.load = loads;
 	lb = emu_nf("lb", &cfg);
-	if (lb == NULL || emu_gen(mp, &g, pkts, N, info) != 0) {
+	if (loads == NULL || lb == NULL || emu_gen(mp, &g, pkts, N, info) != 0) {
 		CHECK(0);
 		rxb_nf_destroy(lb);
+		rte_free(loads);
 		return;
 	}
 	for (unsigned f = 0; f < FLOWS; f++)
@@ -243,13 +250,14 @@ static void test_lb(void)
 
 				CHECK(pkts[i] == orig[i]);
 				CHECK(b >= 0 && b < 32);
+				frame_bytes += rte_pktmbuf_pkt_len(pkts[i]);
 				CHECK_EQ(v.eth->dst_addr.addr_bytes[5], b);
 				CHECK(emu_pkt_ok(pkts[i]));
 				CHECK_EQ(rte_be_to_cpu_32(v.ip->src_addr), in[i].src_ip);
 				if (backend_of[f] < 0) {
 					/* A new flow: the next backend in turn. */
 					CHECK_EQ(pass, 0);
-					CHECK_EQ(b, new_flows % 32);
+					CHECK_EQ(b, (5 + new_flows) % 32);
 					backend_of[f] = b;
 					new_flows++;
 				} else {
@@ -266,8 +274,16 @@ static void test_lb(void)
 	CHECK(emu_stat(&lb->stats.lookups) >= 2 * N);
 	CHECK(emu_stat(&lb->stats.lookups) <= 3 * N);
 	CHECK_EQ(emu_stat(&lb->stats.drops), 0);
+	/* track_load: every packet added itself to its backend's load */
+	for (unsigned b = 0; b < 32; b++) {
+		packets += atomic_load_explicit(&loads[b].packets, memory_order_relaxed);
+		bytes += atomic_load_explicit(&loads[b].bytes, memory_order_relaxed);
+	}
+	CHECK_EQ(packets, 2 * N);
+	CHECK_EQ(bytes, frame_bytes);
 	rte_pktmbuf_free_bulk(pkts, N);
 	rxb_nf_destroy(lb);
+	rte_free(loads);
 }
 
 static void test_lb_capacity(void)
