@@ -87,6 +87,9 @@ static void test_errors_name_key_value_and_what_is_allowed(void)
 	expect_error(RXB_ENGINE_EMU, "system.cores", "65",
 		     "from 1 to 64 (cores); on the emulator: runs on a 2-CPU laptop");
 	expect_error(RXB_ENGINE_EMU, "arch.rxlist_batch", "2", "simulate batched RxList");
+	/* rte_hash holds at least 8 entries; the NAT takes two a flow (3 flows
+	 * failed as out of memory, advising fewer) */
+	expect_error(RXB_ENGINE_EMU, "workload.nat_flows", "3", "an integer from 4 to 10000000");
 	/* an override that differs in scope only (the sources the key affects)
 	 * gives no reason after the range, which it does not explain */
 	CHECK(strstr(expect_error(RXB_ENGINE_EMU, "traffic.zipf_s", "50", "<= 10"), "on the") ==
