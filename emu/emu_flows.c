@@ -115,14 +115,19 @@ uint32_t *emu_flows_per_worker(const struct emu *e)
 uint32_t emu_flow_table(const struct emu *e, uint64_t steered)
 {
 	const struct rxb_scn *s = &e->cfg->scn;
-	uint64_t flows = s->traffic.flows, table = 1;
+	uint64_t flows, table = RXB_SCN_FLOW_BUCKET;
 
 	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s)) {
+		/* FastClick's table, at least a bucket (rte_hash holds no
+		 * fewer entries): a floor of 1024 let a small
+		 * workload.flow_capacity keep more flows than it says */
 		while (table < (s->workload.flow_capacity + e->cpn - 1) / e->cpn)
 			table <<= 1;
-		flows = RTE_MIN(steered, table);
+		flows = RTE_MAX(RTE_MIN(steered, table), (uint64_t)RXB_SCN_FLOW_BUCKET);
+	} else { /* drawn flows: room for them all, and some */
+		flows = RTE_MAX(s->traffic.flows, 1024u);
 	}
-	return (uint32_t)RTE_MIN(RTE_MAX(flows, 1024u), (uint64_t)RXB_NF_MAX_FLOWS);
+	return (uint32_t)RTE_MIN(flows, (uint64_t)RXB_NF_MAX_FLOWS);
 }
 
 void emu_note_nat_room(const struct emu *e)

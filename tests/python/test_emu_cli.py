@@ -503,3 +503,17 @@ def test_a_kv_partition_larger_than_its_table_is_warned_about(keys, warned):
     assert p.returncode == 0, p.stderr
     assert ("partition has 500001 keys, more than the emulator's table of 131072"
             in p.stderr) == warned, p.stderr
+
+
+@needs_bin
+def test_a_small_flow_capacity_is_the_table_fastclick_would_have():
+    """workload.flow_capacity = 256 on one core: FastClick's per-thread table holds 256 flows
+    (the simulator's too); the emulator's had a floor of 1024 and kept 1024 of 3000."""
+    p = subprocess.run([str(BIN), "--set", "workload.nf=lb", "--set", "system.cores=1",
+                        "--set", "traffic.rate_gbps=0.5", "--set", "run.duration_ms=300",
+                        "--set", "traffic.gen_src_addrs=3000", "--set", "traffic.gen_dst_addrs=1",
+                        "--set", "workload.flow_capacity=256"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    workers = json.loads(p.stdout)["metrics"]["per_worker"]
+    assert [w["flows_learned"] for w in workers] == [256]
