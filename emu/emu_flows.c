@@ -119,11 +119,12 @@ uint32_t emu_flow_table(const struct emu *e, uint64_t steered)
 
 	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s)) {
 		/* FastClick's table, at least a bucket (rte_hash holds no
-		 * fewer entries): a floor of 1024 let a small
-		 * workload.flow_capacity keep more flows than it says */
+		 * fewer entries), sized down to the flows steered here and
+		 * some room (what the table can be asked to keep); the room
+		 * once also raised a small workload.flow_capacity to 1024 */
 		while (table < (s->workload.flow_capacity + e->cpn - 1) / e->cpn)
 			table <<= 1;
-		flows = RTE_MAX(RTE_MIN(steered, table), (uint64_t)RXB_SCN_FLOW_BUCKET);
+		flows = RTE_MIN(table, RTE_MAX(steered, 1024u));
 	} else { /* drawn flows: room for them all, and some */
 		flows = RTE_MAX(s->traffic.flows, 1024u);
 	}
