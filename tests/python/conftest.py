@@ -5,6 +5,7 @@ points RXB_SIM_BIN at. It exercises the Python side of the contract
 (docs/engine-contract.md) without the C simulator; none ships in the package.
 """
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -15,6 +16,16 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def load_script(path: str):
+    """A script of the repository (bench/, scripts/) as a module, by its path from the root:
+    they are not part of the package, and their tests call their functions."""
+    spec = importlib.util.spec_from_file_location(Path(path).stem, REPO / path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def valid_output(arch: str = "rxbisect", seed: int = 1) -> dict:

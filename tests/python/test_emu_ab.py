@@ -2,7 +2,6 @@
 errors, and one short run of the real rxb-emu against itself."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -10,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import load_script
 from rxbisect.engines import emu
 from rxbisect.errors import EngineError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "emu_ab.py"
-spec = importlib.util.spec_from_file_location("emu_ab", SCRIPT)
-emu_ab = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(emu_ab)
+emu_ab = load_script("bench/emu_ab.py")
 
 try:
     BIN = emu.find_emulator()

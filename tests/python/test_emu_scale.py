@@ -3,7 +3,6 @@ CPU count, and a point that fails or hangs makes the sweep exit non-zero with it
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import load_script
 from rxbisect.engines import emu
 from rxbisect.errors import EngineError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "emu_scale.py"
-spec = importlib.util.spec_from_file_location("emu_scale", SCRIPT)
-emu_scale = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(emu_scale)
+emu_scale = load_script("bench/emu_scale.py")
 
 try:
     BIN = emu.find_emulator()

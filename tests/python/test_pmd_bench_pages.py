@@ -4,13 +4,12 @@ a mount once made every testpmd of the benchmark fail to start instead of runnin
 pages."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+from conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("pmd_bench", ROOT / "bench" / "pmd_bench.py")
-pmd_bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pmd_bench)
+pmd_bench = load_script("bench/pmd_bench.py")
 
 FREE_2M = {"Hugepagesize": 2048, "HugePages_Free": 600}  # 1200 MiB of 2 MiB pages
 

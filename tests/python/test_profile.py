@@ -1,9 +1,9 @@
 """Hardware profiles: the reference testbed numbers and the large server."""
 
-from pathlib import Path
 
 import pytest
 
+from conftest import load_script
 from rxbisect.vocab import profile
 
 
@@ -105,11 +105,7 @@ def test_a_number_no_machine_has_is_refused_naming_the_key(tmp_path, old, new, m
 def test_reference_dram_curve_is_the_fit_of_the_published_curve():
     """idle_ns and service_ns are fitted (scripts/fit_dram.py), not chosen: the profile must
     hold what the script derives from docs/calibration.md's MLC curve."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(
-        "fit_dram", Path(__file__).resolve().parents[2] / "scripts" / "fit_dram.py")
-    fit_dram = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit_dram)
+    fit_dram = load_script("scripts/fit_dram.py")
     idle, service, rows = fit_dram.fit()
     dram = profile.load("reference").dram
     assert dram.idle_ns == pytest.approx(idle, abs=0.05)

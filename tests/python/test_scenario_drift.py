@@ -9,7 +9,6 @@ metric's name, kind or flags, or in a calibration key, fails here. So does a cal
 from the shipped default calibration, or a key there that the table does not define.
 """
 
-import importlib.util
 import json
 import math
 import subprocess
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, load_script
 from rxbisect import _native
 from rxbisect.engines import engine
 from rxbisect.errors import UsageError
@@ -68,10 +67,7 @@ def test_each_key_agrees(info, compiled):
 def test_the_table_refuses_sources_for_a_key_the_simulator_reads():
     """emu.source exists only in the emulator: a `sources` scope the simulator would read is a
     table error at build time."""
-    spec = importlib.util.spec_from_file_location("gen_scenario",
-                                                  REPO / "scripts" / "gen_scenario.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_script("scripts/gen_scenario.py")
     key = {"section": "traffic", "name": "x", "engines": ["sim", "emu"], "sources": ["pcap"]}
     with pytest.raises(gen.TableError, match=r"traffic.x: sources only in \[traffic.x.emu\]"):
         gen.validate_scope(key, {})
