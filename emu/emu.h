@@ -203,10 +203,6 @@ void rxb_emu_print_json(FILE *f, const struct rxb_emu_cfg *c, const struct rxb_e
  * per interface; one JSON object on f. */
 int rxb_emu_bench(const struct rxb_emu_cfg *base, double ms, FILE *f, struct rxb_err *err);
 
-/* Remove an EAL runtime directory (/var/run/dpdk/<file-prefix>) after
- * rte_eal_cleanup(), so runs with a prefix of their own leave nothing. */
-void rxb_emu_remove_runtime_dir(const char *dir);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1453,21 +1453,3 @@ int rxb_emu_run(struct rxb_emu_cfg *c, struct rxb_emu_result *res, struct rxb_er
 	teardown(e);
 	return rc;
 }
-
-void rxb_emu_remove_runtime_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[PATH_MAX];
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}

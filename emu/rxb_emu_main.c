@@ -26,6 +26,7 @@
 
 #include "emu.h"
 #include "hugepages.h"
+#include "rundir.h"
 
 void emu_telemetry_register(void);
 
@@ -469,6 +470,6 @@ int main(int argc, char **argv)
 	snprintf(o.eal_buf, sizeof(o.eal_buf), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
 	if (o.prefix[0] != '\0') /* a prefix of our own: leave no directory behind */
-		rxb_emu_remove_runtime_dir(o.eal_buf);
+		rxb_remove_run_dir(o.eal_buf);
 	return rxb_engine_exit_code(rc);
 }

@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "emu.h"
+#include "rundir.h"
 #include "pcapio.h"
 
 #define EMU_RT_LCORES 10u /* main + 5 workers + emulator + generator, or 4 + 1 + 4 */
@@ -65,7 +66,7 @@ static inline void emu_rt_init(const char *prefix)
 static inline void emu_rt_fini(void)
 {
 	rte_eal_cleanup();
-	rxb_emu_remove_runtime_dir(emu_rt_runtime_dir);
+	rxb_remove_run_dir(emu_rt_runtime_dir);
 }
 
 /* A small, quick run: 2 workers, a few thousand packets from the generator

@@ -273,7 +273,7 @@ static void test_pcap_in_pcap_out(void)
 		CHECK_EQ(payload_diff, 0);
 		free(flows);
 		remove(out_path);
-		rxb_emu_remove_runtime_dir(dir);
+		rxb_remove_run_dir(dir);
 	}
 	remove(in_path);
 	rte_mempool_free(mp);
@@ -346,7 +346,7 @@ static void test_telemetry_answers_while_running(void)
 		fprintf(stderr, "rxb-emu: exit %d: %s\n", rc, err_txt);
 	CHECK_EQ(rc, 0);
 	CHECK(strstr(out_txt, "\"experiment\": \"emu\"") != NULL);
-	rxb_emu_remove_runtime_dir(dir);
+	rxb_remove_run_dir(dir);
 }
 
 int main(void)
