@@ -115,15 +115,17 @@ uint32_t *emu_flows_per_worker(const struct emu *e)
 uint32_t emu_flow_table(const struct emu *e, uint64_t steered)
 {
 	const struct rxb_scn *s = &e->cfg->scn;
-	uint64_t flows, table = RXB_SCN_FLOW_BUCKET;
+	uint64_t flows;
 
 	if (s->emu.source == RXB_EMU_SOURCE_GEN && rxb_scn_generator_ranges(s)) {
 		/* FastClick's table, at least a bucket (rte_hash holds no
-		 * fewer entries), sized down to the flows steered here and
-		 * some room (what the table can be asked to keep); the room
-		 * once also raised a small workload.flow_capacity to 1024 */
-		while (table < (s->workload.flow_capacity + e->cpn - 1) / e->cpn)
-			table <<= 1;
+		 * fewer entries: rxb_scn_flow_table_for), sized down to the
+		 * flows steered here and some room (what the table can be
+		 * asked to keep); the room once also raised a small
+		 * workload.flow_capacity to 1024 */
+		uint64_t table = rxb_scn_flow_table_for((s->workload.flow_capacity + e->cpn - 1) /
+							e->cpn);
+
 		flows = RTE_MIN(table, RTE_MAX(steered, 1024u));
 	} else { /* drawn flows: room for them all, and some */
 		flows = RTE_MAX(s->traffic.flows, 1024u);
