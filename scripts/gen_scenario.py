@@ -25,6 +25,9 @@ LIBRARY_HEADERS = ("rxb/common.h", "rxb/dynctl.h", "rxb/iface.h", "rxb/rxbisect.
                    "rxb/shring.h", "rxb/spool.h")
 U32_MAX = 2**32 - 1
 AUTO_SENTINEL = U32_MAX  # RXB_SCN_AUTO: an "auto" int stored before resolution
+# The simulator reads its configuration as JSON, whose integers its parser holds as
+# signed 64-bit: a larger value is refused there, with no key named.
+SIM_INT_MAX = 2**63 - 1
 
 
 class TableError(Exception):
@@ -80,6 +83,9 @@ def validate(k: dict) -> None:
     for eng in ENGINES:
         if eng in k and not k[eng].get("why"):
             raise TableError(f"{full}.{eng}: an engine override says why")
+    if t == "int" and "sim" in k["engines"] and (limits(k, "sim")["hi"] or 0) > SIM_INT_MAX:
+        raise TableError(f"{full}: hi above {SIM_INT_MAX}, the largest integer the simulator's "
+                         "JSON configuration carries")
 
 
 # The keys whose values a key's `archs`, `patterns`, `sources` and `nfs` name (its scope),

@@ -228,10 +228,10 @@ def test_set_integer_too_long_to_print(tmp_path):
 
 
 def test_integer_bounds_past_a_double_are_written_in_full():
-    # 2^64 - 1 was "1.8446744073709552e+19": not a number the user can type back.
+    # 2^63 - 1 was "9.223372036854776e+18": not a number the user can type back.
     with pytest.raises(ScenarioError) as err:
         scenario.load_resolved(None, ["run.seed=-1"])
-    assert str(err.value).endswith("allowed: an integer from 0 to 18446744073709551615")
+    assert str(err.value).endswith("allowed: an integer from 0 to 9223372036854775807")
 
 
 def test_cores_per_nic_entries_at_most_1024():

@@ -74,6 +74,18 @@ def test_the_table_refuses_sources_for_a_key_the_simulator_reads():
     gen.validate_scope({**key, "engines": ["emu"]}, {"emu.source": {"values": ["gen", "pcap"]}})
 
 
+def test_the_table_refuses_an_int_the_simulators_json_cannot_carry():
+    """The simulator's configuration is JSON read into signed 64-bit integers: a range above
+    2^63 - 1 for a key it reads is a table error, one for an emulator-only key is not."""
+    gen = load_script("scripts/gen_scenario.py")
+    key = {"section": "run", "name": "x", "type": "int", "default": 1, "lo": 0, "hi": 2**63,
+           "engines": ["sim", "emu"]}
+    with pytest.raises(gen.TableError, match=r"run.x: hi above 9223372036854775807"):
+        gen.validate(key)
+    gen.validate({**key, "engines": ["emu"]})
+    gen.validate({**key, "hi": 2**63 - 1})
+
+
 def test_python_checks_the_same_ranges_as_the_engines(compiled):
     """A value just outside each simulator bound is refused by Python with the C words."""
     for info in scenario.SCHEMA.keys():
