@@ -14,12 +14,15 @@ whether a run is limited by the design, the workers or the emulator itself:
 Worker counts come from the CPUs this process may use (each busy lcore on a CPU of its own:
 main + source + NIC lcores + workers), capped at the most system.cores rxb-emu accepts (read
 from `rxb-emu --keys`), so the same command runs on a laptop (where it says the threads share
-CPUs) and a many-core server. Writes one JSON (rows appended as they finish, so an interrupted
-run keeps what it measured) and prints a table. A point that fails or hangs is an error row;
-the script then exits 1 after the last point.
+CPUs) and a many-core server. Each point runs --reps times back to back; its row gives the
+median of each figure over its runs, the carried Mpps's min and max, and every run as measured.
+The figures are absolute: no baseline runs beside them, so compare them only within one sweep.
+Writes one JSON, rewritten after every run ("complete": false until the last), so an interrupted
+sweep keeps what it measured, and prints a table. A point whose run fails or hangs is an error
+row (its remaining runs are not tried); the script then exits 1 after the last point.
 
     python3 bench/emu_scale.py [--build DIR] [--out FILE] [--archs a,b] [--nic-lcores 1,2,4]
-                               [--ms N] [--quick]
+                               [--ms N] [--reps N] [--quick]
 rxb-emu is $RXB_EMU_BIN when set (a wrapper that runs a packed build, say), else DIR/emu/rxb-emu.
 """
 import argparse
@@ -28,6 +31,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -133,6 +137,54 @@ def summarise(rec, cmd):
     }
 
 
+def point_row(sets, runs):
+    """A point's row from its runs so far: the failed run's error when the last one failed (a
+    point stops at its first failure), else the median of each figure over the runs (drops by
+    cause too) and the spread of the carried Mpps; every run is kept as measured."""
+    if "error" in runs[-1]:
+        return dict(sets, **runs[-1], runs=runs)
+
+    def median(values):  # a figure rxb-emu could not measure is null in its record
+        known = [v for v in values if v is not None]
+        return round(statistics.median(known), 6) if known else None
+
+    row = dict(sets, **{k: median([r[k] for r in runs]) for k in runs[0]
+                        if k not in ("drops", "command")})
+    causes = {c for r in runs for c in r["drops"]}
+    drops = {c: median([r["drops"].get(c, 0) for r in runs]) for c in sorted(causes)}
+    carried = [r["throughput_mpps"] for r in runs]
+    row.update(drops={c: v for c, v in drops.items() if v}, throughput_mpps_min=min(carried),
+               throughput_mpps_max=max(carried), command=runs[0]["command"], runs=runs)
+    return row
+
+
+def write_json(path, doc):
+    """Replace the file whole (a temporary file beside it, renamed): a sweep killed while writing
+    leaves the version before, never half a document."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
+
+
+def sweep(grid, reps, run, doc, out):
+    """Each point `reps` times back to back through run(sets); doc["rows"] and the file at out
+    are brought up to date after every run, and each point's row printed once it is done."""
+    for k, sets in enumerate(grid, 1):
+        print(f"emu_scale: {k}/{len(grid)} {sets}", file=sys.stderr, flush=True)
+        runs = []
+        doc["rows"].append(None)  # this point's row, replaced after each of its runs
+        for _ in range(reps):
+            runs.append(run(sets))
+            doc["rows"][-1] = point_row(sets, runs)
+            write_json(out, doc)
+            if "error" in runs[-1]:
+                break  # it would fail again: a hung run costs a minute each time
+        print_row(doc["rows"][-1])
+    doc["complete"] = True
+    write_json(out, doc)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
@@ -140,8 +192,11 @@ def main():
     ap.add_argument("--archs", default=ARCHS)
     ap.add_argument("--nic-lcores", default="1,2,4")
     ap.add_argument("--ms", type=int, default=400, help="run.duration_ms of each point")
+    ap.add_argument("--reps", type=int, default=3, help="runs of each point (their median)")
     ap.add_argument("--quick", action="store_true", help="the first 6 points only")
     a = ap.parse_args()
+    if a.reps < 1:
+        sys.exit(f"emu_scale: --reps {a.reps}: must be at least 1")
     binary = os.environ.get("RXB_EMU_BIN") or os.path.join(a.build, "emu", "rxb-emu")
     if not os.access(binary, os.X_OK):
         sys.exit(f"emu_scale: {binary} not found or not executable (make build, or set "
@@ -154,20 +209,19 @@ def main():
     most_workers = key_range(binary, "system.cores")[1]
     grid = points(a, cpus, most_workers)
     doc = {"command": "python3 " + " ".join(sys.argv), "cpus": cpus, "ms": a.ms,
-           "max_workers": most_workers,
+           "reps": a.reps, "max_workers": most_workers,
+           "method": (f"each point run {a.reps} times back to back; a row's figures are the "
+                      "medians of its runs (runs: each as measured); absolute figures, no "
+                      "baseline measured in the same sweep"),
            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "rows": []}
+           "complete": False, "rows": []}
+    print(f"medians of {a.reps} runs per point; absolute figures (no baseline runs beside "
+          "them): compare points of one sweep")
     print(f"{'arch':14s} {'source':10s} {'nics':>4s} {'workers':>7s} {'nic':>3s} {'gen':>3s}"
           f" {'offered':>8s}"
-          f" {'carried':>8s} {'drop':>6s} {'nic cyc':>7s} {'nic idle':>8s} {'wrk idle':>8s}"
-          "  drops")
-    for k, sets in enumerate(grid, 1):
-        print(f"emu_scale: {k}/{len(grid)} {sets}", file=sys.stderr, flush=True)
-        row = dict(sets, **run_one(binary, sets, a.ms))
-        doc["rows"].append(row)
-        with open(out, "w") as f:  # after every point: an interrupted sweep keeps its rows
-            json.dump(doc, f, indent=1)
-        print_row(row)
+          f" {'carried':>8s} {'min-max':>11s} {'drop':>6s} {'nic cyc':>7s} {'nic idle':>8s}"
+          f" {'wrk idle':>8s}  drops")
+    sweep(grid, a.reps, lambda sets: run_one(binary, sets, a.ms), doc, out)
     print(f"wrote {out}")
     failed = [r for r in doc["rows"] if "error" in r]
     if failed:
@@ -182,7 +236,8 @@ def print_row(r):
     if "error" in r:
         print(f"{head}  error: {r['error']}")
         return
-    print(f"{head} {r['offered_mpps']:8.2f} {r['throughput_mpps']:8.2f} "
+    spread = f"{r['throughput_mpps_min']:.2f}-{r['throughput_mpps_max']:.2f}"
+    print(f"{head} {r['offered_mpps']:8.2f} {r['throughput_mpps']:8.2f} {spread:>11s} "
           f"{r['drop_rate']:6.3f} {r['nic_cycles_per_packet']:7.0f} {r['nic_idle_share']:8.3f} "
           f"{r['worker_idle_share']:8.3f}  {r['drops'] or ''}", flush=True)
 
