@@ -1,7 +1,8 @@
 """net_rxbisect under dpdk-testpmd io forwarding, against testpmd directly on the wire.
 
 Called by bench/pmd_bench.sh (which checks that the driver and dpdk-testpmd exist); see the
-header of that script for what is measured and how. Writes one JSON object and prints a table.
+header of that script for what is measured and how. Writes one JSON object, rewritten after
+every run ("complete": false until the last), and prints a table.
 """
 import argparse
 import datetime
@@ -302,6 +303,16 @@ def nic_cycles(d):
     return {"cycles_per_packet": total, "step_cycles_per_packet": steps}
 
 
+def write_json(path, doc):
+    """Replace the file whole (a temporary file beside it, renamed): a benchmark killed while
+    writing leaves the version before, never half a document."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--testpmd", required=True)
@@ -388,22 +399,6 @@ def main():
         designs[(len(designs) + 1) // 2:] + [f"direct/nic{k}" for k in nic_counts] + ["direct"]
 
     runs = {k: [] for k in configs}
-    t_start = time.monotonic()
-    for rep in range(1, a.reps + 1):
-        for k in order:
-            eal, ap_args = configs[k]
-            print(f"pmd_bench: rep {rep}/{a.reps}: {k}", file=sys.stderr, flush=True)
-            tag = k.replace("/", "-")  # names a log file
-            res = one_run(a, k, eal, ap_args, f"{tag}.{rep}.{len(runs[k])}", a.log_dir)
-            res["rep"] = rep
-            if not res["ok"]:
-                print(f"pmd_bench: {k} rep {rep} failed: {res['error']}\n{res.get('tail', '')}",
-                      file=sys.stderr)
-            runs[k].append(res)
-            for d in ("/var/run/dpdk", os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"),
-                                                    "dpdk")):
-                subprocess.run(["rm", "-rf", os.path.join(d, a.prefix)], check=False)
-    elapsed = time.monotonic() - t_start
 
     def usable(k):
         """Runs that measured; those during which someone else's testpmd ran are left out
@@ -425,60 +420,66 @@ def main():
                 "samples_mpps": [round(r["mpps"], 3) for r in ok],
                 "left_out_contended": len([r for r in runs[k] if r["ok"]]) - len(ok)}
 
-    base = {r["rep"]: [] for r in runs["direct"]}
-    for r in usable("direct"):
-        base[r["rep"]].append(r["mpps"])
-    direct, direct_eq = summary("direct", q), summary("direct_equal_cpus", q + 1)
-    direct_nic = {k: summary(f"direct/nic{k}", budget[f"direct/nic{k}"]) for k in nic_counts}
-    eq_by_rep = {r["rep"]: r["mpps"] for r in usable("direct_equal_cpus")}
-    results = {}
-    failed = []
-    for i in designs:
-        s = summary(i, budget[i])
-        if s is None:
-            failed.append(i)
-            results[i] = {"mpps": None, "ratio": None, "reps": a.reps,
-                          "error": runs[i][0].get("error")}
-            continue
-        ok = usable(i)
-        paired = [r["mpps"] / med(base[r["rep"]]) for r in ok if base.get(r["rep"])]
-        paired_eq = [r["mpps"] / eq_by_rep[r["rep"]] for r in ok if r["rep"] in eq_by_rep]
-        s.update({
-            "ratio": round(s["mpps"] / direct["mpps"], 3) if direct else None,
-            "ratio_paired": round(med(paired), 3) if paired else None,
-            "ratio_vs_direct_equal_cpus": (round(s["mpps"] / direct_eq["mpps"], 3)
-                                           if direct_eq else None),
-            "ratio_vs_direct_equal_cpus_paired": round(med(paired_eq), 3) if paired_eq else None,
-            "reps": len(ok),
-            "rx_mpps": round(med([r["rx_mpps"] for r in ok]), 3),
-        })
-        if "/nic" in i:
-            dk = direct_nic[int(i.split("/nic")[1])]
-            s["ratio_vs_direct_same_fwd_lcores"] = (round(s["mpps"] / dk["mpps"], 3)
-                                                    if dk else None)
-        nic = [r["nic"] for r in ok if "nic" in r]
-        if nic:
-            threads = int(i.split("/nic")[1]) if "/nic" in i else 1
-            offered = med([n["offered_mpps"] for n in nic])
-            s["nic"] = {"offered_mpps": round(offered, 3),
-                        # the NIC threads poll all the time: their time per frame they
-                        # offered bounds what the software NIC costs per frame
-                        "ns_per_offered_frame": (round(threads * 1e3 / offered, 1)
-                                                 if offered else None),
-                        "drop_share": med([n["drop_share"] or 0 for n in nic]),
-                        "busy_poll_share": med([n["busy_poll_share"] or 0 for n in nic]),
-                        "drops_by_cause": nic[len(nic) // 2]["drops_by_cause"],
-                        "alloc_failures": max(n["alloc_failures"] for n in nic)}
-            cyc = [n for n in nic if "cycles_per_packet" in n]
-            if cyc:
-                s["nic"]["cycles_per_packet"] = med([n["cycles_per_packet"] for n in cyc])
-                s["nic"]["step_cycles_per_packet"] = {
-                    k: med([n["step_cycles_per_packet"][k] for n in cyc])
-                    for k in NIC_STEPS + ["other"]}
-        nb = [r["mbufs_not_back_at_close"] for r in ok if "mbufs_not_back_at_close" in r]
-        if nb:
-            s["mbufs_not_back_at_close"] = max(nb)
-        results[i] = s
+    def summarise():
+        """The medians of the runs so far: direct, direct_equal_cpus and direct/nicK (None
+        where nothing measured), the designs run so far and those that measured nothing."""
+        base = {r["rep"]: [] for r in runs["direct"]}
+        for r in usable("direct"):
+            base[r["rep"]].append(r["mpps"])
+        direct, direct_eq = summary("direct", q), summary("direct_equal_cpus", q + 1)
+        direct_nic = {k: summary(f"direct/nic{k}", budget[f"direct/nic{k}"]) for k in nic_counts}
+        eq_by_rep = {r["rep"]: r["mpps"] for r in usable("direct_equal_cpus")}
+        results = {}
+        failed = []
+        for i in designs:
+            if not runs[i]:
+                continue  # not run yet: a document written part way
+            s = summary(i, budget[i])
+            if s is None:
+                failed.append(i)
+                results[i] = {"mpps": None, "ratio": None, "reps": a.reps,
+                              "error": runs[i][0].get("error")}
+                continue
+            ok = usable(i)
+            paired = [r["mpps"] / med(base[r["rep"]]) for r in ok if base.get(r["rep"])]
+            paired_eq = [r["mpps"] / eq_by_rep[r["rep"]] for r in ok if r["rep"] in eq_by_rep]
+            s.update({
+                "ratio": round(s["mpps"] / direct["mpps"], 3) if direct else None,
+                "ratio_paired": round(med(paired), 3) if paired else None,
+                "ratio_vs_direct_equal_cpus": (round(s["mpps"] / direct_eq["mpps"], 3)
+                                               if direct_eq else None),
+                "ratio_vs_direct_equal_cpus_paired": round(med(paired_eq), 3) if paired_eq else None,
+                "reps": len(ok),
+                "rx_mpps": round(med([r["rx_mpps"] for r in ok]), 3),
+            })
+            if "/nic" in i:
+                dk = direct_nic[int(i.split("/nic")[1])]
+                s["ratio_vs_direct_same_fwd_lcores"] = (round(s["mpps"] / dk["mpps"], 3)
+                                                        if dk else None)
+            nic = [r["nic"] for r in ok if "nic" in r]
+            if nic:
+                threads = int(i.split("/nic")[1]) if "/nic" in i else 1
+                offered = med([n["offered_mpps"] for n in nic])
+                s["nic"] = {"offered_mpps": round(offered, 3),
+                            # the NIC threads poll all the time: their time per frame they
+                            # offered bounds what the software NIC costs per frame
+                            "ns_per_offered_frame": (round(threads * 1e3 / offered, 1)
+                                                     if offered else None),
+                            "drop_share": med([n["drop_share"] or 0 for n in nic]),
+                            "busy_poll_share": med([n["busy_poll_share"] or 0 for n in nic]),
+                            "drops_by_cause": nic[len(nic) // 2]["drops_by_cause"],
+                            "alloc_failures": max(n["alloc_failures"] for n in nic)}
+                cyc = [n for n in nic if "cycles_per_packet" in n]
+                if cyc:
+                    s["nic"]["cycles_per_packet"] = med([n["cycles_per_packet"] for n in cyc])
+                    s["nic"]["step_cycles_per_packet"] = {
+                        k: med([n["step_cycles_per_packet"][k] for n in cyc])
+                        for k in NIC_STEPS + ["other"]}
+            nb = [r["mbufs_not_back_at_close"] for r in ok if "mbufs_not_back_at_close" in r]
+            if nb:
+                s["mbufs_not_back_at_close"] = max(nb)
+            results[i] = s
+        return direct, direct_eq, direct_nic, results, failed
 
     def cmdline(k):
         eal, ap_args = configs[k]
@@ -495,64 +496,89 @@ def main():
                               capture_output=True, text=True).stdout.strip() or None
     except OSError:
         dpdk = None
+
+    def document(elapsed, complete):
+        """The JSON of the runs so far; complete once the last run is done."""
+        direct, direct_eq, direct_nic, results, _ = summarise()
+        return {
+            "what": ("dpdk-testpmd io forwarding (one port, loop topology) through net_rxbisect "
+                     "over net_null0, per interface, against the same testpmd directly on net_null0, "
+                     "same invocation"),
+            "goal_ratio": 0.5,
+            "goal_met": {k: v["ratio"] >= 0.5 for k, v in results.items() if v.get("ratio")},
+            "queues": q,
+            "direct": dict(direct or {}, cpu_budget=(
+                f"{q} forwarding lcore(s) on CPU(s) {fwd_lcores}; no NIC thread (net_null's Rx "
+                "makes mbufs on the forwarding core)"), command=cmdline("direct")),
+            "direct_equal_cpus": dict(direct_eq or {}, cpu_budget=(
+                f"{q + 1} forwarding lcores ({q + 1} queues) on CPUs {fwd_lcores + [nic_cpu]}: the "
+                "design's whole CPU budget"), command=cmdline("direct_equal_cpus")),
+            "direct_nic_threads": {f"direct/nic{k}": dict(v or {}, command=cmdline(f"direct/nic{k}"))
+                                   for k, v in direct_nic.items()},
+            "nic_threads_skipped": nic_skipped,
+            "interfaces": results,
+            "design_cpu_budget": (f"{q} forwarding lcore(s) on CPU(s) {fwd_lcores} + the NIC "
+                                  f"service lcore on CPU {nic_cpu}"),
+            "design_command": cmdline(ifaces[0]).replace(f"iface={ifaces[0]}", "iface=<iface>"),
+            "base_driver": a.so_base,
+            "cpu_hz": hz,
+            "method": {
+                "measure": (f"testpmd interactive, commands on stdin: 'start', {a.warmup_s:g} s "
+                            f"warm-up, then {a.windows} windows of {a.window_s:g} s, each ended by "
+                            "'show port stats all'; a run's value "
+                            "is the median window's Tx-pps of port 0 (testpmd's own 'throughput "
+                            "since last show', timed by its clock), i.e. packets forwarded per "
+                            "second"),
+                "point": (f"median of {a.reps} runs (one testpmd process each; runs during which another "
+                          "user's dpdk-testpmd ran are left out when clean ones remain); ratio = median design Mpps "
+                          "/ median direct Mpps; ratio_paired = median over runs of design Mpps / "
+                          "the direct runs of the same repetition"),
+                "order": order,
+                "nic": ("from xstats over the windows: offered_mpps (frames the NIC took from the "
+                        "wire, window length from the script's clock), drop_share (dropped by the "
+                        "design: no buffer/slot, the forwarding core is behind), busy_poll_share, "
+                        "ns_per_offered_frame (NIC threads x 1e3 / offered_mpps: the NIC threads "
+                        "spin, so this bounds the software NIC's cost per frame from above), "
+                        "cycles_per_packet (TSC cycles of the NIC threads' passes that handled at "
+                        "least half a burst, per packet: the NIC's own cost) and "
+                        "step_cycles_per_packet (the same by step of a wire burst; other: the rest "
+                        "of those passes); medians over the runs"),
+            },
+            "machine": {"cpu": cpu, "online_cpus": os.cpu_count(), "cpus_used": cpus,
+                        "lcores": {str(k): v for k, v in plan.items()},
+                        "oversubscribed": oversub,
+                        "hugepages": "--no-huge" not in mem, "dpdk": dpdk, "kernel": platform.release(),
+                        "load_avg_after": [round(x, 2) for x in os.getloadavg()]},
+            "runs": {k: [{kk: vv for kk, vv in r.items() if kk not in ("tail", "log")} for r in v]
+                     for k, v in runs.items()},
+            "elapsed_s": round(elapsed, 1),
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": "bash bench/pmd_bench.sh",
+            "complete": complete,
+        }
+
+    t_start = time.monotonic()
+    for rep in range(1, a.reps + 1):
+        for k in order:
+            eal, ap_args = configs[k]
+            print(f"pmd_bench: rep {rep}/{a.reps}: {k}", file=sys.stderr, flush=True)
+            tag = k.replace("/", "-")  # names a log file
+            res = one_run(a, k, eal, ap_args, f"{tag}.{rep}.{len(runs[k])}", a.log_dir)
+            res["rep"] = rep
+            if not res["ok"]:
+                print(f"pmd_bench: {k} rep {rep} failed: {res['error']}\n{res.get('tail', '')}",
+                      file=sys.stderr)
+            runs[k].append(res)
+            for d in ("/var/run/dpdk", os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"),
+                                                    "dpdk")):
+                subprocess.run(["rm", "-rf", os.path.join(d, a.prefix)], check=False)
+            # after every run: an interrupted benchmark keeps what it measured
+            write_json(a.out, document(time.monotonic() - t_start, complete=False))
+    elapsed = time.monotonic() - t_start
+    direct, direct_eq, direct_nic, results, failed = summarise()
+    doc = document(elapsed, complete=True)
+    write_json(a.out, doc)
     ok_ratios = [v["ratio"] for v in results.values() if v.get("ratio") is not None]
-    doc = {
-        "what": ("dpdk-testpmd io forwarding (one port, loop topology) through net_rxbisect "
-                 "over net_null0, per interface, against the same testpmd directly on net_null0, "
-                 "same invocation"),
-        "goal_ratio": 0.5,
-        "goal_met": {k: v["ratio"] >= 0.5 for k, v in results.items() if v.get("ratio")},
-        "queues": q,
-        "direct": dict(direct or {}, cpu_budget=(
-            f"{q} forwarding lcore(s) on CPU(s) {fwd_lcores}; no NIC thread (net_null's Rx "
-            "makes mbufs on the forwarding core)"), command=cmdline("direct")),
-        "direct_equal_cpus": dict(direct_eq or {}, cpu_budget=(
-            f"{q + 1} forwarding lcores ({q + 1} queues) on CPUs {fwd_lcores + [nic_cpu]}: the "
-            "design's whole CPU budget"), command=cmdline("direct_equal_cpus")),
-        "direct_nic_threads": {f"direct/nic{k}": dict(v or {}, command=cmdline(f"direct/nic{k}"))
-                               for k, v in direct_nic.items()},
-        "nic_threads_skipped": nic_skipped,
-        "interfaces": results,
-        "design_cpu_budget": (f"{q} forwarding lcore(s) on CPU(s) {fwd_lcores} + the NIC "
-                              f"service lcore on CPU {nic_cpu}"),
-        "design_command": cmdline(ifaces[0]).replace(f"iface={ifaces[0]}", "iface=<iface>"),
-        "base_driver": a.so_base,
-        "cpu_hz": hz,
-        "method": {
-            "measure": (f"testpmd interactive, commands on stdin: 'start', {a.warmup_s:g} s "
-                        f"warm-up, then {a.windows} windows of {a.window_s:g} s, each ended by "
-                        "'show port stats all'; a run's value "
-                        "is the median window's Tx-pps of port 0 (testpmd's own 'throughput "
-                        "since last show', timed by its clock), i.e. packets forwarded per "
-                        "second"),
-            "point": (f"median of {a.reps} runs (one testpmd process each; runs during which another "
-                      "user's dpdk-testpmd ran are left out when clean ones remain); ratio = median design Mpps "
-                      "/ median direct Mpps; ratio_paired = median over runs of design Mpps / "
-                      "the direct runs of the same repetition"),
-            "order": order,
-            "nic": ("from xstats over the windows: offered_mpps (frames the NIC took from the "
-                    "wire, window length from the script's clock), drop_share (dropped by the "
-                    "design: no buffer/slot, the forwarding core is behind), busy_poll_share, "
-                    "ns_per_offered_frame (NIC threads x 1e3 / offered_mpps: the NIC threads "
-                    "spin, so this bounds the software NIC's cost per frame from above), "
-                    "cycles_per_packet (TSC cycles of the NIC threads' passes that handled at "
-                    "least half a burst, per packet: the NIC's own cost) and "
-                    "step_cycles_per_packet (the same by step of a wire burst; other: the rest "
-                    "of those passes); medians over the runs"),
-        },
-        "machine": {"cpu": cpu, "online_cpus": os.cpu_count(), "cpus_used": cpus,
-                    "lcores": {str(k): v for k, v in plan.items()},
-                    "oversubscribed": oversub,
-                    "hugepages": "--no-huge" not in mem, "dpdk": dpdk, "kernel": platform.release(),
-                    "load_avg_after": [round(x, 2) for x in os.getloadavg()]},
-        "runs": {k: [{kk: vv for kk, vv in r.items() if kk not in ("tail", "log")} for r in v]
-                 for k, v in runs.items()},
-        "elapsed_s": round(elapsed, 1),
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": "bash bench/pmd_bench.sh",
-    }
-    json.dump(doc, open(a.out, "w"), indent=2)
-    open(a.out, "a").write("\n")
 
     f = lambda v, fmt: (fmt % v) if v is not None else "n/a"  # noqa: E731
     print(f"net_rxbisect vs testpmd directly on net_null0, io forwarding, {q} forwarding "

@@ -19,7 +19,9 @@
 # interfaces), medians into $RXB_BENCH_RESULTS/pmd.json (default BUILD/bench-results; make
 # bench-reference copies it to bench/results) with every sample: Mpps, the ratio to direct
 # measured in the same invocation (and the per-repetition "paired" ratio), the NIC's offered
-# rate and drop share (xstats), the CPU budget of each side and the command lines.
+# rate and drop share (xstats), the CPU budget of each side and the command lines. The JSON is
+# rewritten after every run ("complete": false until the last): an interrupted benchmark keeps
+# the runs it finished.
 # Only one testpmd at a time: a run waits (up to PMD_BENCH_QUIET_WAIT_S) while someone else's
 # dpdk-testpmd runs, and is marked in the JSON if it still did.
 #   PMD_BENCH_QUEUES        forwarding lcores = Rx/Tx queues (default 1)
