@@ -116,6 +116,9 @@ bench-reference:
 	@for f in $(BENCH_FILES); do test -f $(BENCH_OUT)/$$f || { \
 	  echo "bench-reference: $(BENCH_OUT)/$$f is missing (make bench did not finish it, or skipped it); nothing copied" >&2; \
 	  exit 1; }; done
+	@for f in $(BENCH_FILES); do ! grep -qs '"complete": false' $(BENCH_OUT)/$$f || { \
+	  echo "bench-reference: $(BENCH_OUT)/$$f is partial (its run was cut short); nothing copied" >&2; \
+	  exit 1; }; done
 	@cd $(BENCH_OUT) && cp -v $(BENCH_FILES) $(CURDIR)/bench/results/
 
 fuzz: build-fuzz
