@@ -477,8 +477,11 @@ static bool packet_step(struct sim *s, struct core *k, uint64_t limit)
 		k->cost.app += l;
 		k->tr_left--;
 	}
-	/* a full Tx ring: wait for its oldest completion */
-	wait_until(s, k, tx_room_at(k), AN_TX_FULL_WAIT);
+	/* a full Tx ring: wait for its oldest completion, which is known once
+	 * the NIC has read that packet; until then, yield and look again */
+	wait_until(s, k, tx_room_at(s, k), AN_TX_FULL_WAIT);
+	if (!tx_has_room(k))
+		return false;
 	/* the transmit's DMA read follows the descriptor write (tx_pkt) */
 	if (k->t + s->c.tx_pkt > limit && k->t > s->mem.now)
 		return false;

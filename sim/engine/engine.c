@@ -309,17 +309,19 @@ static void setup_costs(struct sim *s)
  * argument. */
 static int setup_slots(struct sim *s, struct rxb_err *err)
 {
-	static const uint8_t types[] = { EV_ARRIVAL, EV_TRACE, EV_CORE, EV_EMUCORE, EV_HOG, EV_OCC,
-					 EV_SAMPLE,  EV_DYN,   EV_TICK, EV_WARMUP,  EV_END };
+	static const uint8_t types[] = { EV_ARRIVAL, EV_TRACE, EV_CORE,   EV_TXREAD,
+					 EV_EMUCORE, EV_HOG,   EV_OCC,    EV_SAMPLE,
+					 EV_DYN,     EV_TICK,  EV_WARMUP, EV_END };
 	const struct sim_cfg *cfg = s->cfg;
 	uint32_t nslots = 0;
 	int rc;
 
 	for (unsigned i = 0; i < sizeof(types); i++) {
-		uint32_t n = types[i] == EV_ARRIVAL ? cfg->scn.system.nics
-			     : types[i] == EV_CORE  ? s->ncores
-			     : types[i] == EV_HOG   ? cfg->scn.system.hog_instances
-						    : 1;
+		uint32_t n = types[i] == EV_ARRIVAL                         ? cfg->scn.system.nics
+			     : types[i] == EV_TRACE                         ? cfg->scn.system.nics
+			     : types[i] == EV_CORE || types[i] == EV_TXREAD ? s->ncores
+			     : types[i] == EV_HOG ? cfg->scn.system.hog_instances
+						  : 1;
 
 		s->slot_base[types[i]] = nslots;
 		nslots += n;
@@ -422,7 +424,8 @@ static void setup_measure(struct sim *s)
 	s->fetched_seen = sim_xcalloc(s->ndests, sizeof(*s->fetched_seen));
 	for (uint32_t d = 0; d < s->ndests; d++)
 		s->fetched_seen[d] = dest_fetched(s, d);
-	s->src_fetch = sim_xcalloc(rxb_iface_n_srcs(s->ifc), sizeof(*s->src_fetch));
+	s->src_fetch = sim_xcalloc((size_t)cfg->scn.system.nics * rxb_iface_n_srcs(s->ifc),
+				   sizeof(*s->src_fetch));
 	s->last_src = sim_xcalloc(s->ndests, sizeof(*s->last_src));
 	for (uint32_t d = 0; d < s->ndests; d++)
 		s->last_src[d] = first_src(s, d);
@@ -518,12 +521,12 @@ static int run_start(struct sim *s, struct rxb_err *err)
 		if (n->gen_ok && sim_traffic_next(&n->gen, &n->next) == 1)
 			push(s, n->next.t_ps, EV_ARRIVAL, i);
 	}
-	if (s->trace) {
-		rc = trace_next(s, err);
+	for (uint32_t i = 0; s->trace && i < cfg->scn.system.nics; i++) {
+		rc = trace_next(s, &s->nic[i], err);
 		if (rc < 0)
 			return rc;
 		if (rc == 1)
-			push(s, s->trace_next.t_ps, EV_TRACE, 0);
+			push(s, s->nic[i].next.t_ps, EV_TRACE, i);
 	}
 	for (uint32_t h = 0; s->hog && h < cfg->scn.system.hog_instances; h++)
 		push(s, s->hog[h].t, EV_HOG, h);
@@ -562,17 +565,19 @@ static void ev_arrival(struct sim *s, uint32_t slot, uint32_t arg)
 	nic_packet(s, n, &p, p.t_ps);
 }
 
-/* The trace's packet has arrived: read the next one, then handle it. */
-static int ev_trace(struct sim *s, struct rxb_err *err)
+/* NIC `arg`'s replayed packet has arrived: read its next one, then handle
+ * it. */
+static int ev_trace(struct sim *s, uint32_t arg, struct rxb_err *err)
 {
-	struct sim_pkt p = s->trace_next;
-	int rc = trace_next(s, err);
+	struct nic *n = &s->nic[arg];
+	struct sim_pkt p = n->next;
+	int rc = trace_next(s, n, err);
 
 	if (rc < 0)
 		return rc;
 	if (rc == 1)
-		push(s, s->trace_next.t_ps, EV_TRACE, 0);
-	nic_packet(s, &s->nic[p.nic], &p, p.t_ps);
+		push(s, n->next.t_ps, EV_TRACE, arg);
+	nic_packet(s, n, &p, p.t_ps);
 	return 0;
 }
 
@@ -601,7 +606,10 @@ static int dispatch(struct sim *s, uint32_t slot, uint64_t t, struct rxb_err *er
 	sim_evq_clear(&s->evq, slot);
 	switch (type) {
 	case EV_TRACE:
-		return ev_trace(s, err);
+		return ev_trace(s, arg, err);
+	case EV_TXREAD:
+		ev_txread(s, &s->core[arg], t);
+		break;
 	case EV_EMUCORE:
 		ev_emucore(s, t);
 		break;
@@ -688,14 +696,18 @@ void sim_free(struct sim *s)
 		free(s->core[c].tx.buf);
 		free(s->core[c].tx.q);
 		free(s->core[c].tx.done);
+		free(s->core[c].tx.rung);
+		free(s->core[c].tx.wqe_lat);
+		free(s->core[c].tx.len);
+		free(s->core[c].tx.nic);
 	}
 	for (uint32_t q = 0; s->emu.pq && q < s->emu.npq; q++)
 		free(s->emu.pq[q].a);
 	free(s->emu.pq);
 	free(s->emu.pq_of_dest);
 	free(s->emu.fifo);
-	if (s->trace)
-		sim_replay_close(&s->replay);
+	for (uint32_t i = 0; s->nic && i < s->cfg->scn.system.nics; i++)
+		sim_replay_close(&s->nic[i].replay);
 	rxb_iface_destroy(s->ifc);
 	rxb_pool_destroy(s->pool);
 	sim_llc_free(&s->mem.llc);

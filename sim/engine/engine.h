@@ -11,13 +11,18 @@
  *                    arrived: the NIC steers it, DMAs it (PCIe, LLC/DDIO),
  *                    completes it (rxb_iface_deliver) and wakes the core;
  *                    one pending event per NIC (lazy generation);
- *   EV_TRACE         nic.c: the same for a replayed pcap (one source for
- *                    all NICs);
+ *   EV_TRACE(nic)    nic.c: the same for a replayed pcap: each NIC replays
+ *                    the packets the upstream switch sends it, so its
+ *                    arrivals come in time order however its link delays
+ *                    them;
  *   EV_CORE(core)    core.c: a core's run-to-completion loop resumes: poll,
  *                    batch prologue, per-packet work, free; it yields before
  *                    a step that would start more than the horizon ahead of
  *                    the event clock (the time rule, docs/simulator.md
  *                    §1.1), and sleeps when a poll finds nothing;
+ *   EV_TXREAD(core)  tx.c: the NIC reads the WQEs and frames a core has
+ *                    posted, when the event clock reaches their doorbells
+ *                    (the core rang them up to the horizon ahead);
  *   EV_EMUCORE       emu_model.c: the emulator core of the emulated variant
  *                    (arch.emulated);
  *   EV_HOG(i)        hog.c: a co-located memory hog issues a few waves of
@@ -60,6 +65,7 @@ enum {
 	EV_ARRIVAL = 1,
 	EV_TRACE,
 	EV_CORE,
+	EV_TXREAD,
 	EV_EMUCORE,
 	EV_HOG,
 	EV_OCC,
@@ -84,9 +90,12 @@ struct pinfo {
 	uint8_t cls; /* generator class: 1 = target traffic */
 };
 
-/* A source ring's descriptors at the NIC, which fetches them one batch
+/* A source ring's descriptors at one NIC, which fetches them one batch
  * ahead (nic.c): when the batch it takes from now arrived, and when the
- * batch after it will. */
+ * batch after it will. Kept per NIC and source: where NICs take buffers
+ * from one ring (rxBisect's all-to-all association spans the NICs), each
+ * reads descriptors into its own cache through its own PCIe link, so one
+ * NIC's reads never wait on another's queue. */
 struct src_fetch {
 	uint64_t cur_ps, ahead_ps;
 };
@@ -130,9 +139,7 @@ struct sim {
 	struct emumodel emu; /* arch.emulated: the emulator core */
 	struct pinfo *pinfo;
 	uint64_t *addr_of; /* emulated: address of each handle's memory */
-	bool trace;        /* traffic.pattern = trace: packets come from replay */
-	struct sim_replay replay;
-	struct sim_pkt trace_next;
+	bool trace;        /* traffic.pattern = trace: packets come from replay (nic.h) */
 	struct costs c;
 	struct nf_ctx nf; /* the network function (nf.h) */
 	/* LLC classes */
@@ -180,7 +187,7 @@ struct sim {
 	struct rxb_hist lat;
 	struct dest_stats *dst;
 	uint64_t *fetched_seen;      /* descriptors fetched per destination, last read */
-	struct src_fetch *src_fetch; /* per source ring (nic.c) */
+	struct src_fetch *src_fetch; /* per NIC and source ring: src_fetch_at() (nic.c) */
 	uint32_t *last_src;          /* per destination: the source its last delivery took */
 	uint64_t desc_wait_ps,
 		desc_waited; /* delivered packets' descriptor waits (after warm-up) */
@@ -212,6 +219,10 @@ struct sim {
 	bool packets_ok, buffers_ok;
 	char inv_msg[256];
 	uint64_t checks;
+	/* The time rule's other half: events are handled in time order, so none
+	 * may be scheduled before the event clock (push); counted, 0 in a
+	 * correct run (test_time_order). */
+	uint64_t events_late;
 	/* progress */
 	double wall0, wall_last;
 	uint64_t events;

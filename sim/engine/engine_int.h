@@ -29,6 +29,7 @@
  * most one pending event. */
 static inline void push(struct sim *s, uint64_t t, uint32_t type, uint32_t arg)
 {
+	s->events_late += t < s->mem.now;
 	sim_evq_set(&s->evq, s->slot_base[type] + arg, t);
 }
 

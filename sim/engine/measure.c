@@ -14,6 +14,7 @@
 #include "core.h"
 #include "engine_int.h"
 #include "measure.h"
+#include "nic.h"
 #include "overload.h"
 #include "rxb/shring.h"
 #include "stats.h"
@@ -489,10 +490,23 @@ void measure_stats_checks(const struct sim *s, json_t *m)
 	}
 }
 
+/* Work the engine did out of time order (engine.h, dmaeng.h): 0 and 0 in a
+ * correct run. */
+static json_t *time_order(const struct sim *s)
+{
+	uint64_t reads_late = 0;
+
+	for (uint32_t i = 0; i < s->cfg->scn.system.nics; i++)
+		reads_late += s->nic[i].rd.late;
+	return json_pack("{s:o,s:o}", "events_late", jcount(s->events_late), "dma_reads_late",
+			 jcount(reads_late));
+}
+
 /* What a failed conservation check found, and how many checks ran. */
 void measure_stats_invariants(const struct sim *s, json_t *m)
 {
 	if (!s->packets_ok || !s->buffers_ok)
 		jset(m, "conservation_error", json_string(s->inv_msg));
 	jset(m, "invariant_checks", jcount(s->checks));
+	jset(m, "time_order", time_order(s));
 }

@@ -131,25 +131,31 @@ static inline uint64_t later(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* NIC n's fetch state of source ring src. */
+static struct src_fetch *src_fetch_at(struct sim *s, const struct nic *n, uint32_t src)
+{
+	return &s->src_fetch[(size_t)n->id * rxb_iface_n_srcs(s->ifc) + src];
+}
+
 /* A delivery at t took the first descriptor of a new batch from source
  * ring src (the library fetched it: rxb_delivery.desc_reads). The NIC
  * fetches a ring's descriptors one batch ahead, so this batch was
  * requested when the previous one started (the ring's first before
  * traffic) and the packet waits only for that read; the NIC now requests
- * the next batch, once this one is in (one read in flight per ring), of
- * as many descriptors as this one held. Returns when the packet's
- * descriptor is at the NIC. */
+ * the next batch, of as many descriptors as this one held. It asks at t,
+ * not once this batch is in: its read engines take requests in time order
+ * (dmaeng.h). Returns when the packet's descriptor is at the NIC. */
 static uint64_t next_desc_batch(struct sim *s, struct nic *n, uint32_t src, uint32_t dest,
 				uint64_t t)
 {
-	struct src_fetch *f = &s->src_fetch[src];
+	struct src_fetch *f = src_fetch_at(s, n, src);
 	uint64_t fetched = dest_fetched(s, dest), batch = fetched - s->fetched_seen[dest];
 	uint64_t ready = later(f->ahead_ps, t);
 
 	s->fetched_seen[dest] = fetched;
 	f->cur_ps = f->ahead_ps;
-	f->ahead_ps = nic_dma_read(s, n, ready, 0,
-				   (uint32_t)(batch ? batch : 1) * s->cfg->desc_bytes, false);
+	f->ahead_ps = nic_dma_read(s, n, t, 0, (uint32_t)(batch ? batch : 1) * s->cfg->desc_bytes,
+				   false);
 	return ready;
 }
 
@@ -191,7 +197,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	 * which waits for that batch instead, after the on-NIC buffer's check
 	 * was made with the batch expected. */
 	src = s->last_src[dest];
-	ready = later(s->src_fetch[src].cur_ps, t);
+	ready = later(src_fetch_at(s, n, src)->cur_ps, t);
 	start = n->up_free > ready ? n->up_free : ready;
 	backlog = start > t ? (uint64_t)((double)(start - t) / s->c.pcie_ps_per_byte) : 0;
 	if (backlog + dma > s->nicbuf_bytes) {
@@ -217,7 +223,7 @@ void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t 
 	rings[1] = d.notify_ring;
 	if (d.src_ring != src) { /* another ring than expected: its batch, not that one's */
 		src = s->last_src[dest] = d.src_ring;
-		ready = later(s->src_fetch[src].cur_ps, t);
+		ready = later(src_fetch_at(s, n, src)->cur_ps, t);
 	}
 	if (d.desc_reads)
 		ready = next_desc_batch(s, n, src, dest, t);
@@ -421,8 +427,10 @@ static void memo_setup(struct nic *n)
 	}
 }
 
-/* Replay of traffic.pcap. */
-static int replay_setup(struct sim *s, struct rxb_err *err)
+/* NIC n's replay of traffic.pcap: every NIC reads the whole capture, at one
+ * timing, and takes the packets an upstream switch's ECMP sends it
+ * (trace_next). */
+static int replay_setup(struct sim *s, struct nic *n, struct rxb_err *err)
 {
 	const struct sim_cfg *cfg = s->cfg;
 	const struct rxb_scn_traffic *t = &cfg->scn.traffic;
@@ -435,12 +443,7 @@ static int replay_setup(struct sim *s, struct rxb_err *err)
 		.rss = &s->rss,
 	};
 
-	int rc = sim_replay_open(&s->replay, &rc_cfg, err);
-
-	if (rc)
-		return rc;
-	s->trace = true;
-	return 0;
+	return sim_replay_open(&n->replay, &rc_cfg, err);
 }
 
 /* Each NIC's RETA and traffic generator (or the replay of a trace). */
@@ -469,8 +472,12 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 					     err);
 		if (rc)
 			return rc;
-		if (trace)
+		if (trace) {
+			rc = replay_setup(s, n, err);
+			if (rc)
+				return rc;
 			continue;
+		}
 		gen_config(s, n, &tc);
 		rc = sim_traffic_init(&n->gen, &tc, err);
 		if (rc)
@@ -478,7 +485,8 @@ int nic_setup(struct sim *s, struct rxb_err *err)
 		n->gen_ok = true;
 		memo_setup(n);
 	}
-	return trace ? replay_setup(s, err) : 0;
+	s->trace = trace;
+	return 0;
 }
 
 /* A replayed frame longer than a buffer holds (the rule "frames fit
@@ -497,22 +505,20 @@ static int frame_too_big(const struct sim *s, const struct sim_pkt *p, struct rx
 	return -EINVAL;
 }
 
-/* The trace's next packet into s->trace_next, on the NIC an upstream
- * switch's ECMP would pick: 1, 0 at the end (or past the run), or a
- * negative errno. */
-int trace_next(struct sim *s, struct rxb_err *err)
+int trace_next(struct sim *s, struct nic *n, struct rxb_err *err)
 {
 	struct sim_pkt p;
-	int rc = sim_replay_next(&s->replay, &p, err);
-	struct nic *n;
 	uint64_t t, wire;
+	int rc;
 
-	if (rc <= 0)
-		return rc;
+	do { /* the next packet the upstream switch's ECMP sends this NIC */
+		rc = sim_replay_next(&n->replay, &p, err);
+		if (rc <= 0)
+			return rc;
+	} while (rxb_ecmp_port(p.rss, s->cfg->scn.system.nics) != n->id);
 	if (p.len > s->cfg->scn.arch.buffer_bytes - s->cfg->scn.arch.headroom_bytes)
 		return frame_too_big(s, &p, err);
 	t = p.t_ps; /* replay time: scaled and looped (replay.h) */
-	n = &s->nic[rxb_ecmp_port(p.rss, s->cfg->scn.system.nics)];
 	/* a capture time is a last bit's arrival, as a generated packet's; the
 	 * link serialises frames: one cannot end before the previous one's
 	 * end plus its own time on the wire */
@@ -524,7 +530,7 @@ int trace_next(struct sim *s, struct rxb_err *err)
 	p.nic = (uint8_t)n->id;
 	if (t >= s->end_ps)
 		return 0;
-	s->trace_next = p;
+	n->next = p;
 	return 1;
 }
 

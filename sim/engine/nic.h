@@ -12,6 +12,7 @@
 
 #include "dmaeng.h"
 #include "rxb/rss.h"
+#include "replay.h"
 #include "traffic.h"
 
 struct sim;
@@ -28,7 +29,8 @@ struct nic {
 	struct rxb_reta reta;
 	struct sim_traffic gen;
 	bool gen_ok;
-	struct sim_pkt next;
+	struct sim_replay replay;      /* trace: the capture, of which its share is its own */
+	struct sim_pkt next;           /* its next packet, generated or replayed */
 	uint64_t up_free;              /* PCIe NIC -> host direction free at */
 	uint64_t last_vis;             /* completions become visible in order */
 	uint64_t link_free;            /* trace replay: link serialisation */
@@ -58,9 +60,9 @@ int nic_setup(struct sim *s, struct rxb_err *err);
 void nic_warm_flow_state(struct sim *s);
 /* NIC n receives packet p at t. */
 void nic_packet(struct sim *s, struct nic *n, const struct sim_pkt *p, uint64_t t);
-/* The trace's next packet into s->trace_next: 1, 0 at its end, or a
- * negative errno. */
-int trace_next(struct sim *s, struct rxb_err *err);
+/* NIC n's next replayed packet into n->next: 1, 0 at the trace's end (or
+ * past the run), or a negative errno. */
+int trace_next(struct sim *s, struct nic *n, struct rxb_err *err);
 /* Descriptors fetched so far for a destination. */
 uint64_t dest_fetched(struct sim *s, uint32_t dest);
 

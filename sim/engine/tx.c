@@ -19,6 +19,9 @@
  * doorbell; the doorbell carries only the WQE's index, so the NIC reads
  * the WQE by DMA before it can read the frame the WQE points to.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "alloc.h"
 #include "core.h"
 #include "dma.h"
@@ -37,28 +40,39 @@ void tx_setup(struct sim *s)
 		tq->buf = sim_xcalloc(cap, sizeof(*tq->buf));
 		tq->q = sim_xcalloc(cap, sizeof(*tq->q));
 		tq->done = sim_xcalloc(cap, sizeof(*tq->done));
+		tq->rung = sim_xcalloc(cap, sizeof(*tq->rung));
+		tq->wqe_lat = sim_xcalloc(cap, sizeof(*tq->wqe_lat));
+		tq->len = sim_xcalloc(cap, sizeof(*tq->len));
+		tq->nic = sim_xcalloc(cap, sizeof(*tq->nic));
 	}
 	s->sq_stride = align_up((uint64_t)cap * SIM_WQE_BYTES, 4096);
 }
 
-/* Where core k's next WQE goes: its send queue, one WQE per Tx ring slot. */
-static uint64_t wqe_addr(const struct sim *s, const struct core *k)
+/* Where the WQE of core k's Tx ring slot goes: its send queue, one WQE per
+ * slot. */
+static uint64_t wqe_addr(const struct sim *s, const struct core *k, uint32_t slot)
 {
-	const struct txq *tq = &k->tx;
-
-	return s->sq_base + k->id * s->sq_stride +
-	       (uint64_t)((tq->head + tq->n) % tq->cap) * SIM_WQE_BYTES;
+	return s->sq_base + k->id * s->sq_stride + (uint64_t)slot * SIM_WQE_BYTES;
 }
 
-/* When core k can next post a Tx descriptor: now, or when the oldest
- * completion of its full ring is visible. */
-uint64_t tx_room_at(const struct core *k)
+uint64_t tx_room_at(const struct sim *s, const struct core *k)
 {
 	const struct txq *tq = &k->tx;
+	uint64_t at;
 
 	if (tq->n < tq->cap)
 		return k->t;
-	return tq->done[tq->head] > k->t ? tq->done[tq->head] : k->t;
+	at = tq->done[tq->head];
+	if (at == TX_UNREAD) /* read at its doorbell: no sooner than a read's latency */
+		at = tq->rung[tq->head] + s->c.rd_base;
+	return at > k->t ? at : k->t;
+}
+
+bool tx_has_room(const struct core *k)
+{
+	const struct txq *tq = &k->tx;
+
+	return tq->n < tq->cap || tq->done[tq->head] <= k->t;
 }
 
 /* Free, in ring order, up to a burst of the transmitted buffers whose
@@ -93,43 +107,75 @@ void tx_reap(struct sim *s, struct core *k, uint32_t min)
 }
 
 /* Core k transmits buffer b (received on queue q, len bytes with FCS, from
- * NIC nic): the WQE write and doorbell, the NIC's DMA reads of the WQE and
- * the frame, and the
- * buffer into the Tx ring until its completion. The caller has made room
- * (tx_room_at). */
+ * NIC nic): the WQE write and doorbell, and the buffer into the Tx ring
+ * until its completion; the NIC reads the WQE and the frame when the event
+ * clock reaches the doorbell (ev_txread). The caller has made room
+ * (tx_has_room). */
 void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len, uint8_t nic)
 {
 	struct txq *tq = &k->tx;
-	uint64_t read, wqe, l;
+	uint64_t l;
 	uint32_t slot;
 
 	if (tq->n == tq->cap) { /* waited for the oldest completion: free it first */
 		if (s->mem.warm)
 			k->tx_full_waits++;
 		tx_reap(s, k, 1);
+		if (tq->n == tq->cap) {
+			fprintf(stderr, "internal error: core %u transmits into a full Tx ring\n",
+				k->id);
+			exit(1);
+		}
 	}
 	k->t += s->c.tx_pkt;
 	k->cost.app += s->c.tx_pkt;
 	an_charge(s, k, AN_TX_POST, s->c.tx_pkt);
 	sim_note_step(&s->mem, k->t);
-	wqe = wqe_addr(s, k);
-	l = sim_mem_one(&s->mem, k->t, k->id, s->cls_sq, SIM_LLC_WR, wqe, &k->an, AN_TX_WQE);
-	/* The doorbell follows the WQE; the NIC reads the WQE, then the frame.
-	 * Both requests are issued at the core's time (within the horizon),
-	 * in time order with every other read of the NIC's engines (dmaeng.h:
-	 * a FIFO); the frame's data then arrives the WQE's round trip (and the
-	 * WQE write) later than it would alone — its slots' busy time is
-	 * shifted by that much, not lengthened. */
-	read = nic_dma_read(s, &s->nic[nic], k->t, wqe, SIM_WQE_BYTES, true) + l;
-	read += nic_dma_read(s, &s->nic[nic], k->t, sim_frame_addr(s, b), len - SIM_ETH_FCS, true) -
-		k->t;
-	k->t += l;
-	k->cost.app += l;
 	slot = (tq->head + tq->n) % tq->cap;
+	l = sim_mem_one(&s->mem, k->t, k->id, s->cls_sq, SIM_LLC_WR, wqe_addr(s, k, slot), &k->an,
+			AN_TX_WQE);
 	tq->buf[slot] = b;
 	tq->q[slot] = q;
-	/* the completion, a posted write, is visible a DMA write latency after
-	 * the data has been read */
-	tq->done[slot] = read + s->c.dma_write;
+	tq->done[slot] = TX_UNREAD;
+	tq->rung[slot] = k->t;
+	tq->wqe_lat[slot] = l;
+	tq->len[slot] = (uint16_t)len;
+	tq->nic[slot] = nic;
+	if (tq->unread++ == 0)
+		push(s, k->t, EV_TXREAD, k->id);
 	tq->n++;
+	k->t += l;
+	k->cost.app += l;
+}
+
+/* The NIC reads the WQE of slot `slot` of core k's Tx ring, then the frame,
+ * at the doorbell. The frame's data arrives the WQE's round trip (and the
+ * WQE write) later than it would alone — its slots' busy time is shifted by
+ * that much, not lengthened. The completion, a posted write, is visible a
+ * DMA write latency after the data has been read. */
+static void tx_read(struct sim *s, struct core *k, uint32_t slot)
+{
+	struct txq *tq = &k->tx;
+	struct nic *n = &s->nic[tq->nic[slot]];
+	uint64_t t = tq->rung[slot], read;
+
+	read = nic_dma_read(s, n, t, wqe_addr(s, k, slot), SIM_WQE_BYTES, true) + tq->wqe_lat[slot];
+	read += nic_dma_read(s, n, t, sim_frame_addr(s, tq->buf[slot]), tq->len[slot] - SIM_ETH_FCS,
+			     true) -
+		t;
+	tq->done[slot] = read + s->c.dma_write;
+}
+
+void ev_txread(struct sim *s, struct core *k, uint64_t now)
+{
+	struct txq *tq = &k->tx;
+	uint32_t slot = (tq->head + tq->n - tq->unread) % tq->cap;
+
+	while (tq->unread && tq->rung[slot] <= now) {
+		tx_read(s, k, slot);
+		tq->unread--;
+		slot = (slot + 1) % tq->cap;
+	}
+	if (tq->unread)
+		push(s, tq->rung[slot], EV_TXREAD, k->id);
 }

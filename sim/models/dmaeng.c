@@ -40,6 +40,10 @@ uint64_t sim_dmaeng_request(struct sim_dmaeng *e, uint64_t t, uint64_t lat, uint
 	uint64_t on_link = (link_bytes * e->link_ps_per_byte_q32) >> 32;
 	uint64_t done = e->link_free + on_link > ready ? e->link_free + on_link : ready;
 
+	if (t < e->last_t)
+		e->late++;
+	else
+		e->last_t = t;
 	e->link_free = done;
 	*slot = done;
 	e->next = e->next + 1 == e->slots ? 0 : e->next + 1;

@@ -17,6 +17,11 @@
  * Because the link hands data over in issue order, completions are in
  * issue order, and the slot that frees first is the oldest request's: the
  * slots are a ring of free times, O(1) per request.
+ * This holds only when requests come in time order (t never below an
+ * earlier request's): one issued late would wait behind the link time and
+ * the slots of requests that come after it, a delay that compounds. The
+ * engine issues every read at the event clock; `late` counts requests
+ * that were not (0 in a correct run).
  * Times in ps. Single-threaded.
  */
 #ifndef SIM_DMAENG_H
@@ -37,6 +42,8 @@ struct sim_dmaeng {
 	uint64_t link_free;
 	/* statistics */
 	uint64_t wait_ps; /* waiting for a slot, summed */
+	uint64_t last_t;  /* the latest issue time so far */
+	uint64_t late;    /* requests issued before last_t (see above) */
 };
 
 /* 0, -EINVAL (slots 0) or -ENOMEM, each with a message. */

@@ -51,6 +51,26 @@ static void test_the_link_serialises_data(void)
 	sim_dmaeng_free(&e);
 }
 
+/* A request issued before an earlier one (its caller's clock behind) is
+ * counted: it waits behind the later one's link time, so the engine's
+ * callers must issue in time order (dmaeng.h). Equal times are in order. */
+static void test_a_request_out_of_time_order_is_counted(void)
+{
+	struct sim_dmaeng e;
+	struct rxb_err err;
+
+	CHECK_EQ(sim_dmaeng_init(&e, 8, 0, &err), 0);
+	sim_dmaeng_request(&e, 5 * LAT, LAT, 0);
+	sim_dmaeng_request(&e, 5 * LAT, LAT, 0);
+	CHECK_EQ(e.late, 0);
+	/* it cannot complete before the one issued at 5 µs: the link's order */
+	CHECK_EQ(sim_dmaeng_request(&e, 2 * LAT, LAT, 0), 6 * LAT);
+	CHECK_EQ(e.late, 1);
+	sim_dmaeng_request(&e, 7 * LAT, LAT, 0);
+	CHECK_EQ(e.late, 1);
+	sim_dmaeng_free(&e);
+}
+
 static void test_errors(void)
 {
 	struct sim_dmaeng e;
@@ -65,6 +85,7 @@ int main(void)
 	RUN(test_below_saturation);
 	RUN(test_saturated_throughput_is_slots_over_latency);
 	RUN(test_the_link_serialises_data);
+	RUN(test_a_request_out_of_time_order_is_counted);
 	RUN(test_errors);
 	return check_summary();
 }

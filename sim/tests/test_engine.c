@@ -15,6 +15,7 @@
 #include "check.h"
 #include "core.h"
 #include "engine.h"
+#include "nic.h"
 
 /* `rxb scenario show --json` of the reference setup, 2 ms (profile source
  * and description dropped). */
@@ -471,6 +472,12 @@ static void test_time_order(void)
 		 * ones included */
 		CHECK_EQ(s.mem.lead_over, 0);
 		CHECK_EQ(s.mem.max_ahead_ps, 0);
+		/* every event at or after the event clock, and every NIC read
+		 * request in time order (a read issued at a core's clock, ahead
+		 * of the NIC's, once made later ones wait behind it) */
+		CHECK_EQ(s.events_late, 0);
+		for (uint32_t i = 0; i < s.cfg->scn.system.nics; i++)
+			CHECK_EQ(s.nic[i].rd.late, 0);
 		/* the DRAM model got every access in time order within the horizon */
 		CHECK_EQ(s.mem.dram.late, 0);
 		CHECK(s.mem.dram.max_age_ps <= s.mem.horizon_ps);
