@@ -157,10 +157,11 @@ def test_deterministic_with_the_study_workload():
 
 
 def test_three_seeds_agree_on_an_overloaded_run():
-    """privRing LB at the study's costs is overloaded (it carries ~165 of 200 Gbps): three
-    seeds give the same throughput within 3 %."""
+    """privRing LB past the compute at which it tips into its loaded state (docs/calibration.md:
+    the fitted cost sits at that edge, where seeds differ in which state they end in) carries
+    ~162 of 200 Gbps: three seeds give the same throughput within 3 %."""
     runs = [sim("arch.name=privring", f"run.seed={seed}", "run.duration_ms=40",
-                "run.warmup_ms=25") for seed in (1, 2, 3)]
+                "run.warmup_ms=25", "workload.nf_cycles=1250") for seed in (1, 2, 3)]
     gbps = [m["throughput_gbps"] for m in runs]
     assert max(m["drop_rate"] for m in runs) > 0.05  # overloaded indeed
     assert max(gbps) <= 1.03 * min(gbps), gbps

@@ -1,7 +1,7 @@
 """`rxb fidelity`: the study's calibration points, published vs simulated, and the workload fit.
 
-    rxb fidelity [--json] [--quick] [--costs NAME] [--seed N] [--points FILE] [--jobs N]
-    rxb fidelity --fit [--out FILE] [--seed N] [--points FILE] [--jobs N] [--json]
+    rxb fidelity [--json] [--quick] [--costs NAME] [--seed N] [--seeds K] [--points FILE] [--jobs N]
+    rxb fidelity --fit [--out FILE] [--seed N] [--seeds K] [--points FILE] [--jobs N] [--json]
 
 (study/fidelity_check.py runs the points, fidelity_fit.py fits; docs/calibration.md explains the numbers.)
 """
@@ -19,12 +19,23 @@ def _command(args) -> str:
     """The fit's command line as it would be typed again (written into the profile)."""
     words = ["rxb", "fidelity", "--fit"]
     for flag, value in (("--quick", args.quick), ("--seed", args.seed if args.seed != 1 else None),
+                        ("--seeds", args.seeds if args.seeds != SEEDS else None),
                         ("--points", args.points), ("--out", args.out)):
         if value is True:
             words.append(flag)
         elif value not in (None, False):
             words += [flag, str(value)]
     return shlex.join(words)
+
+
+SEEDS = 3  # default seeds per point: lb's point has two steady states (docs/calibration.md)
+
+
+def seed_list(args) -> list[int]:
+    """--seed and the --seeds - 1 seeds after it."""
+    if args.seeds < 1:
+        raise UsageError(f"--seeds {args.seeds}: must be at least 1")
+    return list(range(args.seed, args.seed + args.seeds))
 
 
 def _fit(args, pts) -> int:
@@ -46,11 +57,12 @@ def _fit(args, pts) -> int:
     def say(m: str) -> None:
         print(m, file=sys.stderr)
 
+    seeds = seed_list(args)
     say(f"rxb: fitting workload.nf_cycles of {', '.join(p.workload for p in pts.points)} to "
-        f"their calibration points ({pts.path.name}); seed {args.seed}")
-    fitted = ff.fit(pts, args.seed, args.quick, args.jobs, progress(args), say)
+        f"their calibration points ({pts.path.name}); {ff.seeds_text(seeds)}")
+    fitted = ff.fit(pts, seeds, args.quick, args.jobs, progress(args), say)
     estimated = ff.estimates(pts, fitted)
-    costs.write(out, ff.profile_text(pts, fitted, estimated, _command(args), args.seed,
+    costs.write(out, ff.profile_text(pts, fitted, estimated, _command(args), seeds,
                                      args.quick))
     rows = [{"workload": f.point.workload, "nf_cycles": f.fit.x, "status": f.fit.status,
              "published": f.point.published, "simulated": f.record["simulated"],
@@ -89,10 +101,12 @@ def cmd_fidelity(args) -> int:
             costs.load(args.costs)
         except UsageError as e:
             raise UsageError(f"--costs {args.costs}: sets {e}") from None
+    from ..study.fidelity_fit import seeds_text
     run = pts.quick if args.quick else pts.run
+    seeds = seed_list(args)
     print(f"rxb: {len(pts.points)} calibration points ({pts.path.name}), runs of "
-          f"{run['run.duration_ms']:g} ms, seed {args.seed}", file=sys.stderr)
-    records = check(pts, args.quick, args.costs, args.seed, args.jobs, progress(args))
+          f"{run['run.duration_ms']:g} ms, {seeds_text(seeds)}", file=sys.stderr)
+    records = check(pts, args.quick, args.costs, seeds, args.jobs, progress(args))
     if args.json:
         for r in records:
             print(json.dumps(r))
@@ -117,7 +131,10 @@ def register(sub) -> None:
     f.add_argument("--out", type=nonempty, metavar="FILE", help="with --fit: the profile to write (default: "
                    "overwrite python/rxbisect/vocab/costs/study.toml)")
     f.add_argument("--seed", type=as_key("run.seed"), default=1,
-                   help="run.seed of every run (default 1)")
+                   help="run.seed of the first run of each point (default 1)")
+    f.add_argument("--seeds", type=INT, default=SEEDS, metavar="K",
+                   help=f"runs of each point, seeds --seed on; a point's value is their median "
+                   f"(default {SEEDS})")
     f.add_argument("--points", type=nonempty, metavar="FILE", help="calibration points file (default: the "
                    "study's, python/rxbisect/study/calibration_points.toml)")
     f.add_argument("--jobs", type=INT, metavar="N", help="engine runs at once (default: "

@@ -3,7 +3,8 @@ a cost profile (docs/calibration.md, kind 3; docs/calibration.md has the derivat
 
 The simulated value falls as an NF's compute cycles rise (a slower core carries less), so the
 cycles at which it equals the published value are found by bisection. Every NF's bisection
-steps in lock-step, so one process pool runs them side by side (fidelity.evaluate).
+steps in lock-step, so one process pool runs them side by side, every seed of every point
+(fidelity_check.evaluate_seeds).
 `bisect_steps` is the bisection alone, pure over the values it is sent, so tests drive it with
 synthetic curves. NFs with no published figure get the points file's estimate rule instead.
 """
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from .. import checkout
 from ..errors import UsageError
 from ..vocab import costs, scenario
-from .fidelity_check import Point, Points, evaluate, record, resolve
+from .fidelity_check import Point, Points, evaluate_seeds, record, resolve
 
 STUDY_FILE = costs.HERE / "study.toml"
 VALUE_TOL = 0.01  # a bisection stops within 1 % of the published value ...
@@ -121,13 +122,14 @@ class Fitted:
     record: dict  # the fidelity record of the run at the fitted cycles
 
 
-def fit(pts: Points, seed: int = 1, quick: bool = False, jobs: int | None = None,
+def fit(pts: Points, seeds: Sequence[int] = (1,), quick: bool = False, jobs: int | None = None,
         progress: bool | None = None, say: Callable[[str], None] = lambda m: None) \
         -> list[Fitted]:
     """workload.nf_cycles per point such that the simulated value meets the published one
     (within VALUE_TOL of it, or a bracket of CYCLES_TOL cycles). Every evaluation is one
-    engine run (an ndr point: one search) with the cost set directly."""
-    fixed = {"run.seed": seed, "workload.costs": pts.base}
+    engine run per seed (an ndr point: one search each) with the cost set directly; its value
+    is their median (evaluate_seeds)."""
+    fixed = {"workload.costs": pts.base}
     gens = [bisect_steps(p.published, 0, budget(pts, p), VALUE_TOL * p.published, CYCLES_TOL)
             for p in pts.points]
     seen: dict[tuple[int, int], tuple[float, dict]] = {}
@@ -137,8 +139,9 @@ def fit(pts: Points, seed: int = 1, quick: bool = False, jobs: int | None = None
         nonlocal rounds
         rounds += 1
         runs = [(i, x) for i, xs in reqs for x in xs]
-        out = evaluate(pts, [(pts.points[i], {**fixed, "workload.nf_cycles": x})
-                             for i, x in runs], quick, jobs, progress, f"fit round {rounds}")
+        out = evaluate_seeds(pts, [(pts.points[i], {**fixed, "workload.nf_cycles": x})
+                                   for i, x in runs], seeds, quick, jobs, progress,
+                             f"fit round {rounds}")
         seen.update(zip(runs, out, strict=True))
         say(f"rxb: fit round {rounds}: " + "; ".join(
             f"{pts.points[i].workload} {x} cycles -> {seen[i, x][0]:.1f} "
@@ -183,16 +186,23 @@ def _simulator_version() -> str:
         if head else "unknown"
 
 
+def seeds_text(seeds: Sequence[int]) -> str:
+    """'seed 1', or 'seeds 1-3 (each value their median)'."""
+    return f"seed {seeds[0]}" if len(seeds) == 1 else \
+        f"seeds {seeds[0]}-{seeds[-1]} (each value their median)"
+
+
 def _wrap(text: str, first: str, rest: str = "#   ", width: int = 96) -> list[str]:
     return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest)
 
 
 def profile_text(pts: Points, fitted: Sequence[Fitted], estimated: dict[str, tuple[int, str]],
-                 command: str, seed: int, quick: bool, date: str | None = None) -> str:
+                 command: str, seeds: Sequence[int], quick: bool, date: str | None = None) -> str:
     """The cost profile the fit writes: one commented entry per NF (costs.py's format)."""
     date = date or datetime.date.today().isoformat()
     run = pts.quick if quick else pts.run
-    how = (f"Fitted {date} by `{command}`: simulator {_simulator_version()}, seed {seed}, runs "
+    how = (f"Fitted {date} by `{command}`: simulator {_simulator_version()}, "
+           f"{seeds_text(seeds)}, runs "
            f"of {run['run.duration_ms']:g} ms ({run['run.warmup_ms']:g} ms warm-up), points "
            f"{pts.path.name}; each point's bisection stops within {VALUE_TOL:.0%} of the "
            f"published value or at a {CYCLES_TOL}-cycle bracket.")
