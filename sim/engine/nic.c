@@ -511,10 +511,14 @@ int trace_next(struct sim *s, struct nic *n, struct rxb_err *err)
 	uint64_t t, wire;
 	int rc;
 
-	do { /* the next packet the upstream switch's ECMP sends this NIC */
+	do { /* the next packet the upstream switch's ECMP sends this NIC, up
+	      * to the run's end: a looped capture none of whose flows go to
+	      * this NIC would otherwise be read for ever */
 		rc = sim_replay_next(&n->replay, &p, err);
 		if (rc <= 0)
 			return rc;
+		if (p.t_ps >= s->end_ps)
+			return 0;
 	} while (rxb_ecmp_port(p.rss, s->cfg->scn.system.nics) != n->id);
 	if (p.len > s->cfg->scn.arch.buffer_bytes - s->cfg->scn.arch.headroom_bytes)
 		return frame_too_big(s, &p, err);

@@ -151,3 +151,17 @@ def test_a_nic_whose_link_the_trace_oversubscribes_delays_only_its_own_packets(t
     offered, delivered = (sum(c[k] for c in nic1) for k in ("offered", "delivered"))
     assert offered > 0 and delivered >= 0.99 * offered
     assert m["pcie"][1]["dma_read_latency_ns_mean"] < 2000
+
+
+def test_a_nic_that_no_flow_of_a_looped_trace_goes_to_gets_nothing(tmp_path):
+    """One flow, looped, on two NICs: the NIC its ECMP port is not reads the capture to the
+    run's end and stops (it read it for ever: a hung run)."""
+    frame, rss_input = ipv6_tcp_frame(0)
+    write_pcap(tmp_path / "one-flow.pcap", [frame] * 50, gap_ns=1000)
+    r = engine.run(scenario.load_resolved(None, (
+        "traffic.pattern=trace", f"traffic.pcap={tmp_path / 'one-flow.pcap'}",
+        "traffic.pcap_rate_gbps=10", "traffic.pcap_loop=true", "system.nics=2",
+        "system.cores=2", "run.duration_ms=2", "run.warmup_ms=0.5")), progress=False, timeout=60)
+    per_nic = [sum(c["offered"] for c in r.metrics["per_core"] if c["nic"] == i) for i in (0, 1)]
+    assert per_nic[ecmp_port(toeplitz(rss_input), 2)] > 0
+    assert per_nic[1 - ecmp_port(toeplitz(rss_input), 2)] == 0
