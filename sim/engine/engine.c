@@ -317,8 +317,7 @@ static int setup_slots(struct sim *s, struct rxb_err *err)
 	int rc;
 
 	for (unsigned i = 0; i < sizeof(types); i++) {
-		uint32_t n = types[i] == EV_ARRIVAL                         ? cfg->scn.system.nics
-			     : types[i] == EV_TRACE                         ? cfg->scn.system.nics
+		uint32_t n = types[i] == EV_ARRIVAL || types[i] == EV_TRACE ? cfg->scn.system.nics
 			     : types[i] == EV_CORE || types[i] == EV_TXREAD ? s->ncores
 			     : types[i] == EV_HOG ? cfg->scn.system.hog_instances
 						  : 1;
@@ -424,8 +423,8 @@ static void setup_measure(struct sim *s)
 	s->fetched_seen = sim_xcalloc(s->ndests, sizeof(*s->fetched_seen));
 	for (uint32_t d = 0; d < s->ndests; d++)
 		s->fetched_seen[d] = dest_fetched(s, d);
-	s->src_fetch = sim_xcalloc((size_t)cfg->scn.system.nics * rxb_iface_n_srcs(s->ifc),
-				   sizeof(*s->src_fetch));
+	s->nsrcs = rxb_iface_n_srcs(s->ifc);
+	s->src_fetch = sim_xcalloc((size_t)cfg->scn.system.nics * s->nsrcs, sizeof(*s->src_fetch));
 	s->last_src = sim_xcalloc(s->ndests, sizeof(*s->last_src));
 	for (uint32_t d = 0; d < s->ndests; d++)
 		s->last_src[d] = first_src(s, d);
@@ -696,10 +695,7 @@ void sim_free(struct sim *s)
 		free(s->core[c].tx.buf);
 		free(s->core[c].tx.q);
 		free(s->core[c].tx.done);
-		free(s->core[c].tx.rung);
-		free(s->core[c].tx.wqe_lat);
-		free(s->core[c].tx.len);
-		free(s->core[c].tx.nic);
+		free(s->core[c].tx.post);
 	}
 	for (uint32_t q = 0; s->emu.pq && q < s->emu.npq; q++)
 		free(s->emu.pq[q].a);

@@ -188,6 +188,7 @@ struct sim {
 	struct dest_stats *dst;
 	uint64_t *fetched_seen;      /* descriptors fetched per destination, last read */
 	struct src_fetch *src_fetch; /* per NIC and source ring: src_fetch_at() (nic.c) */
+	uint32_t nsrcs;              /* source rings (rxb_iface_n_srcs): src_fetch's rows */
 	uint32_t *last_src;          /* per destination: the source its last delivery took */
 	uint64_t desc_wait_ps,
 		desc_waited; /* delivered packets' descriptor waits (after warm-up) */

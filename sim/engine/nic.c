@@ -134,7 +134,7 @@ static inline uint64_t later(uint64_t a, uint64_t b)
 /* NIC n's fetch state of source ring src. */
 static struct src_fetch *src_fetch_at(struct sim *s, const struct nic *n, uint32_t src)
 {
-	return &s->src_fetch[(size_t)n->id * rxb_iface_n_srcs(s->ifc) + src];
+	return &s->src_fetch[(size_t)n->id * s->nsrcs + src];
 }
 
 /* A delivery at t took the first descriptor of a new batch from source

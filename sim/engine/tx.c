@@ -40,10 +40,7 @@ void tx_setup(struct sim *s)
 		tq->buf = sim_xcalloc(cap, sizeof(*tq->buf));
 		tq->q = sim_xcalloc(cap, sizeof(*tq->q));
 		tq->done = sim_xcalloc(cap, sizeof(*tq->done));
-		tq->rung = sim_xcalloc(cap, sizeof(*tq->rung));
-		tq->wqe_lat = sim_xcalloc(cap, sizeof(*tq->wqe_lat));
-		tq->len = sim_xcalloc(cap, sizeof(*tq->len));
-		tq->nic = sim_xcalloc(cap, sizeof(*tq->nic));
+		tq->post = sim_xcalloc(cap, sizeof(*tq->post));
 	}
 	s->sq_stride = align_up((uint64_t)cap * SIM_WQE_BYTES, 4096);
 }
@@ -64,7 +61,7 @@ uint64_t tx_room_at(const struct sim *s, const struct core *k)
 		return k->t;
 	at = tq->done[tq->head];
 	if (at == TX_UNREAD) /* read at its doorbell: no sooner than a read's latency */
-		at = tq->rung[tq->head] + s->c.rd_base;
+		at = tq->post[tq->head].rung + s->c.rd_base;
 	return at > k->t ? at : k->t;
 }
 
@@ -137,10 +134,9 @@ void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t 
 	tq->buf[slot] = b;
 	tq->q[slot] = q;
 	tq->done[slot] = TX_UNREAD;
-	tq->rung[slot] = k->t;
-	tq->wqe_lat[slot] = l;
-	tq->len[slot] = (uint16_t)len;
-	tq->nic[slot] = nic;
+	tq->post[slot] = (struct tx_post){
+		.rung = k->t, .wqe_lat = l, .len = (uint16_t)len, .nic = nic
+	};
 	if (tq->unread++ == 0)
 		push(s, k->t, EV_TXREAD, k->id);
 	tq->n++;
@@ -156,11 +152,12 @@ void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t 
 static void tx_read(struct sim *s, struct core *k, uint32_t slot)
 {
 	struct txq *tq = &k->tx;
-	struct nic *n = &s->nic[tq->nic[slot]];
-	uint64_t t = tq->rung[slot], read;
+	const struct tx_post *p = &tq->post[slot];
+	struct nic *n = &s->nic[p->nic];
+	uint64_t t = p->rung, read;
 
-	read = nic_dma_read(s, n, t, wqe_addr(s, k, slot), SIM_WQE_BYTES, true) + tq->wqe_lat[slot];
-	read += nic_dma_read(s, n, t, sim_frame_addr(s, tq->buf[slot]), tq->len[slot] - SIM_ETH_FCS,
+	read = nic_dma_read(s, n, t, wqe_addr(s, k, slot), SIM_WQE_BYTES, true) + p->wqe_lat;
+	read += nic_dma_read(s, n, t, sim_frame_addr(s, tq->buf[slot]), p->len - SIM_ETH_FCS,
 			     true) -
 		t;
 	tq->done[slot] = read + s->c.dma_write;
@@ -171,11 +168,11 @@ void ev_txread(struct sim *s, struct core *k, uint64_t now)
 	struct txq *tq = &k->tx;
 	uint32_t slot = (tq->head + tq->n - tq->unread) % tq->cap;
 
-	while (tq->unread && tq->rung[slot] <= now) {
+	while (tq->unread && tq->post[slot].rung <= now) {
 		tx_read(s, k, slot);
 		tq->unread--;
 		slot = (slot + 1) % tq->cap;
 	}
 	if (tq->unread)
-		push(s, tq->rung[slot], EV_TXREAD, k->id);
+		push(s, tq->post[slot].rung, EV_TXREAD, k->id);
 }

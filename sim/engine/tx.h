@@ -11,22 +11,26 @@
 #include <stdint.h>
 #include "rxb/common.h"
 
-/* A core's Tx ring (sim/engine/tx.c): transmitted buffers in order, each with
- * its queue and the time its Tx completion is visible to the core. */
-/* A core's Tx ring: n packets from head, in ring order. The NIC reads a
- * packet's WQE and frame when the event clock reaches its doorbell (rung),
- * not when the core, up to the horizon ahead, rings it: its read engines
- * take requests in time order (dmaeng.h). `unread` packets at the ring's
- * tail wait for that (one EV_TXREAD per core, at the first one's
- * doorbell); their completion time is TX_UNREAD until then. */
+/* What the NIC needs to read a posted packet at its doorbell (ev_txread). */
+struct tx_post {
+	uint64_t rung;    /* doorbell time */
+	uint64_t wqe_lat; /* the core's WQE write, which the doorbell follows */
+	uint16_t len;     /* frame length with FCS */
+	uint8_t nic;
+};
+
+/* A core's Tx ring (sim/engine/tx.c): n transmitted buffers from head, in
+ * ring order, each with its queue and the time its Tx completion is visible
+ * to the core. The NIC reads a packet's WQE and frame when the event clock
+ * reaches its doorbell, not when the core, up to the horizon ahead, rings
+ * it: its read engines take requests in time order (dmaeng.h). `unread`
+ * packets at the ring's tail wait for that (one EV_TXREAD per core, at the
+ * first one's doorbell); their completion time is TX_UNREAD until then. */
 struct txq {
 	rxb_buf_t *buf;
 	uint32_t *q;
 	uint64_t *done;
-	uint64_t *rung;    /* doorbell time */
-	uint64_t *wqe_lat; /* the core's WQE write, which the doorbell follows */
-	uint16_t *len;     /* frame length with FCS */
-	uint8_t *nic;
+	struct tx_post *post;
 	uint32_t cap, head, n, unread;
 };
 
@@ -50,7 +54,7 @@ bool tx_has_room(const struct core *k);
  * doorbells rang by now. */
 void ev_txread(struct sim *s, struct core *k, uint64_t now);
 /* Core k transmits buffer b (received on queue q, len bytes with FCS,
- * from NIC nic); the caller has made room (tx_room_at). */
+ * from NIC nic); the caller has made room (tx_has_room). */
 void tx_packet(struct sim *s, struct core *k, rxb_buf_t b, uint32_t q, uint32_t len, uint8_t nic);
 /* Free up to a burst of the buffers whose Tx completion core k has seen,
  * when at least `min` have completed. */
